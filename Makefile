@@ -1,0 +1,93 @@
+# dbtop - build, test and install. `make` builds ./dbtop; `make check` runs
+# every test against throwaway servers; `make demo` shows it on a live load.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man/man1
+DATADIR ?= $(PREFIX)/share/dbtop
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+MYSQL_CONFIG ?= $(shell command -v mariadb_config 2>/dev/null || command -v mysql_config 2>/dev/null)
+
+PKGS := ncursesw libpq libpcre2-8
+DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
+	$(shell $(MYSQL_CONFIG) --include 2>/dev/null)
+DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) \
+	$(shell $(MYSQL_CONFIG) --libs 2>/dev/null)
+
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
+ifneq ($(CI),)
+WARN += -Werror
+endif
+CFLAGS ?= -O2 -g
+CFLAGS_EXTRA ?=
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(CFLAGS_EXTRA) $(DEP_CFLAGS)
+LDLIBS := $(DEP_LIBS) -lm
+
+BUILD ?= build
+CORE_SRC := util/util.c model/ring.c model/model.c sources/source.c sources/target.c \
+	panes/rates.c tui/batch.c
+DB_SRC := sources/mysql.c sources/pg.c
+MAIN_SRC := tui/main.c
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+DB_OBJ := $(DB_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps check unit live asan demo install uninstall clean
+all: dbtop
+
+dbtop: $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# unit tests link the pure core only: no server, no curses
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
+
+deps:
+	@scripts/deps.sh
+
+unit: $(UNIT_BIN)
+	@tests/run.sh unit $(UNIT_BIN)
+
+# every test: installs what is missing, starts the sandbox servers, runs
+# unit and live tests, stops the servers, prints "N passed, N failed"
+check:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory dbtop $(UNIT_BIN)
+	@tests/run.sh all $(UNIT_BIN)
+
+# the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+asan:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory BUILD=build-asan \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+		LDFLAGS="-fsanitize=address,undefined" dbtop build-asan/tests/test_model build-asan/tests/test_target build-asan/tests/test_util
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/run.sh all $(patsubst $(BUILD)/%,build-asan/%,$(UNIT_BIN))
+
+demo:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory dbtop
+	@scripts/demo.sh
+
+install: dbtop
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/themes
+	install -m 0755 dbtop $(DESTDIR)$(BINDIR)/dbtop
+	install -m 0644 docs/dbtop.1 $(DESTDIR)$(MANDIR)/dbtop.1
+	install -m 0644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/dbtop $(DESTDIR)$(MANDIR)/dbtop.1
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build build-asan dbtop

@@ -1,0 +1,216 @@
+/* model.c - counters to rates with reset detection, and history rings. */
+#include "model.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../util/util.h"
+
+#define NET_CARRY_MAX 5.0  /* own transactions carried over at most */
+
+/* The metric table: what every figure is made of. Order matters: a ratio
+ * comes after the metrics it divides. */
+const struct metric_def metric_defs[M__COUNT] = {
+	[M_COMMITS] = {M_COMMITS, "commits_per_s", "/s", ENG_MY | ENG_PG, MK_RATE_NET,
+		CTR_COMMITS, CTR_OWN_COMMITS, "transactions committed per second"},
+	[M_ROLLBACKS] = {M_ROLLBACKS, "rollbacks_per_s", "/s", ENG_MY | ENG_PG, MK_RATE,
+		CTR_ROLLBACKS, 0, "transactions rolled back per second"},
+	[M_FSYNCS] = {M_FSYNCS, "fsyncs_per_s", "/s", ENG_MY | ENG_PG, MK_RATE,
+		CTR_FSYNCS, 0, "durability syncs per second (redo+binlog, or WAL)"},
+	[M_FSYNCS_PER_COMMIT] = {M_FSYNCS_PER_COMMIT, "fsyncs_per_commit", "", ENG_MY | ENG_PG, MK_RATIO,
+		M_FSYNCS, M_COMMITS, "durability syncs per commit"},
+	[M_COM_COMMIT] = {M_COM_COMMIT, "com_commit_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_COM_COMMIT, 0, "explicit COMMIT statements per second (Com_commit)"},
+	[M_HANDLER_COMMIT] = {M_HANDLER_COMMIT, "handler_commit_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_HANDLER_COMMIT, 0, "internal storage-engine commits per second (Handler_commit)"},
+	[M_REDO_FSYNCS] = {M_REDO_FSYNCS, "redo_fsyncs_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_REDO_FSYNCS, 0, "InnoDB redo log syncs per second"},
+	[M_REDO_FSYNC_MS] = {M_REDO_FSYNC_MS, "redo_fsync_avg_ms", "ms", ENG_MY, MK_AVG_MS,
+		CTR_REDO_FSYNC_NS, CTR_REDO_FSYNCS, "average redo log sync time"},
+	[M_BINLOG_FSYNCS] = {M_BINLOG_FSYNCS, "binlog_fsyncs_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_BINLOG_FSYNCS, 0, "binary log syncs per second"},
+	[M_BINLOG_FSYNC_MS] = {M_BINLOG_FSYNC_MS, "binlog_fsync_avg_ms", "ms", ENG_MY, MK_AVG_MS,
+		CTR_BINLOG_FSYNC_NS, CTR_BINLOG_FSYNCS, "average binary log sync time"},
+	[M_BINLOG_COMMITS] = {M_BINLOG_COMMITS, "binlog_commits_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_BINLOG_COMMITS, 0, "transactions written to the binary log per second"},
+	[M_BINLOG_GROUP_COMMITS] = {M_BINLOG_GROUP_COMMITS, "binlog_group_commits_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_BINLOG_GROUP_COMMITS, 0, "binary log group commits per second"},
+	[M_BINLOG_COMMITS_PER_GROUP] = {M_BINLOG_COMMITS_PER_GROUP, "binlog_commits_per_group", "", ENG_MY, MK_RATIO,
+		M_BINLOG_COMMITS, M_BINLOG_GROUP_COMMITS, "transactions per binlog group commit"},
+	[M_DATA_FSYNCS] = {M_DATA_FSYNCS, "innodb_data_fsyncs_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_DATA_FSYNCS, 0, "all InnoDB fsyncs per second (Innodb_data_fsyncs)"},
+	[M_REDO_WRITES] = {M_REDO_WRITES, "redo_writes_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_REDO_WRITES, 0, "redo log write requests per second (Innodb_log_writes)"},
+	[M_REDO_BYTES] = {M_REDO_BYTES, "redo_bytes_per_s", "B/s", ENG_MY, MK_RATE,
+		CTR_REDO_BYTES, 0, "redo bytes written per second (Innodb_os_log_written)"},
+	[M_WAL_RECORDS] = {M_WAL_RECORDS, "wal_records_per_s", "/s", ENG_PG, MK_RATE,
+		CTR_WAL_RECORDS, 0, "WAL records per second"},
+	[M_WAL_FPI] = {M_WAL_FPI, "wal_fpi_per_s", "/s", ENG_PG, MK_RATE,
+		CTR_WAL_FPI, 0, "WAL full-page images per second"},
+	[M_WAL_BYTES] = {M_WAL_BYTES, "wal_bytes_per_s", "B/s", ENG_PG, MK_RATE,
+		CTR_WAL_BYTES, 0, "WAL bytes generated per second"},
+	[M_WAL_BUFFERS_FULL] = {M_WAL_BUFFERS_FULL, "wal_buffers_full_per_s", "/s", ENG_PG, MK_RATE,
+		CTR_WAL_BUFFERS_FULL, 0, "WAL writes forced by full WAL buffers per second"},
+	[M_WAL_WRITES] = {M_WAL_WRITES, "wal_writes_per_s", "/s", ENG_PG, MK_RATE,
+		CTR_WAL_WRITES, 0, "WAL write calls per second"},
+	[M_WAL_WRITE_MS] = {M_WAL_WRITE_MS, "wal_write_avg_ms", "ms", ENG_PG, MK_AVG_MS,
+		CTR_WAL_WRITE_NS, CTR_WAL_WRITES, "average WAL write time"},
+	[M_WAL_SYNCS] = {M_WAL_SYNCS, "wal_syncs_per_s", "/s", ENG_PG, MK_RATE,
+		CTR_WAL_SYNCS, 0, "WAL syncs per second"},
+	[M_WAL_SYNC_MS] = {M_WAL_SYNC_MS, "wal_sync_avg_ms", "ms", ENG_PG, MK_AVG_MS,
+		CTR_WAL_SYNC_NS, CTR_WAL_SYNCS, "average WAL sync time"},
+	[M_WAL_BYTES_PER_COMMIT] = {M_WAL_BYTES_PER_COMMIT, "wal_bytes_per_commit", "B", ENG_PG, MK_RATIO,
+		M_WAL_BYTES, M_COMMITS, "WAL bytes per commit"},
+};
+
+void model_init(struct model *m, size_t history_len)
+{
+	int i;
+	memset(m, 0, sizeof *m);
+	for (i = 0; i < M__COUNT; i++) {
+		ring_init(&m->hist[i], history_len);
+		m->cur[i].v = NAN;
+		m->cur[i].st = RATE_INIT;
+	}
+	ring_init(&m->hist_t, history_len);
+	m->interval_s = NAN;
+}
+
+void model_free(struct model *m)
+{
+	int i;
+	for (i = 0; i < M__COUNT; i++)
+		ring_free(&m->hist[i]);
+	ring_free(&m->hist_t);
+}
+
+void model_set_caps(struct model *m, const struct caps *c)
+{
+	m->caps = *c;
+	m->have_caps = true;
+}
+
+bool model_metric_applies(const struct model *m, enum metric_id id)
+{
+	return (metric_defs[id].engines & (1u << m->caps.engine)) != 0;
+}
+
+const char *rate_status_name(enum rate_status st)
+{
+	switch (st) {
+	case RATE_OK: return "ok";
+	case RATE_INIT: return "init";
+	case RATE_RESET: return "reset";
+	case RATE_DOWN: return "down";
+	case RATE_UNAVAIL: return "unavailable";
+	case RATE_UNDEF: return "undefined";
+	}
+	return "?";
+}
+
+/* Δ of counter id between p and s into *d; the status says if it is usable. */
+static enum rate_status ctr_delta(const struct sample *p, const struct sample *s,
+				  int id, double *d)
+{
+	const struct ctr *a = &p->c[id], *b = &s->c[id];
+	if (!b->present)
+		return RATE_UNAVAIL;
+	if (!a->present)
+		return RATE_INIT;
+	if (a->epoch != b->epoch || b->v < a->v)
+		return RATE_RESET;
+	*d = (double)(b->v - a->v);
+	return RATE_OK;
+}
+
+/* Compute one metric of the interval p -> s (dt > 0) into m->cur. */
+static void compute(struct model *m, const struct metric_def *d,
+		    const struct sample *p, const struct sample *s, double dt)
+{
+	struct rate *r = &m->cur[d->id];
+	double da = 0, db = 0;
+	enum rate_status st;
+
+	r->v = NAN;
+	switch (d->kind) {
+	case MK_RATE:
+		st = ctr_delta(p, s, d->a, &da);
+		if (st == RATE_OK)
+			r->v = da / dt;
+		break;
+	case MK_RATE_NET:
+		/* The server may count dbtop's own transactions an interval
+		 * late: a deficit is carried over (bounded) instead of being
+		 * lost or turning negative. */
+		st = ctr_delta(p, s, d->a, &da);
+		if (st == RATE_OK) {
+			double x;
+			if (ctr_delta(p, s, d->b, &db) != RATE_OK)
+				db = 0;
+			x = da - db + m->carry[d->id];
+			m->carry[d->id] = x < 0 ? fmax(x, -NET_CARRY_MAX) : 0;
+			r->v = (x > 0 ? x : 0) / dt;
+		}
+		break;
+	case MK_AVG_MS:
+		st = ctr_delta(p, s, d->a, &da);
+		if (st == RATE_OK)
+			st = ctr_delta(p, s, d->b, &db);
+		if (st == RATE_OK) {
+			if (db > 0)
+				r->v = da / db / 1e6;
+			else
+				st = RATE_UNDEF;
+		}
+		break;
+	case MK_RATIO: {
+		const struct rate *x = &m->cur[d->a], *y = &m->cur[d->b];
+		st = x->st != RATE_OK ? x->st : y->st;
+		if (st == RATE_OK) {
+			if (y->v > 0)
+				r->v = x->v / y->v;
+			else
+				st = RATE_UNDEF;
+		}
+		break;
+	}
+	default:
+		st = RATE_UNAVAIL;
+	}
+	r->st = st;
+}
+
+void model_update(struct model *m, const struct sample *s)
+{
+	int i;
+	const struct sample *p = &m->prev_up;
+	double dt = m->have_prev ? s->mono - p->mono : NAN;
+	bool fresh_conn = !m->have_prev || p->conn_gen != s->conn_gen;
+
+	m->intervals++;
+	for (i = 0; i < M__COUNT; i++) {
+		const struct metric_def *d = &metric_defs[i];
+		struct rate *r = &m->cur[i];
+		if (s->state != STATE_UP) {
+			r->v = NAN;
+			r->st = RATE_DOWN;
+		} else if (fresh_conn || !(dt > 0)) {
+			r->v = NAN;
+			r->st = d->kind == MK_RATIO || s->c[d->a].present ? RATE_INIT : RATE_UNAVAIL;
+		} else {
+			compute(m, d, p, s, dt);
+		}
+		ring_push(&m->hist[i], r->v);
+	}
+	ring_push(&m->hist_t, s->wall);
+	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
+	m->last = *s;
+	if (s->state == STATE_UP) {
+		m->prev_up = *s;
+		m->have_prev = true;
+	}
+	if (s->settings_fresh) {
+		m->nsettings = (size_t)s->nsettings;
+		memcpy(m->settings, s->settings, sizeof m->settings);
+	}
+}

@@ -1,0 +1,90 @@
+/* model.h - the pure model: raw samples in, per-interval rates and history
+ * out. No curses, no database headers. model_update() is the only writer. */
+#ifndef DBTOP_MODEL_H
+#define DBTOP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../sources/sample.h"
+#include "../sources/source.h"
+#include "ring.h"
+
+/* Why a rate has (or lacks) a value this interval. */
+enum rate_status {
+	RATE_OK = 0,
+	RATE_INIT,     /* first sample, or first after a reconnection */
+	RATE_RESET,    /* counter went down, server restarted, stats reset */
+	RATE_DOWN,     /* no data this interval (DOWN / STALLED) */
+	RATE_UNAVAIL,  /* the server does not provide the counter */
+	RATE_UNDEF,    /* ratio with a zero denominator (e.g. no commits) */
+};
+
+enum metric_kind {
+	MK_RATE,       /* Δa / Δt */
+	MK_RATE_NET,   /* max(0, Δa - Δb) / Δt (b: dbtop's own share) */
+	MK_RATIO,      /* metric a / metric b of this interval */
+	MK_AVG_MS,     /* Δa(ns) / Δb(count) / 1e6 */
+};
+
+/* engines a metric is reported for */
+#define ENG_MY (1u << ENGINE_MYSQL)
+#define ENG_PG (1u << ENGINE_POSTGRESQL)
+
+enum metric_id {
+	M_COMMITS, M_ROLLBACKS, M_FSYNCS, M_FSYNCS_PER_COMMIT,
+	M_COM_COMMIT, M_HANDLER_COMMIT,
+	M_REDO_FSYNCS, M_REDO_FSYNC_MS, M_BINLOG_FSYNCS, M_BINLOG_FSYNC_MS,
+	M_BINLOG_COMMITS, M_BINLOG_GROUP_COMMITS, M_BINLOG_COMMITS_PER_GROUP,
+	M_DATA_FSYNCS, M_REDO_WRITES, M_REDO_BYTES,
+	M_WAL_RECORDS, M_WAL_FPI, M_WAL_BYTES, M_WAL_BUFFERS_FULL,
+	M_WAL_WRITES, M_WAL_WRITE_MS, M_WAL_SYNCS, M_WAL_SYNC_MS, M_WAL_BYTES_PER_COMMIT,
+	M__COUNT
+};
+
+struct metric_def {
+	enum metric_id id;
+	const char *key;    /* JSON key */
+	const char *unit;   /* "/s", "ms", "B/s", "" */
+	unsigned engines;   /* ENG_* mask: reported for these engines */
+	enum metric_kind kind;
+	int a, b;           /* counter ids (MK_RATE*, MK_AVG_MS) or metric ids (MK_RATIO) */
+	const char *help;
+};
+
+extern const struct metric_def metric_defs[M__COUNT];
+
+struct rate {
+	double v;           /* NaN unless st == RATE_OK */
+	enum rate_status st;
+};
+
+struct model {
+	struct caps caps;         /* of the current connection */
+	bool have_caps;
+	struct sample last;       /* newest sample */
+	struct sample prev_up;    /* newest sample with state UP */
+	bool have_prev;
+	double interval_s;        /* Δt of the newest interval, s (NaN if none) */
+	struct rate cur[M__COUNT];
+	double carry[M__COUNT];   /* MK_RATE_NET: own share not yet seen, <= 0 */
+	struct ring hist[M__COUNT]; /* one value per interval, NaN = unknown */
+	struct ring hist_t;       /* wall time of each interval's end */
+	size_t nsettings;
+	struct setting settings[SETTINGS_MAX]; /* newest settings seen */
+	unsigned long intervals;  /* model_update calls */
+};
+
+/* history_len: intervals kept (>= 1). */
+void model_init(struct model *m, size_t history_len);
+void model_free(struct model *m);
+/* Adopt the capabilities of a new connection. */
+void model_set_caps(struct model *m, const struct caps *c);
+/* Fold one sample into the model: rates of the interval since the previous
+ * UP sample, history rings, settings. */
+void model_update(struct model *m, const struct sample *s);
+/* True when metric id is reported for the model's engine. */
+bool model_metric_applies(const struct model *m, enum metric_id id);
+const char *rate_status_name(enum rate_status st);
+
+#endif

@@ -1,0 +1,114 @@
+/* sample.h - what one poll of a server yields: raw counters, settings and
+ * state. Shared by sources (writers), the model and record/replay (readers).
+ * No database or curses headers here. */
+#ifndef DBTOP_SAMPLE_H
+#define DBTOP_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum engine {
+	ENGINE_UNKNOWN = 0,
+	ENGINE_MYSQL,      /* MySQL or MariaDB; see caps.flavour */
+	ENGINE_POSTGRESQL,
+};
+
+enum flavour {
+	FLAVOUR_UNKNOWN = 0,
+	FLAVOUR_MYSQL,
+	FLAVOUR_MARIADB,
+	FLAVOUR_POSTGRESQL,
+};
+
+/* Raw cumulative counters. Each backend maps what its server has onto
+ * these; the model turns them into rates without knowing the engine. */
+enum ctr_id {
+	CTR_COMMITS,          /* the commit count behind commits_per_s */
+	CTR_OWN_COMMITS,      /* commits caused by dbtop's own queries */
+	CTR_ROLLBACKS,
+	CTR_FSYNCS,           /* durability syncs: redo+binlog, or WAL */
+	/* MySQL / MariaDB */
+	CTR_COM_COMMIT,       /* Com_commit: explicit COMMIT statements */
+	CTR_HANDLER_COMMIT,   /* Handler_commit: internal commits */
+	CTR_REDO_FSYNCS,      /* redo log syncs (see caps.redo_fsync_source) */
+	CTR_REDO_FSYNC_NS,    /* time in redo syncs, ns (P_S only) */
+	CTR_BINLOG_FSYNCS,    /* binlog syncs (P_S) */
+	CTR_BINLOG_FSYNC_NS,  /* ns */
+	CTR_BINLOG_COMMITS,   /* MariaDB Binlog_commits */
+	CTR_BINLOG_GROUP_COMMITS, /* MariaDB Binlog_group_commits */
+	CTR_DATA_FSYNCS,      /* Innodb_data_fsyncs */
+	CTR_REDO_WRITES,      /* Innodb_log_writes */
+	CTR_REDO_BYTES,       /* Innodb_os_log_written, bytes */
+	/* PostgreSQL */
+	CTR_WAL_RECORDS,
+	CTR_WAL_FPI,
+	CTR_WAL_BYTES,        /* bytes (pg_stat_wal, or LSN on PG13) */
+	CTR_WAL_BUFFERS_FULL,
+	CTR_WAL_WRITES,
+	CTR_WAL_WRITE_NS,     /* ns; 0 unless track_wal_io_timing */
+	CTR_WAL_SYNCS,
+	CTR_WAL_SYNC_NS,      /* ns; 0 unless track_wal_io_timing */
+	CTR__COUNT
+};
+
+/* One counter reading. epoch identifies the counter's lifetime: when it
+ * differs from the previous sample's (server restart, stats reset) the
+ * interval's rate is unknown. */
+struct ctr {
+	uint64_t v;
+	uint64_t epoch;
+	bool present;
+};
+
+enum source_state {
+	STATE_DOWN = 0,   /* not connected; retrying */
+	STATE_UP,
+	STATE_STALLED,    /* a query exceeded its time limit */
+};
+
+#define SETTINGS_MAX 16
+#define NOTES_MAX 16
+#define NOTE_LEN 240
+
+/* A server setting as the server prints it (units included). */
+struct setting {
+	char name[48];
+	char value[64];
+};
+
+struct notes {
+	int n;
+	char msg[NOTES_MAX][NOTE_LEN];
+};
+
+struct sample {
+	double mono;            /* s, CLOCK_MONOTONIC when counters were read */
+	double wall;            /* s since the epoch, same moment */
+	enum source_state state;
+	char error[NOTE_LEN];   /* why DOWN/STALLED; sanitised */
+	double retry_in;        /* s until the next connection attempt (DOWN) */
+	uint32_t conn_gen;      /* bumps on every (re)connection */
+	double query_ms;        /* time dbtop's queries took for this sample */
+	unsigned nqueries;      /* statements sent for this sample */
+	struct ctr c[CTR__COUNT];
+	bool settings_fresh;    /* settings[] was read in this sample */
+	int nsettings;
+	struct setting settings[SETTINGS_MAX];
+	struct notes notes;     /* per-sample remarks (missing data and why) */
+};
+
+/* Append a note unless an identical one is there already. */
+void notes_add(struct notes *n, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Set counter id to v with the given epoch. */
+void sample_set(struct sample *s, enum ctr_id id, uint64_t v, uint64_t epoch);
+
+/* Record a setting name=value (value sanitised). */
+void sample_setting(struct sample *s, const char *name, const char *value);
+
+const char *engine_name(enum engine e);
+const char *flavour_name(enum flavour f);
+const char *state_name(enum source_state st);
+
+#endif

@@ -1,0 +1,173 @@
+/* source.c - the generic connection driver (reconnect, back-off, settings
+ * cadence) and sample helpers. Knows nothing about any one engine. */
+#include "source.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/util.h"
+
+#define BACKOFF_MIN 1.0   /* s */
+#define BACKOFF_MAX 30.0  /* s */
+
+void notes_add(struct notes *n, const char *fmt, ...)
+{
+	char buf[NOTE_LEN];
+	va_list ap;
+	int i;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	text_sanitize(buf);
+	for (i = 0; i < n->n; i++)
+		if (strcmp(n->msg[i], buf) == 0)
+			return;
+	if (n->n < NOTES_MAX)
+		str_copy(n->msg[n->n++], NOTE_LEN, buf);
+}
+
+void sample_set(struct sample *s, enum ctr_id id, uint64_t v, uint64_t epoch)
+{
+	s->c[id].v = v;
+	s->c[id].epoch = epoch;
+	s->c[id].present = true;
+}
+
+void sample_setting(struct sample *s, const char *name, const char *value)
+{
+	struct setting *st;
+	if (s->nsettings >= SETTINGS_MAX)
+		return;
+	st = &s->settings[s->nsettings++];
+	str_copy(st->name, sizeof st->name, name);
+	str_copy(st->value, sizeof st->value, value ? value : "");
+	text_sanitize(st->name);
+	text_sanitize(st->value);
+}
+
+const char *engine_name(enum engine e)
+{
+	switch (e) {
+	case ENGINE_MYSQL: return "mysql";
+	case ENGINE_POSTGRESQL: return "postgresql";
+	default: return "unknown";
+	}
+}
+
+const char *flavour_name(enum flavour f)
+{
+	switch (f) {
+	case FLAVOUR_MYSQL: return "mysql";
+	case FLAVOUR_MARIADB: return "mariadb";
+	case FLAVOUR_POSTGRESQL: return "postgresql";
+	default: return "unknown";
+	}
+}
+
+const char *state_name(enum source_state st)
+{
+	switch (st) {
+	case STATE_UP: return "up";
+	case STATE_STALLED: return "stalled";
+	default: return "down";
+	}
+}
+
+const struct source_ops *source_ops_for(enum engine e)
+{
+	switch (e) {
+	case ENGINE_MYSQL: return &mysql_source_ops;
+	case ENGINE_POSTGRESQL: return &pg_source_ops;
+	default: return NULL;
+	}
+}
+
+void source_init(struct source *src, struct target *t, double query_timeout)
+{
+	memset(src, 0, sizeof *src);
+	src->ops = source_ops_for(t->engine);
+	src->tgt = t;
+	src->query_timeout = query_timeout;
+	src->backoff = BACKOFF_MIN;
+	src->settings_every = 10.0;
+}
+
+int source_open(struct source *src, char *err, size_t errlen)
+{
+	if (!src->ops) {
+		str_copy(err, errlen, "no backend for this engine");
+		return -1;
+	}
+	if (src->ops->connect(src, err, errlen) < 0) {
+		text_sanitize(err);
+		return -1;
+	}
+	src->connected = true;
+	src->conn_gen++;
+	src->next_settings = 0;
+	return 0;
+}
+
+/* Note a failure, close the connection and schedule the next attempt. */
+static void source_fail(struct source *src, double now)
+{
+	if (src->connected)
+		src->ops->close(src);
+	src->connected = false;
+	src->next_try = now + src->backoff;
+	src->backoff = fmin(src->backoff * 2, BACKOFF_MAX);
+}
+
+void source_tick(struct source *src, struct sample *out)
+{
+	double now = clock_mono();
+	char err[NOTE_LEN];
+	bool want_settings;
+
+	memset(out, 0, sizeof *out);
+	out->mono = now;
+	out->wall = clock_wall();
+	if (!src->connected) {
+		if (now < src->next_try) {
+			out->state = STATE_DOWN;
+			out->retry_in = src->next_try - now;
+			out->conn_gen = src->conn_gen;
+			str_copy(out->error, sizeof out->error, src->last_error);
+			return;
+		}
+		if (source_open(src, err, sizeof err) < 0) {
+			str_copy(src->last_error, sizeof src->last_error, err);
+			source_fail(src, now);
+			out->state = STATE_DOWN;
+			out->retry_in = src->next_try - now;
+			out->conn_gen = src->conn_gen;
+			str_copy(out->error, sizeof out->error, err);
+			return;
+		}
+	}
+	want_settings = now >= src->next_settings;
+	out->conn_gen = src->conn_gen;
+	if (src->ops->sample(src, out, want_settings) < 0) {
+		text_sanitize(out->error);
+		str_copy(src->last_error, sizeof src->last_error, out->error);
+		if (out->state != STATE_STALLED)
+			out->state = STATE_DOWN;
+		source_fail(src, now);
+		out->retry_in = src->next_try - now;
+		return;
+	}
+	out->state = STATE_UP;
+	src->backoff = BACKOFF_MIN;
+	src->last_error[0] = '\0';
+	if (out->settings_fresh)
+		src->next_settings = now + src->settings_every;
+}
+
+void source_close(struct source *src)
+{
+	if (src->connected && src->ops)
+		src->ops->close(src);
+	src->connected = false;
+}

@@ -1,0 +1,90 @@
+/* source.h - the backend ops table and the generic connection driver.
+ * One ops table per engine (mysql.c, pg.c, later replay.c); callers never
+ * branch on the engine. */
+#ifndef DBTOP_SOURCE_H
+#define DBTOP_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sample.h"
+#include "target.h"
+
+/* What the server has, probed at connect time (not from version numbers). */
+struct caps {
+	enum engine engine;
+	enum flavour flavour;
+	char version[64];        /* server version string, sanitised */
+	long version_num;        /* e.g. 101106 (10.11.6), 180004 */
+	/* MySQL / MariaDB */
+	bool perf_schema;        /* performance_schema=ON */
+	bool ps_readable;        /* SELECT on performance_schema granted */
+	bool ps_redo_file;       /* redo-log file instrument enabled+timed */
+	bool ps_binlog_file;     /* binlog file instrument enabled+timed */
+	bool has_os_log_fsyncs;  /* status Innodb_os_log_fsyncs exists */
+	bool binlog_on;          /* log_bin=ON */
+	bool priv_process;       /* PROCESS (or SUPER) privilege */
+	bool priv_super;         /* can SET GLOBAL */
+	char redo_fsync_source[96];
+	char commit_source[96];
+	/* PostgreSQL */
+	int pgss_version;        /* pg_stat_statements extversion *100, 0: none */
+	int pg_wait_sampling;    /* 1 if the extension is created */
+	enum { WAL_NONE, WAL_LSN, WAL_STAT_WAL, WAL_STAT_IO } wal_stats;
+	bool track_wal_io_timing;
+	bool in_recovery;
+	bool superuser;
+	bool pg_monitor;
+	struct notes notes;      /* what is missing and how to fix it */
+};
+
+struct source;
+
+struct source_ops {
+	const char *name;
+	/* Connect and probe caps. Returns 0, or -1 with a message in err. */
+	int (*connect)(struct source *src, char *err, size_t errlen);
+	/* Read counters (and settings when want_settings) into out. Returns 0,
+	 * or -1 with out->error set; out->state is STALLED when the time limit
+	 * hit. After -1 the driver closes the connection. */
+	int (*sample)(struct source *src, struct sample *out, bool want_settings);
+	/* Drop the connection; safe to call when not connected. */
+	void (*close)(struct source *src);
+};
+
+struct source {
+	const struct source_ops *ops;
+	struct target *tgt;
+	struct caps caps;
+	void *priv;              /* backend's connection state */
+	double query_timeout;    /* s, per statement */
+	/* driver state */
+	bool connected;
+	uint32_t conn_gen;
+	double next_try;         /* monotonic s of the next connect attempt */
+	double backoff;          /* s */
+	double next_settings;    /* monotonic s of the next settings refresh */
+	double settings_every;   /* s */
+	char last_error[NOTE_LEN];
+};
+
+/* The ops table for an engine, or NULL. */
+const struct source_ops *source_ops_for(enum engine e);
+
+/* Prepare src for target t (does not connect). */
+void source_init(struct source *src, struct target *t, double query_timeout);
+
+/* First connection: returns 0, or -1 with the reason in err. */
+int source_open(struct source *src, char *err, size_t errlen);
+
+/* One poll: connects again when due, samples, and on failure closes and
+ * schedules a retry with exponential back-off. Always fills out (state DOWN
+ * / STALLED with the reason when no data). */
+void source_tick(struct source *src, struct sample *out);
+
+void source_close(struct source *src);
+
+extern const struct source_ops mysql_source_ops;
+extern const struct source_ops pg_source_ops;
+
+#endif

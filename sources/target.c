@@ -1,0 +1,614 @@
+/* target.c - connection targets: URIs, libpq strings, MySQL option files
+ * and environment. No database headers: pure string work, unit-tested. */
+#include "target.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/util.h"
+
+#define INCLUDE_DEPTH_MAX 8
+
+void target_init(struct target *t)
+{
+	memset(t, 0, sizeof *t);
+	t->connect_timeout = 5.0;
+}
+
+void target_free(struct target *t)
+{
+	free(t->host);
+	free(t->user);
+	secret_free(t->password);
+	free(t->socket);
+	free(t->database);
+	secret_free(t->pg_conninfo);
+	free(t->defaults_file);
+	target_init(t);
+}
+
+/* Replace *slot with a copy of v unless keep and *slot is already set. */
+static void set_field(char **slot, const char *v, bool keep, bool secret)
+{
+	if (keep && *slot)
+		return;
+	if (secret)
+		secret_free(*slot);
+	else
+		free(*slot);
+	*slot = xstrdup(v);
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Percent-decode s[0..n) into a new string; NULL on a bad escape or NUL. */
+static char *pct_decode(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1), *o = d;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%') {
+			int hi, lo;
+			if (i + 2 >= n) {
+				free(d);
+				return NULL;
+			}
+			hi = hexval((unsigned char)s[i + 1]);
+			lo = hi < 0 ? -1 : hexval((unsigned char)s[i + 2]);
+			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+				free(d);
+				return NULL;
+			}
+			*o++ = (char)(hi * 16 + lo);
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	return d;
+}
+
+/* Parse a decimal port 1..65535; -1 when invalid. */
+static int parse_port(const char *s, size_t n)
+{
+	long v = 0;
+	size_t i;
+	if (n == 0 || n > 5)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v >= 1 && v <= 65535 ? (int)v : -1;
+}
+
+/* Decode s[0..n) into *slot unless already set; -1 on a bad escape. */
+static int set_decoded(char **slot, const char *s, size_t n, bool secret)
+{
+	char *v = pct_decode(s, n);
+	if (!v)
+		return -1;
+	if (*slot) {
+		if (secret)
+			secret_free(v);
+		else
+			free(v);
+		return 0;
+	}
+	*slot = v;
+	return 0;
+}
+
+int target_parse_mysql_uri(struct target *t, const char *uri, char *err, size_t errlen)
+{
+	const char *p, *end, *at, *hostend, *q;
+	size_t len;
+
+	if (strncmp(uri, "mysql://", 8) == 0)
+		p = uri + 8;
+	else if (strncmp(uri, "mariadb://", 10) == 0)
+		p = uri + 10;
+	else {
+		str_printf(err, errlen, "not a mysql:// or mariadb:// URI");
+		return -1;
+	}
+	t->engine = ENGINE_MYSQL;
+	len = strlen(p);
+	end = p + len;
+	q = strchr(p, '?');
+	if (q)
+		end = q;
+	/* authority ends at the first '/' (or '?' / end) */
+	hostend = memchr(p, '/', (size_t)(end - p));
+	if (!hostend)
+		hostend = end;
+	at = NULL;
+	for (const char *c = p; c < hostend; c++)
+		if (*c == '@')
+			at = c;
+	if (at) {
+		const char *colon = memchr(p, ':', (size_t)(at - p));
+		const char *uend = colon ? colon : at;
+		if (uend > p && set_decoded(&t->user, p, (size_t)(uend - p), false) < 0)
+			goto bad_escape;
+		if (colon && set_decoded(&t->password, colon + 1,
+					 (size_t)(at - colon - 1), true) < 0)
+			goto bad_escape;
+		p = at + 1;
+	}
+	/* host[:port], host may be [v6] */
+	if (p < hostend) {
+		const char *hs = p, *he, *portp = NULL;
+		if (*p == '[') {
+			he = memchr(p, ']', (size_t)(hostend - p));
+			if (!he) {
+				str_printf(err, errlen, "unterminated [ in host");
+				return -1;
+			}
+			hs = p + 1;
+			if (he + 1 < hostend) {
+				if (he[1] != ':') {
+					str_printf(err, errlen, "junk after ] in host");
+					return -1;
+				}
+				portp = he + 2;
+			}
+		} else {
+			he = memchr(p, ':', (size_t)(hostend - p));
+			if (he)
+				portp = he + 1;
+			else
+				he = hostend;
+		}
+		if (he > hs && set_decoded(&t->host, hs, (size_t)(he - hs), false) < 0)
+			goto bad_escape;
+		if (portp) {
+			int port = parse_port(portp, (size_t)(hostend - portp));
+			if (port < 0) {
+				str_printf(err, errlen, "bad port in URI");
+				return -1;
+			}
+			if (!t->port)
+				t->port = port;
+		}
+	}
+	if (hostend < end && hostend + 1 < end &&
+	    set_decoded(&t->database, hostend + 1, (size_t)(end - hostend - 1), false) < 0)
+		goto bad_escape;
+	if (t->database && strchr(t->database, '/')) {
+		str_printf(err, errlen, "bad database name in URI");
+		return -1;
+	}
+	/* query parameters */
+	while (q && *q) {
+		const char *k = q + 1, *amp = strchr(k, '&'), *eq;
+		const char *pe = amp ? amp : k + strlen(k);
+		q = amp;
+		if (pe == k)
+			continue;
+		eq = memchr(k, '=', (size_t)(pe - k));
+		if (!eq) {
+			str_printf(err, errlen, "URI parameter without a value");
+			return -1;
+		}
+		size_t kl = (size_t)(eq - k);
+		if (kl == 6 && strncmp(k, "socket", 6) == 0) {
+			if (set_decoded(&t->socket, eq + 1, (size_t)(pe - eq - 1), false) < 0)
+				goto bad_escape;
+		} else if (kl == 15 && strncmp(k, "connect_timeout", 15) == 0) {
+			char *v = pct_decode(eq + 1, (size_t)(pe - eq - 1));
+			char *e2;
+			double d = v ? strtod(v, &e2) : -1;
+			if (!v || *e2 || d <= 0 || d > 3600) {
+				free(v);
+				str_printf(err, errlen, "bad connect_timeout in URI");
+				return -1;
+			}
+			free(v);
+			t->connect_timeout = d;
+		} else {
+			str_printf(err, errlen, "unknown URI parameter '%.*s' (known: socket, connect_timeout)",
+				   (int)(kl > 40 ? 40 : kl), k);
+			return -1;
+		}
+	}
+	return 0;
+bad_escape:
+	str_printf(err, errlen, "bad %%-escape in URI");
+	return -1;
+}
+
+/* True if spec looks like a libpq key=value connection string. */
+static bool is_pg_kv(const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	const char *p;
+	if (!eq || eq == spec)
+		return false;
+	for (p = spec; p < eq; p++)
+		if (!(isalnum((unsigned char)*p) || *p == '_' || isspace((unsigned char)*p)))
+			return false;
+	return true;
+}
+
+int target_parse(struct target *t, const char *spec, char *err, size_t errlen)
+{
+	if (!spec || !*spec) {
+		str_printf(err, errlen, "empty target");
+		return -1;
+	}
+	if (strncmp(spec, "mysql://", 8) == 0 || strncmp(spec, "mariadb://", 10) == 0) {
+		if (t->engine == ENGINE_POSTGRESQL) {
+			str_printf(err, errlen, "--engine postgresql contradicts a mysql:// target");
+			return -1;
+		}
+		return target_parse_mysql_uri(t, spec, err, errlen);
+	}
+	if (strncmp(spec, "postgres://", 11) == 0 || strncmp(spec, "postgresql://", 13) == 0 ||
+	    is_pg_kv(spec)) {
+		if (t->engine == ENGINE_MYSQL) {
+			str_printf(err, errlen, "--engine mysql contradicts a PostgreSQL target");
+			return -1;
+		}
+		t->engine = ENGINE_POSTGRESQL;
+		set_field(&t->pg_conninfo, spec, false, true);
+		return 0;
+	}
+	if (strstr(spec, "://")) {
+		str_printf(err, errlen, "unknown scheme (use mysql://, mariadb://, postgres:// or postgresql://)");
+		return -1;
+	}
+	str_printf(err, errlen, "malformed target (expected a URI or a libpq key=value string)");
+	return -1;
+}
+
+int target_guess_engine(struct target *t, char *err, size_t errlen)
+{
+	if (t->engine != ENGINE_UNKNOWN)
+		return 0;
+	if (t->port == 3306 || t->port == 3307) {
+		t->engine = ENGINE_MYSQL;
+		return 0;
+	}
+	if (t->port == 5432) {
+		t->engine = ENGINE_POSTGRESQL;
+		return 0;
+	}
+	if (t->socket) {
+		if (strstr(t->socket, ".sock") || strstr(t->socket, "mysql") ||
+		    strstr(t->socket, "mariadb")) {
+			t->engine = ENGINE_MYSQL;
+			return 0;
+		}
+		if (strstr(t->socket, "postgres") || strstr(t->socket, ".s.PGSQL")) {
+			t->engine = ENGINE_POSTGRESQL;
+			return 0;
+		}
+	}
+	if (getenv("PGSERVICE") || getenv("PGHOST") || getenv("PGDATABASE")) {
+		t->engine = ENGINE_POSTGRESQL;
+		return 0;
+	}
+	str_printf(err, errlen, "cannot tell the engine: give a mysql:// or postgresql:// target, or --engine mysql|postgresql");
+	return -1;
+}
+
+/* Trim spaces at both ends of s in place; returns the new start. */
+static char *trim(char *s)
+{
+	char *e;
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Remove matching quotes around v and undo backslash escapes (in place). */
+static char *unquote(char *v)
+{
+	size_t n = strlen(v);
+	char *o, *p;
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v[n - 1] = '\0';
+		v++;
+		for (p = o = v; *p; p++) {
+			if (*p == '\\' && p[1]) {
+				p++;
+				switch (*p) {
+				case 'n': *o++ = '\n'; break;
+				case 't': *o++ = '\t'; break;
+				default: *o++ = *p;
+				}
+			} else {
+				*o++ = *p;
+			}
+		}
+		*o = '\0';
+	} else {
+		/* unquoted: a '#' starts a comment */
+		p = strchr(v, '#');
+		if (p)
+			*p = '\0';
+		v = trim(v);
+	}
+	return v;
+}
+
+static int read_option_file_depth(struct target *t, const char *path, bool keep_set,
+				  char *err, size_t errlen, int depth);
+
+/* Read every *.cnf file of dir (sorted) as an option file. */
+static void read_option_dir(struct target *t, const char *dir, bool keep_set, int depth)
+{
+	struct dirent **list = NULL;
+	int n = scandir(dir, &list, NULL, alphasort), i;
+	char err[8];
+	for (i = 0; i < n; i++) {
+		const char *nm = list[i]->d_name;
+		size_t l = strlen(nm);
+		if (l > 4 && strcmp(nm + l - 4, ".cnf") == 0) {
+			char path[4096];
+			str_printf(path, sizeof path, "%s/%s", dir, nm);
+			read_option_file_depth(t, path, keep_set, err, sizeof err, depth + 1);
+		}
+		free(list[i]);
+	}
+	free(list);
+}
+
+/* Apply one key=value of an interesting group to t. */
+static void apply_option(struct target *t, char *key, char *val, bool keep_set)
+{
+	char *k;
+	for (k = key; *k; k++)
+		if (*k == '-')
+			*k = '_';
+	if (strcmp(key, "user") == 0)
+		set_field(&t->user, val, keep_set, false);
+	else if (strcmp(key, "password") == 0)
+		set_field(&t->password, val, keep_set, true);
+	else if (strcmp(key, "host") == 0)
+		set_field(&t->host, val, keep_set, false);
+	else if (strcmp(key, "socket") == 0)
+		set_field(&t->socket, val, keep_set, false);
+	else if (strcmp(key, "database") == 0)
+		set_field(&t->database, val, keep_set, false);
+	else if (strcmp(key, "port") == 0) {
+		int port = parse_port(val, strlen(val));
+		if (port > 0 && !(keep_set && t->port))
+			t->port = port;
+	}
+}
+
+static int read_option_file_depth(struct target *t, const char *path, bool keep_set,
+				  char *err, size_t errlen, int depth)
+{
+	FILE *f;
+	char line[4096];
+	bool in_group = false;
+
+	if (depth > INCLUDE_DEPTH_MAX)
+		return 0;
+	f = fopen(path, "r");
+	if (!f) {
+		str_printf(err, errlen, "cannot read option file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof line, f)) {
+		char *s = trim(line), *eq;
+		if (!*s || *s == '#' || *s == ';')
+			continue;
+		if (*s == '!') {
+			if (strncmp(s, "!includedir", 11) == 0 && isspace((unsigned char)s[11]))
+				read_option_dir(t, trim(s + 11), keep_set, depth);
+			else if (strncmp(s, "!include", 8) == 0 && isspace((unsigned char)s[8])) {
+				char e2[8];
+				read_option_file_depth(t, trim(s + 8), keep_set, e2, sizeof e2, depth + 1);
+			}
+			continue;
+		}
+		if (*s == '[') {
+			char *e = strchr(s, ']');
+			if (e) {
+				*e = '\0';
+				s = trim(s + 1);
+				in_group = strcmp(s, "client") == 0 || strcmp(s, "dbtop") == 0;
+			}
+			continue;
+		}
+		if (!in_group)
+			continue;
+		eq = strchr(s, '=');
+		if (!eq)
+			continue; /* boolean options do not concern us */
+		*eq = '\0';
+		apply_option(t, trim(s), unquote(trim(eq + 1)), keep_set);
+	}
+	fclose(f);
+	return 0;
+}
+
+int target_read_option_file(struct target *t, const char *path, bool keep_set,
+			    char *err, size_t errlen)
+{
+	return read_option_file_depth(t, path, keep_set, err, errlen, 0);
+}
+
+int target_apply_mysql_defaults(struct target *t, char *err, size_t errlen)
+{
+	const char *e;
+	/* Higher precedence first; keep_set keeps what is already there. The
+	 * option files are read group by group, so [dbtop] must win over
+	 * [client]: read into a scratch target, then merge. */
+	struct target f;
+	target_init(&f);
+	if (t->defaults_file) {
+		if (target_read_option_file(&f, t->defaults_file, false, err, errlen) < 0) {
+			target_free(&f);
+			return -1;
+		}
+	} else {
+		char path[4096];
+		const char *home = getenv("HOME");
+		char e2[8];
+		target_read_option_file(&f, "/etc/my.cnf", false, e2, sizeof e2);
+		target_read_option_file(&f, "/etc/mysql/my.cnf", false, e2, sizeof e2);
+		if (home) {
+			str_printf(path, sizeof path, "%s/.my.cnf", home);
+			target_read_option_file(&f, path, false, e2, sizeof e2);
+		}
+	}
+	if (f.user)
+		set_field(&t->user, f.user, true, false);
+	if (f.password)
+		set_field(&t->password, f.password, true, true);
+	if (f.host)
+		set_field(&t->host, f.host, true, false);
+	if (f.socket)
+		set_field(&t->socket, f.socket, true, false);
+	if (f.database)
+		set_field(&t->database, f.database, true, false);
+	if (f.port && !t->port)
+		t->port = f.port;
+	target_free(&f);
+	/* environment: lowest precedence */
+	if ((e = getenv("MYSQL_PWD")) && *e)
+		set_field(&t->password, e, true, true);
+	if ((e = getenv("MYSQL_HOST")) && *e)
+		set_field(&t->host, e, true, false);
+	if ((e = getenv("MYSQL_UNIX_PORT")) && *e)
+		set_field(&t->socket, e, true, false);
+	if ((e = getenv("MYSQL_TCP_PORT")) && *e && !t->port) {
+		int port = parse_port(e, strlen(e));
+		if (port > 0)
+			t->port = port;
+	}
+	return 0;
+}
+
+void target_make_label(struct target *t)
+{
+	if (t->engine == ENGINE_POSTGRESQL && !t->host && !t->socket) {
+		const char *svc = getenv("PGSERVICE"), *h = getenv("PGHOST");
+		if (t->pg_conninfo) {
+			/* host part of the URI / host= keyword, without secrets */
+			const char *p = strstr(t->pg_conninfo, "://");
+			if (p) {
+				const char *s = p + 3, *at, *end = s + strcspn(s, "/?");
+				at = memchr(s, '@', (size_t)(end - s));
+				if (at)
+					s = at + 1;
+				if (end > s) {
+					str_printf(t->label, sizeof t->label, "%.*s", (int)(end - s), s);
+					text_sanitize(t->label);
+					return;
+				}
+			} else if ((p = strstr(t->pg_conninfo, "host="))) {
+				size_t n = strcspn(p + 5, " ");
+				str_printf(t->label, sizeof t->label, "%.*s", (int)n, p + 5);
+				text_sanitize(t->label);
+				return;
+			}
+		}
+		str_copy(t->label, sizeof t->label, svc ? svc : h ? h : "local");
+		text_sanitize(t->label);
+		return;
+	}
+	if (t->host && (!t->socket || t->engine == ENGINE_POSTGRESQL || strcmp(t->host, "localhost") != 0)) {
+		if (t->port)
+			str_printf(t->label, sizeof t->label, "%s:%d", t->host, t->port);
+		else
+			str_copy(t->label, sizeof t->label, t->host);
+	} else if (t->socket) {
+		str_copy(t->label, sizeof t->label, t->socket);
+	} else {
+		str_copy(t->label, sizeof t->label, "localhost");
+	}
+	text_sanitize(t->label);
+}
+
+/* Blank n bytes at p with '*' (keeping the argument's length). */
+static void blank(char *p, size_t n)
+{
+	memset(p, '*', n);
+}
+
+bool target_scrub_arg(char *arg)
+{
+	char *p, *at, *colon, *end;
+	bool done = false;
+	if ((p = strstr(arg, "://"))) {
+		p += 3;
+		end = p + strcspn(p, "/?");
+		at = NULL;
+		for (char *c = p; c < end; c++)
+			if (*c == '@')
+				at = c;
+		if (at) {
+			colon = memchr(p, ':', (size_t)(at - p));
+			if (colon && at > colon + 1) {
+				blank(colon + 1, (size_t)(at - colon - 1));
+				done = true;
+			}
+		}
+		/* ?password=... in a libpq URI */
+		for (p = strchr(arg, '?'); p && *p; p = strchr(p + 1, '&')) {
+			if (strncmp(p + 1, "password=", 9) == 0) {
+				char *v = p + 10;
+				size_t n = strcspn(v, "&");
+				if (n) {
+					blank(v, n);
+					done = true;
+				}
+			}
+		}
+		return done;
+	}
+	/* libpq key=value: password=secret or password='sec ret' */
+	for (p = arg; (p = strstr(p, "password")); p += 8) {
+		char *v = p + 8;
+		if (p != arg && !isspace((unsigned char)p[-1]))
+			continue;
+		while (isspace((unsigned char)*v))
+			v++;
+		if (*v != '=')
+			continue;
+		v++;
+		while (isspace((unsigned char)*v))
+			v++;
+		if (*v == '\'') {
+			char *e = v + 1;
+			while (*e && *e != '\'') {
+				if (*e == '\\' && e[1])
+					e++;
+				e++;
+			}
+			if (e > v + 1) {
+				blank(v + 1, (size_t)(e - v - 1));
+				done = true;
+			}
+		} else {
+			size_t n = strcspn(v, " \t");
+			if (n) {
+				blank(v, n);
+				done = true;
+			}
+		}
+	}
+	return done;
+}

@@ -1,0 +1,129 @@
+/* batch.c - JSON and text records for --batch. */
+#include "batch.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "../panes/rates.h"
+
+/* Engine name for output: mariadb / mysql / postgresql. */
+static const char *engine_label(const struct model *m)
+{
+	return flavour_name(m->caps.flavour);
+}
+
+/* Notes of the connection and of the newest sample, plus the DOWN reason. */
+static void collect_notes(const struct model *m, struct notes *n)
+{
+	int i;
+	memset(n, 0, sizeof *n);
+	if (m->last.state != STATE_UP && m->last.error[0]) {
+		if (m->last.state == STATE_DOWN)
+			notes_add(n, "%s; retrying in %.0fs", m->last.error, ceil(m->last.retry_in));
+		else
+			notes_add(n, "%s", m->last.error);
+	}
+	for (i = 0; i < m->caps.notes.n; i++)
+		notes_add(n, "%s", m->caps.notes.msg[i]);
+	for (i = 0; i < m->last.notes.n; i++)
+		notes_add(n, "%s", m->last.notes.msg[i]);
+}
+
+void batch_json(const struct model *m, const char *host, struct strbuf *out)
+{
+	struct notes n;
+	int i;
+	bool first = true;
+
+	sb_printf(out, "{\"schema\":%d,\"ts\":%.3f,\"engine\":", BATCH_SCHEMA, m->last.wall);
+	json_str(out, engine_label(m));
+	sb_puts(out, ",\"version\":");
+	json_str(out, m->caps.version);
+	sb_puts(out, ",\"host\":");
+	json_str(out, host);
+	sb_puts(out, ",\"interval_s\":");
+	json_num(out, isfinite(m->interval_s) ? round(m->interval_s * 1000) / 1000 : NAN);
+	sb_puts(out, ",\"state\":");
+	json_str(out, state_name(m->last.state));
+	sb_puts(out, ",\"rates\":{");
+	for (i = 0; i < M__COUNT; i++) {
+		if (!model_metric_applies(m, i))
+			continue;
+		if (!first)
+			sb_putc(out, ',');
+		first = false;
+		json_str(out, metric_defs[i].key);
+		sb_putc(out, ':');
+		json_num(out, m->cur[i].st == RATE_OK ? m->cur[i].v : NAN);
+	}
+	sb_puts(out, "},\"settings\":{");
+	for (i = 0; i < (int)m->nsettings; i++) {
+		if (i)
+			sb_putc(out, ',');
+		json_str(out, m->settings[i].name);
+		sb_putc(out, ':');
+		json_str(out, m->settings[i].value);
+	}
+	sb_puts(out, "},\"sources\":{");
+	if (m->caps.engine == ENGINE_MYSQL) {
+		sb_puts(out, "\"commits\":");
+		json_str(out, m->caps.commit_source);
+		sb_puts(out, ",\"redo_fsyncs\":");
+		json_str(out, m->caps.redo_fsync_source);
+	} else {
+		static const char *wal[] = {"none", "pg_current_wal_lsn", "pg_stat_wal", "pg_stat_io"};
+		sb_puts(out, "\"commits\":\"pg_stat_database.xact_commit\",\"wal\":");
+		json_str(out, wal[m->caps.wal_stats]);
+	}
+	sb_puts(out, "},\"notes\":[");
+	collect_notes(m, &n);
+	for (i = 0; i < n.n; i++) {
+		if (i)
+			sb_putc(out, ',');
+		json_str(out, n.msg[i]);
+	}
+	sb_printf(out, "],\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
+		  m->last.nqueries);
+}
+
+void batch_text(const struct model *m, const char *host, struct strbuf *out)
+{
+	char tbuf[32], v[48];
+	time_t t = (time_t)m->last.wall;
+	struct tm tm;
+	struct notes n;
+	size_t i;
+	int col = 0;
+
+	localtime_r(&t, &tm);
+	strftime(tbuf, sizeof tbuf, "%Y-%m-%d %H:%M:%S", &tm);
+	sb_printf(out, "%s  %s %s  %s  %s", tbuf, engine_label(m), m->caps.version, host,
+		  m->last.state == STATE_UP ? "UP" : m->last.state == STATE_STALLED ? "STALLED" : "DOWN");
+	if (m->last.state == STATE_DOWN)
+		sb_printf(out, " - retrying in %.0fs", ceil(m->last.retry_in));
+	if (isfinite(m->interval_s))
+		sb_printf(out, "  interval %.2fs", m->interval_s);
+	sb_printf(out, "  cost %.1fms/%uq\n", m->last.query_ms, m->last.nqueries);
+	for (i = 0; i < rates_nrows; i++) {
+		enum metric_id id = rates_rows[i].metric;
+		if (!model_metric_applies(m, id) ||
+		    (m->cur[id].st == RATE_UNAVAIL && id > M_FSYNCS_PER_COMMIT))
+			continue;
+		rates_format(id, &m->cur[id], v, sizeof v);
+		sb_printf(out, "  %-20s %14s", rates_rows[i].label, v);
+		if (++col % 2 == 0)
+			sb_putc(out, '\n');
+	}
+	if (col % 2)
+		sb_putc(out, '\n');
+	if (m->nsettings) {
+		sb_puts(out, "  settings:");
+		for (i = 0; i < m->nsettings; i++)
+			sb_printf(out, " %s=%s", m->settings[i].name, m->settings[i].value);
+		sb_putc(out, '\n');
+	}
+	collect_notes(m, &n);
+	for (i = 0; i < (size_t)n.n; i++)
+		sb_printf(out, "  note: %s\n", n.msg[i]);
+}

@@ -1,0 +1,16 @@
+/* batch.h - the batch record (JSON lines contract, schema 1) and the text
+ * form of the same record. */
+#ifndef DBTOP_BATCH_H
+#define DBTOP_BATCH_H
+
+#include "../model/model.h"
+#include "../util/util.h"
+
+#define BATCH_SCHEMA 1
+
+/* Append one JSON record (no newline) for the model's newest interval. */
+void batch_json(const struct model *m, const char *host, struct strbuf *out);
+/* Append the text form of the same record (ends with a newline). */
+void batch_text(const struct model *m, const char *host, struct strbuf *out);
+
+#endif

@@ -1,0 +1,299 @@
+/* main.c - command line, connection set-up and the sampling loop. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "../model/model.h"
+#include "../sources/source.h"
+#include "../util/util.h"
+#include "batch.h"
+
+#ifndef DBTOP_VERSION
+#define DBTOP_VERSION "0.1.0"
+#endif
+
+#define HISTORY_SECONDS 900.0   /* history kept, s */
+#define HISTORY_MIN 600         /* intervals kept at least */
+
+struct opts {
+	bool batch;
+	long count;               /* records to print; <= 0: until interrupted */
+	double interval;          /* s */
+	bool json;
+	bool ask_password;
+	double query_timeout;     /* s */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+/* SIGINT/SIGTERM/SIGHUP: finish the current record and exit. */
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: dbtop [options] [TARGET]\n"
+	      "TARGET: mysql://[user[:password]@]host[:port][/db][?socket=PATH]\n"
+	      "        mariadb://...   postgres://...   postgresql://...   'host=... dbname=...'\n"
+	      "connection:\n"
+	      "  -h, --host HOST           server host\n"
+	      "  -P, --port PORT           server port\n"
+	      "  -u, --user USER           user name\n"
+	      "  -S, --socket PATH         MySQL socket file / PostgreSQL socket directory\n"
+	      "  -d, --database DB         database\n"
+	      "      --engine ENGINE       mysql or postgresql (when the target does not say)\n"
+	      "      --password            prompt for the password (no echo)\n"
+	      "      --defaults-file FILE  MySQL option file to read instead of ~/.my.cnf\n"
+	      "      --connect-timeout S   connection time limit (default 5)\n"
+	      "      --query-timeout S     time limit of each query (default 2)\n"
+	      "output:\n"
+	      "  -b, --batch               print one record per interval (no screen)\n"
+	      "  -n, --count N             records to print, then exit (batch)\n"
+	      "  -i, --interval S          refresh interval, 0.25 to 60 s (default 1)\n"
+	      "      --format json|text    batch record format (default text)\n"
+	      "      --help                this help\n"
+	      "      --version             print the version\n",
+	      f);
+}
+
+/* Print "what 'arg'" about the command line and exit 2. */
+static void die_usage(const char *what, const char *arg)
+{
+	fprintf(stderr, "dbtop: %s '%s'\n", what, arg);
+	usage(stderr);
+	exit(2);
+}
+
+/* Parse a positive number option or exit 2. */
+static double num_arg(const char *name, const char *s, double lo, double hi)
+{
+	char *e;
+	double v = strtod(s, &e);
+	if (e == s || *e || !(v >= lo && v <= hi)) {
+		fprintf(stderr, "dbtop: bad value for %s: '%s' (expected %g to %g)\n", name, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+/* Read a password from the terminal without echo. Returns a new string. */
+static char *prompt_password(void)
+{
+	FILE *tty = fopen("/dev/tty", "r+");
+	struct termios old, quiet;
+	char buf[512];
+	size_t n;
+	FILE *in = tty ? tty : stdin;
+	FILE *out = tty ? tty : stderr;
+	bool restore = false;
+
+	fputs("Password: ", out);
+	fflush(out);
+	if (tcgetattr(fileno(in), &old) == 0) {
+		quiet = old;
+		quiet.c_lflag &= ~(tcflag_t)ECHO;
+		restore = tcsetattr(fileno(in), TCSAFLUSH, &quiet) == 0;
+	}
+	if (!fgets(buf, sizeof buf, in))
+		buf[0] = '\0';
+	if (restore)
+		tcsetattr(fileno(in), TCSAFLUSH, &old);
+	fputs("\n", out);
+	if (tty)
+		fclose(tty);
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	char *p = xstrdup(buf);
+	memset(buf, 0, sizeof buf);
+	return p;
+}
+
+enum {
+	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
+	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{"host", required_argument, NULL, 'h'},
+	{"port", required_argument, NULL, 'P'},
+	{"user", required_argument, NULL, 'u'},
+	{"socket", required_argument, NULL, 'S'},
+	{"database", required_argument, NULL, 'd'},
+	{"engine", required_argument, NULL, OPT_ENGINE},
+	{"password", no_argument, NULL, OPT_PASSWORD},
+	{"defaults-file", required_argument, NULL, OPT_DEFAULTS_FILE},
+	{"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
+	{"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
+	{"batch", no_argument, NULL, 'b'},
+	{"count", required_argument, NULL, 'n'},
+	{"interval", required_argument, NULL, 'i'},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"help", no_argument, NULL, OPT_HELP},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+/* Parse argv into o and t; exits 2 on a usage error. */
+static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
+{
+	int c, i;
+	char err[NOTE_LEN];
+
+	o->count = 0;
+	o->interval = 1.0;
+	o->query_timeout = 2.0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h:P:u:S:d:bn:i:", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h': free(t->host); t->host = xstrdup(optarg); break;
+		case 'P': t->port = (int)num_arg("--port", optarg, 1, 65535); break;
+		case 'u': free(t->user); t->user = xstrdup(optarg); break;
+		case 'S': free(t->socket); t->socket = xstrdup(optarg); break;
+		case 'd': free(t->database); t->database = xstrdup(optarg); break;
+		case OPT_ENGINE:
+			if (strcmp(optarg, "mysql") == 0 || strcmp(optarg, "mariadb") == 0)
+				t->engine = ENGINE_MYSQL;
+			else if (strcmp(optarg, "postgresql") == 0 || strcmp(optarg, "postgres") == 0)
+				t->engine = ENGINE_POSTGRESQL;
+			else
+				die_usage("unknown engine (use mysql or postgresql):", optarg);
+			break;
+		case OPT_PASSWORD: o->ask_password = true; break;
+		case OPT_DEFAULTS_FILE: free(t->defaults_file); t->defaults_file = xstrdup(optarg); break;
+		case OPT_CONNECT_TIMEOUT:
+			t->connect_timeout = num_arg("--connect-timeout", optarg, 0.1, 3600);
+			break;
+		case OPT_QUERY_TIMEOUT:
+			o->query_timeout = num_arg("--query-timeout", optarg, 0.1, 3600);
+			break;
+		case 'b': o->batch = true; break;
+		case 'n': o->count = (long)num_arg("--count", optarg, 1, 1e12); break;
+		case 'i': o->interval = num_arg("--interval", optarg, 0.25, 60); break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "json") == 0)
+				o->json = true;
+			else if (strcmp(optarg, "text") == 0)
+				o->json = false;
+			else
+				die_usage("unknown format (use json or text):", optarg);
+			break;
+		case OPT_HELP: usage(stdout); exit(0);
+		case OPT_VERSION: printf("dbtop %s\n", DBTOP_VERSION); exit(0);
+		case ':': die_usage("option needs a value:", argv[optind - 1]);
+		/* fall through */
+		default:
+			die_usage("unknown option", argv[optind - 1]);
+		}
+	}
+	if (optind < argc - 1)
+		die_usage("more than one target given:", argv[optind + 1]);
+	if (optind < argc && target_parse(t, argv[optind], err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		usage(stderr);
+		exit(2);
+	}
+	/* the password must not stay visible in ps (parsed copies are kept) */
+	for (i = 1; i < argc; i++)
+		target_scrub_arg(argv[i]);
+	if (target_guess_engine(t, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		usage(stderr);
+		exit(2);
+	}
+	/* without a screen yet, the default mode is the text batch stream */
+	if (!o->batch && o->json)
+		o->batch = true;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {0};
+	struct target t;
+	struct source src;
+	struct model m;
+	struct sample s;
+	struct strbuf out;
+	struct sigaction sa;
+	char err[NOTE_LEN];
+	uint32_t caps_gen = 0;
+	long printed = 0;
+	double next;
+	size_t hist;
+
+	target_init(&t);
+	parse_args(argc, argv, &o, &t);
+	if (t.engine == ENGINE_MYSQL && target_apply_mysql_defaults(&t, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		return 2;
+	}
+	if (o.ask_password) {
+		secret_free(t.password);
+		t.password = prompt_password();
+	}
+	target_make_label(&t);
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	source_init(&src, &t, o.query_timeout);
+	if (source_open(&src, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		target_free(&t);
+		return 1;
+	}
+	hist = (size_t)ceil(HISTORY_SECONDS / o.interval);
+	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
+	sb_init(&out);
+
+	/* the first sample only primes the counters */
+	next = clock_mono();
+	for (;;) {
+		source_tick(&src, &s);
+		if (src.conn_gen != caps_gen && src.connected) {
+			model_set_caps(&m, &src.caps);
+			caps_gen = src.conn_gen;
+		}
+		model_update(&m, &s);
+		if (m.intervals > 1) {
+			out.len = 0;
+			if (o.json) {
+				batch_json(&m, t.label, &out);
+				sb_putc(&out, '\n');
+			} else {
+				batch_text(&m, t.label, &out);
+				sb_putc(&out, '\n');
+			}
+			if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
+				break;
+			printed++;
+		}
+		if (stop_requested || (o.count > 0 && printed >= o.count))
+			break;
+		next += o.interval;
+		if (next < clock_mono())
+			next = clock_mono();
+		while (!stop_requested && clock_mono() < next)
+			sleep_until(next);
+		if (stop_requested)
+			break;
+	}
+	source_close(&src);
+	model_free(&m);
+	sb_free(&out);
+	target_free(&t);
+	return 0;
+}

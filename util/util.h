@@ -1,0 +1,58 @@
+/* util.h - small shared helpers: allocation, strings, clocks, JSON output.
+ * Out of memory is fatal (x* wrappers never return NULL). */
+#ifndef DBTOP_UTIL_H
+#define DBTOP_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* Returns a new string of at most n bytes of s. */
+char *xstrndup(const char *s, size_t n);
+
+/* Copy src into dst (always NUL terminated, truncating); returns strlen(dst). */
+size_t str_copy(char *dst, size_t dstlen, const char *src);
+/* snprintf that never overflows and always terminates; returns bytes written. */
+size_t str_printf(char *dst, size_t dstlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Overwrite a secret with zeros, then free it. NULL is fine. */
+void secret_free(char *s);
+
+/* Seconds from CLOCK_MONOTONIC. */
+double clock_mono(void);
+/* Seconds since the epoch from CLOCK_REALTIME. */
+double clock_wall(void);
+/* Sleep until the monotonic time t (seconds); returns early on a signal. */
+void sleep_until(double t);
+
+/* Growable byte buffer. */
+struct strbuf {
+	char *s;
+	size_t len, cap;
+};
+void sb_init(struct strbuf *b);
+void sb_free(struct strbuf *b);
+void sb_putc(struct strbuf *b, char c);
+void sb_put(struct strbuf *b, const char *s, size_t n);
+void sb_puts(struct strbuf *b, const char *s);
+void sb_printf(struct strbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Append s as a JSON string literal (quotes included): control characters
+ * are escaped, invalid UTF-8 bytes become U+FFFD. */
+void json_str(struct strbuf *b, const char *s);
+/* Append a number, or null when v is NaN/inf. */
+void json_num(struct strbuf *b, double v);
+
+/* Replace everything unsafe for a terminal in s (C0/C1 controls, DEL, ESC
+ * sequences, invalid UTF-8) by '?', in place; tabs and newlines become
+ * spaces. Returns s. */
+char *text_sanitize(char *s);
+
+#endif
