@@ -27,6 +27,7 @@ LDLIBS := $(DEP_LIBS) -lm
 
 BUILD ?= build
 CORE_SRC := util/util.c model/ring.c model/model.c sources/source.c sources/target.c \
+	sources/mysql_map.c sources/pg_map.c \
 	panes/rates.c tui/batch.c
 DB_SRC := sources/mysql.c sources/pg.c
 MAIN_SRC := tui/main.c

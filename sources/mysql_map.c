@@ -1,0 +1,188 @@
+/* mysql_map.c - MySQL / MariaDB rows to caps and counters. */
+#include "mysql_map.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../util/util.h"
+
+bool parse_u64(const char *s, uint64_t *out)
+{
+	char *e;
+	unsigned long long v;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &e, 10);
+	if (errno || e == s || (*e && *e != '.'))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Version string "10.11.6-MariaDB-..." to 101106. */
+static long version_num(const char *v)
+{
+	long a = 0, b = 0, c = 0;
+	if (sscanf(v, "%ld.%ld.%ld", &a, &b, &c) < 1)
+		return 0;
+	return a * 10000 + b * 100 + c;
+}
+
+void mysql_caps_version(struct caps *c, const char *version, const char *comment,
+			const char *perf_schema, const char *log_bin)
+{
+	c->engine = ENGINE_MYSQL;
+	str_copy(c->version, sizeof c->version, version ? version : "?");
+	text_sanitize(c->version);
+	c->version_num = version_num(c->version);
+	c->flavour = (strstr(c->version, "MariaDB") || (comment && strstr(comment, "MariaDB")))
+		     ? FLAVOUR_MARIADB : FLAVOUR_MYSQL;
+	c->perf_schema = perf_schema && strcmp(perf_schema, "1") == 0;
+	c->binlog_on = log_bin && strcmp(log_bin, "1") == 0;
+}
+
+void mysql_caps_privilege(struct caps *c, const char *priv)
+{
+	if (!priv)
+		return;
+	if (strcmp(priv, "PROCESS") == 0)
+		c->priv_process = true;
+	if (strcmp(priv, "SUPER") == 0 || strcmp(priv, "SYSTEM_VARIABLES_ADMIN") == 0) {
+		c->priv_super = true;
+		c->priv_process = true;
+	}
+}
+
+void mysql_caps_instrument(struct caps *c, const char *name, const char *enabled,
+			   const char *timed)
+{
+	bool on = enabled && strcasecmp(enabled, "YES") == 0;
+	bool tm = timed && strcasecmp(timed, "YES") == 0;
+	if (!name)
+		return;
+	if (strcmp(name, MY_REDO_EVENT) == 0)
+		c->ps_redo_file = on;
+	else if (strcmp(name, MY_BINLOG_EVENT) == 0)
+		c->ps_binlog_file = on;
+	else
+		return;
+	if (!on || !tm)
+		notes_add(&c->notes, "instrument %s is %s: UPDATE performance_schema.setup_instruments "
+			  "SET ENABLED='YES', TIMED='YES' WHERE NAME='%s'",
+			  name, on ? "not timed" : "disabled", name);
+}
+
+void mysql_caps_finish(struct caps *c, bool has_os_log_fsyncs, const char *ps_error)
+{
+	c->has_os_log_fsyncs = has_os_log_fsyncs;
+	c->ps_readable = c->perf_schema && !ps_error;
+	if (!c->priv_process)
+		notes_add(&c->notes, "PROCESS privilege missing: lock and session views will be empty "
+			  "(GRANT PROCESS ON *.* TO the monitoring user)");
+	if (!c->perf_schema)
+		notes_add(&c->notes, "performance_schema is OFF: no binlog sync counts or sync times "
+			  "(set performance_schema=ON in my.cnf and restart)");
+	else if (ps_error)
+		notes_add(&c->notes, "performance_schema not readable (%s): "
+			  "GRANT SELECT ON performance_schema.* TO the monitoring user", ps_error);
+	if (!c->ps_readable) {
+		c->ps_redo_file = false;
+		c->ps_binlog_file = false;
+	}
+	if (has_os_log_fsyncs) {
+		str_copy(c->redo_fsync_source, sizeof c->redo_fsync_source, "Innodb_os_log_fsyncs");
+	} else if (c->ps_redo_file) {
+		str_copy(c->redo_fsync_source, sizeof c->redo_fsync_source,
+			 "performance_schema " MY_REDO_EVENT " syncs");
+	} else {
+		/* MariaDB 10.8+: no redo sync counter and no redo file
+		 * instrument; redo syncs are counted in Innodb_data_fsyncs */
+		str_copy(c->redo_fsync_source, sizeof c->redo_fsync_source,
+			 "Innodb_data_fsyncs (redo and data-file syncs)");
+		notes_add(&c->notes, "redo fsyncs: this server has neither Innodb_os_log_fsyncs nor a "
+			  "performance_schema redo-log file instrument; redo syncs are taken from "
+			  "Innodb_data_fsyncs, which also counts data-file syncs");
+	}
+	if (c->binlog_on && !c->ps_binlog_file)
+		notes_add(&c->notes, "binlog syncs unavailable (needs performance_schema with %s): "
+			  "fsyncs_per_s counts redo syncs only", MY_BINLOG_EVENT);
+	if (c->flavour == FLAVOUR_MARIADB && c->binlog_on) {
+		str_copy(c->commit_source, sizeof c->commit_source, "Binlog_commits");
+	} else {
+		str_copy(c->commit_source, sizeof c->commit_source, "Com_commit");
+		notes_add(&c->notes, "commits_per_s counts explicit COMMIT statements (Com_commit); "
+			  "autocommit transactions are not included%s",
+			  c->flavour == FLAVOUR_MARIADB ? " (with log_bin=ON, Binlog_commits counts them all)" : "");
+	}
+}
+
+/* Status variable name -> counter. */
+static const struct {
+	const char *name;
+	enum ctr_id ctr;
+} status_map[] = {
+	{"Com_commit", CTR_COM_COMMIT},
+	{"Com_rollback", CTR_ROLLBACKS},
+	{"Handler_commit", CTR_HANDLER_COMMIT},
+	{"Innodb_os_log_fsyncs", CTR_REDO_FSYNCS},
+	{"Innodb_data_fsyncs", CTR_DATA_FSYNCS},
+	{"Innodb_log_writes", CTR_REDO_WRITES},
+	{"Innodb_os_log_written", CTR_REDO_BYTES},
+	{"Binlog_commits", CTR_BINLOG_COMMITS},
+	{"Binlog_group_commits", CTR_BINLOG_GROUP_COMMITS},
+};
+
+void mysql_map_status(struct sample *out, const char *name, const char *value,
+		      uint64_t *uptime)
+{
+	uint64_t v;
+	size_t i;
+	if (!name || !parse_u64(value, &v))
+		return;
+	if (strcasecmp(name, "Uptime") == 0) {
+		*uptime = v;
+		return;
+	}
+	for (i = 0; i < sizeof status_map / sizeof status_map[0]; i++)
+		if (strcasecmp(name, status_map[i].name) == 0)
+			sample_set(out, status_map[i].ctr, v, 0);
+}
+
+void mysql_map_file(struct sample *out, const struct caps *c, const char *event,
+		    const char *count_misc, const char *sum_timer_misc)
+{
+	uint64_t n, ps;
+	if (!event || !parse_u64(count_misc, &n) || !parse_u64(sum_timer_misc, &ps))
+		return;
+	if (strcmp(event, MY_REDO_EVENT) == 0 && c->ps_redo_file) {
+		if (!c->has_os_log_fsyncs) {
+			sample_set(out, CTR_REDO_FSYNCS, n, 0);
+			sample_set(out, CTR_REDO_FSYNC_NS, ps / 1000, 0);
+		}
+	} else if (strcmp(event, MY_BINLOG_EVENT) == 0 && c->ps_binlog_file) {
+		sample_set(out, CTR_BINLOG_FSYNCS, n, 0);
+		sample_set(out, CTR_BINLOG_FSYNC_NS, ps / 1000, 0);
+	}
+}
+
+void mysql_map_finish(struct sample *out, const struct caps *c, uint64_t epoch)
+{
+	int i;
+	if (!c->has_os_log_fsyncs && !c->ps_redo_file && out->c[CTR_DATA_FSYNCS].present)
+		out->c[CTR_REDO_FSYNCS] = out->c[CTR_DATA_FSYNCS];
+	if (out->c[CTR_REDO_FSYNCS].present) {
+		uint64_t f = out->c[CTR_REDO_FSYNCS].v;
+		if (out->c[CTR_BINLOG_FSYNCS].present)
+			f += out->c[CTR_BINLOG_FSYNCS].v;
+		sample_set(out, CTR_FSYNCS, f, 0);
+	}
+	if (c->flavour == FLAVOUR_MARIADB && c->binlog_on && out->c[CTR_BINLOG_COMMITS].present)
+		out->c[CTR_COMMITS] = out->c[CTR_BINLOG_COMMITS];
+	else if (out->c[CTR_COM_COMMIT].present)
+		out->c[CTR_COMMITS] = out->c[CTR_COM_COMMIT];
+	for (i = 0; i < CTR__COUNT; i++)
+		out->c[i].epoch = epoch;
+}

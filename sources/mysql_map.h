@@ -1,0 +1,39 @@
+/* mysql_map.h - turning MySQL / MariaDB result rows into caps and counters.
+ * Pure functions (no client library), so recorded result fixtures of MySQL 8
+ * and MariaDB can be tested without a server. */
+#ifndef DBTOP_MYSQL_MAP_H
+#define DBTOP_MYSQL_MAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source.h"
+
+#define MY_REDO_EVENT "wait/io/file/innodb/innodb_log_file"
+#define MY_BINLOG_EVENT "wait/io/file/sql/binlog"
+
+/* From SELECT VERSION(), @@version_comment, @@performance_schema, @@log_bin. */
+void mysql_caps_version(struct caps *c, const char *version, const char *comment,
+			const char *perf_schema, const char *log_bin);
+/* One row of USER_PRIVILEGES.PRIVILEGE_TYPE for the current account. */
+void mysql_caps_privilege(struct caps *c, const char *priv);
+/* One row of setup_instruments (NAME, ENABLED, TIMED). */
+void mysql_caps_instrument(struct caps *c, const char *name, const char *enabled,
+			   const char *timed);
+/* After the probe: decide sources and write the notes. ps_error is the
+ * error text when performance_schema could not be read (else NULL). */
+void mysql_caps_finish(struct caps *c, bool has_os_log_fsyncs, const char *ps_error);
+
+/* One SHOW GLOBAL STATUS row into out; Uptime goes to *uptime. */
+void mysql_map_status(struct sample *out, const char *name, const char *value,
+		      uint64_t *uptime);
+/* One file_summary_by_event_name row (EVENT_NAME, COUNT_MISC, SUM_TIMER_MISC ps). */
+void mysql_map_file(struct sample *out, const struct caps *c, const char *event,
+		    const char *count_misc, const char *sum_timer_misc);
+/* After all rows: stamp epochs and derive the generic counters. */
+void mysql_map_finish(struct sample *out, const struct caps *c, uint64_t epoch);
+
+/* Parse an unsigned decimal; false when NULL or not a number. */
+bool parse_u64(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,139 @@
+/* pg_map.c - PostgreSQL rows to caps and counters. */
+#include "pg_map.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/util.h"
+
+/* True for a "t" boolean cell. */
+static bool cell_true(const char *v)
+{
+	return v && v[0] == 't';
+}
+
+/* Parse a non-negative number (integer, numeric or float) times scale. */
+static bool cell_u64(const char *s, double scale, uint64_t *out)
+{
+	char *e;
+	double d;
+	if (!s)
+		return false;
+	d = strtod(s, &e);
+	if (e == s || *e || d < 0 || !isfinite(d))
+		return false;
+	*out = (uint64_t)llround(d * scale);
+	return true;
+}
+
+void pg_caps_probe(struct caps *c, const char *const cell[PGP__COUNT])
+{
+	const char *v;
+	c->engine = ENGINE_POSTGRESQL;
+	c->flavour = FLAVOUR_POSTGRESQL;
+	str_copy(c->version, sizeof c->version, cell[PGP_VERSION] ? cell[PGP_VERSION] : "?");
+	text_sanitize(c->version);
+	c->version_num = cell[PGP_VERSION_NUM] ? atol(cell[PGP_VERSION_NUM]) : 0;
+	c->in_recovery = cell_true(cell[PGP_IN_RECOVERY]);
+	c->pgss_version = 0;
+	if ((v = cell[PGP_PGSS])) {
+		int maj = 0, min = 0;
+		sscanf(v, "%d.%d", &maj, &min);
+		c->pgss_version = maj * 100 + min;
+	}
+	c->pg_wait_sampling = cell[PGP_PGWS] != NULL;
+	if (!c->pgss_version)
+		notes_add(&c->notes, "pg_stat_statements %s: add it to shared_preload_libraries and "
+			  "CREATE EXTENSION pg_stat_statements in this database",
+			  (v = cell[PGP_PRELOAD]) && strstr(v, "pg_stat_statements")
+			  ? "is loaded but not created here" : "is not installed");
+	c->track_wal_io_timing = (v = cell[PGP_TRACK_WAL_IO]) && strcmp(v, "on") == 0;
+	c->superuser = cell_true(cell[PGP_SUPER]);
+	c->pg_monitor = c->superuser || cell_true(cell[PGP_MONITOR]);
+	c->wal_stats = cell_true(cell[PGP_HAS_WAL_SYNC]) ? WAL_STAT_WAL : WAL_LSN;
+}
+
+void pg_caps_finish(struct caps *c, bool io_has_wal)
+{
+	if (c->wal_stats != WAL_STAT_WAL && io_has_wal)
+		c->wal_stats = WAL_STAT_IO;   /* PG18+: WAL I/O moved to pg_stat_io */
+	if (c->wal_stats == WAL_LSN)
+		notes_add(&c->notes, "this server has no WAL write/sync statistics (pg_stat_wal appeared in "
+			  "PostgreSQL 14): WAL bytes/s come from LSN differences, WAL syncs are unknown");
+	else if (!c->track_wal_io_timing)
+		notes_add(&c->notes, "WAL write/sync times need track_wal_io_timing=on "
+			  "(ALTER SYSTEM SET track_wal_io_timing = on; SELECT pg_reload_conf())");
+	if (!c->pg_monitor)
+		notes_add(&c->notes, "role lacks pg_monitor: other sessions' queries and some statistics "
+			  "are hidden (GRANT pg_monitor TO the monitoring role)");
+}
+
+#define PG_DB_SUBQ \
+	"(SELECT sum(xact_commit) xc, sum(xact_rollback) xr, " \
+	"sum(extract(epoch FROM stats_reset)) reset FROM pg_stat_database) d"
+
+const char *pg_counters_sql(const struct caps *c)
+{
+	switch (c->wal_stats) {
+	case WAL_STAT_WAL:
+		return "SELECT d.xc, d.xr, d.reset, extract(epoch FROM pg_postmaster_start_time()), "
+		       "w.wal_records, w.wal_fpi, w.wal_bytes, w.wal_buffers_full, w.wal_write, "
+		       "w.wal_write_time, w.wal_sync, w.wal_sync_time, extract(epoch FROM w.stats_reset) "
+		       "FROM " PG_DB_SUBQ ", pg_stat_wal w";
+	case WAL_STAT_IO:
+		return "SELECT d.xc, d.xr, d.reset, extract(epoch FROM pg_postmaster_start_time()), "
+		       "w.wal_records, w.wal_fpi, w.wal_bytes, w.wal_buffers_full, i.writes, "
+		       "i.write_time, i.fsyncs, i.fsync_time, "
+		       "extract(epoch FROM w.stats_reset) + coalesce(i.reset, 0) "
+		       "FROM " PG_DB_SUBQ ", pg_stat_wal w, "
+		       "(SELECT sum(writes) writes, sum(write_time) write_time, sum(fsyncs) fsyncs, "
+		       " sum(fsync_time) fsync_time, sum(extract(epoch FROM stats_reset)) reset "
+		       " FROM pg_stat_io WHERE object = 'wal' AND context = 'normal') i";
+	default:
+		return "SELECT d.xc, d.xr, d.reset, extract(epoch FROM pg_postmaster_start_time()), "
+		       "NULL, NULL, CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
+		       "ELSE pg_current_wal_lsn() END - '0/0'::pg_lsn "
+		       "FROM " PG_DB_SUBQ;
+	}
+}
+
+void pg_map_counters(struct sample *out, const struct caps *c, const char *const cell[PGC__COUNT],
+		     uint64_t own_xacts)
+{
+	static const int cols[][2] = {
+		{PGC_WAL_RECORDS, CTR_WAL_RECORDS}, {PGC_WAL_FPI, CTR_WAL_FPI},
+		{PGC_WAL_BYTES, CTR_WAL_BYTES}, {PGC_WAL_BUFFERS_FULL, CTR_WAL_BUFFERS_FULL},
+		{PGC_WAL_WRITE, CTR_WAL_WRITES}, {PGC_WAL_SYNC, CTR_WAL_SYNCS},
+	};
+	uint64_t v, start_epoch, db_epoch, wal_epoch;
+	size_t i;
+
+	/* reset markers: postmaster start, and the stats_reset stamps (ms) */
+	start_epoch = cell_u64(cell[PGC_START], 1000, &v) ? v : 0;
+	db_epoch = start_epoch ^ (cell_u64(cell[PGC_DB_RESET], 1000, &v) ? v : 0);
+	if (cell_u64(cell[PGC_XACT_COMMIT], 1, &v))
+		sample_set(out, CTR_COMMITS, v, db_epoch);
+	sample_set(out, CTR_OWN_COMMITS, own_xacts, db_epoch);
+	if (cell_u64(cell[PGC_XACT_ROLLBACK], 1, &v))
+		sample_set(out, CTR_ROLLBACKS, v, db_epoch);
+	if (c->wal_stats == WAL_LSN) {
+		if (cell_u64(cell[PGC_WAL_BYTES], 1, &v))
+			sample_set(out, CTR_WAL_BYTES, v, start_epoch);
+		return;
+	}
+	wal_epoch = start_epoch ^ (cell_u64(cell[PGC_WAL_RESET], 1000, &v) ? v : 0);
+	for (i = 0; i < sizeof cols / sizeof cols[0]; i++)
+		if (cell_u64(cell[cols[i][0]], 1, &v))
+			sample_set(out, cols[i][1], v, wal_epoch);
+	if (c->track_wal_io_timing) {
+		/* ms (float8) -> ns */
+		if (cell_u64(cell[PGC_WAL_WRITE_TIME], 1e6, &v))
+			sample_set(out, CTR_WAL_WRITE_NS, v, wal_epoch);
+		if (cell_u64(cell[PGC_WAL_SYNC_TIME], 1e6, &v))
+			sample_set(out, CTR_WAL_SYNC_NS, v, wal_epoch);
+	}
+	if (out->c[CTR_WAL_SYNCS].present)
+		out->c[CTR_FSYNCS] = out->c[CTR_WAL_SYNCS];
+}

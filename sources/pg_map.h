@@ -1,0 +1,59 @@
+/* pg_map.h - PostgreSQL result rows to caps and counters. Pure functions
+ * (no libpq), so rows recorded from PostgreSQL 13-18 can be unit-tested. */
+#ifndef DBTOP_PG_MAP_H
+#define DBTOP_PG_MAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source.h"
+
+/* Columns of PG_PROBE_SQL. */
+enum {
+	PGP_VERSION, PGP_VERSION_NUM, PGP_IN_RECOVERY, PGP_PGSS, PGP_PGWS,
+	PGP_PRELOAD, PGP_HAS_WAL_SYNC, PGP_HAS_IO, PGP_TRACK_WAL_IO, PGP_SUPER,
+	PGP_MONITOR, PGP__COUNT
+};
+
+#define PG_PROBE_SQL \
+	"SELECT current_setting('server_version'), current_setting('server_version_num')::int, " \
+	"pg_is_in_recovery(), " \
+	"(SELECT extversion FROM pg_extension WHERE extname='pg_stat_statements'), " \
+	"(SELECT extversion FROM pg_extension WHERE extname='pg_wait_sampling'), " \
+	"current_setting('shared_preload_libraries'), " \
+	"EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('pg_catalog.pg_stat_wal') " \
+	"  AND attname = 'wal_sync' AND NOT attisdropped), " \
+	"to_regclass('pg_catalog.pg_stat_io') IS NOT NULL, " \
+	"coalesce(current_setting('track_wal_io_timing', true), ''), " \
+	"(SELECT rolsuper FROM pg_roles WHERE rolname = current_user), " \
+	"pg_has_role(current_user, 'pg_monitor', 'MEMBER')"
+
+/* Asked only when PGP_HAS_IO and not PGP_HAS_WAL_SYNC. */
+#define PG_IO_WAL_SQL "SELECT count(*) FROM pg_stat_io WHERE object = 'wal'"
+
+/* Columns of the counters query (pg_counters_sql). */
+enum {
+	PGC_XACT_COMMIT, PGC_XACT_ROLLBACK, PGC_DB_RESET, PGC_START, PGC_WAL_RECORDS,
+	PGC_WAL_FPI, PGC_WAL_BYTES, PGC_WAL_BUFFERS_FULL, PGC_WAL_WRITE, PGC_WAL_WRITE_TIME,
+	PGC_WAL_SYNC, PGC_WAL_SYNC_TIME, PGC_WAL_RESET, PGC__COUNT
+};
+
+#define PG_SETTINGS_SQL \
+	"SELECT name, current_setting(name) FROM pg_settings WHERE name IN ('synchronous_commit'," \
+	"'wal_writer_delay','wal_writer_flush_after','commit_delay','commit_siblings'," \
+	"'wal_sync_method','full_page_writes','fsync','track_wal_io_timing','wal_level'," \
+	"'synchronous_standby_names') ORDER BY name"
+
+/* Fill c from the probe row (NULL cells for SQL NULL; booleans "t"/"f"). */
+void pg_caps_probe(struct caps *c, const char *const cell[PGP__COUNT]);
+/* Choose the WAL statistics source and write the notes; io_has_wal is the
+ * answer of PG_IO_WAL_SQL (false when not asked). */
+void pg_caps_finish(struct caps *c, bool io_has_wal);
+/* The counters query for the WAL statistics c has. */
+const char *pg_counters_sql(const struct caps *c);
+/* One counters row into out (cells may be NULL; fewer columns on PG13).
+ * own_xacts: transactions dbtop has run on this connection. */
+void pg_map_counters(struct sample *out, const struct caps *c, const char *const cell[PGC__COUNT],
+		     uint64_t own_xacts);
+
+#endif
