@@ -101,12 +101,12 @@ static char *prompt_password(void)
 	if (tcgetattr(fileno(in), &old) == 0) {
 		quiet = old;
 		quiet.c_lflag &= ~(tcflag_t)ECHO;
-		restore = tcsetattr(fileno(in), TCSAFLUSH, &quiet) == 0;
+		restore = tcsetattr(fileno(in), TCSADRAIN, &quiet) == 0;
 	}
 	if (!fgets(buf, sizeof buf, in))
 		buf[0] = '\0';
 	if (restore)
-		tcsetattr(fileno(in), TCSAFLUSH, &old);
+		tcsetattr(fileno(in), TCSADRAIN, &old);
 	fputs("\n", out);
 	if (tty)
 		fclose(tty);

@@ -1,0 +1,57 @@
+# PostgreSQL 13 / 15 / 18: commits/s against a rate-limited pgbench, WAL
+# writes and syncs per second from pg_stat_wal, pg_stat_io or LSN.
+. tests/live/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for name in pg15 pg18 pg13; do
+    N=$(tr a-z A-Z <<<"$name")
+    uri_var=DBTOP_${N}_URI
+    uri=${!uri_var:-}
+    if [ -z "$uri" ]; then
+        nok "$name sandbox server missing"
+        continue
+    fi
+    tests/load.sh pgbench "$name" --rate 200 --time 14 --clients 4 2>"$tmp/$name.load" &
+    lp=$!
+    sleep 4
+    "$DBTOP" --batch --count 8 --interval 1 --format json "$uri" >"$tmp/$name.json" 2>"$tmp/$name.err"
+    wait "$lp" || nok "$name pgbench failed: $(tail -3 "$tmp/$name.load")"
+    check "$name: 8 records, all up" jq -se 'length == 8 and all(.[]; .state == "up" and .engine == "postgresql")' "$tmp/$name.json"
+    c=$(mean "$tmp/$name.json" .rates.commits_per_s)
+    if within "$c" 200 10; then ok "$name commits_per_s $c within 10% of pgbench -R 200"; else nok "$name commits_per_s $c not within 10% of 200"; fi
+    check "$name settings reported" jq -se '.[0].settings | has("synchronous_commit") and has("wal_writer_delay") and has("wal_sync_method") and has("fsync") and has("commit_delay") and has("full_page_writes") and has("wal_writer_flush_after")' "$tmp/$name.json"
+    b=$(mean "$tmp/$name.json" .rates.wal_bytes_per_s)
+    if ge "$b" 1000; then ok "$name WAL bytes/s $b under load"; else nok "$name WAL bytes/s $b"; fi
+    case $name in
+    pg13)
+        check "pg13: WAL from LSN, syncs unknown (null), with a note" jq -se 'all(.[]; .sources.wal == "pg_current_wal_lsn" and .rates.wal_syncs_per_s == null and .rates.fsyncs_per_s == null) and any(.[0].notes[]; test("LSN"))' "$tmp/$name.json"
+        ;;
+    *)
+        w=$(mean "$tmp/$name.json" .rates.wal_writes_per_s)
+        s=$(mean "$tmp/$name.json" .rates.wal_syncs_per_s)
+        ms=$(mean "$tmp/$name.json" .rates.wal_sync_avg_ms)
+        fpc=$(mean "$tmp/$name.json" .rates.fsyncs_per_commit)
+        if ge "$w" 1 && ge "$s" 1; then ok "$name WAL writes/s $w, syncs/s $s non-zero"; else nok "$name WAL writes/s $w syncs/s $s"; fi
+        check "$name WAL writes and syncs never null under load" jq -se 'all(.[]; .rates.wal_writes_per_s != null and .rates.wal_syncs_per_s != null)' "$tmp/$name.json"
+        if ge "$ms" 0.0001; then ok "$name WAL sync avg $ms ms (track_wal_io_timing=on)"; else nok "$name WAL sync avg $ms"; fi
+        if ge "$fpc" 0.05; then ok "$name fsyncs_per_commit $fpc"; else nok "$name fsyncs_per_commit $fpc"; fi
+        want=pg_stat_wal
+        [ "$name" = pg18 ] && want=pg_stat_io
+        check "$name WAL statistics from $want" jq -se "all(.[]; .sources.wal == \"$want\")" "$tmp/$name.json"
+        ;;
+    esac
+done
+
+# a role without pg_monitor: runs, and says what is missing
+$DBTOP_PG15_PSQL -qc "DROP ROLE IF EXISTS dbtop_plain; CREATE ROLE dbtop_plain LOGIN PASSWORD 'plainpw'" >/dev/null
+"$DBTOP" --batch --count 1 --format json "postgresql://dbtop_plain:plainpw@127.0.0.1:$DBTOP_PG15_PORT/dbtop_test" >"$tmp/plain.json" 2>"$tmp/plain.err"
+check "role without pg_monitor: up, with a note" jq -e '.state == "up" and any(.notes[]; test("pg_monitor"))' "$tmp/plain.json"
+$DBTOP_PG15_PSQL -qc "DROP ROLE dbtop_plain" >/dev/null
+# a database without pg_stat_statements
+"$DBTOP" --batch --count 1 --format json "${DBTOP_PG15_URI%/*}/postgres" >"$tmp/nopgss.json" 2>/dev/null
+$DBTOP_PG15_PSQL -qc "CREATE DATABASE dbtop_bare" >/dev/null 2>&1
+"$DBTOP" --batch --count 1 --format json "${DBTOP_PG15_URI%/*}/dbtop_bare" >"$tmp/bare.json" 2>/dev/null
+check "database without pg_stat_statements: note with the fix" jq -e 'any(.notes[]; test("CREATE EXTENSION pg_stat_statements"))' "$tmp/bare.json"
+$DBTOP_PG15_PSQL -qc "DROP DATABASE dbtop_bare" >/dev/null 2>&1
+done_tests

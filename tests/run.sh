@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Test runner: unit binaries, then live tests against the sandbox servers.
+#   tests/run.sh unit BIN...   unit tests only
+#   tests/run.sh all BIN...    unit + live (starts and always stops the sandbox)
+# Every test prints "ok - NAME" or "not ok - NAME: why"; the last line is
+# "N passed, N failed". Exit status 1 when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-all}
+shift || true
+out=$(mktemp -d)
+passed=0 failed=0
+
+# Run one test command, echo its lines, count ok / not ok.
+run_one() {
+    local name=$1 log=$out/$(basename "$1").log
+    shift
+    echo "# $name"
+    "$@" >"$log" 2>&1
+    local rc=$?
+    cat "$log"
+    local p f
+    p=$(grep -c '^ok - ' "$log")
+    f=$(grep -c '^not ok - ' "$log")
+    if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+        echo "not ok - $name exited with status $rc"
+        f=1
+    fi
+    if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+        echo "not ok - $name ran no check"
+        f=1
+    fi
+    passed=$((passed + p))
+    failed=$((failed + f))
+}
+
+for bin in "$@"; do
+    run_one "$bin" "$bin"
+done
+
+if [ "$mode" = all ]; then
+    export DBTOP_SANDBOX_DIR=${DBTOP_SANDBOX_DIR:-$(mktemp -d /tmp/dbtop-sandbox.XXXXXX)}
+    chmod 755 "$DBTOP_SANDBOX_DIR"
+    trap 'tests/sandbox.sh stop >/dev/null 2>&1; rm -rf "$out"' EXIT
+    trap 'exit 130' INT TERM
+    if tests/sandbox.sh start >"$out/sandbox.log" 2>&1; then
+        echo "ok - sandbox servers started"
+        passed=$((passed + 1))
+        eval "$(tests/sandbox.sh env)"
+        for t in tests/live/*.sh; do
+            run_one "$t" bash "$t"
+        done
+    else
+        cat "$out/sandbox.log"
+        echo "not ok - sandbox servers did not start"
+        failed=$((failed + 1))
+    fi
+    tests/sandbox.sh stop >/dev/null 2>&1 || true
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
