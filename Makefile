@@ -26,6 +26,7 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(CFLAGS_EXTRA) $(DEP_CFL
 LDLIBS := $(DEP_LIBS) -lm
 
 BUILD ?= build
+BIN ?= dbtop
 CORE_SRC := util/util.c model/ring.c model/model.c sources/source.c sources/target.c \
 	sources/mysql_map.c sources/pg_map.c \
 	panes/rates.c tui/batch.c
@@ -39,9 +40,9 @@ MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps check unit live asan demo install uninstall clean
-all: dbtop
+all: $(BIN)
 
-dbtop: $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ)
+$(BIN): $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/%.o: %.c $(wildcard */*.h)
@@ -63,7 +64,7 @@ unit: $(UNIT_BIN)
 # unit and live tests, stops the servers, prints "N passed, N failed"
 check:
 	@scripts/deps.sh
-	@$(MAKE) --no-print-directory dbtop $(UNIT_BIN)
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN)
 	@tests/run.sh all $(UNIT_BIN)
 
 # the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -71,9 +72,9 @@ asan:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory BUILD=build-asan \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-		LDFLAGS="-fsanitize=address,undefined" dbtop build-asan/tests/test_model build-asan/tests/test_target build-asan/tests/test_util
-	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		tests/run.sh all $(patsubst $(BUILD)/%,build-asan/%,$(UNIT_BIN))
+		LDFLAGS="-fsanitize=address,undefined" BIN=build-asan/dbtop build-asan/dbtop $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%)
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 DBTOP=build-asan/dbtop \
+		tests/run.sh all $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%)
 
 demo:
 	@scripts/deps.sh

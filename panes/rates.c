@@ -45,7 +45,7 @@ static void fmt_bytes(double v, char *buf, size_t len)
 		i++;
 	}
 	if (i == 0)
-		str_printf(buf, len, "%.0f", v);
+		str_printf(buf, len, "%.0fB", v);
 	else
 		str_printf(buf, len, "%.1f%s", v, u[i]);
 }

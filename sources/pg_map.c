@@ -71,28 +71,28 @@ void pg_caps_finish(struct caps *c, bool io_has_wal)
 }
 
 #define PG_DB_SUBQ \
-	"(SELECT sum(xact_commit) xc, sum(xact_rollback) xr, " \
-	"sum(extract(epoch FROM stats_reset)) reset FROM pg_stat_database) d"
+	"(SELECT sum(xact_commit) AS xc, sum(xact_rollback) AS xr, " \
+	"sum(extract(epoch FROM stats_reset)) AS rst FROM pg_stat_database) d"
 
 const char *pg_counters_sql(const struct caps *c)
 {
 	switch (c->wal_stats) {
 	case WAL_STAT_WAL:
-		return "SELECT d.xc, d.xr, d.reset, extract(epoch FROM pg_postmaster_start_time()), "
+		return "SELECT d.xc, d.xr, d.rst, extract(epoch FROM pg_postmaster_start_time()), "
 		       "w.wal_records, w.wal_fpi, w.wal_bytes, w.wal_buffers_full, w.wal_write, "
 		       "w.wal_write_time, w.wal_sync, w.wal_sync_time, extract(epoch FROM w.stats_reset) "
 		       "FROM " PG_DB_SUBQ ", pg_stat_wal w";
 	case WAL_STAT_IO:
-		return "SELECT d.xc, d.xr, d.reset, extract(epoch FROM pg_postmaster_start_time()), "
+		return "SELECT d.xc, d.xr, d.rst, extract(epoch FROM pg_postmaster_start_time()), "
 		       "w.wal_records, w.wal_fpi, w.wal_bytes, w.wal_buffers_full, i.writes, "
 		       "i.write_time, i.fsyncs, i.fsync_time, "
-		       "extract(epoch FROM w.stats_reset) + coalesce(i.reset, 0) "
+		       "extract(epoch FROM w.stats_reset) + coalesce(i.rst, 0) "
 		       "FROM " PG_DB_SUBQ ", pg_stat_wal w, "
-		       "(SELECT sum(writes) writes, sum(write_time) write_time, sum(fsyncs) fsyncs, "
-		       " sum(fsync_time) fsync_time, sum(extract(epoch FROM stats_reset)) reset "
+		       "(SELECT sum(writes) AS writes, sum(write_time) AS write_time, sum(fsyncs) AS fsyncs, "
+		       " sum(fsync_time) AS fsync_time, sum(extract(epoch FROM stats_reset)) AS rst "
 		       " FROM pg_stat_io WHERE object = 'wal' AND context = 'normal') i";
 	default:
-		return "SELECT d.xc, d.xr, d.reset, extract(epoch FROM pg_postmaster_start_time()), "
+		return "SELECT d.xc, d.xr, d.rst, extract(epoch FROM pg_postmaster_start_time()), "
 		       "NULL, NULL, CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
 		       "ELSE pg_current_wal_lsn() END - '0/0'::pg_lsn "
 		       "FROM " PG_DB_SUBQ;

@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 	next = clock_mono();
 	for (;;) {
 		source_tick(&src, &s);
-		if (src.conn_gen != caps_gen && src.connected) {
+		if (src.conn_gen != caps_gen) {
 			model_set_caps(&m, &src.caps);
 			caps_gen = src.conn_gen;
 		}
