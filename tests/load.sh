@@ -20,7 +20,7 @@ check_int() {
 
 # Time-bounded pgbench run over the unix socket as postgres; tables initialised once.
 run_pgbench() {
-    local name=$1 sock=$DIR/$1/run port jobs rc=0 out
+    local name=$1 sock=$DIR/$1/run port jobs rc=0
     port=$(cat "$DIR/$name/port")
     local pgb=(/usr/bin/pgbench -h "$sock" -p "$port" -U postgres)
     if [ "$(/usr/bin/psql -X -At -h "$sock" -p "$port" -U postgres -d dbtop_test \
@@ -29,9 +29,8 @@ run_pgbench() {
             { tail -n 20 "$DIR/$name/pgbench-init.log" >&2; die "pgbench -i failed on $name"; }
     fi
     jobs=$((CLIENTS < 2 ? CLIENTS : 2))
-    out=$(timeout -k 10 $((TIME + 60)) "${pgb[@]}" -R "$RATE" -T "$TIME" -c "$CLIENTS" \
-        -j "$jobs" -n dbtop_test 2>&1) || rc=$?
-    echo "$out" >&2
+    timeout -k 10 $((TIME + 60)) "${pgb[@]}" -R "$RATE" -T "$TIME" -c "$CLIENTS" \
+        -j "$jobs" -n dbtop_test >&2 || rc=$?
     [ "$rc" = 0 ] || die "pgbench failed on $name (exit $rc)"
 }
 
@@ -43,7 +42,7 @@ mariadb_opts() {
 
 # Time-bounded sysbench oltp_write_only run; the table is prepared once.
 run_sysbench() {
-    local rc=0 out n
+    local rc=0 n
     mariadb_opts
     local sb=(sysbench oltp_write_only --db-driver=mysql --mysql-socket="$DIR/mariadb/mysqld.sock"
         --mysql-user=dbtop_admin --mysql-password=adminpw --mysql-db=dbtop_test
@@ -54,9 +53,8 @@ run_sysbench() {
         "${sb[@]}" prepare >/dev/null 2>&1 || die "sysbench prepare failed"
     fi
     # --events caps the count at twice what the rate allows in the time given.
-    out=$(timeout -k 10 $((TIME + 60)) "${sb[@]}" --rate="$RATE" --time="$TIME" \
-        --threads="$CLIENTS" --events=$((RATE * TIME * 2 + 100)) run 2>&1) || rc=$?
-    echo "$out" >&2
+    timeout -k 10 $((TIME + 60)) "${sb[@]}" --rate="$RATE" --time="$TIME" \
+        --threads="$CLIENTS" --events=$((RATE * TIME * 2 + 100)) run >&2 || rc=$?
     [ "$rc" = 0 ] || die "sysbench failed (exit $rc)"
 }
 
@@ -93,7 +91,7 @@ run_commits() {
 MODE=${1:-} NAME=${2:-}
 [ $# -ge 2 ] || die "usage: $0 pgbench NAME|sysbench mariadb|commits mariadb --rate R --time T [--clients C]"
 shift 2
-RATE= TIME= CLIENTS=4
+RATE="" TIME="" CLIENTS=4
 while [ $# -gt 0 ]; do
     case $1 in --*) [ $# -ge 2 ] || die "$1 needs a value" ;; esac
     case $1 in

@@ -51,14 +51,15 @@ port_of() {
 server_pid() {
     local f pid
     case $1 in
-    mariadb) f=$DIR/mariadb/launch.pid ;;
+    mariadb) f="$DIR/mariadb/launch.pid $DIR/mariadb/mysqld.pid" ;;
     *) f=$DIR/$1/data/postmaster.pid ;;
     esac
-    [ -f "$f" ] || return 1
-    pid=$(head -n 1 "$f" 2>/dev/null) || return 1
-    case $pid in '' | *[!0-9]*) return 1 ;; esac
-    uses_path "$pid" "$DIR/$1/data" || return 1
-    echo "$pid"
+    for f in $f; do
+        { read -r pid <"$f"; } 2>/dev/null || continue
+        case $pid in '' | *[!0-9]*) continue ;; esac
+        uses_path "$pid" "$DIR/$1/data" && alive "$pid" && { echo "$pid"; return 0; }
+    done
+    return 1
 }
 
 # True if an argument of process $1 is, or is an option set to, a path starting with $2.
@@ -86,7 +87,7 @@ wait_or_kill() {
     done
     kids=$(pgrep -P "$pid" || true)
     say "pid $pid still running after $2 s, killing it"
-    kill -KILL "$pid" $kids 2>/dev/null || true
+    kill -KILL "$pid" $kids 2>/dev/null || true # word-split on purpose
     for ((i = 0; i < 50; i++)); do alive "$pid" || return 0; sleep 0.1; done
 }
 
@@ -110,7 +111,8 @@ start_mariadb() {
         mkdir -p "$d/data" "$d/tmp"
         echo "$port" >"$d/port"
         mariadb-install-db --no-defaults $userarg --datadir="$d/data" --skip-test-db \
-            --auth-root-authentication-method=normal >"$d/install.log" 2>&1 ||
+            --auth-root-authentication-method=normal --innodb-log-file-size=48M \
+            >"$d/install.log" 2>&1 ||
             fail_with_log "mariadb-install-db" "$d/install.log"
     fi
     setsid mariadbd --no-defaults $userarg --datadir="$d/data" --tmpdir="$d/tmp" \
@@ -219,7 +221,7 @@ pg_sql() {
 # Write the export lines of one server to $DIR/NAME/env.
 write_env() {
     local n=$1 N port
-    N=$(echo "$1" | tr a-z A-Z)
+    N=${1^^}
     port=$(port_of "$n")
     {
         if [ "$n" = mariadb ]; then
@@ -287,7 +289,7 @@ kill_leftovers() {
     done
     [ -z "$pids" ] && return 0
     say "killing leftover sandbox processes:$pids"
-    kill -TERM $pids 2>/dev/null || true
+    kill -TERM $pids 2>/dev/null || true # word-split on purpose
     for pid in $pids; do wait_or_kill "$pid" 10; done
 }
 
