@@ -30,7 +30,7 @@ BIN ?= dbtop
 CORE_SRC := util/util.c model/ring.c model/model.c sources/source.c sources/target.c \
 	sources/mysql_map.c sources/pg_map.c \
 	panes/rates.c tui/batch.c
-DB_SRC := sources/mysql.c sources/pg.c
+DB_SRC := sources/mysql.c sources/pg.c sources/registry.c
 MAIN_SRC := tui/main.c
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 

@@ -150,6 +150,8 @@ static void compute(struct model *m, const struct metric_def *d,
 			x = da - db + m->carry[d->id];
 			m->carry[d->id] = x < 0 ? fmax(x, -NET_CARRY_MAX) : 0;
 			r->v = (x > 0 ? x : 0) / dt;
+		} else {
+			m->carry[d->id] = 0;
 		}
 		break;
 	case MK_AVG_MS:
@@ -191,6 +193,8 @@ void model_update(struct model *m, const struct sample *s)
 	for (i = 0; i < M__COUNT; i++) {
 		const struct metric_def *d = &metric_defs[i];
 		struct rate *r = &m->cur[i];
+		if (s->state != STATE_UP || fresh_conn || !(dt > 0))
+			m->carry[i] = 0;
 		if (s->state != STATE_UP) {
 			r->v = NAN;
 			r->st = RATE_DOWN;

@@ -75,19 +75,11 @@ const char *state_name(enum source_state st)
 	}
 }
 
-const struct source_ops *source_ops_for(enum engine e)
-{
-	switch (e) {
-	case ENGINE_MYSQL: return &mysql_source_ops;
-	case ENGINE_POSTGRESQL: return &pg_source_ops;
-	default: return NULL;
-	}
-}
-
-void source_init(struct source *src, struct target *t, double query_timeout)
+void source_init(struct source *src, const struct source_ops *ops, struct target *t,
+		 double query_timeout)
 {
 	memset(src, 0, sizeof *src);
-	src->ops = source_ops_for(t->engine);
+	src->ops = ops;
 	src->tgt = t;
 	src->query_timeout = query_timeout;
 	src->backoff = BACKOFF_MIN;

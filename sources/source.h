@@ -68,11 +68,13 @@ struct source {
 	char last_error[NOTE_LEN];
 };
 
-/* The ops table for an engine, or NULL. */
+/* The ops table for an engine, or NULL (sources/registry.c: links the
+ * client libraries). */
 const struct source_ops *source_ops_for(enum engine e);
 
-/* Prepare src for target t (does not connect). */
-void source_init(struct source *src, struct target *t, double query_timeout);
+/* Prepare src to reach target t through ops (does not connect). */
+void source_init(struct source *src, const struct source_ops *ops, struct target *t,
+		 double query_timeout);
 
 /* First connection: returns 0, or -1 with the reason in err. */
 int source_open(struct source *src, char *err, size_t errlen);

@@ -318,42 +318,43 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Remove matching quotes around v and undo backslash escapes (in place). */
+/* Value of an option line: a quoted value loses its quotes (backslash
+ * escapes undone) and whatever follows the closing quote; an unquoted one
+ * ends at a '#' comment. Works in place. */
 static char *unquote(char *v)
 {
-	size_t n = strlen(v);
-	char *o, *p;
-	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-		v[n - 1] = '\0';
-		v++;
-		for (p = o = v; *p; p++) {
+	char q = v[0], *o, *p;
+	if (q == '"' || q == '\'') {
+		for (p = o = v + 1; *p && *p != q; p++) {
 			if (*p == '\\' && p[1]) {
 				p++;
 				switch (*p) {
 				case 'n': *o++ = '\n'; break;
 				case 't': *o++ = '\t'; break;
+				case 's': *o++ = ' '; break;
 				default: *o++ = *p;
 				}
 			} else {
 				*o++ = *p;
 			}
 		}
-		*o = '\0';
-	} else {
-		/* unquoted: a '#' starts a comment */
-		p = strchr(v, '#');
-		if (p)
-			*p = '\0';
-		v = trim(v);
+		if (*p == q) {
+			*o = '\0';
+			return v + 1;
+		}
+		/* no closing quote: take the line as it is */
 	}
-	return v;
+	p = strchr(v, '#');
+	if (p)
+		*p = '\0';
+	return trim(v);
 }
 
-static int read_option_file_depth(struct target *t, const char *path, bool keep_set,
+static int read_option_file_depth(struct target *t, const char *path, const char *group,
 				  char *err, size_t errlen, int depth);
 
 /* Read every *.cnf file of dir (sorted) as an option file. */
-static void read_option_dir(struct target *t, const char *dir, bool keep_set, int depth)
+static void read_option_dir(struct target *t, const char *dir, const char *group, int depth)
 {
 	struct dirent **list = NULL;
 	int n = scandir(dir, &list, NULL, alphasort), i;
@@ -364,7 +365,7 @@ static void read_option_dir(struct target *t, const char *dir, bool keep_set, in
 		if (l > 4 && strcmp(nm + l - 4, ".cnf") == 0) {
 			char path[4096];
 			str_printf(path, sizeof path, "%s/%s", dir, nm);
-			read_option_file_depth(t, path, keep_set, err, sizeof err, depth + 1);
+			read_option_file_depth(t, path, group, err, sizeof err, depth + 1);
 		}
 		free(list[i]);
 	}
@@ -395,7 +396,9 @@ static void apply_option(struct target *t, char *key, char *val, bool keep_set)
 	}
 }
 
-static int read_option_file_depth(struct target *t, const char *path, bool keep_set,
+/* Read the options of one [group] of path (and its includes) into t,
+ * replacing what t has. */
+static int read_option_file_depth(struct target *t, const char *path, const char *group,
 				  char *err, size_t errlen, int depth)
 {
 	FILE *f;
@@ -415,10 +418,10 @@ static int read_option_file_depth(struct target *t, const char *path, bool keep_
 			continue;
 		if (*s == '!') {
 			if (strncmp(s, "!includedir", 11) == 0 && isspace((unsigned char)s[11]))
-				read_option_dir(t, trim(s + 11), keep_set, depth);
+				read_option_dir(t, trim(s + 11), group, depth);
 			else if (strncmp(s, "!include", 8) == 0 && isspace((unsigned char)s[8])) {
 				char e2[8];
-				read_option_file_depth(t, trim(s + 8), keep_set, e2, sizeof e2, depth + 1);
+				read_option_file_depth(t, trim(s + 8), group, e2, sizeof e2, depth + 1);
 			}
 			continue;
 		}
@@ -427,7 +430,7 @@ static int read_option_file_depth(struct target *t, const char *path, bool keep_
 			if (e) {
 				*e = '\0';
 				s = trim(s + 1);
-				in_group = strcmp(s, "client") == 0 || strcmp(s, "dbtop") == 0;
+				in_group = strcmp(s, group) == 0;
 			}
 			continue;
 		}
@@ -437,25 +440,52 @@ static int read_option_file_depth(struct target *t, const char *path, bool keep_
 		if (!eq)
 			continue; /* boolean options do not concern us */
 		*eq = '\0';
-		apply_option(t, trim(s), unquote(trim(eq + 1)), keep_set);
+		apply_option(t, trim(s), unquote(trim(eq + 1)), false);
 	}
 	fclose(f);
 	return 0;
 }
 
+/* Copy the fields set in src into dst; keep: leave dst's set fields alone. */
+static void merge_target(struct target *dst, const struct target *src, bool keep)
+{
+	if (src->user)
+		set_field(&dst->user, src->user, keep, false);
+	if (src->password)
+		set_field(&dst->password, src->password, keep, true);
+	if (src->host)
+		set_field(&dst->host, src->host, keep, false);
+	if (src->socket)
+		set_field(&dst->socket, src->socket, keep, false);
+	if (src->database)
+		set_field(&dst->database, src->database, keep, false);
+	if (src->port && !(keep && dst->port))
+		dst->port = src->port;
+}
+
 int target_read_option_file(struct target *t, const char *path, bool keep_set,
 			    char *err, size_t errlen)
 {
-	return read_option_file_depth(t, path, keep_set, err, errlen, 0);
+	struct target f;
+	int rc;
+	/* [dbtop] wins over [client], wherever each stands in the file */
+	target_init(&f);
+	rc = read_option_file_depth(&f, path, "client", err, errlen, 0);
+	if (rc == 0)
+		rc = read_option_file_depth(&f, path, "dbtop", err, errlen, 0);
+	if (rc == 0)
+		merge_target(t, &f, keep_set);
+	target_free(&f);
+	return rc;
 }
 
 int target_apply_mysql_defaults(struct target *t, char *err, size_t errlen)
 {
 	const char *e;
-	/* Higher precedence first; keep_set keeps what is already there. The
-	 * option files are read group by group, so [dbtop] must win over
-	 * [client]: read into a scratch target, then merge. */
 	struct target f;
+
+	/* option files in order (a later file wins), then merged under what
+	 * the URI and flags said */
 	target_init(&f);
 	if (t->defaults_file) {
 		if (target_read_option_file(&f, t->defaults_file, false, err, errlen) < 0) {
@@ -473,18 +503,7 @@ int target_apply_mysql_defaults(struct target *t, char *err, size_t errlen)
 			target_read_option_file(&f, path, false, e2, sizeof e2);
 		}
 	}
-	if (f.user)
-		set_field(&t->user, f.user, true, false);
-	if (f.password)
-		set_field(&t->password, f.password, true, true);
-	if (f.host)
-		set_field(&t->host, f.host, true, false);
-	if (f.socket)
-		set_field(&t->socket, f.socket, true, false);
-	if (f.database)
-		set_field(&t->database, f.database, true, false);
-	if (f.port && !t->port)
-		t->port = f.port;
+	merge_target(t, &f, true);
 	target_free(&f);
 	/* environment: lowest precedence */
 	if ((e = getenv("MYSQL_PWD")) && *e)
@@ -499,6 +518,56 @@ int target_apply_mysql_defaults(struct target *t, char *err, size_t errlen)
 			t->port = port;
 	}
 	return 0;
+}
+
+/* Value of keyword key in a libpq key=value string, following its quoting
+ * rules ('...' with backslash escapes). Returns false when absent. */
+static bool conninfo_get(const char *ci, const char *key, char *out, size_t len)
+{
+	const char *p = ci;
+	while (*p) {
+		const char *k;
+		size_t kl, n = 0;
+		bool match;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		k = p;
+		while (*p && *p != '=' && !isspace((unsigned char)*p))
+			p++;
+		kl = (size_t)(p - k);
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p != '=')
+			return false; /* malformed: libpq will say so */
+		p++;
+		while (isspace((unsigned char)*p))
+			p++;
+		match = kl == strlen(key) && strncmp(k, key, kl) == 0;
+		if (*p == '\'') {
+			for (p++; *p && *p != '\''; p++) {
+				if (*p == '\\' && p[1])
+					p++;
+				if (match && n + 1 < len)
+					out[n++] = *p;
+			}
+			if (*p)
+				p++;
+		} else {
+			for (; *p && !isspace((unsigned char)*p); p++) {
+				if (*p == '\\' && p[1])
+					p++;
+				if (match && n + 1 < len)
+					out[n++] = *p;
+			}
+		}
+		if (match) {
+			out[n] = '\0';
+			return true;
+		}
+	}
+	return false;
 }
 
 void target_make_label(struct target *t)
@@ -518,11 +587,17 @@ void target_make_label(struct target *t)
 					text_sanitize(t->label);
 					return;
 				}
-			} else if ((p = strstr(t->pg_conninfo, "host="))) {
-				size_t n = strcspn(p + 5, " ");
-				str_printf(t->label, sizeof t->label, "%.*s", (int)n, p + 5);
-				text_sanitize(t->label);
-				return;
+			} else {
+				char host[96], port[16];
+				if (conninfo_get(t->pg_conninfo, "host", host, sizeof host) ||
+				    conninfo_get(t->pg_conninfo, "hostaddr", host, sizeof host)) {
+					if (conninfo_get(t->pg_conninfo, "port", port, sizeof port))
+						str_printf(t->label, sizeof t->label, "%s:%s", host, port);
+					else
+						str_copy(t->label, sizeof t->label, host);
+					text_sanitize(t->label);
+					return;
+				}
 			}
 		}
 		str_copy(t->label, sizeof t->label, svc ? svc : h ? h : "local");

@@ -6,6 +6,7 @@
 #   tests/sandbox.sh restart NAME      fast stop + start of one server, same data
 #   tests/sandbox.sh env               export lines for eval
 #   tests/sandbox.sh status            which servers are up (exit 1 if one is down)
+#   tests/sandbox.sh pid NAME          pid of a server's main process
 # Env: DBTOP_SANDBOX_DIR, DBTOP_SANDBOX_SERVERS (default set for start), DBTOP_DEPS_DIR,
 #      DBTOP_MARIADB_PORT DBTOP_PG15_PORT DBTOP_PG18_PORT DBTOP_PG13_PORT, DBTOP_SANDBOX_WAIT.
 set -euo pipefail
@@ -348,5 +349,9 @@ restart)
     ;;
 env) cmd_env ;;
 status) cmd_status ;;
-*) die "usage: $0 start [NAME...]|stop|restart NAME|env|status" ;;
+pid)
+    [ $# -eq 2 ] || die "usage: $0 pid NAME"
+    server_pid "$2"
+    ;;
+*) die "usage: $0 start [NAME...]|stop|restart NAME|env|status|pid NAME" ;;
 esac

@@ -249,7 +249,7 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	source_init(&src, &t, o.query_timeout);
+	source_init(&src, source_ops_for(t.engine), &t, o.query_timeout);
 	if (source_open(&src, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		target_free(&t);

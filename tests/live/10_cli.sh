@@ -1,6 +1,6 @@
 # Bad input: usage errors exit 2, connection problems exit 1 with one clear
 # line within the connect timeout; passwords never shown.
-. tests/live/lib.sh
+. tests/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -1,6 +1,6 @@
 # PostgreSQL 13 / 15 / 18: commits/s against a rate-limited pgbench, WAL
 # writes and syncs per second from pg_stat_wal, pg_stat_io or LSN.
-. tests/live/lib.sh
+. tests/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -1,6 +1,6 @@
 # A server restart while --batch runs: "down" records, then "up" again, and
 # no negative or spiking rate around the restart.
-. tests/live/lib.sh
+. tests/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

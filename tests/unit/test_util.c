@@ -1,0 +1,265 @@
+/* test_util.c - JSON string/number output, terminal sanitising, bounded
+ * string copies and the growable buffer. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../util/util.h"
+#include "tap.h"
+
+/* json_str(s) as a new string (caller frees). */
+static char *js(const char *s)
+{
+	struct strbuf b;
+	sb_init(&b);
+	json_str(&b, s);
+	return b.s;
+}
+
+/* json_num(v) as a new string (caller frees). */
+static char *json_num_str(double v)
+{
+	struct strbuf b;
+	sb_init(&b);
+	json_num(&b, v);
+	return b.s;
+}
+
+/* True when s holds a raw byte < 0x20 or DEL. */
+static int has_raw_control(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* True when every byte of s is printable ASCII (0x20..0x7e). */
+static int all_ascii(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return 0;
+	return 1;
+}
+
+static void check_json_str(const char *in, const char *want, const char *name)
+{
+	char *got = js(in);
+	CHECK_STR(got, want, name);
+	free(got);
+}
+
+static void check_json_num(double v, const char *want, const char *name)
+{
+	char *got = json_num_str(v);
+	CHECK_STR(got, want, name);
+	free(got);
+}
+
+/* text_sanitize on a copy of in, compared to want. */
+static void check_sanitize(const char *in, const char *want, const char *name)
+{
+	char buf[256];
+	str_copy(buf, sizeof buf, in);
+	text_sanitize(buf);
+	CHECK_STR(buf, want, name);
+}
+
+static void test_json_str(void)
+{
+	char *s;
+
+	check_json_str("", "\"\"", "json_str: empty string");
+	check_json_str("plain text", "\"plain text\"", "json_str: plain ASCII unchanged");
+	check_json_str("say \"hi\"", "\"say \\\"hi\\\"\"", "json_str: quotes escaped");
+	check_json_str("C:\\dir", "\"C:\\\\dir\"", "json_str: backslash escaped");
+	check_json_str("a\nb", "\"a\\nb\"", "json_str: newline as \\n");
+	check_json_str("a\tb\rc", "\"a\\tb\\rc\"", "json_str: tab and CR escaped");
+	check_json_str("\x01", "\"\\u0001\"", "json_str: U+0001 as \\u0001");
+	check_json_str("x\x1b[2Jy", "\"x\\u001b[2Jy\"", "json_str: ESC as \\u001b");
+	check_json_str("\x1f", "\"\\u001f\"", "json_str: U+001F escaped");
+	check_json_str("\x7f", "\"\\u007f\"", "json_str: DEL escaped");
+	check_json_str("\xc2\x80", "\"\\u0080\"", "json_str: C1 U+0080 escaped");
+	check_json_str("\xc2\x9b" "31m", "\"\\u009b31m\"", "json_str: C1 CSI U+009B escaped");
+	check_json_str("\xc2\x9f", "\"\\u009f\"", "json_str: C1 U+009F escaped");
+	check_json_str("\xc2\xa0", "\"\xc2\xa0\"", "json_str: U+00A0 (first non-C1) kept");
+	check_json_str("caf\xc3\xa9", "\"caf\xc3\xa9\"", "json_str: 2-byte UTF-8 kept");
+	check_json_str("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "\"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\"",
+		       "json_str: 3-byte UTF-8 kept");
+	check_json_str("\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"", "json_str: 4-byte UTF-8 kept");
+	check_json_str("a\xff" "b", "\"a\\ufffdb\"", "json_str: 0xFF -> U+FFFD");
+	check_json_str("\x80", "\"\\ufffd\"", "json_str: lone continuation byte -> U+FFFD");
+	check_json_str("\xc0\xaf", "\"\\ufffd\\ufffd\"", "json_str: 2-byte overlong -> U+FFFD");
+	check_json_str("\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"", "json_str: 3-byte overlong -> U+FFFD");
+	check_json_str("\xf0\x80\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+		       "json_str: 4-byte overlong -> U+FFFD");
+	check_json_str("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"", "json_str: surrogate U+D800 -> U+FFFD");
+	check_json_str("\xed\xbf\xbf", "\"\\ufffd\\ufffd\\ufffd\"", "json_str: surrogate U+DFFF -> U+FFFD");
+	check_json_str("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+		       "json_str: above U+10FFFF -> U+FFFD");
+	check_json_str("x\xe6\x97", "\"x\\ufffd\\ufffd\"", "json_str: truncated sequence at end -> U+FFFD");
+	check_json_str("\xed\x9f\xbf", "\"\xed\x9f\xbf\"", "json_str: U+D7FF (below surrogates) kept");
+
+	/* every control byte 1..31 yields output with no raw control byte */
+	{
+		char in[40];
+		int i;
+		for (i = 1; i < 32; i++)
+			in[i - 1] = (char)i;
+		in[31] = '\x7f';
+		in[32] = '\0';
+		s = js(in);
+		CHECK(!has_raw_control(s), "json_str: no raw control byte survives (0x01..0x1f, 0x7f)");
+		CHECK(all_ascii(s), "json_str: all controls become ASCII escapes");
+		free(s);
+	}
+}
+
+static void test_json_num(void)
+{
+	check_json_num(NAN, "null", "json_num: NaN -> null");
+	check_json_num(INFINITY, "null", "json_num: +inf -> null");
+	check_json_num(-INFINITY, "null", "json_num: -inf -> null");
+	check_json_num(0, "0", "json_num: zero");
+	check_json_num(200, "200", "json_num: integer without decimals");
+	check_json_num(-42, "-42", "json_num: negative integer");
+	check_json_num(123456789012.0, "123456789012", "json_num: large integer without exponent");
+	check_json_num(0.5, "0.5", "json_num: fraction 0.5");
+	check_json_num(1.25, "1.25", "json_num: fraction 1.25");
+	{
+		char *s = json_num_str(1.0 / 3.0);
+		CHECK(s && strncmp(s, "0.333", 5) == 0 && strlen(s) <= 10, "json_num: 1/3 short fraction");
+		free(s);
+		s = json_num_str(0.0025);
+		CHECK(s && fabs(strtod(s, NULL) - 0.0025) < 1e-12, "json_num: 0.0025 round-trips");
+		free(s);
+		s = json_num_str(1e20);
+		CHECK(s && strtod(s, NULL) == 1e20 && !strchr(s, ' '), "json_num: 1e20 is a valid number");
+		free(s);
+	}
+}
+
+static void test_sanitize(void)
+{
+	char buf[64];
+
+	check_sanitize("a\tb\nc\rd", "a b c d", "text_sanitize: tab/newline/CR -> space");
+	check_sanitize("\x1b]0;title\x07", "?]0;title?", "text_sanitize: OSC title sequence neutralised");
+	check_sanitize("\x1b[2J", "?[2J", "text_sanitize: CSI clear-screen neutralised");
+	check_sanitize("x\x7fy", "x?y", "text_sanitize: DEL replaced");
+	check_sanitize("\xc2\x9b" "2J", "??2J", "text_sanitize: UTF-8 C1 CSI replaced");
+	check_sanitize("\x9b" "2J", "?2J", "text_sanitize: raw C1 byte replaced");
+	check_sanitize("a\xff" "b", "a?b", "text_sanitize: invalid byte replaced");
+	check_sanitize("\xed\xa0\x80", "???", "text_sanitize: surrogate replaced");
+	check_sanitize("\xc0\xaf", "??", "text_sanitize: overlong replaced");
+	check_sanitize("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e",
+		       "text_sanitize: 日本語 kept");
+	check_sanitize("caf\xc3\xa9", "caf\xc3\xa9", "text_sanitize: é kept");
+	check_sanitize("MySQL 8.0.36", "MySQL 8.0.36", "text_sanitize: plain ASCII unchanged");
+
+	str_copy(buf, sizeof buf, "v\x1b[31mred\x1b[0m\x1b]0;t\x07");
+	CHECK(text_sanitize(buf) == buf, "text_sanitize: returns its argument");
+	CHECK(!strchr(buf, '\x1b') && !strchr(buf, '\x07'), "text_sanitize: no ESC or BEL left");
+	CHECK(strlen(buf) == strlen("v\x1b[31mred\x1b[0m\x1b]0;t\x07"), "text_sanitize: length kept (in place)");
+}
+
+static void test_str_copy(void)
+{
+	char buf[8];
+	size_t n;
+
+	memset(buf, 'Z', sizeof buf);
+	n = str_copy(buf, 4, "hello");
+	CHECK_STR(buf, "hel", "str_copy: truncates to dstlen-1");
+	CHECK(n == 3, "str_copy: returns truncated length");
+	CHECK(buf[4] == 'Z', "str_copy: writes nothing past dstlen");
+	n = str_copy(buf, sizeof buf, "abc");
+	CHECK(n == 3 && strcmp(buf, "abc") == 0, "str_copy: short string copied whole");
+	n = str_copy(buf, sizeof buf, "1234567");
+	CHECK(n == 7 && strcmp(buf, "1234567") == 0, "str_copy: exactly dstlen-1 fits");
+	buf[0] = 'Q';
+	n = str_copy(buf, 0, "abc");
+	CHECK(n == 0 && buf[0] == 'Q', "str_copy: dstlen 0 writes nothing");
+	n = str_copy(buf, 1, "abc");
+	CHECK(n == 0 && buf[0] == '\0', "str_copy: dstlen 1 gives empty string");
+
+	n = str_printf(buf, sizeof buf, "%d-%s", 12345, "abcdef");
+	CHECK(n == 7 && strcmp(buf, "12345-a") == 0, "str_printf: truncates and terminates");
+	{
+		char *d = xstrndup("abcdef", 3);
+		CHECK_STR(d, "abc", "xstrndup: at most n bytes");
+		free(d);
+	}
+}
+
+static void test_strbuf(void)
+{
+	struct strbuf b;
+	char *big;
+	size_t i;
+	int ok;
+
+	sb_init(&b);
+	CHECK(b.s == NULL && b.len == 0, "strbuf: starts empty");
+	big = xmalloc(6001);
+	for (i = 0; i < 6000; i++)
+		big[i] = (char)('a' + i % 26);
+	big[6000] = '\0';
+	sb_puts(&b, big);
+	CHECK(b.len == 6000, "strbuf: len after 6000-byte put");
+	CHECK(b.cap > 6000, "strbuf: cap grew past 4 KB");
+	CHECK(strlen(b.s) == 6000 && memcmp(b.s, big, 6000) == 0, "strbuf: content intact after growth");
+	for (i = 0; i < 5000; i++)
+		sb_putc(&b, 'x');
+	CHECK(b.len == 11000 && b.s[10999] == 'x' && b.s[11000] == '\0',
+	      "strbuf: 5000 single putc after a big put");
+	ok = 1;
+	for (i = 6000; i < 11000; i++)
+		if (b.s[i] != 'x')
+			ok = 0;
+	CHECK(ok && memcmp(b.s, big, 6000) == 0, "strbuf: earlier content survives reallocations");
+	sb_free(&b);
+	CHECK(b.s == NULL && b.len == 0 && b.cap == 0, "strbuf: sb_free resets");
+
+	/* sb_printf past its 512-byte stack buffer */
+	sb_init(&b);
+	sb_puts(&b, "head:");
+	sb_printf(&b, "[%s|%d|%s]", big, 77, big + 5000);
+	CHECK(b.len == 5 + 1 + 6000 + 1 + 2 + 1 + 1000 + 1, "sb_printf: long output length");
+	CHECK(strncmp(b.s, "head:[", 6) == 0, "sb_printf: keeps earlier content");
+	CHECK(memcmp(b.s + 6, big, 6000) == 0, "sb_printf: long %s copied whole");
+	CHECK(strncmp(b.s + 6 + 6000, "|77|", 4) == 0, "sb_printf: number after the long string");
+	CHECK(b.s[b.len - 1] == ']' && b.s[b.len] == '\0', "sb_printf: terminated after long output");
+	sb_printf(&b, "%s", "");
+	CHECK(b.len == 5 + 1 + 6000 + 1 + 2 + 1 + 1000 + 1, "sb_printf: empty output adds nothing");
+	sb_free(&b);
+
+	/* output of exactly 511 and 512 bytes (around the stack buffer size) */
+	sb_init(&b);
+	sb_printf(&b, "%.*s", 511, big);
+	CHECK(b.len == 511 && memcmp(b.s, big, 511) == 0, "sb_printf: 511-byte output");
+	sb_printf(&b, "%.*s", 512, big);
+	CHECK(b.len == 1023 && memcmp(b.s + 511, big, 512) == 0 && b.s[1023] == '\0',
+	      "sb_printf: 512-byte output");
+	sb_free(&b);
+
+	/* json_str of a long string grows the buffer too */
+	sb_init(&b);
+	json_str(&b, big);
+	CHECK(b.len == 6002 && b.s[0] == '"' && b.s[6001] == '"', "json_str: 6000-char string quoted whole");
+	sb_free(&b);
+	free(big);
+}
+
+int main(void)
+{
+	test_json_str();
+	test_json_num();
+	test_sanitize();
+	test_str_copy();
+	test_strbuf();
+	return TAP_DONE();
+}
