@@ -27,11 +27,13 @@ LDLIBS := $(DEP_LIBS) -lm
 
 BUILD ?= build
 BIN ?= dbtop
-CORE_SRC := util/util.c model/ring.c model/model.c sources/source.c sources/target.c \
+CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c sources/source.c sources/target.c \
 	sources/mysql_map.c sources/pg_map.c \
 	panes/rates.c tui/batch.c
 DB_SRC := sources/mysql.c sources/pg.c sources/registry.c
 MAIN_SRC := tui/main.c
+# the incident recording bundled into the binary for --demo
+DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -39,14 +41,21 @@ DB_OBJ := $(DB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check unit live asan demo install uninstall clean
+.PHONY: all deps check unit live asan demo install uninstall clean fuzz
 all: $(BIN)
 
-$(BIN): $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ)
+$(BIN): $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ) $(BUILD)/demo_rec.o
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/demo_rec.c: $(DEMO_REC) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh dbtop_demo_rec $(DEMO_REC) > $@
 
 $(BUILD)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/demo_rec.o: $(BUILD)/demo_rec.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # unit tests link the pure core only: no server, no curses
@@ -76,6 +85,20 @@ asan:
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 DBTOP=build-asan/dbtop \
 		tests/run.sh all $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%)
 
+# libFuzzer targets (clang): `make fuzz FUZZ_TARGET=record FUZZ_SECONDS=600`
+FUZZ_TARGET ?= record
+FUZZ_SECONDS ?= 600
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(DEP_CFLAGS)
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard */*.h)
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) $(DEP_LIBS) -lm
+
+fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
+	@mkdir -p build-fuzz/corpus-$(FUZZ_TARGET)
+	build-fuzz/fuzz_$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		-rss_limit_mb=512 build-fuzz/corpus-$(FUZZ_TARGET) tests/fuzz/corpus/$(FUZZ_TARGET)
+
 demo:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory dbtop
@@ -92,4 +115,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf build build-asan dbtop
+	rm -rf build build-asan build-fuzz dbtop

@@ -246,6 +246,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 			mysql_free_result(res);
 		out->settings_fresh = true;
 	}
+	out->state = STATE_UP;
 	return 0;
 }
 

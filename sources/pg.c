@@ -278,6 +278,7 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		out->settings_fresh = true;
 	}
 	pg_results_clear(&rs);
+	out->state = STATE_UP;
 	return 0;
 }
 

@@ -107,6 +107,10 @@ void sample_set(struct sample *s, enum ctr_id id, uint64_t v, uint64_t epoch);
 /* Record a setting name=value (value sanitised). */
 void sample_setting(struct sample *s, const char *name, const char *value);
 
+/* Stable name of a counter (used in recordings), and back; -1 if unknown. */
+const char *ctr_name(enum ctr_id id);
+int ctr_by_name(const char *name, size_t len);
+
 const char *engine_name(enum engine e);
 const char *flavour_name(enum flavour f);
 const char *state_name(enum source_state st);

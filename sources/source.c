@@ -47,6 +47,47 @@ void sample_setting(struct sample *s, const char *name, const char *value)
 	text_sanitize(st->value);
 }
 
+/* Names are part of the recording format: never rename, only add. */
+static const char *const ctr_names[CTR__COUNT] = {
+	[CTR_COMMITS] = "commits",
+	[CTR_OWN_COMMITS] = "own_commits",
+	[CTR_ROLLBACKS] = "rollbacks",
+	[CTR_FSYNCS] = "fsyncs",
+	[CTR_COM_COMMIT] = "com_commit",
+	[CTR_HANDLER_COMMIT] = "handler_commit",
+	[CTR_REDO_FSYNCS] = "redo_fsyncs",
+	[CTR_REDO_FSYNC_NS] = "redo_fsync_ns",
+	[CTR_BINLOG_FSYNCS] = "binlog_fsyncs",
+	[CTR_BINLOG_FSYNC_NS] = "binlog_fsync_ns",
+	[CTR_BINLOG_COMMITS] = "binlog_commits",
+	[CTR_BINLOG_GROUP_COMMITS] = "binlog_group_commits",
+	[CTR_DATA_FSYNCS] = "data_fsyncs",
+	[CTR_REDO_WRITES] = "redo_writes",
+	[CTR_REDO_BYTES] = "redo_bytes",
+	[CTR_WAL_RECORDS] = "wal_records",
+	[CTR_WAL_FPI] = "wal_fpi",
+	[CTR_WAL_BYTES] = "wal_bytes",
+	[CTR_WAL_BUFFERS_FULL] = "wal_buffers_full",
+	[CTR_WAL_WRITES] = "wal_writes",
+	[CTR_WAL_WRITE_NS] = "wal_write_ns",
+	[CTR_WAL_SYNCS] = "wal_syncs",
+	[CTR_WAL_SYNC_NS] = "wal_sync_ns",
+};
+
+const char *ctr_name(enum ctr_id id)
+{
+	return (unsigned)id < CTR__COUNT ? ctr_names[id] : "?";
+}
+
+int ctr_by_name(const char *name, size_t len)
+{
+	int i;
+	for (i = 0; i < CTR__COUNT; i++)
+		if (strlen(ctr_names[i]) == len && memcmp(ctr_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
 const char *engine_name(enum engine e)
 {
 	switch (e) {
@@ -99,6 +140,8 @@ int source_open(struct source *src, char *err, size_t errlen)
 	src->connected = true;
 	src->conn_gen++;
 	src->next_settings = 0;
+	if (!src->start_wall)
+		src->start_wall = clock_wall();
 	return 0;
 }
 
@@ -117,6 +160,7 @@ void source_tick(struct source *src, struct sample *out)
 	double now = clock_mono();
 	char err[NOTE_LEN];
 	bool want_settings;
+	int rc;
 
 	memset(out, 0, sizeof *out);
 	out->mono = now;
@@ -141,7 +185,12 @@ void source_tick(struct source *src, struct sample *out)
 	}
 	want_settings = now >= src->next_settings;
 	out->conn_gen = src->conn_gen;
-	if (src->ops->sample(src, out, want_settings) < 0) {
+	rc = src->ops->sample(src, out, want_settings);
+	if (rc > 0) {
+		src->finished = true;
+		return;
+	}
+	if (rc < 0) {
 		text_sanitize(out->error);
 		str_copy(src->last_error, sizeof src->last_error, out->error);
 		if (out->state != STATE_STALLED)
@@ -150,7 +199,6 @@ void source_tick(struct source *src, struct sample *out)
 		out->retry_in = src->next_try - now;
 		return;
 	}
-	out->state = STATE_UP;
 	src->backoff = BACKOFF_MIN;
 	src->last_error[0] = '\0';
 	if (out->settings_fresh)

@@ -44,9 +44,10 @@ struct source_ops {
 	const char *name;
 	/* Connect and probe caps. Returns 0, or -1 with a message in err. */
 	int (*connect)(struct source *src, char *err, size_t errlen);
-	/* Read counters (and settings when want_settings) into out. Returns 0,
-	 * or -1 with out->error set; out->state is STALLED when the time limit
-	 * hit. After -1 the driver closes the connection. */
+	/* Read counters (and settings when want_settings) into out and set
+	 * out->state. Returns 0, 1 when a finite source (a recording) has no
+	 * more samples, or -1 with out->error set; out->state is STALLED when
+	 * the time limit hit. After -1 the driver closes the connection. */
 	int (*sample)(struct source *src, struct sample *out, bool want_settings);
 	/* Drop the connection; safe to call when not connected. */
 	void (*close)(struct source *src);
@@ -57,6 +58,9 @@ struct source {
 	struct target *tgt;
 	struct caps caps;
 	void *priv;              /* backend's connection state */
+	const void *arg;         /* backend's configuration (replay: struct replay_cfg) */
+	double start_wall;       /* s since the epoch: start of the data */
+	bool finished;           /* a finite source has delivered everything */
 	double query_timeout;    /* s, per statement */
 	/* driver state */
 	bool connected;
@@ -88,5 +92,17 @@ void source_close(struct source *src);
 
 extern const struct source_ops mysql_source_ops;
 extern const struct source_ops pg_source_ops;
+extern const struct source_ops replay_source_ops;
+
+/* Configuration of the replay source (src->arg). */
+struct replay_cfg {
+	const char *path;        /* recording file, or NULL for buf/len */
+	const void *buf;         /* an in-memory recording (the bundled demo) */
+	size_t len;
+	double speed;            /* 1 real time, 2 twice as fast, 0 no waiting */
+	double from;             /* s from the start: replayed without waiting */
+	char summary[NOTE_LEN];  /* out: what was read and skipped, at the end */
+	char host[128];          /* out: host label of the recording */
+};
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../model/model.h"
+#include "../sources/record.h"
 #include "../sources/source.h"
 #include "../util/util.h"
 #include "batch.h"
@@ -28,7 +29,17 @@ struct opts {
 	bool json;
 	bool ask_password;
 	double query_timeout;     /* s */
+	const char *record;       /* --record FILE */
+	bool redact;
+	const char *replay;       /* --replay FILE */
+	bool demo;
+	double speed;             /* replay speed, 0: no waiting */
+	double from;              /* replay start offset, s */
 };
+
+/* The bundled incident recording (build/demo_rec.c, from recordings/). */
+extern const unsigned char dbtop_demo_rec[];
+extern const size_t dbtop_demo_rec_len;
 
 static volatile sig_atomic_t stop_requested;
 
@@ -60,6 +71,13 @@ static void usage(FILE *f)
 	      "  -n, --count N             records to print, then exit (batch)\n"
 	      "  -i, --interval S          refresh interval, 0.25 to 60 s (default 1)\n"
 	      "      --format json|text    batch record format (default text)\n"
+	      "record and replay:\n"
+	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
+	      "      --redact              replace literals in recorded text with ?\n"
+	      "      --replay FILE         show a recording instead of a server\n"
+	      "      --speed X             replay speed (default 1 = real time; 0 = no waiting)\n"
+	      "      --from S              start showing S seconds into the recording\n"
+	      "      --demo                replay the bundled incident recording\n"
 	      "      --help                this help\n"
 	      "      --version             print the version\n",
 	      f);
@@ -120,7 +138,8 @@ static char *prompt_password(void)
 
 enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
-	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION,
+	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
+	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO,
 };
 
 static const struct option long_opts[] = {
@@ -138,6 +157,12 @@ static const struct option long_opts[] = {
 	{"count", required_argument, NULL, 'n'},
 	{"interval", required_argument, NULL, 'i'},
 	{"format", required_argument, NULL, OPT_FORMAT},
+	{"record", required_argument, NULL, OPT_RECORD},
+	{"redact", no_argument, NULL, OPT_REDACT},
+	{"replay", required_argument, NULL, OPT_REPLAY},
+	{"speed", required_argument, NULL, OPT_SPEED},
+	{"from", required_argument, NULL, OPT_FROM},
+	{"demo", no_argument, NULL, OPT_DEMO},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -152,6 +177,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 	o->count = 0;
 	o->interval = 1.0;
 	o->query_timeout = 2.0;
+	o->speed = 1.0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h:P:u:S:d:bn:i:", long_opts, NULL)) != -1) {
 		switch (c) {
@@ -187,6 +213,12 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 			else
 				die_usage("unknown format (use json or text):", optarg);
 			break;
+		case OPT_RECORD: o->record = optarg; break;
+		case OPT_REDACT: o->redact = true; break;
+		case OPT_REPLAY: o->replay = optarg; break;
+		case OPT_SPEED: o->speed = num_arg("--speed", optarg, 0, 1000); break;
+		case OPT_FROM: o->from = num_arg("--from", optarg, 0, 1e9); break;
+		case OPT_DEMO: o->demo = true; break;
 		case OPT_HELP: usage(stdout); exit(0);
 		case OPT_VERSION: printf("dbtop %s\n", DBTOP_VERSION); exit(0);
 		case ':': die_usage("option needs a value:", argv[optind - 1]);
@@ -197,6 +229,17 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 	}
 	if (optind < argc - 1)
 		die_usage("more than one target given:", argv[optind + 1]);
+	if (o->replay || o->demo) {
+		if (o->replay && o->demo)
+			die_usage("--demo and --replay exclude each other:", "--demo");
+		if (optind < argc)
+			die_usage("a replay takes no TARGET:", argv[optind]);
+		if (o->record)
+			die_usage("--record needs a live server, not", o->demo ? "--demo" : "--replay");
+		if (!o->batch && o->json)
+			o->batch = true;
+		return;
+	}
 	if (optind < argc && target_parse(t, argv[optind], err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		usage(stderr);
@@ -215,6 +258,26 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		o->batch = true;
 }
 
+/* Open the recording once the server is known; NULL-safe errors go to stderr. */
+static bool start_recording(struct recorder *rec, const struct opts *o, const struct source *src,
+			    const char *host)
+{
+	struct rec_header h;
+	char err[NOTE_LEN];
+	memset(&h, 0, sizeof h);
+	str_copy(h.engine, sizeof h.engine, flavour_name(src->caps.flavour));
+	str_copy(h.server_version, sizeof h.server_version, src->caps.version);
+	str_copy(h.host, sizeof h.host, host);
+	str_copy(h.dbtop_version, sizeof h.dbtop_version, DBTOP_VERSION);
+	h.start_wall = src->start_wall;
+	h.interval = o->interval;
+	if (rec_open_write(rec, o->record, &h, o->redact, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
@@ -224,7 +287,11 @@ int main(int argc, char **argv)
 	struct sample s;
 	struct strbuf out;
 	struct sigaction sa;
+	struct recorder rec = {0};
+	struct replay_cfg rcfg = {0};
+	bool recording = false, replaying;
 	char err[NOTE_LEN];
+	const char *host;
 	uint32_t caps_gen = 0;
 	long printed = 0;
 	double next;
@@ -232,11 +299,12 @@ int main(int argc, char **argv)
 
 	target_init(&t);
 	parse_args(argc, argv, &o, &t);
+	replaying = o.replay || o.demo;
 	if (t.engine == ENGINE_MYSQL && target_apply_mysql_defaults(&t, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		return 2;
 	}
-	if (o.ask_password) {
+	if (o.ask_password && !replaying) {
 		secret_free(t.password);
 		t.password = prompt_password();
 	}
@@ -249,12 +317,27 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	source_init(&src, source_ops_for(t.engine), &t, o.query_timeout);
+	if (replaying) {
+		rcfg.path = o.replay;
+		if (o.demo) {
+			rcfg.buf = dbtop_demo_rec;
+			rcfg.len = dbtop_demo_rec_len;
+		}
+		rcfg.speed = o.speed;
+		rcfg.from = o.from;
+		source_init(&src, &replay_source_ops, &t, o.query_timeout);
+		src.arg = &rcfg;
+	} else {
+		source_init(&src, source_ops_for(t.engine), &t, o.query_timeout);
+	}
 	if (source_open(&src, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		target_free(&t);
 		return 1;
 	}
+	host = replaying ? rcfg.host : t.label;
+	if (o.record)
+		recording = start_recording(&rec, &o, &src, host);
 	hist = (size_t)ceil(HISTORY_SECONDS / o.interval);
 	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
 	sb_init(&out);
@@ -263,26 +346,38 @@ int main(int argc, char **argv)
 	next = clock_mono();
 	for (;;) {
 		source_tick(&src, &s);
+		if (src.finished)
+			break;
 		if (src.conn_gen != caps_gen) {
 			model_set_caps(&m, &src.caps);
 			caps_gen = src.conn_gen;
+			if (recording && rec_write_caps(&rec, &src.caps, caps_gen, err, sizeof err) < 0) {
+				fprintf(stderr, "dbtop: recording stopped: %s\n", err);
+				rec_close(&rec);
+				recording = false;
+			}
+		}
+		if (recording && rec_write_sample(&rec, &s, err, sizeof err) < 0) {
+			fprintf(stderr, "dbtop: recording stopped: %s (monitoring goes on)\n", err);
+			rec_close(&rec);
+			recording = false;
 		}
 		model_update(&m, &s);
-		if (m.intervals > 1) {
+		if (m.intervals > 1 && s.wall >= src.start_wall + o.from) {
 			out.len = 0;
-			if (o.json) {
-				batch_json(&m, t.label, &out);
-				sb_putc(&out, '\n');
-			} else {
-				batch_text(&m, t.label, &out);
-				sb_putc(&out, '\n');
-			}
+			if (o.json)
+				batch_json(&m, host, &out);
+			else
+				batch_text(&m, host, &out);
+			sb_putc(&out, '\n');
 			if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
 				break;
 			printed++;
 		}
 		if (stop_requested || (o.count > 0 && printed >= o.count))
 			break;
+		if (replaying)
+			continue;  /* the recording sets the pace */
 		next += o.interval;
 		if (next < clock_mono())
 			next = clock_mono();
@@ -291,6 +386,10 @@ int main(int argc, char **argv)
 		if (stop_requested)
 			break;
 	}
+	if (replaying && src.finished)
+		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
+	if (recording)
+		rec_close(&rec);
 	source_close(&src);
 	model_free(&m);
 	sb_free(&out);

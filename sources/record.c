@@ -1,0 +1,600 @@
+/* record.c - writing and reading recordings (docs/recording.md). */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/redact.h"
+#include "../util/util.h"
+
+/* field tags of a HEADER record */
+enum { H_ENGINE = 1, H_VERSION, H_HOST, H_DBTOP, H_START, H_INTERVAL, H_REDACTED };
+/* field tags of a CAPS record */
+enum {
+	C_CONN_GEN = 1, C_ENGINE, C_FLAVOUR, C_VERSION, C_VERSION_NUM, C_FLAGS,
+	C_REDO_SOURCE, C_COMMIT_SOURCE, C_PGSS, C_PGWS, C_WAL_STATS, C_NOTE
+};
+/* field tags of a SAMPLE record */
+enum {
+	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
+	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE
+};
+
+/* CAPS booleans, bit i of C_FLAGS; the order is part of the format */
+#define CAPS_FLAGS(X) X(perf_schema) X(ps_readable) X(ps_redo_file) X(ps_binlog_file) \
+	X(has_os_log_fsyncs) X(binlog_on) X(priv_process) X(priv_super)          \
+	X(track_wal_io_timing) X(in_recovery) X(superuser) X(pg_monitor)
+
+uint32_t rec_crc32(uint32_t crc, const void *p, size_t n)
+{
+	static uint32_t table[256];
+	static int ready;
+	const unsigned char *b = p;
+	size_t i;
+	if (!ready) {
+		for (uint32_t k = 0; k < 256; k++) {
+			uint32_t c = k;
+			for (int j = 0; j < 8; j++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[k] = c;
+		}
+		ready = 1;
+	}
+	crc = ~crc;
+	for (i = 0; i < n; i++)
+		crc = table[(crc ^ b[i]) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+/* ---- encoding ---- */
+
+static void put_le(struct strbuf *b, uint64_t v, int bytes)
+{
+	char c[8];
+	for (int i = 0; i < bytes; i++)
+		c[i] = (char)(v >> (8 * i));
+	sb_put(b, c, (size_t)bytes);
+}
+
+static uint64_t get_le(const unsigned char *p, int bytes)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* A field: u16 tag, u32 length, bytes. */
+static void put_field(struct strbuf *b, int tag, const void *data, size_t n)
+{
+	put_le(b, (uint64_t)tag, 2);
+	put_le(b, n, 4);
+	sb_put(b, data, n);
+}
+
+static void put_u64(struct strbuf *b, int tag, uint64_t v)
+{
+	struct strbuf t;
+	sb_init(&t);
+	put_le(&t, v, 8);
+	put_field(b, tag, t.s, t.len);
+	sb_free(&t);
+}
+
+static void put_f64(struct strbuf *b, int tag, double d)
+{
+	uint64_t v;
+	memcpy(&v, &d, sizeof v);
+	put_u64(b, tag, v);
+}
+
+static void put_str(struct strbuf *b, int tag, const char *s)
+{
+	put_field(b, tag, s, strlen(s));
+}
+
+/* Write one framed record: sync, length, type, payload, CRC. */
+static int write_record(struct recorder *r, int type, const struct strbuf *payload,
+			char *err, size_t errlen)
+{
+	struct strbuf f;
+	uint32_t crc;
+	unsigned char t = (unsigned char)type;
+	size_t n = payload->len;
+	int rc = 0;
+
+	if (!r->f) {
+		str_copy(err, errlen, "recording is closed");
+		return -1;
+	}
+	sb_init(&f);
+	put_le(&f, REC_SYNC, 4);
+	put_le(&f, n, 4);
+	sb_putc(&f, (char)t);
+	if (n)
+		sb_put(&f, payload->s, n);
+	crc = rec_crc32(0, f.s + 4, 5 + n);
+	put_le(&f, crc, 4);
+	if (fwrite(f.s, 1, f.len, r->f) != f.len || fflush(r->f) != 0) {
+		str_printf(err, errlen, "cannot write recording %s: %s", r->path, strerror(errno));
+		rc = -1;
+	} else {
+		r->records++;
+		r->bytes += f.len;
+	}
+	sb_free(&f);
+	return rc;
+}
+
+int rec_open_write(struct recorder *r, const char *path, const struct rec_header *h,
+		   bool redact, char *err, size_t errlen)
+{
+	struct strbuf b;
+	int fd, rc;
+
+	memset(r, 0, sizeof *r);
+	str_copy(r->path, sizeof r->path, path);
+	r->redact = redact;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		str_printf(err, errlen, "cannot create recording %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fchmod(fd, 0600);
+	r->f = fdopen(fd, "wb");
+	if (!r->f) {
+		close(fd);
+		str_printf(err, errlen, "cannot open recording %s: %s", path, strerror(errno));
+		return -1;
+	}
+	sb_init(&b);
+	sb_put(&b, REC_MAGIC, 8);
+	put_le(&b, REC_MAJOR, 2);
+	put_le(&b, REC_MINOR, 2);
+	put_le(&b, 0, 4);
+	if (fwrite(b.s, 1, b.len, r->f) != b.len) {
+		str_printf(err, errlen, "cannot write recording %s: %s", path, strerror(errno));
+		sb_free(&b);
+		rec_close(r);
+		return -1;
+	}
+	r->bytes = b.len;
+	b.len = 0;
+	put_str(&b, H_ENGINE, h->engine);
+	put_str(&b, H_VERSION, h->server_version);
+	put_str(&b, H_HOST, h->host);
+	put_str(&b, H_DBTOP, h->dbtop_version);
+	put_f64(&b, H_START, h->start_wall);
+	put_f64(&b, H_INTERVAL, h->interval);
+	put_u64(&b, H_REDACTED, redact);
+	rc = write_record(r, REC_HEADER, &b, err, errlen);
+	sb_free(&b);
+	if (rc < 0)
+		rec_close(r);
+	return rc;
+}
+
+/* Free text as it goes into the file: redacted when asked. */
+static void put_text(struct recorder *r, struct strbuf *b, int tag, const char *s)
+{
+	if (r->redact) {
+		char *t = redact_sql(s);
+		put_str(b, tag, t);
+		free(t);
+	} else {
+		put_str(b, tag, s);
+	}
+}
+
+int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
+		   char *err, size_t errlen)
+{
+	struct strbuf b;
+	uint64_t flags = 0;
+	int bit = 0, i, rc;
+
+	sb_init(&b);
+	put_u64(&b, C_CONN_GEN, conn_gen);
+	put_u64(&b, C_ENGINE, (uint64_t)c->engine);
+	put_u64(&b, C_FLAVOUR, (uint64_t)c->flavour);
+	put_str(&b, C_VERSION, c->version);
+	put_u64(&b, C_VERSION_NUM, (uint64_t)c->version_num);
+#define SET_FLAG(f) flags |= (uint64_t)(c->f ? 1 : 0) << bit++;
+	CAPS_FLAGS(SET_FLAG)
+#undef SET_FLAG
+	put_u64(&b, C_FLAGS, flags);
+	put_str(&b, C_REDO_SOURCE, c->redo_fsync_source);
+	put_str(&b, C_COMMIT_SOURCE, c->commit_source);
+	put_u64(&b, C_PGSS, (uint64_t)c->pgss_version);
+	put_u64(&b, C_PGWS, (uint64_t)c->pg_wait_sampling);
+	put_u64(&b, C_WAL_STATS, (uint64_t)c->wal_stats);
+	for (i = 0; i < c->notes.n; i++)
+		put_text(r, &b, C_NOTE, c->notes.msg[i]);
+	rc = write_record(r, REC_CAPS, &b, err, errlen);
+	sb_free(&b);
+	return rc;
+}
+
+int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size_t errlen)
+{
+	struct strbuf b, f;
+	int i, rc;
+
+	sb_init(&b);
+	sb_init(&f);
+	put_f64(&b, S_MONO, s->mono);
+	put_f64(&b, S_WALL, s->wall);
+	put_u64(&b, S_STATE, (uint64_t)s->state);
+	if (s->error[0])
+		put_text(r, &b, S_ERROR, s->error);
+	put_f64(&b, S_RETRY, s->retry_in);
+	put_u64(&b, S_CONN_GEN, s->conn_gen);
+	put_f64(&b, S_QUERY_MS, s->query_ms);
+	put_u64(&b, S_NQUERIES, s->nqueries);
+	for (i = 0; i < CTR__COUNT; i++) {
+		const char *nm;
+		if (!s->c[i].present)
+			continue;
+		nm = ctr_name(i);
+		f.len = 0;
+		sb_putc(&f, (char)strlen(nm));
+		sb_puts(&f, nm);
+		put_le(&f, s->c[i].v, 8);
+		put_le(&f, s->c[i].epoch, 8);
+		put_field(&b, S_COUNTER, f.s, f.len);
+	}
+	put_u64(&b, S_SETTINGS_FRESH, s->settings_fresh);
+	for (i = 0; i < s->nsettings; i++) {
+		f.len = 0;
+		sb_putc(&f, (char)strlen(s->settings[i].name));
+		sb_puts(&f, s->settings[i].name);
+		sb_puts(&f, s->settings[i].value);
+		put_field(&b, S_SETTING, f.s, f.len);
+	}
+	for (i = 0; i < s->notes.n; i++)
+		put_text(r, &b, S_NOTE, s->notes.msg[i]);
+	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
+	sb_free(&b);
+	sb_free(&f);
+	return rc;
+}
+
+void rec_close(struct recorder *r)
+{
+	if (r->f)
+		fclose(r->f);
+	r->f = NULL;
+}
+
+/* ---- decoding ---- */
+
+/* Copy a string field into dst (NUL terminated, truncated, sanitised). */
+static void get_str(char *dst, size_t len, const unsigned char *p, size_t n)
+{
+	if (!len)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+	/* strings with NUL inside end there */
+	text_sanitize(dst);
+}
+
+static double get_f64(const unsigned char *p)
+{
+	uint64_t v = get_le(p, 8);
+	double d;
+	memcpy(&d, &v, sizeof d);
+	return d;
+}
+
+/* Walk the fields of a payload: calls fn(ctx, tag, data, len) for each.
+ * Returns -1 when a field overruns the payload. */
+static int each_field(const unsigned char *p, size_t n,
+		      void (*fn)(void *ctx, int tag, const unsigned char *d, size_t len), void *ctx)
+{
+	size_t off = 0;
+	while (off < n) {
+		uint64_t len;
+		int tag;
+		if (n - off < 6)
+			return -1;
+		tag = (int)get_le(p + off, 2);
+		len = get_le(p + off + 2, 4);
+		off += 6;
+		if (len > n - off)
+			return -1;
+		fn(ctx, tag, p + off, (size_t)len);
+		off += (size_t)len;
+	}
+	return 0;
+}
+
+static void header_field(void *ctx, int tag, const unsigned char *d, size_t n)
+{
+	struct rec_header *h = ctx;
+	switch (tag) {
+	case H_ENGINE: get_str(h->engine, sizeof h->engine, d, n); break;
+	case H_VERSION: get_str(h->server_version, sizeof h->server_version, d, n); break;
+	case H_HOST: get_str(h->host, sizeof h->host, d, n); break;
+	case H_DBTOP: get_str(h->dbtop_version, sizeof h->dbtop_version, d, n); break;
+	case H_START: if (n == 8) h->start_wall = get_f64(d); break;
+	case H_INTERVAL: if (n == 8) h->interval = get_f64(d); break;
+	case H_REDACTED: if (n == 8) h->redacted = get_le(d, 8) != 0; break;
+	default: break; /* newer fields are ignored */
+	}
+}
+
+static void caps_field(void *ctx, int tag, const unsigned char *d, size_t n)
+{
+	struct rec_item *it = ctx;
+	struct caps *c = &it->caps;
+	uint64_t v = n == 8 ? get_le(d, 8) : 0;
+	char note[NOTE_LEN];
+	int bit = 0;
+	switch (tag) {
+	case C_CONN_GEN: it->conn_gen = (uint32_t)v; break;
+	case C_ENGINE: c->engine = v == ENGINE_MYSQL ? ENGINE_MYSQL : v == ENGINE_POSTGRESQL ? ENGINE_POSTGRESQL : ENGINE_UNKNOWN; break;
+	case C_FLAVOUR: c->flavour = v <= FLAVOUR_POSTGRESQL ? (enum flavour)v : FLAVOUR_UNKNOWN; break;
+	case C_VERSION: get_str(c->version, sizeof c->version, d, n); break;
+	case C_VERSION_NUM: c->version_num = (long)v; break;
+	case C_FLAGS:
+#define GET_FLAG(f) c->f = (v >> bit++) & 1;
+		CAPS_FLAGS(GET_FLAG)
+#undef GET_FLAG
+		break;
+	case C_REDO_SOURCE: get_str(c->redo_fsync_source, sizeof c->redo_fsync_source, d, n); break;
+	case C_COMMIT_SOURCE: get_str(c->commit_source, sizeof c->commit_source, d, n); break;
+	case C_PGSS: c->pgss_version = (int)v; break;
+	case C_PGWS: c->pg_wait_sampling = (int)v; break;
+	case C_WAL_STATS: c->wal_stats = v <= WAL_STAT_IO ? v : WAL_NONE; break;
+	case C_NOTE:
+		get_str(note, sizeof note, d, n);
+		notes_add(&c->notes, "%s", note);
+		break;
+	default: break;
+	}
+}
+
+static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
+{
+	struct sample *s = ctx;
+	uint64_t v = n == 8 ? get_le(d, 8) : 0;
+	char buf[NOTE_LEN];
+	int id;
+	size_t nl;
+	switch (tag) {
+	case S_MONO: if (n == 8) s->mono = get_f64(d); break;
+	case S_WALL: if (n == 8) s->wall = get_f64(d); break;
+	case S_STATE: s->state = v <= STATE_STALLED ? (enum source_state)v : STATE_DOWN; break;
+	case S_ERROR: get_str(s->error, sizeof s->error, d, n); break;
+	case S_RETRY: if (n == 8) s->retry_in = get_f64(d); break;
+	case S_CONN_GEN: s->conn_gen = (uint32_t)v; break;
+	case S_QUERY_MS: if (n == 8) s->query_ms = get_f64(d); break;
+	case S_NQUERIES: s->nqueries = (unsigned)v; break;
+	case S_COUNTER:
+		if (n < 1)
+			break;
+		nl = d[0];
+		if (n != 1 + nl + 16)
+			break;
+		id = ctr_by_name((const char *)d + 1, nl);
+		if (id >= 0)  /* counters of newer versions are ignored */
+			sample_set(s, id, get_le(d + 1 + nl, 8), get_le(d + 1 + nl + 8, 8));
+		break;
+	case S_SETTINGS_FRESH: s->settings_fresh = v != 0; break;
+	case S_SETTING: {
+		char name[48], value[64];
+		if (n < 1 || (nl = d[0]) > n - 1)
+			break;
+		get_str(name, sizeof name, d + 1, nl);
+		get_str(value, sizeof value, d + 1 + nl, n - 1 - nl);
+		sample_setting(s, name, value);
+		break;
+	}
+	case S_NOTE:
+		get_str(buf, sizeof buf, d, n);
+		notes_add(&s->notes, "%s", buf);
+		break;
+	default: break;
+	}
+}
+
+/* Read exactly n bytes; false at EOF. */
+static bool read_n(struct rec_reader *rd, void *p, size_t n)
+{
+	return fread(p, 1, n, rd->f) == n;
+}
+
+/* Read one framed record at the current position into rd->buf.
+ * Returns 1 (ok, *type and *len set), 0 at a clean end, -1 truncated,
+ * -2 damaged (the reader has moved one byte past the record start). */
+static int read_frame(struct rec_reader *rd, int *type, size_t *len)
+{
+	unsigned char h[9], c[4];
+	uint64_t start = rd->offset;
+	size_t got = fread(h, 1, sizeof h, rd->f);
+	uint32_t n, crc;
+
+	if (got == 0)
+		return 0;
+	if (got < sizeof h)
+		return -1;
+	n = (uint32_t)get_le(h + 4, 4);
+	if (get_le(h, 4) != REC_SYNC || n > REC_MAX_PAYLOAD)
+		goto damaged;
+	if (!read_n(rd, rd->buf, n) || !read_n(rd, c, 4))
+		return -1;
+	crc = rec_crc32(0, h + 4, 5);
+	crc = rec_crc32(crc, rd->buf, n);
+	if (crc != (uint32_t)get_le(c, 4))
+		goto damaged;
+	*type = h[8];
+	*len = n;
+	rd->offset = start + 9 + n + 4;
+	return 1;
+damaged:
+	/* resume the search for a sync marker one byte further on */
+	rd->offset = start + 1;
+	if (fseeko(rd->f, (off_t)rd->offset, SEEK_SET) != 0)
+		return -1;
+	return -2;
+}
+
+/* Skip to the next sync marker; false at the end of the file. Reads in
+ * blocks, so a long damaged stretch costs little and no memory. */
+static bool resync(struct rec_reader *rd)
+{
+	unsigned char blk[65536 + 3];
+	size_t keep = 0, got, i;
+	uint64_t base = rd->offset;   /* file offset of blk[0] */
+	for (;;) {
+		got = fread(blk + keep, 1, sizeof blk - keep, rd->f);
+		if (got == 0)
+			break;
+		got += keep;
+		for (i = 0; i + 4 <= got; i++) {
+			if (get_le(blk + i, 4) == REC_SYNC) {
+				uint64_t at = base + i;
+				rd->skipped_bytes += at - rd->offset;
+				rd->offset = at;
+				return fseeko(rd->f, (off_t)at, SEEK_SET) == 0;
+			}
+		}
+		/* keep the last 3 bytes: a marker may straddle two blocks */
+		keep = got < 3 ? got : 3;
+		memmove(blk, blk + got - keep, keep);
+		base += got - keep;
+	}
+	base += keep;
+	rd->skipped_bytes += base - rd->offset;
+	rd->offset = base;
+	return false;
+}
+
+int rec_open_read(struct rec_reader *rd, const char *path, const void *buf, size_t len,
+		  char *err, size_t errlen)
+{
+	unsigned char h[16];
+	int type, rc;
+	size_t n;
+
+	memset(rd, 0, sizeof *rd);
+	if (path) {
+		rd->f = fopen(path, "rb");
+		if (!rd->f) {
+			str_printf(err, errlen, "cannot open recording %s: %s", path, strerror(errno));
+			return -1;
+		}
+	} else {
+		rd->f = len ? fmemopen((void *)buf, len, "rb") : NULL;
+		if (!rd->f) {
+			str_copy(err, errlen, "empty recording");
+			return -1;
+		}
+	}
+	rd->own = true;
+	rd->buf = xmalloc(REC_MAX_PAYLOAD);
+	if (!read_n(rd, h, sizeof h)) {
+		str_copy(err, errlen, "not a dbtop recording (file shorter than its header)");
+		rec_reader_close(rd);
+		return -1;
+	}
+	if (memcmp(h, REC_MAGIC, 8) != 0) {
+		str_copy(err, errlen, "not a dbtop recording (bad magic)");
+		rec_reader_close(rd);
+		return -1;
+	}
+	rd->major = (uint16_t)get_le(h + 8, 2);
+	rd->minor = (uint16_t)get_le(h + 10, 2);
+	if (rd->major != REC_MAJOR) {
+		str_printf(err, errlen, "recording format %u.%u is %s than this dbtop reads (%d.x)",
+			   rd->major, rd->minor, rd->major > REC_MAJOR ? "newer" : "older", REC_MAJOR);
+		rec_reader_close(rd);
+		return -1;
+	}
+	rd->offset = sizeof h;
+	rc = read_frame(rd, &type, &n);
+	if (rc != 1 || type != REC_HEADER || each_field(rd->buf, n, header_field, &rd->hdr) < 0) {
+		str_copy(err, errlen, rc == 0 || rc == -1 ? "recording cut off before its header record"
+			 : "recording header record is damaged");
+		rec_reader_close(rd);
+		return -1;
+	}
+	rd->have_hdr = true;
+	rd->records = 1;
+	return 0;
+}
+
+int rec_next(struct rec_reader *rd, struct rec_item *it)
+{
+	int type, rc;
+	size_t n;
+	for (;;) {
+		rc = read_frame(rd, &type, &n);
+		if (rc == 0)
+			return 0;
+		if (rc == -1) {
+			rd->truncated = true;
+			return 0;
+		}
+		if (rc == -2) {
+			rd->corrupt++;
+			if (!resync(rd))
+				return 0;
+			continue;
+		}
+		rd->records++;
+		memset(it, 0, sizeof *it);
+		if (type == REC_CAPS) {
+			it->type = REC_CAPS;
+			if (each_field(rd->buf, n, caps_field, it) < 0) {
+				rd->corrupt++;
+				continue;
+			}
+			return 1;
+		}
+		if (type == REC_SAMPLE) {
+			it->type = REC_SAMPLE;
+			if (each_field(rd->buf, n, sample_field, &it->sample) < 0) {
+				rd->corrupt++;
+				continue;
+			}
+			return 1;
+		}
+		rd->unknown++;
+	}
+}
+
+void rec_reader_summary(const struct rec_reader *rd, char *buf, size_t len)
+{
+	str_printf(buf, len, "%llu records read (%llu bytes)%s%s",
+		   (unsigned long long)rd->records, (unsigned long long)rd->offset,
+		   rd->truncated ? "; the file is cut off inside its last record" : "",
+		   rd->corrupt ? "; damaged records skipped" : "");
+	if (rd->corrupt) {
+		size_t l = strlen(buf);
+		str_printf(buf + l, len - l, ": %llu (%llu bytes passed over)",
+			   (unsigned long long)rd->corrupt, (unsigned long long)rd->skipped_bytes);
+	}
+	if (rd->unknown) {
+		size_t l = strlen(buf);
+		str_printf(buf + l, len - l, "; %llu records of newer types ignored",
+			   (unsigned long long)rd->unknown);
+	}
+}
+
+void rec_reader_close(struct rec_reader *rd)
+{
+	if (rd->f && rd->own)
+		fclose(rd->f);
+	rd->f = NULL;
+	free(rd->buf);
+	rd->buf = NULL;
+}

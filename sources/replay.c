@@ -1,0 +1,95 @@
+/* replay.c - a recording as a source: the same samples, the same model,
+ * the same output, paced like the original (or faster). */
+#include "source.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/util.h"
+#include "record.h"
+
+struct replay_priv {
+	struct rec_reader rd;
+	struct rec_item it;      /* scratch: a struct sample is large */
+	bool paced;              /* base below is set */
+	double base_rec;         /* recorded mono of the pacing origin */
+	double base_real;        /* our mono at that moment */
+};
+
+static void replay_close(struct source *src)
+{
+	struct replay_priv *p = src->priv;
+	if (!p)
+		return;
+	rec_reader_close(&p->rd);
+	free(p);
+	src->priv = NULL;
+}
+
+/* Read items until a SAMPLE; CAPS records update the source's caps. Returns
+ * 1 with a sample in p->it, 0 at the end. */
+static int next_sample(struct source *src, struct replay_priv *p)
+{
+	while (rec_next(&p->rd, &p->it) == 1) {
+		if (p->it.type == REC_CAPS) {
+			src->caps = p->it.caps;
+			src->conn_gen = p->it.conn_gen;
+			continue;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int replay_connect(struct source *src, char *err, size_t errlen)
+{
+	struct replay_cfg *cfg = (struct replay_cfg *)src->arg;
+	struct replay_priv *p;
+
+	if (src->priv)  /* a recording is opened once; the end is final */
+		return 0;
+	p = xcalloc(1, sizeof *p);
+	if (rec_open_read(&p->rd, cfg->path, cfg->buf, cfg->len, err, errlen) < 0) {
+		free(p);
+		return -1;
+	}
+	src->priv = p;
+	src->start_wall = p->rd.hdr.start_wall;
+	str_copy(cfg->host, sizeof cfg->host, p->rd.hdr.host);
+	memset(&src->caps, 0, sizeof src->caps);
+	return 0;
+}
+
+static int replay_sample(struct source *src, struct sample *out, bool want_settings)
+{
+	struct replay_priv *p = src->priv;
+	struct replay_cfg *cfg = (struct replay_cfg *)src->arg;
+	double due;
+
+	(void)want_settings;
+	if (!next_sample(src, p)) {
+		rec_reader_summary(&p->rd, cfg->summary, sizeof cfg->summary);
+		return 1;
+	}
+	*out = p->it.sample;
+	if (out->wall < src->start_wall + cfg->from || cfg->speed <= 0) {
+		p->paced = false;
+		return 0;
+	}
+	if (!p->paced) {
+		p->paced = true;
+		p->base_rec = out->mono;
+		p->base_real = clock_mono();
+		return 0;
+	}
+	due = p->base_real + (out->mono - p->base_rec) / cfg->speed;
+	sleep_until(due);
+	return 0;
+}
+
+const struct source_ops replay_source_ops = {
+	.name = "replay",
+	.connect = replay_connect,
+	.sample = replay_sample,
+	.close = replay_close,
+};

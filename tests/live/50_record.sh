@@ -1,0 +1,65 @@
+# Record 30 s of live MariaDB and PostgreSQL under load, replay it, and get
+# the same JSON records byte for byte; passwords never reach the file.
+. tests/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for name in mariadb pg15; do
+    N=$(tr a-z A-Z <<<"$name")
+    uri_var=DBTOP_${N}_URI
+    if [ "$name" = mariadb ]; then
+        tests/load.sh sysbench mariadb --rate 200 --time 36 --threads 4 2>/dev/null &
+    else
+        tests/load.sh pgbench pg15 --rate 200 --time 36 --clients 4 2>/dev/null &
+    fi
+    lp=$!
+    sleep 2
+    "$DBTOP" --batch --count 30 --interval 1 --format json --record "$tmp/$name.dbrec" "${!uri_var}" \
+        >"$tmp/$name.live.json" 2>"$tmp/$name.err"
+    wait "$lp"
+    check "$name: 30 live records" test "$(wc -l <"$tmp/$name.live.json")" = 30
+    check "$name: recording is mode 0600" test "$(stat -c %a "$tmp/$name.dbrec")" = 600
+    "$DBTOP" --replay "$tmp/$name.dbrec" --speed 0 --format json >"$tmp/$name.replay.json" 2>"$tmp/$name.rerr"
+    if cmp -s "$tmp/$name.live.json" "$tmp/$name.replay.json"; then
+        ok "$name: replay reproduces the 30 live JSON records byte for byte ($(stat -c %s "$tmp/$name.dbrec") bytes recorded)"
+    else
+        nok "$name: replay differs: $(diff "$tmp/$name.live.json" "$tmp/$name.replay.json" | head -c 400)"
+    fi
+    check "$name: replay reports what it read" grep -q "end of recording: .* records read" "$tmp/$name.rerr"
+    check "$name: the monitor password is not in the recording" bash -c "! grep -aq monpw '$tmp/$name.dbrec'"
+done
+
+# pacing: 30 records at --speed 10 take about 3 s; --from skips the start
+t0=$(date +%s.%N)
+"$DBTOP" --replay "$tmp/pg15.dbrec" --speed 10 --format json >"$tmp/speed.json" 2>/dev/null
+el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+if awk -v e="$el" 'BEGIN { exit !(e > 2.0 && e < 6.0) }'; then ok "--speed 10 replays 30 s in ${el}s"; else nok "--speed 10 took ${el}s"; fi
+"$DBTOP" --replay "$tmp/pg15.dbrec" --speed 0 --from 20 --format json >"$tmp/from.json" 2>/dev/null
+n=$(wc -l <"$tmp/from.json")
+check "--from 20 starts 20 s in ($n records)" test "$n" -ge 9 -a "$n" -le 12
+check "--from 20: the first record shown has its rate (history replayed)" jq -se '.[0].rates.commits_per_s != null' "$tmp/from.json"
+check "--count with --replay" test "$("$DBTOP" --replay "$tmp/pg15.dbrec" --speed 0 --count 5 --format json 2>/dev/null | wc -l)" = 5
+
+# an admin password in the target never reaches the file
+"$DBTOP" --batch --count 2 --record "$tmp/admin.dbrec" "$DBTOP_MARIADB_ADMIN_URI" >/dev/null 2>&1
+check "admin password absent from its recording" bash -c "! grep -aq adminpw '$tmp/admin.dbrec'"
+# --redact: no literal of the workload's statements in the file
+$DBTOP_MARIADB_CLIENT -e "CREATE TABLE IF NOT EXISTS dbtop_test.redact_t (id int primary key, v varchar(40))" 2>/dev/null
+( for i in 1 2 3 4 5 6; do
+    $DBTOP_MARIADB_CLIENT -e "INSERT INTO dbtop_test.redact_t VALUES (987650 + $i, 'zz-secret-literal-4711') ON DUPLICATE KEY UPDATE v = 'zz-secret-literal-4711'" 2>/dev/null
+    sleep 0.4
+  done ) &
+"$DBTOP" --batch --count 3 --redact --record "$tmp/redact.dbrec" "$DBTOP_MARIADB_URI" >/dev/null 2>&1
+wait
+check "--redact: no workload literal in the recording" bash -c "! grep -aqE 'zz-secret-literal-4711|98765[0-9]' '$tmp/redact.dbrec'"
+
+# a full disk stops the recording, not the monitoring
+"$DBTOP" --batch --count 2 --format json --record /dev/full "$DBTOP_PG15_URI" >"$tmp/full.json" 2>"$tmp/full.err"
+rc=$?
+check "recording to a full disk: monitoring goes on (exit $rc, 2 records)" test "$rc" = 0 -a "$(wc -l <"$tmp/full.json")" = 2
+check "recording to a full disk: says why" grep -q "recording" "$tmp/full.err"
+
+# the bundled incident replays with no server and no file
+env -i PATH=/usr/bin:/bin "$DBTOP" --demo --speed 0 --format json >"$tmp/demo.json" 2>"$tmp/demo.err"
+check "--demo replays the bundled recording without a server" jq -se 'length >= 20 and all(.[]; .schema == 1) and any(.[]; .rates.fsyncs_per_commit != null)' "$tmp/demo.json"
+done_tests

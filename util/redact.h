@@ -1,0 +1,12 @@
+/* redact.h - replace literals in SQL text with '?' (PCRE2): quoted strings,
+ * numbers, hex / binary literals, and IN (...) lists become IN (?). */
+#ifndef DBTOP_REDACT_H
+#define DBTOP_REDACT_H
+
+#include <stddef.h>
+
+/* Redact s into a new string (never NULL). Text without literals comes back
+ * unchanged. */
+char *redact_sql(const char *s);
+
+#endif
