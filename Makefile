@@ -23,15 +23,15 @@ endif
 CFLAGS ?= -O2 -g
 CFLAGS_EXTRA ?=
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(CFLAGS_EXTRA) $(DEP_CFLAGS)
-LDLIBS := $(DEP_LIBS) -lm
+LDLIBS := $(DEP_LIBS) -lm -lpthread
 
 BUILD ?= build
 BIN ?= dbtop
 CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c sources/source.c sources/target.c \
 	sources/mysql_map.c sources/pg_map.c \
-	panes/rates.c tui/batch.c
+	panes/rates.c panes/canvas.c panes/pane.c panes/pending.c tui/batch.c tui/theme_parse.c
 DB_SRC := sources/mysql.c sources/pg.c sources/registry.c
-MAIN_SRC := tui/main.c
+MAIN_SRC := tui/main.c tui/ui.c tui/sampler.c tui/theme_curses.c
 # the incident recording bundled into the binary for --demo
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

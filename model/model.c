@@ -61,6 +61,8 @@ const struct metric_def metric_defs[M__COUNT] = {
 		CTR_WAL_SYNC_NS, CTR_WAL_SYNCS, "average WAL sync time"},
 	[M_WAL_BYTES_PER_COMMIT] = {M_WAL_BYTES_PER_COMMIT, "wal_bytes_per_commit", "B", ENG_PG, MK_RATIO,
 		M_WAL_BYTES, M_COMMITS, "WAL bytes per commit"},
+	[M_COMMIT_MS] = {M_COMMIT_MS, "commit_avg_ms", "ms", ENG_MY, MK_AVG_MS,
+		CTR_COMMIT_NS, CTR_COMMIT_STMTS, "average COMMIT statement latency (performance_schema)"},
 };
 
 void model_init(struct model *m, size_t history_len)

@@ -70,3 +70,328 @@ char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t le
 	}
 	return buf;
 }
+
+/* ---- the pane ---- */
+
+#include "pane.h"
+
+/* Rows of the pane, in order; indent marks a part of the row above. */
+static const struct {
+	enum metric_id metric;
+	const char *label;
+	int indent;
+	double warn, crit;   /* thresholds for the current value, 0: none */
+} pane_rows[] = {
+	{M_COMMITS, "commits/s", 0, 0, 0},
+	{M_FSYNCS, "fsyncs/s", 0, 0, 0},
+	{M_REDO_FSYNCS, "redo", 1, 0, 0},
+	{M_BINLOG_FSYNCS, "binlog", 1, 0, 0},
+	{M_WAL_WRITES, "WAL writes/s", 0, 0, 0},
+	{M_FSYNCS_PER_COMMIT, "fsyncs/commit", 0, 1.5, 2.5},
+	{M_COMMIT_MS, "commit latency ms", 0, 10, 100},
+	{M_REDO_FSYNC_MS, "redo sync ms", 0, 5, 50},
+	{M_BINLOG_FSYNC_MS, "binlog sync ms", 0, 5, 50},
+	{M_WAL_SYNC_MS, "WAL sync ms", 0, 5, 50},
+	{M_WAL_WRITE_MS, "WAL write ms", 0, 5, 50},
+	{M_REDO_BYTES, "redo bytes/s", 0, 0, 0},
+	{M_WAL_BYTES, "WAL bytes/s", 0, 0, 0},
+	{M_WAL_BYTES_PER_COMMIT, "WAL bytes/commit", 0, 0, 0},
+	{M_BINLOG_COMMITS_PER_GROUP, "commits/group", 0, 0, 0},
+	{M_WAL_BUFFERS_FULL, "WAL buffers full/s", 0, 1, 50},
+	{M_ROLLBACKS, "rollbacks/s", 0, 0, 0},
+};
+#define NPANE_ROWS (sizeof pane_rows / sizeof pane_rows[0])
+
+/* Value of a setting in force, or NULL. */
+static const char *setting(const struct model *m, const char *name)
+{
+	size_t i;
+	for (i = 0; i < m->nsettings; i++)
+		if (strcmp(m->settings[i].name, name) == 0)
+			return m->settings[i].value;
+	return NULL;
+}
+
+int rates_implications(const struct model *m, char lines[][160], bool *crit, int max)
+{
+	int n = 0;
+	const char *v;
+#define LINE(c, ...) do { if (n < max) { crit[n] = (c); str_printf(lines[n++], 160, __VA_ARGS__); } } while (0)
+	if (m->caps.engine == ENGINE_MYSQL) {
+		const char *flush = setting(m, "innodb_flush_log_at_trx_commit");
+		const char *sb = setting(m, "sync_binlog");
+		const char *lb = setting(m, "log_bin");
+		bool binlog = lb && strcmp(lb, "ON") == 0;
+		if (!flush)
+			return 0;
+		int fsyncs = (strcmp(flush, "1") == 0) + (binlog && sb && strcmp(sb, "1") == 0);
+		LINE(false, "innodb_flush_log_at_trx_commit=%s sync_binlog=%s%s -> %d fsync%s per commit",
+		     flush, sb ? sb : "?", binlog ? "" : " (binlog off)", fsyncs, fsyncs == 1 ? "" : "s");
+		if (strcmp(flush, "2") == 0)
+			LINE(true, "redo synced about once a second: up to ~1 s of commits lost on an OS crash or power loss");
+		else if (strcmp(flush, "0") == 0)
+			LINE(true, "redo written and synced about once a second: up to ~1 s of commits lost even if only mysqld crashes");
+		if (binlog && sb && strcmp(sb, "0") == 0)
+			LINE(true, "sync_binlog=0: the binlog can lose commits on a crash; replicas and point-in-time recovery may diverge");
+		else if (binlog && sb && strcmp(sb, "1") != 0)
+			LINE(true, "sync_binlog=%s: the binlog is synced every %s commit groups; that many may be lost on a crash", sb, sb);
+		if ((v = setting(m, "innodb_flush_method")))
+			LINE(false, "innodb_flush_method=%s  innodb_doublewrite=%s", v,
+			     setting(m, "innodb_doublewrite") ? setting(m, "innodb_doublewrite") : "?");
+	} else if (m->caps.engine == ENGINE_POSTGRESQL) {
+		const char *sc = setting(m, "synchronous_commit");
+		const char *wwd = setting(m, "wal_writer_delay");
+		if (!sc)
+			return 0;
+		if (strcmp(sc, "off") == 0)
+			LINE(true, "synchronous_commit=off wal_writer_delay=%s -> commits return before their WAL is flushed: "
+			     "up to ~3 x %s of commits lost on a crash (no corruption)", wwd ? wwd : "?", wwd ? wwd : "?");
+		else
+			LINE(false, "synchronous_commit=%s wal_writer_delay=%s -> each commit waits for its WAL flush",
+			     sc, wwd ? wwd : "?");
+		if ((v = setting(m, "commit_delay")) && strcmp(v, "0") != 0)
+			LINE(false, "commit_delay=%s commit_siblings=%s: commits wait to share a flush", v,
+			     setting(m, "commit_siblings") ? setting(m, "commit_siblings") : "?");
+		if ((v = setting(m, "fsync")) && strcmp(v, "off") == 0)
+			LINE(true, "fsync=off: a crash can corrupt the whole cluster");
+		if ((v = setting(m, "wal_sync_method")))
+			LINE(false, "wal_sync_method=%s  full_page_writes=%s", v,
+			     setting(m, "full_page_writes") ? setting(m, "full_page_writes") : "?");
+	}
+#undef LINE
+	return n;
+}
+
+/* min / max / average of the newest n values of r (finite ones); false if none. */
+static bool window_stats(const struct ring *r, int n, double *mn, double *mx, double *avg)
+{
+	double sum = 0;
+	int k = 0, i;
+	*mn = INFINITY;
+	*mx = -INFINITY;
+	for (i = 0; i < n; i++) {
+		double v = ring_get(r, (size_t)i);
+		if (!isfinite(v))
+			continue;
+		if (v < *mn)
+			*mn = v;
+		if (v > *mx)
+			*mx = v;
+		sum += v;
+		k++;
+	}
+	if (!k)
+		return false;
+	*avg = sum / k;
+	return true;
+}
+
+/* Compact number for the stats columns. */
+static void fmt_num(enum metric_id id, double v, char *buf, size_t len)
+{
+	struct rate r = {.v = v, .st = isfinite(v) ? RATE_OK : RATE_UNAVAIL};
+	if (!isfinite(v)) {
+		str_copy(buf, len, "-");
+		return;
+	}
+	rates_format(id, &r, buf, len);
+	/* drop the unit for the narrow columns */
+	char *sp = strstr(buf, " ms");
+	if (sp)
+		*sp = '\0';
+}
+
+/* Rows shown now: applicable, available, passing the filter. */
+static int visible_rows(const struct model *m, const struct pane_view *v, int *idx)
+{
+	size_t i;
+	int n = 0;
+	for (i = 0; i < NPANE_ROWS; i++) {
+		enum metric_id id = pane_rows[i].metric;
+		if (!model_metric_applies(m, id) || m->cur[id].st == RATE_UNAVAIL)
+			continue;
+		if (!pane_filter_match(v, pane_rows[i].label) && !pane_filter_match(v, metric_defs[id].key))
+			continue;
+		idx[n++] = (int)i;
+	}
+	if (v->sort == 1) {
+		/* by name */
+		for (int a = 1; a < n; a++)
+			for (int b = a; b > 0 && strcmp(pane_rows[idx[b - 1]].label, pane_rows[idx[b]].label) > 0; b--) {
+				int t = idx[b];
+				idx[b] = idx[b - 1];
+				idx[b - 1] = t;
+			}
+	}
+	return n;
+}
+
+/* Role of a current value after its thresholds. */
+static enum role value_role(int row, const struct rate *r)
+{
+	if (r->st != RATE_OK)
+		return R_UNKNOWN;
+	if (pane_rows[row].crit > 0 && r->v >= pane_rows[row].crit)
+		return R_CRIT;
+	if (pane_rows[row].warn > 0 && r->v >= pane_rows[row].warn)
+		return R_WARN;
+	return R_VALUE;
+}
+
+/* Full-pane view of one metric: definition, source and a tall graph. */
+static void draw_details(const struct model *m, const struct pane_view *v, struct canvas *cv,
+			 int row)
+{
+	enum metric_id id = pane_rows[row].metric;
+	const struct metric_def *d = &metric_defs[id];
+	double mn, mx, avg, iv = isfinite(m->interval_s) ? m->interval_s : 1;
+	int gw = cv->w - 10, gh = cv->h - 6, y, x;
+	char cur[48], a[24], b[24], c[24];
+	(void)v;
+	cv_printf(cv, 0, 0, R_TITLE, "%s  (%s)", pane_rows[row].label, d->key);
+	cv_printf(cv, 1, 0, R_LABEL, "%s", d->help);
+	rates_format(id, &m->cur[id], cur, sizeof cur);
+	if (gw < 4 || gh < 2) {
+		cv_printf(cv, 2, 0, R_VALUE, "now %s", cur);
+		return;
+	}
+	if (window_stats(&m->hist[id], gw, &mn, &mx, &avg)) {
+		fmt_num(id, mn, a, sizeof a);
+		fmt_num(id, mx, b, sizeof b);
+		fmt_num(id, avg, c, sizeof c);
+		cv_printf(cv, 2, 0, R_VALUE, "now %s   min %s  max %s  avg %s   over %.0fs", cur, a, b, c, gw * iv);
+	} else {
+		cv_printf(cv, 2, 0, R_UNKNOWN, "now %s   no values in the window yet", cur);
+		mx = 0;
+	}
+	if (m->caps.engine == ENGINE_MYSQL && (id == M_REDO_FSYNCS || id == M_FSYNCS))
+		cv_printf(cv, 3, 0, R_LABEL, "redo syncs from %s", m->caps.redo_fsync_source);
+	else if (id == M_COMMITS && m->caps.engine == ENGINE_MYSQL)
+		cv_printf(cv, 3, 0, R_LABEL, "commits from %s", m->caps.commit_source);
+	/* a bar graph gh rows tall: each column one interval, newest right */
+	for (x = 0; x < gw; x++) {
+		double val = ring_get(&m->hist[id], (size_t)(gw - 1 - x));
+		if (!isfinite(val))
+			continue;
+		double fill = mx > 0 ? val / mx * gh : 0;
+		for (y = 0; y < gh; y++) {
+			double part = fill - (gh - 1 - y);
+			if (part <= 0)
+				continue;
+			if (part >= 1 || !cv->utf8) {
+				cv_text(cv, 5 + y, 10 + x, R_SPARK, cv->utf8 ? "\xe2\x96\x88" : "#");
+			} else {
+				static const char *const eighth[8] = {
+					"\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
+					"\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88"};
+				int k = (int)(part * 8);
+				cv_text(cv, 5 + y, 10 + x, R_SPARK, eighth[k > 7 ? 7 : k]);
+			}
+		}
+	}
+	fmt_num(id, mx, a, sizeof a);
+	cv_text_right(cv, 5, 9, R_LABEL, a);
+	cv_text_right(cv, 4 + gh, 9, R_LABEL, "0");
+}
+
+static void rates_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	int idx[NPANE_ROWS], n = visible_rows(m, v, idx), i, y = 0;
+	int labw = 18, curw = 12, statw = 27;
+	int sparkw, rows_h;
+	double iv = isfinite(m->interval_s) && m->interval_s > 0 ? m->interval_s : 1;
+	char lines[8][160];
+	bool crit[8];
+	int nimp;
+
+	v->nrows = n;
+	if (cv->h <= 0 || cv->w <= 0)
+		return;
+	if (v->details && n > 0) {
+		pane_clamp(v, n, 1);
+		draw_details(m, v, cv, idx[v->sel]);
+		return;
+	}
+	if (!m->have_caps) {
+		cv_text(cv, 0, 0, R_UNKNOWN, "waiting for the first sample...");
+		return;
+	}
+	if (cv->w < labw + curw + 8)
+		statw = 0, labw = cv->w / 2 - 2, curw = cv->w - labw - 1;
+	else if (cv->w < labw + curw + statw + 20)
+		statw = 0;
+	sparkw = cv->w - labw - curw - statw - 2;
+	if (sparkw < 0)
+		sparkw = 0;
+	/* title row: column heads and the window span */
+	cv_printf(cv, y, 0, R_LABEL, "%-*s%*s", labw, "", curw, "now");
+	if (sparkw > 8)
+		cv_printf(cv, y, labw + curw + 1, R_LABEL, "last %.0fs", sparkw * iv);
+	if (statw)
+		cv_printf(cv, y, cv->w - statw, R_LABEL, "%8s %8s %8s", "min", "max", "avg");
+	y++;
+	nimp = rates_implications(m, lines, crit, 8);
+	rows_h = cv->h - y - (nimp > 0 ? 1 + (nimp < 3 ? nimp : 3) : 0);
+	if (rows_h < 1)
+		rows_h = cv->h - y;
+	pane_clamp(v, n, rows_h);
+	for (i = v->top; i < n && y < 1 + rows_h; i++, y++) {
+		int r = idx[i];
+		enum metric_id id = pane_rows[r].metric;
+		char cur[48];
+		bool sel = v->focused && i == v->sel;
+		if (sel)
+			cv_fill(cv, y, 0, labw, R_SELECTED);
+		cv_printf(cv, y, pane_rows[r].indent * 2, sel ? R_SELECTED : R_LABEL, "%s", pane_rows[r].label);
+		rates_format(id, &m->cur[id], cur, sizeof cur);
+		cv_text_right(cv, y, labw + curw, value_role(r, &m->cur[id]), cur);
+		if (sparkw > 0)
+			cv_spark(cv, y, labw + curw + 1, sparkw, &m->hist[id], 0, R_SPARK);
+		if (statw) {
+			double mn, mx, avg;
+			char a[24], b[24], c[24];
+			if (window_stats(&m->hist[id], sparkw > 0 ? sparkw : 60, &mn, &mx, &avg)) {
+				fmt_num(id, mn, a, sizeof a);
+				fmt_num(id, mx, b, sizeof b);
+				fmt_num(id, avg, c, sizeof c);
+				cv_printf(cv, y, cv->w - statw, R_VALUE, "%8s %8s %8s", a, b, c);
+			}
+		}
+	}
+	if (n == 0)
+		cv_text(cv, y++, 0, R_UNKNOWN, v->filter ? "no row matches the filter" : "no rates yet");
+	/* the settings in force and what they imply */
+	if (nimp > 0 && y < cv->h) {
+		y = y < cv->h - nimp ? y : cv->h - nimp;
+		if (y < 1)
+			y = 1;
+		for (i = 0; i < nimp && y < cv->h; i++, y++)
+			cv_text(cv, y, 0, crit[i] ? R_WARN : R_NOTE, lines[i]);
+	}
+}
+
+static bool rates_key(const struct model *m, struct pane_view *v, int key)
+{
+	(void)m;
+	if (key == 's') {
+		v->sort = !v->sort;
+		str_copy(v->status, sizeof v->status, v->sort ? "rates sorted by name" : "rates in table order");
+		return true;
+	}
+	return false;
+}
+
+static const struct key_help rates_keys[] = {
+	{'s', "s", "sort rows: table order / by name"},
+	{'\n', "Enter", "details of the selected rate: definition, source, tall graph"},
+	{0, NULL, NULL},
+};
+
+const struct pane_ops rates_pane = {
+	.name = "rates",
+	.title = "fsync / commit rates",
+	.draw = rates_draw,
+	.key = rates_key,
+	.keys = rates_keys,
+	.min_h = 8,
+};

@@ -4,6 +4,7 @@
 #ifndef DBTOP_PANE_RATES_H
 #define DBTOP_PANE_RATES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../model/model.h"
@@ -21,3 +22,9 @@ extern const size_t rates_nrows;
 char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t len);
 
 #endif
+
+/* What the durability settings in force imply, one line each (e.g.
+ * "innodb_flush_log_at_trx_commit=1 sync_binlog=1 -> 2 fsyncs per commit").
+ * Returns the number of lines written into lines[max][len]; crit[i] is set
+ * when line i describes a real risk of data loss. */
+int rates_implications(const struct model *m, char lines[][160], bool *crit, int max);

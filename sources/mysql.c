@@ -207,13 +207,17 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	if (uptime < p->last_uptime)
 		p->restarts++;
 	p->last_uptime = uptime;
+	out->uptime_s = (double)uptime;
 
-	/* redo and binlog file syncs from performance_schema */
-	if (c->ps_redo_file || c->ps_binlog_file) {
+	/* redo and binlog file syncs and COMMIT latency from performance_schema */
+	if (c->ps_readable) {
 		res = my_query(src,
 			       "SELECT EVENT_NAME, COUNT_MISC, SUM_TIMER_MISC "
 			       "FROM performance_schema.file_summary_by_event_name "
-			       "WHERE EVENT_NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "')",
+			       "WHERE EVENT_NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "') "
+			       "UNION ALL SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT "
+			       "FROM performance_schema.events_statements_summary_global_by_event_name "
+			       "WHERE EVENT_NAME = '" MY_COMMIT_EVENT "'",
 			       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
 		out->nqueries++;
 		if (failed) {

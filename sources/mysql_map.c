@@ -165,6 +165,9 @@ void mysql_map_file(struct sample *out, const struct caps *c, const char *event,
 	} else if (strcmp(event, MY_BINLOG_EVENT) == 0 && c->ps_binlog_file) {
 		sample_set(out, CTR_BINLOG_FSYNCS, n, 0);
 		sample_set(out, CTR_BINLOG_FSYNC_NS, ps / 1000, 0);
+	} else if (strcmp(event, MY_COMMIT_EVENT) == 0 && c->ps_readable) {
+		sample_set(out, CTR_COMMIT_STMTS, n, 0);
+		sample_set(out, CTR_COMMIT_NS, ps / 1000, 0);
 	}
 }
 

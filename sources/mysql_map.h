@@ -11,6 +11,7 @@
 
 #define MY_REDO_EVENT "wait/io/file/innodb/innodb_log_file"
 #define MY_BINLOG_EVENT "wait/io/file/sql/binlog"
+#define MY_COMMIT_EVENT "statement/sql/commit"
 
 /* From SELECT VERSION(), @@version_comment, @@performance_schema, @@log_bin. */
 void mysql_caps_version(struct caps *c, const char *version, const char *comment,
@@ -27,7 +28,9 @@ void mysql_caps_finish(struct caps *c, bool has_os_log_fsyncs, const char *ps_er
 /* One SHOW GLOBAL STATUS row into out; Uptime goes to *uptime. */
 void mysql_map_status(struct sample *out, const char *name, const char *value,
 		      uint64_t *uptime);
-/* One file_summary_by_event_name row (EVENT_NAME, COUNT_MISC, SUM_TIMER_MISC ps). */
+/* One file_summary_by_event_name row (EVENT_NAME, COUNT_MISC, SUM_TIMER_MISC ps),
+ * or the statement/sql/commit row of events_statements_summary_global_by_event_name
+ * (EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT ps). */
 void mysql_map_file(struct sample *out, const struct caps *c, const char *event,
 		    const char *count_misc, const char *sum_timer_misc);
 /* After all rows: stamp epochs and derive the generic counters. */

@@ -112,6 +112,8 @@ void pg_map_counters(struct sample *out, const struct caps *c, const char *const
 
 	/* reset markers: postmaster start, and the stats_reset stamps (ms) */
 	start_epoch = cell_u64(cell[PGC_START], 1000, &v) ? v : 0;
+	if (start_epoch && out->wall > (double)start_epoch / 1000)
+		out->uptime_s = out->wall - (double)start_epoch / 1000;
 	db_epoch = start_epoch ^ (cell_u64(cell[PGC_DB_RESET], 1000, &v) ? v : 0);
 	if (cell_u64(cell[PGC_XACT_COMMIT], 1, &v))
 		sample_set(out, CTR_COMMITS, v, db_epoch);

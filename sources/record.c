@@ -22,7 +22,7 @@ enum {
 /* field tags of a SAMPLE record */
 enum {
 	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
-	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE
+	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME
 };
 
 /* CAPS booleans, bit i of C_FLAGS; the order is part of the format */
@@ -236,6 +236,7 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 	put_u64(&b, S_CONN_GEN, s->conn_gen);
 	put_f64(&b, S_QUERY_MS, s->query_ms);
 	put_u64(&b, S_NQUERIES, s->nqueries);
+	put_f64(&b, S_UPTIME, s->uptime_s);
 	for (i = 0; i < CTR__COUNT; i++) {
 		const char *nm;
 		if (!s->c[i].present)
@@ -378,6 +379,7 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 	case S_CONN_GEN: s->conn_gen = (uint32_t)v; break;
 	case S_QUERY_MS: if (n == 8) s->query_ms = get_f64(d); break;
 	case S_NQUERIES: s->nqueries = (unsigned)v; break;
+	case S_UPTIME: if (n == 8) s->uptime_s = get_f64(d); break;
 	case S_COUNTER:
 		if (n < 1)
 			break;

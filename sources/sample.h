@@ -48,6 +48,9 @@ enum ctr_id {
 	CTR_WAL_WRITE_NS,     /* ns; 0 unless track_wal_io_timing */
 	CTR_WAL_SYNCS,
 	CTR_WAL_SYNC_NS,      /* ns; 0 unless track_wal_io_timing */
+	/* MySQL / MariaDB performance_schema statement/sql/commit */
+	CTR_COMMIT_STMTS,     /* COMMIT statements timed */
+	CTR_COMMIT_NS,        /* their total latency, ns */
 	CTR__COUNT
 };
 
@@ -88,6 +91,7 @@ struct sample {
 	char error[NOTE_LEN];   /* why DOWN/STALLED; sanitised */
 	double retry_in;        /* s until the next connection attempt (DOWN) */
 	uint32_t conn_gen;      /* bumps on every (re)connection */
+	double uptime_s;        /* server uptime, s (0: unknown) */
 	double query_ms;        /* time dbtop's queries took for this sample */
 	unsigned nqueries;      /* statements sent for this sample */
 	struct ctr c[CTR__COUNT];

@@ -72,6 +72,8 @@ static const char *const ctr_names[CTR__COUNT] = {
 	[CTR_WAL_WRITE_NS] = "wal_write_ns",
 	[CTR_WAL_SYNCS] = "wal_syncs",
 	[CTR_WAL_SYNC_NS] = "wal_sync_ns",
+	[CTR_COMMIT_STMTS] = "commit_stmts",
+	[CTR_COMMIT_NS] = "commit_ns",
 };
 
 const char *ctr_name(enum ctr_id id)

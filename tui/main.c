@@ -14,6 +14,7 @@
 #include "../sources/source.h"
 #include "../util/util.h"
 #include "batch.h"
+#include "ui.h"
 
 #ifndef DBTOP_VERSION
 #define DBTOP_VERSION "0.1.0"
@@ -35,6 +36,8 @@ struct opts {
 	bool demo;
 	double speed;             /* replay speed, 0: no waiting */
 	double from;              /* replay start offset, s */
+	const char *theme;        /* --theme NAME|PATH */
+	bool ascii;               /* --ascii */
 };
 
 /* The bundled incident recording (build/demo_rec.c, from recordings/). */
@@ -71,6 +74,9 @@ static void usage(FILE *f)
 	      "  -n, --count N             records to print, then exit (batch)\n"
 	      "  -i, --interval S          refresh interval, 0.25 to 60 s (default 1)\n"
 	      "      --format json|text    batch record format (default text)\n"
+	      "screen:\n"
+	      "      --theme NAME|PATH     dark (default), light, mono, high-contrast, or a file\n"
+	      "      --ascii               no Unicode block or line characters\n"
 	      "record and replay:\n"
 	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
 	      "      --redact              replace literals in recorded text with ?\n"
@@ -139,7 +145,7 @@ static char *prompt_password(void)
 enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
-	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO,
+	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII,
 };
 
 static const struct option long_opts[] = {
@@ -163,6 +169,8 @@ static const struct option long_opts[] = {
 	{"speed", required_argument, NULL, OPT_SPEED},
 	{"from", required_argument, NULL, OPT_FROM},
 	{"demo", no_argument, NULL, OPT_DEMO},
+	{"theme", required_argument, NULL, OPT_THEME},
+	{"ascii", no_argument, NULL, OPT_ASCII},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -219,6 +227,8 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_SPEED: o->speed = num_arg("--speed", optarg, 0, 1000); break;
 		case OPT_FROM: o->from = num_arg("--from", optarg, 0, 1e9); break;
 		case OPT_DEMO: o->demo = true; break;
+		case OPT_THEME: o->theme = optarg; break;
+		case OPT_ASCII: o->ascii = true; break;
 		case OPT_HELP: usage(stdout); exit(0);
 		case OPT_VERSION: printf("dbtop %s\n", DBTOP_VERSION); exit(0);
 		case ':': die_usage("option needs a value:", argv[optind - 1]);
@@ -253,7 +263,6 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		usage(stderr);
 		exit(2);
 	}
-	/* without a screen yet, the default mode is the text batch stream */
 	if (!o->batch && o->json)
 		o->batch = true;
 }
@@ -330,6 +339,11 @@ int main(int argc, char **argv)
 	} else {
 		source_init(&src, source_ops_for(t.engine), &t, o.query_timeout);
 	}
+	if (!o.batch && !ui_possible(err, sizeof err)) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		target_free(&t);
+		return 1;
+	}
 	if (source_open(&src, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		target_free(&t);
@@ -342,6 +356,23 @@ int main(int argc, char **argv)
 	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
 	sb_init(&out);
 
+	if (!o.batch) {
+		struct ui_opts uo = {
+			.interval = o.interval, .theme = o.theme, .ascii = o.ascii,
+			.replay = replaying, .speed = o.speed, .host = host,
+			.rec = recording ? &rec : NULL,
+		};
+		int st = ui_run(&src, &m, &uo);
+		if (replaying && src.finished)
+			fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
+		if (recording)
+			rec_close(&rec);
+		source_close(&src);
+		model_free(&m);
+		sb_free(&out);
+		target_free(&t);
+		return st;
+	}
 	/* the first sample only primes the counters */
 	next = clock_mono();
 	for (;;) {

@@ -1,0 +1,197 @@
+/* canvas.c - clipping, sanitising and sparklines on top of a canvas. */
+#include "canvas.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "../util/util.h"
+
+struct canvas cv_sub(const struct canvas *cv, int y, int x, int h, int w)
+{
+	struct canvas s = *cv;
+	if (y < 0)
+		y = 0;
+	if (x < 0)
+		x = 0;
+	if (y > cv->h)
+		y = cv->h;
+	if (x > cv->w)
+		x = cv->w;
+	s.y0 = cv->y0 + y;
+	s.x0 = cv->x0 + x;
+	s.h = h < 0 ? 0 : (h > cv->h - y ? cv->h - y : h);
+	s.w = w < 0 ? 0 : (w > cv->w - x ? cv->w - x : w);
+	return s;
+}
+
+/* Columns of one code point (wide CJK = 2, combining = 0). */
+static int cp_cols(wchar_t wc)
+{
+	int c = wcwidth(wc);
+	return c < 0 ? 1 : c;
+}
+
+int text_cols(const char *s)
+{
+	mbstate_t st;
+	int cols = 0;
+	memset(&st, 0, sizeof st);
+	while (*s) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, s, MB_CUR_MAX, &st);
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&st, 0, sizeof st);
+			n = 1;
+			wc = '?';
+		}
+		cols += cp_cols(wc);
+		s += n;
+	}
+	return cols;
+}
+
+/* Cut s (in place) to at most maxcols columns; returns the columns kept. */
+static int clip_cols(char *s, int maxcols)
+{
+	mbstate_t st;
+	int cols = 0;
+	char *p = s;
+	memset(&st, 0, sizeof st);
+	while (*p) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, p, MB_CUR_MAX, &st);
+		int c;
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&st, 0, sizeof st);
+			*p = '?';  /* not valid in this locale: never sent raw */
+			n = 1;
+			wc = '?';
+		}
+		c = cp_cols(wc);
+		if (cols + c > maxcols)
+			break;
+		cols += c;
+		p += n;
+	}
+	*p = '\0';
+	return cols;
+}
+
+int cv_text(struct canvas *cv, int y, int x, enum role r, const char *s)
+{
+	char stack[512], *buf = stack;
+	size_t len;
+	int cols;
+	if (y < 0 || y >= cv->h || x < 0 || x >= cv->w || !s)
+		return 0;
+	len = strlen(s);
+	if (len >= sizeof stack) {
+		/* a long text never needs more than 4 bytes per visible column */
+		size_t keep = (size_t)(cv->w - x) * 4 + 4;
+		if (len > keep)
+			len = keep;
+		buf = xmalloc(len + 1);
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	text_sanitize(buf);
+	cols = clip_cols(buf, cv->w - x);
+	if (cols > 0)
+		cv->ops->put(cv, cv->y0 + y, cv->x0 + x, r, buf, cols);
+	if (buf != stack)
+		free(buf);
+	return cols;
+}
+
+int cv_printf(struct canvas *cv, int y, int x, enum role r, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return cv_text(cv, y, x, r, buf);
+}
+
+int cv_text_right(struct canvas *cv, int y, int x_end, enum role r, const char *s)
+{
+	int c = text_cols(s);
+	int x = x_end - c;
+	if (x < 0)
+		x = 0;
+	return cv_text(cv, y, x, r, s);
+}
+
+void cv_fill(struct canvas *cv, int y, int x, int w, enum role r)
+{
+	char buf[1024];
+	if (w > (int)sizeof buf - 1)
+		w = (int)sizeof buf - 1;
+	if (w <= 0)
+		return;
+	memset(buf, ' ', (size_t)w);
+	buf[w] = '\0';
+	cv_text(cv, y, x, r, buf);
+}
+
+void cv_rule(struct canvas *cv, int y, int x, int w, enum role r)
+{
+	char buf[4096];
+	size_t n = 0;
+	const char *unit = cv->utf8 ? "\xe2\x94\x80" : "-";   /* ─ */
+	size_t ul = strlen(unit);
+	while (w-- > 0 && n + ul < sizeof buf) {
+		memcpy(buf + n, unit, ul);
+		n += ul;
+	}
+	buf[n] = '\0';
+	cv_text(cv, y, x, r, buf);
+}
+
+void cv_spark(struct canvas *cv, int y, int x, int width, const struct ring *hist,
+	      double hi, enum role r)
+{
+	static const char *const blocks[8] = {
+		"\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
+		"\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88",
+	};
+	static const char ascii[] = "_.-=+*#@";
+	char buf[4096];
+	size_t n = 0;
+	int i;
+	if (width <= 0)
+		return;
+	if (width > 1000)
+		width = 1000;
+	if (hi <= 0) {
+		for (i = 0; i < width; i++) {
+			double v = ring_get(hist, (size_t)i);
+			if (isfinite(v) && v > hi)
+				hi = v;
+		}
+	}
+	for (i = width - 1; i >= 0; i--) {
+		double v = ring_get(hist, (size_t)i);
+		if (!isfinite(v)) {
+			buf[n++] = ' ';
+			continue;
+		}
+		int lvl = hi > 0 ? (int)floor(v / hi * 7.999) : 0;
+		if (lvl < 0)
+			lvl = 0;
+		if (lvl > 7)
+			lvl = 7;
+		if (cv->utf8) {
+			memcpy(buf + n, blocks[lvl], 3);
+			n += 3;
+		} else {
+			buf[n++] = ascii[lvl];
+		}
+	}
+	buf[n] = '\0';
+	cv_text(cv, y, x, r, buf);
+}

@@ -1,0 +1,59 @@
+/* pane.h - the pane interface: each pane is a const ops table that draws
+ * from a const model onto a canvas and may handle keys of its own. */
+#ifndef DBTOP_PANE_H
+#define DBTOP_PANE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../model/model.h"
+#include "canvas.h"
+
+/* A key a pane handles, with help text for the generated help screen. */
+struct key_help {
+	int key;             /* curses key code or character */
+	const char *name;    /* as shown: "s", "Enter", "Up/Down" */
+	const char *help;
+};
+
+/* Per-pane view state owned by the screen. */
+struct pane_view {
+	int sel;             /* selected row */
+	int top;             /* first row shown */
+	int sort;            /* pane-defined sort order */
+	bool details;        /* details of the selected row */
+	bool focused;
+	bool full;           /* drawn as a full screen (not a tile) */
+	void *filter;        /* compiled PCRE2 pattern or NULL */
+	char filter_text[128];
+	int nrows;           /* rows after filtering, set by draw */
+	char status[160];    /* a one-line message from the pane (e.g. sort) */
+};
+
+struct pane_ops {
+	const char *name;    /* "rates" */
+	const char *title;   /* "fsync / commit rates" */
+	/* Draw the pane into cv. */
+	void (*draw)(const struct model *m, struct pane_view *v, struct canvas *cv);
+	/* Handle a key; true when used. Optional. */
+	bool (*key)(const struct model *m, struct pane_view *v, int key);
+	const struct key_help *keys;   /* NULL-name-terminated, optional */
+	int min_h;           /* rows it needs as a tile */
+};
+
+/* True when text passes the view's filter (always, without a filter). */
+bool pane_filter_match(const struct pane_view *v, const char *text);
+/* Compile pattern into v->filter (empty: no filter). Returns 0, or -1 with
+ * the PCRE2 error and its offset in err. */
+int pane_filter_set(struct pane_view *v, const char *pattern, char *err, size_t errlen);
+void pane_filter_free(struct pane_view *v);
+/* Keep v->sel and v->top inside nrows rows with `visible` rows shown. */
+void pane_clamp(struct pane_view *v, int nrows, int visible);
+
+extern const struct pane_ops rates_pane;
+extern const struct pane_ops digests_pane;
+extern const struct pane_ops locks_pane;
+extern const struct pane_ops waits_pane;
+extern const struct pane_ops tuning_pane;
+
+#endif

@@ -1,0 +1,73 @@
+/* pending.c - panes whose data collection is not built yet: they say so,
+ * what they will show, and whether this server has what they will need. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/util.h"
+#include "pane.h"
+
+/* Draw the "not built yet" text of a pane and its data source status. */
+static void pending(struct canvas *cv, const char *what, const char *need_ok, const char *need_missing,
+		    bool have)
+{
+	cv_text(cv, 0, 0, R_UNKNOWN, "not built yet in this version of dbtop.");
+	cv_printf(cv, 1, 0, R_LABEL, "will show: %s", what);
+	cv_text(cv, 2, 0, have ? R_NOTE : R_WARN, have ? need_ok : need_missing);
+}
+
+static void digests_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	char ok[160];
+	v->nrows = 0;
+	if (m->caps.engine == ENGINE_POSTGRESQL) {
+		str_printf(ok, sizeof ok, "source ready: pg_stat_statements %d.%d", m->caps.pgss_version / 100,
+			   m->caps.pgss_version % 100);
+		pending(cv, "statements ranked by total time per interval (calls/s, time/s, avg, rows)", ok,
+			"source missing: pg_stat_statements not installed here (shared_preload_libraries + CREATE EXTENSION)",
+			m->caps.pgss_version > 0);
+	} else {
+		pending(cv, "statements ranked by total time per interval (calls/s, time/s, avg, rows)",
+			"source ready: performance_schema events_statements_summary_by_digest",
+			"source missing: performance_schema is off or not readable (see notes)",
+			m->caps.ps_readable);
+	}
+}
+
+static void locks_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	v->nrows = 0;
+	pending(cv, "who blocks whom: requested lock vs blocking lock, object, wait age, root blockers",
+		m->caps.engine == ENGINE_POSTGRESQL ? "source ready: pg_locks + pg_blocking_pids()"
+						   : "source ready: information_schema / performance_schema lock tables",
+		"source missing: PROCESS privilege (GRANT PROCESS ON *.*)",
+		m->caps.engine == ENGINE_POSTGRESQL || m->caps.priv_process);
+}
+
+static void waits_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	v->nrows = 0;
+	if (m->caps.engine == ENGINE_POSTGRESQL)
+		pending(cv, "sampled wait events (IO:WALWrite, IO:WALSync, LWLock:WALWrite, ...) beside WAL rates",
+			m->caps.pg_wait_sampling ? "source ready: pg_wait_sampling (and pg_stat_activity sampling)"
+						 : "source ready: pg_stat_activity sampling (pg_wait_sampling not installed)",
+			"", true);
+	else
+		pending(cv, "redo-log and binlog file I/O waits: count/s, time/s, average latency",
+			"source ready: performance_schema wait summaries",
+			"source missing: performance_schema is off or not readable (see notes)",
+			m->caps.ps_readable);
+}
+
+static void tuning_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	v->nrows = 0;
+	pending(cv, "keys that apply a remedy for this session only, with the risk, a confirmation and an undo journal",
+		"this user may change server settings",
+		"this user cannot change server settings (needs SUPER / SYSTEM_VARIABLES_ADMIN / superuser)",
+		m->caps.priv_super || m->caps.superuser);
+}
+
+const struct pane_ops digests_pane = {.name = "digests", .title = "statement digests", .draw = digests_draw, .min_h = 4};
+const struct pane_ops locks_pane = {.name = "locks", .title = "lock waits", .draw = locks_draw, .min_h = 4};
+const struct pane_ops waits_pane = {.name = "waits", .title = "WAL / redo waits", .draw = waits_draw, .min_h = 4};
+const struct pane_ops tuning_pane = {.name = "tuning", .title = "safe tuning", .draw = tuning_draw, .min_h = 4};

@@ -1,0 +1,159 @@
+/* sampler.c - the sampling worker thread and its queue. */
+#include "sampler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../util/util.h"
+
+/* Wait on the condition until monotonic time t or a change; mu held. */
+static void wait_until(struct sampler *sp, double t)
+{
+	struct timespec ts;
+	double d = t - clock_mono();
+	if (d <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += (time_t)d;
+	ts.tv_nsec += (long)((d - floor(d)) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&sp->cv, &sp->mu, &ts);
+}
+
+/* The worker: tick, queue, wait for the next tick. */
+static void *worker(void *arg)
+{
+	struct sampler *sp = arg;
+	struct sampler_msg *m = xcalloc(1, sizeof *m);
+	double next = clock_mono();
+
+	for (;;) {
+		pthread_mutex_lock(&sp->mu);
+		while (!sp->stop && !sp->self_paced && clock_mono() < next)
+			wait_until(sp, next);
+		if (sp->stop) {
+			pthread_mutex_unlock(&sp->mu);
+			break;
+		}
+		pthread_mutex_unlock(&sp->mu);
+
+		double t0 = clock_mono();
+		memset(m, 0, sizeof *m);
+		source_tick(sp->src, &m->s);
+		sp->busy_ms = (clock_mono() - t0) * 1000;
+		if (sp->src->conn_gen != sp->caps_gen) {
+			m->has_caps = true;
+			m->conn_gen = sp->src->conn_gen;
+			m->caps = sp->src->caps;
+			sp->caps_gen = sp->src->conn_gen;
+		}
+		m->end = sp->src->finished;
+
+		pthread_mutex_lock(&sp->mu);
+		while (!sp->stop && sp->len == SAMPLER_QUEUE)
+			pthread_cond_wait(&sp->cv, &sp->mu);
+		if (sp->stop) {
+			pthread_mutex_unlock(&sp->mu);
+			break;
+		}
+		sp->q[(sp->head + sp->len) % SAMPLER_QUEUE] = *m;
+		sp->len++;
+		next += sp->interval;
+		if (next < clock_mono())
+			next = clock_mono();
+		pthread_mutex_unlock(&sp->mu);
+		if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
+			/* the UI is gone; nothing to tell */
+		}
+		if (m->end)
+			break;
+	}
+	free(m);
+	return NULL;
+}
+
+int sampler_start(struct sampler *sp, struct source *src, double interval, bool self_paced)
+{
+	memset(sp, 0, sizeof *sp);
+	sp->src = src;
+	sp->interval = interval;
+	sp->self_paced = self_paced;
+	sp->caps_gen = 0;
+	sp->q = xcalloc(SAMPLER_QUEUE, sizeof *sp->q);
+	if (pipe2(sp->wake, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	pthread_mutex_init(&sp->mu, NULL);
+	{
+		pthread_condattr_t ca;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&sp->cv, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	if (pthread_create(&sp->th, NULL, worker, sp) != 0)
+		return -1;
+	sp->running = true;
+	return 0;
+}
+
+void sampler_set_interval(struct sampler *sp, double interval)
+{
+	pthread_mutex_lock(&sp->mu);
+	sp->interval = interval;
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
+}
+
+bool sampler_pop(struct sampler *sp, struct sampler_msg *out)
+{
+	char buf[64];
+	bool got = false;
+	while (read(sp->wake[0], buf, sizeof buf) > 0)
+		;
+	pthread_mutex_lock(&sp->mu);
+	if (sp->len > 0) {
+		*out = sp->q[sp->head];
+		sp->head = (sp->head + 1) % SAMPLER_QUEUE;
+		sp->len--;
+		got = true;
+		pthread_cond_broadcast(&sp->cv);
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return got;
+}
+
+bool sampler_stop(struct sampler *sp, double max_wait)
+{
+	struct timespec ts;
+	if (!sp->running)
+		return true;
+	pthread_mutex_lock(&sp->mu);
+	sp->stop = true;
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)max_wait;
+	ts.tv_nsec += (long)((max_wait - floor(max_wait)) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	if (pthread_timedjoin_np(sp->th, NULL, &ts) != 0)
+		return false;  /* still inside a query; the process exit ends it */
+	sp->running = false;
+	close(sp->wake[0]);
+	close(sp->wake[1]);
+	free(sp->q);
+	sp->q = NULL;
+	pthread_mutex_destroy(&sp->mu);
+	pthread_cond_destroy(&sp->cv);
+	return true;
+}

@@ -1,0 +1,50 @@
+/* sampler.h - runs a source in a worker thread so that a slow or frozen
+ * server never blocks the screen; samples reach the UI through a bounded
+ * queue and a wake-up pipe. */
+#ifndef DBTOP_SAMPLER_H
+#define DBTOP_SAMPLER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "../sources/source.h"
+
+struct sampler_msg {
+	struct sample s;
+	bool has_caps;           /* caps of a new connection come with it */
+	uint32_t conn_gen;
+	struct caps caps;
+	bool end;                /* the source is finished (end of recording) */
+};
+
+#define SAMPLER_QUEUE 16
+
+struct sampler {
+	struct source *src;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	double interval;         /* s, under mu */
+	bool self_paced;         /* the source sets the pace (replay) */
+	bool stop;
+	bool running;
+	struct sampler_msg *q;   /* SAMPLER_QUEUE slots */
+	int head, len;
+	int wake[2];             /* [0]: poll it in the UI loop */
+	uint32_t caps_gen;       /* worker side */
+	double busy_ms;          /* time spent in the last tick */
+};
+
+/* Start sampling src every interval seconds. Returns 0 or -1 (errno). */
+int sampler_start(struct sampler *sp, struct source *src, double interval, bool self_paced);
+/* Change the interval; takes effect at once. */
+void sampler_set_interval(struct sampler *sp, double interval);
+/* Take the oldest message into out; false when the queue is empty. Drains
+ * the wake-up pipe. */
+bool sampler_pop(struct sampler *sp, struct sampler_msg *out);
+/* Ask the worker to stop and wait for it at most max_wait seconds. False
+ * when it is still busy (inside a query): then the source must not be
+ * touched; process exit ends the thread. */
+bool sampler_stop(struct sampler *sp, double max_wait);
+
+#endif

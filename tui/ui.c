@@ -1,0 +1,686 @@
+/* ui.c - the full-screen interface: header, screens of panes, key bar,
+ * help generated from the key tables, filter prompt, pause, themes.
+ * The only file besides theme_curses.c that includes curses.h. */
+#include "ui.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../panes/pane.h"
+#include "../util/util.h"
+#include "sampler.h"
+#include "theme.h"
+
+#define MIN_W 50
+#define MIN_H 12
+#define NPANES 5
+#define KEY_ESC 27
+
+static const struct pane_ops *const panes[NPANES] = {
+	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane,
+};
+
+/* Refresh interval steps for + and -, s. */
+static const double intervals[] = {0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60};
+#define NINTERVALS (sizeof intervals / sizeof intervals[0])
+
+/* Global keys: the help screen and the key bar are generated from here. */
+static const struct {
+	int key;
+	const char *name;   /* in the help */
+	const char *bar;    /* in the key bar, NULL: not there */
+	const char *help;
+} global_keys[] = {
+	{'q', "q", "Quit", "quit (closes the recording)"},
+	{'?', "?", "Help", "help (also h); any key closes it"},
+	{' ', "space", "Pause", "pause: the data freeze, the screen stays responsive"},
+	{'+', "+ -", "Interval", "refresh interval longer / shorter (0.25 s to 60 s)"},
+	{'s', "s", "Sort", "sort the focused pane"},
+	{'/', "/", "Filter", "filter the focused pane's rows (PCRE2 regex, case-insensitive; empty clears)"},
+	{'t', "t", "Theme", "next theme: dark, light, mono, high-contrast"},
+	{'\n', "Enter", "Details", "overview: open the focused pane; pane: details of the selected row"},
+	{KEY_ESC, "Esc", "Back", "back: close details, help or the prompt; then the overview"},
+	{'\t', "Tab", "Focus", "overview: focus the next pane (Shift-Tab: previous)"},
+	{'0', "0-5", "Screens", "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
+	{KEY_UP, "Up Down j k", NULL, "select a row (PgUp PgDn Home End too)"},
+};
+#define NGLOBAL (sizeof global_keys / sizeof global_keys[0])
+
+struct ui {
+	struct model *m;
+	struct ui_opts *o;
+	struct source *src;
+	struct sampler sp;
+	int screen;            /* 0 overview, 1..5 one pane */
+	int focus;             /* focused pane in the overview */
+	struct pane_view views[NPANES];
+	bool paused, help, ended, quit;
+	bool filtering;        /* the / prompt is open */
+	char fbuf[128];
+	char ferr[160];
+	char msg[200];
+	double msg_until;
+	int theme_idx;
+	struct theme_spec theme;
+	bool no_color, utf8;
+	double interval;
+	unsigned long frames;
+	double frame_total, frame_max; /* s */
+	bool recording;
+};
+
+static volatile sig_atomic_t ui_signal;
+static bool curses_on;
+
+/* SIGINT / SIGTERM / SIGHUP: leave the loop and restore the terminal. */
+static void on_quit_signal(int sig)
+{
+	ui_signal = sig;
+}
+
+/* A fatal signal: give the terminal back before dying. */
+static void on_fatal_signal(int sig)
+{
+	if (curses_on)
+		endwin();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void restore_terminal(void)
+{
+	if (curses_on) {
+		endwin();
+		curses_on = false;
+	}
+}
+
+bool ui_possible(char *why, size_t len)
+{
+	const char *term = getenv("TERM");
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		str_copy(why, len, "no terminal: use --batch for plain output");
+		return false;
+	}
+	if (!term || !*term || strcmp(term, "dumb") == 0) {
+		str_printf(why, len, "TERM=%s cannot show the screen: use --batch for plain output",
+			   term ? term : "");
+		return false;
+	}
+	return true;
+}
+
+/* ---- the curses canvas ---- */
+
+static void curses_put(struct canvas *cv, int y, int x, enum role r, const char *s, int ncols)
+{
+	(void)cv;
+	(void)ncols;
+	attrset(theme_attr(r));
+	mvaddstr(y, x, s);
+}
+
+static const struct canvas_ops curses_canvas = {.put = curses_put};
+
+/* A canvas for the screen rectangle. */
+static struct canvas screen_canvas(const struct ui *u, int y, int x, int h, int w)
+{
+	struct canvas cv = {.ops = &curses_canvas, .y0 = y, .x0 = x, .h = h, .w = w, .utf8 = u->utf8};
+	return cv;
+}
+
+/* ---- drawing ---- */
+
+static void set_msg(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_msg(struct ui *u, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(u->msg, sizeof u->msg, fmt, ap);
+	va_end(ap);
+	text_sanitize(u->msg);
+	u->msg_until = clock_mono() + 4;
+}
+
+/* "3d 04h", "5h 12m", "42m 10s". */
+static void fmt_uptime(double s, char *buf, size_t len)
+{
+	long t = (long)s;
+	if (s <= 0)
+		str_copy(buf, len, "?");
+	else if (t >= 86400)
+		str_printf(buf, len, "%ldd %02ldh", t / 86400, t % 86400 / 3600);
+	else if (t >= 3600)
+		str_printf(buf, len, "%ldh %02ldm", t / 3600, t % 3600 / 60);
+	else
+		str_printf(buf, len, "%ldm %02lds", t / 60, t % 60);
+}
+
+static void draw_header(struct ui *u)
+{
+	const struct model *m = u->m;
+	const struct sample *s = &m->last;
+	struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
+	char left[256], right[128], state[160], up[32], clock[16];
+	bool bad = m->intervals > 0 && s->state != STATE_UP;
+	time_t t = (time_t)(m->intervals ? s->wall : time(NULL));
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(clock, sizeof clock, "%H:%M:%S", &tm);
+	if (m->intervals == 0)
+		str_copy(state, sizeof state, "CONNECTING");
+	else if (s->state == STATE_DOWN)
+		str_printf(state, sizeof state, "DOWN - retrying in %.0fs", ceil(s->retry_in));
+	else if (s->state == STATE_STALLED)
+		str_printf(state, sizeof state, "STALLED: query exceeded %.1fs", u->src->query_timeout);
+	else
+		str_copy(state, sizeof state, "UP");
+	if (u->o->replay) {
+		size_t l = strlen(state);
+		str_printf(state + l, sizeof state - l, u->ended ? "  REPLAY ended" : "  REPLAY x%g", u->o->speed);
+	}
+	if (u->paused) {
+		size_t l = strlen(state);
+		str_printf(state + l, sizeof state - l, "  PAUSED");
+	}
+	/* version without the distribution suffix: "10.11.19", "15.18" */
+	char ver[32];
+	str_copy(ver, sizeof ver, m->caps.version);
+	ver[strspn(ver, "0123456789.")] = '\0';
+	if (s->uptime_s > 0) {
+		char u2[32];
+		fmt_uptime(s->uptime_s, u2, sizeof u2);
+		str_printf(up, sizeof up, "  up %s", u2);
+	} else {
+		up[0] = '\0';
+	}
+	str_printf(left, sizeof left, "  %s %s  %s%s  every %gs", flavour_name(m->caps.flavour), ver,
+		   u->o->host, up,
+		   u->o->replay && isfinite(m->interval_s) ? round(m->interval_s * 100) / 100 : u->interval);
+	str_printf(right, sizeof right, "  cost %.1fms  %s ", s->query_ms, clock);
+	cv_fill(&cv, 0, 0, COLS, bad ? R_HEADER_DOWN : R_HEADER);
+	/* the state first: it matters most, and must survive a narrow terminal */
+	int x = cv_text(&cv, 0, 0, R_HEADER, " dbtop ");
+	x += cv_text(&cv, 0, x, bad ? R_HEADER_DOWN : R_HEADER, state);
+	int rw = text_cols(right);
+	if (x + text_cols(left) + rw <= COLS) {
+		cv_text(&cv, 0, x, R_HEADER, left);
+		cv_text_right(&cv, 0, COLS, R_HEADER, right);
+	} else {
+		struct canvas c2 = cv_sub(&cv, 0, x, 1, COLS - x - (x + rw + 20 <= COLS ? rw : 0));
+		cv_text(&c2, 0, 0, R_HEADER, left);
+		if (x + rw + 20 <= COLS)
+			cv_text_right(&cv, 0, COLS, R_HEADER, right);
+	}
+}
+
+static void draw_keybar(struct ui *u)
+{
+	struct canvas cv = screen_canvas(u, LINES - 1, 0, 1, COLS);
+	int x = 0;
+	size_t i;
+	if (u->filtering) {
+		x = cv_text(&cv, 0, 0, R_KEY, "filter /");
+		x += cv_text(&cv, 0, x, R_NORMAL, u->fbuf);
+		x += cv_text(&cv, 0, x, R_SELECTED, " ");
+		if (u->ferr[0])
+			cv_text(&cv, 0, x + 2, R_CRIT, u->ferr);
+		else
+			cv_text(&cv, 0, x + 2, R_KEYTEXT, "Enter apply  Esc cancel");
+		return;
+	}
+	if (u->msg[0] && clock_mono() < u->msg_until) {
+		cv_text(&cv, 0, 0, R_NOTE, u->msg);
+		return;
+	}
+	for (i = 0; i < NGLOBAL && x < COLS; i++) {
+		char k[16];
+		if (!global_keys[i].bar)
+			continue;
+		str_printf(k, sizeof k, "%s", global_keys[i].key == '+' ? "+-" : global_keys[i].name);
+		x += cv_text(&cv, 0, x, R_KEY, k);
+		x += cv_text(&cv, 0, x, R_KEYTEXT, " ");
+		x += cv_text(&cv, 0, x, R_KEYTEXT, global_keys[i].bar);
+		x += cv_text(&cv, 0, x, R_KEYTEXT, "  ");
+	}
+}
+
+/* Title line of a pane: number, title, filter, status. */
+static void draw_title(struct ui *u, struct canvas *cv, int idx, bool focused)
+{
+	struct pane_view *v = &u->views[idx];
+	char t[256];
+	int x;
+	cv_fill(cv, 0, 0, cv->w, focused ? R_SELECTED : R_TITLE);
+	str_printf(t, sizeof t, "[%d] %s", idx + 1, panes[idx]->title);
+	x = cv_text(cv, 0, 0, focused ? R_SELECTED : R_TITLE, t);
+	if (v->filter_text[0]) {
+		str_printf(t, sizeof t, "  filter /%s/ (%d rows)", v->filter_text, v->nrows);
+		x += cv_text(cv, 0, x, focused ? R_SELECTED : R_TITLE, t);
+	}
+	if (idx == 0 && u->m->nsettings == 0 && u->m->intervals > 0)
+		cv_text(cv, 0, x, R_TITLE, "");
+}
+
+/* Notes of the connection (what is missing and how to fix it). */
+static int draw_notes(struct ui *u, struct canvas *cv, int y)
+{
+	const struct caps *c = &u->m->caps;
+	int i;
+	for (i = 0; i < c->notes.n && y < cv->h; i++, y++)
+		cv_printf(cv, y, 0, R_NOTE, "note: %s", c->notes.msg[i]);
+	return y;
+}
+
+/* A pane with its title line in the rectangle. */
+static void draw_tile(struct ui *u, int idx, int y, int x, int h, int w, bool focused)
+{
+	struct canvas cv = screen_canvas(u, y, x, h, w);
+	struct canvas body = cv_sub(&cv, 1, 0, h - 1, w);
+	struct pane_view *v = &u->views[idx];
+	if (h < 1 || w < 1)
+		return;
+	draw_title(u, &cv, idx, focused);
+	v->focused = focused;
+	v->full = u->screen != 0;
+	if (body.h > 0)
+		panes[idx]->draw(u->m, v, &body);
+}
+
+/* The down / stalled reason across the content area's first line. */
+static int draw_state_line(struct ui *u, int y)
+{
+	const struct sample *s = &u->m->last;
+	struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
+	if (u->m->intervals == 0 || s->state == STATE_UP || !s->error[0])
+		return y;
+	cv_printf(&cv, 0, 0, R_CRIT, "%s: %s", s->state == STATE_DOWN ? "DOWN" : "STALLED", s->error);
+	return y + 1;
+}
+
+static void draw_overview(struct ui *u, int top, int h)
+{
+	int others = NPANES - 1, i;
+	if (COLS >= 140) {
+		int lw = COLS * 11 / 20, rw = COLS - lw - 1, each = h / others, y = top;
+		draw_tile(u, 0, top, 0, h, lw, u->focus == 0);
+		for (i = 1; i < NPANES; i++) {
+			int th = i == NPANES - 1 ? top + h - y : each;
+			draw_tile(u, i, y, lw + 1, th, rw, u->focus == i);
+			y += th;
+		}
+		return;
+	}
+	int tile = h >= 22 ? 3 : h >= 16 ? 2 : 0;
+	int rh = h - tile * others, y;
+	draw_tile(u, 0, top, 0, rh, COLS, u->focus == 0);
+	y = top + rh;
+	for (i = 1; i < NPANES && tile; i++, y += tile)
+		draw_tile(u, i, y, 0, tile, COLS, u->focus == i);
+}
+
+static void draw_help(struct ui *u)
+{
+	int w = COLS - 4 < 96 ? COLS - 4 : 96, h = LINES - 4, y = 0;
+	int x0 = (COLS - w) / 2;
+	struct canvas cv = screen_canvas(u, 2, x0, h, w);
+	const struct pane_ops *p = panes[u->screen == 0 ? u->focus : u->screen - 1];
+	size_t i;
+	for (i = 0; (int)i < h; i++)
+		cv_fill(&cv, (int)i, 0, w, R_NORMAL);
+	cv_printf(&cv, y++, 1, R_TITLE, "dbtop keys");
+	for (i = 0; i < NGLOBAL && y < h; i++, y++) {
+		cv_printf(&cv, y, 2, R_KEY, "%-12s", global_keys[i].name);
+		cv_text(&cv, y, 15, R_KEYTEXT, global_keys[i].help);
+	}
+	if (p->keys && y + 2 < h) {
+		y++;
+		cv_printf(&cv, y++, 1, R_TITLE, "%s pane", p->title);
+		for (i = 0; p->keys[i].name && y < h; i++, y++) {
+			cv_printf(&cv, y, 2, R_KEY, "%-12s", p->keys[i].name);
+			cv_text(&cv, y, 15, R_KEYTEXT, p->keys[i].help);
+		}
+	}
+	if (y + 1 < h)
+		cv_text(&cv, h - 1, 1, R_UNKNOWN, "unknown values show as '-' with the reason, never as 0");
+}
+
+static void draw_frame(struct ui *u)
+{
+	double t0 = clock_mono();
+	int top = 1, h;
+	erase();
+	if (COLS < MIN_W || LINES < MIN_H) {
+		struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
+		char t[120];
+		str_printf(t, sizeof t, "enlarge the terminal to %dx%d (now %dx%d); q quits", MIN_W, MIN_H, COLS, LINES);
+		cv_text(&cv, 0, 0, R_WARN, t);
+		refresh();
+		return;
+	}
+	draw_header(u);
+	top = draw_state_line(u, top);
+	h = LINES - 1 - top;
+	if (u->screen == 0) {
+		draw_overview(u, top, h);
+	} else {
+		int idx = u->screen - 1;
+		struct canvas cv = screen_canvas(u, top, 0, h, COLS);
+		int body_h = h - 1 - (idx == 0 ? u->m->caps.notes.n : 0);
+		if (body_h < 3)
+			body_h = h - 1;
+		draw_tile(u, idx, top, 0, 1 + body_h, COLS, true);
+		if (idx == 0 && body_h < h - 1) {
+			struct canvas notes = cv_sub(&cv, 1 + body_h, 0, h - 1 - body_h, COLS);
+			draw_notes(u, &notes, 0);
+		}
+	}
+	draw_keybar(u);
+	if (u->help)
+		draw_help(u);
+	refresh();
+	double dt = clock_mono() - t0;
+	u->frames++;
+	u->frame_total += dt;
+	if (dt > u->frame_max)
+		u->frame_max = dt;
+}
+
+/* ---- input ---- */
+
+static struct pane_view *focused_view(struct ui *u, int *idx)
+{
+	*idx = u->screen == 0 ? u->focus : u->screen - 1;
+	return &u->views[*idx];
+}
+
+static void change_interval(struct ui *u, int dir)
+{
+	size_t i, k = 0;
+	if (u->o->replay) {
+		set_msg(u, "replay: the recording sets the pace (--speed)");
+		return;
+	}
+	for (i = 0; i < NINTERVALS; i++)
+		if (fabs(intervals[i] - u->interval) < 1e-9)
+			k = i;
+		else if (intervals[i] < u->interval)
+			k = i;
+	if (dir > 0 && k + 1 < NINTERVALS)
+		k++;
+	else if (dir < 0 && k > 0 && intervals[k] >= u->interval)
+		k--;
+	u->interval = intervals[k];
+	sampler_set_interval(&u->sp, u->interval);
+	set_msg(u, "refresh every %gs", u->interval);
+}
+
+static void next_theme(struct ui *u)
+{
+	char err[200];
+	u->theme_idx = theme_cycle[u->theme_idx + 1] ? u->theme_idx + 1 : 0;
+	theme_load(theme_cycle[u->theme_idx], &u->theme, err, sizeof err);
+	theme_apply(&u->theme, u->no_color);
+	set_msg(u, "theme %s%s", u->theme.name, u->no_color ? " (NO_COLOR: attributes only)" : "");
+}
+
+/* A key while the filter prompt is open. */
+static void filter_key(struct ui *u, int ch)
+{
+	int idx;
+	struct pane_view *v = focused_view(u, &idx);
+	size_t n = strlen(u->fbuf);
+	if (ch == KEY_ESC) {
+		u->filtering = false;
+		return;
+	}
+	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		if (pane_filter_set(v, u->fbuf, u->ferr, sizeof u->ferr) == 0) {
+			u->filtering = false;
+			v->sel = v->top = 0;
+			set_msg(u, u->fbuf[0] ? "filter /%s/ on %s" : "filter cleared%s", u->fbuf,
+				u->fbuf[0] ? panes[idx]->name : "");
+		}
+		return;
+	}
+	if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		if (n)
+			u->fbuf[n - 1] = '\0';
+		u->ferr[0] = '\0';
+		return;
+	}
+	if (ch >= 32 && ch < 127 && n + 1 < sizeof u->fbuf) {
+		u->fbuf[n] = (char)ch;
+		u->fbuf[n + 1] = '\0';
+		u->ferr[0] = '\0';
+	}
+}
+
+static void handle_key(struct ui *u, int ch)
+{
+	int idx;
+	struct pane_view *v = focused_view(u, &idx);
+	if (u->filtering) {
+		filter_key(u, ch);
+		return;
+	}
+	if (u->help && ch != KEY_RESIZE) {
+		u->help = false;
+		if (ch != 'q')
+			return;
+	}
+	if (ch != KEY_RESIZE && COLS >= MIN_W && LINES >= MIN_H && panes[idx]->key &&
+	    ch != '\n' && ch != '\r' && panes[idx]->key(u->m, v, ch)) {
+		if (v->status[0]) {
+			set_msg(u, "%s", v->status);
+			v->status[0] = '\0';
+		}
+		return;
+	}
+	switch (ch) {
+	case 'q': case 'Q': u->quit = true; break;
+	case '?': case 'h': u->help = true; break;
+	case ' ':
+		u->paused = !u->paused;
+		set_msg(u, u->paused ? "paused: data frozen (space resumes)" : "resumed");
+		break;
+	case '+': case '=': change_interval(u, +1); break;
+	case '-': case '_': change_interval(u, -1); break;
+	case 's': set_msg(u, "the %s pane has no sort order yet", panes[idx]->name); break;
+	case '/':
+		u->filtering = true;
+		str_copy(u->fbuf, sizeof u->fbuf, v->filter_text);
+		u->ferr[0] = '\0';
+		break;
+	case 't': next_theme(u); break;
+	case '\n': case '\r': case KEY_ENTER:
+		if (u->screen == 0)
+			u->screen = u->focus + 1;
+		else if (v->nrows > 0)
+			v->details = !v->details;
+		else
+			set_msg(u, "nothing to show details of");
+		break;
+	case KEY_ESC:
+		if (v->details)
+			v->details = false;
+		else if (u->screen != 0)
+			u->screen = 0;
+		u->msg[0] = '\0';
+		break;
+	case '\t':
+		if (u->screen == 0)
+			u->focus = (u->focus + 1) % NPANES;
+		break;
+	case KEY_BTAB:
+		if (u->screen == 0)
+			u->focus = (u->focus + NPANES - 1) % NPANES;
+		break;
+	case '0': case '1': case '2': case '3': case '4': case '5':
+		u->screen = ch - '0';
+		if (u->screen > 0)
+			u->focus = u->screen - 1;
+		break;
+	case KEY_UP: case 'k': v->sel--; break;
+	case KEY_DOWN: case 'j': v->sel++; break;
+	case KEY_PPAGE: v->sel -= 10; break;
+	case KEY_NPAGE: v->sel += 10; break;
+	case KEY_HOME: case 'g': v->sel = 0; break;
+	case KEY_END: case 'G': v->sel = v->nrows - 1; break;
+	case KEY_RESIZE: break;
+	default: break;
+	}
+	if (v->sel < 0)
+		v->sel = 0;
+	if (v->nrows > 0 && v->sel >= v->nrows)
+		v->sel = v->nrows - 1;
+}
+
+/* Apply the samples the worker has queued. */
+static bool take_samples(struct ui *u)
+{
+	struct sampler_msg *msg = xmalloc(sizeof *msg);
+	char err[NOTE_LEN];
+	bool any = false;
+	while (sampler_pop(&u->sp, msg)) {
+		any = true;
+		if (msg->has_caps) {
+			model_set_caps(u->m, &msg->caps);
+			if (u->recording && rec_write_caps(u->o->rec, &msg->caps, msg->conn_gen, err, sizeof err) < 0) {
+				u->recording = false;
+				rec_close(u->o->rec);
+				set_msg(u, "recording stopped: %s", err);
+			}
+		}
+		if (msg->end) {
+			u->ended = true;
+			continue;
+		}
+		if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
+			u->recording = false;
+			rec_close(u->o->rec);
+			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
+		}
+		if (!u->paused)
+			model_update(u->m, &msg->s);
+	}
+	free(msg);
+	return any;
+}
+
+/* Write the frame-time figures where DBTOP_FRAME_STATS says. */
+static void write_frame_stats(const struct ui *u)
+{
+	const char *path = getenv("DBTOP_FRAME_STATS");
+	FILE *f;
+	if (!path || !*path || !u->frames)
+		return;
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f\n", u->frames, COLS, LINES,
+		u->frame_total / (double)u->frames * 1000, u->frame_max * 1000);
+	fclose(f);
+}
+
+int ui_run(struct source *src, struct model *m, struct ui_opts *o)
+{
+	struct ui *u = xcalloc(1, sizeof *u);
+	struct sigaction sa;
+	SCREEN *scr;
+	char err[200];
+	int i, status = 0;
+	static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+	u->m = m;
+	u->o = o;
+	u->src = src;
+	u->interval = o->interval;
+	u->recording = o->rec != NULL;
+	setlocale(LC_ALL, "");
+	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
+
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		fprintf(stderr, "dbtop: this terminal (TERM=%s) cannot show the screen: use --batch\n",
+			getenv("TERM") ? getenv("TERM") : "");
+		free(u);
+		return 1;
+	}
+	curses_on = true;
+	atexit(restore_terminal);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_quit_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_fatal_signal;
+	for (i = 0; i < (int)(sizeof fatal / sizeof fatal[0]); i++)
+		sigaction(fatal[i], &sa, NULL);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	if (has_colors())
+		start_color();
+	if (has_colors()) {
+		use_default_colors();
+	}
+	if (theme_load(o->theme ? o->theme : "dark", &u->theme, err, sizeof err) < 0)
+		set_msg(u, "theme: %s (using dark)", err);
+	for (i = 0; theme_cycle[i]; i++)
+		if (strcmp(theme_cycle[i], u->theme.name) == 0)
+			u->theme_idx = i;
+	theme_apply(&u->theme, u->no_color || !has_colors());
+
+	if (sampler_start(&u->sp, src, o->interval, o->replay) < 0) {
+		restore_terminal();
+		fprintf(stderr, "dbtop: cannot start the sampler: %s\n", strerror(errno));
+		free(u);
+		return 1;
+	}
+	draw_frame(u);
+	while (!u->quit && !ui_signal) {
+		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = u->sp.wake[0], .events = POLLIN}};
+		bool dirty = false;
+		int ch, pr = poll(pf, 2, 1000);
+		if (pr < 0 && errno != EINTR)
+			break;
+		if (take_samples(u))
+			dirty = true;
+		while ((ch = getch()) != ERR) {
+			if (ch == '\r')
+				ch = '\n';
+			handle_key(u, ch);
+			dirty = true;
+			if (u->quit)
+				break;
+		}
+		if (dirty || pr == 0 || (pr < 0 && errno == EINTR))
+			draw_frame(u);
+	}
+	write_frame_stats(u);
+	bool joined = sampler_stop(&u->sp, 0.5);
+	restore_terminal();
+	if (!joined)
+		src->connected = false;  /* the worker still owns the connection */
+	for (i = 0; i < NPANES; i++)
+		pane_filter_free(&u->views[i]);
+	free(u);
+	return status;
+}

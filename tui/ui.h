@@ -1,0 +1,28 @@
+/* ui.h - the full-screen interface. */
+#ifndef DBTOP_UI_H
+#define DBTOP_UI_H
+
+#include <stdbool.h>
+
+#include "../model/model.h"
+#include "../sources/record.h"
+#include "../sources/source.h"
+
+struct ui_opts {
+	double interval;        /* s */
+	const char *theme;      /* name or path; NULL: dark */
+	bool ascii;             /* no block characters */
+	bool replay;            /* the source is a recording */
+	double speed;           /* replay speed (shown) */
+	const char *host;       /* label */
+	struct recorder *rec;   /* open recording or NULL */
+};
+
+/* Can this terminal show the screen? false with the reason in why. */
+bool ui_possible(char *why, size_t len);
+
+/* Run the screen until the user quits or a signal arrives. src is open;
+ * m is initialised. Returns the exit status. */
+int ui_run(struct source *src, struct model *m, struct ui_opts *o);
+
+#endif
