@@ -63,6 +63,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
 
+# test tools (link the pure core): recordings with chosen contents
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
+$(BUILD)/tests/%: tests/tools/%.c $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
+
 deps:
 	@scripts/deps.sh
 
@@ -73,7 +80,7 @@ unit: $(UNIT_BIN)
 # unit and live tests, stops the servers, prints "N passed, N failed"
 check:
 	@scripts/deps.sh
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN)
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN) $(TOOL_BIN)
 	@tests/run.sh all $(UNIT_BIN)
 
 # the same tests under AddressSanitizer + UndefinedBehaviorSanitizer

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Test runner: unit binaries, then live tests against the sandbox servers.
 #   tests/run.sh unit BIN...   unit tests only
-#   tests/run.sh all BIN...    unit + live (starts and always stops the sandbox)
+#   tests/run.sh all BIN...    unit + screen + live (starts and always stops the sandbox)
+#   tests/run.sh screen        screen tests only
 # Every test prints "ok - NAME" or "not ok - NAME: why"; the last line is
 # "N passed, N failed". Exit status 1 when anything failed.
 set -uo pipefail
@@ -38,6 +39,14 @@ run_one() {
 for bin in "$@"; do
     run_one "$bin" "$bin"
 done
+
+# screen tests: the real binary in tmux, on recordings (no server needed)
+if [ "$mode" = all ] || [ "$mode" = screen ]; then
+    for t in tests/screen/*.sh; do
+        [ -e "$t" ] || continue
+        run_one "$t" bash "$t"
+    done
+fi
 
 if [ "$mode" = all ]; then
     export DBTOP_SANDBOX_DIR=${DBTOP_SANDBOX_DIR:-$(mktemp -d /tmp/dbtop-sandbox.XXXXXX)}
