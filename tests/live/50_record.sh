@@ -62,4 +62,22 @@ check "recording to a full disk: says why" grep -q "recording" "$tmp/full.err"
 # the bundled incident replays with no server and no file
 env -i PATH=/usr/bin:/bin "$DBTOP" --demo --speed 0 --format json >"$tmp/demo.json" 2>"$tmp/demo.err"
 check "--demo replays the bundled recording without a server" jq -se 'length >= 20 and all(.[]; .schema == 1) and any(.[]; .rates.fsyncs_per_commit != null)' "$tmp/demo.json"
+# bad recordings: a clear message, exit 1, no crash
+: >"$tmp/empty.dbrec"
+printf 'hello, not a recording\n' >"$tmp/text.dbrec"
+for f in "$tmp/empty.dbrec" "$tmp/text.dbrec" "$tmp/missing.dbrec"; do
+    "$DBTOP" --replay "$f" --batch >/dev/null 2>"$tmp/bad.err"
+    rc=$?
+    if [ "$rc" = 1 ] && grep -Eq "not a dbtop recording|cannot open|shorter" "$tmp/bad.err"; then
+        ok "replay of $(basename "$f"): exit 1, $(head -c 80 "$tmp/bad.err")"
+    else
+        nok "replay of $(basename "$f"): exit $rc, $(head -c 200 "$tmp/bad.err")"
+    fi
+done
+# a recording cut in its last record still replays its whole records
+size=$(stat -c %s "$tmp/pg15.dbrec")
+head -c $((size - 7)) "$tmp/pg15.dbrec" >"$tmp/cut.dbrec"
+"$DBTOP" --replay "$tmp/cut.dbrec" --speed 0 --format json >"$tmp/cut.json" 2>"$tmp/cut.err"
+check "cut recording: 29 of 30 records replay" test "$(wc -l <"$tmp/cut.json")" = 29
+check "cut recording: the cut is reported" grep -q "cut off" "$tmp/cut.err"
 done_tests
