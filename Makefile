@@ -27,7 +27,7 @@ LDLIBS := $(DEP_LIBS) -lm -lpthread
 
 BUILD ?= build
 BIN ?= dbtop
-CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c sources/source.c sources/target.c \
+CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c model/digests.c sources/source.c sources/target.c \
 	sources/mysql_map.c sources/pg_map.c \
 	panes/rates.c panes/canvas.c panes/pane.c panes/pending.c tui/batch.c tui/theme_parse.c
 DB_SRC := sources/mysql.c sources/pg.c sources/registry.c

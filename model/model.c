@@ -76,6 +76,7 @@ void model_init(struct model *m, size_t history_len)
 	}
 	ring_init(&m->hist_t, history_len);
 	m->interval_s = NAN;
+	digest_table_init(&m->dg);
 }
 
 void model_free(struct model *m)
@@ -84,6 +85,7 @@ void model_free(struct model *m)
 	for (i = 0; i < M__COUNT; i++)
 		ring_free(&m->hist[i]);
 	ring_free(&m->hist_t);
+	digest_table_free(&m->dg);
 }
 
 void model_set_caps(struct model *m, const struct caps *c)
@@ -210,9 +212,13 @@ void model_update(struct model *m, const struct sample *s)
 	}
 	ring_push(&m->hist_t, s->wall);
 	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
+	digest_table_update(&m->dg, s->state == STATE_UP ? s->digests : NULL, dt,
+			    fresh_conn || !(dt > 0));
 	m->last = *s;
+	m->last.digests = NULL;   /* the model never keeps the caller's rows */
 	if (s->state == STATE_UP) {
 		m->prev_up = *s;
+		m->prev_up.digests = NULL;
 		m->have_prev = true;
 	}
 	if (s->settings_fresh) {

@@ -8,6 +8,7 @@
 
 #include "../sources/sample.h"
 #include "../sources/source.h"
+#include "digests.h"
 #include "ring.h"
 
 /* Why a rate has (or lacks) a value this interval. */
@@ -74,6 +75,7 @@ struct model {
 	size_t nsettings;
 	struct setting settings[SETTINGS_MAX]; /* newest settings seen */
 	unsigned long intervals;  /* model_update calls */
+	struct digest_table dg;   /* statement digests */
 };
 
 /* history_len: intervals kept (>= 1). */

@@ -13,7 +13,10 @@
 #include <strings.h>
 
 #include "../util/util.h"
+#include "../model/digests.h"
 #include "mysql_map.h"
+
+#define TEXT_FETCH_MAX 100   /* digest texts fetched per refresh */
 
 
 /* MariaDB ER_STATEMENT_TIMEOUT and MySQL ER_QUERY_TIMEOUT */
@@ -24,6 +27,8 @@ struct my_priv {
 	MYSQL *db;
 	uint64_t last_uptime;
 	uint64_t restarts;       /* bumps when Uptime goes down */
+	char last_seen[40];      /* newest digest LAST_SEEN read, as the server prints it */
+	struct strset texts;     /* digest keys whose text we have */
 };
 
 /* Run q; on failure fill err (and *stalled when it was a time limit).
@@ -65,6 +70,7 @@ static void my_close(struct source *src)
 		return;
 	if (p->db)
 		mysql_close(p->db);
+	strset_clear(&p->texts);
 	free(p);
 	src->priv = NULL;
 }
@@ -124,6 +130,38 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 			mysql_free_result(res);
 	}
 
+	if (c->perf_schema && !ps_failed) {
+		bool consumer = false;
+		res = my_query(src,
+			       "SELECT COLUMN_NAME FROM information_schema.COLUMNS "
+			       "WHERE TABLE_SCHEMA = 'performance_schema' "
+			       "AND TABLE_NAME = 'events_statements_summary_by_digest' "
+			       "AND COLUMN_NAME IN ('DIGEST', 'QUANTILE_95')",
+			       e2, sizeof e2, &failed, NULL, NULL);
+		while (res && (row = mysql_fetch_row(res))) {
+			if (row[0] && strcasecmp(row[0], "DIGEST") == 0)
+				c->ps_digests = true;
+			if (row[0] && strcasecmp(row[0], "QUANTILE_95") == 0)
+				c->ps_digest_p95 = true;
+		}
+		if (res)
+			mysql_free_result(res);
+		res = my_query(src, "SELECT ENABLED FROM performance_schema.setup_consumers "
+			       "WHERE NAME = 'statements_digest'", e2, sizeof e2, &failed, NULL, NULL);
+		if (res && (row = mysql_fetch_row(res)) && row[0] && strcasecmp(row[0], "YES") == 0)
+			consumer = true;
+		if (res)
+			mysql_free_result(res);
+		if (c->ps_digests && !consumer) {
+			c->ps_digests = false;
+			notes_add(&c->notes, "digests: the statements_digest consumer is off: UPDATE "
+				  "performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME='statements_digest'");
+		}
+	}
+	if (!c->ps_digests)
+		notes_add(&c->notes, "digests unavailable: needs performance_schema=ON (restart) and "
+			  "SELECT on performance_schema.*");
+
 	res = my_query(src, "SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'", e2, sizeof e2,
 		       &failed, NULL, NULL);
 	if (res) {
@@ -177,21 +215,112 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 	return 0;
 }
 
+/* Digest rows changed since the last read (all on the first read), with
+ * the text of digests not seen before. NULL on a failed query (out->error
+ * and out->state set). */
+static struct digest_set *my_digests(struct source *src, struct sample *out, bool have_lost,
+				     uint64_t lost)
+{
+	struct my_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	struct digest_set *set = xcalloc(1, sizeof *set);
+	char q[1024], newest[40];
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	bool failed, stalled = false;
+	struct strbuf in;
+	size_t i, nfetch = 0;
+
+	set->partial = p->last_seen[0] != '\0';
+	set->have_lost = have_lost;
+	set->lost = lost;
+	str_copy(set->source, sizeof set->source, "performance_schema");
+	str_copy(newest, sizeof newest, p->last_seen);
+	res = my_query(src, mysql_digest_sql(c, p->last_seen, q, sizeof q), out->error,
+		       sizeof out->error, &failed, &stalled, &out->query_ms);
+	out->nqueries++;
+	if (failed) {
+		out->state = stalled ? STATE_STALLED : STATE_DOWN;
+		digest_set_free(set);
+		return NULL;
+	}
+	unsigned nf = res ? mysql_num_fields(res) : 0;
+	while (res && (row = mysql_fetch_row(res))) {
+		const char *cells[MYD__COUNT] = {0};
+		for (i = 0; i < MYD__COUNT && i < nf; i++)
+			cells[i] = row[i];
+		mysql_map_digest(set, cells, (int)nf);
+		if (row[MYD_LAST_RAW] && strcmp(row[MYD_LAST_RAW], newest) > 0)
+			str_copy(newest, sizeof newest, row[MYD_LAST_RAW]);
+	}
+	if (res)
+		mysql_free_result(res);
+	str_copy(p->last_seen, sizeof p->last_seen, newest);
+
+	/* texts of digests we have not seen yet (bounded per refresh) */
+	sb_init(&in);
+	for (i = 0; i < set->n && nfetch < TEXT_FETCH_MAX; i++) {
+		const char *d = strchr(set->rows[i].key, '/');
+		if (set->rows[i].text || strset_has(&p->texts, set->rows[i].key) || !d)
+			continue;
+		d++;
+		if (strspn(d, "0123456789abcdefABCDEF") != strlen(d) || !*d)
+			continue;
+		sb_puts(&in, nfetch ? ",'" : "'");
+		sb_puts(&in, d);
+		sb_puts(&in, "'");
+		nfetch++;
+	}
+	if (nfetch) {
+		struct strbuf tq;
+		sb_init(&tq);
+		sb_printf(&tq, "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT FROM "
+			  "performance_schema.events_statements_summary_by_digest WHERE DIGEST IN (%s)", in.s);
+		res = my_query(src, tq.s, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
+		out->nqueries++;
+		sb_free(&tq);
+		if (failed) {
+			sb_free(&in);
+			out->state = stalled ? STATE_STALLED : STATE_DOWN;
+			digest_set_free(set);
+			return NULL;
+		}
+		while (res && (row = mysql_fetch_row(res))) {
+			char key[96];
+			str_printf(key, sizeof key, "%s/%s", row[0] ? row[0] : "", row[1] ? row[1] : "(null)");
+			text_sanitize(key);
+			for (i = 0; i < set->n; i++)
+				if (!set->rows[i].text && strcmp(set->rows[i].key, key) == 0) {
+					set->rows[i].text = xstrdup(row[2] ? row[2] : "");
+					strset_add(&p->texts, key);
+				}
+		}
+		if (res)
+			mysql_free_result(res);
+	}
+	sb_free(&in);
+	for (i = 0; i < set->n; i++)
+		if (set->rows[i].text)
+			strset_add(&p->texts, set->rows[i].key);
+	return set;
+}
+
 static int my_sample(struct source *src, struct sample *out, bool want_settings)
 {
 	struct my_priv *p = src->priv;
 	struct caps *c = &src->caps;
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed, stalled = false;
-	uint64_t uptime = 0;
+	bool failed, stalled = false, have_lost = false;
+	uint64_t uptime = 0, lost = 0;
 	double t0;
 
 	t0 = clock_mono();
 	res = my_query(src,
 		       "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
 		       "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
-		       "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits')",
+		       "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
+		       "'Performance_schema_digest_lost')",
 		       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
 	out->nqueries++;
 	if (failed) {
@@ -200,8 +329,11 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	}
 	out->mono = (t0 + clock_mono()) / 2;
 	out->wall = clock_wall();
-	while (res && (row = mysql_fetch_row(res)))
+	while (res && (row = mysql_fetch_row(res))) {
 		mysql_map_status(out, row[0], row[1], &uptime);
+		if (row[0] && strcasecmp(row[0], "Performance_schema_digest_lost") == 0)
+			have_lost = parse_u64(row[1], &lost);
+	}
 	if (res)
 		mysql_free_result(res);
 	if (uptime < p->last_uptime)
@@ -230,6 +362,14 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 			mysql_free_result(res);
 	}
 	mysql_map_finish(out, c, p->restarts);
+
+	if (c->ps_digests) {
+		out->digests = my_digests(src, out, have_lost, lost);
+		if (!out->digests) {
+			out->state = out->state == STATE_STALLED ? STATE_STALLED : STATE_DOWN;
+			return -1;
+		}
+	}
 
 	if (want_settings) {
 		res = my_query(src,

@@ -2,10 +2,12 @@
 #include "mysql_map.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "../model/digests.h"
 #include "../util/util.h"
 
 bool parse_u64(const char *s, uint64_t *out)
@@ -188,4 +190,66 @@ void mysql_map_finish(struct sample *out, const struct caps *c, uint64_t epoch)
 		out->c[CTR_COMMITS] = out->c[CTR_COM_COMMIT];
 	for (i = 0; i < CTR__COUNT; i++)
 		out->c[i].epoch = epoch;
+}
+
+/* True when s looks like a timestamp the server printed. */
+static bool ts_ok(const char *s)
+{
+	if (!*s || strlen(s) > 30)
+		return false;
+	for (; *s; s++)
+		if (!strchr("0123456789-: .", *s))
+			return false;
+	return true;
+}
+
+char *mysql_digest_sql(const struct caps *c, const char *since, char *buf, size_t len)
+{
+	char where[96] = "";
+	if (since && ts_ok(since))
+		str_printf(where, sizeof where, " WHERE LAST_SEEN >= '%s'", since);
+	str_printf(buf, len,
+		   "SELECT SCHEMA_NAME, DIGEST, COUNT_STAR, SUM_TIMER_WAIT, SUM_LOCK_TIME, SUM_ERRORS, "
+		   "SUM_ROWS_SENT + SUM_ROWS_AFFECTED, SUM_ROWS_EXAMINED, UNIX_TIMESTAMP(FIRST_SEEN), "
+		   "UNIX_TIMESTAMP(LAST_SEEN), LAST_SEEN%s "
+		   "FROM performance_schema.events_statements_summary_by_digest%s",
+		   c->ps_digest_p95 ? ", QUANTILE_95" : "", where);
+	return buf;
+}
+
+void mysql_map_digest(struct digest_set *set, const char *const cell[MYD__COUNT], int ncells)
+{
+	static const int map[][2] = {
+		{MYD_COUNT, DG_CALLS}, {MYD_TIMER, DG_TOTAL_NS}, {MYD_LOCK, DG_LOCK_NS},
+		{MYD_ERRORS, DG_ERRORS}, {MYD_ROWS, DG_ROWS}, {MYD_EXAMINED, DG_ROWS_EXAMINED},
+	};
+	struct digest_row *r = digest_set_add(set);
+	uint64_t v;
+	size_t i;
+	const char *digest = cell[MYD_DIGEST];
+	str_printf(r->key, sizeof r->key, "%s/%s", cell[MYD_SCHEMA] ? cell[MYD_SCHEMA] : "",
+		   digest ? digest : "(null)");
+	str_copy(r->schema, sizeof r->schema, cell[MYD_SCHEMA] ? cell[MYD_SCHEMA] : "");
+	text_sanitize(r->schema);
+	text_sanitize(r->key);
+	if (!digest)
+		r->text = xstrdup("(statements not tracked: the digest table is full; "
+				  "raise performance_schema_digests_size)");
+	for (i = 0; i < sizeof map / sizeof map[0]; i++) {
+		if (!parse_u64(cell[map[i][0]], &v))
+			continue;
+		/* picoseconds -> ns for the time counters */
+		if (map[i][1] == DG_TOTAL_NS || map[i][1] == DG_LOCK_NS)
+			v /= 1000;
+		r->c[map[i][1]] = v;
+		r->have |= 1u << map[i][1];
+	}
+	if (cell[MYD_FIRST]) {
+		r->first_seen = strtod(cell[MYD_FIRST], NULL);
+		r->epoch = (uint64_t)llround(r->first_seen * 1000);
+	}
+	if (cell[MYD_LAST])
+		r->last_seen = strtod(cell[MYD_LAST], NULL);
+	if (ncells > MYD_P95 && parse_u64(cell[MYD_P95], &v))
+		r->p95_ms = (double)v / 1e9;
 }

@@ -36,6 +36,19 @@ void mysql_map_file(struct sample *out, const struct caps *c, const char *event,
 /* After all rows: stamp epochs and derive the generic counters. */
 void mysql_map_finish(struct sample *out, const struct caps *c, uint64_t epoch);
 
+/* Columns of mysql_digest_sql(). */
+enum {
+	MYD_SCHEMA, MYD_DIGEST, MYD_COUNT, MYD_TIMER, MYD_LOCK, MYD_ERRORS, MYD_ROWS,
+	MYD_EXAMINED, MYD_FIRST, MYD_LAST, MYD_LAST_RAW, MYD_P95, MYD__COUNT
+};
+struct digest_set;
+/* The digest query: rows whose LAST_SEEN is at or after since ("" for
+ * all). Writes into buf; returns buf. since must be a server timestamp
+ * string as returned in MYD_LAST_RAW (validated: digits, '-', ':', ' ', '.'). */
+char *mysql_digest_sql(const struct caps *c, const char *since, char *buf, size_t len);
+/* One digest row into set (cells may be NULL; MYD_P95 absent before MySQL 8). */
+void mysql_map_digest(struct digest_set *set, const char *const cell[MYD__COUNT], int ncells);
+
 /* Parse an unsigned decimal; false when NULL or not a number. */
 bool parse_u64(const char *s, uint64_t *out);
 

@@ -11,15 +11,19 @@
 #include <string.h>
 
 #include "../util/util.h"
+#include "../model/digests.h"
 #include "pg_map.h"
 
 struct pg_priv {
 	PGconn *db;
 	uint64_t own_xacts;     /* transactions dbtop ran on this connection */
+	struct strset texts;    /* digest keys whose text we have */
 };
 
+#define TEXT_FETCH_MAX 100      /* query texts fetched per refresh */
+
 /* A query's results (a multi-statement string yields several). */
-#define PG_MAXRES 8
+#define PG_MAXRES 12
 struct pg_results {
 	PGresult *r[PG_MAXRES];
 	int n;
@@ -130,6 +134,7 @@ static void pg_close(struct source *src)
 		return;
 	if (p->db)
 		PQfinish(p->db);
+	strset_clear(&p->texts);
 	free(p);
 	src->priv = NULL;
 }
@@ -230,6 +235,49 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	return 0;
 }
 
+/* Fill set's missing texts for keys not seen before (one more round trip,
+ * bounded). Returns 0, or -1 with out->error / out->state set. */
+static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_set *set,
+			  const PGresult *rows)
+{
+	struct pg_priv *p = src->priv;
+	const char *ids[TEXT_FETCH_MAX];
+	size_t i, n = 0;
+	struct pg_results rs;
+	bool stalled;
+	char *q;
+	int rc, k;
+
+	for (i = 0; i < set->n && n < TEXT_FETCH_MAX; i++)
+		if (!strset_has(&p->texts, set->rows[i].key))
+			ids[n++] = cell(rows, (int)i, PGD_QUERYID);
+	if (!n)
+		return 0;
+	q = xmalloc(256 + n * 24);
+	pg_digest_text_sql(&src->caps, ids, n, q, 256 + n * 24);
+	rc = pg_run(src, q, &rs, out->error, sizeof out->error, &stalled, &out->query_ms);
+	free(q);
+	out->nqueries++;
+	p->own_xacts++;
+	if (rc < 0) {
+		out->state = stalled ? STATE_STALLED : STATE_DOWN;
+		return -1;
+	}
+	for (k = 0; rs.n > 0 && k < PQntuples(rs.r[0]); k++) {
+		char key[96];
+		pg_digest_key(key, sizeof key, cell(rs.r[0], k, 0), cell(rs.r[0], k, 1), cell(rs.r[0], k, 2),
+			      cell(rs.r[0], k, 3));
+		for (i = 0; i < set->n; i++)
+			if (!set->rows[i].text && strcmp(set->rows[i].key, key) == 0) {
+				const char *t = cell(rs.r[0], k, 4);
+				set->rows[i].text = xstrdup(t ? t : "");
+				strset_add(&p->texts, key);
+			}
+	}
+	pg_results_clear(&rs);
+	return 0;
+}
+
 static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 {
 	struct pg_priv *p = src->priv;
@@ -237,14 +285,21 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	struct pg_results rs;
 	struct strbuf q;
 	const char *cells[PGC__COUNT];
-	bool stalled;
+	const char *dsql = pg_digest_sql(c);
+	bool stalled, info = c->pgss_version >= 109;
 	const PGresult *r;
 	double t0;
-	int rc, i;
+	int rc, i, next;
 
-	/* one round trip, one transaction: counters (and settings) */
+	/* one round trip, one transaction: counters, digests, settings */
 	sb_init(&q);
 	sb_puts(&q, pg_counters_sql(c));
+	if (dsql) {
+		sb_puts(&q, "; ");
+		sb_puts(&q, dsql);
+		if (info)
+			sb_puts(&q, "; SELECT dealloc FROM pg_stat_statements_info");
+	}
 	if (want_settings) {
 		sb_puts(&q, "; ");
 		sb_puts(&q, PG_SETTINGS_SQL);
@@ -270,8 +325,33 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	for (i = 0; i < PGC__COUNT; i++)
 		cells[i] = cell(r, 0, i);
 	pg_map_counters(out, c, cells, p->own_xacts);
-	if (want_settings && rs.n > 1) {
-		r = rs.r[1];
+	next = 1;
+	if (dsql && rs.n > next) {
+		struct digest_set *set = xcalloc(1, sizeof *set);
+		const PGresult *d = rs.r[next++];
+		const char *dc[PGD__COUNT];
+		str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d", c->pgss_version / 100,
+			   c->pgss_version % 100);
+		for (i = 0; i < PQntuples(d); i++) {
+			for (int k = 0; k < PGD__COUNT; k++)
+				dc[k] = cell(d, i, k);
+			pg_map_digest(set, dc);
+		}
+		if (info && rs.n > next) {
+			const char *v = cell(rs.r[next++], 0, 0);
+			if (v) {
+				set->lost = strtoull(v, NULL, 10);
+				set->have_lost = true;
+			}
+		}
+		out->digests = set;
+		if (pg_fetch_texts(src, out, set, d) < 0) {
+			pg_results_clear(&rs);
+			return -1;
+		}
+	}
+	if (want_settings && rs.n > next) {
+		r = rs.r[next];
 		for (i = 0; i < PQntuples(r); i++)
 			if (cell(r, i, 0))
 				sample_setting(out, cell(r, i, 0), cell(r, i, 1));

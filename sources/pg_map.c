@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/digests.h"
 #include "../util/util.h"
 
 /* True for a "t" boolean cell. */
@@ -138,4 +139,100 @@ void pg_map_counters(struct sample *out, const struct caps *c, const char *const
 	}
 	if (out->c[CTR_WAL_SYNCS].present)
 		out->c[CTR_FSYNCS] = out->c[CTR_WAL_SYNCS];
+}
+
+const char *pg_digest_sql(const struct caps *c)
+{
+	int v = c->pgss_version;
+	if (!v)
+		return NULL;
+	if (v >= 111)
+		return "SELECT s.userid, s.dbid, s.queryid, s.toplevel, s.calls, s.total_exec_time, "
+		       "s.total_plan_time, s.rows, s.shared_blks_hit, s.shared_blks_read, s.wal_bytes, "
+		       "extract(epoch FROM s.stats_since), d.datname "
+		       "FROM pg_stat_statements(false) s LEFT JOIN pg_database d ON d.oid = s.dbid "
+		       "WHERE s.queryid IS NOT NULL";
+	if (v >= 109)
+		return "SELECT s.userid, s.dbid, s.queryid, s.toplevel, s.calls, s.total_exec_time, "
+		       "s.total_plan_time, s.rows, s.shared_blks_hit, s.shared_blks_read, s.wal_bytes, "
+		       "NULL, d.datname "
+		       "FROM pg_stat_statements(false) s LEFT JOIN pg_database d ON d.oid = s.dbid "
+		       "WHERE s.queryid IS NOT NULL";
+	if (v >= 108)
+		return "SELECT s.userid, s.dbid, s.queryid, true, s.calls, s.total_exec_time, "
+		       "s.total_plan_time, s.rows, s.shared_blks_hit, s.shared_blks_read, s.wal_bytes, "
+		       "NULL, d.datname "
+		       "FROM pg_stat_statements(false) s LEFT JOIN pg_database d ON d.oid = s.dbid "
+		       "WHERE s.queryid IS NOT NULL";
+	return "SELECT s.userid, s.dbid, s.queryid, true, s.calls, s.total_time, 0, s.rows, "
+	       "s.shared_blks_hit, s.shared_blks_read, NULL, NULL, d.datname "
+	       "FROM pg_stat_statements(false) s LEFT JOIN pg_database d ON d.oid = s.dbid "
+	       "WHERE s.queryid IS NOT NULL";
+}
+
+char *pg_digest_text_sql(const struct caps *c, const char *const *ids, size_t n, char *buf, size_t len)
+{
+	size_t i, off;
+	off = str_printf(buf, len, "SELECT userid, dbid, queryid, %s, query FROM pg_stat_statements(true) "
+			 "WHERE queryid IN (", c->pgss_version >= 109 ? "toplevel" : "true");
+	for (i = 0; i < n && off + 32 < len; i++) {
+		const char *id = ids[i];
+		if (!id || !*id || strspn(id + (*id == '-'), "0123456789") != strlen(id + (*id == '-')))
+			continue;
+		off += str_printf(buf + off, len - off, "%s%s", buf[off - 1] == '(' ? "" : ",", id);
+	}
+	str_printf(buf + off, len - off, ")");
+	return buf;
+}
+
+void pg_digest_key(char *key, size_t len, const char *userid, const char *dbid, const char *queryid,
+		   const char *toplevel)
+{
+	str_printf(key, len, "%s:%s:%s:%s", userid ? userid : "", dbid ? dbid : "",
+		   queryid ? queryid : "", toplevel && toplevel[0] == 'f' ? "f" : "t");
+	text_sanitize(key);
+}
+
+void pg_map_digest(struct digest_set *set, const char *const cell[PGD__COUNT])
+{
+	struct digest_row *r = digest_set_add(set);
+	uint64_t v, plan = 0;
+	bool have_plan;
+	pg_digest_key(r->key, sizeof r->key, cell[PGD_USERID], cell[PGD_DBID], cell[PGD_QUERYID],
+		      cell[PGD_TOPLEVEL]);
+	str_copy(r->schema, sizeof r->schema, cell[PGD_DATNAME] ? cell[PGD_DATNAME] : "");
+	text_sanitize(r->schema);
+	if (cell_u64(cell[PGD_CALLS], 1, &v)) {
+		r->c[DG_CALLS] = v;
+		r->have |= 1u << DG_CALLS;
+	}
+	have_plan = cell_u64(cell[PGD_PLAN_MS], 1e6, &plan);
+	if (have_plan) {
+		r->c[DG_PLAN_NS] = plan;
+		r->have |= 1u << DG_PLAN_NS;
+	}
+	if (cell_u64(cell[PGD_EXEC_MS], 1e6, &v)) {
+		r->c[DG_TOTAL_NS] = v + plan;   /* execution + planning */
+		r->have |= 1u << DG_TOTAL_NS;
+	}
+	if (cell_u64(cell[PGD_ROWS], 1, &v)) {
+		r->c[DG_ROWS] = v;
+		r->have |= 1u << DG_ROWS;
+	}
+	if (cell_u64(cell[PGD_HIT], 1, &v)) {
+		r->c[DG_BLKS_HIT] = v;
+		r->have |= 1u << DG_BLKS_HIT;
+	}
+	if (cell_u64(cell[PGD_READ], 1, &v)) {
+		r->c[DG_BLKS_READ] = v;
+		r->have |= 1u << DG_BLKS_READ;
+	}
+	if (cell_u64(cell[PGD_WAL], 1, &v)) {
+		r->c[DG_WAL_BYTES] = v;
+		r->have |= 1u << DG_WAL_BYTES;
+	}
+	if (cell[PGD_SINCE]) {
+		r->first_seen = strtod(cell[PGD_SINCE], NULL);
+		r->epoch = (uint64_t)llround(r->first_seen * 1000);
+	}
 }

@@ -56,4 +56,22 @@ const char *pg_counters_sql(const struct caps *c);
 void pg_map_counters(struct sample *out, const struct caps *c, const char *const cell[PGC__COUNT],
 		     uint64_t own_xacts);
 
+/* Columns of pg_digest_sql(). */
+enum {
+	PGD_USERID, PGD_DBID, PGD_QUERYID, PGD_TOPLEVEL, PGD_CALLS, PGD_EXEC_MS, PGD_PLAN_MS,
+	PGD_ROWS, PGD_HIT, PGD_READ, PGD_WAL, PGD_SINCE, PGD_DATNAME, PGD__COUNT
+};
+struct digest_set;
+/* The pg_stat_statements query (no query text) for the extension version
+ * in c; NULL when the extension is not there. */
+const char *pg_digest_sql(const struct caps *c);
+/* Text of up to n query ids: "SELECT userid, dbid, queryid, toplevel, query ...";
+ * ids are the PGD_QUERYID cells (validated as integers). Written to buf. */
+char *pg_digest_text_sql(const struct caps *c, const char *const *ids, size_t n, char *buf, size_t len);
+/* The key of a pg_stat_statements entry. */
+void pg_digest_key(char *key, size_t len, const char *userid, const char *dbid, const char *queryid,
+		   const char *toplevel);
+/* One pg_stat_statements row into set. */
+void pg_map_digest(struct digest_set *set, const char *const cell[PGD__COUNT]);
+
 #endif

@@ -28,7 +28,8 @@ enum {
 /* CAPS booleans, bit i of C_FLAGS; the order is part of the format */
 #define CAPS_FLAGS(X) X(perf_schema) X(ps_readable) X(ps_redo_file) X(ps_binlog_file) \
 	X(has_os_log_fsyncs) X(binlog_on) X(priv_process) X(priv_super)          \
-	X(track_wal_io_timing) X(in_recovery) X(superuser) X(pg_monitor)
+	X(track_wal_io_timing) X(in_recovery) X(superuser) X(pg_monitor)       \
+	X(ps_digests) X(ps_digest_p95)
 
 uint32_t rec_crc32(uint32_t crc, const void *p, size_t n)
 {

@@ -84,6 +84,8 @@ struct notes {
 	char msg[NOTES_MAX][NOTE_LEN];
 };
 
+struct digest_set;
+
 struct sample {
 	double mono;            /* s, CLOCK_MONOTONIC when counters were read */
 	double wall;            /* s since the epoch, same moment */
@@ -99,6 +101,10 @@ struct sample {
 	int nsettings;
 	struct setting settings[SETTINGS_MAX];
 	struct notes notes;     /* per-sample remarks (missing data and why) */
+	/* Statement digests read in this sample, or NULL. Owned by whoever
+	 * holds the sample: the consumer frees it with digest_set_free()
+	 * after model_update() (which does not keep it) and recording. */
+	struct digest_set *digests;
 };
 
 /* Append a note unless an identical one is there already. */

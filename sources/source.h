@@ -25,6 +25,8 @@ struct caps {
 	bool binlog_on;          /* log_bin=ON */
 	bool priv_process;       /* PROCESS (or SUPER) privilege */
 	bool priv_super;         /* can SET GLOBAL */
+	bool ps_digests;         /* events_statements_summary_by_digest readable */
+	bool ps_digest_p95;      /* ... with QUANTILE_95 (MySQL 8) */
 	char redo_fsync_source[96];
 	char commit_source[96];
 	/* PostgreSQL */

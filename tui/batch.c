@@ -5,7 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../model/digests.h"
 #include "../panes/rates.h"
+#include <stdlib.h>
 
 /* Engine name for output: mariadb / mysql / postgresql. */
 static const char *engine_label(const struct model *m)
@@ -30,7 +32,49 @@ static void collect_notes(const struct model *m, struct notes *n)
 		notes_add(n, "%s", m->last.notes.msg[i]);
 }
 
-void batch_json(const struct model *m, const char *host, struct strbuf *out)
+/* The "digests" member: the top n by total time this interval. */
+static void json_digests(const struct model *m, int top, struct strbuf *out)
+{
+	const struct digest_table *t = &m->dg;
+	const struct digest_entry **e;
+	size_t n, i;
+	if (!t->have_data) {
+		sb_puts(out, ",\"digests\":null");
+		return;
+	}
+	e = xcalloc((size_t)top + 1, sizeof *e);
+	n = digest_table_top(t, DGS_TOTAL, false, e, (size_t)top);
+	sb_puts(out, ",\"digests\":[");
+	for (i = 0; i < n; i++) {
+		const struct digest_entry *d = e[i];
+		char text[201];
+		double ms = d->rate[DG_TOTAL_NS] / 1e6;
+		str_copy(text, sizeof text, d->last.text ? d->last.text : "");
+		if (i)
+			sb_putc(out, ',');
+		sb_puts(out, "{\"id\":");
+		json_str(out, d->last.key);
+		sb_puts(out, ",\"schema\":");
+		json_str(out, d->last.schema);
+		sb_puts(out, ",\"text\":");
+		json_str(out, text_sanitize(text));
+		sb_puts(out, ",\"calls_per_s\":");
+		json_num(out, round(d->rate[DG_CALLS] * 1000) / 1000);
+		sb_puts(out, ",\"total_ms_per_s\":");
+		json_num(out, round(ms * 1000) / 1000);
+		sb_puts(out, ",\"avg_ms\":");
+		json_num(out, round(d->avg_ms * 1000) / 1000);
+		sb_puts(out, ",\"rows_per_s\":");
+		json_num(out, round(d->rate[DG_ROWS] * 1000) / 1000);
+		sb_puts(out, ",\"share\":");
+		json_num(out, t->total_ms_per_s > 0 ? round(ms / t->total_ms_per_s * 10000) / 10000 : NAN);
+		sb_putc(out, '}');
+	}
+	sb_puts(out, "]");
+	free(e);
+}
+
+void batch_json(const struct model *m, const char *host, int top, struct strbuf *out)
 {
 	struct notes n;
 	int i;
@@ -83,7 +127,9 @@ void batch_json(const struct model *m, const char *host, struct strbuf *out)
 			sb_putc(out, ',');
 		json_str(out, n.msg[i]);
 	}
-	sb_printf(out, "],\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
+	sb_puts(out, "]");
+	json_digests(m, top, out);
+	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
 		  m->last.nqueries);
 }
 

@@ -9,6 +9,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "../model/digests.h"
 #include "../model/model.h"
 #include "../sources/record.h"
 #include "../sources/source.h"
@@ -37,6 +38,7 @@ struct opts {
 	double speed;             /* replay speed, 0: no waiting */
 	double from;              /* replay start offset, s */
 	const char *theme;        /* --theme NAME|PATH */
+	int top;                  /* --top N digests in JSON */
 	bool ascii;               /* --ascii */
 };
 
@@ -74,6 +76,7 @@ static void usage(FILE *f)
 	      "  -n, --count N             records to print, then exit (batch)\n"
 	      "  -i, --interval S          refresh interval, 0.25 to 60 s (default 1)\n"
 	      "      --format json|text    batch record format (default text)\n"
+	      "      --top N               statement digests per JSON record (default 20)\n"
 	      "screen:\n"
 	      "      --theme NAME|PATH     dark (default), light, mono, high-contrast, or a file\n"
 	      "      --ascii               no Unicode block or line characters\n"
@@ -145,7 +148,7 @@ static char *prompt_password(void)
 enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
-	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII,
+	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP,
 };
 
 static const struct option long_opts[] = {
@@ -171,6 +174,7 @@ static const struct option long_opts[] = {
 	{"demo", no_argument, NULL, OPT_DEMO},
 	{"theme", required_argument, NULL, OPT_THEME},
 	{"ascii", no_argument, NULL, OPT_ASCII},
+	{"top", required_argument, NULL, OPT_TOP},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -186,6 +190,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 	o->interval = 1.0;
 	o->query_timeout = 2.0;
 	o->speed = 1.0;
+	o->top = 20;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h:P:u:S:d:bn:i:", long_opts, NULL)) != -1) {
 		switch (c) {
@@ -229,6 +234,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_DEMO: o->demo = true; break;
 		case OPT_THEME: o->theme = optarg; break;
 		case OPT_ASCII: o->ascii = true; break;
+		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
 		case OPT_HELP: usage(stdout); exit(0);
 		case OPT_VERSION: printf("dbtop %s\n", DBTOP_VERSION); exit(0);
 		case ':': die_usage("option needs a value:", argv[optind - 1]);
@@ -377,8 +383,10 @@ int main(int argc, char **argv)
 	next = clock_mono();
 	for (;;) {
 		source_tick(&src, &s);
-		if (src.finished)
+		if (src.finished) {
+			digest_set_free(s.digests);
 			break;
+		}
 		if (src.conn_gen != caps_gen) {
 			model_set_caps(&m, &src.caps);
 			caps_gen = src.conn_gen;
@@ -394,10 +402,12 @@ int main(int argc, char **argv)
 			recording = false;
 		}
 		model_update(&m, &s);
+		digest_set_free(s.digests);
+		s.digests = NULL;
 		if (m.intervals > 1 && s.wall >= src.start_wall + o.from) {
 			out.len = 0;
 			if (o.json)
-				batch_json(&m, host, &out);
+				batch_json(&m, host, o.top, &out);
 			else
 				batch_text(&m, host, &out);
 			sb_putc(&out, '\n');

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/digests.h"
 #include "../panes/pane.h"
 #include "../util/util.h"
 #include "sampler.h"
@@ -565,6 +566,7 @@ static bool take_samples(struct ui *u)
 		}
 		if (msg->end) {
 			u->ended = true;
+			digest_set_free(msg->s.digests);
 			continue;
 		}
 		if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
@@ -574,6 +576,8 @@ static bool take_samples(struct ui *u)
 		}
 		if (!u->paused)
 			model_update(u->m, &msg->s);
+		digest_set_free(msg->s.digests);
+		msg->s.digests = NULL;
 	}
 	free(msg);
 	return any;

@@ -55,4 +55,15 @@ void json_num(struct strbuf *b, double v);
  * spaces. Returns s. */
 char *text_sanitize(char *s);
 
+
+/* A set of strings (open addressing; the set owns copies). */
+struct strset {
+	char **slot;
+	size_t cap, n;
+};
+/* Add s; true when it was not there yet. */
+bool strset_add(struct strset *ss, const char *s);
+bool strset_has(const struct strset *ss, const char *s);
+void strset_clear(struct strset *ss);
+
 #endif

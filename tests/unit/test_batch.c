@@ -57,7 +57,7 @@ static char *json_of(const struct model *m, const char *host)
 {
 	struct strbuf b;
 	sb_init(&b);
-	batch_json(m, host, &b);
+	batch_json(m, host, 20, &b);
 	return b.s;
 }
 

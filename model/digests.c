@@ -1,0 +1,273 @@
+/* digests.c - digest rows and the per-interval delta table. */
+#include "digests.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/util.h"
+
+const char *const dg_sort_names[DGS__COUNT] = {"total time", "calls", "avg latency", "rows"};
+
+struct digest_row *digest_set_add(struct digest_set *s)
+{
+	struct digest_row *r;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->rows = xrealloc(s->rows, s->cap * sizeof *s->rows);
+	}
+	r = &s->rows[s->n++];
+	memset(r, 0, sizeof *r);
+	r->p95_ms = NAN;
+	return r;
+}
+
+void digest_set_free(struct digest_set *s)
+{
+	size_t i;
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++)
+		free(s->rows[i].text);
+	free(s->rows);
+	free(s);
+}
+
+struct digest_set *digest_set_dup(const struct digest_set *s)
+{
+	struct digest_set *d;
+	size_t i;
+	if (!s)
+		return NULL;
+	d = xmalloc(sizeof *d);
+	*d = *s;
+	d->rows = xmalloc((s->n ? s->n : 1) * sizeof *d->rows);
+	d->cap = s->n;
+	for (i = 0; i < s->n; i++) {
+		d->rows[i] = s->rows[i];
+		d->rows[i].text = s->rows[i].text ? xstrdup(s->rows[i].text) : NULL;
+	}
+	return d;
+}
+
+/* FNV-1a of a key. */
+static uint64_t key_hash(const char *k)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *k; k++) {
+		h ^= (unsigned char)*k;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+void digest_table_init(struct digest_table *t)
+{
+	memset(t, 0, sizeof *t);
+}
+
+void digest_table_free(struct digest_table *t)
+{
+	size_t i;
+	for (i = 0; i < t->cap; i++)
+		free(t->e[i].last.text);
+	free(t->e);
+	memset(t, 0, sizeof *t);
+}
+
+/* Slot of key: the entry, or the empty slot where it belongs. */
+static struct digest_entry *slot(struct digest_table *t, const char *key)
+{
+	size_t i = (size_t)(key_hash(key) & (t->cap - 1));
+	while (t->e[i].last.key[0] && strcmp(t->e[i].last.key, key) != 0)
+		i = (i + 1) & (t->cap - 1);
+	return &t->e[i];
+}
+
+/* Double the table (keeps at most half full). */
+static void grow(struct digest_table *t)
+{
+	struct digest_entry *old = t->e;
+	size_t oldcap = t->cap, i;
+	t->cap = t->cap ? t->cap * 2 : 256;
+	t->e = xcalloc(t->cap, sizeof *t->e);
+	for (i = 0; i < oldcap; i++)
+		if (old[i].last.key[0])
+			*slot(t, old[i].last.key) = old[i];
+	free(old);
+}
+
+/* Push total ms/s (or NaN) into the entry's little history. */
+static void hist_push(struct digest_entry *e, double v)
+{
+	e->hist[e->hist_head % 60] = (float)v;
+	e->hist_head++;
+}
+
+/* Take the new cumulative row into e, keeping a known text. */
+static void adopt(struct digest_entry *e, const struct digest_row *r)
+{
+	char *text = e->last.text;
+	e->last = *r;
+	if (r->text) {
+		free(text);
+		e->last.text = xstrdup(r->text);
+	} else {
+		e->last.text = text;
+	}
+}
+
+void digest_table_update(struct digest_table *t, const struct digest_set *s, double dt, bool fresh)
+{
+	size_t i;
+	int k;
+	t->tick++;
+	t->interval_s = dt;
+	t->total_ms_per_s = 0;
+	t->lost_delta = 0;
+	if (!s) {
+		/* nothing this interval: every rate unknown */
+		for (i = 0; i < t->cap; i++)
+			if (t->e[i].last.key[0]) {
+				t->e[i].known = false;
+				hist_push(&t->e[i], NAN);
+			}
+		return;
+	}
+	t->have_data = true;
+	t->sampled = s->sampled;
+	t->sample_hz = s->sample_hz;
+	str_copy(t->source, sizeof t->source, s->source);
+	for (i = 0; i < s->n; i++) {
+		const struct digest_row *r = &s->rows[i];
+		struct digest_entry *e;
+		if (!r->key[0])
+			continue;
+		if ((t->n + 1) * 2 > t->cap)
+			grow(t);
+		e = slot(t, r->key);
+		if (!e->last.key[0]) {
+			/* new: its first interval has no rate */
+			memset(e, 0, sizeof *e);
+			adopt(e, r);
+			e->known = false;
+			for (k = 0; k < DG__COUNT; k++)
+				e->rate[k] = NAN;
+			e->avg_ms = NAN;
+			for (k = 0; k < 60; k++)
+				e->hist[k] = NAN;
+			e->seen_tick = t->tick;
+			t->n++;
+			continue;
+		}
+		bool ok = !fresh && !e->gone && dt > 0 && e->last.epoch == r->epoch;
+		for (k = 0; ok && k < DG__COUNT; k++)
+			if ((r->have >> k & 1) && (e->last.have >> k & 1) && r->c[k] < e->last.c[k])
+				ok = false;   /* reset or re-created: unknown, never negative */
+		if (ok) {
+			for (k = 0; k < DG__COUNT; k++)
+				e->rate[k] = (r->have >> k & 1) && (e->last.have >> k & 1)
+					     ? (double)(r->c[k] - e->last.c[k]) / dt : NAN;
+			uint64_t dc = r->c[DG_CALLS] - e->last.c[DG_CALLS];
+			e->avg_ms = dc ? (double)(r->c[DG_TOTAL_NS] - e->last.c[DG_TOTAL_NS]) / (double)dc / 1e6 : NAN;
+		} else {
+			for (k = 0; k < DG__COUNT; k++)
+				e->rate[k] = NAN;
+			e->avg_ms = NAN;
+		}
+		e->known = ok;
+		e->gone = false;
+		e->seen_tick = t->tick;
+		adopt(e, r);
+	}
+	/* entries the set did not mention */
+	for (i = 0; i < t->cap; i++) {
+		struct digest_entry *e = &t->e[i];
+		if (!e->last.key[0] || e->seen_tick == t->tick)
+			continue;
+		if (s->partial && !fresh && !e->gone && dt > 0) {
+			/* unchanged since the last read: zero this interval */
+			for (k = 0; k < DG__COUNT; k++)
+				e->rate[k] = (e->last.have >> k & 1) ? 0 : NAN;
+			e->avg_ms = NAN;
+			e->known = true;
+		} else {
+			/* evicted or reset away: it contributes nothing */
+			for (k = 0; k < DG__COUNT; k++)
+				e->rate[k] = NAN;
+			e->avg_ms = NAN;
+			e->known = false;
+			e->gone = !s->partial || fresh;
+		}
+	}
+	for (i = 0; i < t->cap; i++) {
+		struct digest_entry *e = &t->e[i];
+		if (!e->last.key[0])
+			continue;
+		double ms = e->known ? e->rate[DG_TOTAL_NS] / 1e6 : NAN;
+		hist_push(e, ms);
+		if (e->known && isfinite(ms))
+			t->total_ms_per_s += ms;
+	}
+	if (s->have_lost) {
+		if (t->have_lost && !fresh && s->lost >= t->lost_prev)
+			t->lost_delta = s->lost - t->lost_prev;
+		t->lost_prev = s->lost;
+		t->have_lost = true;
+	}
+}
+
+/* The value an entry is ranked by. */
+static double rank_value(const struct digest_entry *e, enum dg_sort key, bool cumulative)
+{
+	if (cumulative) {
+		switch (key) {
+		case DGS_CALLS: return (double)e->last.c[DG_CALLS];
+		case DGS_AVG: return e->last.c[DG_CALLS] ? (double)e->last.c[DG_TOTAL_NS] / (double)e->last.c[DG_CALLS] : 0;
+		case DGS_ROWS: return (double)e->last.c[DG_ROWS];
+		default: return (double)e->last.c[DG_TOTAL_NS];
+		}
+	}
+	switch (key) {
+	case DGS_CALLS: return e->rate[DG_CALLS];
+	case DGS_AVG: return e->avg_ms;   /* NaN (no calls) is left out */
+	case DGS_ROWS: return e->rate[DG_ROWS];
+	default: return e->rate[DG_TOTAL_NS];
+	}
+}
+
+size_t digest_table_top(const struct digest_table *t, enum dg_sort key, bool cumulative,
+			const struct digest_entry **out, size_t n)
+{
+	size_t i, got = 0;
+	if (!n)
+		return 0;
+	for (i = 0; i < t->cap; i++) {
+		const struct digest_entry *e = &t->e[i];
+		double v;
+		size_t j;
+		if (!e->last.key[0] || e->gone || (!cumulative && !e->known))
+			continue;
+		v = rank_value(e, key, cumulative);
+		if (!isfinite(v))
+			continue;
+		if (!cumulative && v <= 0 && key != DGS_AVG)
+			continue;   /* idle this interval */
+		/* insertion into the sorted top-n (ties: key order, stable) */
+		j = got < n ? got : n;
+		while (j > 0) {
+			double w = rank_value(out[j - 1], key, cumulative);
+			if (w > v || (w == v && strcmp(out[j - 1]->last.key, e->last.key) < 0))
+				break;
+			if (j < n)
+				out[j] = out[j - 1];
+			j--;
+		}
+		if (j < n) {
+			out[j] = e;
+			if (got < n)
+				got++;
+		}
+	}
+	return got;
+}

@@ -1,0 +1,99 @@
+/* digests.h - statement digests: the rows a server reports (cumulative
+ * counters per normalised statement) and the model's per-interval delta
+ * table with reset / eviction handling. No database or curses headers. */
+#ifndef DBTOP_DIGESTS_H
+#define DBTOP_DIGESTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Counters of one digest, cumulative as the server reports them. */
+enum dg_ctr {
+	DG_CALLS,
+	DG_TOTAL_NS,      /* execution time (+ planning time on PostgreSQL) */
+	DG_ROWS,          /* rows returned / affected */
+	DG_LOCK_NS,       /* MySQL SUM_LOCK_TIME */
+	DG_ROWS_EXAMINED, /* MySQL */
+	DG_ERRORS,        /* MySQL SUM_ERRORS */
+	DG_BLKS_HIT,      /* PostgreSQL shared_blks_hit */
+	DG_BLKS_READ,     /* PostgreSQL shared_blks_read */
+	DG_WAL_BYTES,     /* PostgreSQL wal_bytes */
+	DG_PLAN_NS,       /* PostgreSQL total_plan_time */
+	DG__COUNT
+};
+
+struct digest_row {
+	char key[96];          /* stable identity, engine-defined */
+	char schema[64];       /* MySQL schema, PostgreSQL database */
+	char *text;            /* normalised text (owned), NULL when not fetched */
+	uint64_t c[DG__COUNT];
+	uint32_t have;         /* bit i: counter i reported */
+	uint64_t epoch;        /* changes when the row is re-created (FIRST_SEEN, stats_since) */
+	double p95_ms;         /* NaN: not available */
+	double first_seen, last_seen; /* s since the epoch, 0: unknown */
+};
+
+/* What one sample brought. */
+struct digest_set {
+	struct digest_row *rows;
+	size_t n, cap;
+	bool partial;          /* only rows that changed were read: absent rows are unchanged */
+	bool sampled;          /* built by sampling sessions (no statistics source) */
+	double sample_hz;      /* samples per second when sampled */
+	uint64_t lost;         /* cumulative: digests the server could not track */
+	bool have_lost;
+	char source[64];       /* "performance_schema", "pg_stat_statements 1.10", "sampled" */
+};
+
+/* Append a zeroed row; returns it. */
+struct digest_row *digest_set_add(struct digest_set *s);
+void digest_set_free(struct digest_set *s);
+/* A deep copy (texts duplicated). */
+struct digest_set *digest_set_dup(const struct digest_set *s);
+
+/* Model side: one entry per digest ever seen. */
+struct digest_entry {
+	struct digest_row last;      /* newest cumulative values (text owned) */
+	double rate[DG__COUNT];      /* per second this interval; NaN: unknown */
+	bool known;                  /* rate[] is valid this interval */
+	double avg_ms;               /* Δtotal / Δcalls this interval, NaN if no calls */
+	float hist[60];              /* total ms per s, newest at hist_head-1; NaN gaps */
+	unsigned hist_head;
+	unsigned long seen_tick;     /* last tick the server reported it */
+	bool gone;                   /* no longer reported (evicted / reset) */
+};
+
+struct digest_table {
+	struct digest_entry *e;      /* open addressing by key hash */
+	size_t cap, n;
+	unsigned long tick;
+	double interval_s;
+	double total_ms_per_s;       /* sum over known entries */
+	uint64_t lost_delta;         /* digests lost this interval */
+	uint64_t lost_prev;          /* the cumulative count last seen */
+	bool have_lost;
+	bool sampled;
+	double sample_hz;
+	char source[64];
+	bool have_data;              /* a digest set arrived at least once */
+};
+
+void digest_table_init(struct digest_table *t);
+void digest_table_free(struct digest_table *t);
+/* Fold one set (may be NULL: the source had none this time) taken dt
+ * seconds after the previous one. fresh: first sample of a connection
+ * (no rates). */
+void digest_table_update(struct digest_table *t, const struct digest_set *s, double dt, bool fresh);
+
+/* Sort keys for digest_table_top. */
+enum dg_sort { DGS_TOTAL, DGS_CALLS, DGS_AVG, DGS_ROWS, DGS__COUNT };
+extern const char *const dg_sort_names[DGS__COUNT];
+
+/* The best n entries by key (interval rates; cumulative values when
+ * cumulative); only entries that are known this interval (or have
+ * cumulative values) and not gone. Returns the count written to out. */
+size_t digest_table_top(const struct digest_table *t, enum dg_sort key, bool cumulative,
+			const struct digest_entry **out, size_t n);
+
+#endif
