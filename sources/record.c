@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../model/digests.h"
 #include "../util/redact.h"
 #include "../util/util.h"
 
@@ -22,7 +23,25 @@ enum {
 /* field tags of a SAMPLE record */
 enum {
 	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
-	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME
+	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST
+};
+
+/* S_DIGEST_META flags */
+#define DGM_PARTIAL 1u
+#define DGM_SAMPLED 2u
+#define DGM_LOST 4u
+/* S_DIGEST: bit 31 of the have-mask says a text follows */
+#define DGR_TEXT (1u << 31)
+
+/* One digest row as last written: key and a fingerprint of its counters. */
+struct dg_slot {
+	char *key;
+	uint64_t fp;
+	bool text;
+};
+struct rec_dgmap {
+	struct dg_slot *s;
+	size_t cap, n;
 };
 
 /* CAPS booleans, bit i of C_FLAGS; the order is part of the format */
@@ -221,6 +240,131 @@ int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
 	return rc;
 }
 
+/* FNV-1a over bytes, continuing from h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	while (n--) {
+		h ^= *b++;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* The slot of key in the map (growing it); never NULL. */
+static struct dg_slot *dgmap_slot(struct rec_dgmap *m, const char *key)
+{
+	size_t i;
+	if ((m->n + 1) * 2 > m->cap) {
+		struct rec_dgmap big = {xcalloc(m->cap ? m->cap * 2 : 256, sizeof(struct dg_slot)),
+					m->cap ? m->cap * 2 : 256, m->n};
+		for (i = 0; i < m->cap; i++)
+			if (m->s[i].key) {
+				size_t j = fnv(1469598103934665603ull, m->s[i].key, strlen(m->s[i].key)) & (big.cap - 1);
+				while (big.s[j].key)
+					j = (j + 1) & (big.cap - 1);
+				big.s[j] = m->s[i];
+			}
+		free(m->s);
+		*m = big;
+	}
+	i = fnv(1469598103934665603ull, key, strlen(key)) & (m->cap - 1);
+	while (m->s[i].key && strcmp(m->s[i].key, key) != 0)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->s[i].key) {
+		m->s[i].key = xstrdup(key);
+		m->s[i].fp = 0;
+		m->s[i].text = false;
+		m->n++;
+	}
+	return &m->s[i];
+}
+
+static void dgmap_free(struct rec_dgmap *m)
+{
+	size_t i;
+	if (!m)
+		return;
+	for (i = 0; i < m->cap; i++)
+		free(m->s[i].key);
+	free(m->s);
+	free(m);
+}
+
+/* Append the sample's digest rows: after a (re)connection all of them,
+ * then only rows whose counters changed; texts once per digest. */
+static void put_digests(struct recorder *r, struct strbuf *b, const struct sample *s)
+{
+	const struct digest_set *ds = s->digests;
+	struct strbuf f;
+	bool skipped = false;
+	size_t i;
+	int k;
+	if (!r->dg || r->dg_gen != s->conn_gen) {
+		dgmap_free(r->dg);
+		r->dg = xcalloc(1, sizeof *r->dg);
+		r->dg_gen = s->conn_gen;
+	}
+	sb_init(&f);
+	for (i = 0; i < ds->n; i++) {
+		const struct digest_row *row = &ds->rows[i];
+		struct dg_slot *sl = dgmap_slot(r->dg, row->key);
+		uint64_t fp = fnv(1469598103934665603ull, row->c, sizeof row->c);
+		uint32_t have = row->have;
+		bool text;
+		fp = fnv(fp, &row->epoch, sizeof row->epoch);
+		fp = fnv(fp, &have, sizeof have) | 1;   /* never 0: 0 means "not written" */
+		text = row->text && !sl->text;
+		if (sl->fp == fp && !text) {
+			skipped = true;
+			continue;
+		}
+		sl->fp = fp;
+		f.len = 0;
+		sb_putc(&f, (char)strlen(row->key));
+		sb_puts(&f, row->key);
+		sb_putc(&f, (char)strlen(row->schema));
+		sb_puts(&f, row->schema);
+		put_le(&f, have | (text ? DGR_TEXT : 0), 4);
+		put_le(&f, row->epoch, 8);
+		{
+			uint64_t v;
+			memcpy(&v, &row->p95_ms, 8);
+			put_le(&f, v, 8);
+			memcpy(&v, &row->first_seen, 8);
+			put_le(&f, v, 8);
+			memcpy(&v, &row->last_seen, 8);
+			put_le(&f, v, 8);
+		}
+		for (k = 0; k < DG__COUNT; k++)
+			if (have >> k & 1)
+				put_le(&f, row->c[k], 8);
+		if (text) {
+			if (r->redact) {
+				char *t = redact_sql(row->text);
+				sb_puts(&f, t);
+				free(t);
+			} else {
+				sb_puts(&f, row->text);
+			}
+			sl->text = true;
+		}
+		put_field(b, S_DIGEST, f.s, f.len);
+	}
+	f.len = 0;
+	sb_putc(&f, (char)((ds->partial || skipped ? DGM_PARTIAL : 0) | (ds->sampled ? DGM_SAMPLED : 0) |
+			   (ds->have_lost ? DGM_LOST : 0)));
+	{
+		uint64_t v;
+		memcpy(&v, &ds->sample_hz, 8);
+		put_le(&f, v, 8);
+	}
+	put_le(&f, ds->lost, 8);
+	sb_puts(&f, ds->source);
+	put_field(b, S_DIGEST_META, f.s, f.len);
+	sb_free(&f);
+}
+
 int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size_t errlen)
 {
 	struct strbuf b, f;
@@ -260,6 +404,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 	}
 	for (i = 0; i < s->notes.n; i++)
 		put_text(r, &b, S_NOTE, s->notes.msg[i]);
+	if (s->digests)
+		put_digests(r, &b, s);
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -271,6 +417,8 @@ void rec_close(struct recorder *r)
 	if (r->f)
 		fclose(r->f);
 	r->f = NULL;
+	dgmap_free(r->dg);
+	r->dg = NULL;
 }
 
 /* ---- decoding ---- */
@@ -364,6 +512,52 @@ static void caps_field(void *ctx, int tag, const unsigned char *d, size_t n)
 	}
 }
 
+/* One S_DIGEST field into s->digests; damaged fields are ignored. */
+static void read_digest(struct sample *s, const unsigned char *d, size_t n)
+{
+	struct digest_row *r;
+	size_t off = 0, kl, sl;
+	uint32_t have;
+	int k;
+	if (n < 1 || (kl = d[0]) + 2 > n)
+		return;
+	sl = d[1 + kl];
+	off = 2 + kl + sl;
+	if (off + 4 + 32 > n)
+		return;
+	have = (uint32_t)get_le(d + off, 4);
+	{
+		size_t need = off + 4 + 32;
+		for (k = 0; k < DG__COUNT; k++)
+			if (have >> k & 1)
+				need += 8;
+		if (need > n)
+			return;
+	}
+	if (!s->digests)
+		s->digests = xcalloc(1, sizeof *s->digests);
+	r = digest_set_add(s->digests);
+	get_str(r->key, sizeof r->key, d + 1, kl);
+	get_str(r->schema, sizeof r->schema, d + 2 + kl, sl);
+	off += 4;
+	r->have = have & ((1u << DG__COUNT) - 1);
+	r->epoch = get_le(d + off, 8);
+	r->p95_ms = get_f64(d + off + 8);
+	r->first_seen = get_f64(d + off + 16);
+	r->last_seen = get_f64(d + off + 24);
+	off += 32;
+	for (k = 0; k < DG__COUNT; k++)
+		if (have >> k & 1) {
+			r->c[k] = get_le(d + off, 8);
+			off += 8;
+		}
+	if (have & DGR_TEXT) {
+		r->text = xmalloc(n - off + 1);
+		memcpy(r->text, d + off, n - off);
+		r->text[n - off] = '\0';
+	}
+}
+
 static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 {
 	struct sample *s = ctx;
@@ -405,6 +599,21 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		get_str(buf, sizeof buf, d, n);
 		notes_add(&s->notes, "%s", buf);
 		break;
+	case S_DIGEST_META:
+		if (n < 17)
+			break;
+		if (!s->digests)
+			s->digests = xcalloc(1, sizeof *s->digests);
+		s->digests->partial = d[0] & DGM_PARTIAL;
+		s->digests->sampled = d[0] & DGM_SAMPLED;
+		s->digests->have_lost = d[0] & DGM_LOST;
+		s->digests->sample_hz = get_f64(d + 1);
+		s->digests->lost = get_le(d + 9, 8);
+		get_str(s->digests->source, sizeof s->digests->source, d + 17, n - 17);
+		break;
+	case S_DIGEST:
+		read_digest(s, d, n);
+		break;
 	default: break;
 	}
 }
@@ -432,6 +641,10 @@ static int read_frame(struct rec_reader *rd, int *type, size_t *len)
 	n = (uint32_t)get_le(h + 4, 4);
 	if (get_le(h, 4) != REC_SYNC || n > REC_MAX_PAYLOAD)
 		goto damaged;
+	if (n > rd->cap) {
+		rd->cap = n;
+		rd->buf = xrealloc(rd->buf, rd->cap);
+	}
 	if (!read_n(rd, rd->buf, n) || !read_n(rd, c, 4))
 		return -1;
 	crc = rec_crc32(0, h + 4, 5);
@@ -503,7 +716,8 @@ int rec_open_read(struct rec_reader *rd, const char *path, const void *buf, size
 		}
 	}
 	rd->own = true;
-	rd->buf = xmalloc(REC_MAX_PAYLOAD);
+	rd->cap = 65536;
+	rd->buf = xmalloc(rd->cap);
 	if (!read_n(rd, h, sizeof h)) {
 		str_copy(err, errlen, "not a dbtop recording (file shorter than its header)");
 		rec_reader_close(rd);
@@ -566,6 +780,8 @@ int rec_next(struct rec_reader *rd, struct rec_item *it)
 		if (type == REC_SAMPLE) {
 			it->type = REC_SAMPLE;
 			if (each_field(rd->buf, n, sample_field, &it->sample) < 0) {
+				digest_set_free(it->sample.digests);
+				it->sample.digests = NULL;
 				rd->corrupt++;
 				continue;
 			}

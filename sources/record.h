@@ -17,7 +17,7 @@
 #define REC_MAJOR 1
 #define REC_MINOR 0
 #define REC_SYNC 0x52544244u    /* "DBTR" little-endian, starts every record */
-#define REC_MAX_PAYLOAD (1u << 20) /* bytes; a larger length means corruption */
+#define REC_MAX_PAYLOAD (32u << 20) /* bytes; a larger length means corruption */
 
 enum rec_type {
 	REC_HEADER = 1,
@@ -35,11 +35,15 @@ struct rec_header {
 	bool redacted;
 };
 
+struct rec_dgmap;  /* what the recorder last wrote per digest */
+
 struct recorder {
 	FILE *f;
 	bool redact;
 	char path[512];
 	uint64_t records, bytes;
+	struct rec_dgmap *dg;     /* digest rows written, for change-only writing */
+	uint32_t dg_gen;          /* connection the map belongs to */
 };
 
 /* Create path (mode 0600, truncated) and write the file and record headers. */
@@ -65,7 +69,8 @@ struct rec_reader {
 	uint64_t unknown;         /* records of a type this version ignores */
 	bool truncated;           /* the file ends inside a record */
 	uint64_t offset;          /* bytes consumed so far */
-	unsigned char *buf;       /* one payload, <= REC_MAX_PAYLOAD */
+	unsigned char *buf;       /* one payload, grown up to REC_MAX_PAYLOAD */
+	size_t cap;
 };
 
 /* What rec_next returns. */

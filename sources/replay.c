@@ -72,6 +72,7 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 		return 1;
 	}
 	*out = p->it.sample;
+	p->it.sample.digests = NULL;   /* ownership moves to the caller */
 	if (out->wall < src->start_wall + cfg->from || cfg->speed <= 0) {
 		p->paced = false;
 		return 0;
