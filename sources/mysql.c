@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../util/redact.h"
 #include "../util/util.h"
 #include "../model/digests.h"
 #include "mysql_map.h"
@@ -291,7 +292,7 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 			text_sanitize(key);
 			for (i = 0; i < set->n; i++)
 				if (!set->rows[i].text && strcmp(set->rows[i].key, key) == 0) {
-					set->rows[i].text = xstrdup(row[2] ? row[2] : "");
+					set->rows[i].text = redact_secrets(row[2] ? row[2] : "");
 					strset_add(&p->texts, key);
 				}
 		}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/redact.h"
 #include "../util/util.h"
 #include "../model/digests.h"
 #include "pg_map.h"
@@ -270,7 +271,7 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 		for (i = 0; i < set->n; i++)
 			if (!set->rows[i].text && strcmp(set->rows[i].key, key) == 0) {
 				const char *t = cell(rs.r[0], k, 4);
-				set->rows[i].text = xstrdup(t ? t : "");
+				set->rows[i].text = redact_secrets(t ? t : "");
 				strset_add(&p->texts, key);
 			}
 	}

@@ -165,7 +165,13 @@ int rec_open_write(struct recorder *r, const char *path, const struct rec_header
 		str_printf(err, errlen, "cannot create recording %s: %s", path, strerror(errno));
 		return -1;
 	}
-	fchmod(fd, 0600);
+	{
+		/* an existing regular file is narrowed to 0600; devices (e.g.
+		 * /dev/full in tests) are left alone */
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			fchmod(fd, 0600);
+	}
 	r->f = fdopen(fd, "wb");
 	if (!r->f) {
 		close(fd);
@@ -645,8 +651,14 @@ static int read_frame(struct rec_reader *rd, int *type, size_t *len)
 		rd->cap = n;
 		rd->buf = xrealloc(rd->buf, rd->cap);
 	}
-	if (!read_n(rd, rd->buf, n) || !read_n(rd, c, 4))
-		return -1;
+	if (!read_n(rd, rd->buf, n) || !read_n(rd, c, 4)) {
+		/* a cut-off last record, or a damaged length pointing past the
+		 * end: the caller looks for a later record to tell which */
+		rd->offset = start + 1;
+		if (fseeko(rd->f, (off_t)rd->offset, SEEK_SET) != 0)
+			return -1;
+		return -3;
+	}
 	crc = rec_crc32(0, h + 4, 5);
 	crc = rec_crc32(crc, rd->buf, n);
 	if (crc != (uint32_t)get_le(c, 4))
@@ -739,7 +751,7 @@ int rec_open_read(struct rec_reader *rd, const char *path, const void *buf, size
 	rd->offset = sizeof h;
 	rc = read_frame(rd, &type, &n);
 	if (rc != 1 || type != REC_HEADER || each_field(rd->buf, n, header_field, &rd->hdr) < 0) {
-		str_copy(err, errlen, rc == 0 || rc == -1 ? "recording cut off before its header record"
+		str_copy(err, errlen, rc == 0 || rc == -1 || rc == -3 ? "recording cut off before its header record"
 			 : "recording header record is damaged");
 		rec_reader_close(rd);
 		return -1;
@@ -755,17 +767,34 @@ int rec_next(struct rec_reader *rd, struct rec_item *it)
 	size_t n;
 	for (;;) {
 		rc = read_frame(rd, &type, &n);
-		if (rc == 0)
+		if (rc == 0) {
+			if (rd->maybe_cut) {
+				rd->truncated = true;
+				rd->maybe_cut = false;
+			}
 			return 0;
+		}
 		if (rc == -1) {
 			rd->truncated = true;
 			return 0;
 		}
-		if (rc == -2) {
-			rd->corrupt++;
-			if (!resync(rd))
+		if (rc == -2 || rc == -3) {
+			if (rc == -3 && !rd->maybe_cut)
+				rd->maybe_cut = true;   /* damaged if a whole record follows */
+			else
+				rd->corrupt++;
+			if (!resync(rd)) {
+				if (rd->maybe_cut)
+					rd->truncated = true;
+				rd->maybe_cut = false;
 				return 0;
+			}
 			continue;
+		}
+		if (rd->maybe_cut) {
+			/* a whole record after it: the earlier one was damaged, not cut */
+			rd->corrupt++;
+			rd->maybe_cut = false;
 		}
 		rd->records++;
 		memset(it, 0, sizeof *it);

@@ -68,6 +68,7 @@ struct rec_reader {
 	uint64_t skipped_bytes;   /* bytes passed over while resynchronising */
 	uint64_t unknown;         /* records of a type this version ignores */
 	bool truncated;           /* the file ends inside a record */
+	bool maybe_cut;           /* a record ran past the end; decided later */
 	uint64_t offset;          /* bytes consumed so far */
 	unsigned char *buf;       /* one payload, grown up to REC_MAX_PAYLOAD */
 	size_t cap;

@@ -27,7 +27,79 @@ static const struct {
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 
+/* Secrets: the keyword stays, the value goes. */
+static const struct {
+	const char *pattern;
+	const char *repl;
+} secret_rules[] = {
+	/* PASSWORD 'x', IDENTIFIED BY 'x', PASSWORD $$x$$: quoted values */
+	{"(?i)\\b(PASSWORD|IDENTIFIED\\s+(?:WITH\\s+\\S+\\s+)?(?:BY|AS))(\\s*(?:=\\s*)?)"
+	 "(?:'(?:[^'\\\\]|\\\\.|'')*'?|\"(?:[^\"\\\\]|\\\\.|\"\")*\"?|\\$\\w*\\$.*?(?:\\$\\w*\\$|$))",
+	 "${1}${2}'***'"},
+	/* password=x (connection strings, SET PASSWORD = x): unquoted after '=' */
+	{"(?i)\\b(PASSWORD)(\\s*=\\s*)(?!'\\*\\*\\*')[^\\s,;)]+", "${1}${2}'***'"},
+};
+#define NSECRET (sizeof secret_rules / sizeof secret_rules[0])
+
 static pcre2_code *compiled[NRULES];
+static pcre2_code *secret_compiled[NSECRET];
+
+/* Compile one pattern; a failure is a programming error. */
+static pcre2_code *compile_or_die(const char *pattern)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+				       PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOTALL, &errcode, &erroff, NULL);
+	if (!re) {
+		fprintf(stderr, "dbtop: internal regex failed to compile at %zu: %s\n", (size_t)erroff, pattern);
+		abort();
+	}
+	return re;
+}
+
+/* Substitute every match of re in cur by repl; returns a new string, or
+ * NULL when matching failed. */
+static char *substitute(pcre2_code *re, const char *cur, const char *repl)
+{
+	size_t len = strlen(cur);
+	PCRE2_SIZE outlen = len * 2 + 64;
+	char *out = xmalloc(outlen);
+	int rc;
+	for (;;) {
+		PCRE2_SIZE ol = outlen;
+		rc = pcre2_substitute(re, (PCRE2_SPTR)cur, len, 0,
+				      PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH | PCRE2_SUBSTITUTE_EXTENDED,
+				      NULL, NULL, (PCRE2_SPTR)repl, PCRE2_ZERO_TERMINATED, (PCRE2_UCHAR *)out, &ol);
+		if (rc == PCRE2_ERROR_NOMEMORY) {
+			outlen = ol + 1;
+			out = xrealloc(out, outlen);
+			continue;
+		}
+		break;
+	}
+	if (rc < 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+char *redact_secrets(const char *s)
+{
+	char *cur = xstrdup(s), *next;
+	size_t i;
+	for (i = 0; i < NSECRET; i++) {
+		if (!secret_compiled[i])
+			secret_compiled[i] = compile_or_die(secret_rules[i].pattern);
+		next = substitute(secret_compiled[i], cur, secret_rules[i].repl);
+		free(cur);
+		if (!next)
+			return xstrdup("(statement text withheld)");
+		cur = next;
+	}
+	return cur;
+}
 
 /* Compile the rules on first use; a failure is a programming error. */
 static void redact_init(void)

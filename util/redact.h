@@ -9,4 +9,9 @@
  * unchanged. */
 char *redact_sql(const char *s);
 
+/* Replace secrets in statement text (PASSWORD '...', IDENTIFIED BY '...',
+ * password=... in connection strings) by '***'. Applied to every statement
+ * text dbtop shows or records, with or without --redact. New string. */
+char *redact_secrets(const char *s);
+
 #endif
