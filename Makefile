@@ -29,7 +29,7 @@ BUILD ?= build
 BIN ?= dbtop
 CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c model/digests.c sources/source.c sources/target.c \
 	sources/mysql_map.c sources/pg_map.c \
-	panes/rates.c panes/canvas.c panes/pane.c panes/pending.c tui/batch.c tui/theme_parse.c
+	panes/rates.c panes/canvas.c panes/pane.c panes/pending.c panes/digests.c tui/batch.c tui/theme_parse.c
 DB_SRC := sources/mysql.c sources/pg.c sources/registry.c
 MAIN_SRC := tui/main.c tui/ui.c tui/sampler.c tui/theme_curses.c
 # the incident recording bundled into the binary for --demo

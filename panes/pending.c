@@ -15,24 +15,6 @@ static void pending(struct canvas *cv, const char *what, const char *need_ok, co
 	cv_text(cv, 2, 0, have ? R_NOTE : R_WARN, have ? need_ok : need_missing);
 }
 
-static void digests_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
-{
-	char ok[160];
-	v->nrows = 0;
-	if (m->caps.engine == ENGINE_POSTGRESQL) {
-		str_printf(ok, sizeof ok, "source ready: pg_stat_statements %d.%d", m->caps.pgss_version / 100,
-			   m->caps.pgss_version % 100);
-		pending(cv, "statements ranked by total time per interval (calls/s, time/s, avg, rows)", ok,
-			"source missing: pg_stat_statements not installed here (shared_preload_libraries + CREATE EXTENSION)",
-			m->caps.pgss_version > 0);
-	} else {
-		pending(cv, "statements ranked by total time per interval (calls/s, time/s, avg, rows)",
-			"source ready: performance_schema events_statements_summary_by_digest",
-			"source missing: performance_schema is off or not readable (see notes)",
-			m->caps.ps_readable);
-	}
-}
-
 static void locks_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	v->nrows = 0;
@@ -67,7 +49,6 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		m->caps.priv_super || m->caps.superuser);
 }
 
-const struct pane_ops digests_pane = {.name = "digests", .title = "statement digests", .draw = digests_draw, .min_h = 4};
 const struct pane_ops locks_pane = {.name = "locks", .title = "lock waits", .draw = locks_draw, .min_h = 4};
 const struct pane_ops waits_pane = {.name = "waits", .title = "WAL / redo waits", .draw = waits_draw, .min_h = 4};
 const struct pane_ops tuning_pane = {.name = "tuning", .title = "safe tuning", .draw = tuning_draw, .min_h = 4};
