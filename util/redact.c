@@ -2,46 +2,50 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "redact.h"
 
+#include <ctype.h>
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
 
-/* Applied in order; each match is replaced by its replacement. */
-static const struct {
-	const char *pattern;
-	const char *repl;
-} rules[] = {
-	/* quoted strings, with doubled quotes and backslash escapes */
-	{"'(?:[^'\\\\]|\\\\.|'')*'", "?"},
-	{"\"(?:[^\"\\\\]|\\\\.|\"\")*\"", "?"},
-	/* unterminated string at the end (cut-off text) */
-	{"['\"][^'\"]*$", "?"},
-	/* hex and binary literals */
-	{"\\b(?:0x[0-9a-fA-F]+|[xX]'[0-9a-fA-F]*'|[bB]'[01]*')", "?"},
-	/* numbers not part of an identifier (t1, col_2 stay) */
-	{"(?<![\\w$.])[-+]?(?:\\d+\\.?\\d*(?:[eE][-+]?\\d+)?|\\.\\d+(?:[eE][-+]?\\d+)?)\\b", "?"},
-	/* IN-lists of placeholders collapse to one */
-	{"(?i)\\bIN\\s*\\(\\s*\\?(?:\\s*,\\s*\\?)*\\s*\\)", "IN (?)"},
-};
-#define NRULES (sizeof rules / sizeof rules[0])
+/* One token of SQL text per match (byte mode: any byte is a character, so
+ * invalid UTF-8 cannot hide a literal). Group numbers matter below. */
+static const char token_pattern[] =
+	"(/\\*.*?(?:\\*/|\\z))"                         /* 1 block comment */
+	"|((?:--|#)[^\\n]*+)"                            /* 2 line comment */
+	"|(\\$((?:[A-Za-z_][A-Za-z_0-9]*+)?)\\$.*?(?:\\$\\4\\$|\\z))" /* 3,4 dollar quote */
+	"|([xXbB]'[^']*+'?)"                             /* 5 hex / bit string */
+	"|(0[xX][0-9a-fA-F]++|0[bB][01]++)"              /* 6 hex / binary number */
+	"|([A-Za-z_\\x80-\\xff][A-Za-z_0-9$\\x80-\\xff]*+)" /* 7 identifier, keyword */
+	"|(`(?:[^`]++|``)*+`?)"                          /* 8 quoted identifier */
+	"|('(?:[^'\\\\]++|\\\\.|'')*+'?)"                /* 9 string */
+	"|(\"(?:[^\"\\\\]++|\\\\.|\"\")*+\"?)"           /* 10 double-quoted string */
+	"|(\\$[0-9]++|\\?)"                              /* 11 placeholder */
+	"|((?:[0-9]++(?:\\.[0-9]*+)?|\\.[0-9]++)(?:[eE][-+]?[0-9]++)?)" /* 12 number */
+	"|(\\s++)"                                       /* 13 white space */
+	"|(.)";                                          /* 14 anything else */
+
+/* IN-lists of placeholders collapse to one. */
+static const char inlist_pattern[] = "(?i)\\bIN\\s*+\\(\\s*+\\?(?:\\s*+,\\s*+\\?)*+\\s*+\\)";
 
 /* Secrets: the keyword stays, the value goes. */
 static const struct {
 	const char *pattern;
 	const char *repl;
 } secret_rules[] = {
-	/* PASSWORD 'x', IDENTIFIED BY 'x', PASSWORD $$x$$: quoted values */
-	{"(?i)\\b(PASSWORD|IDENTIFIED\\s+(?:WITH\\s+\\S+\\s+)?(?:BY|AS))(\\s*(?:=\\s*)?)"
+	/* PASSWORD 'x', MASTER_PASSWORD='x', SET PASSWORD FOR u = 'x',
+	 * PASSWORD('x'), IDENTIFIED BY 'x', PASSWORD E'x', PASSWORD $$x$$ */
+	{"(?i)\\b(\\w*PASSWORD(?:\\s+FOR\\s+(?:'[^']*'|\"[^\"]*\"|[^\\s=@]+)(?:@(?:'[^']*'|\"[^\"]*\"|[^\\s=]+))?)?"
+	 "|IDENTIFIED\\s+(?:WITH\\s+\\S+\\s+)?(?:BY|AS))(\\s*=?\\s*(?:PASSWORD\\s*)?\\(?\\s*)[EeNn]?"
 	 "(?:'(?:[^'\\\\]|\\\\.|'')*'?|\"(?:[^\"\\\\]|\\\\.|\"\")*\"?|\\$\\w*\\$.*?(?:\\$\\w*\\$|$))",
 	 "${1}${2}'***'"},
 	/* password=x (connection strings, SET PASSWORD = x): unquoted after '=' */
-	{"(?i)\\b(PASSWORD)(\\s*=\\s*)(?!'\\*\\*\\*')[^\\s,;)]+", "${1}${2}'***'"},
+	{"(?i)\\b(\\w*PASSWORD)(\\s*=\\s*)(?!'\\*\\*\\*')[^\\s,;)']+", "${1}${2}'***'"},
 };
 #define NSECRET (sizeof secret_rules / sizeof secret_rules[0])
 
-static pcre2_code *compiled[NRULES];
+static pcre2_code *token_re, *inlist_re;
 static pcre2_code *secret_compiled[NSECRET];
 
 /* Compile one pattern; a failure is a programming error. */
@@ -49,8 +53,8 @@ static pcre2_code *compile_or_die(const char *pattern)
 {
 	int errcode;
 	PCRE2_SIZE erroff;
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-				       PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOTALL, &errcode, &erroff, NULL);
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_DOTALL,
+				       &errcode, &erroff, NULL);
 	if (!re) {
 		fprintf(stderr, "dbtop: internal regex failed to compile at %zu: %s\n", (size_t)erroff, pattern);
 		abort();
@@ -101,56 +105,102 @@ char *redact_secrets(const char *s)
 	return cur;
 }
 
-/* Compile the rules on first use; a failure is a programming error. */
-static void redact_init(void)
+/* Literals of s (from..to) replaced by '?' into out; comments dropped,
+ * white space squeezed. Returns false when matching failed. */
+static bool tokenize_into(struct strbuf *out, const char *s, size_t from, size_t to,
+			  pcre2_match_data *md)
 {
-	size_t i;
-	int errcode;
-	PCRE2_SIZE erroff;
-	for (i = 0; i < NRULES; i++) {
-		if (compiled[i])
-			continue;
-		compiled[i] = pcre2_compile((PCRE2_SPTR)rules[i].pattern, PCRE2_ZERO_TERMINATED,
-					    PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
-		if (!compiled[i]) {
-			fprintf(stderr, "dbtop: internal regex %zu failed to compile at %zu\n", i,
-				(size_t)erroff);
-			abort();
+	size_t off = from;
+	while (off < to) {
+		int rc = pcre2_match(token_re, (PCRE2_SPTR)s, to, off, 0, md, NULL);
+		PCRE2_SIZE *ov;
+		int g;
+		if (rc < 0)
+			return false;
+		ov = pcre2_get_ovector_pointer(md);
+		for (g = 1; g < rc && ov[2 * g] == PCRE2_UNSET; g++)
+			;
+		switch (g) {
+		case 1: case 2: case 13:
+			if (out->len && out->s[out->len - 1] != ' ')
+				sb_putc(out, ' ');
+			break;
+		case 6: case 12: {
+			/* a sign in front of a number is part of the literal unless
+			 * it follows an operand (a - 1 stays a subtraction) */
+			size_t k = out->len;
+			while (k && out->s[k - 1] == ' ')
+				k--;
+			if (k && (out->s[k - 1] == '-' || out->s[k - 1] == '+')) {
+				size_t j = k - 1;
+				while (j && out->s[j - 1] == ' ')
+					j--;
+				char pc = j ? out->s[j - 1] : '(';
+				if (!(isalnum((unsigned char)pc) || pc == '_' || pc == ')' || pc == '?' ||
+				      pc == '`' || pc == '"' || (unsigned char)pc >= 0x80))
+					out->len = k - 1;
+			}
+			sb_putc(out, '?');
+			break;
 		}
+		case 3: case 5: case 9: case 10:
+			sb_putc(out, '?');
+			break;
+		default:
+			sb_put(out, s + ov[0], ov[1] - ov[0]);
+		}
+		if (ov[1] <= off)
+			off++;   /* cannot happen: every alternative consumes */
+		else
+			off = ov[1];
 	}
+	return true;
 }
 
 char *redact_sql(const char *s)
 {
-	char *cur = xstrdup(s);
-	size_t i;
-	redact_init();
-	for (i = 0; i < NRULES; i++) {
-		size_t len = strlen(cur);
-		PCRE2_SIZE outlen = len * 2 + 64;
-		char *out = xmalloc(outlen);
-		int rc;
-		for (;;) {
-			PCRE2_SIZE ol = outlen;
-			rc = pcre2_substitute(compiled[i], (PCRE2_SPTR)cur, len, 0,
-					      PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
-					      NULL, NULL, (PCRE2_SPTR)rules[i].repl, PCRE2_ZERO_TERMINATED,
-					      (PCRE2_UCHAR *)out, &ol);
-			if (rc == PCRE2_ERROR_NOMEMORY) {
-				outlen = ol + 1;
-				out = xrealloc(out, outlen);
-				continue;
-			}
-			break;
-		}
-		if (rc < 0) {
-			/* matching failed (e.g. match limit): drop the text rather than leak it */
-			free(out);
-			free(cur);
-			return xstrdup("(redacted)");
-		}
-		free(cur);
-		cur = out;
+	struct strbuf a, b;
+	pcre2_match_data *md;
+	size_t len = strlen(s), first, last;
+	const char *q1, *q2;
+	bool ok;
+	if (!token_re) {
+		token_re = compile_or_die(token_pattern);
+		inlist_re = compile_or_die(inlist_pattern);
 	}
-	return cur;
+	md = pcre2_match_data_create(16, NULL);
+	sb_init(&a);
+	sb_puts(&a, "");
+	/* A backslash before a quote reads differently in MySQL (an escape) and
+	 * in PostgreSQL (a character): then everything from the first to the
+	 * last quote goes, so that neither reading can leak a literal. */
+	q1 = strchr(s, '\'');
+	q2 = strrchr(s, '\'');
+	if (q1 && q2 > q1 && strstr(s, "\\'")) {
+		first = (size_t)(q1 - s);
+		last = (size_t)(q2 - s) + 1;
+		ok = tokenize_into(&a, s, 0, first, md);
+		sb_putc(&a, '?');
+		ok = ok && tokenize_into(&a, s, last, len, md);
+	} else {
+		ok = tokenize_into(&a, s, 0, len, md);
+	}
+	pcre2_match_data_free(md);
+	if (!ok) {
+		sb_free(&a);
+		return xstrdup("(redacted)");
+	}
+	/* trim the squeezed white space at both ends */
+	while (a.len && a.s[a.len - 1] == ' ')
+		a.s[--a.len] = '\0';
+	{
+		char *t = substitute(inlist_re, a.s[0] == ' ' ? a.s + 1 : a.s, "IN (?)");
+		sb_free(&a);
+		if (!t)
+			return xstrdup("(redacted)");
+		sb_init(&b);
+		sb_puts(&b, t);
+		free(t);
+	}
+	return b.s;
 }
