@@ -5,6 +5,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man/man1
 DATADIR ?= $(PREFIX)/share/dbtop
+LIBDIR ?= $(PREFIX)/lib/dbtop
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -13,8 +14,12 @@ MYSQL_CONFIG ?= $(shell command -v mariadb_config 2>/dev/null || command -v mysq
 PKGS := ncursesw libpq libpcre2-8
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	$(shell $(MYSQL_CONFIG) --include 2>/dev/null)
-DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) \
-	$(shell $(MYSQL_CONFIG) --libs 2>/dev/null)
+# the binary links neither client library: each backend is a plugin that
+# links its own, loaded only for the engine in use (smaller footprint)
+BASE_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw libpcre2-8 2>/dev/null) -lm -lpthread -ldl
+PQ_LIBS := $(shell $(PKG_CONFIG) --libs libpq 2>/dev/null)
+MY_LIBS := $(shell $(MYSQL_CONFIG) --libs 2>/dev/null)
+DEP_LIBS := $(BASE_LIBS) $(PQ_LIBS) $(MY_LIBS)
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
 ifneq ($(CI),)
@@ -22,15 +27,17 @@ WARN += -Werror
 endif
 CFLAGS ?= -O2 -g
 CFLAGS_EXTRA ?=
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DDBTOP_DATADIR='"$(DATADIR)"' $(WARN) $(CFLAGS) $(CFLAGS_EXTRA) $(DEP_CFLAGS)
-LDLIBS := $(DEP_LIBS) -lm -lpthread
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DDBTOP_DATADIR='"$(DATADIR)"' -DDBTOP_LIBDIR='"$(LIBDIR)"' \
+	$(WARN) $(CFLAGS) $(CFLAGS_EXTRA) $(DEP_CFLAGS)
+LDLIBS := $(BASE_LIBS)
 
 BUILD ?= build
 BIN ?= dbtop
-CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c model/digests.c sources/source.c sources/target.c \
+CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c model/digests.c sources/source.c sources/registry.c sources/target.c \
 	sources/mysql_map.c sources/pg_map.c \
 	panes/rates.c panes/canvas.c panes/pane.c panes/pending.c panes/digests.c tui/batch.c tui/theme_parse.c
-DB_SRC := sources/mysql.c sources/pg.c sources/registry.c
+DB_SRC :=
+PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
 MAIN_SRC := tui/main.c tui/ui.c tui/sampler.c tui/theme_curses.c
 # the incident recording bundled into the binary for --demo
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec
@@ -44,8 +51,14 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 .PHONY: all deps check unit live asan demo install uninstall clean fuzz
 all: $(BIN)
 
-$(BIN): $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ) $(BUILD)/demo_rec.o
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+$(BIN): $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ) $(BUILD)/demo_rec.o | $(PLUGINS)
+	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+# backends: shared objects next to the binary (installed in LIBDIR)
+$(dir $(BIN))dbtop-pg.so: sources/pg.c $(wildcard */*.h)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< $(LDFLAGS) $(PQ_LIBS)
+$(dir $(BIN))dbtop-mysql.so: sources/mysql.c $(wildcard */*.h)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< $(LDFLAGS) $(MY_LIBS)
 
 $(BUILD)/demo_rec.c: $(DEMO_REC) scripts/embed.sh
 	@mkdir -p $(dir $@)
@@ -99,7 +112,7 @@ FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(DEP_CFLAGS)
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard */*.h)
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) $(DEP_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) $(BASE_LIBS)
 
 fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 	@mkdir -p build-fuzz/corpus-$(FUZZ_TARGET)
@@ -112,14 +125,16 @@ demo:
 	@scripts/demo.sh
 
 install: dbtop
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/themes
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/themes $(DESTDIR)$(LIBDIR)
 	install -m 0755 dbtop $(DESTDIR)$(BINDIR)/dbtop
+	install -m 0644 dbtop-pg.so dbtop-mysql.so $(DESTDIR)$(LIBDIR)/
 	install -m 0644 docs/dbtop.1 $(DESTDIR)$(MANDIR)/dbtop.1
 	install -m 0644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/dbtop $(DESTDIR)$(MANDIR)/dbtop.1
+	rm -rf $(DESTDIR)$(LIBDIR)
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf build build-asan build-fuzz dbtop
+	rm -rf build build-asan build-fuzz dbtop dbtop-pg.so dbtop-mysql.so

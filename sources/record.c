@@ -779,6 +779,7 @@ int rec_next(struct rec_reader *rd, struct rec_item *it)
 			return 0;
 		}
 		if (rc == -2 || rc == -3) {
+			rd->skipped_bytes++;   /* the byte read_frame stepped over */
 			if (rc == -3 && !rd->maybe_cut)
 				rd->maybe_cut = true;   /* damaged if a whole record follows */
 			else

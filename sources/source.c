@@ -132,7 +132,7 @@ void source_init(struct source *src, const struct source_ops *ops, struct target
 int source_open(struct source *src, char *err, size_t errlen)
 {
 	if (!src->ops) {
-		str_copy(err, errlen, "no backend for this engine");
+		str_printf(err, errlen, "no backend for this engine: %s", source_ops_error());
 		return -1;
 	}
 	if (src->ops->connect(src, err, errlen) < 0) {

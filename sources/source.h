@@ -77,6 +77,8 @@ struct source {
 /* The ops table for an engine, or NULL (sources/registry.c: links the
  * client libraries). */
 const struct source_ops *source_ops_for(enum engine e);
+/* Why source_ops_for() returned NULL. */
+const char *source_ops_error(void);
 
 /* Prepare src to reach target t through ops (does not connect). */
 void source_init(struct source *src, const struct source_ops *ops, struct target *t,

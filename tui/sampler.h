@@ -17,7 +17,7 @@ struct sampler_msg {
 	bool end;                /* the source is finished (end of recording) */
 };
 
-#define SAMPLER_QUEUE 16
+#define SAMPLER_QUEUE 4
 
 struct sampler {
 	struct source *src;

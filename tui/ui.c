@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <malloc.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -607,6 +608,8 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	int i, status = 0;
 	static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
+	/* one malloc arena: the sampler thread would otherwise get its own */
+	mallopt(M_ARENA_MAX, 1);
 	u->m = m;
 	u->o = o;
 	u->src = src;
