@@ -1,0 +1,384 @@
+#!/usr/bin/env bash
+# 10_screens.sh - the screens and keys of dbtop on the bundled recordings,
+# replayed at --speed 0 in tmux (100x30 and 80x24): golden screens of the
+# overview, the rates screen, details and help, then every global key.
+# UPDATE_GOLDEN=1 rewrites tests/screen/golden/*.txt (inspect them first).
+set -uo pipefail
+source "$(dirname "$0")/lib.bash"
+need_basics
+
+MARIADB=recordings/mariadb-commit-fsync.dbrec
+PGWAL=recordings/pg-wal-writer.dbrec
+
+# Row labels of the rates pane (panes/rates.c pane_rows).
+RATE_LABELS='commits/s|fsyncs/s|redo|binlog|WAL writes/s|fsyncs/commit|commit latency ms|redo sync ms|binlog sync ms|WAL sync ms|WAL write ms|redo bytes/s|WAL bytes/s|WAL bytes/commit|commits/group|WAL buffers full/s|rollbacks/s'
+# rate_rows NAME: the labels of the rate rows on the screen, one a line
+rate_rows() {
+	screen "$1" | sed -nE "s#^ {0,2}($RATE_LABELS)  +[-0-9].*#\1#p"
+}
+
+# help_rows NAME: "ok" when every global key sits at column 4 of a help
+# row with the start of its description at column 17 (the help box is
+# drawn from column 2); else the keys missing
+help_rows() {
+	local scr names helps i k h l found missing=
+	scr=$(screen "$1")
+	mapfile -t names < <(global_key_names)
+	mapfile -t helps < <(global_key_helps)
+	if [ "${#names[@]}" -lt 12 ] || [ "${#names[@]}" != "${#helps[@]}" ]; then
+		echo "cannot read global_keys from tui/ui.c"
+		return
+	fi
+	for i in "${!names[@]}"; do
+		k=${names[$i]} h=${helps[$i]} found=0
+		while IFS= read -r l; do
+			if [ "${l:4:${#k}}" = "$k" ] && [ "${l:17:12}" = "${h:0:12}" ]; then
+				found=1
+				break
+			fi
+		done <<<"$scr"
+		[ $found = 1 ] || missing+="'$k' "
+	done
+	echo "${missing:-ok}"
+}
+
+# ---- MariaDB, 100x30: overview, focus, help, rates, details, filter, keys ----
+start m 100 30 --replay "$MARIADB" --speed 0
+if ! wait_for m "REPLAY ended" 15; then
+	nok "mariadb replay reaches its end on the screen"
+	screen m | note
+	done_tests
+fi
+ok "mariadb replay reaches its end on the screen"
+golden m mariadb-overview-100x30 "${OVERVIEW_100x30[@]}"
+check "overview header: engine, version, host, recorded clock (TZ=UTC)" \
+	grep -q '^ dbtop UP  REPLAY ended  mariadb 10.11.19  127.0.0.1:23306 .*19:07:50 *$' <<<"$(line m 0)"
+for t in "[1] fsync / commit rates" "[2] statement digests" "[3] lock waits" "[4] WAL / redo waits" "[5] safe tuning"; do
+	check "overview tiles: '$t'" has m "$t"
+done
+check "overview key bar starts with 'q Quit  ? Help'" grep -q '^q Quit  ? Help  space Pause' <<<"$(line m 29)"
+
+# Tab moves the focus: the focused title takes the selected style
+row1=$(screen m | grep -n '^\[1\] fsync' | cut -d: -f1)
+row2=$(screen m | grep -n '^\[2\] statement' | cut -d: -f1)
+row5=$(screen m | grep -n '^\[5\] safe' | cut -d: -f1)
+s1=$(line_e m $((row1 - 1)) | style_of)
+s2=$(line_e m $((row2 - 1)) | style_of)
+check "focused and unfocused tile titles look different" test "$s1" != "$s2"
+keys m Tab
+sleep 0.3
+t1=$(line_e m $((row1 - 1)) | style_of)
+t2=$(line_e m $((row2 - 1)) | style_of)
+check "Tab: tile [2] gets the focused title style" test "$t2" = "$s1"
+check "Tab: tile [1] loses it" test "$t1" = "$s2"
+keys m Enter
+if wait_line m 1 "[2] statement digests" 5; then
+	ok "Enter on the focused tile [2] opens screen 2"
+else
+	nok "Enter on the focused tile [2] opens screen 2"
+fi
+keys m Escape
+wait_for m "[5] safe tuning" 5
+check "Esc returns to the overview, focus kept on [2]" test "$(line_e m $((row2 - 1)) | style_of)" = "$s1"
+keys m BTab BTab
+sleep 0.3
+check "Shift-Tab twice from [2]: tile [5] focused" test "$(line_e m $((row5 - 1)) | style_of)" = "$s1"
+keys m Tab
+sleep 0.3
+check "Tab from [5] wraps to [1]" test "$(line_e m $((row1 - 1)) | style_of)" = "$s1"
+
+# s: the rates pane sorts; a pane without order says so
+keys m s
+if wait_for m "rates sorted by name" 5; then ok "s on rates: 'rates sorted by name'"; else nok "s on rates: 'rates sorted by name'"; fi
+sorted=$(rate_rows m)
+check "s: the rows are now in name order" test "$sorted" = "$(LC_ALL=C sort <<<"$sorted")"
+check "s: more than 3 rows to sort" test "$(grep -c . <<<"$sorted")" -gt 3
+keys m s
+if wait_for m "rates in table order" 5; then ok "s again: 'rates in table order'"; else nok "s again: 'rates in table order'"; fi
+check "s again: commits/s first again" test "$(rate_rows m | head -1)" = "commits/s"
+# s on a placeholder pane (the first one left)
+ph=
+for p in "${PANES_2_5[@]}"; do
+	read -r n pname _ <<<"$p"
+	if pending "$pname"; then ph=$n; break; fi
+done
+if [ -n "$ph" ]; then
+	keys m "$ph"
+	wait_line m 1 "[$ph] " 5
+	keys m s
+	if wait_for m "the $pname pane has no sort order yet" 5; then
+		ok "s on the placeholder $pname pane: 'the $pname pane has no sort order yet'"
+	else
+		nok "s on the placeholder $pname pane: 'the $pname pane has no sort order yet'"
+	fi
+	keys m 1 0 Escape
+	wait_for m "q Quit" 5
+fi
+
+# help: every global key of tui/ui.c, then any key closes it
+keys m '?'
+if wait_for m "dbtop keys" 5; then ok "? opens the help"; else nok "? opens the help"; fi
+# the help box: rows 2..LINES-3, columns 2..97 (96 wide, centred)
+golden m mariadb-help-100x30 2-27@2+96
+r=$(help_rows m)
+if [ "$r" = ok ]; then ok "help lists every key of global_keys with its description ($(global_key_names | wc -l))"; else nok "help lists every key of global_keys: missing $r"; fi
+missing=
+while IFS= read -r h; do
+	has m "$h" || missing+="'$h' "
+done < <(global_key_helps)
+if [ -z "$missing" ]; then ok "help shows every global key's description whole at 100 columns"; else nok "help descriptions cut at 100 columns: $missing"; fi
+check "help has the focused pane's own keys" has m "fsync / commit rates pane"
+keys m x
+if wait_gone m "dbtop keys" 5; then ok "any key (x) closes the help"; else nok "any key (x) closes the help"; fi
+check "x did nothing else (still the overview)" has m "[5] safe tuning"
+keys m h
+if wait_for m "dbtop keys" 5; then ok "h opens the help too"; else nok "h opens the help too"; fi
+keys m Escape
+if wait_gone m "dbtop keys" 5; then ok "Esc closes the help"; else nok "Esc closes the help"; fi
+
+# screen 1: the rates full screen, details of a row, back
+keys m 1
+wait_for m "note: redo fsyncs" 5
+golden m mariadb-rates-100x30
+check "screen 1: connection notes under the rates" has m "note: redo fsyncs: this server has neither"
+# the note says where redo syncs come from instead; 13 rows are free above it
+if on_screen_ws m "redo syncs are taken from Innodb_data_fsyncs, which also counts data-file syncs"; then
+	ok "screen 1: the connection note is shown whole (there is room)"
+else
+	nok "screen 1 (100x30): the connection note is cut at the screen edge ('$(screen m | grep '^note:')'), its end 'redo syncs are taken from Innodb_data_fsyncs, which also counts data-file syncs' is not shown although $(screen m | grep -c '^$') rows are empty"
+fi
+keys m Enter
+if wait_for m "commits/s  (commits_per_s)" 5; then ok "Enter on the first rate row opens its details"; else nok "Enter on the first rate row opens its details"; fi
+golden m mariadb-details-100x30
+check "details: definition and source" grep -q "transactions committed per second" <<<"$(screen m)"
+check "details: commits source line" has m "commits from Binlog_commits"
+keys m Escape
+if wait_for m "                           now last" 5 && [ "$(line m 1)" = "[1] fsync / commit rates" ]; then
+	ok "Esc closes the details, back to the rates list"
+else
+	nok "Esc closes the details, back to the rates list"
+fi
+keys m j Enter
+if wait_for m "fsyncs/s  (fsyncs_per_s)" 5; then ok "j then Enter: details of the second row (fsyncs/s)"; else nok "j then Enter: details of the second row (fsyncs/s)"; fi
+keys m Escape k Escape
+if wait_for m "[5] safe tuning" 5; then ok "Esc twice: back to the overview"; else nok "Esc twice: back to the overview"; fi
+
+# screens 2-5: their title; the placeholders say they are not built yet
+for p in "${PANES_2_5[@]}"; do
+	read -r n pname t <<<"$p"
+	keys m "$n"
+	wait_line m 1 "[$n] $t" 5
+	if pending "$pname"; then
+		if wait_for m "not built yet in this version of dbtop." 5 && [ "$(line m 1)" = "[$n] $t" ]; then
+			ok "screen $n: '[$n] $t' says not built yet"
+		else
+			nok "screen $n: '[$n] $t' says not built yet"
+			screen m | head -4 | note
+		fi
+	else
+		if [ "$(line m 1 | cut -c1-$((${#t} + 4)))" = "[$n] $t" ] && ! has m "not built yet"; then
+			ok "screen $n: '[$n] $t' (built: no placeholder text)"
+		else
+			nok "screen $n: '[$n] $t' (built: no placeholder text)"
+			screen m | head -4 | note
+		fi
+	fi
+done
+keys m 0
+wait_for m "[5] safe tuning" 5
+
+# filter on the rates screen
+keys m 1 /
+if wait_for m "filter /   Enter apply  Esc cancel" 5; then ok "/ opens the filter prompt"; else nok "/ opens the filter prompt"; fi
+literal m fsync
+wait_for m "filter /fsync " 5
+keys m Enter
+wait_for m "filter /fsync/ on rates" 5
+first=$(screen m)
+shown=$(rate_rows m)
+nshown=$(printf '%s\n' "$shown" | grep -c .)
+bad=$(printf '%s\n' "$shown" | grep -vE '^(fsyncs/s|redo|binlog|fsyncs/commit|binlog sync ms)$' | tr '\n' ' ')
+if [ "$nshown" -ge 1 ] && [ -z "$bad" ]; then
+	ok "filter fsync: only matching rows ($nshown: $(printf '%s\n' "$shown" | tr '\n' ',' | sed 's/,$//'))"
+else
+	nok "filter fsync: rows not matching shown: '$bad'"
+fi
+check "filter fsync: commits/s, rollbacks/s, redo bytes/s are gone" \
+	bash -c '! grep -qE "^(commits/s|rollbacks/s|redo bytes/s|commits/group) " <<<"$1"' _ "$first"
+title=$(printf '%s\n' "$first" | sed -n 2p)
+check "filter: the title shows the filter" grep -qF "[1] fsync / commit rates  filter /fsync/" <<<"$title"
+# the row count in the title must be the one drawn in the same frame
+n_title=$(sed -n 's/.*filter \/fsync\/ (\([0-9]*\) rows).*/\1/p' <<<"$title")
+if [ "$n_title" = "$nshown" ]; then
+	ok "filter: the title's row count matches the rows shown on the first frame ($nshown)"
+else
+	nok "filter: the title says ($n_title rows) while $nshown rows are shown (first frame after Enter)"
+	printf '%s\n' "$first" | head -9 | note
+fi
+wait_for m "filter /fsync/ ($nshown rows)" 5
+golden m mariadb-filter-100x30
+# a bad pattern: error inline, prompt kept
+keys m /
+wait_for m "filter /fsync " 5
+keys m BSpace BSpace BSpace BSpace BSpace
+literal m '('
+keys m Enter
+if wait_for m "bad pattern" 5; then ok "filter '(': the error is shown inline"; else nok "filter '(': the error is shown inline"; fi
+check "filter '(': the prompt stays open with the pattern" grep -q '^filter /(  .*missing closing parenthesis' <<<"$(line m 29)"
+keys m Escape
+if wait_gone m "filter /(" 5; then ok "Esc cancels the prompt"; else nok "Esc cancels the prompt"; fi
+check "Esc kept the applied filter /fsync/" has m "filter /fsync/ ($nshown rows)"
+check "Esc kept screen 1" test "$(line m 1 | cut -c1-24)" = "[1] fsync / commit rates"
+keys m / BSpace BSpace BSpace BSpace BSpace Enter
+if wait_for m "filter cleared" 5; then ok "an empty filter clears it ('filter cleared')"; else nok "an empty filter clears it ('filter cleared')"; fi
+check "cleared: commits/s back" grep -qx "commits/s" <<<"$(rate_rows m)"
+check "cleared: title without filter" test "$(line m 1)" = "[1] fsync / commit rates"
+
+# pause
+keys m Space
+if wait_for m "PAUSED" 5; then ok "space: PAUSED in the header"; else nok "space: PAUSED in the header"; fi
+check "space: 'paused: data frozen (space resumes)'" has m "paused: data frozen (space resumes)"
+keys m Space
+if wait_gone m "PAUSED" 5; then ok "space again: PAUSED gone"; else nok "space again: PAUSED gone"; fi
+check "space again: 'resumed'" has m "resumed"
+
+# + and - in a replay
+keys m +
+if wait_for m "replay: the recording sets the pace (--speed)" 5; then ok "+ in replay: the recording sets the pace"; else nok "+ in replay: the recording sets the pace"; fi
+keys m Escape
+wait_gone m "replay: the recording sets the pace" 5
+keys m -
+if wait_for m "replay: the recording sets the pace (--speed)" 5; then ok "- in replay: the recording sets the pace"; else nok "- in replay: the recording sets the pace"; fi
+check "+/-: the header interval unchanged (every 1s)" has m "every 1s"
+
+# themes: t cycles dark -> light -> mono -> high-contrast -> dark
+keys m Escape 0
+wait_for m "[5] safe tuning" 5
+dark_e=$(screen_e m | head -29)
+dark_txt=$(screen m | head -29)
+declare -A th_e
+for th in light mono high-contrast dark; do
+	keys m t
+	if wait_for m "theme $th" 5; then ok "t: 'theme $th'"; else nok "t: 'theme $th'"; fi
+	sleep 0.2
+	th_e[$th]=$(screen_e m | head -29)
+	check "t ($th): the text of the screen is unchanged" test "$(screen m | head -29)" = "$dark_txt"
+done
+check "dark uses colours" test -n "$(colour_codes <<<"$dark_e")"
+check "mono uses no colours" test -z "$(colour_codes <<<"${th_e[mono]}")"
+check "mono uses reverse and bold" grep -q "1 .*7" <<<"$(attr_codes <<<"${th_e[mono]}")"
+check "mono looks different from dark" test "${th_e[mono]}" != "$dark_e"
+check "light looks different from dark" test "${th_e[light]}" != "$dark_e"
+check "high-contrast looks different from dark" test "${th_e[high-contrast]}" != "$dark_e"
+check "after a full cycle: dark again, same attributes" test "${th_e[dark]}" = "$dark_e"
+
+# q quits and gives the terminal back
+keys m q
+if wait_for m "EXITED" 5; then ok "q quits"; else nok "q quits"; fi
+check "q: exit status 0" grep -q '^EXITED 0 ' <<<"$(exit_line m)"
+check "q: the tty is back in canonical mode with echo" grep -q 'MODES icanon echo' <<<"$(exit_line m)"
+check "q: the alternate screen is left" test "$(pane m '#{alternate_on}')" = 0
+check "q: the cursor is visible again" test "$(pane m '#{cursor_flag}')" = 1
+check "q: keypad transmit mode is off" test "$(pane m '#{keypad_flag}')" = 0
+check "q: no dbtop frame left on the shell screen" \
+	bash -c '! grep -qE "q Quit|\[1\] fsync|REPLAY ended" <<<"$1"' _ "$(screen m)"
+check "q: the replay summary is printed" has m "dbtop: end of recording: 43 records read"
+tm kill-session -t m
+
+# ---- PostgreSQL WAL writer, 100x30 ----
+start p 100 30 --replay "$PGWAL" --speed 0
+if wait_for p "REPLAY ended" 15; then
+	ok "pg replay reaches its end on the screen"
+	golden p pg-wal-overview-100x30 "${OVERVIEW_100x30[@]}"
+	check "pg: synchronous_commit implication shown" has p "synchronous_commit=off wal_writer_delay=2s -> commits return before their WAL is flushed"
+	check "pg: WAL rows" has p "WAL writes/s"
+	keys p 1
+	wait_for p "wal_sync_method=fdatasync" 5
+	golden p pg-wal-rates-100x30
+	# what a crash can lose is the point of the line; rows are free below it
+	if on_screen_ws p "up to ~3 x 2s of commits lost on a crash (no corruption)"; then
+		ok "pg screen 1: the synchronous_commit=off implication is shown whole"
+	else
+		nok "pg screen 1 (100x30): the synchronous_commit=off implication is cut at the screen edge ('$(screen p | grep '^synchronous_commit' )'): 'up to ~3 x 2s of commits lost on a crash (no corruption)' is not shown although $(screen p | grep -c '^$') rows are empty"
+	fi
+else
+	nok "pg replay reaches its end on the screen"
+fi
+tm kill-session -t p
+
+# ---- 80x24 ----
+start m8 80 24 --replay "$MARIADB" --speed 0
+if wait_for m8 "REPLAY ended" 15; then
+	ok "mariadb 80x24 reaches its end"
+	# the header line is checked on its own below
+	golden m8 mariadb-overview-80x24 "${OVERVIEW_80x24[@]}"
+	hdr=$(line m8 0)
+	# the host label whole, or visibly cut (an ellipsis); never cut silently
+	host=$(grep -o '127\.[^ ]*' <<<"$hdr" | head -1)
+	case $host in
+	"" | 127.0.0.1:23306 | *…) ok "80x24 header: the host label is not silently cut ('$host')" ;;
+	*) nok "80x24 header: host 127.0.0.1:23306 shown cut as '$host' with nothing marking the cut (reads as another host/port): '$hdr'" ;;
+	esac
+	check "80x24 header: state and clock kept" grep -q '^ dbtop UP  REPLAY ended .*19:07:50 *$' <<<"$hdr"
+	keys m8 1
+	wait_for m8 "note: redo fsyncs" 5
+	golden m8 mariadb-rates-80x24 1-23
+	keys m8 '?'
+	wait_for m8 "dbtop keys" 5
+	r=$(help_rows m8)
+	if [ "$r" = ok ]; then ok "80x24 help lists every global key"; else nok "80x24 help lists every global key: missing $r"; fi
+	missing=
+	while IFS= read -r h; do
+		has m8 "$h" || missing+="'$h' "
+	done < <(global_key_helps)
+	if [ -z "$missing" ]; then
+		ok "80x24 help shows every key's description whole"
+	else
+		nok "80x24 help cuts descriptions at the overlay edge: $missing"
+		screen m8 | grep -E "^.. +(/|Enter) " | note
+	fi
+	keys m8 q
+	if wait_for m8 "EXITED 0" 5; then ok "q from the help quits (80x24)"; else nok "q from the help quits (80x24)"; fi
+else
+	nok "mariadb 80x24 reaches its end"
+fi
+tm kill-session -t m8
+
+start p8 80 24 --replay "$PGWAL" --speed 0
+if wait_for p8 "REPLAY ended" 15; then
+	ok "pg 80x24 reaches its end"
+	golden p8 pg-wal-overview-80x24 "${OVERVIEW_80x24[@]}"
+else
+	nok "pg 80x24 reaches its end"
+fi
+tm kill-session -t p8
+
+# ---- pause while the replay runs in real time: the data freeze ----
+# clock NAME: the sample time at the right of the header
+clock() { line "$1" 0 | grep -oE '[0-9]{2}:[0-9]{2}:[0-9]{2} *$' | tr -d ' '; }
+start live 100 30 --demo --speed 1
+if wait_for live "REPLAY x1" 10 && wait_for live "19:07:" 10; then
+	keys live Space
+	wait_for live "PAUSED" 5
+	c0=$(clock live)
+	sleep 2.2
+	c1=$(clock live)
+	check "pause during a replay: PAUSED with REPLAY x1" grep -q 'REPLAY x1  PAUSED' <<<"$(line live 0)"
+	if [ -n "$c0" ] && [ "$c0" = "$c1" ]; then ok "pause: the sample clock stays at $c0 for 2 s"; else nok "pause: the sample clock moved from '$c0' to '$c1'"; fi
+	keys live Space
+	moved=0
+	for _ in $(seq 60); do
+		c2=$(clock live)
+		[ -n "$c2" ] && [ "$c2" != "$c1" ] && moved=1 && break
+		sleep 0.05
+	done
+	if [ $moved = 1 ]; then ok "resume: the sample clock moves on ($c1 -> $c2)"; else nok "resume: the sample clock stays at $c1"; fi
+	keys live q
+	wait_for live "EXITED" 5
+else
+	nok "a replay at --speed 1 runs (REPLAY x1)"
+	screen live | note
+fi
+tm kill-session -t live
+
+done_tests

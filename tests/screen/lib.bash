@@ -1,0 +1,306 @@
+# lib.bash - helpers for the screen tests (sourced; not a test itself: the
+# runner only runs tests/screen/*.sh). The real binary runs in tmux on a
+# private server (-L dbtop-test-PID) that is killed on exit, on recordings,
+# so no database server is needed.
+#
+#   start NAME W H [--go] ARGS...   run dbtop ARGS in a new W x H session;
+#                                    the pane ends with "EXITED <status> MODES
+#                                    <tty modes>" and stays open.
+#                                    --go: wait for `go NAME` before starting
+#                                    (to attach pipe-pane first).
+#   env for the run: TZ=UTC LANG=C.UTF-8, NO_COLOR and LC_* unset, HOME
+#   private; RUN_ENV=(VAR=VALUE ...) adds to it for the next start, and
+#   RUN_STDOUT=FILE sends that run's standard output to FILE.
+#   wait_for NAME TEXT [SECONDS]     poll the screen until TEXT is on it
+#   wait_gone NAME TEXT [SECONDS]    poll until TEXT is no longer on it
+#   wait_line NAME N TEXT [SECONDS]  poll until line N starts with TEXT
+#   screen NAME / screen_e NAME      the screen (text / with attributes)
+#   line NAME N / line_e NAME N      one screen line (0-based), alone
+#   golden NAME FILE [SPEC...]       compare the screen (or parts of it,
+#                                    see part) to golden/FILE.txt;
+#                                    UPDATE_GOLDEN=1 rewrites the file
+#   dbtop_pid NAME                   the pid of the dbtop process
+#   pane NAME FORMAT                 a tmux format of the pane
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT" || exit 1
+DBTOP=${DBTOP:-./dbtop}
+GOLDEN_DIR=$ROOT/tests/screen/golden
+SOCK=dbtop-test-$$
+T=$(mktemp -d "${TMPDIR:-/tmp}/dbtop-screen.XXXXXX")
+mkdir -p "$T/home"
+fails=0
+RUN_ENV=()
+RUN_STDOUT=
+
+ok() { echo "ok - $*"; }
+nok() { echo "not ok - $*"; fails=$((fails + 1)); }
+# check NAME CMD...: ok when the command succeeds
+check() {
+	local name=$1
+	shift
+	if "$@" >/dev/null 2>&1; then ok "$name"; else nok "$name"; fi
+}
+done_tests() { exit $((fails > 0)); }
+# a note for the reader of the log; not counted by the runner
+note() { sed 's/^/# /'; }
+
+tm() { tmux -L "$SOCK" "$@"; }
+
+cleanup() {
+	local sock
+	sock=$(tmux -L "$SOCK" display -p '#{socket_path}' 2>/dev/null)
+	tmux -L "$SOCK" kill-server >/dev/null 2>&1
+	[ -n "$sock" ] && rm -f "$sock"
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Preconditions: tmux, the binary, a UTF-8 locale. Exits when missing.
+need_basics() {
+	if ! command -v tmux >/dev/null; then
+		nok "tmux is installed (scripts/deps.sh installs it)"
+		exit 1
+	fi
+	if [ ! -x "$DBTOP" ]; then
+		nok "$DBTOP is built (make CI=1)"
+		exit 1
+	fi
+	# run a private copy: a rebuild during the tests must not swap the binary
+	# under them (retried: the copy may catch a link in progress)
+	local i
+	for i in 1 2 3 4 5; do
+		if cp "$DBTOP" "$T/dbtop" 2>/dev/null && "$T/dbtop" --version >/dev/null 2>&1; then
+			break
+		fi
+		sleep 1
+	done
+	if ! "$T/dbtop" --version >/dev/null 2>&1; then
+		nok "$DBTOP runs (--version)"
+		exit 1
+	fi
+	DBTOP=$T/dbtop
+	# the server keeps a control session so that test sessions come and go
+	tm -f /dev/null new-session -d -s ctl -x 80 -y 24 "sleep 3600" || {
+		nok "a private tmux server starts"
+		exit 1
+	}
+	local term=tmux-256color
+	infocmp "$term" >/dev/null 2>&1 || term=screen-256color
+	tm set -g default-terminal "$term" >/dev/null
+	tm set -g history-limit 0 >/dev/null
+	tm set -g status off >/dev/null
+	TERM_IN_PANE=$term
+}
+
+# start NAME W H [--go] ARGS...
+start() {
+	local name=$1 w=$2 h=$3 go=0 q a
+	shift 3
+	if [ "${1:-}" = --go ]; then
+		go=1
+		shift
+	fi
+	q=
+	for a in "$@"; do q+=" $(printf '%q' "$a")"; done
+	local envq=
+	for a in "${RUN_ENV[@]}"; do envq+=" $(printf '%q' "$a")"; done
+	RUN_ENV=()
+	local redir=
+	[ -n "$RUN_STDOUT" ] && redir=" >$(printf '%q' "$RUN_STDOUT")"
+	RUN_STDOUT=
+	rm -f "$T/$name.pid" "$T/$name.go"
+	cat >"$T/$name.run" <<EOF
+cd $(printf '%q' "$ROOT") || exit 1
+if [ $go = 1 ]; then
+	i=0
+	while [ ! -e $(printf '%q' "$T/$name.go") ] && [ \$i -lt 300 ]; do sleep 0.02; i=\$((i + 1)); done
+fi
+( echo \$BASHPID > $(printf '%q' "$T/$name.pid")
+  exec env -u NO_COLOR -u LC_ALL -u LC_CTYPE -u LC_MESSAGES -u DBTOP_THEME_DIR -u DBTOP_FRAME_STATS \\
+	HOME=$(printf '%q' "$T/home") TZ=UTC LANG=C.UTF-8$envq $(printf '%q' "$DBTOP")$q$redir )
+rc=\$?
+echo "EXITED \$rc MODES \$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo)\$' | tr '\n' ' ')"
+exec sleep 3600
+EOF
+	tm new-session -d -s "$name" -x "$w" -y "$h" "bash $(printf '%q' "$T/$name.run")"
+}
+
+go() { : >"$T/$1.go"; }
+
+screen() { tm capture-pane -p -t "$1"; }
+# with attributes; the SGR codes ending a line style nothing and vary with
+# the paint history, so they are dropped
+screen_e() { tm capture-pane -p -e -t "$1" | sed $'s/\\(\e\\[[0-9;]*m\\)*$//'; }
+line() { tm capture-pane -p -t "$1" -S "$2" -E "$2"; }
+line_e() { tm capture-pane -p -e -t "$1" -S "$2" -E "$2"; }
+pane() { tm display -p -t "$1" "$2"; }
+
+# wait_for NAME TEXT [SECONDS]: true once TEXT (fixed string) is on screen
+wait_for() {
+	local name=$1 text=$2 secs=${3:-10} i n
+	n=$((secs * 20))
+	for ((i = 0; i < n; i++)); do
+		screen "$name" 2>/dev/null | grep -qF -- "$text" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_line NAME N TEXT [SECONDS]: true once line N (0-based) starts with TEXT
+wait_line() {
+	local name=$1 n=$2 text=$3 secs=${4:-10} i k
+	k=$((secs * 20))
+	for ((i = 0; i < k; i++)); do
+		[[ "$(line "$name" "$n" 2>/dev/null)" == "$text"* ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_gone NAME TEXT [SECONDS]
+wait_gone() {
+	local name=$1 text=$2 secs=${3:-10} i n
+	n=$((secs * 20))
+	for ((i = 0; i < n; i++)); do
+		screen "$name" 2>/dev/null | grep -qF -- "$text" || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# keys NAME KEY...: send keys (tmux key names)
+keys() {
+	local name=$1
+	shift
+	tm send-keys -t "$name" "$@"
+}
+
+# literal NAME TEXT: type TEXT as is
+literal() { tm send-keys -t "$1" -l -- "$2"; }
+
+dbtop_pid() { cat "$T/$1.pid" 2>/dev/null; }
+
+# alive NAME: the dbtop of the session is still running
+alive() {
+	local pid
+	pid=$(dbtop_pid "$1")
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && ! screen "$1" | grep -q '^EXITED '
+}
+
+# The exit line of a session, once it is there ("EXITED 0 MODES icanon echo").
+exit_line() { screen "$1" | grep -m1 '^EXITED '; }
+
+# has NAME TEXT: TEXT is on the screen now
+has() { screen "$1" | grep -qF -- "$2"; }
+
+# Save a screen for the reader of a failure; echoes the path.
+keep() {
+	local d=${TMPDIR:-/tmp}/dbtop-screen-actual
+	mkdir -p "$d"
+	cat >"$d/$1"
+	echo "$d/$1"
+}
+
+# part NAME SPEC...: parts of the screen, each SPEC "Y0-Y1" (lines, 0-based,
+# whole width) or "Y0-Y1@X0+W" (W columns from X0); trailing blanks dropped
+part() {
+	local name=$1 spec y0 y1 x0 w y l
+	local -a lines
+	shift
+	mapfile -t lines < <(screen "$name")
+	for spec in "$@"; do
+		y0=${spec%%-*}
+		y1=${spec#*-}
+		y1=${y1%%@*}
+		x0=0 w=100000
+		if [[ $spec == *@* ]]; then
+			x0=${spec#*@}
+			w=${x0#*+}
+			x0=${x0%+*}
+		fi
+		for ((y = y0; y <= y1; y++)); do
+			l=${lines[$y]:-}
+			l=${l:$x0:$w}
+			printf '%s\n' "${l%"${l##*[! ]}"}"
+		done
+	done
+}
+
+# golden NAME FILE [SPEC...]: the screen (or the parts SPEC... name, see
+# part) equals tests/screen/golden/FILE.txt
+golden() {
+	local name=$1 file=$GOLDEN_DIR/$2.txt got
+	shift 2
+	if [ $# -gt 0 ]; then
+		got=$(LC_ALL=C.UTF-8 part "$name" "$@")
+	else
+		got=$(screen "$name")
+	fi
+	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+		mkdir -p "$GOLDEN_DIR"
+		printf '%s\n' "$got" >"$file"
+		ok "golden $(basename "$file" .txt) (rewritten)"
+		return
+	fi
+	if [ ! -f "$file" ]; then
+		nok "golden $(basename "$file" .txt): $file missing (UPDATE_GOLDEN=1 writes it)"
+		return
+	fi
+	if [ "$(cat "$file")" = "$got" ]; then
+		ok "golden $(basename "$file" .txt)"
+	else
+		local kept
+		kept=$(printf '%s\n' "$got" | keep "$(basename "$file")")
+		nok "golden $(basename "$file" .txt): the screen differs (got $kept)"
+		diff -u "$file" "$kept" | head -40 | note
+	fi
+}
+
+# Overview goldens hold the header, the rates tile and the key bar: the
+# other tiles belong to panes still being built and are checked by title.
+OVERVIEW_100x30=(0-16 29)
+OVERVIEW_80x24=(1-10 23)      # the header at 80 columns is checked apart
+OVERVIEW_200x50=(0-0 1-48@0+110 49-49)
+
+# Screens 2-5: number, pane name, title.
+PANES_2_5=("2 digests statement digests" "3 locks lock waits" "4 waits WAL / redo waits" "5 tuning safe tuning")
+# pending NAME: the pane is still the "not built yet" placeholder
+pending() { grep -q "const struct pane_ops $1_pane = " panes/pending.c 2>/dev/null; }
+
+# on_screen_ws NAME TEXT: TEXT is on the screen, whatever the line breaks
+# and spaces (a long text wrapped over lines counts)
+on_screen_ws() {
+	local flat needle
+	flat=$(screen "$1" | tr -d ' \n')
+	needle=$(printf '%s' "$2" | tr -d ' \n')
+	[[ $flat == *"$needle"* ]]
+}
+
+# The SGR escape sequences a line starts with (its first cell's style).
+style_of() { grep -o $'^\(\e\[[0-9;]*m\)*' | head -1; }
+
+# Colour parameters (3x 4x 9x 10x 38 48) among the SGR codes of stdin.
+colour_codes() {
+	grep -o $'\e\[[0-9;]*m' | sed $'s/^\e\\[//; s/m$//' | tr ';' '\n' |
+		grep -E '^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$' | sort | uniq -c
+}
+
+# Attribute parameters (1 bold, 2 dim, 4 underline, 7 reverse) in stdin.
+attr_codes() {
+	grep -o $'\e\[[0-9;]*m' | sed $'s/^\e\\[//; s/m$//' | tr ';' '\n' |
+		grep -E '^[1247]$' | sort -u | tr '\n' ' '
+}
+
+# Global keys of tui/ui.c as the help names them, one a line.
+global_key_names() {
+	sed -n '/^} global_keys\[\] = {/,/^};/p' tui/ui.c |
+		sed -n 's/^[[:space:]]*{[^"]*"\([^"]*\)".*/\1/p'
+}
+
+# Their help texts (the last string of each entry), one a line.
+global_key_helps() {
+	sed -n '/^} global_keys\[\] = {/,/^};/p' tui/ui.c |
+		sed -n 's/^[[:space:]]*{.*"\([^"]*\)"},*[[:space:]]*$/\1/p'
+}
