@@ -195,3 +195,52 @@ void cv_spark(struct canvas *cv, int y, int x, int width, const struct ring *his
 	buf[n] = '\0';
 	cv_text(cv, y, x, r, buf);
 }
+
+/* Bytes of p that fit in w columns, cut at a space when there is one. */
+static int wrap_cut(const char *p, int w)
+{
+	char buf[1024];
+	int len = (int)strlen(p), cut;
+	if (text_cols(p) <= w)
+		return len;
+	str_printf(buf, sizeof buf, "%s", p);
+	clip_cols(buf, w);
+	cut = (int)strlen(buf);
+	int k = cut;
+	while (k > 0 && p[k] != ' ')
+		k--;
+	return k > 0 ? k : (cut > 0 ? cut : 1);
+}
+
+int cv_wrap(struct canvas *cv, int y, int x, enum role r, const char *text, int maxy)
+{
+	int w = cv->w - x;
+	const char *p = text;
+	if (w < 8)
+		return y + (cv_text(cv, y, x, r, text) > 0);
+	while (*p && y < maxy) {
+		int cut = wrap_cut(p, w);
+		char line[1024];
+		str_printf(line, sizeof line, "%.*s", cut, p);
+		cv_text(cv, y++, x, r, line);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+	return y;
+}
+
+int wrap_rows(const char *text, int w)
+{
+	const char *p = text;
+	int n = 0;
+	if (w < 8)
+		return 1;
+	while (*p) {
+		p += wrap_cut(p, w);
+		while (*p == ' ')
+			p++;
+		n++;
+	}
+	return n ? n : 1;
+}

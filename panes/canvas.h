@@ -43,6 +43,11 @@ void cv_rule(struct canvas *cv, int y, int x, int w, enum role r);
  * scaled 0..hi (hi <= 0: the window's maximum); NaN values are gaps. */
 void cv_spark(struct canvas *cv, int y, int x, int width, const struct ring *hist,
 	      double hi, enum role r);
+/* Draw text wrapped at word boundaries from column x, rows y..maxy-1;
+ * returns the next free row. */
+int cv_wrap(struct canvas *cv, int y, int x, enum role r, const char *text, int maxy);
+/* Rows cv_wrap needs for text in width w. */
+int wrap_rows(const char *text, int w);
 /* Columns text occupies on the terminal (UTF-8 aware). */
 int text_cols(const char *s);
 

@@ -152,7 +152,7 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		else if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_digests)
 			cv_text(cv, 0, 0, R_WARN, "no statement statistics: performance_schema digests are unavailable");
 		else
-			cv_text(cv, 0, 0, R_UNKNOWN, "waiting for the first digest sample...");
+			cv_text(cv, 0, 0, R_UNKNOWN, "no digest sample yet");
 		for (i = 0, y = 1; i < (size_t)m->caps.notes.n && y < cv->h; i++)
 			if (strstr(m->caps.notes.msg[i], "pg_stat_statements") || strstr(m->caps.notes.msg[i], "digest"))
 				cv_printf(cv, y++, 0, R_NOTE, "fix: %s", m->caps.notes.msg[i]);

@@ -331,7 +331,12 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 		cv_printf(cv, y, cv->w - statw, R_LABEL, "%8s %8s %8s", "min", "max", "avg");
 	y++;
 	nimp = rates_implications(m, lines, crit, 8);
-	rows_h = cv->h - y - (nimp > 0 ? 1 + (nimp < 3 ? nimp : 3) : 0);
+	int imp_rows = 0;
+	for (i = 0; i < nimp; i++)
+		imp_rows += wrap_rows(lines[i], cv->w);
+	if (imp_rows > 6)
+		imp_rows = 6;
+	rows_h = cv->h - y - imp_rows;
 	if (rows_h < 1)
 		rows_h = cv->h - y;
 	pane_clamp(v, n, rows_h);
@@ -362,11 +367,11 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 		cv_text(cv, y++, 0, R_UNKNOWN, v->filter ? "no row matches the filter" : "no rates yet");
 	/* the settings in force and what they imply */
 	if (nimp > 0 && y < cv->h) {
-		y = y < cv->h - nimp ? y : cv->h - nimp;
+		y = y < cv->h - imp_rows ? y : cv->h - imp_rows;
 		if (y < 1)
 			y = 1;
-		for (i = 0; i < nimp && y < cv->h; i++, y++)
-			cv_text(cv, y, 0, crit[i] ? R_WARN : R_NOTE, lines[i]);
+		for (i = 0; i < nimp && y < cv->h; i++)
+			y = cv_wrap(cv, y, 0, crit[i] ? R_WARN : R_NOTE, lines[i], cv->h);
 	}
 }
 

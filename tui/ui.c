@@ -173,7 +173,7 @@ static void draw_header(struct ui *u)
 	const struct model *m = u->m;
 	const struct sample *s = &m->last;
 	struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
-	char left[256], right[128], state[160], up[32], clock[16];
+	char right[128], state[160], up[32], clock[16];
 	bool bad = m->intervals > 0 && s->state != STATE_UP;
 	time_t t = (time_t)(m->intervals ? s->wall : time(NULL));
 	struct tm tm;
@@ -207,24 +207,46 @@ static void draw_header(struct ui *u)
 	} else {
 		up[0] = '\0';
 	}
-	str_printf(left, sizeof left, "  %s %s  %s%s  every %gs", flavour_name(m->caps.flavour), ver,
-		   u->o->host, up,
-		   u->o->replay && isfinite(m->interval_s) ? round(m->interval_s * 100) / 100 : u->interval);
 	str_printf(right, sizeof right, "  cost %.1fms  %s ", s->query_ms, clock);
 	cv_fill(&cv, 0, 0, COLS, bad ? R_HEADER_DOWN : R_HEADER);
 	/* the state first: it matters most, and must survive a narrow terminal */
 	int x = cv_text(&cv, 0, 0, R_HEADER, " dbtop ");
 	x += cv_text(&cv, 0, x, bad ? R_HEADER_DOWN : R_HEADER, state);
-	int rw = text_cols(right);
-	if (x + text_cols(left) + rw <= COLS) {
-		cv_text(&cv, 0, x, R_HEADER, left);
-		cv_text_right(&cv, 0, COLS, R_HEADER, right);
-	} else {
-		struct canvas c2 = cv_sub(&cv, 0, x, 1, COLS - x - (x + rw + 20 <= COLS ? rw : 0));
-		cv_text(&c2, 0, 0, R_HEADER, left);
-		if (x + rw + 20 <= COLS)
-			cv_text_right(&cv, 0, COLS, R_HEADER, right);
+	/* then as many whole fields as fit; the host may be shortened, with a mark */
+	char every[32], eng[64];
+	str_printf(every, sizeof every, "  every %gs",
+		   u->o->replay && isfinite(m->interval_s) ? round(m->interval_s * 100) / 100 : u->interval);
+	str_printf(eng, sizeof eng, "  %s %s", flavour_name(m->caps.flavour), ver);
+	int rw = text_cols(right), room = COLS - x;
+	bool show_right = room >= rw + 24;
+	if (show_right)
+		room -= rw;
+	const char *fields[4] = {eng, NULL, up, every};
+	char host[160];
+	str_printf(host, sizeof host, "  %s", u->o->host);
+	fields[1] = host;
+	for (int i = 0; i < 4 && room > 0; i++) {
+		int c = text_cols(fields[i]);
+		if (!c)
+			continue;
+		if (c <= room) {
+			x += cv_text(&cv, 0, x, R_HEADER, fields[i]);
+			room -= c;
+		} else if (i == 1 && room > 6) {
+			/* shorten the host label from the left, marking the cut */
+			const char *h = u->o->host;
+			size_t hl = strlen(h), keep = (size_t)(room - 3);
+			char cut[160];
+			str_printf(cut, sizeof cut, "  %s%s", u->utf8 ? "\xe2\x80\xa6" : "~",
+				   h + (hl > keep ? hl - keep : 0));
+			x += cv_text(&cv, 0, x, R_HEADER, cut);
+			room = 0;
+		} else {
+			break;
+		}
 	}
+	if (show_right)
+		cv_text_right(&cv, 0, COLS, R_HEADER, right);
 }
 
 static void draw_keybar(struct ui *u)
@@ -251,6 +273,8 @@ static void draw_keybar(struct ui *u)
 		if (!global_keys[i].bar)
 			continue;
 		str_printf(k, sizeof k, "%s", global_keys[i].key == '+' ? "+-" : global_keys[i].name);
+		if (x + text_cols(k) + 1 + text_cols(global_keys[i].bar) > COLS)
+			break;   /* whole entries only */
 		x += cv_text(&cv, 0, x, R_KEY, k);
 		x += cv_text(&cv, 0, x, R_KEYTEXT, " ");
 		x += cv_text(&cv, 0, x, R_KEYTEXT, global_keys[i].bar);
@@ -280,8 +304,11 @@ static int draw_notes(struct ui *u, struct canvas *cv, int y)
 {
 	const struct caps *c = &u->m->caps;
 	int i;
-	for (i = 0; i < c->notes.n && y < cv->h; i++, y++)
-		cv_printf(cv, y, 0, R_NOTE, "note: %s", c->notes.msg[i]);
+	for (i = 0; i < c->notes.n && y < cv->h; i++) {
+		char t[NOTE_LEN + 8];
+		str_printf(t, sizeof t, "note: %s", c->notes.msg[i]);
+		y = cv_wrap(cv, y, 0, R_NOTE, t, cv->h);
+	}
 	return y;
 }
 
@@ -293,11 +320,11 @@ static void draw_tile(struct ui *u, int idx, int y, int x, int h, int w, bool fo
 	struct pane_view *v = &u->views[idx];
 	if (h < 1 || w < 1)
 		return;
-	draw_title(u, &cv, idx, focused);
 	v->focused = focused;
 	v->full = u->screen != 0;
 	if (body.h > 0)
-		panes[idx]->draw(u->m, v, &body);
+		panes[idx]->draw(u->m, v, &body);   /* first: it counts the rows the title shows */
+	draw_title(u, &cv, idx, focused);
 }
 
 /* The down / stalled reason across the content area's first line. */
@@ -334,28 +361,28 @@ static void draw_overview(struct ui *u, int top, int h)
 
 static void draw_help(struct ui *u)
 {
-	int w = COLS - 4 < 96 ? COLS - 4 : 96, h = LINES - 4, y = 0;
+	int w = COLS - 2 < 100 ? COLS - 2 : 100, h = LINES - 2, y = 0;
 	int x0 = (COLS - w) / 2;
-	struct canvas cv = screen_canvas(u, 2, x0, h, w);
+	struct canvas cv = screen_canvas(u, 1, x0, h, w);
 	const struct pane_ops *p = panes[u->screen == 0 ? u->focus : u->screen - 1];
 	size_t i;
 	for (i = 0; (int)i < h; i++)
 		cv_fill(&cv, (int)i, 0, w, R_NORMAL);
 	cv_printf(&cv, y++, 1, R_TITLE, "dbtop keys");
-	for (i = 0; i < NGLOBAL && y < h; i++, y++) {
-		cv_printf(&cv, y, 2, R_KEY, "%-12s", global_keys[i].name);
-		cv_text(&cv, y, 15, R_KEYTEXT, global_keys[i].help);
+	for (i = 0; i < NGLOBAL && y < h - 1; i++) {
+		cv_printf(&cv, y, 1, R_KEY, "%-12s", global_keys[i].name);
+		struct canvas sub = cv_sub(&cv, 0, 0, h - 1, w - 1);
+		y = cv_wrap(&sub, y, 14, R_KEYTEXT, global_keys[i].help, h - 1);
 	}
-	if (p->keys && y + 2 < h) {
-		y++;
+	if (p->keys && y + 2 < h - 1) {
 		cv_printf(&cv, y++, 1, R_TITLE, "%s pane", p->title);
-		for (i = 0; p->keys[i].name && y < h; i++, y++) {
-			cv_printf(&cv, y, 2, R_KEY, "%-12s", p->keys[i].name);
-			cv_text(&cv, y, 15, R_KEYTEXT, p->keys[i].help);
+		for (i = 0; p->keys[i].name && y < h - 1; i++) {
+			cv_printf(&cv, y, 1, R_KEY, "%-12s", p->keys[i].name);
+			struct canvas sub = cv_sub(&cv, 0, 0, h - 1, w - 1);
+			y = cv_wrap(&sub, y, 14, R_KEYTEXT, p->keys[i].help, h - 1);
 		}
 	}
-	if (y + 1 < h)
-		cv_text(&cv, h - 1, 1, R_UNKNOWN, "unknown values show as '-' with the reason, never as 0");
+	cv_text(&cv, h - 1, 1, R_UNKNOWN, "unknown values show as '-' with the reason, never as 0; any key closes");
 }
 
 static void draw_frame(struct ui *u)
@@ -366,7 +393,14 @@ static void draw_frame(struct ui *u)
 	if (COLS < MIN_W || LINES < MIN_H) {
 		struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
 		char t[120];
+		/* the longest message that fits */
 		str_printf(t, sizeof t, "enlarge the terminal to %dx%d (now %dx%d); q quits", MIN_W, MIN_H, COLS, LINES);
+		if ((int)strlen(t) > COLS)
+			str_printf(t, sizeof t, "enlarge the terminal to %dx%d (now %dx%d)", MIN_W, MIN_H, COLS, LINES);
+		if ((int)strlen(t) > COLS)
+			str_printf(t, sizeof t, "enlarge to %dx%d; q quits", MIN_W, MIN_H);
+		if ((int)strlen(t) > COLS)
+			str_printf(t, sizeof t, "need %dx%d", MIN_W, MIN_H);
 		cv_text(&cv, 0, 0, R_WARN, t);
 		refresh();
 		return;
@@ -379,7 +413,7 @@ static void draw_frame(struct ui *u)
 	} else {
 		int idx = u->screen - 1;
 		struct canvas cv = screen_canvas(u, top, 0, h, COLS);
-		int body_h = h - 1 - (idx == 0 ? u->m->caps.notes.n : 0);
+		int body_h = h - 1 - (idx == 0 ? 2 * u->m->caps.notes.n : 0);
 		if (body_h < 3)
 			body_h = h - 1;
 		draw_tile(u, idx, top, 0, 1 + body_h, COLS, true);

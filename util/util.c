@@ -259,83 +259,47 @@ void json_num(struct strbuf *b, double v)
 		sb_printf(b, "%.6g", v);
 }
 
+/* True for Unicode bidirectional controls (they can reorder what the
+ * terminal shows): U+061C, U+200E/F, U+202A..E, U+2066..9. */
+static bool is_bidi(const unsigned char *p, size_t n)
+{
+	if (n == 2)
+		return p[0] == 0xd8 && p[1] == 0x9c;
+	if (n != 3 || p[0] != 0xe2)
+		return false;
+	return (p[1] == 0x80 && (p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae))) ||
+	       (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9);
+}
+
 char *text_sanitize(char *s)
 {
-	unsigned char *p = (unsigned char *)s;
+	unsigned char *p = (unsigned char *)s, *o = p;
 	while (*p) {
 		size_t n = utf8_len(p);
 		if (n == 0) {
-			*p++ = '?';
+			*o++ = '?';
+			p++;
 			continue;
 		}
-		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
-			p[0] = '?';
-			p[1] = '?';
-			p += 2;
+		if ((n == 2 && p[0] == 0xc2 && p[1] < 0xa0) || is_bidi(p, n)) {
+			*o++ = '?';
+			p += n;
 			continue;
 		}
 		if (n == 1) {
 			if (*p == '\t' || *p == '\n' || *p == '\r')
-				*p = ' ';
+				*o++ = ' ';
 			else if (*p < 0x20 || *p == 0x7f)
-				*p = '?';
+				*o++ = '?';
+			else
+				*o++ = *p;
+			p++;
+			continue;
 		}
+		memmove(o, p, n);
+		o += n;
 		p += n;
 	}
+	*o = '\0';
 	return s;
-}
-
-/* FNV-1a of a string. */
-static size_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return (size_t)h;
-}
-
-/* Index of s or of the empty slot where it would go. */
-static size_t strset_find(const struct strset *ss, const char *s)
-{
-	size_t i = str_hash(s) & (ss->cap - 1);
-	while (ss->slot[i] && strcmp(ss->slot[i], s) != 0)
-		i = (i + 1) & (ss->cap - 1);
-	return i;
-}
-
-bool strset_has(const struct strset *ss, const char *s)
-{
-	return ss->cap && ss->slot[strset_find(ss, s)] != NULL;
-}
-
-bool strset_add(struct strset *ss, const char *s)
-{
-	size_t i;
-	if ((ss->n + 1) * 2 > ss->cap) {
-		struct strset big = {xcalloc(ss->cap ? ss->cap * 2 : 64, sizeof(char *)),
-				     ss->cap ? ss->cap * 2 : 64, ss->n};
-		for (i = 0; i < ss->cap; i++)
-			if (ss->slot[i])
-				big.slot[strset_find(&big, ss->slot[i])] = ss->slot[i];
-		free(ss->slot);
-		*ss = big;
-	}
-	i = strset_find(ss, s);
-	if (ss->slot[i])
-		return false;
-	ss->slot[i] = xstrdup(s);
-	ss->n++;
-	return true;
-}
-
-void strset_clear(struct strset *ss)
-{
-	size_t i;
-	for (i = 0; i < ss->cap; i++)
-		free(ss->slot[i]);
-	free(ss->slot);
-	ss->slot = NULL;
-	ss->cap = ss->n = 0;
 }

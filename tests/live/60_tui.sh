@@ -1,12 +1,12 @@
 # The screen on live servers, in tmux: it comes up, sparklines move, keys are
 # answered quickly even while the server is frozen, and it recovers.
 . tests/lib.sh
-sock=dbtop-live-$$
-T() { tmux -L "$sock" "$@"; }
+sockbase=dbtop-live-$$
+T() { tmux -L "$sock" -f /dev/null "$@"; }
 stopped=()
 cleanup() {
     [ ${#stopped[@]} -gt 0 ] && kill -CONT "${stopped[@]}" 2>/dev/null
-    T kill-server 2>/dev/null
+    for n in mariadb pg18; do tmux -L "$sockbase-$n" kill-server 2>/dev/null; done
 }
 trap cleanup EXIT
 export TZ=UTC LANG=C.UTF-8
@@ -28,9 +28,9 @@ wait_for() {
 }
 
 for name in mariadb pg18; do
+    sock=$sockbase-$name   # a tmux server per server under test
     N=$(tr a-z A-Z <<<"$name")
     uri_var=DBTOP_${N}_URI
-    T kill-server 2>/dev/null
     T new-session -d -s s -x 120 -y 40 "$DBTOP --query-timeout 1 --connect-timeout 2 '${!uri_var}'; echo EXITED \$?; sleep 60"
     if wait_for " UP " 10 >/dev/null; then ok "$name: screen up"; else nok "$name: screen did not come up: $(T capture-pane -p -t s | head -3)"; continue; fi
     check "$name: rates pane shows commits/s" wait_for "commits/s" 5
@@ -60,5 +60,6 @@ for name in mariadb pg18; do
     if wait_for " UP " 30 >/dev/null; then ok "$name: UP again after SIGCONT"; else nok "$name: not UP again: $(T capture-pane -p -t s | head -2)"; fi
     T send-keys -t s q
     check "$name: q quits with status 0" wait_for "EXITED 0" 5
+    T kill-server 2>/dev/null
 done
 done_tests

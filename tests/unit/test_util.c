@@ -150,7 +150,8 @@ static void test_sanitize(void)
 	check_sanitize("\x1b]0;title\x07", "?]0;title?", "text_sanitize: OSC title sequence neutralised");
 	check_sanitize("\x1b[2J", "?[2J", "text_sanitize: CSI clear-screen neutralised");
 	check_sanitize("x\x7fy", "x?y", "text_sanitize: DEL replaced");
-	check_sanitize("\xc2\x9b" "2J", "??2J", "text_sanitize: UTF-8 C1 CSI replaced");
+	check_sanitize("\xc2\x9b" "2J", "?2J", "text_sanitize: UTF-8 C1 CSI replaced by one ?");
+	check_sanitize("a\xe2\x80\xae" "b\xe2\x80\x8f" "c\xe2\x81\xa6" "d", "a?b?c?d", "text_sanitize: bidi controls replaced");
 	check_sanitize("\x9b" "2J", "?2J", "text_sanitize: raw C1 byte replaced");
 	check_sanitize("a\xff" "b", "a?b", "text_sanitize: invalid byte replaced");
 	check_sanitize("\xed\xa0\x80", "???", "text_sanitize: surrogate replaced");
