@@ -303,3 +303,57 @@ char *text_sanitize(char *s)
 	*o = '\0';
 	return s;
 }
+/* FNV-1a of a string. */
+static size_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return (size_t)h;
+}
+
+/* Index of s or of the empty slot where it would go. */
+static size_t strset_find(const struct strset *ss, const char *s)
+{
+	size_t i = str_hash(s) & (ss->cap - 1);
+	while (ss->slot[i] && strcmp(ss->slot[i], s) != 0)
+		i = (i + 1) & (ss->cap - 1);
+	return i;
+}
+
+bool strset_has(const struct strset *ss, const char *s)
+{
+	return ss->cap && ss->slot[strset_find(ss, s)] != NULL;
+}
+
+bool strset_add(struct strset *ss, const char *s)
+{
+	size_t i;
+	if ((ss->n + 1) * 2 > ss->cap) {
+		struct strset big = {xcalloc(ss->cap ? ss->cap * 2 : 64, sizeof(char *)),
+				     ss->cap ? ss->cap * 2 : 64, ss->n};
+		for (i = 0; i < ss->cap; i++)
+			if (ss->slot[i])
+				big.slot[strset_find(&big, ss->slot[i])] = ss->slot[i];
+		free(ss->slot);
+		*ss = big;
+	}
+	i = strset_find(ss, s);
+	if (ss->slot[i])
+		return false;
+	ss->slot[i] = xstrdup(s);
+	ss->n++;
+	return true;
+}
+
+void strset_clear(struct strset *ss)
+{
+	size_t i;
+	for (i = 0; i < ss->cap; i++)
+		free(ss->slot[i]);
+	free(ss->slot);
+	ss->slot = NULL;
+	ss->cap = ss->n = 0;
+}
