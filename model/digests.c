@@ -117,10 +117,13 @@ static void adopt(struct digest_entry *e, const struct digest_row *r)
 	}
 }
 
-void digest_table_update(struct digest_table *t, const struct digest_set *s, double dt, bool fresh)
+void digest_table_update(struct digest_table *t, const struct digest_set *s, double dt, bool fresh,
+			 double wall)
 {
 	size_t i;
 	int k;
+	double prev_wall = t->prev_wall;
+	t->prev_wall = s ? wall : 0;
 	t->tick++;
 	t->interval_s = dt;
 	t->total_ms_per_s = 0;
@@ -147,15 +150,20 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			grow(t);
 		e = slot(t, r->key);
 		if (!e->last.key[0]) {
-			/* new: its first interval has no rate */
+			/* New to us. After the first sample of a connection a new row
+			 * was created since the previous sample (it would have been
+			 * read before otherwise), so it counts from zero, unless the
+			 * server says it is older than that (then: unknown). */
+			bool from_zero = !fresh && dt > 0 && prev_wall > 0 &&
+					 !(r->first_seen > 0 && r->first_seen < prev_wall - 1);
 			memset(e, 0, sizeof *e);
-			adopt(e, r);
-			e->known = false;
-			for (k = 0; k < DG__COUNT; k++)
-				e->rate[k] = NAN;
-			e->avg_ms = NAN;
 			for (k = 0; k < 60; k++)
 				e->hist[k] = NAN;
+			for (k = 0; k < DG__COUNT; k++)
+				e->rate[k] = from_zero && (r->have >> k & 1) ? (double)r->c[k] / dt : NAN;
+			e->avg_ms = from_zero && r->c[DG_CALLS] ? (double)r->c[DG_TOTAL_NS] / (double)r->c[DG_CALLS] / 1e6 : NAN;
+			e->known = from_zero;
+			adopt(e, r);
 			e->seen_tick = t->tick;
 			t->n++;
 			continue;

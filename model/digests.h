@@ -77,14 +77,16 @@ struct digest_table {
 	double sample_hz;
 	char source[64];
 	bool have_data;              /* a digest set arrived at least once */
+	double prev_wall;            /* wall time of the previous set, 0: none */
 };
 
 void digest_table_init(struct digest_table *t);
 void digest_table_free(struct digest_table *t);
-/* Fold one set (may be NULL: the source had none this time) taken dt
- * seconds after the previous one. fresh: first sample of a connection
- * (no rates). */
-void digest_table_update(struct digest_table *t, const struct digest_set *s, double dt, bool fresh);
+/* Fold one set (may be NULL: the source had none this time) taken at wall
+ * time `wall`, dt seconds after the previous one. fresh: first sample of a
+ * connection (no rates). A row new after that counts from zero. */
+void digest_table_update(struct digest_table *t, const struct digest_set *s, double dt, bool fresh,
+			 double wall);
 
 /* Sort keys for digest_table_top. */
 enum dg_sort { DGS_TOTAL, DGS_CALLS, DGS_AVG, DGS_ROWS, DGS__COUNT };

@@ -213,7 +213,7 @@ void model_update(struct model *m, const struct sample *s)
 	ring_push(&m->hist_t, s->wall);
 	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
 	digest_table_update(&m->dg, s->state == STATE_UP ? s->digests : NULL, dt,
-			    fresh_conn || !(dt > 0));
+			    fresh_conn || !(dt > 0), s->wall);
 	m->last = *s;
 	m->last.digests = NULL;   /* the model never keeps the caller's rows */
 	if (s->state == STATE_UP) {

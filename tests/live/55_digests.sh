@@ -1,0 +1,66 @@
+# Statement digests on live servers: a cheap statement run thousands of
+# times outranks a rare slow one by total time; calls add up to what the
+# workload sent; an explicit COMMIT shows up as a digest of its own.
+. tests/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# total JQ-FILTER FILE: sum over records of per-interval values x interval,
+# for digests whose text matches REGEX ($3) -> the count or ms in the window
+total() {
+    jq -s --arg re "$3" "[.[] | .interval_s as \$iv | (.digests // [])[] | select(.text | test(\$re; \"i\")) | (.$1 // 0) * \$iv] | add // 0" "$2"
+}
+
+# ---- MariaDB ----
+M=$DBTOP_MARIADB_CLIENT
+$M -e "CREATE TABLE IF NOT EXISTS dg_t (id INT PRIMARY KEY, v INT); INSERT IGNORE INTO dg_t SELECT seq, seq FROM seq_1_to_1000"
+N=8000
+{
+    for i in $(seq $N); do echo "SELECT COUNT(*) FROM dg_t WHERE id BETWEEN $((i % 900 + 1)) AND $((i % 900 + 60));"; done
+    for i in $(seq 200); do echo "BEGIN; UPDATE dg_t SET v = v + 1 WHERE id = $i; COMMIT;"; done
+} >"$tmp/my.sql"
+"$DBTOP" --batch --count 14 --interval 1 --top 100 --format json "$DBTOP_MARIADB_URI" >"$tmp/my.json" 2>"$tmp/my.err" &
+dp=$!
+sleep 2.5
+( $M -e "SELECT SLEEP(0.1)" >/dev/null ) &
+sp=$!
+$M <"$tmp/my.sql" >/dev/null
+wait "$sp" "$dp"
+calls=$(total calls_per_s "$tmp/my.json" '^SELECT COUNT')
+if within "$calls" $N 10; then ok "mariadb: cheap statement calls add up to $calls of $N sent"; else nok "mariadb: cheap statement calls $calls, sent $N"; fi
+cheap=$(total total_ms_per_s "$tmp/my.json" '^SELECT COUNT')
+slow=$(total total_ms_per_s "$tmp/my.json" 'SLEEP')
+if awk -v a="$cheap" -v b="$slow" 'BEGIN { exit !(a > b && b > 90) }'; then ok "mariadb: the cheap statement ($cheap ms) outranks the rare slow one ($slow ms) by total time"; else nok "mariadb: cheap $cheap ms vs slow $slow ms"; fi
+commits=$(total calls_per_s "$tmp/my.json" '^COMMIT')
+if within "$commits" 200 10; then ok "mariadb: the explicit COMMIT digest ($commits of 200)"; else nok "mariadb: COMMIT digest calls $commits of 200"; fi
+check "mariadb: digest fields and share" jq -se '[.[] | .digests[]?] | length > 0 and all(.[]; (.id | type == "string") and (.schema | type == "string") and (.text | length <= 200) and .calls_per_s >= 0 and .share >= 0 and .share <= 1.0001)' "$tmp/my.json"
+check "mariadb: no negative or spiking digest rate" jq -se '[.[] | .digests[]? | .calls_per_s] | all(. >= 0 and . < 100000)' "$tmp/my.json"
+
+# ---- PostgreSQL 15 and 18: pgbench scripts with known counts ----
+for name in pg15 pg18; do
+    N_=$(tr a-z A-Z <<<"$name")
+    uri_var=DBTOP_${N_}_URI psql_var=DBTOP_${N_}_PSQL sock_var=DBTOP_${N_}_SOCKET port_var=DBTOP_${N_}_PORT
+    psql=${!psql_var}
+    $psql -qc "DROP TABLE IF EXISTS dg_t; CREATE TABLE dg_t (id int PRIMARY KEY, v int); INSERT INTO dg_t SELECT g, g FROM generate_series(1, 1000) g" >/dev/null
+    printf '\\set id random(1, 900)\nSELECT count(*) FROM dg_t WHERE id BETWEEN :id AND :id + 60;\n' >"$tmp/cheap.sql"
+    printf 'BEGIN;\nUPDATE dg_t SET v = v + 1 WHERE id = 7;\nCOMMIT;\n' >"$tmp/commit.sql"
+    "$DBTOP" --batch --count 14 --interval 1 --top 100 --format json "${!uri_var}" >"$tmp/$name.json" 2>"$tmp/$name.err" &
+    dp=$!
+    sleep 2.5
+    pgb=(/usr/bin/pgbench -n -h "${!sock_var}" -p "${!port_var}" -U postgres dbtop_test)
+    ( $psql -qc "SELECT pg_sleep(0.03)" >/dev/null ) &
+    sp=$!
+    "${pgb[@]}" -f "$tmp/cheap.sql" -t 4000 -c 2 -j 2 >"$tmp/$name.cheap" 2>&1
+    "${pgb[@]}" -f "$tmp/commit.sql" -t 100 -c 2 -j 2 >"$tmp/$name.commit" 2>&1
+    wait "$sp" "$dp"
+    sent=$(awk '/number of transactions actually processed/ { split($NF, a, "/"); print a[1] }' "$tmp/$name.cheap")
+    calls=$(total calls_per_s "$tmp/$name.json" '^SELECT count')
+    if within "$calls" "${sent:-6000}" 10; then ok "$name: cheap statement calls add up to $calls of ${sent:-?} sent"; else nok "$name: cheap statement calls $calls, sent ${sent:-?}"; fi
+    cheap=$(total total_ms_per_s "$tmp/$name.json" '^SELECT count')
+    slow=$(total total_ms_per_s "$tmp/$name.json" 'pg_sleep')
+    if awk -v a="$cheap" -v b="$slow" 'BEGIN { exit !(a > b && b > 25) }'; then ok "$name: the cheap statement ($cheap ms) outranks the rare slow one ($slow ms) by total time"; else nok "$name: cheap $cheap ms vs slow $slow ms"; fi
+    commits=$(total calls_per_s "$tmp/$name.json" '^COMMIT')
+    if within "$commits" 200 10; then ok "$name: the explicit COMMIT digest ($commits of 200)"; else nok "$name: COMMIT digest calls $commits of 200"; fi
+    check "$name: digests come from pg_stat_statements" jq -se 'any(.[]; (.digests | length) > 0)' "$tmp/$name.json"
+done
+done_tests
