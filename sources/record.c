@@ -780,10 +780,15 @@ int rec_next(struct rec_reader *rd, struct rec_item *it)
 		}
 		if (rc == -2 || rc == -3) {
 			rd->skipped_bytes++;   /* the byte read_frame stepped over */
-			if (rc == -3 && !rd->maybe_cut)
-				rd->maybe_cut = true;   /* damaged if a whole record follows */
-			else
-				rd->corrupt++;
+			/* a record running past the end may be a cut, or a damaged
+			 * length: decided by whether a whole record follows; what
+			 * fails meanwhile belongs to the same uncertain stretch */
+			if (!rd->maybe_cut) {
+				if (rc == -3)
+					rd->maybe_cut = true;
+				else
+					rd->corrupt++;
+			}
 			if (!resync(rd)) {
 				if (rd->maybe_cut)
 					rd->truncated = true;
