@@ -176,7 +176,15 @@ char *redact_sql(const char *s)
 	 * last quote goes, so that neither reading can leak a literal. */
 	q1 = strchr(s, '\'');
 	q2 = strrchr(s, '\'');
-	if (q1 && q2 > q1 && strstr(s, "\\'")) {
+	size_t nq = 0;
+	for (const char *c = s; *c; c++)
+		nq += *c == '\'';
+	if (q1 && nq % 2) {
+		/* an odd number of quotes (an apostrophe in prose, a cut text):
+		 * pairing is guesswork, so all from the first quote goes */
+		ok = tokenize_into(&a, s, 0, (size_t)(q1 - s), md);
+		sb_putc(&a, '?');
+	} else if (q1 && q2 > q1 && strstr(s, "\\'")) {
 		first = (size_t)(q1 - s);
 		last = (size_t)(q2 - s) + 1;
 		ok = tokenize_into(&a, s, 0, first, md);

@@ -5,8 +5,10 @@
 
 #include <stddef.h>
 
-/* Redact s into a new string (never NULL). Text without literals comes back
- * unchanged. */
+/* Redact s into a new string (never NULL): literals become ?, comments go,
+ * runs of white space become one space. When quotes cannot be paired
+ * safely (an odd number, or a backslash before a quote) everything from the
+ * first quote on is dropped rather than risk a literal. */
 char *redact_sql(const char *s);
 
 /* Replace secrets in statement text (PASSWORD '...', IDENTIFIED BY '...',
