@@ -15,6 +15,7 @@
 #include "../util/redact.h"
 #include "../util/util.h"
 #include "../model/digests.h"
+#include "fallback.h"
 #include "mysql_map.h"
 
 #define TEXT_FETCH_MAX 100   /* digest texts fetched per refresh */
@@ -30,6 +31,8 @@ struct my_priv {
 	uint64_t restarts;       /* bumps when Uptime goes down */
 	char last_seen[40];      /* newest digest LAST_SEEN read, as the server prints it */
 	struct strset texts;     /* digest keys whose text we have */
+	bool fb_on;              /* sampled digests: no performance_schema digests */
+	struct fallback fb;
 };
 
 /* Run q; on failure fill err (and *stalled when it was a time limit).
@@ -72,6 +75,7 @@ static void my_close(struct source *src)
 	if (p->db)
 		mysql_close(p->db);
 	strset_clear(&p->texts);
+	fallback_free(&p->fb);
 	free(p);
 	src->priv = NULL;
 }
@@ -213,7 +217,42 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 		my_close(src);
 		return -1;
 	}
+	/* no statement statistics: sample the process list instead */
+	p->fb_on = !src->caps.ps_digests && src->caps.priv_process;
+	fallback_init(&p->fb, src->sub_hz);
+	src->wants_subsample = p->fb_on;
+	if (p->fb_on)
+		notes_add(&src->caps.notes, "digests are sampled from the process list at %g Hz "
+			  "(estimates; short statements are missed): performance_schema=ON gives exact figures",
+			  src->sub_hz);
 	return 0;
+}
+
+/* One look at the running statements for the sampled digests. */
+static void my_subsample(struct source *src)
+{
+	struct my_priv *p = src->priv;
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	bool failed;
+	char err[NOTE_LEN];
+	bool maria = src->caps.flavour == FLAVOUR_MARIADB;
+	if (!p || !p->fb_on)
+		return;
+	res = my_query(src, maria
+		       ? "SELECT ID, DB, TIME_MS / 1000, INFO FROM information_schema.PROCESSLIST "
+			 "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"
+		       : "SELECT ID, DB, TIME, INFO FROM information_schema.PROCESSLIST "
+			 "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL",
+		       err, sizeof err, &failed, NULL, NULL);
+	if (failed)
+		return;
+	fallback_round(&p->fb);
+	while (res && (row = mysql_fetch_row(res)))
+		fallback_observe(&p->fb, row[0] ? strtoull(row[0], NULL, 10) : 0, NULL,
+				 row[2] ? strtod(row[2], NULL) : 0, row[1], row[3]);
+	if (res)
+		mysql_free_result(res);
 }
 
 /* Digest rows changed since the last read (all on the first read), with
@@ -364,6 +403,11 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	}
 	mysql_map_finish(out, c, p->restarts);
 
+	if (!c->ps_digests && p->fb_on && p->fb.rounds > 0) {
+		char src_name[64];
+		str_printf(src_name, sizeof src_name, "sampled process list at %g Hz", p->fb.hz);
+		out->digests = fallback_build(&p->fb, src_name);
+	}
 	if (c->ps_digests) {
 		out->digests = my_digests(src, out, have_lost, lost);
 		if (!out->digests) {
@@ -400,4 +444,5 @@ const struct source_ops mysql_source_ops = {
 	.connect = my_connect,
 	.sample = my_sample,
 	.close = my_close,
+	.subsample = my_subsample,
 };

@@ -13,12 +13,15 @@
 #include "../util/redact.h"
 #include "../util/util.h"
 #include "../model/digests.h"
+#include "fallback.h"
 #include "pg_map.h"
 
 struct pg_priv {
 	PGconn *db;
 	uint64_t own_xacts;     /* transactions dbtop ran on this connection */
 	struct strset texts;    /* digest keys whose text we have */
+	bool fb_on;             /* sampled digests: no pg_stat_statements */
+	struct fallback fb;
 };
 
 #define TEXT_FETCH_MAX 100      /* query texts fetched per refresh */
@@ -136,6 +139,7 @@ static void pg_close(struct source *src)
 	if (p->db)
 		PQfinish(p->db);
 	strset_clear(&p->texts);
+	fallback_free(&p->fb);
 	free(p);
 	src->priv = NULL;
 }
@@ -233,7 +237,44 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 		pg_close(src);
 		return -1;
 	}
+	/* no statement statistics: sample the active sessions instead */
+	p->fb_on = src->caps.pgss_version == 0;
+	fallback_init(&p->fb, src->sub_hz);
+	src->wants_subsample = p->fb_on;
+	if (p->fb_on)
+		notes_add(&src->caps.notes, "digests are sampled from pg_stat_activity at %g Hz "
+			  "(estimates; short statements are missed): install pg_stat_statements for exact figures",
+			  src->sub_hz);
 	return 0;
+}
+
+/* One look at the active sessions for the sampled digests. */
+static void pg_subsample(struct source *src)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	char err[NOTE_LEN];
+	bool stalled;
+	int i;
+	if (!p || !p->fb_on)
+		return;
+	if (pg_run(src, "SELECT pid, datname, query_start, "
+		   "extract(epoch FROM clock_timestamp() - query_start), query "
+		   "FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "
+		   "AND backend_type = 'client backend'",
+		   &rs, err, sizeof err, &stalled, NULL) < 0)
+		return;
+	p->own_xacts++;
+	fallback_round(&p->fb);
+	for (i = 0; rs.n > 0 && i < PQntuples(rs.r[0]); i++) {
+		const char *q = cell(rs.r[0], i, 4);
+		const char *el = cell(rs.r[0], i, 3);
+		if (!q || strncmp(q, "<insufficient privilege>", 24) == 0)
+			continue;
+		fallback_observe(&p->fb, strtoull(cell(rs.r[0], i, 0) ? cell(rs.r[0], i, 0) : "0", NULL, 10),
+				 cell(rs.r[0], i, 2), el ? strtod(el, NULL) : 0, cell(rs.r[0], i, 1), q);
+	}
+	pg_results_clear(&rs);
 }
 
 /* Fill set's missing texts for keys not seen before (one more round trip,
@@ -351,6 +392,11 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 			return -1;
 		}
 	}
+	if (!dsql && p->fb_on && p->fb.rounds > 0) {
+		char src_name[64];
+		str_printf(src_name, sizeof src_name, "sampled pg_stat_activity at %g Hz", p->fb.hz);
+		out->digests = fallback_build(&p->fb, src_name);
+	}
 	if (want_settings && rs.n > next) {
 		r = rs.r[next];
 		for (i = 0; i < PQntuples(r); i++)
@@ -368,4 +414,5 @@ const struct source_ops pg_source_ops = {
 	.connect = pg_connect,
 	.sample = pg_sample,
 	.close = pg_close,
+	.subsample = pg_subsample,
 };

@@ -125,6 +125,7 @@ void source_init(struct source *src, const struct source_ops *ops, struct target
 	src->ops = ops;
 	src->tgt = t;
 	src->query_timeout = query_timeout;
+	src->sub_hz = 10;
 	src->backoff = BACKOFF_MIN;
 	src->settings_every = 10.0;
 }
@@ -212,4 +213,23 @@ void source_close(struct source *src)
 	if (src->connected && src->ops)
 		src->ops->close(src);
 	src->connected = false;
+}
+
+void source_idle(struct source *src, double until, volatile int *stop)
+{
+	double next_sub = clock_mono();
+	while (!(stop && *stop)) {
+		double now = clock_mono();
+		if (now >= until)
+			return;
+		if (src->connected && src->wants_subsample && src->ops->subsample && src->sub_hz > 0) {
+			if (now >= next_sub) {
+				src->ops->subsample(src);
+				next_sub = now + 1.0 / src->sub_hz;
+			}
+			sleep_until(next_sub < until ? next_sub : until);
+		} else {
+			sleep_until(until);
+		}
+	}
 }

@@ -53,6 +53,10 @@ struct source_ops {
 	int (*sample)(struct source *src, struct sample *out, bool want_settings);
 	/* Drop the connection; safe to call when not connected. */
 	void (*close)(struct source *src);
+	/* Optional: a quick look between samples (sampled digests when the
+	 * server has no statement statistics); errors wait for the next
+	 * sample. Called only when src->wants_subsample. */
+	void (*subsample)(struct source *src);
 };
 
 struct source {
@@ -63,6 +67,8 @@ struct source {
 	const void *arg;         /* backend's configuration (replay: struct replay_cfg) */
 	double start_wall;       /* s since the epoch: start of the data */
 	bool finished;           /* a finite source has delivered everything */
+	double sub_hz;           /* subsamples per second (--sample-hz) */
+	bool wants_subsample;    /* set by the backend at connect */
 	double query_timeout;    /* s, per statement */
 	/* driver state */
 	bool connected;
@@ -93,6 +99,10 @@ int source_open(struct source *src, char *err, size_t errlen);
 void source_tick(struct source *src, struct sample *out);
 
 void source_close(struct source *src);
+
+/* Wait until monotonic time `until`, taking subsamples on the way when the
+ * backend wants them; returns early when *stop becomes true. */
+void source_idle(struct source *src, double until, volatile int *stop);
 
 extern const struct source_ops mysql_source_ops;
 extern const struct source_ops pg_source_ops;

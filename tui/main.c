@@ -39,6 +39,7 @@ struct opts {
 	double from;              /* replay start offset, s */
 	const char *theme;        /* --theme NAME|PATH */
 	int top;                  /* --top N digests in JSON */
+	double sample_hz;         /* --sample-hz */
 	bool ascii;               /* --ascii */
 };
 
@@ -77,6 +78,8 @@ static void usage(FILE *f)
 	      "  -i, --interval S          refresh interval, 0.25 to 60 s (default 1)\n"
 	      "      --format json|text    batch record format (default text)\n"
 	      "      --top N               statement digests per JSON record (default 20)\n"
+	      "      --sample-hz N         session samples per second when the server has no\n"
+	      "                            statement statistics (default 10)\n"
 	      "screen:\n"
 	      "      --theme NAME|PATH     dark (default), light, mono, high-contrast, or a file\n"
 	      "      --ascii               no Unicode block or line characters\n"
@@ -148,7 +151,7 @@ static char *prompt_password(void)
 enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
-	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP,
+	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ,
 };
 
 static const struct option long_opts[] = {
@@ -175,6 +178,7 @@ static const struct option long_opts[] = {
 	{"theme", required_argument, NULL, OPT_THEME},
 	{"ascii", no_argument, NULL, OPT_ASCII},
 	{"top", required_argument, NULL, OPT_TOP},
+	{"sample-hz", required_argument, NULL, OPT_SAMPLE_HZ},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -191,6 +195,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 	o->query_timeout = 2.0;
 	o->speed = 1.0;
 	o->top = 20;
+	o->sample_hz = 10;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h:P:u:S:d:bn:i:", long_opts, NULL)) != -1) {
 		switch (c) {
@@ -235,6 +240,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_THEME: o->theme = optarg; break;
 		case OPT_ASCII: o->ascii = true; break;
 		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
+		case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
 		case OPT_HELP: usage(stdout); exit(0);
 		case OPT_VERSION: printf("dbtop %s\n", DBTOP_VERSION); exit(0);
 		case ':': die_usage("option needs a value:", argv[optind - 1]);
@@ -345,6 +351,7 @@ int main(int argc, char **argv)
 	} else {
 		source_init(&src, source_ops_for(t.engine), &t, o.query_timeout);
 	}
+	src.sub_hz = o.sample_hz;
 	if (!o.batch && !ui_possible(err, sizeof err)) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		target_free(&t);
@@ -422,8 +429,7 @@ int main(int argc, char **argv)
 		next += o.interval;
 		if (next < clock_mono())
 			next = clock_mono();
-		while (!stop_requested && clock_mono() < next)
-			sleep_until(next);
+		source_idle(&src, next, &stop_requested);
 		if (stop_requested)
 			break;
 	}

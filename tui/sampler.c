@@ -33,12 +33,26 @@ static void *worker(void *arg)
 {
 	struct sampler *sp = arg;
 	struct sampler_msg *m = xcalloc(1, sizeof *m);
-	double next = clock_mono();
+	double next = clock_mono(), next_sub = next;
 
 	for (;;) {
 		pthread_mutex_lock(&sp->mu);
-		while (!sp->stop && !sp->self_paced && clock_mono() < next)
-			wait_until(sp, next);
+		while (!sp->stop && !sp->self_paced && clock_mono() < next) {
+			struct source *src = sp->src;
+			if (src->connected && src->wants_subsample && src->ops->subsample && src->sub_hz > 0) {
+				if (clock_mono() >= next_sub) {
+					/* a quick look between samples, outside the lock */
+					pthread_mutex_unlock(&sp->mu);
+					src->ops->subsample(src);
+					pthread_mutex_lock(&sp->mu);
+					next_sub = clock_mono() + 1.0 / src->sub_hz;
+					continue;
+				}
+				wait_until(sp, next_sub < next ? next_sub : next);
+			} else {
+				wait_until(sp, next);
+			}
+		}
 		if (sp->stop) {
 			pthread_mutex_unlock(&sp->mu);
 			break;

@@ -63,4 +63,24 @@ for name in pg15 pg18; do
     if within "$commits" 200 10; then ok "$name: the explicit COMMIT digest ($commits of 200)"; else nok "$name: COMMIT digest calls $commits of 200"; fi
     check "$name: digests come from pg_stat_statements" jq -se 'any(.[]; (.digests | length) > 0)' "$tmp/$name.json"
 done
+
+# ---- no statement statistics: sampled digests, labelled, with the fix ----
+$DBTOP_PG15_PSQL -qc "DROP DATABASE IF EXISTS dbtop_bare" -qc "CREATE DATABASE dbtop_bare" >/dev/null 2>&1
+( for i in $(seq 15); do psql -X -h "$DBTOP_PG15_SOCKET" -p "$DBTOP_PG15_PORT" -U postgres dbtop_bare -qc "SELECT pg_sleep(0.2), 4242" >/dev/null; done ) &
+lp=$!
+"$DBTOP" --batch --count 4 --format json "${DBTOP_PG15_URI%/*}/dbtop_bare" >"$tmp/bare.json" 2>/dev/null
+wait "$lp"
+check "pg15 without pg_stat_statements: digests sampled from pg_stat_activity" jq -se 'any(.[]; any(.digests[]?; (.text | test("pg_sleep")) and .total_ms_per_s > 300))' "$tmp/bare.json"
+check "pg15 without pg_stat_statements: literals normalised in sampled texts" jq -se 'all(.[]; all(.digests[]?; (.text | test("4242") | not)))' "$tmp/bare.json"
+check "pg15 without pg_stat_statements: a note says sampled and how to get exact figures" jq -se 'any(.[0].notes[]; test("sampled from pg_stat_activity.*pg_stat_statements"))' "$tmp/bare.json"
+$DBTOP_PG15_PSQL -qc "DROP DATABASE dbtop_bare" >/dev/null 2>&1
+
+$M -e "CREATE USER IF NOT EXISTS 'dbtop_nops'@'%' IDENTIFIED BY 'nopspw'; GRANT PROCESS ON *.* TO 'dbtop_nops'@'%'"
+( for i in $(seq 15); do $M -e "SELECT SLEEP(0.2), 'zz-literal'" >/dev/null; done ) &
+lp=$!
+"$DBTOP" --batch --count 4 --format json "mysql://dbtop_nops:nopspw@127.0.0.1:$DBTOP_MARIADB_PORT/" >"$tmp/nops.json" 2>/dev/null
+wait "$lp"
+check "mariadb without performance_schema access: digests sampled from the process list" jq -se 'any(.[]; any(.digests[]?; (.text | test("SLEEP")) and .total_ms_per_s > 300))' "$tmp/nops.json"
+check "mariadb sampled digests: no literal" jq -se 'all(.[]; all(.digests[]?; (.text | test("zz-literal") | not)))' "$tmp/nops.json"
+$M -e "DROP USER 'dbtop_nops'@'%'"
 done_tests
