@@ -170,6 +170,17 @@ wait_gone() {
 	return 1
 }
 
+# retry SECONDS CMD...: true once CMD succeeds (polled every 0.05 s)
+retry() {
+	local n=$(($1 * 20)) i
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # keys NAME KEY...: send keys (tmux key names)
 keys() {
 	local name=$1
@@ -258,25 +269,25 @@ golden() {
 	fi
 }
 
+# The header fields of recordings/mariadb-commit-fsync.dbrec at its end, for
+# header_expect (state, engine and version, host, uptime, interval, cost and
+# clock); they change when the recording is made again.
+MARIADB_HDR=("UP  REPLAY ended" "mariadb 10.11.19" "127.0.0.1:23306" "up 0m 44s" "every 1s" "cost 3.1ms  19:47:38")
+
 # Overview goldens hold the header, the rates tile and the key bar: the
 # other tiles belong to panes still being built and are checked by title.
 OVERVIEW_100x30=(0-16 29)
-OVERVIEW_80x24=(1-10 23)      # the header at 80 columns is checked apart
+OVERVIEW_80x24=(0-10 23)
 OVERVIEW_200x50=(0-0 1-48@0+110 49-49)
+# The MariaDB recording without row 8 (commit latency ms, "- (undefined)"):
+# its value runs into its label (see glued_rows in 10_screens.sh).
+MARIADB_OVERVIEW_100x30=(0-7 9-16 29)
+MARIADB_OVERVIEW_200x50=(0-0 1-7@0+110 9-48@0+110 49-49)
 
 # Screens 2-5: number, pane name, title.
 PANES_2_5=("2 digests statement digests" "3 locks lock waits" "4 waits WAL / redo waits" "5 tuning safe tuning")
 # pending NAME: the pane is still the "not built yet" placeholder
 pending() { grep -q "const struct pane_ops $1_pane = " panes/pending.c 2>/dev/null; }
-
-# on_screen_ws NAME TEXT: TEXT is on the screen, whatever the line breaks
-# and spaces (a long text wrapped over lines counts)
-on_screen_ws() {
-	local flat needle
-	flat=$(screen "$1" | tr -d ' \n')
-	needle=$(printf '%s' "$2" | tr -d ' \n')
-	[[ $flat == *"$needle"* ]]
-}
 
 # The SGR escape sequences a line starts with (its first cell's style).
 style_of() { grep -o $'^\(\e\[[0-9;]*m\)*' | head -1; }
@@ -303,4 +314,86 @@ global_key_names() {
 global_key_helps() {
 	sed -n '/^} global_keys\[\] = {/,/^};/p' tui/ui.c |
 		sed -n 's/^[[:space:]]*{.*"\([^"]*\)"},*[[:space:]]*$/\1/p'
+}
+
+# Global keys in the key bar: "KEY LABEL" a line, in table order. The bar
+# writes the key without its spaces ("+ -" as "+-").
+global_key_bars() {
+	sed -n '/^} global_keys\[\] = {/,/^};/p' tui/ui.c |
+		sed -n 's/^[[:space:]]*{[^"]*"\([^"]*\)", "\([^"]*\)",.*/\1\t\2/p' |
+		while IFS=$'\t' read -r k b; do printf '%s %s\n' "${k// /}" "$b"; done
+}
+
+# keybar_expect COLS: the key bar of a COLS-wide terminal: the entries
+# "KEY LABEL" in table order, two spaces apart, as many whole ones as fit.
+keybar_expect() {
+	local LC_ALL=C.UTF-8
+	local cols=$1 e out= x=0
+	while IFS= read -r e; do
+		((x + ${#e} > cols)) && break
+		out+="$e  "
+		x=$((x + ${#e} + 2))
+	done < <(global_key_bars)
+	printf '%s\n' "${out%"${out##*[! ]}"}"
+}
+
+# header_expect COLS UTF8 STATE ENGINE_VERSION HOST UP EVERY RIGHT: the
+# header line of a COLS-wide terminal: " dbtop STATE", then as many whole
+# fields as fit of "  ENGINE_VERSION", "  HOST", "  UP", "  EVERY" (empty
+# ones skipped); a host that does not fit whole is shortened from the left
+# to the room left, behind a mark ("…", or "~" when UTF8 is 0), when at
+# least 4 of its characters fit. "  RIGHT " ends the line when 24 columns
+# are left beside it. Trailing blanks dropped, as tmux captures them.
+header_expect() {
+	local LC_ALL=C.UTF-8
+	local cols=$1 utf8=$2 state=$3 eng=$4 host=$5 up=$6 every=$7 right="  $8 "
+	local out=" dbtop $state" room f i keep mark=…
+	[ "$utf8" = 1 ] || mark=\~
+	room=$((cols - ${#out}))
+	local show_right=0
+	if ((room >= ${#right} + 24)); then
+		show_right=1
+		room=$((room - ${#right}))
+	fi
+	local -a fields=("$eng" "$host" "$up" "$every")
+	for i in 0 1 2 3; do
+		((room > 0)) || break
+		[ -n "${fields[$i]}" ] || continue
+		f="  ${fields[$i]}"
+		if ((${#f} <= room)); then
+			out+=$f
+			room=$((room - ${#f}))
+		elif [ "$i" = 1 ] && ((room - 3 >= 4)); then
+			keep=$((room - 3))
+			out+="  $mark${host: -$keep}"
+			room=0
+		else
+			break
+		fi
+	done
+	if [ $show_right = 1 ]; then
+		printf '%s%*s%s\n' "$out" $((cols - ${#out} - ${#right})) "" "${right% }"
+	else
+		printf '%s\n' "$out"
+	fi
+}
+
+# shown_wrapped NAME TEXT: TEXT is on the screen from the first column of a
+# row, whole, wrapped at spaces onto the rows below (one space of TEXT lost
+# at each wrap, nothing else)
+shown_wrapped() {
+	local LC_ALL=C.UTF-8
+	local text=$2 i j acc
+	local -a rows
+	mapfile -t rows < <(screen "$1")
+	for i in "${!rows[@]}"; do
+		[[ ${rows[$i]} == "${text:0:20}"* ]] || continue
+		acc=${rows[$i]%"${rows[$i]##*[! ]}"}
+		for ((j = i + 1; ${#acc} < ${#text} && j < ${#rows[@]}; j++)); do
+			[[ $text == "$acc "* ]] || break
+			acc+=" ${rows[$j]%"${rows[$j]##*[! ]}"}"
+		done
+		[ "$acc" = "$text" ] && return 0
+	done
+	return 1
 }

@@ -1,0 +1,1964 @@
+/* test_digests.c - statement digests: the per-interval delta table
+ * (model/digests.c) with hand-built digest sets, the MySQL / MariaDB and
+ * PostgreSQL digest row mappers and queries fed with recorded rows
+ * (tests/fixtures/digests-*.txt), and the "digests" member of the --batch
+ * JSON record (checked with Python's json module when python3 is there). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../model/digests.h"
+#include "../../model/model.h"
+#include "../../sources/mysql_map.h"
+#include "../../sources/pg_map.h"
+#include "../../tui/batch.h"
+#include "../../util/util.h"
+#include "tap.h"
+
+/* ---- small helpers --------------------------------------------------------- */
+
+/* A check name built with printf (one at a time: CHECK prints it at once). */
+static char cname[512];
+static const char *nm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *nm(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cname, sizeof cname, fmt, ap);
+	va_end(ap);
+	return cname;
+}
+
+/* Relative closeness for rates (exact up to rounding of the division). */
+static bool near(double got, double want)
+{
+	return isfinite(got) && fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want));
+}
+
+static struct digest_set *set_new(bool partial)
+{
+	struct digest_set *s = xcalloc(1, sizeof *s);
+	s->partial = partial;
+	str_copy(s->source, sizeof s->source, "test");
+	return s;
+}
+
+/* A row with calls, total time (ns) and rows: what every engine reports. */
+static struct digest_row *row3(struct digest_set *s, const char *key, uint64_t calls, uint64_t total_ns,
+			       uint64_t rows)
+{
+	struct digest_row *r = digest_set_add(s);
+	str_copy(r->key, sizeof r->key, key);
+	r->c[DG_CALLS] = calls;
+	r->c[DG_TOTAL_NS] = total_ns;
+	r->c[DG_ROWS] = rows;
+	r->have = 1u << DG_CALLS | 1u << DG_TOTAL_NS | 1u << DG_ROWS;
+	return r;
+}
+
+static const struct digest_entry *find(const struct digest_table *t, const char *key)
+{
+	size_t i;
+	for (i = 0; i < t->cap; i++)
+		if (t->e[i].last.key[0] && strcmp(t->e[i].last.key, key) == 0)
+			return &t->e[i];
+	return NULL;
+}
+
+static bool all_nan(const struct digest_entry *e)
+{
+	int k;
+	for (k = 0; k < DG__COUNT; k++)
+		if (!isnan(e->rate[k]))
+			return false;
+	return true;
+}
+
+static bool none_negative(const struct digest_table *t)
+{
+	size_t i;
+	int k;
+	for (i = 0; i < t->cap; i++)
+		for (k = 0; k < DG__COUNT; k++)
+			if (t->e[i].last.key[0] && t->e[i].rate[k] < 0)
+				return false;
+	return true;
+}
+
+/* Total ms/s of the newest history slot. */
+static double hist_newest(const struct digest_entry *e)
+{
+	return e->hist[(e->hist_head + 59) % 60];
+}
+
+/* Fold s into t, then free it (the table must keep nothing of it). */
+static void feed(struct digest_table *t, struct digest_set *s, double dt, bool fresh, double wall)
+{
+	digest_table_update(t, s, dt, fresh, wall);
+	digest_set_free(s);
+}
+
+/* Keys of the top n, joined with spaces. */
+static const char *top_keys(const struct digest_table *t, enum dg_sort key, bool cumulative, size_t n,
+			    char *buf, size_t len)
+{
+	const struct digest_entry *out[64];
+	size_t got, i, off = 0;
+	if (n > 64)
+		n = 64;
+	got = digest_table_top(t, key, cumulative, out, n);
+	buf[0] = '\0';
+	for (i = 0; i < got && off + 1 < len; i++)
+		off += str_printf(buf + off, len - off, "%s%s", i ? " " : "", out[i]->last.key);
+	return buf;
+}
+
+static bool in_top(const struct digest_table *t, const char *key, bool cumulative)
+{
+	const struct digest_entry **out = xcalloc(t->n + 1, sizeof *out);
+	size_t got = digest_table_top(t, DGS_TOTAL, cumulative, out, t->n + 1), i;
+	bool found = false;
+	for (i = 0; i < got; i++)
+		if (strcmp(out[i]->last.key, key) == 0)
+			found = true;
+	free(out);
+	return found;
+}
+
+#define W0 1795946401.5 /* 2026-11-29 10:00:01.5 UTC */
+
+/* ---- 1. the delta table ---------------------------------------------------- */
+
+static void test_first_appearance(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	const struct digest_entry *e, *out[4];
+
+	digest_table_init(&t);
+	CHECK(t.n == 0 && !t.have_data && digest_table_top(&t, DGS_TOTAL, true, out, 4) == 0,
+	      "table: empty after init");
+	s = set_new(false);
+	row3(s, "a", 10, 1000000000, 10);
+	feed(&t, s, NAN, true, W0);
+	e = find(&t, "a");
+	CHECK(e != NULL && t.n == 1 && t.tick == 1 && t.have_data, "fresh: the row is in the table");
+	CHECK(e && !e->known && all_nan(e) && isnan(e->avg_ms), "fresh: first appearance unknown, rates NaN");
+	CHECK(e && isnan(hist_newest(e)) && e->hist_head == 1, "fresh: its history slot is NaN");
+	CHECK(digest_table_top(&t, DGS_TOTAL, false, out, 4) == 0, "fresh: not in the interval top");
+	CHECK(digest_table_top(&t, DGS_TOTAL, true, out, 4) == 1 && out[0] == e,
+	      "fresh: in the cumulative top (cumulative values exist)");
+	CHECK(t.total_ms_per_s == 0, "fresh: total_ms_per_s 0");
+	CHECK_STR(t.source, "test", "table: source taken from the set");
+
+	/* 2 s later, not fresh: new rows were created since the previous sample */
+	s = set_new(false);
+	row3(s, "a", 30, 5000000000, 50);
+	row3(s, "b", 30, 6000000000, 90);                  /* no first_seen: from zero */
+	row3(s, "c", 7, 7000000, 7)->first_seen = W0 - 10;  /* dated before the previous sample */
+	row3(s, "d", 4, 8000000, 0)->first_seen = W0 + 1;   /* dated after it */
+	row3(s, "e", 2, 2000000, 0)->first_seen = W0 - 0.5; /* within the 1 s clock tolerance */
+	feed(&t, s, 2.0, false, W0 + 2);
+	e = find(&t, "a");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 10) && near(e->rate[DG_TOTAL_NS], 2e9) &&
+	      near(e->rate[DG_ROWS], 20), "second sample: steady row a = delta / dt");
+	CHECK(e && near(e->avg_ms, 200), "second sample: a avg_ms = 4 s / 20 calls = 200 ms");
+	e = find(&t, "b");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 15) && near(e->rate[DG_TOTAL_NS], 3e9) &&
+	      near(e->rate[DG_ROWS], 45), "later row without first_seen: counts from zero (cumulative / dt)");
+	CHECK(e && near(e->avg_ms, 200), "later row: avg_ms = 6 s / 30 calls");
+	CHECK(e && isnan(e->rate[DG_LOCK_NS]) && isnan(e->rate[DG_WAL_BYTES]),
+	      "later row: counters it does not report stay NaN");
+	e = find(&t, "c");
+	CHECK(e && !e->known && all_nan(e) && isnan(e->avg_ms),
+	      "new row with first_seen older than the previous sample: unknown");
+	CHECK(!in_top(&t, "c", false), "new row dated before the previous sample: not in the interval top");
+	e = find(&t, "d");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 2) && near(e->rate[DG_TOTAL_NS], 4e6),
+	      "new row with first_seen after the previous sample: counts from zero");
+	e = find(&t, "e");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 1), "new row dated 0.5 s before the previous sample: from zero");
+	CHECK(near(t.total_ms_per_s, 2000 + 3000 + 4 + 1), "total_ms_per_s = sum of the known rows (c left out)");
+	CHECK(t.n == 5 && t.tick == 2, "table: 5 entries after 2 ticks");
+	e = find(&t, "a");
+	CHECK(e && near(hist_newest(e), 2000) && e->hist_head == 2, "history: a's newest slot 2000 ms/s");
+
+	/* a row new to us while dt is not positive: no rate */
+	s = set_new(false);
+	row3(s, "a", 30, 5000000000, 50);
+	row3(s, "f", 3, 3000000, 0);
+	feed(&t, s, 0.0, false, W0 + 2);
+	e = find(&t, "f");
+	CHECK(e && !e->known && all_nan(e), "new row with dt = 0: unknown");
+	e = find(&t, "a");
+	CHECK(e && !e->known, "dt = 0: steady row unknown");
+	digest_table_free(&t);
+	CHECK(t.cap == 0 && t.n == 0 && t.e == NULL, "digest_table_free: table emptied");
+}
+
+/* Every counter of a row at step i. */
+static void full_row(struct digest_set *s, const char *key, const uint64_t base[DG__COUNT],
+		     const uint64_t step[DG__COUNT], int i)
+{
+	struct digest_row *r = digest_set_add(s);
+	int k;
+	str_copy(r->key, sizeof r->key, key);
+	for (k = 0; k < DG__COUNT; k++) {
+		r->c[k] = base[k] + step[k] * (uint64_t)i;
+		r->have |= 1u << k;
+	}
+	r->epoch = 1795860000123ull;
+	r->first_seen = 1795860000.123;
+}
+
+static void test_steady(void)
+{
+	static const char *const names[DG__COUNT] = {
+		"calls", "total time", "rows", "lock time", "rows examined", "errors",
+		"shared blks hit", "shared blks read", "WAL bytes", "plan time",
+	};
+	static const uint64_t base[DG__COUNT] = {
+		1000000, 900000000000000ull, 5000000, 70000000000ull, 9000000, 12,
+		800000000, 300000, 123456789012ull, 4000000000ull,
+	};
+	static const uint64_t step[DG__COUNT] = {
+		2500, 7500000000ull, 12345, 250000000, 98765, 5, 1000000, 777, 16777216, 125000000,
+	};
+	struct digest_table t;
+	const struct digest_entry *e;
+	int i, k;
+	const double dt = 5.0;
+
+	digest_table_init(&t);
+	for (i = 0; i < 3; i++) {
+		struct digest_set *s = set_new(false);
+		full_row(s, "steady", base, step, i);
+		row3(s, "idle", 40, 80000000, 40);
+		feed(&t, s, dt, i == 0, W0 + dt * i);
+	}
+	e = find(&t, "steady");
+	CHECK(e && e->known, "steady: known");
+	for (k = 0; k < DG__COUNT; k++)
+		CHECK(e && near(e->rate[k], (double)step[k] / dt), nm("steady: %s per second = delta / dt", names[k]));
+	CHECK(e && near(e->avg_ms, (double)step[DG_TOTAL_NS] / (double)step[DG_CALLS] / 1e6),
+	      "steady: avg_ms = delta total / delta calls = 3 ms");
+	CHECK(e && near(e->avg_ms, 3.0), "steady: avg_ms 3 ms");
+	CHECK(e && e->last.c[DG_CALLS] == base[DG_CALLS] + 2 * step[DG_CALLS] && e->last.epoch == 1795860000123ull,
+	      "steady: last holds the newest cumulative values and epoch");
+	e = find(&t, "idle");
+	CHECK(e && e->known && e->rate[DG_CALLS] == 0 && e->rate[DG_TOTAL_NS] == 0 && isnan(e->avg_ms),
+	      "steady idle row: rates 0, avg_ms NaN (no calls)");
+	CHECK(!in_top(&t, "idle", false) && in_top(&t, "idle", true),
+	      "idle row: out of the interval top, in the cumulative top");
+	CHECK(near(t.total_ms_per_s, 7500000000.0 / dt / 1e6), "steady: total_ms_per_s 1500");
+	CHECK(t.interval_s == dt, "table: interval_s = dt");
+	digest_table_free(&t);
+}
+
+static void test_counter_down(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	const struct digest_entry *e;
+
+	digest_table_init(&t);
+	s = set_new(false);
+	row3(s, "r", 1000, 10000000000, 1000);
+	row3(s, "q", 100, 1000000000, 100);
+	feed(&t, s, NAN, true, W0);
+	s = set_new(false);
+	row3(s, "r", 1100, 11000000000, 1100);
+	row3(s, "q", 200, 2000000000, 200);
+	feed(&t, s, 1.0, false, W0 + 1);
+	e = find(&t, "r");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 100), "down: steady before the reset");
+
+	/* calls went down (entry reset) while the time grew */
+	s = set_new(false);
+	row3(s, "r", 50, 12000000000, 50);
+	row3(s, "q", 300, 3000000000, 150); /* only rows went down */
+	feed(&t, s, 1.0, false, W0 + 2);
+	e = find(&t, "r");
+	CHECK(e && !e->known && all_nan(e) && isnan(e->avg_ms), "counter went down: unknown, every rate NaN");
+	CHECK(e && isnan(hist_newest(e)), "counter went down: history NaN");
+	e = find(&t, "q");
+	CHECK(e && !e->known && isnan(e->rate[DG_CALLS]) && isnan(e->rate[DG_TOTAL_NS]),
+	      "one counter (rows) went down: the whole row unknown");
+	CHECK(none_negative(&t), "counter went down: no negative rate anywhere");
+	CHECK(!in_top(&t, "r", false) && !in_top(&t, "q", false), "counter went down: not in the interval top");
+	CHECK(t.total_ms_per_s == 0, "counter went down: contributes nothing to total_ms_per_s");
+	CHECK(e && e->last.c[DG_ROWS] == 150, "counter went down: the new values adopted");
+
+	s = set_new(false);
+	row3(s, "r", 80, 12600000000, 80);
+	row3(s, "q", 310, 3100000000, 160);
+	feed(&t, s, 2.0, false, W0 + 4);
+	e = find(&t, "r");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 15) && near(e->rate[DG_TOTAL_NS], 3e8) &&
+	      near(e->avg_ms, 20), "after the reset: OK again from the new values (15 calls/s, 20 ms avg)");
+	e = find(&t, "q");
+	CHECK(e && e->known && near(e->rate[DG_ROWS], 5), "after rows went down: OK again");
+	digest_table_free(&t);
+}
+
+static void test_epoch(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	const struct digest_entry *e;
+
+	digest_table_init(&t);
+	s = set_new(false);
+	row3(s, "x", 100, 1000000000, 100)->epoch = 1000;
+	feed(&t, s, NAN, true, W0);
+	s = set_new(false);
+	row3(s, "x", 200, 2000000000, 200)->epoch = 1000;
+	feed(&t, s, 1.0, false, W0 + 1);
+	e = find(&t, "x");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 100), "epoch: same epoch, OK");
+	/* re-created: every counter already above the old values */
+	s = set_new(false);
+	row3(s, "x", 500, 5000000000, 500)->epoch = 2000;
+	feed(&t, s, 1.0, false, W0 + 2);
+	e = find(&t, "x");
+	CHECK(e && !e->known && all_nan(e) && isnan(e->avg_ms), "epoch changed, counters grew: unknown (no spike)");
+	CHECK(e && e->last.epoch == 2000, "epoch changed: the new epoch adopted");
+	s = set_new(false);
+	row3(s, "x", 600, 5500000000, 600)->epoch = 2000;
+	feed(&t, s, 1.0, false, W0 + 3);
+	e = find(&t, "x");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 100) && near(e->avg_ms, 5), "after the epoch change: OK again");
+	digest_table_free(&t);
+}
+
+static void test_partial(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	const struct digest_entry *e;
+
+	digest_table_init(&t);
+	s = set_new(false); /* the first read of a connection is complete */
+	row3(s, "pa", 100, 1000000000, 10);
+	row3(s, "pb", 200, 4000000000, 20);
+	row3(s, "pc", 300, 9000000000, 30)->c[DG_LOCK_NS] = 5;
+	s->rows[2].have |= 1u << DG_LOCK_NS;
+	feed(&t, s, NAN, true, W0);
+
+	s = set_new(true); /* only rows that changed */
+	row3(s, "pa", 150, 1500000000, 15);
+	feed(&t, s, 10.0, false, W0 + 10);
+	e = find(&t, "pa");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 5) && near(e->rate[DG_TOTAL_NS], 5e7),
+	      "partial: a present row = delta / dt");
+	e = find(&t, "pb");
+	CHECK(e && e->known && !e->gone && e->rate[DG_CALLS] == 0 && e->rate[DG_TOTAL_NS] == 0 &&
+	      e->rate[DG_ROWS] == 0, "partial: an absent row is known with rate 0");
+	CHECK(e && isnan(e->rate[DG_LOCK_NS]) && isnan(e->avg_ms),
+	      "partial: absent row: unreported counters NaN, avg_ms NaN");
+	e = find(&t, "pc");
+	CHECK(e && e->known && e->rate[DG_LOCK_NS] == 0, "partial: absent row: its reported lock time rate 0");
+	CHECK(e && hist_newest(e) == 0, "partial: absent row: history 0, not NaN");
+	CHECK(!in_top(&t, "pb", false) && in_top(&t, "pb", true),
+	      "partial: absent rows idle in the interval top, kept in the cumulative top");
+	CHECK(near(t.total_ms_per_s, 50), "partial: total_ms_per_s = the present row");
+
+	s = set_new(true);
+	row3(s, "pb", 260, 5200000000, 26);
+	feed(&t, s, 10.0, false, W0 + 20);
+	e = find(&t, "pb");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 6) && near(e->avg_ms, 20),
+	      "partial: a row absent last time counts from its old values");
+	e = find(&t, "pa");
+	CHECK(e && e->known && e->rate[DG_CALLS] == 0 && e->last.c[DG_CALLS] == 150,
+	      "partial: now absent row a: rate 0, values kept");
+
+	/* an empty partial set: nothing changed */
+	feed(&t, set_new(true), 10.0, false, W0 + 30);
+	CHECK(t.total_ms_per_s == 0 && find(&t, "pa")->known && find(&t, "pb")->known,
+	      "partial: empty set, every row known and idle");
+	digest_table_free(&t);
+}
+
+static void test_full_gone(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	const struct digest_entry *e;
+
+	digest_table_init(&t);
+	s = set_new(false);
+	row3(s, "fa", 100, 1000000000, 10);
+	row3(s, "fb", 500, 9000000000, 50);
+	feed(&t, s, NAN, true, W0);
+	s = set_new(false);
+	row3(s, "fa", 110, 1100000000, 11);
+	row3(s, "fb", 600, 10000000000, 60);
+	feed(&t, s, 1.0, false, W0 + 1);
+	CHECK(find(&t, "fb")->known, "full: b known while reported");
+
+	s = set_new(false); /* b evicted / reset away */
+	row3(s, "fa", 120, 1200000000, 12);
+	feed(&t, s, 1.0, false, W0 + 2);
+	e = find(&t, "fb");
+	CHECK(e && e->gone && !e->known && all_nan(e) && isnan(e->avg_ms), "full: absent row gone, rates NaN");
+	CHECK(!in_top(&t, "fb", false) && !in_top(&t, "fb", true), "full: gone row ranked in neither mode");
+	CHECK(e && isnan(hist_newest(e)), "full: gone row history NaN");
+	CHECK(near(t.total_ms_per_s, 100), "full: total_ms_per_s without the gone row");
+	CHECK(t.n == 2 && e && e->last.c[DG_CALLS] == 600, "full: gone row kept with its last values");
+
+	s = set_new(false); /* back, counters restarted */
+	row3(s, "fa", 130, 1300000000, 13);
+	row3(s, "fb", 3, 30000000, 1);
+	feed(&t, s, 1.0, false, W0 + 3);
+	e = find(&t, "fb");
+	CHECK(e && !e->gone && !e->known && all_nan(e), "full: reappearing with restarted counters: unknown, not a spike");
+	CHECK(none_negative(&t), "full: no negative rate on reappearance");
+	s = set_new(false);
+	row3(s, "fa", 140, 1400000000, 14);
+	row3(s, "fb", 13, 230000000, 4);
+	feed(&t, s, 1.0, false, W0 + 4);
+	e = find(&t, "fb");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 10) && near(e->avg_ms, 20), "full: the interval after: OK");
+
+	s = set_new(false); /* gone again, then back above its old values */
+	row3(s, "fa", 150, 1500000000, 15);
+	feed(&t, s, 1.0, false, W0 + 5);
+	s = set_new(false);
+	row3(s, "fa", 160, 1600000000, 16);
+	row3(s, "fb", 900, 90000000000, 90);
+	feed(&t, s, 1.0, false, W0 + 6);
+	e = find(&t, "fb");
+	CHECK(e && !e->known && all_nan(e), "full: reappearing above the old values: still unknown");
+	digest_table_free(&t);
+}
+
+static void test_fresh_reconnect(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	const struct digest_entry *e;
+	int i;
+
+	digest_table_init(&t);
+	for (i = 0; i < 2; i++) {
+		s = set_new(false);
+		row3(s, "ra", 100 + 10 * (uint64_t)i, 1000000000 + 100000000 * (uint64_t)i, 10);
+		row3(s, "rb", 100 + 20 * (uint64_t)i, 1000000000 + 200000000 * (uint64_t)i, 10);
+		feed(&t, s, 1.0, i == 0, W0 + i);
+	}
+	CHECK(find(&t, "ra")->known && find(&t, "rb")->known, "reconnect: both known before");
+	s = set_new(false);
+	row3(s, "ra", 200, 2000000000, 20);
+	feed(&t, s, 5.0, true, W0 + 10);
+	e = find(&t, "ra");
+	CHECK(e && !e->known && all_nan(e), "reconnect (fresh): a present row unknown");
+	e = find(&t, "rb");
+	CHECK(e && !e->known && e->gone, "reconnect (fresh): an absent row gone");
+	CHECK(t.total_ms_per_s == 0 && !in_top(&t, "ra", false), "reconnect: nothing in the interval top");
+	s = set_new(false);
+	row3(s, "ra", 210, 2100000000, 21);
+	feed(&t, s, 1.0, false, W0 + 11);
+	e = find(&t, "ra");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 10), "reconnect: the next interval OK");
+
+	/* a fresh partial set: absent rows are not known either */
+	s = set_new(false);
+	row3(s, "pa", 1, 1000000, 1);
+	row3(s, "pb", 1, 1000000, 1);
+	feed(&t, s, 1.0, false, W0 + 12);
+	s = set_new(true);
+	row3(s, "pa", 2, 2000000, 2);
+	feed(&t, s, 1.0, true, W0 + 13);
+	CHECK(!find(&t, "pa")->known && !find(&t, "pb")->known, "fresh partial set: every row unknown");
+	digest_table_free(&t);
+}
+
+static void test_null_set(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	const struct digest_entry *e;
+
+	digest_table_init(&t);
+	s = set_new(false);
+	row3(s, "na", 100, 1000000000, 10);
+	row3(s, "nb", 100, 1000000000, 10);
+	s->have_lost = true;
+	s->lost = 10;
+	feed(&t, s, NAN, true, W0);
+	s = set_new(false);
+	row3(s, "na", 200, 3000000000, 20);
+	row3(s, "nb", 150, 1500000000, 15);
+	s->have_lost = true;
+	s->lost = 14;
+	feed(&t, s, 1.0, false, W0 + 1);
+	CHECK(t.lost_delta == 4 && near(t.total_ms_per_s, 2500), "null set: known before, lost 4");
+
+	digest_table_update(&t, NULL, 1.0, false, W0 + 2); /* server down */
+	e = find(&t, "na");
+	CHECK(e && !e->known && !find(&t, "nb")->known, "null set: every entry unknown");
+	CHECK(e && isnan(hist_newest(e)) && isnan(hist_newest(find(&t, "nb"))) && e->hist_head == 3,
+	      "null set: history gets NaN");
+	CHECK(t.total_ms_per_s == 0 && t.lost_delta == 0 && t.tick == 3, "null set: total 0, lost_delta 0, tick counted");
+	CHECK(t.have_data && t.prev_wall == 0, "null set: have_data stays, no previous wall time");
+	CHECK(!in_top(&t, "na", false) && in_top(&t, "na", true), "null set: interval top empty, cumulative kept");
+	CHECK(e && !e->gone && e->last.c[DG_CALLS] == 200, "null set: entries keep their last values, not gone");
+	CHECK(e && all_nan(e), "null set: rate[] NaN (unknown this interval)");
+	CHECK(e && isnan(e->avg_ms), "null set: avg_ms NaN (no calls this interval)");
+
+	/* back on the same connection, 3 s after the last read */
+	s = set_new(false);
+	row3(s, "na", 500, 6000000000, 50);
+	row3(s, "nb", 180, 1800000000, 18);
+	s->have_lost = true;
+	s->lost = 20;
+	feed(&t, s, 3.0, false, W0 + 4);
+	e = find(&t, "na");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 100) && near(e->rate[DG_TOTAL_NS], 1e9),
+	      "after the null set: delta over the whole gap");
+	CHECK(t.lost_delta == 6, "after the null set: lost delta since the last value");
+	digest_table_free(&t);
+}
+
+static void test_lost(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	static const struct {
+		bool have;
+		uint64_t lost;
+		bool fresh;
+		uint64_t want;
+		const char *what;
+	} steps[] = {
+		{true, 100, true, 0, "lost: first value, no delta"},
+		{true, 100, false, 0, "lost: unchanged, delta 0"},
+		{true, 125, false, 25, "lost: +25 this interval"},
+		{true, 5, false, 0, "lost: counter reset (went down), delta 0"},
+		{true, 8, false, 3, "lost: +3 after the reset"},
+		{false, 0, false, 0, "lost: a set without the counter, delta 0"},
+		{true, 10, false, 2, "lost: counted from the last value seen"},
+		{true, 50, true, 0, "lost: fresh connection, no delta"},
+		{true, 51, false, 1, "lost: +1 after reconnecting"},
+	};
+	size_t i;
+
+	digest_table_init(&t);
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		s = set_new(false);
+		s->have_lost = steps[i].have;
+		s->lost = steps[i].lost;
+		feed(&t, s, 1.0, steps[i].fresh, W0 + (double)i);
+		CHECK(t.lost_delta == steps[i].want, steps[i].what);
+	}
+	CHECK(t.have_lost && t.lost_prev == 51, "lost: have_lost and the last cumulative value");
+	digest_table_free(&t);
+}
+
+/* The five rows of the ranking tests: set 1 (fresh) and set 2 (dt 1 s). */
+static void top_sets(struct digest_table *t, bool reverse)
+{
+	static const struct {
+		const char *key;
+		uint64_t calls, total, rows;      /* cumulative after set 2 */
+		uint64_t dcalls, dtotal, drows;   /* delta in set 2 */
+	} q[] = {
+		{"q1", 1100, 9000000000ull, 900, 100, 1000000000, 5},
+		{"q2", 10010, 2500000000ull, 100000, 10, 2000000000, 1000},
+		{"q3", 2000, 10000000000ull, 2000, 1000, 500000000, 50},
+		{"q4", 50000, 100000000000ull, 30, 0, 0, 0},
+		{"q5", 100, 1000000000ull, 5, 100, 1000000000, 5}, /* new in set 2 */
+	};
+	struct digest_set *s1 = set_new(false), *s2 = set_new(false);
+	int i, j;
+	for (j = 0; j < 5; j++) {
+		i = reverse ? 4 - j : j;
+		if (strcmp(q[i].key, "q5") != 0)
+			row3(s1, q[i].key, q[i].calls - q[i].dcalls, q[i].total - q[i].dtotal, q[i].rows - q[i].drows);
+		row3(s2, q[i].key, q[i].calls, q[i].total, q[i].rows);
+	}
+	feed(t, s1, NAN, true, W0);
+	feed(t, s2, 1.0, false, W0 + 1);
+}
+
+static void test_top(void)
+{
+	struct digest_table t, r;
+	const struct digest_entry *out[8];
+	char buf[256], buf2[256];
+	enum dg_sort k;
+	int cum;
+
+	CHECK_STR(dg_sort_names[DGS_TOTAL], "total time", "dg_sort_names: total time");
+	CHECK_STR(dg_sort_names[DGS_CALLS], "calls", "dg_sort_names: calls");
+	CHECK_STR(dg_sort_names[DGS_AVG], "avg latency", "dg_sort_names: avg latency");
+	CHECK_STR(dg_sort_names[DGS_ROWS], "rows", "dg_sort_names: rows");
+
+	digest_table_init(&t);
+	top_sets(&t, false);
+	CHECK(find(&t, "q5")->known && near(find(&t, "q5")->rate[DG_CALLS], 100), "top: q5 new, counted from zero");
+	CHECK_STR(top_keys(&t, DGS_TOTAL, false, 8, buf, sizeof buf), "q2 q1 q5 q3",
+		  "top interval by total time (tie q1/q5 by key, idle q4 left out)");
+	CHECK_STR(top_keys(&t, DGS_CALLS, false, 8, buf, sizeof buf), "q3 q1 q5 q2", "top interval by calls");
+	CHECK_STR(top_keys(&t, DGS_AVG, false, 8, buf, sizeof buf), "q2 q1 q5 q3",
+		  "top interval by avg latency (q4 without calls left out)");
+	CHECK_STR(top_keys(&t, DGS_ROWS, false, 8, buf, sizeof buf), "q2 q3 q1 q5", "top interval by rows");
+	CHECK_STR(top_keys(&t, DGS_TOTAL, true, 8, buf, sizeof buf), "q4 q3 q1 q2 q5", "top cumulative by total time");
+	CHECK_STR(top_keys(&t, DGS_CALLS, true, 8, buf, sizeof buf), "q4 q2 q3 q1 q5", "top cumulative by calls");
+	CHECK_STR(top_keys(&t, DGS_AVG, true, 8, buf, sizeof buf), "q5 q1 q3 q4 q2", "top cumulative by avg latency");
+	CHECK_STR(top_keys(&t, DGS_ROWS, true, 8, buf, sizeof buf), "q2 q3 q1 q4 q5", "top cumulative by rows");
+	CHECK_STR(top_keys(&t, DGS_TOTAL, false, 2, buf, sizeof buf), "q2 q1", "top: n = 2 keeps the best two");
+	CHECK_STR(top_keys(&t, DGS_TOTAL, true, 1, buf, sizeof buf), "q4", "top: n = 1 cumulative");
+	CHECK(digest_table_top(&t, DGS_TOTAL, false, out, 0) == 0, "top: n = 0 writes nothing");
+	CHECK(digest_table_top(&t, DGS_TOTAL, false, out, 8) == 4, "top: returns the count written");
+
+	/* the same rows inserted in the other order rank the same */
+	digest_table_init(&r);
+	top_sets(&r, true);
+	for (cum = 0; cum < 2; cum++)
+		for (k = DGS_TOTAL; k < DGS__COUNT; k++) {
+			top_keys(&t, k, cum, 8, buf, sizeof buf);
+			top_keys(&r, k, cum, 8, buf2, sizeof buf2);
+			CHECK(strcmp(buf, buf2) == 0,
+			      nm("top: ties stable, independent of insertion order (%s, %s)", dg_sort_names[k],
+				 cum ? "cumulative" : "interval"));
+		}
+	digest_table_free(&r);
+	digest_table_free(&t);
+}
+
+static void test_text(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	struct digest_row *row;
+	const struct digest_entry *e;
+	char *mine;
+
+	digest_table_init(&t);
+	s = set_new(true);
+	row = row3(s, "t1", 1, 1000000, 1);
+	row->text = xstrdup("SELECT 1");
+	row3(s, "t2", 1, 1000000, 1)->text = xstrdup("SELECT 2");
+	mine = row->text;
+	digest_table_update(&t, s, NAN, true, W0);
+	e = find(&t, "t1");
+	CHECK(e && e->last.text && e->last.text != mine, "text: the table keeps its own copy");
+	digest_set_free(s);
+	CHECK_STR(e ? e->last.text : NULL, "SELECT 1", "text: copy survives freeing the set");
+
+	s = set_new(true);
+	row3(s, "t1", 2, 2000000, 2); /* text not fetched again */
+	feed(&t, s, 1.0, false, W0 + 1);
+	CHECK_STR(find(&t, "t1")->last.text, "SELECT 1", "text: kept when a later set has text NULL");
+	CHECK_STR(find(&t, "t2")->last.text, "SELECT 2", "text: kept for a row absent from a partial set");
+
+	s = set_new(false);
+	row3(s, "t1", 3, 3000000, 3)->text = xstrdup("SELECT 1 /* new */");
+	feed(&t, s, 1.0, false, W0 + 2);
+	CHECK_STR(find(&t, "t1")->last.text, "SELECT 1 /* new */", "text: replaced when a set brings a new one");
+	CHECK_STR(find(&t, "t2")->last.text, "SELECT 2", "text: kept for a gone row");
+	s = set_new(false);
+	row3(s, "", 5, 5, 5);
+	feed(&t, s, 1.0, false, W0 + 3);
+	CHECK(t.n == 2, "a row with an empty key is ignored");
+	digest_table_free(&t);
+}
+
+static void test_growth(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	const struct digest_entry *out[10];
+	char key[32], buf[512];
+	unsigned char *seen;
+	size_t i, nfound = 0, bad = 0, cap;
+	int k;
+	bool all = true;
+
+	/* past 256 */
+	digest_table_init(&t);
+	s = set_new(false);
+	for (k = 0; k < 300; k++) {
+		str_printf(key, sizeof key, "g:%03d", k);
+		row3(s, key, (uint64_t)k, 0, 0);
+	}
+	feed(&t, s, NAN, true, W0);
+	for (k = 0; k < 300; k++) {
+		const struct digest_entry *e;
+		str_printf(key, sizeof key, "g:%03d", k);
+		e = find(&t, key);
+		if (!e || e->last.c[DG_CALLS] != (uint64_t)k)
+			all = false;
+	}
+	CHECK(t.n == 300 && t.cap >= 600 && (t.cap & (t.cap - 1)) == 0, "growth: 300 keys, table at most half full");
+	CHECK(all, "growth: all 300 keys retrievable with their values");
+	digest_table_free(&t);
+
+	/* 10,000 distinct keys */
+	digest_table_init(&t);
+	s = set_new(false);
+	for (k = 0; k < 10000; k++) {
+		str_printf(key, sizeof key, "grow:%05d", k);
+		row3(s, key, 1000, 1000000000, 0);
+	}
+	feed(&t, s, NAN, true, W0);
+	cap = t.cap;
+	s = set_new(false);
+	for (k = 0; k < 10000; k++) {
+		str_printf(key, sizeof key, "grow:%05d", k);
+		row3(s, key, 1000 + (uint64_t)k + 1, 1000000000 + ((uint64_t)k + 1) * 1000000, 0);
+	}
+	feed(&t, s, 1.0, false, W0 + 1);
+	CHECK(t.n == 10000 && t.cap == cap && t.cap >= 20000, "growth: 10000 keys, no growth on the second set");
+	seen = xcalloc(10000, 1);
+	for (i = 0; i < t.cap; i++) {
+		const struct digest_entry *e = &t.e[i];
+		unsigned v;
+		if (!e->last.key[0])
+			continue;
+		nfound++;
+		if (sscanf(e->last.key, "grow:%5u", &v) != 1 || v >= 10000 || seen[v] ||
+		    e->last.c[DG_CALLS] != 1000 + (uint64_t)v + 1 || !e->known || !near(e->rate[DG_CALLS], v + 1.0) ||
+		    !near(e->rate[DG_TOTAL_NS], (v + 1.0) * 1e6)) {
+			bad++;
+			continue;
+		}
+		seen[v] = 1;
+	}
+	CHECK(nfound == 10000 && bad == 0, "growth: every one of 10000 keys present once with its own counters");
+	free(seen);
+	CHECK(find(&t, "grow:00000") && find(&t, "grow:09999") && !find(&t, "grow:10000"),
+	      "growth: first and last keys found, an unknown key not");
+	CHECK_STR(top_keys(&t, DGS_CALLS, false, 10, buf, sizeof buf),
+		  "grow:09999 grow:09998 grow:09997 grow:09996 grow:09995 grow:09994 grow:09993 grow:09992 "
+		  "grow:09991 grow:09990", "growth: top 10 by calls of 10000");
+	{
+		const struct digest_entry **top = xcalloc(100, sizeof *top);
+		size_t n = digest_table_top(&t, DGS_TOTAL, false, top, 100);
+		bool sorted = n == 100;
+		for (i = 0; sorted && i < n; i++)
+			if (top[i]->last.c[DG_CALLS] != 1000 + 10000 - i)
+				sorted = false;
+		CHECK(sorted, "growth: top 100 by total time of 10000, in order");
+		free(top);
+	}
+	CHECK(near(t.total_ms_per_s, 10000.0 * 10001.0 / 2.0), "growth: total_ms_per_s over 10000 entries");
+	CHECK(digest_table_top(&t, DGS_TOTAL, true, out, 10) == 10 && out[0]->last.c[DG_CALLS] == 11000,
+	      "growth: cumulative top 10 of 10000");
+	digest_table_free(&t);
+}
+
+static void test_history(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	const struct digest_entry *e;
+	uint64_t cum = 0, late = 0;
+	int i, nan_slots = 0;
+	double prev = W0;
+
+	digest_table_init(&t);
+	for (i = 0; i <= 70; i++) {
+		/* interval i adds i ms; intervals 30 and 31: server down */
+		cum += (uint64_t)i * 1000000;
+		if (i == 30 || i == 31) {
+			digest_table_update(&t, NULL, 1.0, false, W0 + i);
+			continue;
+		}
+		s = set_new(false);
+		row3(s, "h", 1000 + (uint64_t)i, cum, 0);
+		if (i >= 65) {
+			late += 1000000;
+			row3(s, "late", (uint64_t)i, late, 0);
+		}
+		feed(&t, s, W0 + i - prev, i == 0, W0 + i);
+		prev = W0 + i;
+	}
+	e = find(&t, "h");
+	CHECK(e && e->hist_head == 71, "history: one slot per interval (71)");
+	CHECK(e && e->hist[70 % 60] == 70.0f && hist_newest(e) == 70.0f, "history: newest slot 70 ms/s");
+	CHECK(e && e->hist[11] == 11.0f, "history: oldest of the 60 kept slots is interval 11");
+	CHECK(e && e->hist[29] == 29.0f, "history: interval 29 before the gap");
+	CHECK(e && isnan(e->hist[30]) && isnan(e->hist[31]), "history: NaN gap while the server was down");
+	CHECK(e && e->hist[32] == 31.0f, "history: after the gap, 93 ms over 3 s = 31 ms/s");
+	for (i = 0; e && i < 60; i++)
+		if (isnan(e->hist[i]))
+			nan_slots++;
+	CHECK(nan_slots == 2, "history: exactly the two down intervals are NaN in 60 slots");
+	e = find(&t, "late");
+	CHECK(e && e->hist_head == 6 && e->hist[0] == 1.0f && e->hist[5] == 1.0f,
+	      "history: a row born at interval 65 has 6 slots of 1 ms/s");
+	nan_slots = 0;
+	for (i = 6; e && i < 60; i++)
+		if (isnan(e->hist[i]))
+			nan_slots++;
+	CHECK(nan_slots == 54, "history: slots before a row was born are NaN");
+	digest_table_free(&t);
+}
+
+static void test_set_memory(void)
+{
+	struct digest_set *s = set_new(true), *d;
+	struct digest_row *r;
+	int i;
+	bool intact = true;
+
+	r = digest_set_add(s);
+	CHECK(r->key[0] == '\0' && r->have == 0 && r->c[DG_CALLS] == 0 && isnan(r->p95_ms) && r->text == NULL &&
+	      r->epoch == 0, "digest_set_add: a zeroed row, p95 NaN");
+	for (i = 0; i < 200; i++) {
+		char key[16];
+		str_printf(key, sizeof key, "m%d", i);
+		r = i == 0 ? &s->rows[0] : digest_set_add(s);
+		str_copy(r->key, sizeof r->key, key);
+		r->c[DG_CALLS] = (uint64_t)i;
+		if (i % 3 == 0)
+			r->text = xstrdup(key);
+	}
+	for (i = 0; i < 200; i++) {
+		char key[16];
+		str_printf(key, sizeof key, "m%d", i);
+		if (strcmp(s->rows[i].key, key) != 0 || s->rows[i].c[DG_CALLS] != (uint64_t)i)
+			intact = false;
+	}
+	CHECK(s->n == 200 && s->cap >= 200 && intact, "digest_set_add: 200 rows, earlier rows intact after growing");
+	s->have_lost = true;
+	s->lost = 77;
+	s->sampled = true;
+	s->sample_hz = 4.5;
+	str_copy(s->source, sizeof s->source, "performance_schema");
+
+	d = digest_set_dup(s);
+	CHECK(d && d != s && d->rows != s->rows && d->n == 200, "digest_set_dup: new set, new rows");
+	CHECK(d && d->partial && d->have_lost && d->lost == 77 && d->sampled && d->sample_hz == 4.5 &&
+	      strcmp(d->source, "performance_schema") == 0, "digest_set_dup: set fields copied");
+	CHECK(d && d->rows[3].text && d->rows[3].text != s->rows[3].text && strcmp(d->rows[3].text, "m3") == 0 &&
+	      d->rows[4].text == NULL, "digest_set_dup: texts duplicated, NULL stays NULL");
+	s->rows[3].text[0] = 'X';
+	s->rows[5].c[DG_CALLS] = 999;
+	CHECK(d && d->rows[3].text[0] == 'm' && d->rows[5].c[DG_CALLS] == 5, "digest_set_dup: deep (changes do not leak)");
+	digest_set_free(s);
+	CHECK(d && strcmp(d->rows[198].key, "m198") == 0 && strcmp(d->rows[198].text, "m198") == 0,
+	      "digest_set_dup: copy usable after the original is freed");
+	r = digest_set_add(d);
+	str_copy(r->key, sizeof r->key, "extra");
+	CHECK(d->n == 201 && strcmp(d->rows[200].key, "extra") == 0 && strcmp(d->rows[0].key, "m0") == 0,
+	      "digest_set_dup: the copy can grow");
+	digest_set_free(d);
+
+	s = set_new(false);
+	d = digest_set_dup(s);
+	CHECK(d && d->n == 0, "digest_set_dup: empty set");
+	r = digest_set_add(d);
+	CHECK(d->n == 1 && d->cap >= 1 && r == &d->rows[0], "digest_set_dup: an empty copy can grow");
+	digest_set_free(d);
+	digest_set_free(s);
+	CHECK(digest_set_dup(NULL) == NULL, "digest_set_dup: NULL gives NULL");
+	digest_set_free(NULL);
+}
+
+/* ---- fixture loader (format: tests/fixtures/README) -------------------------- */
+
+#define FX_MAXSEC 32
+#define FX_MAXCELLS 16
+
+struct fx_row {
+	int n;
+	char *cell[FX_MAXCELLS]; /* NULL for \N */
+	char *block;
+};
+
+struct fx_sec {
+	char name[64];
+	int nrows;
+	struct fx_row *rows;
+};
+
+struct fx {
+	char file[128];
+	int nsec;
+	struct fx_sec sec[FX_MAXSEC];
+};
+
+/* $DBTOP_FIXTURES, else tests/fixtures next to this source, else next to the binary. */
+static FILE *fx_open(const char *name, char *path, size_t len)
+{
+	const char *env = getenv("DBTOP_FIXTURES");
+	const char *src = __FILE__, *slash = strrchr(src, '/');
+	char exe[1024];
+	ssize_t n;
+	FILE *fp;
+
+	if (env && *env) {
+		str_printf(path, len, "%s/%s", env, name);
+		return fopen(path, "r");
+	}
+	if (slash)
+		str_printf(path, len, "%.*s/../fixtures/%s", (int)(slash - src), src, name);
+	else
+		str_printf(path, len, "../fixtures/%s", name);
+	if ((fp = fopen(path, "r")))
+		return fp;
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		char *d;
+		exe[n] = '\0';
+		if ((d = strrchr(exe, '/')))
+			*d = '\0';
+		str_printf(path, len, "%s/../../tests/fixtures/%s", exe, name);
+		return fopen(path, "r");
+	}
+	return NULL;
+}
+
+static char *fx_cell(char *s)
+{
+	char *o = s, *p;
+	if (strcmp(s, "\\N") == 0)
+		return NULL;
+	for (p = s; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			*o++ = *p == 't' ? '\t' : *p == 'n' ? '\n' : *p;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return s;
+}
+
+static bool fx_load(struct fx *f, const char *name)
+{
+	char path[1024], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *fp;
+	struct fx_sec *cur = NULL;
+
+	memset(f, 0, sizeof *f);
+	str_copy(f->file, sizeof f->file, name);
+	fp = fx_open(name, path, sizeof path);
+	if (!fp) {
+		printf("not ok - fixture %s: cannot open %s (set DBTOP_FIXTURES)\n", name, path);
+		tap_failed++;
+		return false;
+	}
+	while ((n = getline(&line, &cap, fp)) >= 0) {
+		struct fx_row *r;
+		char *p, *tab;
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (n == 0 || line[0] == '#')
+			continue;
+		if (line[0] == '@') {
+			if (f->nsec == FX_MAXSEC)
+				break;
+			cur = &f->sec[f->nsec++];
+			str_copy(cur->name, sizeof cur->name, line + 1);
+			continue;
+		}
+		if (!cur)
+			continue;
+		cur->rows = xrealloc(cur->rows, (size_t)(cur->nrows + 1) * sizeof *cur->rows);
+		r = &cur->rows[cur->nrows++];
+		memset(r, 0, sizeof *r);
+		p = r->block = xstrdup(line);
+		for (;;) {
+			tab = strchr(p, '\t');
+			if (tab)
+				*tab = '\0';
+			if (r->n < FX_MAXCELLS)
+				r->cell[r->n++] = fx_cell(p);
+			if (!tab)
+				break;
+			p = tab + 1;
+		}
+	}
+	free(line);
+	fclose(fp);
+	return true;
+}
+
+static void fx_free(struct fx *f)
+{
+	int i, j;
+	for (i = 0; i < f->nsec; i++) {
+		for (j = 0; j < f->sec[i].nrows; j++)
+			free(f->sec[i].rows[j].block);
+		free(f->sec[i].rows);
+	}
+	memset(f, 0, sizeof *f);
+}
+
+static const struct fx_sec *fx_sec(const struct fx *f, const char *name)
+{
+	int i;
+	for (i = 0; i < f->nsec; i++)
+		if (strcmp(f->sec[i].name, name) == 0)
+			return &f->sec[i];
+	return NULL;
+}
+
+static const struct fx_sec *fx_secn(const struct fx *f, const char *base, int n)
+{
+	char name[64];
+	str_printf(name, sizeof name, "%s.%d", base, n);
+	return fx_sec(f, name);
+}
+
+/* "FILE: what" */
+static const char *fnm(const struct fx *f, const char *what)
+{
+	return nm("%s: %s", f->file, what);
+}
+
+static const struct digest_row *set_row(const struct digest_set *s, const char *key)
+{
+	size_t i;
+	for (i = 0; s && i < s->n; i++)
+		if (strcmp(s->rows[i].key, key) == 0)
+			return &s->rows[i];
+	return NULL;
+}
+
+static bool has_bits(const struct digest_row *r, uint32_t want, uint32_t not_want)
+{
+	return r && (r->have & want) == want && (r->have & not_want) == 0;
+}
+
+#define BIT(k) (1u << (k))
+
+/* ---- MySQL / MariaDB -------------------------------------------------------- */
+
+#define DG_A "cee24315f19410b52f1f8561b62715da6407af53a960d1c52318c6db609dc016"
+#define DG_B "79663c1d3b43ceaf9ee728e501c64b57ae2e4d6cb36ff5c65eddcda1de27342f"
+#define DG_C "9b0e93ed321ac7725f0d1f58d5414d35849dbe403acebc8139b3582691fcfad2"
+#define DG_D "0de4a369c8c0b0376bae8f635efa30633be0391a8aa6d617c73dae66e6af92f6"
+#define DG_F "469e163775da416deea402b609d8a83071c6ae17a9c20b81e1b22e9c41dd8d25"
+
+/* The digest set of sample n as the MySQL source builds it: rows through
+ * mysql_map_digest, texts for keys not seen before (from @texts), the
+ * digest_lost status; *newest gets the newest LAST_SEEN as printed. */
+static struct digest_set *my_set(const struct fx *f, int n, bool partial, struct strset *texts, char *newest,
+				 size_t newest_len)
+{
+	const struct fx_sec *s = fx_secn(f, "digests", n), *t = fx_sec(f, "texts"), *l = fx_secn(f, "lost", n);
+	struct digest_set *set = set_new(partial);
+	int i, j;
+	size_t k;
+
+	str_copy(set->source, sizeof set->source, "performance_schema");
+	for (i = 0; s && i < s->nrows; i++) {
+		const struct fx_row *r = &s->rows[i];
+		const char *cells[MYD__COUNT] = {0};
+		for (j = 0; j < MYD__COUNT && j < r->n; j++)
+			cells[j] = r->cell[j];
+		mysql_map_digest(set, cells, r->n);
+		if (newest && cells[MYD_LAST_RAW] && strcmp(cells[MYD_LAST_RAW], newest) > 0)
+			str_copy(newest, newest_len, cells[MYD_LAST_RAW]);
+	}
+	for (k = 0; k < set->n; k++) {
+		struct digest_row *r = &set->rows[k];
+		if (r->text || strset_has(texts, r->key))
+			continue;
+		for (i = 0; t && i < t->nrows; i++) {
+			char key[96];
+			str_printf(key, sizeof key, "%s/%s", t->rows[i].cell[0] ? t->rows[i].cell[0] : "",
+				   t->rows[i].cell[1] ? t->rows[i].cell[1] : "(null)");
+			text_sanitize(key);
+			if (strcmp(key, r->key) == 0 && t->rows[i].n > 2) {
+				r->text = xstrdup(t->rows[i].cell[2] ? t->rows[i].cell[2] : "");
+				strset_add(texts, key);
+			}
+		}
+	}
+	if (l && l->nrows && l->rows[0].n > 1)
+		set->have_lost = parse_u64(l->rows[0].cell[1], &set->lost);
+	return set;
+}
+
+static void my_caps(struct caps *c, const char *version, const char *comment, bool p95)
+{
+	memset(c, 0, sizeof *c);
+	mysql_caps_version(c, version, comment, "1", "1");
+	mysql_caps_privilege(c, "PROCESS");
+	mysql_caps_finish(c, true, NULL);
+	c->ps_digests = true;
+	c->ps_digest_p95 = p95;
+}
+
+static void test_mysql_sql(void)
+{
+	struct caps c;
+	char q[1024];
+	static const char *const cols =
+		"SELECT SCHEMA_NAME, DIGEST, COUNT_STAR, SUM_TIMER_WAIT, SUM_LOCK_TIME, SUM_ERRORS, "
+		"SUM_ROWS_SENT + SUM_ROWS_AFFECTED, SUM_ROWS_EXAMINED, UNIX_TIMESTAMP(FIRST_SEEN), "
+		"UNIX_TIMESTAMP(LAST_SEEN), LAST_SEEN";
+	const char *end;
+
+	my_caps(&c, "8.0.36", "MySQL Community Server - GPL", true);
+	mysql_digest_sql(&c, "", q, sizeof q);
+	CHECK(strncmp(q, cols, strlen(cols)) == 0, "mysql_digest_sql: columns in MYD_* order");
+	CHECK(strstr(q, "FROM performance_schema.events_statements_summary_by_digest") != NULL,
+	      "mysql_digest_sql: reads events_statements_summary_by_digest");
+	CHECK(!strstr(q, "WHERE"), "mysql_digest_sql: since \"\" -> no WHERE");
+	CHECK(strstr(q, "LAST_SEEN, QUANTILE_95 FROM") != NULL, "mysql_digest_sql: QUANTILE_95 last with ps_digest_p95");
+	mysql_digest_sql(&c, NULL, q, sizeof q);
+	CHECK(!strstr(q, "WHERE"), "mysql_digest_sql: since NULL -> no WHERE");
+
+	mysql_digest_sql(&c, "2026-11-29 10:00:01.123456", q, sizeof q);
+	end = " WHERE LAST_SEEN >= '2026-11-29 10:00:01.123456'";
+	CHECK(strlen(q) > strlen(end) && strcmp(q + strlen(q) - strlen(end), end) == 0,
+	      "mysql_digest_sql: server timestamp -> WHERE LAST_SEEN >= '...'");
+	mysql_digest_sql(&c, "2026-11-29 10:00:01", q, sizeof q);
+	CHECK(strstr(q, " WHERE LAST_SEEN >= '2026-11-29 10:00:01'") != NULL,
+	      "mysql_digest_sql: whole-second timestamp (MariaDB) accepted");
+
+	mysql_digest_sql(&c, "x' OR 1=1 --", q, sizeof q);
+	CHECK(!strstr(q, "WHERE") && !strstr(q, "OR 1=1") && !strchr(q, '\''),
+	      "mysql_digest_sql: injection attempt -> no WHERE at all");
+	mysql_digest_sql(&c, "2026-11-29 10:00:01'; DROP TABLE t; --", q, sizeof q);
+	CHECK(!strstr(q, "WHERE") && !strstr(q, "DROP"), "mysql_digest_sql: timestamp with a quote appended -> no WHERE");
+	mysql_digest_sql(&c, "2026-11-29 10:00:01.123456 0000000000000000", q, sizeof q);
+	CHECK(!strstr(q, "WHERE"), "mysql_digest_sql: over-long timestamp -> no WHERE");
+
+	c.ps_digest_p95 = false;
+	mysql_digest_sql(&c, "2026-11-29 10:00:01", q, sizeof q);
+	CHECK(!strstr(q, "QUANTILE"), "mysql_digest_sql: no QUANTILE_95 without ps_digest_p95");
+	CHECK(strstr(q, "LAST_SEEN FROM performance_schema") != NULL, "mysql_digest_sql: 11 columns without QUANTILE_95");
+}
+
+static void test_mysql80(void)
+{
+	struct fx f;
+	struct caps c;
+	struct digest_table t;
+	struct digest_set *s1, *s2, *s3, *s4;
+	struct strset texts = {0};
+	const struct digest_row *r;
+	const struct digest_entry *e;
+	char newest[40] = "", q[1024], buf[512];
+
+	if (!fx_load(&f, "digests-mysql-8.0.36.txt"))
+		return;
+	my_caps(&c, "8.0.36", "MySQL Community Server - GPL", true);
+	CHECK(strstr(mysql_digest_sql(&c, newest, q, sizeof q), "QUANTILE_95") && !strstr(q, "WHERE"),
+	      fnm(&f, "first read: all rows, with QUANTILE_95"));
+	s1 = my_set(&f, 1, false, &texts, newest, sizeof newest);
+	CHECK(s1->n == 5 && s1->have_lost && s1->lost == 1234, fnm(&f, "sample 1: 5 rows, digest_lost 1234"));
+
+	r = set_row(s1, "shop/" DG_A);
+	CHECK(r != NULL, fnm(&f, "key = SCHEMA_NAME/DIGEST (64 hex digits)"));
+	CHECK(r && strcmp(r->schema, "shop") == 0, fnm(&f, "schema shop"));
+	CHECK(r && r->c[DG_CALLS] == 1000 && r->c[DG_TOTAL_NS] == 2500000000ull && r->c[DG_LOCK_NS] == 120000000ull,
+	      fnm(&f, "COUNT_STAR, SUM_TIMER_WAIT and SUM_LOCK_TIME ps -> ns"));
+	CHECK(r && r->c[DG_ROWS] == 1000 && r->c[DG_ROWS_EXAMINED] == 1000 && r->c[DG_ERRORS] == 0,
+	      fnm(&f, "rows sent+affected, rows examined, errors"));
+	CHECK(has_bits(r, BIT(DG_CALLS) | BIT(DG_TOTAL_NS) | BIT(DG_LOCK_NS) | BIT(DG_ERRORS) | BIT(DG_ROWS) |
+			      BIT(DG_ROWS_EXAMINED),
+		       BIT(DG_BLKS_HIT) | BIT(DG_BLKS_READ) | BIT(DG_WAL_BYTES) | BIT(DG_PLAN_NS)),
+	      fnm(&f, "have: the six MySQL counters, no PostgreSQL ones"));
+	CHECK(r && near(r->p95_ms, 5.011872336), fnm(&f, "QUANTILE_95 5011872336 ps -> 5.011872336 ms"));
+	CHECK(r && r->first_seen == 1795860000.25 && r->epoch == 1795860000250ull,
+	      fnm(&f, "epoch from UNIX_TIMESTAMP(FIRST_SEEN) in ms"));
+	CHECK(r && r->last_seen == 1795946400.9, fnm(&f, "last_seen from UNIX_TIMESTAMP(LAST_SEEN)"));
+	CHECK(r && r->text && strncmp(r->text, "SELECT `o` . `id`", 17) == 0, fnm(&f, "text attached by key"));
+	r = set_row(s1, "shop/" DG_B);
+	CHECK(r && r->text && strcmp(r->text, "COMMIT") == 0 && near(r->p95_ms, 3.01995172) &&
+	      r->c[DG_TOTAL_NS] == 1000000000ull, fnm(&f, "COMMIT digest: 500 calls, 1 s, p95 3.02 ms"));
+	r = set_row(s1, "/" DG_C);
+	CHECK(r && r->schema[0] == '\0' && r->c[DG_CALLS] == 10, fnm(&f, "NULL SCHEMA_NAME: key /DIGEST, schema empty"));
+	CHECK(r && r->text && strcmp(r->text, "SELECT @@`version_comment` LIMIT ?") == 0,
+	      fnm(&f, "NULL SCHEMA_NAME: text found"));
+	r = set_row(s1, "/(null)");
+	CHECK(r != NULL, fnm(&f, "NULL DIGEST overflow row: key /(null)"));
+	CHECK(r && r->text && strstr(r->text, "digest table is full") && strstr(r->text, "performance_schema_digests_size"),
+	      fnm(&f, "overflow row: text says the digest table is full"));
+	CHECK(r && r->c[DG_CALLS] == 42 && r->c[DG_ERRORS] == 1 && near(r->p95_ms, 10),
+	      fnm(&f, "overflow row: counters and p95 10 ms"));
+	CHECK_STR(newest, "2026-11-29 10:00:00.990000", fnm(&f, "newest LAST_SEEN of sample 1"));
+	mysql_digest_sql(&c, newest, q, sizeof q);
+	CHECK(strstr(q, " WHERE LAST_SEEN >= '2026-11-29 10:00:00.990000'") != NULL,
+	      fnm(&f, "second read: WHERE LAST_SEEN >= the newest read"));
+
+	digest_table_init(&t);
+	feed(&t, s1, NAN, true, W0);
+	s2 = my_set(&f, 2, true, &texts, newest, sizeof newest);
+	CHECK(s2->partial && s2->n == 5 && !set_row(s2, "shop/" DG_D), fnm(&f, "sample 2: changed rows only"));
+	CHECK(set_row(s2, "shop/" DG_A) && !set_row(s2, "shop/" DG_A)->text,
+	      fnm(&f, "sample 2: no text fetched again for a known digest"));
+	feed(&t, s2, 10.0, false, W0 + 10);
+	CHECK_STR(t.source, "performance_schema", fnm(&f, "table source"));
+	e = find(&t, "shop/" DG_A);
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 200) && near(e->rate[DG_TOTAL_NS] / 1e6, 500),
+	      fnm(&f, "SELECT: 200 calls/s, 500 ms/s"));
+	CHECK(e && near(e->avg_ms, 2.5) && near(e->rate[DG_ROWS], 200) && near(e->rate[DG_ROWS_EXAMINED], 400) &&
+	      near(e->rate[DG_LOCK_NS] / 1e6, 24) && e->rate[DG_ERRORS] == 0,
+	      fnm(&f, "SELECT: avg 2.5 ms, 200 rows/s, 400 examined/s, lock 24 ms/s"));
+	CHECK(e && near(e->last.p95_ms, 5.754399373), fnm(&f, "SELECT: p95 of sample 2"));
+	CHECK(e && e->last.text && strncmp(e->last.text, "SELECT `o`", 10) == 0,
+	      fnm(&f, "SELECT: text kept from sample 1"));
+	e = find(&t, "shop/" DG_B);
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 100) && near(e->rate[DG_TOTAL_NS] / 1e6, 200) &&
+	      near(e->avg_ms, 2), fnm(&f, "COMMIT: 100/s, 200 ms/s, avg 2 ms"));
+	e = find(&t, "/" DG_C);
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 0.5) && near(e->rate[DG_TOTAL_NS] / 1e6, 0.25),
+	      fnm(&f, "NULL schema row: 0.5 calls/s, 0.25 ms/s"));
+	e = find(&t, "/(null)");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 5.8) && near(e->rate[DG_TOTAL_NS] / 1e6, 11.6) &&
+	      strstr(e->last.text, "digest table is full"), fnm(&f, "overflow row: 5.8 calls/s, 11.6 ms/s, text kept"));
+	e = find(&t, "shop/" DG_F);
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 5) && near(e->rate[DG_TOTAL_NS] / 1e6, 100) &&
+	      near(e->avg_ms, 20), fnm(&f, "new DELETE (FIRST_SEEN after sample 1): from zero, 5/s, 100 ms/s"));
+	CHECK(e && e->last.text && strcmp(e->last.text, "DELETE FROM `cart_items` WHERE `cart_id` = ?") == 0 &&
+	      near(e->last.p95_ms, 25.118864315), fnm(&f, "new DELETE: text and p95"));
+	e = find(&t, "shop/" DG_D);
+	CHECK(e && e->known && e->rate[DG_CALLS] == 0 && e->rate[DG_LOCK_NS] == 0 && e->last.c[DG_CALLS] == 200,
+	      fnm(&f, "UPDATE absent from the partial read: rate 0, known"));
+	CHECK(near(t.total_ms_per_s, 811.85), fnm(&f, "total_ms_per_s = 500 + 200 + 100 + 11.6 + 0.25"));
+	CHECK(t.lost_delta == 66, fnm(&f, "digest_lost +66"));
+	CHECK_STR(top_keys(&t, DGS_TOTAL, false, 8, buf, sizeof buf),
+		  "shop/" DG_A " shop/" DG_B " shop/" DG_F " /(null) /" DG_C,
+		  fnm(&f, "interval top by total time (idle UPDATE left out)"));
+	CHECK_STR(newest, "2026-11-29 10:00:11.400000", fnm(&f, "newest LAST_SEEN of sample 2"));
+
+	/* TRUNCATE between samples 2 and 3 */
+	s3 = my_set(&f, 3, true, &texts, newest, sizeof newest);
+	feed(&t, s3, 10.0, false, W0 + 20);
+	e = find(&t, "shop/" DG_A);
+	CHECK(e && !e->known && all_nan(e), fnm(&f, "after TRUNCATE: SELECT re-created with fewer calls: unknown"));
+	e = find(&t, "shop/" DG_B);
+	CHECK(e && !e->known && all_nan(e) && e->last.epoch == 1795946412500ull,
+	      fnm(&f, "after TRUNCATE: COMMIT past its old counts: unknown by FIRST_SEEN"));
+	CHECK(t.total_ms_per_s == 0 && t.lost_delta == 10 && none_negative(&t),
+	      fnm(&f, "after TRUNCATE: total 0, lost +10, nothing negative"));
+	s4 = my_set(&f, 4, true, &texts, newest, sizeof newest);
+	feed(&t, s4, 10.0, false, W0 + 30);
+	e = find(&t, "shop/" DG_A);
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 30) && near(e->rate[DG_TOTAL_NS] / 1e6, 60),
+	      fnm(&f, "sample 4: SELECT OK again, 30/s, 60 ms/s"));
+	e = find(&t, "shop/" DG_B);
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 50) && near(e->avg_ms, 1),
+	      fnm(&f, "sample 4: COMMIT OK again, 50/s, avg 1 ms"));
+	CHECK(t.lost_delta == 0 && near(t.total_ms_per_s, 110), fnm(&f, "sample 4: lost +0, total 110 ms/s"));
+	digest_table_free(&t);
+	strset_clear(&texts);
+	fx_free(&f);
+}
+
+static void test_mariadb(void)
+{
+	struct fx f;
+	struct caps c;
+	struct digest_table t;
+	struct digest_set *s1, *s2;
+	struct strset texts = {0};
+	const struct digest_row *r;
+	const struct digest_entry *e;
+	char newest[40] = "", q[1024], buf[512];
+
+	if (!fx_load(&f, "digests-mariadb-10.11.6.txt"))
+		return;
+	my_caps(&c, "10.11.6-MariaDB-0+deb12u1-log", "Debian 12", false);
+	CHECK(c.flavour == FLAVOUR_MARIADB, fnm(&f, "flavour mariadb"));
+	mysql_digest_sql(&c, newest, q, sizeof q);
+	CHECK(!strstr(q, "QUANTILE") && !strstr(q, "WHERE"), fnm(&f, "first read: no QUANTILE columns, no WHERE"));
+	s1 = my_set(&f, 1, false, &texts, newest, sizeof newest);
+	CHECK(s1->n == 4 && !s1->have_lost, fnm(&f, "sample 1: 4 rows, no digest_lost read"));
+	r = set_row(s1, "shopdb/8f2178c83bc8a98dc407d909956fd2d7");
+	CHECK(r != NULL, fnm(&f, "key with the 32-digit MariaDB digest"));
+	CHECK(r && isnan(r->p95_ms), fnm(&f, "11 columns: p95 NaN"));
+	CHECK(r && r->c[DG_CALLS] == 4000 && r->c[DG_TOTAL_NS] == 8000000000ull && r->c[DG_LOCK_NS] == 400000000ull &&
+	      r->c[DG_ROWS_EXAMINED] == 8000, fnm(&f, "counters, ps -> ns"));
+	CHECK(r && r->first_seen == 1795900000 && r->epoch == 1795900000000ull,
+	      fnm(&f, "whole-second UNIX_TIMESTAMP(FIRST_SEEN) -> epoch"));
+	r = set_row(s1, "shopdb/06dbaf4a605324ce11a8d3efe7b6d5c5");
+	CHECK(r && r->text && strcmp(r->text, "COMMIT ") == 0 && r->c[DG_CALLS] == 2000,
+	      fnm(&f, "COMMIT digest with its text as printed"));
+	r = set_row(s1, "/947d559b99189ddd0765acabd700c410");
+	CHECK(r && r->schema[0] == '\0' && r->c[DG_ROWS] == 2500, fnm(&f, "NULL SCHEMA_NAME row"));
+	CHECK_STR(newest, "2026-11-29 10:00:01", fnm(&f, "newest LAST_SEEN (whole seconds)"));
+	mysql_digest_sql(&c, newest, q, sizeof q);
+	CHECK(strstr(q, " WHERE LAST_SEEN >= '2026-11-29 10:00:01'") != NULL, fnm(&f, "second read: WHERE LAST_SEEN"));
+
+	digest_table_init(&t);
+	feed(&t, s1, NAN, true, W0);
+	s2 = my_set(&f, 2, true, &texts, newest, sizeof newest);
+	feed(&t, s2, 10.0, false, W0 + 10);
+	e = find(&t, "shopdb/8f2178c83bc8a98dc407d909956fd2d7");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 200) && near(e->rate[DG_TOTAL_NS] / 1e6, 400) &&
+	      near(e->avg_ms, 2) && near(e->rate[DG_LOCK_NS] / 1e6, 20), fnm(&f, "SELECT: 200/s, 400 ms/s, lock 20 ms/s"));
+	CHECK(e && isnan(e->last.p95_ms), fnm(&f, "SELECT: p95 NaN in the table"));
+	e = find(&t, "shopdb/06dbaf4a605324ce11a8d3efe7b6d5c5");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 100) && near(e->avg_ms, 0.3), fnm(&f, "COMMIT: 100/s, avg 0.3 ms"));
+	e = find(&t, "shopdb/24f60e18db663dc1dc2251fb9672506d");
+	CHECK(e && e->known && e->rate[DG_CALLS] == 0, fnm(&f, "row re-read at the same LAST_SEEN second: rate 0"));
+	e = find(&t, "/947d559b99189ddd0765acabd700c410");
+	CHECK(e && e->known && e->rate[DG_CALLS] == 0, fnm(&f, "absent row: rate 0"));
+	CHECK(near(t.total_ms_per_s, 430), fnm(&f, "total_ms_per_s 430"));
+	CHECK_STR(top_keys(&t, DGS_TOTAL, false, 8, buf, sizeof buf),
+		  "shopdb/8f2178c83bc8a98dc407d909956fd2d7 shopdb/06dbaf4a605324ce11a8d3efe7b6d5c5",
+		  fnm(&f, "interval top: the two rows that ran"));
+	digest_table_free(&t);
+	strset_clear(&texts);
+	fx_free(&f);
+}
+
+/* Cells of one MySQL digest row. */
+static void my_cells(const char *cells[MYD__COUNT], const char *schema, const char *digest)
+{
+	memset(cells, 0, MYD__COUNT * sizeof *cells);
+	cells[MYD_SCHEMA] = schema;
+	cells[MYD_DIGEST] = digest;
+	cells[MYD_COUNT] = "1";
+	cells[MYD_TIMER] = "1000000";
+	cells[MYD_LOCK] = "0";
+	cells[MYD_ERRORS] = "0";
+	cells[MYD_ROWS] = "1";
+	cells[MYD_EXAMINED] = "1";
+	cells[MYD_FIRST] = "1795946400.000000";
+	cells[MYD_LAST] = "1795946400.000000";
+	cells[MYD_LAST_RAW] = "2026-11-29 10:00:00.000000";
+	cells[MYD_P95] = "1000000";
+}
+
+static void test_mysql_cells(void)
+{
+	struct digest_set *s = set_new(false);
+	const char *cells[MYD__COUNT];
+	const struct digest_row *r;
+	/* 32 and 64 characters: MySQL schema names are up to 64 characters */
+	static const char schema32[] = "warehouse_reporting_archive_2026";
+	static const char schema64[] = "customer_analytics_reporting_warehouse_archive_2026_eu_west_prod";
+	char cyr[200] = "";
+	int i;
+
+	my_cells(cells, "shop", DG_A);
+	cells[MYD_COUNT] = "not a number";
+	cells[MYD_P95] = NULL;
+	mysql_map_digest(s, cells, MYD__COUNT);
+	r = &s->rows[0];
+	CHECK(!(r->have & BIT(DG_CALLS)) && (r->have & BIT(DG_TOTAL_NS)), "mysql_map_digest: garbage count -> absent");
+	CHECK(isnan(r->p95_ms), "mysql_map_digest: NULL QUANTILE_95 -> p95 NaN");
+	my_cells(cells, "shop", DG_A);
+	cells[MYD_FIRST] = NULL;
+	mysql_map_digest(s, cells, MYD__COUNT - 1);
+	r = &s->rows[1];
+	CHECK(r->epoch == 0 && r->first_seen == 0 && isnan(r->p95_ms),
+	      "mysql_map_digest: NULL FIRST_SEEN -> epoch 0; 11 cells -> no p95");
+	my_cells(cells, "sh\x1bop", DG_A);
+	mysql_map_digest(s, cells, MYD__COUNT);
+	r = &s->rows[2];
+	CHECK(!strchr(r->key, '\x1b') && !strchr(r->schema, '\x1b'), "mysql_map_digest: schema sanitised in key and schema");
+
+	/* long schema names with the 64-digit MySQL 8.0 digest */
+	my_cells(cells, schema32, DG_A);
+	mysql_map_digest(s, cells, MYD__COUNT);
+	r = &s->rows[3];
+	CHECK(strcmp(r->key, nm("%s/%s", schema32, DG_A)) == 0,
+	      "mysql_map_digest: key keeps the whole 64-digit digest after a 32-character schema");
+	my_cells(cells, schema64, DG_A);
+	mysql_map_digest(s, cells, MYD__COUNT);
+	r = &s->rows[4];
+	CHECK(strlen(schema64) == 64 && strcmp(r->schema, schema64) == 0,
+	      "mysql_map_digest: a 64-character schema name kept whole");
+	for (i = 0; i < 48; i++)
+		strcat(cyr, "\xd0\xb4"); /* 48 x U+0434: 96 bytes, a legal 48-character schema name */
+	my_cells(cells, cyr, DG_A);
+	mysql_map_digest(s, cells, MYD__COUNT);
+	my_cells(cells, cyr, DG_B);
+	mysql_map_digest(s, cells, MYD__COUNT);
+	CHECK(strcmp(s->rows[5].key, s->rows[6].key) != 0,
+	      "mysql_map_digest: two digests of a 48-character (96-byte) schema get distinct keys");
+	digest_set_free(s);
+}
+
+/* ---- PostgreSQL ------------------------------------------------------------- */
+
+static bool pg_fx(struct fx *f, const char *file, struct caps *c)
+{
+	const struct fx_sec *s;
+	const char *cells[PGP__COUNT];
+	int i;
+	if (!fx_load(f, file))
+		return false;
+	s = fx_sec(f, "probe");
+	memset(c, 0, sizeof *c);
+	for (i = 0; i < PGP__COUNT; i++)
+		cells[i] = s && s->nrows && i < s->rows[0].n ? s->rows[0].cell[i] : NULL;
+	pg_caps_probe(c, cells);
+	pg_caps_finish(c, false);
+	return true;
+}
+
+/* The set of sample n as the PostgreSQL source builds it: every row
+ * through pg_map_digest, dealloc as the lost counter, texts by key. */
+static struct digest_set *pg_set(const struct caps *c, const struct fx *f, int n, struct strset *texts)
+{
+	const struct fx_sec *s = fx_secn(f, "digests", n), *t = fx_sec(f, "texts"), *d = fx_secn(f, "dealloc", n);
+	struct digest_set *set = set_new(false);
+	int i, j;
+	size_t k;
+
+	str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d", c->pgss_version / 100,
+		   c->pgss_version % 100);
+	for (i = 0; s && i < s->nrows; i++) {
+		const char *cells[PGD__COUNT] = {0};
+		for (j = 0; j < PGD__COUNT && j < s->rows[i].n; j++)
+			cells[j] = s->rows[i].cell[j];
+		pg_map_digest(set, cells);
+	}
+	if (d && d->nrows && d->rows[0].cell[0]) {
+		set->lost = strtoull(d->rows[0].cell[0], NULL, 10);
+		set->have_lost = true;
+	}
+	for (k = 0; k < set->n; k++) {
+		struct digest_row *r = &set->rows[k];
+		if (strset_has(texts, r->key))
+			continue;
+		for (i = 0; t && i < t->nrows; i++) {
+			const struct fx_row *tr = &t->rows[i];
+			char key[96];
+			if (tr->n < 5)
+				continue;
+			pg_digest_key(key, sizeof key, tr->cell[0], tr->cell[1], tr->cell[2], tr->cell[3]);
+			if (strcmp(key, r->key) == 0 && !r->text) {
+				r->text = xstrdup(tr->cell[4] ? tr->cell[4] : "");
+				strset_add(texts, key);
+			}
+		}
+	}
+	return set;
+}
+
+static void test_pg_sql(void)
+{
+	struct caps c;
+	const char *q;
+	char buf[1024];
+	const char *ids[4];
+
+	memset(&c, 0, sizeof c);
+	c.engine = ENGINE_POSTGRESQL;
+	CHECK(pg_digest_sql(&c) == NULL, "pg_digest_sql: NULL without the extension");
+	c.pgss_version = 107;
+	q = pg_digest_sql(&c);
+	CHECK(q && strstr(q, "s.total_time, 0") && !strstr(q, "total_exec_time") && !strstr(q, "total_plan_time"),
+	      "pg_digest_sql 1.7: total_time, plan 0");
+	CHECK(q && strstr(q, "s.queryid, true,") && !strstr(q, "s.toplevel") && !strstr(q, "stats_since") &&
+	      !strstr(q, "wal_bytes"), "pg_digest_sql 1.7: no toplevel, stats_since or wal_bytes");
+	c.pgss_version = 108;
+	q = pg_digest_sql(&c);
+	CHECK(q && strstr(q, "s.total_exec_time, s.total_plan_time") && !strstr(q, "s.total_time"),
+	      "pg_digest_sql 1.8: total_exec_time + total_plan_time");
+	CHECK(q && strstr(q, "s.queryid, true,") && !strstr(q, "s.toplevel") && !strstr(q, "stats_since") &&
+	      strstr(q, "s.wal_bytes"), "pg_digest_sql 1.8: toplevel constant, no stats_since, wal_bytes");
+	c.pgss_version = 109;
+	q = pg_digest_sql(&c);
+	CHECK(q && strstr(q, "s.queryid, s.toplevel,") && !strstr(q, "stats_since") &&
+	      strstr(q, "s.total_exec_time, s.total_plan_time"), "pg_digest_sql 1.9: toplevel, no stats_since");
+	c.pgss_version = 110;
+	q = pg_digest_sql(&c);
+	CHECK(q && strstr(q, "s.toplevel") && !strstr(q, "stats_since"), "pg_digest_sql 1.10: toplevel, no stats_since");
+	c.pgss_version = 111;
+	q = pg_digest_sql(&c);
+	CHECK(q && strstr(q, "s.toplevel") && strstr(q, "extract(epoch FROM s.stats_since)") &&
+	      strstr(q, "s.total_exec_time, s.total_plan_time"), "pg_digest_sql 1.11: toplevel and stats_since");
+	c.pgss_version = 112;
+	q = pg_digest_sql(&c);
+	CHECK(q && strstr(q, "s.toplevel") && strstr(q, "s.stats_since"), "pg_digest_sql 1.12: toplevel and stats_since");
+	CHECK(q && strstr(q, "pg_stat_statements(false)") && strstr(q, "queryid IS NOT NULL") &&
+	      strstr(q, "d.datname FROM"), "pg_digest_sql: no texts, no NULL queryids, datname last");
+
+	c.pgss_version = 112;
+	ids[0] = "-9223372036854775808";
+	ids[1] = "1); DROP TABLE x; --";
+	ids[2] = "3646700873791771801";
+	ids[3] = "12 OR true";
+	pg_digest_text_sql(&c, ids, 4, buf, sizeof buf);
+	CHECK(strstr(buf, "toplevel, query FROM pg_stat_statements(true)") != NULL,
+	      "pg_digest_text_sql >= 1.9: selects toplevel");
+	CHECK(strstr(buf, "WHERE queryid IN (-9223372036854775808,3646700873791771801)") != NULL &&
+	      buf[strlen(buf) - 1] == ')', "pg_digest_text_sql: integer ids (negative too) listed");
+	CHECK(!strstr(buf, "DROP") && !strstr(buf, "OR true") && !strchr(buf, ';'),
+	      "pg_digest_text_sql: injection attempts skipped");
+	c.pgss_version = 108;
+	ids[0] = "1); DROP TABLE x; --";
+	ids[1] = "42";
+	pg_digest_text_sql(&c, ids, 2, buf, sizeof buf);
+	CHECK(strstr(buf, "queryid, true, query") && strstr(buf, "IN (42)") && !strstr(buf, "DROP"),
+	      "pg_digest_text_sql 1.8: true for toplevel, injection skipped before a valid id");
+	ids[0] = "-";
+	ids[1] = "42";
+	pg_digest_text_sql(&c, ids, 2, buf, sizeof buf);
+	CHECK(strstr(buf, "IN (42)") != NULL, "pg_digest_text_sql: a lone \"-\" is not an integer id (skipped)");
+}
+
+static void test_pg13(void)
+{
+	struct fx f;
+	struct caps c;
+	struct digest_table t;
+	struct digest_set *s;
+	struct strset texts = {0};
+	const struct digest_row *r;
+	const struct digest_entry *e;
+	char buf[512];
+
+	if (!pg_fx(&f, "digests-pg-13.txt", &c))
+		return;
+	CHECK(c.pgss_version == 108, fnm(&f, "pg_stat_statements 1.8 -> 108"));
+	CHECK(pg_digest_sql(&c) && strstr(pg_digest_sql(&c), "s.queryid, true,"), fnm(&f, "1.8 query: toplevel constant"));
+	s = pg_set(&c, &f, 1, &texts);
+	CHECK(s->n == 4 && !s->have_lost && strcmp(s->source, "pg_stat_statements 1.8") == 0,
+	      fnm(&f, "sample 1: 4 rows, no dealloc (1.8)"));
+	r = set_row(s, "10:16385:-7017280863286801366:t");
+	CHECK(r != NULL, fnm(&f, "key userid:dbid:queryid:toplevel with a negative queryid"));
+	CHECK(r && strcmp(r->schema, "shop") == 0, fnm(&f, "schema = datname"));
+	CHECK(r && r->c[DG_CALLS] == 1000 && r->c[DG_TOTAL_NS] == 2600750000ull && r->c[DG_PLAN_NS] == 100250000ull,
+	      fnm(&f, "total = exec 2500.5 ms + plan 100.25 ms, in ns"));
+	CHECK(r && r->c[DG_ROWS] == 1000 && r->c[DG_BLKS_HIT] == 50000 && r->c[DG_BLKS_READ] == 200 &&
+	      r->c[DG_WAL_BYTES] == 1048576, fnm(&f, "rows, blocks hit/read, wal_bytes"));
+	CHECK(has_bits(r, BIT(DG_CALLS) | BIT(DG_TOTAL_NS) | BIT(DG_PLAN_NS) | BIT(DG_ROWS) | BIT(DG_BLKS_HIT) |
+			      BIT(DG_BLKS_READ) | BIT(DG_WAL_BYTES),
+		       BIT(DG_LOCK_NS) | BIT(DG_ERRORS) | BIT(DG_ROWS_EXAMINED)),
+	      fnm(&f, "have: the PostgreSQL counters, no MySQL ones"));
+	CHECK(r && r->epoch == 0 && r->first_seen == 0 && isnan(r->p95_ms), fnm(&f, "no stats_since: epoch 0, no p95"));
+	CHECK(r && r->text && strcmp(r->text, "SELECT o.id, o.total FROM orders o WHERE o.customer_id = $1") == 0,
+	      fnm(&f, "text by key"));
+	r = set_row(s, "10:16385:2643756286501377769:t");
+	CHECK(r && r->c[DG_TOTAL_NS] == 30000123ull, fnm(&f, "30.000123 ms -> 30000123 ns"));
+	r = set_row(s, "16384:16385:8774454397695814938:t");
+	CHECK(r && r->c[DG_TOTAL_NS] == 45, fnm(&f, "4.5e-05 ms -> 45 ns"));
+	r = set_row(s, "10:13383:3924093250470014445:t");
+	CHECK(r && strcmp(r->schema, "postgres") == 0 && r->c[DG_TOTAL_NS] == 33960836ull,
+	      fnm(&f, "other database: schema postgres, exec + plan 1.5 ms"));
+
+	digest_table_init(&t);
+	feed(&t, s, NAN, true, W0);
+	feed(&t, pg_set(&c, &f, 2, &texts), 10.0, false, W0 + 10);
+	e = find(&t, "10:16385:-7017280863286801366:t");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 200) && near(e->rate[DG_TOTAL_NS] / 1e6, 520) &&
+	      near(e->avg_ms, 2.6), fnm(&f, "orders query: 200 calls/s, 520 ms/s (exec + plan), avg 2.6 ms"));
+	CHECK(e && near(e->rate[DG_PLAN_NS] / 1e6, 20) && near(e->rate[DG_ROWS], 200) &&
+	      near(e->rate[DG_BLKS_HIT], 10000) && near(e->rate[DG_BLKS_READ], 20) &&
+	      near(e->rate[DG_WAL_BYTES], 209715.2), fnm(&f, "orders query: plan 20 ms/s, blocks, WAL bytes/s"));
+	e = find(&t, "10:16385:2643756286501377769:t");
+	CHECK(e && e->known && e->rate[DG_CALLS] == 0, fnm(&f, "unchanged row: known, rate 0"));
+	e = find(&t, "16384:16385:8774454397695814938:t");
+	CHECK(e && e->gone && !e->known && all_nan(e), fnm(&f, "deallocated row: gone, rates NaN"));
+	e = find(&t, "10:13383:3924093250470014445:t");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 0.1) && near(e->avg_ms, 8), fnm(&f, "postgres row: 0.1/s, avg 8 ms"));
+	e = find(&t, "10:16385:-1234567890123456789:t");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 4) && near(e->rate[DG_TOTAL_NS] / 1e6, 8) && near(e->avg_ms, 2),
+	      fnm(&f, "new entry: from zero, 4/s, 8 ms/s"));
+	CHECK(e && e->last.text && strncmp(e->last.text, "INSERT INTO cart_items", 22) == 0, fnm(&f, "new entry: text"));
+	CHECK(near(t.total_ms_per_s, 528.8) && t.lost_delta == 0 && !t.have_lost, fnm(&f, "total 528.8 ms/s, no lost counter"));
+	CHECK_STR(top_keys(&t, DGS_TOTAL, false, 8, buf, sizeof buf),
+		  "10:16385:-7017280863286801366:t 10:16385:-1234567890123456789:t 10:13383:3924093250470014445:t",
+		  fnm(&f, "interval top by total time"));
+
+	feed(&t, pg_set(&c, &f, 3, &texts), 10.0, false, W0 + 20);
+	e = find(&t, "16384:16385:8774454397695814938:t");
+	CHECK(e && !e->gone && !e->known && all_nan(e) && e->last.c[DG_CALLS] == 1,
+	      fnm(&f, "deallocated row back with restarted counters: unknown, not a spike"));
+	CHECK(e && e->last.text && strcmp(e->last.text, "SELECT 1") == 0, fnm(&f, "returning row keeps its text"));
+	CHECK(near(t.total_ms_per_s, 528) && none_negative(&t), fnm(&f, "sample 3: total 528 ms/s, nothing negative"));
+	digest_table_free(&t);
+	strset_clear(&texts);
+	fx_free(&f);
+}
+
+static void test_pg15(void)
+{
+	struct fx f;
+	struct caps c;
+	struct digest_table t;
+	struct digest_set *s;
+	struct strset texts = {0};
+	const struct digest_row *r;
+	const struct digest_entry *e;
+	char buf[512];
+
+	if (!pg_fx(&f, "digests-pg-15.txt", &c))
+		return;
+	CHECK(c.pgss_version == 110 && strstr(pg_digest_sql(&c), "s.toplevel") && !strstr(pg_digest_sql(&c), "stats_since"),
+	      fnm(&f, "1.10: query with toplevel, without stats_since"));
+	s = pg_set(&c, &f, 1, &texts);
+	CHECK(s->have_lost && s->lost == 7, fnm(&f, "dealloc 7"));
+	r = set_row(s, "10:16385:-6689182654418835007:t");
+	CHECK(r && r->c[DG_TOTAL_NS] == 8013000000ull && r->c[DG_WAL_BYTES] == 3000000 && r->epoch == 0,
+	      fnm(&f, "top-level UPDATE: exec + plan 8013 ms, wal 3000000"));
+	r = set_row(s, "10:16385:-6689182654418835007:f");
+	CHECK(r && r->c[DG_CALLS] == 500, fnm(&f, "the same queryid nested (toplevel f): its own key"));
+	digest_table_init(&t);
+	feed(&t, s, NAN, true, W0);
+	feed(&t, pg_set(&c, &f, 2, &texts), 10.0, false, W0 + 10);
+	CHECK_STR(t.source, "pg_stat_statements 1.10", fnm(&f, "table source"));
+	e = find(&t, "10:16385:2643756286501377769:t");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 200) && near(e->rate[DG_TOTAL_NS] / 1e6, 400) &&
+	      near(e->rate[DG_BLKS_HIT], 800) && e->rate[DG_BLKS_READ] == 0, fnm(&f, "SELECT: 200/s, 400 ms/s"));
+	e = find(&t, "10:16385:-6689182654418835007:t");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 50) && near(e->rate[DG_TOTAL_NS] / 1e6, 200.5) &&
+	      near(e->avg_ms, 4.01) && near(e->rate[DG_WAL_BYTES], 75000), fnm(&f, "UPDATE top-level: 50/s, 200.5 ms/s"));
+	e = find(&t, "10:16385:-6689182654418835007:f");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 10) && near(e->avg_ms, 2), fnm(&f, "UPDATE nested: 10/s, avg 2 ms"));
+	e = find(&t, "10:5:-7017280863286801366:t");
+	CHECK(e && e->gone && !in_top(&t, e->last.key, true), fnm(&f, "deallocated entry gone"));
+	CHECK(t.lost_delta == 12 && near(t.total_ms_per_s, 620.5), fnm(&f, "dealloc +12, total 620.5 ms/s"));
+	CHECK_STR(top_keys(&t, DGS_CALLS, false, 8, buf, sizeof buf),
+		  "10:16385:2643756286501377769:t 10:16385:-6689182654418835007:t 10:16385:-6689182654418835007:f",
+		  fnm(&f, "interval top by calls"));
+	digest_table_free(&t);
+	strset_clear(&texts);
+	fx_free(&f);
+}
+
+static void test_pg17(void)
+{
+	struct fx f;
+	struct caps c;
+	struct digest_table t;
+	struct digest_set *s, *s2;
+	struct strset texts = {0};
+	const struct digest_row *r;
+	const struct digest_entry *e;
+	size_t k;
+
+	if (!pg_fx(&f, "digests-pg-17.txt", &c))
+		return;
+	CHECK(c.pgss_version == 111 && strstr(pg_digest_sql(&c), "s.stats_since"), fnm(&f, "1.11: query with stats_since"));
+	s = pg_set(&c, &f, 1, &texts);
+	r = set_row(s, "10:16385:3305518279988455605:t");
+	CHECK(r && r->first_seen == 1795860000.5 && r->epoch == 1795860000500ull, fnm(&f, "epoch from stats_since (ms)"));
+	CHECK(r && r->c[DG_TOTAL_NS] == 1525750000ull, fnm(&f, "exec 1500.5 + plan 25.25 ms"));
+	digest_table_init(&t);
+	feed(&t, digest_set_dup(s), NAN, true, W0);
+	s2 = pg_set(&c, &f, 2, &texts);
+	feed(&t, digest_set_dup(s2), 10.0, false, W0 + 10);
+	e = find(&t, "10:16385:3305518279988455605:t");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 50) && near(e->rate[DG_TOTAL_NS] / 1e6, 152.5) &&
+	      near(e->avg_ms, 3.05), fnm(&f, "steady: 50/s, 152.5 ms/s, avg 3.05 ms"));
+	e = find(&t, "10:16385:845996210479717058:t");
+	CHECK(e && !e->known && all_nan(e) && e->last.epoch == 1795946403750ull,
+	      fnm(&f, "reset entry past its old counts: unknown by stats_since"));
+	e = find(&t, "10:16385:-6960386936143591437:t");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 4) && near(e->avg_ms, 0.5),
+	      fnm(&f, "new entry (stats_since after the previous sample): from zero"));
+	CHECK(near(t.total_ms_per_s, 154.5) && t.have_lost && t.lost_delta == 0, fnm(&f, "total 154.5 ms/s, dealloc +0"));
+	digest_table_free(&t);
+
+	/* the same new entry dated before the previous sample: unknown */
+	digest_table_init(&t);
+	feed(&t, s, NAN, true, W0);
+	for (k = 0; k < s2->n; k++)
+		if (strcmp(s2->rows[k].key, "10:16385:-6960386936143591437:t") == 0) {
+			s2->rows[k].first_seen = 1795946000.5;
+			s2->rows[k].epoch = 1795946000500ull;
+		}
+	feed(&t, s2, 10.0, false, W0 + 10);
+	e = find(&t, "10:16385:-6960386936143591437:t");
+	CHECK(e && !e->known && all_nan(e), fnm(&f, "new entry with stats_since before the previous sample: unknown"));
+	digest_table_free(&t);
+	strset_clear(&texts);
+	fx_free(&f);
+}
+
+static void test_pg18(void)
+{
+	struct fx f;
+	struct caps c;
+	struct digest_table t;
+	struct digest_set *s;
+	struct strset texts = {0};
+	const struct digest_row *r;
+	const struct digest_entry *e;
+	const char *ids[2];
+	char q[512];
+
+	if (!pg_fx(&f, "digests-pg-18.txt", &c))
+		return;
+	CHECK(c.pgss_version == 112 && strstr(pg_digest_sql(&c), "s.stats_since") &&
+	      strstr(pg_digest_sql(&c), "s.total_exec_time, s.total_plan_time"), fnm(&f, "1.12: query"));
+	s = pg_set(&c, &f, 1, &texts);
+	r = set_row(s, "10:16386:-9223372036854775808:t");
+	CHECK(r && r->c[DG_WAL_BYTES] == 21474836480ull && r->c[DG_TOTAL_NS] == 210000000ull,
+	      fnm(&f, "smallest bigint queryid; wal_bytes beyond 32 bits"));
+	CHECK(r && r->epoch == 1795860000123ull, fnm(&f, "epoch from stats_since with microseconds"));
+	r = set_row(s, "16390:16386:3646700873791771801:t");
+	CHECK(r && r->c[DG_TOTAL_NS] == 55, fnm(&f, "5.5e-05 ms -> 55 ns"));
+	ids[0] = fx_secn(&f, "digests", 1)->rows[0].cell[PGD_QUERYID];
+	ids[1] = fx_secn(&f, "digests", 1)->rows[1].cell[PGD_QUERYID];
+	pg_digest_text_sql(&c, ids, 2, q, sizeof q);
+	CHECK(strstr(q, "IN (-9223372036854775808,3646700873791771801)") != NULL, fnm(&f, "text query for the fixture ids"));
+	digest_table_init(&t);
+	feed(&t, s, NAN, true, W0);
+	feed(&t, pg_set(&c, &f, 2, &texts), 10.0, false, W0 + 10);
+	e = find(&t, "10:16386:-9223372036854775808:t");
+	CHECK(e && e->known && near(e->rate[DG_CALLS], 10) && near(e->rate[DG_TOTAL_NS] / 1e6, 32) &&
+	      near(e->rate[DG_WAL_BYTES], 107374182.4), fnm(&f, "10/s, 32 ms/s, 1 GiB WAL over 10 s"));
+	e = find(&t, "16390:16386:3646700873791771801:t");
+	CHECK(e && e->known && e->rate[DG_CALLS] == 0, fnm(&f, "unchanged entry: rate 0"));
+	CHECK(near(t.total_ms_per_s, 32) && t.lost_delta == 0, fnm(&f, "total 32 ms/s, dealloc +0"));
+	digest_table_free(&t);
+	strset_clear(&texts);
+	fx_free(&f);
+}
+
+/* ---- 3. the "digests" JSON member ------------------------------------------- */
+
+static bool have_python;
+
+static bool py_ok(const char *json, const char *code)
+{
+	struct strbuf cmd;
+	FILE *p;
+	int st;
+
+	sb_init(&cmd);
+	sb_printf(&cmd, "python3 -c '%s' >&2", code);
+	p = popen(cmd.s, "w");
+	sb_free(&cmd);
+	if (!p)
+		return false;
+	fputs(json, p);
+	st = pclose(p);
+	return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static void check_py(const char *json, const char *code, const char *name)
+{
+	if (!have_python) {
+		printf("ok - %s # SKIP no python3\n", name);
+		return;
+	}
+	CHECK(py_ok(json, code), name);
+}
+
+static char *json_of(const struct model *m, int top)
+{
+	struct strbuf b;
+	sb_init(&b);
+	batch_json(m, "db1:3306", top, &b);
+	return b.s;
+}
+
+static void up_sample(struct sample *s, double t, uint32_t gen, struct digest_set *d)
+{
+	memset(s, 0, sizeof *s);
+	s->state = STATE_UP;
+	s->mono = t;
+	s->wall = W0 + t;
+	s->conn_gen = gen;
+	s->digests = d;
+}
+
+static void test_json_mysql(void)
+{
+	struct fx f;
+	struct caps c;
+	struct model m;
+	struct sample s;
+	struct strset texts = {0};
+	char newest[40] = "", *j;
+
+	if (!fx_load(&f, "digests-mysql-8.0.36.txt"))
+		return;
+	my_caps(&c, "8.0.36", "MySQL Community Server - GPL", true);
+	model_init(&m, 8);
+	model_set_caps(&m, &c);
+	up_sample(&s, 0, 1, my_set(&f, 1, false, &texts, newest, sizeof newest));
+	model_update(&m, &s);
+	CHECK(m.last.digests == NULL && m.prev_up.digests == NULL, "json: model_update keeps no pointer to the set");
+	digest_set_free(s.digests);
+	j = json_of(&m, 20);
+	CHECK(strstr(j, ",\"digests\":[],\"cost\":") != NULL, "json: first sample -> \"digests\":[] (nothing known)");
+	free(j);
+
+	up_sample(&s, 10, 1, my_set(&f, 2, true, &texts, newest, sizeof newest));
+	model_update(&m, &s);
+	digest_set_free(s.digests);
+	j = json_of(&m, 20);
+	CHECK(strstr(j, "\"digests\":[{\"id\":\"shop/" DG_A "\",\"schema\":\"shop\",\"text\":\"SELECT `o` . `id`") != NULL,
+	      "json: the SELECT digest first, fields in order id, schema, text");
+	CHECK(strstr(j, "\"calls_per_s\":200,\"total_ms_per_s\":500,\"avg_ms\":2.5,\"rows_per_s\":200,\"share\":0.6159}") != NULL,
+	      "json: the SELECT's figures (share 500/811.85)");
+	check_py(j, "import json,sys; d=json.load(sys.stdin)[\"digests\"]; "
+		    "assert [x[\"id\"][:9] for x in d]==[\"shop/cee2\",\"shop/7966\",\"shop/469e\",\"/(null)\",\"/9b0e93ed\"], d; "
+		    "assert all(set(x)=={\"id\",\"schema\",\"text\",\"calls_per_s\",\"total_ms_per_s\",\"avg_ms\",\"rows_per_s\",\"share\"} for x in d); "
+		    "assert d[1][\"text\"]==\"COMMIT\" and d[1][\"calls_per_s\"]==100 and d[1][\"total_ms_per_s\"]==200 and d[1][\"avg_ms\"]==2; "
+		    "assert d[2][\"text\"].startswith(\"DELETE FROM\") and d[2][\"avg_ms\"]==20; "
+		    "assert d[3][\"schema\"]==\"\" and \"digest table is full\" in d[3][\"text\"] and d[3][\"calls_per_s\"]==5.8; "
+		    "assert d[4][\"schema\"]==\"\" and d[4][\"total_ms_per_s\"]==0.25 and d[4][\"calls_per_s\"]==0.5; "
+		    "assert abs(sum(x[\"share\"] for x in d)-1)<0.001; "
+		    "assert [x[\"total_ms_per_s\"] for x in d]==sorted([x[\"total_ms_per_s\"] for x in d], reverse=True)",
+		 "json mysql: 5 digests by total time, fields, texts, shares sum to 1");
+	free(j);
+	j = json_of(&m, 3);
+	check_py(j, "import json,sys; d=json.load(sys.stdin)[\"digests\"]; "
+		    "assert [x[\"total_ms_per_s\"] for x in d]==[500,200,100], d; "
+		    "assert abs(sum(x[\"share\"] for x in d)-800/811.85)<0.001",
+		 "json mysql: top 3 by total time, shares of the whole");
+	CHECK(strstr(j, "\"share\":0.1232}]") != NULL, "json mysql: top 3 ends with the DELETE (share 100/811.85)");
+	free(j);
+	j = json_of(&m, 0);
+	CHECK(strstr(j, ",\"digests\":[],") != NULL, "json mysql: top 0 -> empty array");
+	free(j);
+
+	/* server down: digests known before, nothing this interval */
+	memset(&s, 0, sizeof s);
+	s.state = STATE_DOWN;
+	s.mono = 20;
+	s.wall = W0 + 20;
+	s.conn_gen = 1;
+	str_copy(s.error, sizeof s.error, "Lost connection");
+	model_update(&m, &s);
+	j = json_of(&m, 20);
+	CHECK(strstr(j, ",\"digests\":[],") != NULL, "json mysql: DOWN -> \"digests\":[]");
+	check_py(j, "import json,sys; d=json.load(sys.stdin); assert d[\"digests\"]==[] and d[\"state\"]==\"down\"",
+		 "json mysql: DOWN record parses, empty digests");
+	free(j);
+	model_free(&m);
+	strset_clear(&texts);
+	fx_free(&f);
+}
+
+static void test_json_none(void)
+{
+	struct model m;
+	struct caps c;
+	struct sample s;
+	char *j;
+
+	my_caps(&c, "8.4.3", "MySQL Community Server - GPL", false);
+	c.ps_digests = false;
+	model_init(&m, 8);
+	model_set_caps(&m, &c);
+	up_sample(&s, 0, 1, NULL);
+	model_update(&m, &s);
+	up_sample(&s, 1, 1, NULL);
+	model_update(&m, &s);
+	j = json_of(&m, 20);
+	CHECK(strstr(j, ",\"digests\":null,\"cost\":") != NULL, "json: no digest source -> \"digests\":null");
+	check_py(j, "import json,sys; d=json.load(sys.stdin); assert \"digests\" in d and d[\"digests\"] is None",
+		 "json: python sees digests null");
+	free(j);
+	model_free(&m);
+}
+
+static void test_json_text(void)
+{
+	struct model m;
+	struct caps c;
+	struct sample s;
+	struct digest_set *d;
+	struct digest_row *r;
+	char *j, longtext[400], utf[400];
+	const char *pg_probe[PGP__COUNT] = {"17.2", "170002", "f", "1.11", NULL, "pg_stat_statements",
+					    "t", "t", "on", "t", "t"};
+	int i, pass;
+
+	memset(&c, 0, sizeof c);
+	pg_caps_probe(&c, pg_probe);
+	pg_caps_finish(&c, false);
+	str_copy(longtext, sizeof longtext, "SELECT ");
+	for (i = 0; i < 300; i++)
+		strcat(longtext, "x");
+	str_copy(utf, sizeof utf, "SELECT ");
+	for (i = 0; i < 150; i++)
+		strcat(utf, "\xc3\xa9"); /* U+00E9: the 97th starts at byte 200 */
+
+	model_init(&m, 8);
+	model_set_caps(&m, &c);
+	for (pass = 0; pass < 2; pass++) {
+		uint64_t n = (uint64_t)pass + 1;
+		d = set_new(false);
+		r = row3(d, "10:16385:1:t", 10 * n, 400000000 * n, 10 * n);
+		r->text = xstrdup("SELECT \x1b[2J\x1b]0;owned\x07 \"q\" \\ x\n\tFROM t \xc2\x9b" "31m");
+		str_copy(r->schema, sizeof r->schema, "shop");
+		r = row3(d, "10:16385:2:t", 10 * n, 300000000 * n, 0);
+		r->text = xstrdup(longtext);
+		str_copy(r->schema, sizeof r->schema, "sh\"op\\"); /* mappers sanitise schemas */
+		r = row3(d, "10:16385:3:t", 10 * n, 200000000 * n, 0);
+		r->text = xstrdup(utf);
+		r = row3(d, "10:16385:4:t", 5, 100000000 * n, 0); /* planned, not run: no calls */
+		up_sample(&s, (double)pass, 1, d);
+		model_update(&m, &s);
+		digest_set_free(d);
+	}
+	j = json_of(&m, 20);
+	CHECK(!strchr(j, '\x1b') && !strstr(j, "\\u001b") && !strstr(j, "\\u001B"), "json text: no ESC, raw or escaped");
+	CHECK(!strchr(j, '\x07') && !strstr(j, "\\u0007"), "json text: no BEL");
+	CHECK(!strstr(j, "\xc2\x9b") && !strstr(j, "\\u009b"), "json text: no C1 CSI");
+	CHECK(strstr(j, "\"text\":\"SELECT ?[2J?]0;owned? \\\"q\\\" \\\\ x  FROM t ?31m\"") != NULL,
+	      "json text: controls -> ?, quotes and backslash escaped, newline/tab -> spaces");
+	CHECK(strstr(j, "\"schema\":\"sh\\\"op\\\\\"") != NULL, "json text: quote and backslash in a schema escaped");
+	check_py(j, "import json,sys; d=json.load(sys.stdin)[\"digests\"]; "
+		    "assert len(d)==4, d; t={x[\"id\"]:x for x in d}; "
+		    "assert all(\"\\x1b\" not in x[\"text\"] and \"\\x07\" not in x[\"text\"] and \"\\n\" not in x[\"text\"] for x in d); "
+		    "assert t[\"10:16385:2:t\"][\"text\"]==\"SELECT \"+\"x\"*193, len(t[\"10:16385:2:t\"][\"text\"]); "
+		    "u=t[\"10:16385:3:t\"][\"text\"]; assert len(u.encode())<=200 and u.startswith(\"SELECT \"+\"\\u00e9\"*96), u; "
+		    "assert \"\\ufffd\" not in u; "
+		    "assert t[\"10:16385:4:t\"][\"avg_ms\"] is None and t[\"10:16385:4:t\"][\"calls_per_s\"]==0; "
+		    "assert t[\"10:16385:1:t\"][\"avg_ms\"]==40 and t[\"10:16385:1:t\"][\"total_ms_per_s\"]==400; "
+		    "assert t[\"10:16385:1:t\"][\"text\"].count(\"\\\\\")==1 and \"\\\"q\\\"\" in t[\"10:16385:1:t\"][\"text\"]; "
+		    "assert abs(sum(x[\"share\"] for x in d)-1)<0.001 and t[\"10:16385:1:t\"][\"share\"]==0.4",
+		 "json text: cut to 200 bytes, valid UTF-8, avg null without calls, shares sum to 1");
+	free(j);
+
+	/* a reconnection: nothing known in the first interval of the new connection */
+	d = set_new(false);
+	row3(d, "10:16385:1:t", 30, 1200000000, 30);
+	up_sample(&s, 2, 2, d);
+	model_update(&m, &s);
+	digest_set_free(d);
+	j = json_of(&m, 20);
+	CHECK(strstr(j, ",\"digests\":[],") != NULL, "json: first interval after a reconnection -> []");
+	free(j);
+	model_free(&m);
+}
+
+int main(void)
+{
+	have_python = system("command -v python3 >/dev/null 2>&1") == 0;
+	/* 1. the delta table */
+	test_first_appearance();
+	test_steady();
+	test_counter_down();
+	test_epoch();
+	test_partial();
+	test_full_gone();
+	test_fresh_reconnect();
+	test_null_set();
+	test_lost();
+	test_top();
+	test_text();
+	test_growth();
+	test_history();
+	test_set_memory();
+	/* 2. mappers, queries and recorded rows */
+	test_mysql_sql();
+	test_mysql80();
+	test_mariadb();
+	test_mysql_cells();
+	test_pg_sql();
+	test_pg13();
+	test_pg15();
+	test_pg17();
+	test_pg18();
+	/* 3. JSON */
+	test_json_mysql();
+	test_json_none();
+	test_json_text();
+	return TAP_DONE();
+}
