@@ -133,6 +133,9 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		for (i = 0; i < t->cap; i++)
 			if (t->e[i].last.key[0]) {
 				t->e[i].known = false;
+				for (k = 0; k < DG__COUNT; k++)
+					t->e[i].rate[k] = NAN;
+				t->e[i].avg_ms = NAN;
 				hist_push(&t->e[i], NAN);
 			}
 		return;

@@ -24,8 +24,8 @@ enum dg_ctr {
 };
 
 struct digest_row {
-	char key[96];          /* stable identity, engine-defined */
-	char schema[64];       /* MySQL schema, PostgreSQL database */
+	char key[200];         /* stable identity, engine-defined */
+	char schema[130];      /* MySQL schema, PostgreSQL database (64 characters) */
 	char *text;            /* normalised text (owned), NULL when not fetched */
 	uint64_t c[DG__COUNT];
 	uint32_t have;         /* bit i: counter i reported */

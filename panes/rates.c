@@ -54,7 +54,12 @@ char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t le
 {
 	const char *unit = metric_defs[id].unit;
 	if (r->st != RATE_OK || !isfinite(r->v)) {
-		str_printf(buf, len, "- (%s)", rate_status_name(r->st));
+		/* short reasons: they share the value column */
+		static const char *const why[] = {
+			[RATE_OK] = "?", [RATE_INIT] = "init", [RATE_RESET] = "reset", [RATE_DOWN] = "down",
+			[RATE_UNAVAIL] = "n/a", [RATE_UNDEF] = "idle",
+		};
+		str_printf(buf, len, "- (%s)", why[r->st]);
 		return buf;
 	}
 	if (unit[0] == 'B') {

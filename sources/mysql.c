@@ -300,7 +300,7 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	/* texts of digests we have not seen yet (bounded per refresh) */
 	sb_init(&in);
 	for (i = 0; i < set->n && nfetch < TEXT_FETCH_MAX; i++) {
-		const char *d = strchr(set->rows[i].key, '/');
+		const char *d = strrchr(set->rows[i].key, '/');
 		if (set->rows[i].text || strset_has(&p->texts, set->rows[i].key) || !d)
 			continue;
 		d++;
@@ -326,7 +326,7 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 			return NULL;
 		}
 		while (res && (row = mysql_fetch_row(res))) {
-			char key[96];
+			char key[200];
 			str_printf(key, sizeof key, "%s/%s", row[0] ? row[0] : "", row[1] ? row[1] : "(null)");
 			text_sanitize(key);
 			for (i = 0; i < set->n; i++)

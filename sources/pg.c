@@ -296,7 +296,10 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 	if (!n)
 		return 0;
 	q = xmalloc(256 + n * 24);
-	pg_digest_text_sql(&src->caps, ids, n, q, 256 + n * 24);
+	if (!pg_digest_text_sql(&src->caps, ids, n, q, 256 + n * 24)) {
+		free(q);
+		return 0;   /* no valid id */
+	}
 	rc = pg_run(src, q, &rs, out->error, sizeof out->error, &stalled, &out->query_ms);
 	free(q);
 	out->nqueries++;
@@ -306,7 +309,7 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 		return -1;
 	}
 	for (k = 0; rs.n > 0 && k < PQntuples(rs.r[0]); k++) {
-		char key[96];
+		char key[200];
 		pg_digest_key(key, sizeof key, cell(rs.r[0], k, 0), cell(rs.r[0], k, 1), cell(rs.r[0], k, 2),
 			      cell(rs.r[0], k, 3));
 		for (i = 0; i < set->n; i++)

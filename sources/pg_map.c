@@ -175,14 +175,19 @@ char *pg_digest_text_sql(const struct caps *c, const char *const *ids, size_t n,
 	size_t i, off;
 	off = str_printf(buf, len, "SELECT userid, dbid, queryid, %s, query FROM pg_stat_statements(true) "
 			 "WHERE queryid IN (", c->pgss_version >= 109 ? "toplevel" : "true");
+	size_t good = 0;
 	for (i = 0; i < n && off + 32 < len; i++) {
-		const char *id = ids[i];
-		if (!id || !*id || strspn(id + (*id == '-'), "0123456789") != strlen(id + (*id == '-')))
+		const char *id = ids[i], *digits;
+		if (!id)
+			continue;
+		digits = id + (*id == '-');
+		if (!*digits || strspn(digits, "0123456789") != strlen(digits))
 			continue;
 		off += str_printf(buf + off, len - off, "%s%s", buf[off - 1] == '(' ? "" : ",", id);
+		good++;
 	}
 	str_printf(buf + off, len - off, ")");
-	return buf;
+	return good ? buf : NULL;
 }
 
 void pg_digest_key(char *key, size_t len, const char *userid, const char *dbid, const char *queryid,

@@ -66,7 +66,8 @@ struct digest_set;
  * in c; NULL when the extension is not there. */
 const char *pg_digest_sql(const struct caps *c);
 /* Text of up to n query ids: "SELECT userid, dbid, queryid, toplevel, query ...";
- * ids are the PGD_QUERYID cells (validated as integers). Written to buf. */
+ * ids are the PGD_QUERYID cells (validated as integers). Written to buf;
+ * returns buf, or NULL when no id was valid. */
 char *pg_digest_text_sql(const struct caps *c, const char *const *ids, size_t n, char *buf, size_t len);
 /* The key of a pg_stat_statements entry. */
 void pg_digest_key(char *key, size_t len, const char *userid, const char *dbid, const char *queryid,

@@ -234,11 +234,19 @@ static void draw_header(struct ui *u)
 			room -= c;
 		} else if (i == 1 && room > 6) {
 			/* shorten the host label from the left, marking the cut */
-			const char *h = u->o->host;
-			size_t hl = strlen(h), keep = (size_t)(room - 3);
-			char cut[160];
-			str_printf(cut, sizeof cut, "  %s%s", u->utf8 ? "\xe2\x80\xa6" : "~",
-				   h + (hl > keep ? hl - keep : 0));
+			const char *h = u->o->host, *tail = h + strlen(h);
+			int keep = room - 3;
+			char cut[200];
+			/* back from the end, whole characters only, up to keep columns */
+			while (tail > h) {
+				const char *q = tail - 1;
+				while (q > h && ((unsigned char)*q & 0xc0) == 0x80)
+					q--;
+				if (text_cols(q) > keep)
+					break;
+				tail = q;
+			}
+			str_printf(cut, sizeof cut, "  %s%s", u->utf8 ? "\xe2\x80\xa6" : "~", tail);
 			x += cv_text(&cv, 0, x, R_HEADER, cut);
 			room = 0;
 		} else {
@@ -413,7 +421,13 @@ static void draw_frame(struct ui *u)
 	} else {
 		int idx = u->screen - 1;
 		struct canvas cv = screen_canvas(u, top, 0, h, COLS);
-		int body_h = h - 1 - (idx == 0 ? 2 * u->m->caps.notes.n : 0);
+		int note_rows = 0;
+		for (int k = 0; idx == 0 && k < u->m->caps.notes.n; k++) {
+			char t[NOTE_LEN + 8];
+			str_printf(t, sizeof t, "note: %s", u->m->caps.notes.msg[k]);
+			note_rows += wrap_rows(t, COLS);
+		}
+		int body_h = h - 1 - note_rows;
 		if (body_h < 3)
 			body_h = h - 1;
 		draw_tile(u, idx, top, 0, 1 + body_h, COLS, true);
