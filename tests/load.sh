@@ -40,13 +40,14 @@ mariadb_opts() {
     MARIADB_OPTS=(--no-defaults -S "$DIR/mariadb/mysqld.sock" -u dbtop_admin -padminpw dbtop_test)
 }
 
-# Time-bounded sysbench oltp_write_only run; the table is prepared once.
+# Time-bounded sysbench oltp_write_only run; the table is prepared once. Plain
+# text statements (no server-side prepare), as most applications send them.
 run_sysbench() {
     local rc=0 n
     mariadb_opts
     local sb=(sysbench oltp_write_only --db-driver=mysql --mysql-socket="$DIR/mariadb/mysqld.sock"
         --mysql-user=dbtop_admin --mysql-password=adminpw --mysql-db=dbtop_test
-        --tables=1 --table-size=10000)
+        --tables=1 --table-size=10000 --db-ps-mode=disable)
     n=$(mariadb "${MARIADB_OPTS[@]}" -N -e "SELECT COUNT(*) FROM sbtest1" 2>/dev/null) || n=0
     if [ "$n" != 10000 ]; then
         "${sb[@]}" cleanup >/dev/null 2>&1 || true
