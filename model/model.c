@@ -212,8 +212,13 @@ void model_update(struct model *m, const struct sample *s)
 	}
 	ring_push(&m->hist_t, s->wall);
 	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
-	digest_table_update(&m->dg, s->state == STATE_UP ? s->digests : NULL, dt,
-			    fresh_conn || !(dt > 0), s->wall);
+	if (fresh_conn || s->state != STATE_UP || s->digests || !s->digests_skipped) {
+		/* digest rates cover the time since the previous digest read */
+		double dg_dt = m->dg_mono > 0 ? s->mono - m->dg_mono : dt;
+		digest_table_update(&m->dg, s->state == STATE_UP ? s->digests : NULL, dg_dt,
+				    fresh_conn || !(dt > 0), s->wall);
+		m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
+	}
 	m->last = *s;
 	m->last.digests = NULL;   /* the model never keeps the caller's rows */
 	if (s->state == STATE_UP) {

@@ -76,6 +76,7 @@ struct model {
 	struct setting settings[SETTINGS_MAX]; /* newest settings seen */
 	unsigned long intervals;  /* model_update calls */
 	struct digest_table dg;   /* statement digests */
+	double dg_mono;           /* monotonic time of the last digest read, 0: none */
 };
 
 /* history_len: intervals kept (>= 1). */

@@ -21,10 +21,13 @@ struct pg_priv {
 	uint64_t own_xacts;     /* transactions dbtop ran on this connection */
 	struct strset texts;    /* digest keys whose text we have */
 	bool fb_on;             /* sampled digests: no pg_stat_statements */
+	unsigned dg_every;      /* read pg_stat_statements every n refreshes */
+	unsigned dg_count;
 	struct fallback fb;
 };
 
 #define TEXT_FETCH_MAX 100      /* query texts fetched per refresh */
+#define DG_BUDGET_MS 8.0        /* pg_stat_statements reading cost aimed at, per refresh */
 
 /* A query's results (a multi-statement string yields several). */
 #define PG_MAXRES 12
@@ -336,6 +339,12 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	double t0;
 	int rc, i, next;
 
+	/* A large pg_stat_statements is read every few refreshes so that its
+	 * cost stays near DG_BUDGET_MS per refresh on average. */
+	if (dsql && p->dg_every > 1 && p->dg_count++ % p->dg_every != 0) {
+		dsql = NULL;
+		out->digests_skipped = true;
+	}
 	/* one round trip, one transaction: counters, digests, settings */
 	sb_init(&q);
 	sb_puts(&q, pg_counters_sql(c));
@@ -389,6 +398,13 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 				set->have_lost = true;
 			}
 		}
+		/* the next cadence from what this read cost */
+		unsigned every = (unsigned)ceil(out->query_ms / DG_BUDGET_MS);
+		p->dg_every = every < 1 ? 1 : every > 10 ? 10 : every;
+		p->dg_count = 1;
+		if (p->dg_every > 1)
+			str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d, every %u refreshes",
+				   c->pgss_version / 100, c->pgss_version % 100, p->dg_every);
 		out->digests = set;
 		if (pg_fetch_texts(src, out, set, d) < 0) {
 			pg_results_clear(&rs);

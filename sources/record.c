@@ -23,7 +23,8 @@ enum {
 /* field tags of a SAMPLE record */
 enum {
 	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
-	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST
+	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST,
+	S_DIGESTS_SKIPPED
 };
 
 /* S_DIGEST_META flags */
@@ -412,6 +413,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_text(r, &b, S_NOTE, s->notes.msg[i]);
 	if (s->digests)
 		put_digests(r, &b, s);
+	if (s->digests_skipped)
+		put_u64(&b, S_DIGESTS_SKIPPED, 1);
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -619,6 +622,9 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_DIGEST:
 		read_digest(s, d, n);
+		break;
+	case S_DIGESTS_SKIPPED:
+		s->digests_skipped = v != 0;
 		break;
 	default: break;
 	}

@@ -105,6 +105,10 @@ struct sample {
 	 * holds the sample: the consumer frees it with digest_set_free()
 	 * after model_update() (which does not keep it) and recording. */
 	struct digest_set *digests;
+	/* true when digests were not read this time on purpose (a large
+	 * pg_stat_statements is read every few refreshes): the previous
+	 * digest rates stay, they are not "unknown" */
+	bool digests_skipped;
 };
 
 /* Append a note unless an identical one is there already. */
