@@ -50,17 +50,6 @@ struct digest_set *digest_set_dup(const struct digest_set *s)
 	return d;
 }
 
-/* FNV-1a of a key. */
-static uint64_t key_hash(const char *k)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *k; k++) {
-		h ^= (unsigned char)*k;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 void digest_table_init(struct digest_table *t)
 {
 	memset(t, 0, sizeof *t);
@@ -78,7 +67,7 @@ void digest_table_free(struct digest_table *t)
 /* Slot of key: the entry, or the empty slot where it belongs. */
 static struct digest_entry *slot(struct digest_table *t, const char *key)
 {
-	size_t i = (size_t)(key_hash(key) & (t->cap - 1));
+	size_t i = (size_t)(hash_str(key) & (t->cap - 1));
 	while (t->e[i].last.key[0] && strcmp(t->e[i].last.key, key) != 0)
 		i = (i + 1) & (t->cap - 1);
 	return &t->e[i];

@@ -32,16 +32,6 @@ void fallback_round(struct fallback *fb)
 	fb->rounds++;
 }
 
-static uint64_t hash64(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 /* The statement slot for text hash h (created when missing); NULL when full. */
 static struct fb_stmt *stmt_slot(struct fallback *fb, uint64_t h)
 {
@@ -55,7 +45,7 @@ static struct fb_stmt *stmt_slot(struct fallback *fb, uint64_t h)
 		big.s = xcalloc(big.cap, sizeof *big.s);
 		for (i = 0; i < fb->cap; i++)
 			if (fb->s[i].key[0]) {
-				size_t j = hash64(fb->s[i].key) & (big.cap - 1);
+				size_t j = hash_str(fb->s[i].key) & (big.cap - 1);
 				while (big.s[j].key[0])
 					j = (j + 1) & (big.cap - 1);
 				big.s[j] = fb->s[i];
@@ -66,7 +56,7 @@ static struct fb_stmt *stmt_slot(struct fallback *fb, uint64_t h)
 	}
 find_only:
 	str_printf(key, sizeof key, "s:%016llx", (unsigned long long)h);
-	i = hash64(key) & (fb->cap - 1);
+	i = hash_str(key) & (fb->cap - 1);
 	while (fb->s[i].key[0] && strcmp(fb->s[i].key, key) != 0)
 		i = (i + 1) & (fb->cap - 1);
 	if (!fb->s[i].key[0]) {
@@ -115,7 +105,7 @@ void fallback_observe(struct fallback *fb, uint64_t id, const char *start, doubl
 	clean = redact_secrets(norm);
 	free(norm);
 	text_sanitize(clean);
-	h = hash64(clean);
+	h = hash_str(clean);
 	st = stmt_slot(fb, h);
 	if (!st) {
 		free(clean);

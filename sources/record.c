@@ -247,17 +247,6 @@ int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
 	return rc;
 }
 
-/* FNV-1a over bytes, continuing from h. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	while (n--) {
-		h ^= *b++;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 /* The slot of key in the map (growing it); never NULL. */
 static struct dg_slot *dgmap_slot(struct rec_dgmap *m, const char *key)
 {
@@ -267,7 +256,7 @@ static struct dg_slot *dgmap_slot(struct rec_dgmap *m, const char *key)
 					m->cap ? m->cap * 2 : 256, m->n};
 		for (i = 0; i < m->cap; i++)
 			if (m->s[i].key) {
-				size_t j = fnv(1469598103934665603ull, m->s[i].key, strlen(m->s[i].key)) & (big.cap - 1);
+				size_t j = hash_str(m->s[i].key) & (big.cap - 1);
 				while (big.s[j].key)
 					j = (j + 1) & (big.cap - 1);
 				big.s[j] = m->s[i];
@@ -275,7 +264,7 @@ static struct dg_slot *dgmap_slot(struct rec_dgmap *m, const char *key)
 		free(m->s);
 		*m = big;
 	}
-	i = fnv(1469598103934665603ull, key, strlen(key)) & (m->cap - 1);
+	i = hash_str(key) & (m->cap - 1);
 	while (m->s[i].key && strcmp(m->s[i].key, key) != 0)
 		i = (i + 1) & (m->cap - 1);
 	if (!m->s[i].key) {
@@ -316,11 +305,11 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 	for (i = 0; i < ds->n; i++) {
 		const struct digest_row *row = &ds->rows[i];
 		struct dg_slot *sl = dgmap_slot(r->dg, row->key);
-		uint64_t fp = fnv(1469598103934665603ull, row->c, sizeof row->c);
+		uint64_t fp = hash_bytes(HASH_SEED, row->c, sizeof row->c);
 		uint32_t have = row->have;
 		bool text;
-		fp = fnv(fp, &row->epoch, sizeof row->epoch);
-		fp = fnv(fp, &have, sizeof have) | 1;   /* never 0: 0 means "not written" */
+		fp = hash_bytes(fp, &row->epoch, sizeof row->epoch);
+		fp = hash_bytes(fp, &have, sizeof have) | 1;   /* never 0: 0 means "not written" */
 		text = row->text && !sl->text;
 		if (sl->fp == fp && !text) {
 			skipped = true;

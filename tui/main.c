@@ -317,6 +317,7 @@ int main(int argc, char **argv)
 	long printed = 0;
 	double next;
 	size_t hist;
+	int status = 0;
 
 	target_init(&t);
 	parse_args(argc, argv, &o, &t);
@@ -375,16 +376,8 @@ int main(int argc, char **argv)
 			.replay = replaying, .speed = o.speed, .host = host,
 			.rec = recording ? &rec : NULL,
 		};
-		int st = ui_run(&src, &m, &uo);
-		if (replaying && src.finished)
-			fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
-		if (recording)
-			rec_close(&rec);
-		source_close(&src);
-		model_free(&m);
-		sb_free(&out);
-		target_free(&t);
-		return st;
+		status = ui_run(&src, &m, &uo);
+		goto done;
 	}
 	/* the first sample only primes the counters */
 	next = clock_mono();
@@ -433,6 +426,7 @@ int main(int argc, char **argv)
 		if (stop_requested)
 			break;
 	}
+done:
 	if (replaying && src.finished)
 		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
 	if (recording)
@@ -441,5 +435,5 @@ int main(int argc, char **argv)
 	model_free(&m);
 	sb_free(&out);
 	target_free(&t);
-	return 0;
+	return status;
 }

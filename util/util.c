@@ -303,21 +303,25 @@ char *text_sanitize(char *s)
 	*o = '\0';
 	return s;
 }
-/* FNV-1a of a string. */
-static size_t str_hash(const char *s)
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
+	const unsigned char *b = p;
+	while (n--) {
+		h ^= *b++;
 		h *= 1099511628211ull;
 	}
-	return (size_t)h;
+	return h;
+}
+
+uint64_t hash_str(const char *s)
+{
+	return hash_bytes(HASH_SEED, s, strlen(s));
 }
 
 /* Index of s or of the empty slot where it would go. */
 static size_t strset_find(const struct strset *ss, const char *s)
 {
-	size_t i = str_hash(s) & (ss->cap - 1);
+	size_t i = (size_t)hash_str(s) & (ss->cap - 1);
 	while (ss->slot[i] && strcmp(ss->slot[i], s) != 0)
 		i = (i + 1) & (ss->cap - 1);
 	return i;

@@ -56,6 +56,12 @@ void json_num(struct strbuf *b, double v);
 char *text_sanitize(char *s);
 
 
+#define HASH_SEED 1469598103934665603ull
+/* FNV-1a over n bytes, continuing from h (start with HASH_SEED). */
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
+/* FNV-1a of a string. */
+uint64_t hash_str(const char *s);
+
 /* A set of strings (open addressing; the set owns copies). */
 struct strset {
 	char **slot;
