@@ -373,9 +373,11 @@ static void draw_help(struct ui *u)
 	int x0 = (COLS - w) / 2;
 	struct canvas cv = screen_canvas(u, 1, x0, h, w);
 	const struct pane_ops *p = panes[u->screen == 0 ? u->focus : u->screen - 1];
+	struct canvas under = screen_canvas(u, 1, 0, h, COLS);
 	size_t i;
+	/* blank the rows under the box edge to edge: no pane shows beside it */
 	for (i = 0; (int)i < h; i++)
-		cv_fill(&cv, (int)i, 0, w, R_NORMAL);
+		cv_fill(&under, (int)i, 0, COLS, R_NORMAL);
 	cv_printf(&cv, y++, 1, R_TITLE, "dbtop keys");
 	for (i = 0; i < NGLOBAL && y < h - 1; i++) {
 		cv_printf(&cv, y, 1, R_KEY, "%-12s", global_keys[i].name);
