@@ -72,7 +72,7 @@ $(BUILD)/demo_rec.o: $(BUILD)/demo_rec.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # unit tests link the pure core only: no server, no curses
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(CORE_OBJ)
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
 
