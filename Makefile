@@ -16,7 +16,7 @@ DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	$(shell $(MYSQL_CONFIG) --include 2>/dev/null)
 # the binary links neither client library: each backend is a plugin that
 # links its own, loaded only for the engine in use (smaller footprint)
-BASE_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw libpcre2-8 2>/dev/null) -lm -lpthread -ldl
+BASE_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw libpcre2-8 2>/dev/null) -lpthread -ldl
 PQ_LIBS := $(shell $(PKG_CONFIG) --libs libpq 2>/dev/null)
 MY_LIBS := $(shell $(MYSQL_CONFIG) --libs 2>/dev/null)
 DEP_LIBS := $(BASE_LIBS) $(PQ_LIBS) $(MY_LIBS)
@@ -33,7 +33,7 @@ LDLIBS := $(BASE_LIBS)
 
 BUILD ?= build
 BIN ?= dbtop
-CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c model/digests.c sources/source.c sources/registry.c sources/target.c \
+CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c model/digests.c model/locks.c sources/source.c sources/registry.c sources/target.c \
 	sources/mysql_map.c sources/pg_map.c sources/fallback.c \
 	panes/rates.c panes/canvas.c panes/pane.c panes/pending.c panes/digests.c tui/batch.c tui/theme_parse.c
 DB_SRC :=
@@ -74,14 +74,14 @@ $(BUILD)/demo_rec.o: $(BUILD)/demo_rec.c
 # unit tests link the pure core only: no server, no curses
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lm
 
 # test tools (link the pure core): recordings with chosen contents
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 $(BUILD)/tests/%: tests/tools/%.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lm
 
 deps:
 	@scripts/deps.sh

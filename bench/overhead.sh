@@ -16,6 +16,9 @@
 #   BENCH_MY_RATE [200]     sysbench --rate        BENCH_MY_THREADS [32]  sysbench --threads
 #   BENCH_SETTLE [5]        seconds of load before the first tool starts
 #   BENCH_INNOTOP_MODE []   innotop -m MODE (empty: innotop's default, the dashboard)
+#   BENCH_TRANSPORT [socket] how every tool connects: socket (unix sockets, as on the
+#                           database host; no password exchange) or tcp (127.0.0.1 with
+#                           password authentication: SCRAM-SHA-256 on PostgreSQL)
 #   BENCH_OUT [bench/last-run.md]  markdown report ("-" for none)
 #   DBTOP_MARIADB_PORT [43306] DBTOP_PG15_PORT [45415]  sandbox ports (away from test defaults)
 set -euo pipefail
@@ -32,6 +35,7 @@ MY_RATE=${BENCH_MY_RATE:-200} MY_THREADS=${BENCH_MY_THREADS:-32}
 SETTLE=${BENCH_SETTLE:-5}
 INNOTOP_MODE=${BENCH_INNOTOP_MODE:-}
 OUT_MD=${BENCH_OUT:-bench/last-run.md}
+TRANSPORT=${BENCH_TRANSPORT:-socket}
 export DBTOP_MARIADB_PORT=${DBTOP_MARIADB_PORT:-43306}
 export DBTOP_PG15_PORT=${DBTOP_PG15_PORT:-45415}
 export DBTOP_PG18_PORT=${DBTOP_PG18_PORT:-45418} DBTOP_PG13_PORT=${DBTOP_PG13_PORT:-45413}
@@ -51,6 +55,7 @@ check_int() {
     (($2 >= $3 && $2 <= $4)) || die "$1 must be in $3..$4, got $2"
 }
 check_int BENCH_SECONDS "$DURATION" 5 600
+case $TRANSPORT in socket | tcp) ;; *) die "BENCH_TRANSPORT must be socket or tcp, got '$TRANSPORT'" ;; esac
 check_int BENCH_WARMUP "$WARMUP" 1 60
 check_int BENCH_SETTLE "$SETTLE" 0 120
 check_int BENCH_PG_RATE "$PG_RATE" 1 100000
@@ -196,7 +201,11 @@ create_logins() {
     myq "CREATE USER IF NOT EXISTS 'bench_innotop'@'%' IDENTIFIED BY '$PEER_PW';
          GRANT ALL PRIVILEGES ON *.* TO 'bench_innotop'@'%';
          CREATE USER IF NOT EXISTS 'bench_mytop'@'%' IDENTIFIED BY '$PEER_PW';
-         GRANT ALL PRIVILEGES ON *.* TO 'bench_mytop'@'%';"
+         GRANT ALL PRIVILEGES ON *.* TO 'bench_mytop'@'%';
+         CREATE USER IF NOT EXISTS 'bench_innotop'@'localhost' IDENTIFIED BY '$PEER_PW';
+         GRANT ALL PRIVILEGES ON *.* TO 'bench_innotop'@'localhost';
+         CREATE USER IF NOT EXISTS 'bench_mytop'@'localhost' IDENTIFIED BY '$PEER_PW';
+         GRANT ALL PRIVILEGES ON *.* TO 'bench_mytop'@'localhost';"
 }
 
 # Start the bounded loads in the background; they run past the last window and are
@@ -573,6 +582,7 @@ write_markdown() {
         echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
         echo "- machine: nproc $(nproc), kernel $(uname -r), $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
         echo "- window: $DURATION s per tool after a $WARMUP s warm-up, 1 s refresh, tools one after another, each in a detached 200x50 tmux session"
+        echo "- transport: $TRANSPORT (every tool)"
         echo "- load (whole run): pgbench -c $PG_CLIENTS -R $PG_RATE on pg15; sysbench oltp_write_only --threads $MY_THREADS --rate $MY_RATE on mariadb"
         versions
         echo
@@ -639,33 +649,46 @@ eval "$(tests/sandbox.sh env)"
 create_logins
 start_loads
 
+# Where each tool connects (BENCH_TRANSPORT).
+if [ "$TRANSPORT" = socket ]; then
+    PG_URI="postgresql://dbtop_mon@/dbtop_test?host=$DBTOP_PG15_SOCKET&port=$DBTOP_PG15_PORT"
+    MY_URI="mysql://dbtop_mon:monpw@localhost/dbtop_test?socket=$DBTOP_MARIADB_SOCKET"
+    PG_WHERE=(-h "$DBTOP_PG15_SOCKET" -p "$DBTOP_PG15_PORT")
+    MY_WHERE=(-S "$DBTOP_MARIADB_SOCKET")
+else
+    PG_URI=$DBTOP_PG15_URI MY_URI=$DBTOP_MARIADB_URI
+    PG_WHERE=(-h 127.0.0.1 -p "$DBTOP_PG15_PORT")
+    MY_WHERE=(-h 127.0.0.1 -P "$DBTOP_MARIADB_PORT")
+fi
+say "transport: $TRANSPORT"
+
 for t in $TOOLS; do
     case $t in
     dbtop:pg15)
-        DBTOP_FALLBACK=("${DBTOP_ARGV[@]}" --batch "$DBTOP_PG15_URI")
-        measure dbtop pg15 dbtop_mon dbtop-pg15 "${DBTOP_ARGV[@]}" "$DBTOP_PG15_URI"
+        DBTOP_FALLBACK=("${DBTOP_ARGV[@]}" --batch "$PG_URI")
+        measure dbtop pg15 dbtop_mon dbtop-pg15 "${DBTOP_ARGV[@]}" "$PG_URI"
         ;;
     dbtop:mariadb)
-        DBTOP_FALLBACK=("${DBTOP_ARGV[@]}" --batch "$DBTOP_MARIADB_URI")
-        measure dbtop mariadb dbtop_mon dbtop-mariadb "${DBTOP_ARGV[@]}" "$DBTOP_MARIADB_URI"
+        DBTOP_FALLBACK=("${DBTOP_ARGV[@]}" --batch "$MY_URI")
+        measure dbtop mariadb dbtop_mon dbtop-mariadb "${DBTOP_ARGV[@]}" "$MY_URI"
         ;;
     pg_activity)
         measure pg_activity pg15 bench_pg_activity pg_activity \
-            pg_activity -h 127.0.0.1 -p "$DBTOP_PG15_PORT" -U bench_pg_activity -d dbtop_test --refresh 1
+            pg_activity "${PG_WHERE[@]}" -U bench_pg_activity -d dbtop_test --refresh 1
         ;;
     pg_top)
         measure pg_top pg15 bench_pg_top pg_top \
-            pg_top -h 127.0.0.1 -p "$DBTOP_PG15_PORT" -U bench_pg_top -d dbtop_test -s 1
+            pg_top "${PG_WHERE[@]}" -U bench_pg_top -d dbtop_test -s 1
         ;;
     innotop)
         mode=()
         [ -n "$INNOTOP_MODE" ] && mode=(-m "$INNOTOP_MODE")
         measure innotop mariadb bench_innotop innotop \
-            innotop -h 127.0.0.1 -P "$DBTOP_MARIADB_PORT" -u bench_innotop -p "$PEER_PW" -d 1 "${mode[@]}"
+            innotop "${MY_WHERE[@]}" -u bench_innotop -p "$PEER_PW" -d 1 "${mode[@]}"
         ;;
     mytop)
         measure mytop mariadb bench_mytop mytop \
-            mytop -h 127.0.0.1 -P "$DBTOP_MARIADB_PORT" -u bench_mytop -p "$PEER_PW" -d dbtop_test -s 1
+            mytop "${MY_WHERE[@]}" -u bench_mytop -p "$PEER_PW" -d dbtop_test -s 1
         ;;
     esac
 done

@@ -152,7 +152,7 @@ static void compute(struct model *m, const struct metric_def *d,
 			if (ctr_delta(p, s, d->b, &db) != RATE_OK)
 				db = 0;
 			x = da - db + m->carry[d->id];
-			m->carry[d->id] = x < 0 ? fmax(x, -NET_CARRY_MAX) : 0;
+			m->carry[d->id] = x < 0 ? (x > -NET_CARRY_MAX ? x : -NET_CARRY_MAX) : 0;
 			r->v = (x > 0 ? x : 0) / dt;
 		} else {
 			m->carry[d->id] = 0;

@@ -25,7 +25,7 @@ static bool cell_u64(const char *s, double scale, uint64_t *out)
 	d = strtod(s, &e);
 	if (e == s || *e || d < 0 || !isfinite(d))
 		return false;
-	*out = (uint64_t)llround(d * scale);
+	*out = (uint64_t)d_llround(d * scale);
 	return true;
 }
 
@@ -238,6 +238,6 @@ void pg_map_digest(struct digest_set *set, const char *const cell[PGD__COUNT])
 	}
 	if (cell[PGD_SINCE]) {
 		r->first_seen = strtod(cell[PGD_SINCE], NULL);
-		r->epoch = (uint64_t)llround(r->first_seen * 1000);
+		r->epoch = (uint64_t)d_llround(r->first_seen * 1000);
 	}
 }

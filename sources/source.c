@@ -155,7 +155,7 @@ static void source_fail(struct source *src, double now)
 		src->ops->close(src);
 	src->connected = false;
 	src->next_try = now + src->backoff;
-	src->backoff = fmin(src->backoff * 2, BACKOFF_MAX);
+	src->backoff = src->backoff * 2 < BACKOFF_MAX ? src->backoff * 2 : BACKOFF_MAX;
 }
 
 void source_tick(struct source *src, struct sample *out)

@@ -366,7 +366,7 @@ int main(int argc, char **argv)
 	host = replaying ? rcfg.host : t.label;
 	if (o.record)
 		recording = start_recording(&rec, &o, &src, host);
-	hist = (size_t)ceil(HISTORY_SECONDS / o.interval);
+	hist = (size_t)d_ceil(HISTORY_SECONDS / o.interval);
 	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
 	sb_init(&out);
 

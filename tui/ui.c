@@ -183,7 +183,7 @@ static void draw_header(struct ui *u)
 	if (m->intervals == 0)
 		str_copy(state, sizeof state, "CONNECTING");
 	else if (s->state == STATE_DOWN)
-		str_printf(state, sizeof state, "DOWN - retrying in %.0fs", ceil(s->retry_in));
+		str_printf(state, sizeof state, "DOWN - retrying in %.0fs", d_ceil(s->retry_in));
 	else if (s->state == STATE_STALLED)
 		str_printf(state, sizeof state, "STALLED: query exceeded %.1fs", u->src->query_timeout);
 	else
@@ -215,7 +215,7 @@ static void draw_header(struct ui *u)
 	/* then as many whole fields as fit; the host may be shortened, with a mark */
 	char every[32], eng[64];
 	str_printf(every, sizeof every, "  every %gs",
-		   u->o->replay && isfinite(m->interval_s) ? round(m->interval_s * 100) / 100 : u->interval);
+		   u->o->replay && isfinite(m->interval_s) ? d_round(m->interval_s * 100) / 100 : u->interval);
 	str_printf(eng, sizeof eng, "  %s %s", flavour_name(m->caps.flavour), ver);
 	int rw = text_cols(right), room = COLS - x;
 	bool show_right = room >= rw + 24;

@@ -105,6 +105,34 @@ double clock_wall(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Beyond 2^52 every double is already an integer. */
+#define D_INT_LIMIT 4503599627370496.0
+
+double d_ceil(double x)
+{
+	if (!(x > -D_INT_LIMIT && x < D_INT_LIMIT))
+		return x;
+	double t = (double)(long long)x;
+	return t < x ? t + 1 : t;
+}
+
+double d_round(double x)
+{
+	if (!(x > -D_INT_LIMIT && x < D_INT_LIMIT))
+		return x;
+	double t = (double)(long long)x, f = x - t;
+	if (f >= 0.5)
+		return t + 1;
+	if (f <= -0.5)
+		return t - 1;
+	return t;
+}
+
+long long d_llround(double x)
+{
+	return (long long)d_round(x);
+}
+
 void sleep_until(double t)
 {
 	double d = t - clock_mono();

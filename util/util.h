@@ -31,6 +31,12 @@ double clock_wall(void);
 /* Sleep until the monotonic time t (seconds); returns early on a signal. */
 void sleep_until(double t);
 
+/* ceil, round (half away from zero) and llround without libm, which would
+ * otherwise be mapped for these three alone; NaN and inf pass through. */
+double d_ceil(double x);
+double d_round(double x);
+long long d_llround(double x);
+
 /* Growable byte buffer. */
 struct strbuf {
 	char *s;

@@ -255,8 +255,27 @@ static void test_strbuf(void)
 	free(big);
 }
 
+/* d_ceil/d_round/d_llround against libm over awkward values. */
+static void test_rounding(void)
+{
+	static const double v[] = { 0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.4999999, -2.5000001, 0.49999999999999994,
+				    1e15 + 0.5, -1e15 - 0.5, 4503599627370497.0, 1e300, -1e300, 3.7, -3.7, 1e-300 };
+	int bad = 0;
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		if (d_ceil(v[i]) != ceil(v[i]) || d_round(v[i]) != round(v[i])) {
+			printf("# value %.17g: d_ceil %.17g ceil %.17g d_round %.17g round %.17g\n", v[i],
+			       d_ceil(v[i]), ceil(v[i]), d_round(v[i]), round(v[i]));
+			bad++;
+		}
+	}
+	CHECK(bad == 0, "d_ceil and d_round agree with libm on awkward values");
+	CHECK(isnan(d_ceil(NAN)) && isnan(d_round(NAN)) && isinf(d_ceil(INFINITY)), "d_ceil/d_round pass NaN and inf through");
+	CHECK(d_llround(2.5) == 3 && d_llround(-2.5) == -3 && d_llround(1234567.4) == 1234567, "d_llround rounds half away from zero");
+}
+
 int main(void)
 {
+	test_rounding();
 	test_json_str();
 	test_json_num();
 	test_sanitize();

@@ -1,0 +1,397 @@
+/* locks.c - lock-wait snapshots and their analysis into chains. */
+#include "locks.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/util.h"
+
+struct lock_set *lock_set_new(void)
+{
+	return xcalloc(1, sizeof(struct lock_set));
+}
+
+void lock_set_free(struct lock_set *ls)
+{
+	if (!ls)
+		return;
+	for (size_t i = 0; i < ls->ns; i++)
+		free(ls->s[i].query);
+	free(ls->s);
+	free(ls->e);
+	free(ls);
+}
+
+struct lock_set *lock_set_copy(const struct lock_set *ls)
+{
+	struct lock_set *c = xmalloc(sizeof *c);
+	*c = *ls;
+	c->cap_s = ls->ns;
+	c->cap_e = ls->ne;
+	c->s = xmalloc((ls->ns ? ls->ns : 1) * sizeof *c->s);
+	c->e = xmalloc((ls->ne ? ls->ne : 1) * sizeof *c->e);
+	if (ls->ns)
+		memcpy(c->s, ls->s, ls->ns * sizeof *c->s);
+	if (ls->ne)
+		memcpy(c->e, ls->e, ls->ne * sizeof *c->e);
+	for (size_t i = 0; i < c->ns; i++)
+		if (c->s[i].query)
+			c->s[i].query = xstrdup(c->s[i].query);
+	return c;
+}
+
+int lock_session_get(struct lock_set *ls, long long id)
+{
+	for (size_t i = ls->ns; i-- > 0;)
+		if (ls->s[i].id == id)
+			return (int)i;
+	if (ls->ns == ls->cap_s) {
+		ls->cap_s = ls->cap_s ? ls->cap_s * 2 : 16;
+		ls->s = xrealloc(ls->s, ls->cap_s * sizeof *ls->s);
+	}
+	struct lock_session *s = &ls->s[ls->ns];
+	memset(s, 0, sizeof *s);
+	s->id = id;
+	s->state_s = s->trx_age_s = s->wait_s = NAN;
+	s->root = -1;
+	return (int)ls->ns++;
+}
+
+void lock_session_query(struct lock_session *s, const char *q, bool is_last)
+{
+	free(s->query);
+	s->query = NULL;
+	s->query_is_last = is_last;
+	if (!q)
+		return;
+	size_t n = strlen(q);
+	if (n > LOCK_QUERY_MAX - 1) {
+		n = LOCK_QUERY_MAX - 1;
+		/* do not cut a UTF-8 sequence in half */
+		while (n > 0 && ((unsigned char)q[n] & 0xc0) == 0x80)
+			n--;
+	}
+	s->query = xmalloc(n + 1);
+	memcpy(s->query, q, n);
+	s->query[n] = '\0';
+	text_sanitize(s->query);
+}
+
+struct lock_edge *lock_edge_add(struct lock_set *ls, long long waiter, long long blocker)
+{
+	if (waiter == blocker)
+		return NULL;
+	int w = lock_session_get(ls, waiter), b = lock_session_get(ls, blocker);
+	if (ls->ne == ls->cap_e) {
+		ls->cap_e = ls->cap_e ? ls->cap_e * 2 : 16;
+		ls->e = xrealloc(ls->e, ls->cap_e * sizeof *ls->e);
+	}
+	struct lock_edge *e = &ls->e[ls->ne++];
+	memset(e, 0, sizeof *e);
+	e->waiter = w;
+	e->blocker = b;
+	e->root = -1;
+	return e;
+}
+
+/* Adjacency in compressed rows: for node i, idx[off[i] .. off[i+1]) are
+ * edge numbers whose `from` end is i. */
+struct adj {
+	int *off, *idx;
+};
+
+static void adj_build(struct adj *a, const struct lock_set *ls, bool by_blocker)
+{
+	size_t n = ls->ns;
+	a->off = xcalloc(n + 1, sizeof *a->off);
+	a->idx = xmalloc((ls->ne ? ls->ne : 1) * sizeof *a->idx);
+	for (size_t k = 0; k < ls->ne; k++)
+		a->off[(by_blocker ? ls->e[k].blocker : ls->e[k].waiter) + 1]++;
+	for (size_t i = 0; i < n; i++)
+		a->off[i + 1] += a->off[i];
+	int *fill = xmalloc((n ? n : 1) * sizeof *fill);
+	for (size_t i = 0; i < n; i++)
+		fill[i] = a->off[i];
+	for (size_t k = 0; k < ls->ne; k++)
+		a->idx[fill[by_blocker ? ls->e[k].blocker : ls->e[k].waiter]++] = (int)k;
+	free(fill);
+}
+
+static void adj_free(struct adj *a)
+{
+	free(a->off);
+	free(a->idx);
+}
+
+/* Strongly connected components of the wait-for graph (waiter -> blocker),
+ * iterative Tarjan; comp[i] gets a component number, size[c] its size. */
+static void scc(const struct lock_set *ls, const struct adj *out, int *comp, int *size)
+{
+	int n = (int)ls->ns, counter = 0, ncomp = 0, sp = 0, cs = 0;
+	int *index = xmalloc((size_t)(n ? n : 1) * sizeof(int));
+	int *low = xmalloc((size_t)(n ? n : 1) * sizeof(int));
+	int *stack = xmalloc((size_t)(n ? n : 1) * sizeof(int));
+	bool *on = xcalloc((size_t)(n ? n : 1), sizeof(bool));
+	int *cnode = xmalloc((size_t)(n ? n : 1) * sizeof(int)); /* call stack: node */
+	int *cpos = xmalloc((size_t)(n ? n : 1) * sizeof(int));  /* call stack: next edge */
+	for (int i = 0; i < n; i++)
+		index[i] = -1;
+	for (int r = 0; r < n; r++) {
+		if (index[r] >= 0)
+			continue;
+		cnode[cs] = r;
+		cpos[cs++] = out->off[r];
+		index[r] = low[r] = counter++;
+		stack[sp++] = r;
+		on[r] = true;
+		while (cs > 0) {
+			int v = cnode[cs - 1];
+			if (cpos[cs - 1] < out->off[v + 1]) {
+				int w = ls->e[out->idx[cpos[cs - 1]++]].blocker;
+				if (index[w] < 0) {
+					index[w] = low[w] = counter++;
+					stack[sp++] = w;
+					on[w] = true;
+					cnode[cs] = w;
+					cpos[cs++] = out->off[w];
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			if (low[v] == index[v]) {
+				int w, k = 0;
+				do {
+					w = stack[--sp];
+					on[w] = false;
+					comp[w] = ncomp;
+					k++;
+				} while (w != v);
+				size[ncomp++] = k;
+			}
+			cs--;
+			if (cs > 0) {
+				int u = cnode[cs - 1];
+				if (low[v] < low[u])
+					low[u] = low[v];
+			}
+		}
+	}
+	free(index);
+	free(low);
+	free(stack);
+	free(on);
+	free(cnode);
+	free(cpos);
+}
+
+/* Root order: most sessions blocked, then the oldest transaction, then id. */
+static const struct lock_set *sort_ls;
+
+static int cmp_root(const void *a, const void *b)
+{
+	const struct lock_session *x = &sort_ls->s[*(const int *)a], *y = &sort_ls->s[*(const int *)b];
+	if (x->blocked != y->blocked)
+		return x->blocked > y->blocked ? -1 : 1;
+	double xa = isnan(x->trx_age_s) ? -1 : x->trx_age_s, ya = isnan(y->trx_age_s) ? -1 : y->trx_age_s;
+	if (xa != ya)
+		return xa > ya ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Breadth-first from root r over blocker -> waiter edges: sessions reached
+ * get root/depth when they have none or a longer one; returns how many
+ * distinct sessions r blocks. */
+static int spread(struct lock_set *ls, const struct adj *in, int r, int *queue, int *seen, int mark)
+{
+	int head = 0, tail = 0, *dist = NULL, count = 0;
+	dist = xmalloc(ls->ns * sizeof *dist);
+	queue[tail++] = r;
+	seen[r] = mark;
+	dist[r] = 0;
+	while (head < tail) {
+		int v = queue[head++];
+		for (int k = in->off[v]; k < in->off[v + 1]; k++) {
+			int w = ls->e[in->idx[k]].waiter;
+			if (seen[w] == mark)
+				continue;
+			seen[w] = mark;
+			dist[w] = dist[v] + 1;
+			queue[tail++] = w;
+			count++;
+			struct lock_session *s = &ls->s[w];
+			if (s->root < 0 || dist[w] < s->depth) {
+				s->root = r;
+				s->depth = dist[w];
+			}
+		}
+	}
+	free(dist);
+	return count;
+}
+
+void lock_set_analyse(struct lock_set *ls)
+{
+	size_t n = ls->ns;
+	ls->nroots = ls->ncycles = 0;
+	if (n == 0)
+		return;
+	struct adj out, in;
+	adj_build(&out, ls, false);
+	adj_build(&in, ls, true);
+	int *comp = xmalloc(n * sizeof *comp), *size = xmalloc(n * sizeof *size);
+	int *queue = xmalloc(n * sizeof *queue), *seen = xcalloc(n, sizeof *seen);
+	int *roots = xmalloc(n * sizeof *roots), nr = 0;
+	scc(ls, &out, comp, size);
+	for (size_t i = 0; i < n; i++) {
+		struct lock_session *s = &ls->s[i];
+		s->waits = out.off[i + 1] > out.off[i];
+		s->blocks = in.off[i + 1] > in.off[i];
+		s->in_cycle = size[comp[i]] > 1;
+		s->is_root = s->blocks && !s->waits;
+		s->root = s->is_root ? (int)i : -1;
+		s->depth = 0;
+		s->blocked = 0;
+		if (s->in_cycle)
+			ls->ncycles++;
+	}
+	int mark = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ls->s[i].is_root) {
+			roots[nr++] = (int)i;
+			ls->s[i].blocked = spread(ls, &in, (int)i, queue, seen, ++mark);
+		}
+	/* a cycle no root reaches: its member with the oldest transaction
+	 * (then the lowest id) heads it */
+	for (size_t i = 0; i < n; i++) {
+		if (!ls->s[i].in_cycle || ls->s[i].root >= 0)
+			continue;
+		int head = (int)i;
+		for (size_t j = 0; j < n; j++) {
+			if (comp[j] != comp[i])
+				continue;
+			const struct lock_session *a = &ls->s[j], *h = &ls->s[head];
+			double aa = isnan(a->trx_age_s) ? -1 : a->trx_age_s, ha = isnan(h->trx_age_s) ? -1 : h->trx_age_s;
+			if (aa > ha || (aa == ha && a->id < h->id))
+				head = (int)j;
+		}
+		struct lock_session *h = &ls->s[head];
+		h->is_root = true;
+		h->root = head;
+		h->depth = 0;
+		roots[nr++] = head;
+		h->blocked = spread(ls, &in, head, queue, seen, ++mark);
+	}
+	ls->nroots = nr;
+	for (size_t k = 0; k < ls->ne; k++) {
+		struct lock_edge *e = &ls->e[k];
+		const struct lock_session *w = &ls->s[e->waiter];
+		e->root = w->root;
+		e->depth = w->is_root ? 0 : w->depth;
+		e->cycle = comp[e->waiter] == comp[e->blocker] && size[comp[e->waiter]] > 1;
+	}
+	adj_free(&out);
+	adj_free(&in);
+	free(comp);
+	free(size);
+	free(queue);
+	free(seen);
+	free(roots);
+}
+
+/* Waiter order under one blocker: longest wait first, then id. */
+static int cmp_child(const void *a, const void *b)
+{
+	const struct lock_edge *x = &sort_ls->e[*(const int *)a], *y = &sort_ls->e[*(const int *)b];
+	const struct lock_session *p = &sort_ls->s[x->waiter], *q = &sort_ls->s[y->waiter];
+	double pw = isnan(p->wait_s) ? -1 : p->wait_s, qw = isnan(q->wait_s) ? -1 : q->wait_s;
+	if (pw != qw)
+		return pw > qw ? -1 : 1;
+	if (p->id != q->id)
+		return p->id < q->id ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+size_t lock_tree_rows(const struct lock_set *ls, struct lock_row **rows)
+{
+	size_t n = ls->ns, nrows = 0, cap = ls->ns + ls->ne + 1;
+	struct lock_row *r = xmalloc(cap * sizeof *r);
+	*rows = r;
+	if (n == 0)
+		return 0;
+	struct adj in;
+	adj_build(&in, ls, true);
+	sort_ls = ls;
+	for (size_t i = 0; i < n; i++)
+		qsort(in.idx + in.off[i], (size_t)(in.off[i + 1] - in.off[i]), sizeof(int), cmp_child);
+	int *roots = xmalloc(n * sizeof *roots), nr = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ls->s[i].is_root)
+			roots[nr++] = (int)i;
+	qsort(roots, (size_t)nr, sizeof *roots, cmp_root);
+	bool *done = xcalloc(n, sizeof *done);
+	/* explicit depth-first stack of (edge index cursor) per level */
+	int *node = xmalloc((n + 1) * sizeof *node), *pos = xmalloc((n + 1) * sizeof *pos);
+	for (int k = 0; k < nr; k++) {
+		int rt = roots[k], sp = 0;
+		r[nrows++] = (struct lock_row){ .session = rt, .edge = -1, .depth = 0, .repeat = done[rt] };
+		if (done[rt])
+			continue;
+		done[rt] = true;
+		node[sp] = rt;
+		pos[sp++] = in.off[rt];
+		while (sp > 0) {
+			int v = node[sp - 1];
+			if (pos[sp - 1] >= in.off[v + 1]) {
+				sp--;
+				continue;
+			}
+			int ei = in.idx[pos[sp - 1]++], w = ls->e[ei].waiter;
+			if (nrows == cap) {
+				cap *= 2;
+				r = xrealloc(r, cap * sizeof *r);
+				*rows = r;
+			}
+			r[nrows++] = (struct lock_row){ .session = w, .edge = ei, .depth = sp, .repeat = done[w] };
+			if (done[w] || (size_t)sp >= n)
+				continue;
+			done[w] = true;
+			node[sp] = w;
+			pos[sp++] = in.off[w];
+		}
+	}
+	free(node);
+	free(pos);
+	free(done);
+	free(roots);
+	adj_free(&in);
+	return nrows;
+}
+
+/* "42s", "3.2s", "12m05s", "3h07m". */
+static void dur_text(double s, char *out, size_t len)
+{
+	if (isnan(s) || s < 0)
+		str_copy(out, len, "");
+	else if (s < 10)
+		str_printf(out, len, "%.1fs", s);
+	else if (s < 60)
+		str_printf(out, len, "%.0fs", s);
+	else if (s < 3600)
+		str_printf(out, len, "%dm%02ds", (int)(s / 60), (int)s % 60);
+	else
+		str_printf(out, len, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
+}
+
+void lock_state_text(const struct lock_session *s, char *out, size_t len)
+{
+	char d[24];
+	dur_text(s->state_s, d, sizeof d);
+	if (!s->state[0])
+		str_copy(out, len, d[0] ? d : "?");
+	else if (d[0])
+		str_printf(out, len, "%s %s", s->state, d);
+	else
+		str_copy(out, len, s->state);
+}
