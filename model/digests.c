@@ -30,6 +30,9 @@ void digest_set_free(struct digest_set *s)
 	for (i = 0; i < s->n; i++)
 		free(s->rows[i].text);
 	free(s->rows);
+	for (i = 0; i < s->nhist; i++)
+		free(s->hist[i].b);
+	free(s->hist);
 	free(s);
 }
 
@@ -47,7 +50,104 @@ struct digest_set *digest_set_dup(const struct digest_set *s)
 		d->rows[i] = s->rows[i];
 		d->rows[i].text = s->rows[i].text ? xstrdup(s->rows[i].text) : NULL;
 	}
+	d->hist = s->nhist ? xmalloc(s->nhist * sizeof *d->hist) : NULL;
+	d->hist_cap = s->nhist;
+	for (i = 0; i < s->nhist; i++) {
+		d->hist[i] = s->hist[i];
+		d->hist[i].cap = s->hist[i].n;
+		d->hist[i].b = s->hist[i].n ? xmalloc(s->hist[i].n * sizeof *d->hist[i].b) : NULL;
+		if (s->hist[i].n)
+			memcpy(d->hist[i].b, s->hist[i].b, s->hist[i].n * sizeof *d->hist[i].b);
+	}
 	return d;
+}
+
+struct dg_hist *digest_set_add_hist(struct digest_set *s, const char *key)
+{
+	struct dg_hist *h;
+	if (s->nhist == s->hist_cap) {
+		s->hist_cap = s->hist_cap ? s->hist_cap * 2 : 16;
+		s->hist = xrealloc(s->hist, s->hist_cap * sizeof *s->hist);
+	}
+	h = &s->hist[s->nhist++];
+	memset(h, 0, sizeof *h);
+	str_copy(h->key, sizeof h->key, key);
+	return h;
+}
+
+struct dg_hist *digest_set_hist(const struct digest_set *s, const char *key)
+{
+	size_t i;
+	for (i = 0; s && i < s->nhist; i++)
+		if (strcmp(s->hist[i].key, key) == 0)
+			return &s->hist[i];
+	return NULL;
+}
+
+void dg_hist_add(struct dg_hist *h, uint32_t num, uint64_t high_ps, uint64_t count)
+{
+	size_t j = h->n;
+	/* rows come in bucket order: the insertion point is almost always the end */
+	while (j > 0 && h->b[j - 1].num > num)
+		j--;
+	if (j > 0 && h->b[j - 1].num == num) {
+		h->b[j - 1].high_ps = high_ps;
+		h->b[j - 1].count = count;
+		return;
+	}
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 16;
+		h->b = xrealloc(h->b, h->cap * sizeof *h->b);
+	}
+	memmove(h->b + j + 1, h->b + j, (h->n - j) * sizeof *h->b);
+	h->b[j].num = num;
+	h->b[j].high_ps = high_ps;
+	h->b[j].count = count;
+	h->n++;
+}
+
+double dg_hist_p95(const struct dg_bucket *prev, size_t nprev, const struct dg_bucket *cur, size_t ncur,
+		   bool *reset)
+{
+	uint64_t total = 0, target, sum = 0;
+	size_t i = 0, j;
+	if (reset)
+		*reset = false;
+	/* the interval's count per bucket; a count that went down (or a bucket
+	 * that emptied) is a reset: no figure for this interval */
+	for (j = 0; j < ncur; j++) {
+		uint64_t before = 0;
+		for (; i < nprev && prev[i].num < cur[j].num; i++)
+			if (prev[i].count > 0)
+				goto was_reset;
+		if (i < nprev && prev[i].num == cur[j].num)
+			before = prev[i++].count;
+		if (cur[j].count < before)
+			goto was_reset;
+		total += cur[j].count - before;
+	}
+	for (; i < nprev; i++)
+		if (prev[i].count > 0)
+			goto was_reset;
+	if (total == 0)
+		return NAN;
+	/* the first bucket where the cumulative count reaches ceil(95 %) */
+	target = total - total / 20;
+	for (i = 0, j = 0; j < ncur; j++) {
+		uint64_t before = 0;
+		while (i < nprev && prev[i].num < cur[j].num)
+			i++;
+		if (i < nprev && prev[i].num == cur[j].num)
+			before = prev[i].count;
+		sum += cur[j].count - before;
+		if (sum >= target)
+			return cur[j].high_ps == UINT64_MAX ? NAN : (double)cur[j].high_ps / 1e9;
+	}
+	return NAN;
+was_reset:
+	if (reset)
+		*reset = true;
+	return NAN;
 }
 
 void digest_table_init(struct digest_table *t)
@@ -58,8 +158,10 @@ void digest_table_init(struct digest_table *t)
 void digest_table_free(struct digest_table *t)
 {
 	size_t i;
-	for (i = 0; i < t->cap; i++)
+	for (i = 0; i < t->cap; i++) {
 		free(t->e[i].last.text);
+		free(t->e[i].hb);
+	}
 	free(t->e);
 	memset(t, 0, sizeof *t);
 }
@@ -93,6 +195,29 @@ static void hist_push(struct digest_entry *e, double v)
 	e->hist_head++;
 }
 
+/* Forget e's histogram base. */
+static void drop_base(struct digest_entry *e)
+{
+	free(e->hb);
+	e->hb = NULL;
+	e->nhb = 0;
+	e->hb_ok = false;
+}
+
+/* The interval p95 of e from histogram h read now (NaN unless e's base is
+ * valid and its counters are known this interval); h becomes the base. */
+static void take_hist(struct digest_entry *e, const struct dg_hist *h, unsigned long tick)
+{
+	e->p95_ms = e->hb_ok && e->known ? dg_hist_p95(e->hb, e->nhb, h->b, h->n, NULL) : NAN;
+	free(e->hb);
+	e->hb = h->n ? xmalloc(h->n * sizeof *e->hb) : NULL;
+	if (h->n)
+		memcpy(e->hb, h->b, h->n * sizeof *e->hb);
+	e->nhb = h->n;
+	e->hb_ok = true;
+	e->hb_tick = tick;
+}
+
 /* Take the new cumulative row into e, keeping a known text. */
 static void adopt(struct digest_entry *e, const struct digest_row *r)
 {
@@ -118,13 +243,16 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 	t->total_ms_per_s = 0;
 	t->lost_delta = 0;
 	if (!s) {
-		/* nothing this interval: every rate unknown */
+		/* nothing this interval: every rate unknown, and what happened
+		 * meanwhile is unknown too: no histogram base survives */
 		for (i = 0; i < t->cap; i++)
 			if (t->e[i].last.key[0]) {
 				t->e[i].known = false;
 				for (k = 0; k < DG__COUNT; k++)
 					t->e[i].rate[k] = NAN;
 				t->e[i].avg_ms = NAN;
+				t->e[i].p95_ms = NAN;
+				drop_base(&t->e[i]);
 				hist_push(&t->e[i], NAN);
 			}
 		return;
@@ -155,6 +283,8 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 				e->rate[k] = from_zero && (r->have >> k & 1) ? (double)r->c[k] / dt : NAN;
 			e->avg_ms = from_zero && r->c[DG_CALLS] ? (double)r->c[DG_TOTAL_NS] / (double)r->c[DG_CALLS] / 1e6 : NAN;
 			e->known = from_zero;
+			e->p95_ms = NAN;
+			e->moved = true;
 			adopt(e, r);
 			e->seen_tick = t->tick;
 			t->n++;
@@ -176,6 +306,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			e->avg_ms = NAN;
 		}
 		e->known = ok;
+		e->moved = !ok || !(r->have >> DG_CALLS & 1) || r->c[DG_CALLS] != e->last.c[DG_CALLS];
 		e->gone = false;
 		e->seen_tick = t->tick;
 		adopt(e, r);
@@ -191,14 +322,35 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 				e->rate[k] = (e->last.have >> k & 1) ? 0 : NAN;
 			e->avg_ms = NAN;
 			e->known = true;
+			e->moved = false;
 		} else {
 			/* evicted or reset away: it contributes nothing */
 			for (k = 0; k < DG__COUNT; k++)
 				e->rate[k] = NAN;
 			e->avg_ms = NAN;
 			e->known = false;
+			e->moved = true;
 			e->gone = !s->partial || fresh;
 		}
+	}
+	/* latency histograms read this time: the interval p95 against the
+	 * previous read, which becomes the new base */
+	for (i = 0; i < s->nhist; i++) {
+		struct digest_entry *e;
+		if (!s->hist[i].key[0] || !t->cap)
+			continue;
+		e = slot(t, s->hist[i].key);
+		if (e->last.key[0] && !e->gone)
+			take_hist(e, &s->hist[i], t->tick);
+	}
+	for (i = 0; i < t->cap; i++) {
+		struct digest_entry *e = &t->e[i];
+		if (!e->last.key[0] || e->hb_tick == t->tick)
+			continue;
+		/* not read now: unknown; a digest that ran meanwhile has no base */
+		e->p95_ms = NAN;
+		if (e->moved)
+			drop_base(e);
 	}
 	for (i = 0; i < t->cap; i++) {
 		struct digest_entry *e = &t->e[i];

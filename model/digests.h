@@ -34,6 +34,22 @@ struct digest_row {
 	double first_seen, last_seen; /* s since the epoch, 0: unknown */
 };
 
+/* One latency histogram bucket of a digest as the server reports it
+ * (MySQL 8 events_statements_histogram_by_digest): cumulative count. */
+struct dg_bucket {
+	uint32_t num;          /* BUCKET_NUMBER */
+	uint64_t high_ps;      /* BUCKET_TIMER_HIGH, picoseconds */
+	uint64_t count;        /* COUNT_BUCKET, cumulative */
+};
+
+/* The histogram of one digest read in a sample: its buckets with a count
+ * above zero, ascending by number (none: read, nothing timed yet). */
+struct dg_hist {
+	char key[200];         /* the digest row's key */
+	struct dg_bucket *b;
+	size_t n, cap;
+};
+
 /* What one sample brought. */
 struct digest_set {
 	struct digest_row *rows;
@@ -44,13 +60,32 @@ struct digest_set {
 	uint64_t lost;         /* cumulative: digests the server could not track */
 	bool have_lost;
 	char source[64];       /* "performance_schema", "pg_stat_statements 1.10", "sampled" */
+	/* latency histograms read in this sample, for a few of its rows only
+	 * (a digest without one here was not read this time) */
+	struct dg_hist *hist;
+	size_t nhist, hist_cap;
 };
 
 /* Append a zeroed row; returns it. */
 struct digest_row *digest_set_add(struct digest_set *s);
 void digest_set_free(struct digest_set *s);
-/* A deep copy (texts duplicated). */
+/* A deep copy (texts and histograms duplicated). */
 struct digest_set *digest_set_dup(const struct digest_set *s);
+/* Append an empty histogram for key; returns it. */
+struct dg_hist *digest_set_add_hist(struct digest_set *s, const char *key);
+/* The histogram of key in s, or NULL. */
+struct dg_hist *digest_set_hist(const struct digest_set *s, const char *key);
+/* Add a bucket to h, keeping the order by number (a repeated number
+ * replaces the earlier one). */
+void dg_hist_add(struct dg_hist *h, uint32_t num, uint64_t high_ps, uint64_t count);
+
+/* p95 latency in ms of the statements between two readings of a digest's
+ * histogram: the upper bound of the bucket where the cumulative interval
+ * count (per-bucket differences) first reaches 95 % of the interval's
+ * count. NaN when nothing ran, when a bucket count went down (*reset set,
+ * when reset is not NULL), or when that bucket has no upper bound. */
+double dg_hist_p95(const struct dg_bucket *prev, size_t nprev, const struct dg_bucket *cur, size_t ncur,
+		   bool *reset);
 
 /* Model side: one entry per digest ever seen. */
 struct digest_entry {
@@ -62,6 +97,14 @@ struct digest_entry {
 	unsigned hist_head;
 	unsigned long seen_tick;     /* last tick the server reported it */
 	bool gone;                   /* no longer reported (evicted / reset) */
+	/* per-interval p95 from latency histograms (MySQL 8): NaN unless the
+	 * histogram was read now and at the previous change of the digest */
+	double p95_ms;
+	struct dg_bucket *hb;        /* buckets at the last histogram read (owned) */
+	size_t nhb;
+	bool hb_ok;                  /* hb is a valid base for the next interval */
+	unsigned long hb_tick;       /* tick of the last histogram read */
+	bool moved;                  /* calls changed (or unknown) this tick */
 };
 
 struct digest_table {

@@ -100,6 +100,12 @@ static void draw_details(const struct model *m, const struct digest_entry *e, st
 	fmt_time(e->last.first_seen, f, sizeof f);
 	fmt_time(e->last.last_seen, l, sizeof l);
 	cv_printf(cv, y++, 0, R_LABEL, "first seen %s   last seen %s", f, l);
+	if (m->caps.ps_digest_hist) {
+		if (isfinite(e->p95_ms))
+			cv_printf(cv, y++, 0, R_LABEL, "p95 latency this interval %.3f ms (latency histogram)", e->p95_ms);
+		else
+			cv_text(cv, y++, 0, R_LABEL, "p95 latency this interval - (not measured)");
+	}
 	if (isfinite(e->last.p95_ms))
 		cv_printf(cv, y++, 0, R_LABEL, "p95 latency since first seen %.3f ms (QUANTILE_95)", e->last.p95_ms);
 	cv_printf(cv, y++, 0, R_LABEL, "%-20s %16s %14s", "", "since first seen", "per second now");
@@ -133,14 +139,13 @@ static void draw_details(const struct model *m, const struct digest_entry *e, st
 		cv_text(cv, y, 0, R_LABEL, "total ms/s");
 		cv_spark(cv, y, 12, w - 12 < 60 ? w - 12 : 60, &r, 0, R_SPARK);
 	}
-	(void)m;
 }
 
 static void digests_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	const struct digest_table *t = &m->dg;
 	const struct digest_entry **rows;
-	bool pg = m->caps.engine == ENGINE_POSTGRESQL, cum = CUMULATIVE(v);
+	bool pg = m->caps.engine == ENGINE_POSTGRESQL, cum = CUMULATIVE(v), p95 = m->caps.ps_digest_hist;
 	size_t n, i;
 	int y = 0, textx;
 	char h1[256];
@@ -181,13 +186,15 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		free(rows);
 		return;
 	}
-	/* column heads */
+	/* column heads; p95 only where the server has latency histograms */
 	if (cum)
-		str_printf(h1, sizeof h1, "%6s %9s %9s %8s %9s %9s %9s %-12s", "share", "total ms", "calls",
-			   "avg ms", "rows", pg ? "hit" : "lock ms", pg ? "read" : "examined", "schema");
+		str_printf(h1, sizeof h1, "%6s %9s %9s %8s%s%9s %9s %9s %-12s", "share", "total ms", "calls",
+			   "avg ms", p95 ? "   p95 ms " : " ", "rows", pg ? "hit" : "lock ms", pg ? "read" : "examined",
+			   "schema");
 	else
-		str_printf(h1, sizeof h1, "%6s %9s %9s %8s %9s %9s %9s %-12s", "share", "ms/s", "calls/s",
-			   "avg ms", "rows/s", pg ? "hit/s" : "lock ms/s", pg ? "read/s" : "exam/s", "schema");
+		str_printf(h1, sizeof h1, "%6s %9s %9s %8s%s%9s %9s %9s %-12s", "share", "ms/s", "calls/s",
+			   "avg ms", p95 ? "   p95 ms " : " ", "rows/s", pg ? "hit/s" : "lock ms/s",
+			   pg ? "read/s" : "exam/s", "schema");
 	textx = cv_text(cv, y, 0, R_LABEL, h1) + 1;
 	cv_text(cv, y++, textx, R_LABEL, "statement");
 	if (n == 0) {
@@ -203,7 +210,7 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 			total += (double)rows[i]->last.c[DG_TOTAL_NS];
 	for (i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
 		const struct digest_entry *e = rows[i];
-		char c[7][24], line[512];
+		char c[7][24], pc[24] = "", line[512];
 		double ms = cum ? (double)e->last.c[DG_TOTAL_NS] / 1e6 : e->rate[DG_TOTAL_NS] / 1e6;
 		double share = cum ? (total > 0 ? (double)e->last.c[DG_TOTAL_NS] / total : NAN)
 				   : (t->total_ms_per_s > 0 ? ms / t->total_ms_per_s : NAN);
@@ -225,8 +232,14 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 			fmt_fig(fig(e, DG_LOCK_NS, cum) / 1e6, c[5], 24);
 			fmt_fig(fig(e, DG_ROWS_EXAMINED, cum), c[6], 24);
 		}
-		str_printf(line, sizeof line, "%6s %9s %9s %8s %9s %9s %9s %-12.12s", c[0], c[1], c[2], c[3],
-			   c[4], c[5], c[6], e->last.schema);
+		if (p95) {
+			/* per interval from the histograms; since first seen: QUANTILE_95 */
+			char f[24];
+			fmt_fig(cum ? e->last.p95_ms : e->p95_ms, f, sizeof f);
+			str_printf(pc, sizeof pc, " %8s ", f);
+		}
+		str_printf(line, sizeof line, "%6s %9s %9s %8s%s%9s %9s %9s %-12.12s", c[0], c[1], c[2], c[3],
+			   p95 ? pc : " ", c[4], c[5], c[6], e->last.schema);
 		if (sel)
 			cv_fill(cv, y, 0, cv->w, R_SELECTED);
 		cv_text(cv, y, 0, sel ? R_SELECTED : R_VALUE, line);

@@ -33,6 +33,7 @@ struct my_priv {
 	struct strset texts;     /* digest keys whose text we have */
 	bool fb_on;              /* sampled digests: no performance_schema digests */
 	struct fallback fb;
+	struct my_hist_pick pick; /* whose latency histograms to read */
 };
 
 /* Run q; on failure fill err (and *stalled when it was a time limit).
@@ -76,6 +77,7 @@ static void my_close(struct source *src)
 		mysql_close(p->db);
 	strset_clear(&p->texts);
 	fallback_free(&p->fb);
+	mysql_hist_pick_free(&p->pick);
 	free(p);
 	src->priv = NULL;
 }
@@ -138,17 +140,13 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 	if (c->perf_schema && !ps_failed) {
 		bool consumer = false;
 		res = my_query(src,
-			       "SELECT COLUMN_NAME FROM information_schema.COLUMNS "
+			       "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS "
 			       "WHERE TABLE_SCHEMA = 'performance_schema' "
-			       "AND TABLE_NAME = 'events_statements_summary_by_digest' "
-			       "AND COLUMN_NAME IN ('DIGEST', 'QUANTILE_95')",
+			       "AND TABLE_NAME IN ('events_statements_summary_by_digest', '" MY_HIST_TABLE "') "
+			       "AND COLUMN_NAME IN ('DIGEST', 'QUANTILE_95', 'COUNT_BUCKET')",
 			       e2, sizeof e2, &failed, NULL, NULL);
-		while (res && (row = mysql_fetch_row(res))) {
-			if (row[0] && strcasecmp(row[0], "DIGEST") == 0)
-				c->ps_digests = true;
-			if (row[0] && strcasecmp(row[0], "QUANTILE_95") == 0)
-				c->ps_digest_p95 = true;
-		}
+		while (res && (row = mysql_fetch_row(res)))
+			mysql_caps_digest_column(c, row[0], row[1]);
 		if (res)
 			mysql_free_result(res);
 		res = my_query(src, "SELECT ENABLED FROM performance_schema.setup_consumers "
@@ -166,6 +164,8 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 	if (!c->ps_digests)
 		notes_add(&c->notes, "digests unavailable: needs performance_schema=ON (restart) and "
 			  "SELECT on performance_schema.*");
+	if (!c->ps_digests)
+		c->ps_digest_hist = false;
 
 	res = my_query(src, "SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'", e2, sizeof e2,
 		       &failed, NULL, NULL);
@@ -342,6 +342,43 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	for (i = 0; i < set->n; i++)
 		if (set->rows[i].text)
 			strset_add(&p->texts, set->rows[i].key);
+
+	/* latency histograms of the few digests that took the most time */
+	if (c->ps_digest_hist && mysql_hist_choose(&p->pick, set, MY_HIST_MAX) > 0) {
+		struct strbuf hq;
+		sb_init(&hq);
+		if (mysql_hist_sql(set, &hq)) {
+			res = my_query(src, hq.s, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
+			out->nqueries++;
+			unsigned en = failed ? mysql_errno(p->db) : 0;
+			if (failed && (stalled || (en >= 2000 && en < 3000))) {
+				/* a time limit or a client error (connection lost):
+				 * the sample fails */
+				sb_free(&hq);
+				out->state = stalled ? STATE_STALLED : STATE_DOWN;
+				digest_set_free(set);
+				return NULL;
+			}
+			if (failed) {
+				/* the server refused the statement: no p95 this time */
+				notes_add(&out->notes, "digest p95: %s", out->error);
+				out->error[0] = '\0';
+				for (i = 0; i < set->nhist; i++)
+					free(set->hist[i].b);
+				set->nhist = 0;
+			}
+			nf = res ? mysql_num_fields(res) : 0;
+			while (res && nf >= MYH__COUNT && (row = mysql_fetch_row(res))) {
+				const char *cells[MYH__COUNT];
+				for (i = 0; i < MYH__COUNT; i++)
+					cells[i] = row[i];
+				mysql_map_hist(set, cells);
+			}
+			if (res)
+				mysql_free_result(res);
+		}
+		sb_free(&hq);
+	}
 	return set;
 }
 

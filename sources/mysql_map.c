@@ -253,3 +253,146 @@ void mysql_map_digest(struct digest_set *set, const char *const cell[MYD__COUNT]
 	if (ncells > MYD_P95 && parse_u64(cell[MYD_P95], &v))
 		r->p95_ms = (double)v / 1e9;
 }
+
+void mysql_caps_digest_column(struct caps *c, const char *table, const char *column)
+{
+	if (!table || !column)
+		return;
+	if (strcasecmp(table, "events_statements_summary_by_digest") == 0) {
+		if (strcasecmp(column, "DIGEST") == 0)
+			c->ps_digests = true;
+		else if (strcasecmp(column, "QUANTILE_95") == 0)
+			c->ps_digest_p95 = true;
+	} else if (strcasecmp(table, MY_HIST_TABLE) == 0 && strcasecmp(column, "COUNT_BUCKET") == 0) {
+		c->ps_digest_hist = true;
+	}
+}
+
+/* The digest part of a row key "schema/digest" when the row can have a
+ * histogram read: hex digits (not the NULL-digest overflow row) and a
+ * schema that goes into a string literal as it is. NULL otherwise. */
+static const char *hist_digest(const char *key)
+{
+	const char *d = strrchr(key, '/');
+	if (!d || !d[1] || strspn(d + 1, "0123456789abcdefABCDEF") != strlen(d + 1))
+		return NULL;
+	if (strcspn(key, "'\\") < (size_t)(d - key))
+		return NULL;
+	return d + 1;
+}
+
+void mysql_hist_pick_free(struct my_hist_pick *p)
+{
+	free(p->h);
+	free(p->ns);
+	memset(p, 0, sizeof *p);
+}
+
+/* Index of hash h in p (its slot or the empty one where it belongs). */
+static size_t pick_find(const struct my_hist_pick *p, uint64_t h)
+{
+	size_t i = (size_t)h & (p->cap - 1);
+	while (p->h[i] && p->h[i] != h)
+		i = (i + 1) & (p->cap - 1);
+	return i;
+}
+
+size_t mysql_hist_choose(struct my_hist_pick *p, struct digest_set *set, size_t max)
+{
+	uint64_t *top_ns = max ? xcalloc(max, sizeof *top_ns) : NULL;
+	size_t *top_row = max ? xcalloc(max, sizeof *top_row) : NULL;
+	size_t i, got = 0;
+
+	for (i = 0; i < set->n; i++) {
+		const struct digest_row *r = &set->rows[i];
+		uint64_t h = hash_str(r->key) | 1, ns = r->c[DG_TOTAL_NS], d;
+		size_t at, j;
+		if (!(r->have >> DG_TOTAL_NS & 1))
+			continue;
+		if ((p->n + 1) * 2 > p->cap) {
+			struct my_hist_pick big = {xcalloc(p->cap ? p->cap * 2 : 256, sizeof *p->h),
+						   xcalloc(p->cap ? p->cap * 2 : 256, sizeof *p->ns),
+						   p->cap ? p->cap * 2 : 256, p->n};
+			for (j = 0; j < p->cap; j++)
+				if (p->h[j]) {
+					size_t k = pick_find(&big, p->h[j]);
+					big.h[k] = p->h[j];
+					big.ns[k] = p->ns[j];
+				}
+			free(p->h);
+			free(p->ns);
+			*p = big;
+		}
+		at = pick_find(p, h);
+		/* new to us, or reset: all its time is recent */
+		d = p->h[at] && ns >= p->ns[at] ? ns - p->ns[at] : ns;
+		if (!p->h[at]) {
+			p->h[at] = h;
+			p->n++;
+		}
+		p->ns[at] = ns;
+		if (d == 0 || !hist_digest(r->key))
+			continue;
+		/* insertion into the top max (ties: key order) */
+		j = got < max ? got : max;
+		while (j > 0 && (top_ns[j - 1] < d ||
+				 (top_ns[j - 1] == d && strcmp(set->rows[top_row[j - 1]].key, r->key) > 0))) {
+			if (j < max) {
+				top_ns[j] = top_ns[j - 1];
+				top_row[j] = top_row[j - 1];
+			}
+			j--;
+		}
+		if (j < max) {
+			top_ns[j] = d;
+			top_row[j] = i;
+			if (got < max)
+				got++;
+		}
+	}
+	for (i = 0; i < got; i++)
+		if (!digest_set_hist(set, set->rows[top_row[i]].key))
+			digest_set_add_hist(set, set->rows[top_row[i]].key);
+	free(top_ns);
+	free(top_row);
+	return got;
+}
+
+bool mysql_hist_sql(const struct digest_set *set, struct strbuf *b)
+{
+	size_t i, n = 0;
+	b->len = 0;
+	if (b->s)
+		b->s[0] = '\0';
+	for (i = 0; i < set->nhist; i++) {
+		const char *key = set->hist[i].key, *d = hist_digest(key);
+		if (!d)
+			continue;
+		/* one indexed lookup per digest: (SCHEMA_NAME, DIGEST) is the
+		 * leading part of the table's key */
+		sb_puts(b, n++ ? " UNION ALL " : "");
+		sb_puts(b, "SELECT SCHEMA_NAME, DIGEST, BUCKET_NUMBER, BUCKET_TIMER_HIGH, COUNT_BUCKET "
+			   "FROM performance_schema." MY_HIST_TABLE " WHERE SCHEMA_NAME ");
+		if (d - 1 == key)
+			sb_puts(b, "IS NULL");
+		else
+			sb_printf(b, "= '%.*s'", (int)(d - 1 - key), key);
+		sb_printf(b, " AND DIGEST = '%s' AND COUNT_BUCKET > 0", d);
+	}
+	return n > 0;
+}
+
+void mysql_map_hist(struct digest_set *set, const char *const cell[MYH__COUNT])
+{
+	char key[200];
+	struct dg_hist *h;
+	uint64_t num, high, count;
+	if (!cell[MYH_DIGEST] || !parse_u64(cell[MYH_BUCKET], &num) || num > UINT32_MAX ||
+	    !parse_u64(cell[MYH_HIGH], &high) || !parse_u64(cell[MYH_COUNT], &count))
+		return;
+	str_printf(key, sizeof key, "%s/%s", cell[MYH_SCHEMA] ? cell[MYH_SCHEMA] : "", cell[MYH_DIGEST]);
+	text_sanitize(key);
+	h = digest_set_hist(set, key);
+	if (h && count > 0)
+		dg_hist_add(h, (uint32_t)num, high, count);
+}

@@ -49,6 +49,40 @@ char *mysql_digest_sql(const struct caps *c, const char *since, char *buf, size_
 /* One digest row into set (cells may be NULL; MYD_P95 absent before MySQL 8). */
 void mysql_map_digest(struct digest_set *set, const char *const cell[MYD__COUNT], int ncells);
 
+/* Digest histograms (MySQL 8 events_statements_histogram_by_digest):
+ * read for at most MY_HIST_MAX digests per refresh, the ones of the
+ * digest read that took the most time since the previous read. */
+#define MY_HIST_MAX 24
+#define MY_HIST_TABLE "events_statements_histogram_by_digest"
+
+/* One row of the probe of information_schema.COLUMNS (TABLE_NAME,
+ * COLUMN_NAME) of the digest summary and histogram tables. */
+void mysql_caps_digest_column(struct caps *c, const char *table, const char *column);
+
+/* SUM_TIMER_WAIT of every digest at its previous read, to rank digests by
+ * their time since then (keys kept as 64-bit hashes). */
+struct my_hist_pick {
+	uint64_t *h;             /* key hash | 1; 0: empty slot */
+	uint64_t *ns;
+	size_t cap, n;
+};
+void mysql_hist_pick_free(struct my_hist_pick *p);
+/* Remember the time of every row of set and add an empty histogram to set
+ * for each of the (at most max) rows with a digest that took the most
+ * time since their previous read (a row not seen before, or reset: its
+ * whole time), largest first; rows that took none are left out. Returns
+ * the number chosen. */
+size_t mysql_hist_choose(struct my_hist_pick *p, struct digest_set *set, size_t max);
+/* Columns of mysql_hist_sql(). */
+enum { MYH_SCHEMA, MYH_DIGEST, MYH_BUCKET, MYH_HIGH, MYH_COUNT, MYH__COUNT };
+struct strbuf;
+/* The histogram query for the digests of set->hist (one statement, only
+ * buckets with a count) into b; false (b empty) when there is none. */
+bool mysql_hist_sql(const struct digest_set *set, struct strbuf *b);
+/* One histogram row into the histogram of its key in set (rows of other
+ * digests, or with unparsable numbers, are ignored). */
+void mysql_map_hist(struct digest_set *set, const char *const cell[MYH__COUNT]);
+
 /* Parse an unsigned decimal; false when NULL or not a number. */
 bool parse_u64(const char *s, uint64_t *out);
 

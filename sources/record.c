@@ -24,7 +24,7 @@ enum {
 enum {
 	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
 	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST,
-	S_DIGESTS_SKIPPED
+	S_DIGESTS_SKIPPED, S_DIGEST_HIST
 };
 
 /* S_DIGEST_META flags */
@@ -49,7 +49,7 @@ struct rec_dgmap {
 #define CAPS_FLAGS(X) X(perf_schema) X(ps_readable) X(ps_redo_file) X(ps_binlog_file) \
 	X(has_os_log_fsyncs) X(binlog_on) X(priv_process) X(priv_super)          \
 	X(track_wal_io_timing) X(in_recovery) X(superuser) X(pg_monitor)       \
-	X(ps_digests) X(ps_digest_p95)
+	X(ps_digests) X(ps_digest_p95) X(ps_digest_hist)
 
 uint32_t rec_crc32(uint32_t crc, const void *p, size_t n)
 {
@@ -347,6 +347,21 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 		}
 		put_field(b, S_DIGEST, f.s, f.len);
 	}
+	/* latency histograms: every one read (they are few), empty ones too */
+	for (i = 0; i < ds->nhist; i++) {
+		const struct dg_hist *h = &ds->hist[i];
+		size_t j;
+		f.len = 0;
+		sb_putc(&f, (char)strlen(h->key));
+		sb_puts(&f, h->key);
+		put_le(&f, h->n, 4);
+		for (j = 0; j < h->n; j++) {
+			put_le(&f, h->b[j].num, 4);
+			put_le(&f, h->b[j].high_ps, 8);
+			put_le(&f, h->b[j].count, 8);
+		}
+		put_field(b, S_DIGEST_HIST, f.s, f.len);
+	}
 	f.len = 0;
 	sb_putc(&f, (char)((ds->partial || skipped ? DGM_PARTIAL : 0) | (ds->sampled ? DGM_SAMPLED : 0) |
 			   (ds->have_lost ? DGM_LOST : 0)));
@@ -556,6 +571,29 @@ static void read_digest(struct sample *s, const unsigned char *d, size_t n)
 	}
 }
 
+/* One S_DIGEST_HIST field into s->digests; damaged fields are ignored. */
+static void read_digest_hist(struct sample *s, const unsigned char *d, size_t n)
+{
+	struct dg_hist *h;
+	char key[200];
+	size_t kl, nb, i, off;
+	if (n < 1 || (kl = d[0]) + 5 > n)
+		return;
+	nb = (size_t)get_le(d + 1 + kl, 4);
+	off = 1 + kl + 4;
+	if (nb > (n - off) / 20 || off + nb * 20 != n)
+		return;
+	get_str(key, sizeof key, d + 1, kl);
+	if (!s->digests)
+		s->digests = xcalloc(1, sizeof *s->digests);
+	if ((h = digest_set_hist(s->digests, key)))
+		h->n = 0;   /* a repeated key: the last one counts */
+	else
+		h = digest_set_add_hist(s->digests, key);
+	for (i = 0; i < nb; i++, off += 20)
+		dg_hist_add(h, (uint32_t)get_le(d + off, 4), get_le(d + off + 4, 8), get_le(d + off + 12, 8));
+}
+
 static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 {
 	struct sample *s = ctx;
@@ -614,6 +652,9 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_DIGESTS_SKIPPED:
 		s->digests_skipped = v != 0;
+		break;
+	case S_DIGEST_HIST:
+		read_digest_hist(s, d, n);
 		break;
 	default: break;
 	}

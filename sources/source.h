@@ -27,6 +27,7 @@ struct caps {
 	bool priv_super;         /* can SET GLOBAL */
 	bool ps_digests;         /* events_statements_summary_by_digest readable */
 	bool ps_digest_p95;      /* ... with QUANTILE_95 (MySQL 8) */
+	bool ps_digest_hist;     /* events_statements_histogram_by_digest (MySQL 8): per-interval p95 */
 	char redo_fsync_source[96];
 	char commit_source[96];
 	/* PostgreSQL */

@@ -64,6 +64,11 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 		json_num(out, round(ms * 1000) / 1000);
 		sb_puts(out, ",\"avg_ms\":");
 		json_num(out, round(d->avg_ms * 1000) / 1000);
+		if (m->caps.ps_digest_hist) {
+			/* only where the server has latency histograms (MySQL 8) */
+			sb_puts(out, ",\"p95_ms\":");
+			json_num(out, d_round(d->p95_ms * 1000) / 1000);
+		}
 		sb_puts(out, ",\"rows_per_s\":");
 		json_num(out, round(d->rate[DG_ROWS] * 1000) / 1000);
 		sb_puts(out, ",\"share\":");

@@ -1756,6 +1756,779 @@ static void test_json_text(void)
 	model_free(&m);
 }
 
+/* ---- 4. per-interval p95 from latency histograms (MySQL 8) ------------------ */
+
+/* Bucket n of the synthetic histograms: upper bound (n + 1) ms. */
+#define HMS(n) ((uint64_t)((n) + 1) * 1000000000ull)
+
+/* A histogram of key in s from "bucket:count" pairs, ends with a negative number. */
+static struct dg_hist *hist_of(struct digest_set *s, const char *key, ...)
+{
+	struct dg_hist *h = digest_set_add_hist(s, key);
+	va_list ap;
+	int num;
+	va_start(ap, key);
+	while ((num = va_arg(ap, int)) >= 0) {
+		uint64_t count = va_arg(ap, uint64_t);
+		dg_hist_add(h, (uint32_t)num, HMS(num), count);
+	}
+	va_end(ap);
+	return h;
+}
+
+/* Buckets of a histogram built with hist_of (in a throwaway set). */
+static size_t bk(struct dg_bucket *out, size_t max, ...)
+{
+	va_list ap;
+	int num;
+	size_t n = 0;
+	va_start(ap, max);
+	while ((num = va_arg(ap, int)) >= 0) {
+		uint64_t count = va_arg(ap, uint64_t);
+		if (n < max) {
+			out[n].num = (uint32_t)num;
+			out[n].high_ps = HMS(num);
+			out[n].count = count;
+			n++;
+		}
+	}
+	va_end(ap);
+	return n;
+}
+
+#define U(x) ((uint64_t)(x))
+
+static void test_hist_p95(void)
+{
+	struct dg_bucket a[8], b[8];
+	size_t na, nb;
+	bool reset;
+	struct digest_set *s = set_new(false);
+	struct dg_hist *h;
+
+	/* 20 statements in the interval: 10 in bucket 1, 10 in bucket 9 */
+	na = bk(a, 8, 1, U(10), 5, U(10), -1);
+	nb = bk(b, 8, 1, U(20), 5, U(10), 9, U(10), -1);
+	CHECK(near(dg_hist_p95(a, na, b, nb, &reset), 10) && !reset,
+	      "p95: interval counts are bucket differences (10 + 10 new: bucket 9, 10 ms)");
+	CHECK(near(dg_hist_p95(NULL, 0, b, nb, &reset), 10) && !reset,
+	      "p95: no earlier reading: the counts themselves (40: 95 % is 38, bucket 9)");
+	/* exactly 95 % in the first bucket, and one short of it */
+	na = bk(a, 8, -1);
+	nb = bk(b, 8, 2, U(95), 7, U(5), -1);
+	CHECK(near(dg_hist_p95(a, na, b, nb, NULL), 3), "p95: 95 of 100 in bucket 2 -> its bound 3 ms");
+	nb = bk(b, 8, 2, U(94), 7, U(6), -1);
+	CHECK(near(dg_hist_p95(a, na, b, nb, NULL), 8), "p95: 94 of 100 in bucket 2 -> the next one, 8 ms");
+	nb = bk(b, 8, 2, U(19), 3, U(1), -1);
+	CHECK(near(dg_hist_p95(a, na, b, nb, NULL), 3), "p95: 19 of 20 in bucket 2: exactly 95 %, bucket 2");
+	nb = bk(b, 8, 2, U(19), 3, U(2), -1);
+	CHECK(near(dg_hist_p95(a, na, b, nb, NULL), 4), "p95: 19 of 21 is short of ceil(19.95): bucket 3");
+	nb = bk(b, 8, 4, U(1), -1);
+	CHECK(near(dg_hist_p95(a, na, b, nb, NULL), 5), "p95: one statement: its bucket");
+	/* nothing ran */
+	na = bk(a, 8, 1, U(10), 5, U(10), -1);
+	CHECK(isnan(dg_hist_p95(a, na, a, na, &reset)) && !reset, "p95: nothing ran: NaN, not 0, no reset");
+	CHECK(isnan(dg_hist_p95(NULL, 0, NULL, 0, &reset)) && !reset, "p95: no buckets at all: NaN");
+	/* resets */
+	nb = bk(b, 8, 1, U(9), 5, U(30), -1);
+	CHECK(isnan(dg_hist_p95(a, na, b, nb, &reset)) && reset, "p95: a bucket count went down: NaN, reset");
+	nb = bk(b, 8, 5, U(30), -1);
+	CHECK(isnan(dg_hist_p95(a, na, b, nb, &reset)) && reset, "p95: a bucket emptied (row gone): reset");
+	nb = bk(b, 8, 1, U(10), 5, U(10), 6, U(1), -1);
+	na = bk(a, 8, 1, U(10), 5, U(10), 7, U(1), -1);
+	CHECK(isnan(dg_hist_p95(a, na, b, nb, &reset)) && reset, "p95: a trailing bucket emptied: reset");
+	/* the last bucket has no upper bound */
+	na = bk(a, 8, -1);
+	b[0].num = 449;
+	b[0].high_ps = UINT64_MAX;
+	b[0].count = 3;
+	CHECK(isnan(dg_hist_p95(a, 0, b, 1, &reset)) && !reset, "p95: in the unbounded last bucket: NaN");
+	/* huge counts: no overflow in 95 % */
+	nb = bk(b, 8, 1, U(1) << 62, 2, U(1) << 62, -1);
+	CHECK(near(dg_hist_p95(NULL, 0, b, nb, NULL), 3), "p95: counts near 2^63 without overflow");
+
+	/* dg_hist_add keeps bucket order and replaces a repeated number */
+	h = hist_of(s, "k", 9, U(1), 3, U(2), -1);
+	dg_hist_add(h, 5, HMS(5), 7);
+	dg_hist_add(h, 3, HMS(3), 4);
+	CHECK(h->n == 3 && h->b[0].num == 3 && h->b[0].count == 4 && h->b[1].num == 5 && h->b[2].num == 9,
+	      "dg_hist_add: ascending by number, a repeated bucket replaced");
+	CHECK(digest_set_hist(s, "k") == h && digest_set_hist(s, "x") == NULL, "digest_set_hist: by key");
+	{
+		struct digest_set *d = digest_set_dup(s);
+		CHECK(d->nhist == 1 && d->hist[0].b != h->b && d->hist[0].n == 3 && d->hist[0].b[2].count == 1 &&
+		      strcmp(d->hist[0].key, "k") == 0, "digest_set_dup: histograms copied deeply");
+		digest_set_free(d);
+	}
+	digest_set_free(s);
+}
+
+static uint64_t hset_epoch = 7;
+
+/* A set with row key (calls; total 1 ms per call; epoch hset_epoch) and,
+ * after -1, its histogram ("bucket, count" pairs); ends with -2. */
+static struct digest_set *hset(bool partial, const char *key, uint64_t calls, ...)
+{
+	struct digest_set *s = set_new(partial);
+	va_list ap;
+	int num;
+	struct dg_hist *h = NULL;
+	if (key && calls)
+		row3(s, key, calls, calls * 1000000, calls)->epoch = hset_epoch;
+	va_start(ap, calls);
+	while ((num = va_arg(ap, int)) >= -1) {
+		uint64_t count;
+		if (num == -1) {   /* -1: an (empty) histogram read, then buckets */
+			h = digest_set_add_hist(s, key);
+			continue;
+		}
+		count = va_arg(ap, uint64_t);
+		dg_hist_add(h, (uint32_t)num, HMS(num), count);
+	}
+	va_end(ap);
+	return s;
+}
+
+static void test_hist_table(void)
+{
+	struct digest_table t;
+	const struct digest_entry *e;
+	struct digest_set *s;
+
+	digest_table_init(&t);
+	/* 1: first sight (fresh): unknown, becomes the base */
+	feed(&t, hset(false, "h", 100, -1, 1, U(90), 4, U(10), -2), NAN, true, W0);
+	e = find(&t, "h");
+	CHECK(e && isnan(e->p95_ms) && e->hb_ok && e->nhb == 2, "hist: first sight: p95 unknown, kept as the base");
+	/* 2: 100 more: 80 in bucket 1, 20 in 6 -> 95 % in bucket 6 */
+	feed(&t, hset(false, "h", 200, -1, 1, U(170), 4, U(10), 6, U(20), -2), 1.0, false, W0 + 1);
+	e = find(&t, "h");
+	CHECK(e && e->known && near(e->p95_ms, 7), "hist: two readings: p95 of the interval's 100 (bucket 6, 7 ms)");
+	CHECK(e && isnan(e->last.p95_ms), "hist: the cumulative QUANTILE_95 is a separate figure");
+	/* 3: ran, but its histogram was not read: unknown, base dropped */
+	feed(&t, hset(false, "h", 300, -2), 1.0, false, W0 + 2);
+	e = find(&t, "h");
+	CHECK(e && e->known && isnan(e->p95_ms) && !e->hb_ok, "hist: not read this interval: unknown, base dropped");
+	/* 4: read again: no base -> still unknown (first sight again) */
+	feed(&t, hset(false, "h", 400, -1, 1, U(300), 4, U(30), 6, U(70), -2), 1.0, false, W0 + 3);
+	e = find(&t, "h");
+	CHECK(e && isnan(e->p95_ms) && e->hb_ok, "hist: read after a gap in the readings: unknown");
+	/* 5: known again */
+	feed(&t, hset(false, "h", 500, -1, 1, U(399), 4, U(30), 6, U(71), -2), 1.0, false, W0 + 4);
+	e = find(&t, "h");
+	CHECK(e && near(e->p95_ms, 2), "hist: then known again (99 of 100 in bucket 1: 2 ms)");
+	/* 6: a partial read without it: it did not run; unknown, base kept */
+	feed(&t, hset(true, NULL, 0, -2), 1.0, false, W0 + 5);
+	e = find(&t, "h");
+	CHECK(e && e->known && e->rate[DG_CALLS] == 0 && isnan(e->p95_ms) && e->hb_ok,
+	      "hist: unchanged (absent from a partial read): p95 unknown (nothing ran), base kept");
+	/* 7: read after that quiet interval: the base still holds */
+	feed(&t, hset(true, "h", 510, -1, 1, U(399), 4, U(30), 6, U(71), 9, U(10), -2), 1.0, false, W0 + 6);
+	e = find(&t, "h");
+	CHECK(e && near(e->p95_ms, 10), "hist: after a quiet interval the old base is still good (10 ms)");
+	/* 8: counters grow, a bucket count goes down: reset seen in the histogram only */
+	feed(&t, hset(false, "h", 520, -1, 1, U(398), 4, U(30), 6, U(71), 9, U(21), -2), 1.0, false, W0 + 7);
+	e = find(&t, "h");
+	CHECK(e && e->known && isnan(e->p95_ms) && e->hb_ok, "hist: a bucket count went down: unknown, new base");
+	feed(&t, hset(false, "h", 530, -1, 1, U(398), 4, U(30), 6, U(71), 9, U(31), -2), 1.0, false, W0 + 8);
+	CHECK(near(find(&t, "h")->p95_ms, 10), "hist: after the reset: known again");
+	/* 9: the row re-created (epoch) while every count grew: unknown */
+	hset_epoch = 8;
+	feed(&t, hset(false, "h", 600, -1, 1, U(500), 4, U(30), 6, U(71), 9, U(31), -2), 1.0, false, W0 + 9);
+	CHECK(isnan(find(&t, "h")->p95_ms), "hist: row re-created (epoch changed): unknown");
+	feed(&t, hset(false, "h", 700, -1, 1, U(600), 4, U(30), 6, U(71), 9, U(31), -2), 1.0, false, W0 + 10);
+	CHECK(near(find(&t, "h")->p95_ms, 2), "hist: the next interval after that: known");
+	/* 10: read, nothing new: no p95 (not 0) */
+	feed(&t, hset(false, "h", 700, -1, 1, U(600), 4, U(30), 6, U(71), 9, U(31), -2), 1.0, false, W0 + 11);
+	e = find(&t, "h");
+	CHECK(e && e->known && isnan(e->p95_ms) && e->hb_ok, "hist: read, nothing ran: unknown, never 0");
+	/* 11: server down: unknown, and no base survives the gap */
+	digest_table_update(&t, NULL, 1.0, false, W0 + 12);
+	e = find(&t, "h");
+	CHECK(e && isnan(e->p95_ms) && !e->hb_ok && e->hb == NULL, "hist: no set (down): unknown, base dropped");
+	feed(&t, hset(false, "h", 800, -1, 1, U(700), 4, U(30), 6, U(71), 9, U(31), -2), 1.0, false, W0 + 13);
+	CHECK(isnan(find(&t, "h")->p95_ms), "hist: first reading after the gap: unknown");
+	/* 12: reconnection (fresh): unknown even with a base */
+	feed(&t, hset(false, "h", 900, -1, 1, U(800), 4, U(30), 6, U(71), 9, U(31), -2), 1.0, true, W0 + 14);
+	e = find(&t, "h");
+	CHECK(e && isnan(e->p95_ms) && e->hb_ok, "hist: reconnection: unknown, the new reading is the base");
+	feed(&t, hset(false, "h", 1000, -1, 1, U(800), 4, U(30), 6, U(71), 9, U(131), -2), 1.0, false, W0 + 15);
+	CHECK(near(find(&t, "h")->p95_ms, 10), "hist: after the reconnection: known");
+	/* 13: a histogram for a key the set has no row for, or an empty key: ignored */
+	s = hset(false, "h", 1100, -1, 1, U(900), 4, U(30), 6, U(71), 9, U(131), -2);
+	digest_set_add_hist(s, "nobody");
+	digest_set_add_hist(s, "");
+	feed(&t, s, 1.0, false, W0 + 16);
+	CHECK(!find(&t, "nobody") && t.n == 1 && near(find(&t, "h")->p95_ms, 2),
+	      "hist: a histogram without its row adds nothing");
+	/* 14: a new digest with its histogram (counts from zero): first sight, unknown */
+	s = hset(false, "h", 1100, -2);
+	row3(s, "n", 10, 10000000, 10);
+	hist_of(s, "n", 3, U(10), -1);
+	feed(&t, s, 1.0, false, W0 + 17);
+	e = find(&t, "n");
+	CHECK(e && e->known && isnan(e->p95_ms) && e->hb_ok, "hist: a new digest: rates from zero, p95 unknown");
+	/* growth keeps the bases (entries move) */
+	{
+		char key[32];
+		int i;
+		s = set_new(true);
+		for (i = 0; i < 600; i++) {
+			str_printf(key, sizeof key, "g%d", i);
+			row3(s, key, 1, 1000, 1);
+		}
+		row3(s, "n", 20, 20000000, 20);
+		hist_of(s, "n", 3, U(20), -1);
+		feed(&t, s, 1.0, false, W0 + 18);
+		e = find(&t, "n");
+		CHECK(t.cap >= 1024 && e && near(e->p95_ms, 4), "hist: the table grew; the base moved with its entry");
+	}
+	digest_table_free(&t);
+	hset_epoch = 7;
+}
+
+/* The set of fixture sample n with its histograms picked and read. */
+static struct digest_set *my_hist_set(const struct fx *f, int n, struct my_hist_pick *pk, struct strset *texts,
+				      char *newest, size_t len, size_t max, struct strbuf *sql)
+{
+	struct digest_set *set = my_set(f, n, n > 1, texts, newest, len);
+	const struct fx_sec *h = fx_secn(f, "histogram", n);
+	int i, j;
+	mysql_hist_choose(pk, set, max);
+	if (!mysql_hist_sql(set, sql))
+		return set;
+	for (i = 0; h && i < h->nrows; i++) {
+		const char *cells[MYH__COUNT] = {0};
+		for (j = 0; j < MYH__COUNT && j < h->rows[i].n; j++)
+			cells[j] = h->rows[i].cell[j];
+		mysql_map_hist(set, cells);
+	}
+	return set;
+}
+
+/* Keys of set->hist joined with spaces (digests cut to 4 characters). */
+static const char *hist_keys(const struct digest_set *s, char *buf, size_t len)
+{
+	size_t i, off = 0;
+	buf[0] = '\0';
+	for (i = 0; i < s->nhist && off + 1 < len; i++) {
+		const char *d = strrchr(s->hist[i].key, '/');
+		off += str_printf(buf + off, len - off, "%s%.*s%.4s", i ? " " : "", (int)(d - s->hist[i].key + 1),
+				  s->hist[i].key, d + 1);
+	}
+	return buf;
+}
+
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+	while ((s = strstr(s, what))) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
+}
+
+static void test_mysql_hist(void)
+{
+	struct fx f, fm;
+	struct caps c;
+	const struct fx_sec *cols;
+	struct digest_table t;
+	struct digest_set *s;
+	struct strset texts = {0};
+	struct my_hist_pick pk = {0};
+	struct strbuf sql;
+	const struct digest_entry *e;
+	const struct dg_hist *h;
+	char newest[40] = "", buf[256];
+	int i;
+
+	if (!fx_load(&f, "digests-mysql-8.0.36.txt"))
+		return;
+	/* the probe: capability flags from information_schema.COLUMNS */
+	memset(&c, 0, sizeof c);
+	cols = fx_sec(&f, "columns");
+	for (i = 0; cols && i < cols->nrows; i++)
+		mysql_caps_digest_column(&c, cols->rows[i].cell[0], cols->rows[i].cell[1]);
+	CHECK(cols && c.ps_digests && c.ps_digest_p95 && c.ps_digest_hist,
+	      fnm(&f, "probe: digests, QUANTILE_95 and the histogram table"));
+	if (fx_load(&fm, "digests-mariadb-10.11.6.txt")) {
+		memset(&c, 0, sizeof c);
+		cols = fx_sec(&fm, "columns");
+		for (i = 0; cols && i < cols->nrows; i++)
+			mysql_caps_digest_column(&c, cols->rows[i].cell[0], cols->rows[i].cell[1]);
+		CHECK(cols && c.ps_digests && !c.ps_digest_p95 && !c.ps_digest_hist,
+		      fnm(&fm, "probe: digests only, no histogram table (nothing queried)"));
+		fx_free(&fm);
+	}
+	memset(&c, 0, sizeof c);
+	mysql_caps_digest_column(&c, "events_statements_summary_by_digest", "COUNT_BUCKET");
+	mysql_caps_digest_column(&c, MY_HIST_TABLE, "DIGEST");
+	mysql_caps_digest_column(&c, NULL, "COUNT_BUCKET");
+	CHECK(!c.ps_digest_hist && !c.ps_digests, "probe: a column counts only in its own table");
+
+	/* the capped pick and its query */
+	sb_init(&sql);
+	s = my_hist_set(&f, 1, &pk, &texts, newest, sizeof newest, 2, &sql);
+	CHECK_STR(hist_keys(s, buf, sizeof buf), "shop/cee2 shop/7966",
+		  fnm(&f, "sample 1, at most 2: the two digests with the most time, largest first"));
+	CHECK(count_of(sql.s, "SELECT ") == 2 && count_of(sql.s, " UNION ALL ") == 1,
+	      fnm(&f, "histogram SQL: one statement, one lookup per picked digest"));
+	CHECK(strstr(sql.s, "SELECT SCHEMA_NAME, DIGEST, BUCKET_NUMBER, BUCKET_TIMER_HIGH, COUNT_BUCKET "
+			    "FROM performance_schema.events_statements_histogram_by_digest "
+			    "WHERE SCHEMA_NAME = 'shop' AND DIGEST = '" DG_A "' AND COUNT_BUCKET > 0") == sql.s,
+	      fnm(&f, "histogram SQL: columns in MYH_* order, (SCHEMA_NAME, DIGEST) lookup, non-empty buckets"));
+	CHECK(strstr(sql.s, DG_B) && !strstr(sql.s, DG_C) && !strstr(sql.s, DG_D),
+	      fnm(&f, "histogram SQL: the digests left out are not asked for"));
+	h = digest_set_hist(s, "shop/" DG_A);
+	CHECK(h && h->n == 4 && h->b[0].num == 100 && h->b[0].high_ps == 1000000000ull && h->b[0].count == 600 &&
+	      h->b[3].num == 160 && h->b[3].count == 40, fnm(&f, "histogram rows of a picked digest mapped"));
+	CHECK(!digest_set_hist(s, "shop/" DG_D) && !digest_set_hist(s, "/" DG_C),
+	      fnm(&f, "histogram rows of digests not picked are ignored"));
+	digest_set_free(s);
+	mysql_hist_pick_free(&pk);
+	strset_clear(&texts);
+	newest[0] = '\0';
+
+	/* the whole run, MY_HIST_MAX */
+	digest_table_init(&t);
+	s = my_hist_set(&f, 1, &pk, &texts, newest, sizeof newest, MY_HIST_MAX, &sql);
+	CHECK_STR(hist_keys(s, buf, sizeof buf), "shop/cee2 shop/7966 shop/0de4 /9b0e",
+		  fnm(&f, "sample 1: every digest that took time, by time; not the NULL-digest row"));
+	CHECK(count_of(sql.s, "SELECT ") == 4 && strstr(sql.s, "WHERE SCHEMA_NAME IS NULL AND DIGEST = '" DG_C "'"),
+	      fnm(&f, "histogram SQL: NULL schema -> SCHEMA_NAME IS NULL"));
+	CHECK(strlen(sql.s) < 2048, fnm(&f, "histogram SQL: bounded size"));
+	feed(&t, s, NAN, true, W0);
+	e = find(&t, "shop/" DG_A);
+	CHECK(e && isnan(e->p95_ms) && e->hb_ok && near(e->last.p95_ms, 5.011872336),
+	      fnm(&f, "sample 1: interval p95 unknown (first sight), QUANTILE_95 5.01 ms"));
+
+	s = my_hist_set(&f, 2, &pk, &texts, newest, sizeof newest, MY_HIST_MAX, &sql);
+	CHECK_STR(hist_keys(s, buf, sizeof buf), "shop/cee2 shop/7966 shop/469e /9b0e",
+		  fnm(&f, "sample 2: picked by time since the previous read (the new DELETE: its whole time)"));
+	feed(&t, s, 10.0, false, W0 + 10);
+	e = find(&t, "shop/" DG_A);
+	CHECK(e && near(e->p95_ms, 10), fnm(&f, "sample 2: SELECT p95 this interval 10 ms (bucket 150)"));
+	CHECK(e && near(e->last.p95_ms, 5.754399373), fnm(&f, "sample 2: SELECT QUANTILE_95 since first seen 5.75 ms"));
+	e = find(&t, "shop/" DG_B);
+	CHECK(e && near(e->p95_ms, 3.01995172), fnm(&f, "sample 2: COMMIT p95 3.02 ms"));
+	e = find(&t, "/" DG_C);
+	CHECK(e && near(e->p95_ms, 0.575439937), fnm(&f, "sample 2: NULL-schema digest p95 0.575 ms"));
+	e = find(&t, "shop/" DG_F);
+	CHECK(e && e->known && isnan(e->p95_ms) && e->hb_ok, fnm(&f, "sample 2: new DELETE: p95 unknown (first sight)"));
+	e = find(&t, "shop/" DG_D);
+	CHECK(e && e->known && isnan(e->p95_ms) && e->hb_ok,
+	      fnm(&f, "sample 2: UPDATE did not run: p95 unknown, its base kept"));
+	e = find(&t, "/(null)");
+	CHECK(e && e->known && isnan(e->p95_ms) && !e->hb, fnm(&f, "sample 2: overflow row: never a p95"));
+
+	s = my_hist_set(&f, 3, &pk, &texts, newest, sizeof newest, MY_HIST_MAX, &sql);
+	CHECK_STR(hist_keys(s, buf, sizeof buf), "shop/cee2 shop/7966", fnm(&f, "sample 3: both re-created digests read"));
+	feed(&t, s, 10.0, false, W0 + 20);
+	CHECK(isnan(find(&t, "shop/" DG_A)->p95_ms) && isnan(find(&t, "shop/" DG_B)->p95_ms),
+	      fnm(&f, "sample 3 (after TRUNCATE): p95 unknown"));
+	s = my_hist_set(&f, 4, &pk, &texts, newest, sizeof newest, MY_HIST_MAX, &sql);
+	feed(&t, s, 10.0, false, W0 + 30);
+	e = find(&t, "shop/" DG_A);
+	CHECK(e && near(e->p95_ms, 2.290867652), fnm(&f, "sample 4: SELECT p95 2.29 ms"));
+	e = find(&t, "shop/" DG_B);
+	CHECK(e && near(e->p95_ms, 3.16227766) && near(e->last.p95_ms, 2.290867652),
+	      fnm(&f, "sample 4: COMMIT p95 3.16 ms this interval, 2.29 ms since first seen"));
+	digest_table_free(&t);
+	mysql_hist_pick_free(&pk);
+	strset_clear(&texts);
+
+	/* picking: nothing ran, quotes in a schema, max 0 */
+	s = set_new(false);
+	row3(s, "o'brien/" DG_A, 5, 5000000, 5);
+	row3(s, "back\\slash/" DG_B, 5, 5000000, 5);
+	row3(s, "idle/" DG_C, 0, 0, 0);
+	row3(s, "shop/not-hex", 5, 5000000, 5);
+	row3(s, "/(null)", 5, 5000000, 5);
+	row3(s, "ok/" DG_D, 5, 5000000, 5);
+	CHECK(mysql_hist_choose(&pk, s, MY_HIST_MAX) == 1 && s->nhist == 1 && strcmp(s->hist[0].key, "ok/" DG_D) == 0,
+	      "mysql_hist_choose: no quote or backslash in a schema, hex digests only, idle rows left out");
+	CHECK(mysql_hist_sql(s, &sql) && !strchr(sql.s + strlen(sql.s) - 20, '\\'),
+	      "mysql_hist_sql: built for the one picked");
+	digest_set_free(s);
+	s = set_new(true);
+	row3(s, "ok/" DG_D, 5, 5000000, 5);
+	CHECK(mysql_hist_choose(&pk, s, MY_HIST_MAX) == 0 && s->nhist == 0 && !mysql_hist_sql(s, &sql) && sql.len == 0,
+	      "mysql_hist_choose: unchanged time since the last read -> not picked, no query");
+	digest_set_free(s);
+	s = set_new(false);
+	row3(s, "ok/" DG_D, 6, 6000000, 6);
+	CHECK(mysql_hist_choose(&pk, s, 0) == 0 && s->nhist == 0, "mysql_hist_choose: max 0 -> none");
+	digest_set_free(s);
+	mysql_hist_pick_free(&pk);
+	/* many digests: at most MY_HIST_MAX, the biggest, and the query stays one statement */
+	s = set_new(false);
+	for (i = 0; i < 500; i++) {
+		char key[100];
+		str_printf(key, sizeof key, "s%d/%064x", i % 7, i);
+		row3(s, key, 1, 1000000 * (uint64_t)(i + 1), 1);
+	}
+	CHECK(mysql_hist_choose(&pk, s, MY_HIST_MAX) == MY_HIST_MAX && s->nhist == MY_HIST_MAX &&
+	      strstr(s->hist[0].key, "1f3") && strstr(s->hist[MY_HIST_MAX - 1].key, "1dc"),
+	      "mysql_hist_choose: 500 digests -> the 24 with the most time (499 down to 476)");
+	CHECK(mysql_hist_sql(s, &sql) && count_of(sql.s, "SELECT ") == MY_HIST_MAX && sql.len < 8192,
+	      "mysql_hist_sql: 24 lookups in one statement under 8 KiB");
+	digest_set_free(s);
+	mysql_hist_pick_free(&pk);
+	sb_free(&sql);
+	fx_free(&f);
+}
+
+/* ---- the p95 column, the detail view and the JSON key ---------------------- */
+
+#include "../../panes/pane.h"
+
+#define GRID_H 24
+#define GRID_W 200
+static char grid[GRID_H][GRID_W + 1];
+
+static void grid_put(struct canvas *cv, int y, int x, enum role r, const char *s, int ncols)
+{
+	int i;
+	(void)cv;
+	(void)r;
+	for (i = 0; s[i] && i < ncols && x + i < GRID_W; i++)
+		if (y >= 0 && y < GRID_H && x + i >= 0)
+			grid[y][x + i] = s[i];
+}
+
+static const struct canvas_ops grid_ops = {grid_put};
+
+/* Draw the digests pane into the grid; returns the grid as one string. */
+static const char *draw_digests(const struct model *m, bool cumulative, bool details)
+{
+	static char all[GRID_H * (GRID_W + 1) + 1];
+	struct canvas cv = {&grid_ops, NULL, 0, 0, GRID_H, GRID_W, false};
+	struct pane_view v;
+	int y;
+	memset(&v, 0, sizeof v);
+	v.sort = cumulative ? 4 : 0;
+	v.details = details;
+	v.focused = true;
+	for (y = 0; y < GRID_H; y++) {
+		memset(grid[y], ' ', GRID_W);
+		grid[y][GRID_W] = '\n';
+	}
+	digests_pane.draw(m, &v, &cv);
+	memcpy(all, grid, sizeof grid);
+	all[sizeof all - 1] = '\0';
+	return all;
+}
+
+/* The grid row that contains what (first match), or "". */
+static const char *grid_row(const char *what)
+{
+	static char row[GRID_W + 1];
+	int y;
+	for (y = 0; y < GRID_H; y++) {
+		memcpy(row, grid[y], GRID_W);
+		row[GRID_W] = '\0';
+		if (strstr(row, what))
+			return row;
+	}
+	return "";
+}
+
+static void test_hist_output(void)
+{
+	struct fx f;
+	struct caps c;
+	struct model m;
+	struct sample s;
+	struct strset texts = {0};
+	struct my_hist_pick pk = {0};
+	struct strbuf sql;
+	char newest[40] = "", *j;
+	const char *g;
+	int pass;
+
+	if (!fx_load(&f, "digests-mysql-8.0.36.txt"))
+		return;
+	sb_init(&sql);
+	for (pass = 0; pass < 2; pass++) {
+		bool hist = pass == 0;
+		my_caps(&c, "8.0.36", "MySQL Community Server - GPL", true);
+		c.ps_digest_hist = hist;
+		model_init(&m, 8);
+		model_set_caps(&m, &c);
+		newest[0] = '\0';
+		up_sample(&s, 0, 1, my_hist_set(&f, 1, &pk, &texts, newest, sizeof newest, MY_HIST_MAX, &sql));
+		model_update(&m, &s);
+		digest_set_free(s.digests);
+		up_sample(&s, 10, 1, my_hist_set(&f, 2, &pk, &texts, newest, sizeof newest, MY_HIST_MAX, &sql));
+		model_update(&m, &s);
+		digest_set_free(s.digests);
+		j = json_of(&m, 20);
+		g = draw_digests(&m, false, false);
+		if (getenv("SHOW_GRID"))
+			fputs(g, stderr);
+		if (hist) {
+			CHECK(strstr(j, "\"avg_ms\":2.5,\"p95_ms\":10,\"rows_per_s\":200") != NULL,
+			      "json p95: p95_ms of the interval after avg_ms (SELECT 10 ms)");
+			check_py(j, "import json,sys; d={x[\"id\"][:9]:x for x in json.load(sys.stdin)[\"digests\"]}; "
+				    "assert all(\"p95_ms\" in x for x in d.values()), d; "
+				    "assert d[\"shop/cee2\"][\"p95_ms\"]==10 and d[\"shop/7966\"][\"p95_ms\"]==3.02, d; "
+				    "assert d[\"/9b0e93ed\"][\"p95_ms\"]==0.575, d; "
+				    "assert d[\"shop/469e\"][\"p95_ms\"] is None and d[\"/(null)\"][\"p95_ms\"] is None",
+				 "json p95: every digest has p95_ms; unknown ones are null, never 0");
+			CHECK(strstr(g, "avg ms   p95 ms    rows/s") != NULL, "pane: p95 ms column head after avg ms");
+			CHECK(strstr(grid_row("SELECT `o`"), " 2.50     10.0       200 ") != NULL,
+			      "pane: the SELECT row shows 10.0 ms p95 this interval");
+			CHECK(strstr(grid_row("DELETE FROM"), " 20.0        -      5.00 ") != NULL,
+			      "pane: unknown p95 is '-', not 0");
+			g = draw_digests(&m, true, false);
+			CHECK(strstr(g, "avg ms   p95 ms      rows") != NULL && strstr(grid_row("SELECT `o`"), "    5.75 ") != NULL,
+			      "pane cumulative: the p95 column shows QUANTILE_95 (5.75 ms)");
+			g = draw_digests(&m, false, true);
+			CHECK(strstr(g, "p95 latency this interval 10.000 ms (latency histogram)") != NULL &&
+			      strstr(g, "p95 latency since first seen 5.754 ms (QUANTILE_95)") != NULL,
+			      "details: both the interval p95 and the cumulative QUANTILE_95");
+		} else {
+			CHECK(!strstr(j, "p95"), "json p95: no capability -> no p95_ms key at all");
+			CHECK(!strstr(g, "p95") && strstr(g, "avg ms    rows/s") != NULL,
+			      "pane: no capability -> no p95 column (not a column of dashes)");
+			g = draw_digests(&m, false, true);
+			CHECK(!strstr(g, "this interval") && strstr(g, "p95 latency since first seen 5.754 ms") != NULL,
+			      "details without the capability: only QUANTILE_95");
+		}
+		free(j);
+		model_free(&m);
+		mysql_hist_pick_free(&pk);
+		strset_clear(&texts);
+	}
+	sb_free(&sql);
+	fx_free(&f);
+}
+
+/* ---- recordings keep the histograms ------------------------------------------ */
+
+#include "../../sources/record.h"
+
+static void put_le(struct strbuf *b, uint64_t v, int n)
+{
+	int i;
+	for (i = 0; i < n; i++)
+		sb_putc(b, (char)(v >> (8 * i)));
+}
+
+static void put_fld(struct strbuf *b, int tag, const void *d, size_t n)
+{
+	put_le(b, (uint64_t)tag, 2);
+	put_le(b, n, 4);
+	sb_put(b, d, n);
+}
+
+static void put_rec(struct strbuf *file, int type, const struct strbuf *payload)
+{
+	size_t start = file->len;
+	put_le(file, 0x52544244u, 4);
+	put_le(file, payload->len, 4);
+	sb_putc(file, (char)type);
+	sb_put(file, payload->s ? payload->s : "", payload->len);
+	put_le(file, rec_crc32(0, file->s + start + 4, 5 + payload->len), 4);
+}
+
+/* A histogram field: key, bucket count n, then nb buckets (n != nb: damaged). */
+static void put_hist(struct strbuf *b, const char *key, uint32_t n, uint32_t nb)
+{
+	struct strbuf f;
+	uint32_t i;
+	sb_init(&f);
+	sb_putc(&f, (char)strlen(key));
+	sb_puts(&f, key);
+	put_le(&f, n, 4);
+	for (i = 0; i < nb; i++) {
+		put_le(&f, 10 + i, 4);
+		put_le(&f, HMS(10 + i), 8);
+		put_le(&f, 5 * (i + 1), 8);
+	}
+	put_fld(b, 17, f.s, f.len);
+	sb_free(&f);
+}
+
+static void test_hist_record(void)
+{
+	struct fx f;
+	struct caps c;
+	struct model live, rep;
+	struct sample s;
+	struct strset texts = {0};
+	struct my_hist_pick pk = {0};
+	struct strbuf sql, file, pl;
+	struct recorder r;
+	struct rec_reader rd;
+	struct rec_item it;
+	struct rec_header hd;
+	char newest[40] = "", err[256], path[] = "/tmp/dbtop-test-p95-XXXXXX", *jl[5] = {0}, *j;
+	const struct dg_hist *h;
+	int fd, n, nsamp = 0, same = 0, caps_ok = 0, hist_ok = 0;
+	FILE *fp;
+
+	if (!fx_load(&f, "digests-mysql-8.0.36.txt"))
+		return;
+	fd = mkstemp(path);
+	if (fd < 0) {
+		CHECK(false, "record p95: temp file");
+		fx_free(&f);
+		return;
+	}
+	close(fd);
+	sb_init(&sql);
+	memset(&hd, 0, sizeof hd);
+	str_copy(hd.engine, sizeof hd.engine, "mysql");
+	str_copy(hd.server_version, sizeof hd.server_version, "8.0.36");
+	str_copy(hd.host, sizeof hd.host, "db1:3306");
+	str_copy(hd.dbtop_version, sizeof hd.dbtop_version, "test");
+	hd.start_wall = W0;
+	hd.interval = 10;
+	my_caps(&c, "8.0.36", "MySQL Community Server - GPL", true);
+	c.ps_digest_hist = true;
+	model_init(&live, 8);
+	model_set_caps(&live, &c);
+	CHECK(rec_open_write(&r, path, &hd, false, err, sizeof err) == 0 && rec_write_caps(&r, &c, 1, err, sizeof err) == 0,
+	      "record p95: header and caps written");
+	for (n = 1; n <= 4; n++) {
+		up_sample(&s, 10.0 * (n - 1), 1, my_hist_set(&f, n, &pk, &texts, newest, sizeof newest, MY_HIST_MAX, &sql));
+		if (rec_write_sample(&r, &s, err, sizeof err) != 0)
+			printf("# rec_write_sample: %s\n", err);
+		model_update(&live, &s);
+		digest_set_free(s.digests);
+		jl[n] = json_of(&live, 20);
+	}
+	rec_close(&r);
+	CHECK(strstr(jl[2], "\"p95_ms\":10,") != NULL, "record p95: the live run has p95_ms");
+
+	model_init(&rep, 8);
+	if (rec_open_read(&rd, path, NULL, 0, err, sizeof err) == 0) {
+		while (rec_next(&rd, &it) == 1) {
+			if (it.type == REC_CAPS) {
+				caps_ok = it.caps.ps_digest_hist && it.caps.ps_digest_p95;
+				model_set_caps(&rep, &it.caps);
+				continue;
+			}
+			nsamp++;
+			if (nsamp == 2) {
+				h = digest_set_hist(it.sample.digests, "shop/" DG_A);
+				hist_ok = it.sample.digests && it.sample.digests->nhist == 4 && h && h->n == 6 &&
+					  h->b[4].num == 150 && h->b[4].high_ps == 10000000000ull && h->b[4].count == 105;
+			}
+			model_update(&rep, &it.sample);
+			digest_set_free(it.sample.digests);
+			j = json_of(&rep, 20);
+			if (nsamp <= 4 && strcmp(j, jl[nsamp]) == 0)
+				same++;
+			free(j);
+		}
+		CHECK(rd.corrupt == 0 && rd.unknown == 0 && nsamp == 4, "record p95: 4 samples read back, nothing skipped");
+		rec_reader_close(&rd);
+	}
+	CHECK(caps_ok, "record p95: the histogram capability survives the recording (CAPS flag bit 14)");
+	CHECK(hist_ok, "record p95: histograms read back bucket for bucket");
+	CHECK(same == 4, "record p95: the replay prints the live JSON byte for byte, p95_ms included");
+	model_free(&rep);
+	model_free(&live);
+	for (n = 1; n <= 4; n++)
+		free(jl[n]);
+	unlink(path);
+
+	/* a hand-made file: a future flag, an unknown field, a damaged and an
+	 * empty histogram: unknown parts are skipped, the rest is read */
+	sb_init(&file);
+	sb_init(&pl);
+	sb_put(&file, "DBTOPREC", 8);
+	put_le(&file, 1, 2);
+	put_le(&file, 0, 2);
+	put_le(&file, 0, 4);
+	put_fld(&pl, 1, "mysql", 5);
+	put_rec(&file, 1, &pl);
+	pl.len = 0;
+	{
+		char v[8];
+		uint64_t flags = 1ull << 14 | 1ull << 40, one = 1;
+		memcpy(v, &flags, 8);
+		put_fld(&pl, 6, v, 8);
+		memcpy(v, &one, 8);
+		put_fld(&pl, 2, v, 8);
+	}
+	put_rec(&file, 2, &pl);
+	pl.len = 0;
+	{
+		char v[8], meta[19] = {0};
+		uint64_t one = 1;
+		memcpy(v, &one, 8);
+		put_fld(&pl, 3, v, 8);
+		memcpy(meta + 17, "ps", 2);
+		put_fld(&pl, 14, meta, sizeof meta);
+		put_hist(&pl, "k", 2, 2);
+		put_fld(&pl, 999, "later", 5);
+		put_hist(&pl, "bad", 3, 1);
+		put_hist(&pl, "e", 0, 0);
+	}
+	put_rec(&file, 3, &pl);
+	fp = fopen(path, "wb");
+	if (fp) {
+		fwrite(file.s, 1, file.len, fp);
+		fclose(fp);
+	}
+	caps_ok = hist_ok = 0;
+	nsamp = 0;
+	if (rec_open_read(&rd, path, NULL, 0, err, sizeof err) == 0) {
+		while (rec_next(&rd, &it) == 1) {
+			if (it.type == REC_CAPS) {
+				caps_ok = it.caps.ps_digest_hist;
+				continue;
+			}
+			nsamp++;
+			h = digest_set_hist(it.sample.digests, "k");
+			hist_ok = it.sample.state == STATE_UP && it.sample.digests && it.sample.digests->nhist == 2 && h &&
+				  h->n == 2 && h->b[1].num == 11 && h->b[1].count == 10 &&
+				  digest_set_hist(it.sample.digests, "e") && digest_set_hist(it.sample.digests, "e")->n == 0 &&
+				  !digest_set_hist(it.sample.digests, "bad");
+			digest_set_free(it.sample.digests);
+		}
+		CHECK(rd.corrupt == 0 && nsamp == 1, "record p95: hand-made file read whole");
+		rec_reader_close(&rd);
+	}
+	CHECK(caps_ok, "record p95: an unknown future CAPS flag bit is ignored");
+	CHECK(hist_ok, "record p95: unknown field skipped, damaged histogram ignored, empty one kept");
+	unlink(path);
+	sb_free(&file);
+	sb_free(&pl);
+
+	/* a recording made before histograms: no capability, no histograms */
+	{
+		const char *src = __FILE__, *slash = strrchr(src, '/');
+		char rpath[1024];
+		str_printf(rpath, sizeof rpath, "%.*s/../../recordings/mariadb-commit-fsync.dbrec",
+			   slash ? (int)(slash - src) : 1, slash ? src : ".");
+		caps_ok = 1;
+		hist_ok = 1;
+		nsamp = 0;
+		if (rec_open_read(&rd, rpath, NULL, 0, err, sizeof err) == 0) {
+			while (rec_next(&rd, &it) == 1) {
+				if (it.type == REC_CAPS)
+					caps_ok &= !it.caps.ps_digest_hist;
+				else if (it.sample.digests && ++nsamp && it.sample.digests->nhist)
+					hist_ok = 0;
+				digest_set_free(it.type == REC_SAMPLE ? it.sample.digests : NULL);
+			}
+			rec_reader_close(&rd);
+		}
+		CHECK(nsamp > 10 && caps_ok && hist_ok,
+		      nm("record p95: the bundled older recording reads (%d digest samples), no p95 capability", nsamp));
+	}
+	mysql_hist_pick_free(&pk);
+	strset_clear(&texts);
+	sb_free(&sql);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	have_python = system("command -v python3 >/dev/null 2>&1") == 0;
@@ -1788,5 +2561,11 @@ int main(void)
 	test_json_mysql();
 	test_json_none();
 	test_json_text();
+	/* 4. per-interval p95 (MySQL 8 histograms) */
+	test_hist_p95();
+	test_hist_table();
+	test_mysql_hist();
+	test_hist_output();
+	test_hist_record();
 	return TAP_DONE();
 }
