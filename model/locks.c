@@ -395,3 +395,93 @@ void lock_state_text(const struct lock_session *s, char *out, size_t len)
 	else
 		str_copy(out, len, s->state);
 }
+
+const char *lock_status_name(enum lock_status st)
+{
+	switch (st) {
+	case LOCKS_IDLE: return "idle";
+	case LOCKS_READ: return "read";
+	case LOCKS_TIMED_OUT: return "timed_out";
+	case LOCKS_UNAVAILABLE: return "unavailable";
+	}
+	return "?";
+}
+
+/* A statement text as a JSON string, cut at 200 bytes on a character
+ * boundary; null when absent. */
+static void json_query(struct strbuf *out, const char *q)
+{
+	char t[201];
+	if (!q) {
+		sb_puts(out, "null");
+		return;
+	}
+	size_t n = strlen(q);
+	if (n > 200) {
+		n = 200;
+		while (n > 0 && ((unsigned char)q[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(t, q, n);
+	t[n] = '\0';
+	json_str(out, text_sanitize(t));
+}
+
+void lock_set_json(const struct lock_set *ls, struct strbuf *out)
+{
+	if (!ls) {
+		sb_puts(out, ",\"locks_status\":null,\"locks_waiting\":null,\"locks\":null");
+		return;
+	}
+	sb_printf(out, ",\"locks_status\":\"%s\",\"locks_waiting\":%u", lock_status_name(ls->status), ls->waiting);
+	if (ls->note[0]) {
+		char note[LOCK_NOTE_LEN];
+		str_copy(note, sizeof note, ls->note);
+		sb_puts(out, ",\"locks_note\":");
+		json_str(out, text_sanitize(note));
+	}
+	if (ls->status != LOCKS_READ) {
+		sb_puts(out, ",\"locks\":[]");
+		return;
+	}
+	sb_puts(out, ",\"locks\":[");
+	for (size_t k = 0; k < ls->ne; k++) {
+		const struct lock_edge *e = &ls->e[k];
+		const struct lock_session *w = &ls->s[e->waiter], *b = &ls->s[e->blocker];
+		char st[96];
+		if (k)
+			sb_putc(out, ',');
+		sb_printf(out, "{\"waiter\":{\"id\":%lld,\"user\":", w->id);
+		json_str(out, w->user);
+		sb_puts(out, ",\"query\":");
+		json_query(out, w->query);
+		sb_puts(out, ",\"wait_s\":");
+		json_num(out, w->wait_s);
+		sb_printf(out, "},\"blocker\":{\"id\":%lld,\"user\":", b->id);
+		json_str(out, b->user);
+		sb_puts(out, ",\"query\":");
+		json_query(out, b->query);
+		sb_printf(out, ",\"query_is_last\":%s,\"state\":", b->query_is_last ? "true" : "false");
+		lock_state_text(b, st, sizeof st);
+		json_str(out, st);
+		sb_puts(out, ",\"trx_age_s\":");
+		json_num(out, b->trx_age_s);
+		sb_puts(out, "},\"object\":");
+		json_str(out, e->object);
+		sb_puts(out, ",\"lock_type\":");
+		json_str(out, e->lock_type);
+		sb_puts(out, ",\"requested\":");
+		json_str(out, e->requested);
+		sb_puts(out, ",\"blocking\":");
+		json_str(out, e->held);
+		sb_puts(out, ",\"lock_data\":");
+		json_str(out, e->lock_data);
+		sb_printf(out, ",\"soft\":%s,\"root\":", e->soft ? "true" : "false");
+		if (e->root >= 0)
+			sb_printf(out, "%lld", ls->s[e->root].id);
+		else
+			sb_puts(out, "null");
+		sb_printf(out, ",\"depth\":%d,\"cycle\":%s}", e->depth, e->cycle ? "true" : "false");
+	}
+	sb_putc(out, ']');
+}

@@ -99,6 +99,13 @@ struct lock_row {
 };
 size_t lock_tree_rows(const struct lock_set *ls, struct lock_row **rows);
 
+struct strbuf;
+/* The JSON members for --batch: ,"locks_status":"...","locks_waiting":N,
+ * "locks":[one object per edge] (null when ls is NULL). Statement texts
+ * are cut at 200 bytes. */
+void lock_set_json(const struct lock_set *ls, struct strbuf *out);
+const char *lock_status_name(enum lock_status st);
+
 /* Plain-words state of a session: "idle in transaction 42s", "active 3.1s". */
 void lock_state_text(const struct lock_session *s, char *out, size_t len);
 

@@ -75,6 +75,8 @@ void model_init(struct model *m, size_t history_len)
 		m->cur[i].st = RATE_INIT;
 	}
 	ring_init(&m->hist_t, history_len);
+	ring_init(&m->lock_waiting, history_len);
+	ring_init(&m->lock_wait_ms, history_len);
 	m->interval_s = NAN;
 	digest_table_init(&m->dg);
 }
@@ -85,6 +87,10 @@ void model_free(struct model *m)
 	for (i = 0; i < M__COUNT; i++)
 		ring_free(&m->hist[i]);
 	ring_free(&m->hist_t);
+	ring_free(&m->lock_waiting);
+	ring_free(&m->lock_wait_ms);
+	lock_set_free(m->locks);
+	m->locks = NULL;
 	digest_table_free(&m->dg);
 }
 
@@ -186,6 +192,31 @@ static void compute(struct model *m, const struct metric_def *d,
 	r->st = st;
 }
 
+/* Lock waits: keep a copy of the newest snapshot and one point of each
+ * history line per interval. Waiting sessions come from the snapshot (the
+ * cheap check counts them even when the lock tables were not read); the
+ * wait time per second from Innodb_row_lock_time where the server counts
+ * it, else from the waiters (each waits 1000 ms per second). */
+static void update_locks(struct model *m, const struct sample *s, const struct sample *p, double dt,
+			 bool fresh_conn)
+{
+	double waiting = NAN, ms = NAN, d;
+	lock_set_free(m->locks);
+	m->locks = NULL;
+	if (s->state == STATE_UP && s->locks) {
+		m->locks = lock_set_copy(s->locks);
+		waiting = s->locks->waiting;
+	}
+	if (s->state == STATE_UP && s->c[CTR_ROW_LOCK_TIME_MS].present) {
+		if (!fresh_conn && dt > 0 && ctr_delta(p, s, CTR_ROW_LOCK_TIME_MS, &d) == RATE_OK)
+			ms = d / dt;
+	} else if (isfinite(waiting)) {
+		ms = waiting * 1000;
+	}
+	ring_push(&m->lock_waiting, waiting);
+	ring_push(&m->lock_wait_ms, ms);
+}
+
 void model_update(struct model *m, const struct sample *s)
 {
 	int i;
@@ -219,11 +250,14 @@ void model_update(struct model *m, const struct sample *s)
 				    fresh_conn || !(dt > 0), s->wall);
 		m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
 	}
+	update_locks(m, s, p, dt, fresh_conn);
 	m->last = *s;
 	m->last.digests = NULL;   /* the model never keeps the caller's rows */
+	m->last.locks = NULL;
 	if (s->state == STATE_UP) {
 		m->prev_up = *s;
 		m->prev_up.digests = NULL;
+		m->prev_up.locks = NULL;
 		m->have_prev = true;
 	}
 	if (s->settings_fresh) {

@@ -9,6 +9,7 @@
 #include "../sources/sample.h"
 #include "../sources/source.h"
 #include "digests.h"
+#include "locks.h"
 #include "ring.h"
 
 /* Why a rate has (or lacks) a value this interval. */
@@ -77,6 +78,9 @@ struct model {
 	unsigned long intervals;  /* model_update calls */
 	struct digest_table dg;   /* statement digests */
 	double dg_mono;           /* monotonic time of the last digest read, 0: none */
+	struct lock_set *locks;   /* newest lock snapshot (a copy), NULL: none */
+	struct ring lock_waiting; /* sessions waiting on a lock, per interval */
+	struct ring lock_wait_ms; /* row-lock wait time, ms/s (MySQL: counter; PG: waiters x 1000) */
 };
 
 /* history_len: intervals kept (>= 1). */

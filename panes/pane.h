@@ -16,6 +16,19 @@ struct key_help {
 	const char *help;
 };
 
+/* An action a pane asks the screen to confirm and run (locks pane). */
+enum pane_action {
+	PA_NONE = 0,
+	PA_TERMINATE,        /* end the session (KILL / pg_terminate_backend) */
+	PA_CANCEL,           /* cancel its statement (KILL QUERY / pg_cancel_backend) */
+};
+
+struct pane_ask {
+	enum pane_action act;
+	long long id;        /* session id */
+	char what[480];      /* the confirmation text: whom, what, consequences */
+};
+
 /* Per-pane view state owned by the screen. */
 struct pane_view {
 	int sel;             /* selected row */
@@ -28,6 +41,8 @@ struct pane_view {
 	char filter_text[128];
 	int nrows;           /* rows after filtering, set by draw */
 	char status[160];    /* a one-line message from the pane (e.g. sort) */
+	bool read_only;      /* --read-only: no action on the server */
+	struct pane_ask ask; /* set by a pane key: the screen confirms it */
 };
 
 struct pane_ops {

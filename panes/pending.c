@@ -15,16 +15,6 @@ static void pending(struct canvas *cv, const char *what, const char *need_ok, co
 	cv_text(cv, 2, 0, have ? R_NOTE : R_WARN, have ? need_ok : need_missing);
 }
 
-static void locks_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
-{
-	v->nrows = 0;
-	pending(cv, "who blocks whom: requested lock vs blocking lock, object, wait age, root blockers",
-		m->caps.engine == ENGINE_POSTGRESQL ? "source ready: pg_locks + pg_blocking_pids()"
-						   : "source ready: information_schema / performance_schema lock tables",
-		"source missing: PROCESS privilege (GRANT PROCESS ON *.*)",
-		m->caps.engine == ENGINE_POSTGRESQL || m->caps.priv_process);
-}
-
 static void waits_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	v->nrows = 0;
@@ -49,6 +39,5 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		m->caps.priv_super || m->caps.superuser);
 }
 
-const struct pane_ops locks_pane = {.name = "locks", .title = "lock waits", .draw = locks_draw, .min_h = 4};
 const struct pane_ops waits_pane = {.name = "waits", .title = "WAL / redo waits", .draw = waits_draw, .min_h = 4};
 const struct pane_ops tuning_pane = {.name = "tuning", .title = "safe tuning", .draw = tuning_draw, .min_h = 4};

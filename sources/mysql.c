@@ -181,8 +181,8 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
 	struct my_priv *p = xcalloc(1, sizeof *p);
-	unsigned ct = (unsigned)ceil(t->connect_timeout);
-	unsigned rt = (unsigned)ceil(src->query_timeout);
+	unsigned ct = (unsigned)d_ceil(t->connect_timeout);
+	unsigned rt = (unsigned)d_ceil(src->query_timeout);
 	const char *host = t->host;
 	my_bool off = 0;
 

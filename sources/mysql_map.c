@@ -246,7 +246,7 @@ void mysql_map_digest(struct digest_set *set, const char *const cell[MYD__COUNT]
 	}
 	if (cell[MYD_FIRST]) {
 		r->first_seen = strtod(cell[MYD_FIRST], NULL);
-		r->epoch = (uint64_t)llround(r->first_seen * 1000);
+		r->epoch = (uint64_t)d_llround(r->first_seen * 1000);
 	}
 	if (cell[MYD_LAST])
 		r->last_seen = strtod(cell[MYD_LAST], NULL);

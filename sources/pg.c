@@ -448,10 +448,37 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	return 0;
 }
 
+/* End a backend or cancel its query. */
+static int pg_act(struct source *src, int what, long long id, char *msg, size_t len)
+{
+	struct pg_priv *p = src->priv;
+	const char *fn = what == SRC_ACT_TERMINATE ? "pg_terminate_backend" : "pg_cancel_backend";
+	struct pg_results rs;
+	bool stalled;
+	char q[96];
+	const char *v;
+	if (id <= 0 || id > 0x7fffffff) {
+		str_printf(msg, len, "%lld is not a backend pid", id);
+		return -1;
+	}
+	str_printf(q, sizeof q, "SELECT %s(%lld)", fn, id);
+	if (pg_run(src, q, &rs, msg, len, &stalled, NULL) < 0)
+		return -1;
+	p->own_xacts++;
+	v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
+	if (v && v[0] == 't')
+		str_printf(msg, len, "%s(%lld): done", fn, id);
+	else
+		str_printf(msg, len, "%s(%lld) returned false: the session is gone already", fn, id);
+	pg_results_clear(&rs);
+	return v && v[0] == 't' ? 0 : -1;
+}
+
 const struct source_ops pg_source_ops = {
 	.name = "postgresql",
 	.connect = pg_connect,
 	.sample = pg_sample,
 	.close = pg_close,
 	.subsample = pg_subsample,
+	.act = pg_act,
 };

@@ -51,6 +51,9 @@ enum ctr_id {
 	/* MySQL / MariaDB performance_schema statement/sql/commit */
 	CTR_COMMIT_STMTS,     /* COMMIT statements timed */
 	CTR_COMMIT_NS,        /* their total latency, ns */
+	/* lock waits */
+	CTR_ROW_LOCK_WAITS,   /* MySQL/MariaDB Innodb_row_lock_waits */
+	CTR_ROW_LOCK_TIME_MS, /* Innodb_row_lock_time, ms */
 	CTR__COUNT
 };
 
@@ -85,6 +88,7 @@ struct notes {
 };
 
 struct digest_set;
+struct lock_set;
 
 struct sample {
 	double mono;            /* s, CLOCK_MONOTONIC when counters were read */
@@ -109,6 +113,10 @@ struct sample {
 	 * pg_stat_statements is read every few refreshes): the previous
 	 * digest rates stay, they are not "unknown" */
 	bool digests_skipped;
+	/* Lock waits of this sample (model/locks.h), or NULL when the source
+	 * has none. Owned like digests: freed by the consumer with
+	 * lock_set_free() after model_update() (which keeps a copy). */
+	struct lock_set *locks;
 };
 
 /* Append a note unless an identical one is there already. */

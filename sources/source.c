@@ -74,6 +74,8 @@ static const char *const ctr_names[CTR__COUNT] = {
 	[CTR_WAL_SYNC_NS] = "wal_sync_ns",
 	[CTR_COMMIT_STMTS] = "commit_stmts",
 	[CTR_COMMIT_NS] = "commit_ns",
+	[CTR_ROW_LOCK_WAITS] = "row_lock_waits",
+	[CTR_ROW_LOCK_TIME_MS] = "row_lock_time_ms",
 };
 
 const char *ctr_name(enum ctr_id id)

@@ -58,7 +58,13 @@ struct source_ops {
 	 * server has no statement statistics); errors wait for the next
 	 * sample. Called only when src->wants_subsample. */
 	void (*subsample)(struct source *src);
+	/* Optional: end a session (what 1) or cancel its statement (what 2).
+	 * Returns 0 with what happened in msg, or -1 with the server's reason. */
+	int (*act)(struct source *src, int what, long long id, char *msg, size_t len);
 };
+
+#define SRC_ACT_TERMINATE 1
+#define SRC_ACT_CANCEL 2
 
 struct source {
 	const struct source_ops *ops;

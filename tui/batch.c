@@ -22,7 +22,7 @@ static void collect_notes(const struct model *m, struct notes *n)
 	memset(n, 0, sizeof *n);
 	if (m->last.state != STATE_UP && m->last.error[0]) {
 		if (m->last.state == STATE_DOWN)
-			notes_add(n, "%s; retrying in %.0fs", m->last.error, ceil(m->last.retry_in));
+			notes_add(n, "%s; retrying in %.0fs", m->last.error, d_ceil(m->last.retry_in));
 		else
 			notes_add(n, "%s", m->last.error);
 	}
@@ -59,20 +59,20 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 		sb_puts(out, ",\"text\":");
 		json_str(out, text_sanitize(text));
 		sb_puts(out, ",\"calls_per_s\":");
-		json_num(out, round(d->rate[DG_CALLS] * 1000) / 1000);
+		json_num(out, d_round(d->rate[DG_CALLS] * 1000) / 1000);
 		sb_puts(out, ",\"total_ms_per_s\":");
-		json_num(out, round(ms * 1000) / 1000);
+		json_num(out, d_round(ms * 1000) / 1000);
 		sb_puts(out, ",\"avg_ms\":");
-		json_num(out, round(d->avg_ms * 1000) / 1000);
+		json_num(out, d_round(d->avg_ms * 1000) / 1000);
 		if (m->caps.ps_digest_hist) {
 			/* only where the server has latency histograms (MySQL 8) */
 			sb_puts(out, ",\"p95_ms\":");
 			json_num(out, d_round(d->p95_ms * 1000) / 1000);
 		}
 		sb_puts(out, ",\"rows_per_s\":");
-		json_num(out, round(d->rate[DG_ROWS] * 1000) / 1000);
+		json_num(out, d_round(d->rate[DG_ROWS] * 1000) / 1000);
 		sb_puts(out, ",\"share\":");
-		json_num(out, t->total_ms_per_s > 0 ? round(ms / t->total_ms_per_s * 10000) / 10000 : NAN);
+		json_num(out, t->total_ms_per_s > 0 ? d_round(ms / t->total_ms_per_s * 10000) / 10000 : NAN);
 		sb_putc(out, '}');
 	}
 	sb_puts(out, "]");
@@ -92,7 +92,7 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
 	sb_puts(out, ",\"host\":");
 	json_str(out, host);
 	sb_puts(out, ",\"interval_s\":");
-	json_num(out, isfinite(m->interval_s) ? round(m->interval_s * 1000) / 1000 : NAN);
+	json_num(out, isfinite(m->interval_s) ? d_round(m->interval_s * 1000) / 1000 : NAN);
 	sb_puts(out, ",\"state\":");
 	json_str(out, state_name(m->last.state));
 	sb_puts(out, ",\"rates\":{");
@@ -152,7 +152,7 @@ void batch_text(const struct model *m, const char *host, struct strbuf *out)
 	sb_printf(out, "%s  %s %s  %s  %s", tbuf, engine_label(m), m->caps.version, host,
 		  m->last.state == STATE_UP ? "UP" : m->last.state == STATE_STALLED ? "STALLED" : "DOWN");
 	if (m->last.state == STATE_DOWN)
-		sb_printf(out, " - retrying in %.0fs", ceil(m->last.retry_in));
+		sb_printf(out, " - retrying in %.0fs", d_ceil(m->last.retry_in));
 	if (isfinite(m->interval_s))
 		sb_printf(out, "  interval %.2fs", m->interval_s);
 	sb_printf(out, "  cost %.1fms/%uq\n", m->last.query_ms, m->last.nqueries);

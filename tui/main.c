@@ -41,6 +41,7 @@ struct opts {
 	int top;                  /* --top N digests in JSON */
 	double sample_hz;         /* --sample-hz */
 	bool ascii;               /* --ascii */
+	bool read_only;           /* --read-only */
 };
 
 /* The bundled incident recording (build/demo_rec.c, from recordings/). */
@@ -83,6 +84,7 @@ static void usage(FILE *f)
 	      "screen:\n"
 	      "      --theme NAME|PATH     dark (default), light, mono, high-contrast, or a file\n"
 	      "      --ascii               no Unicode block or line characters\n"
+	      "      --read-only           never act on the server: no kill, cancel or tuning keys\n"
 	      "record and replay:\n"
 	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
 	      "      --redact              replace literals in recorded text with ?\n"
@@ -151,7 +153,7 @@ static char *prompt_password(void)
 enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
-	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ,
+	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 };
 
 static const struct option long_opts[] = {
@@ -177,6 +179,7 @@ static const struct option long_opts[] = {
 	{"demo", no_argument, NULL, OPT_DEMO},
 	{"theme", required_argument, NULL, OPT_THEME},
 	{"ascii", no_argument, NULL, OPT_ASCII},
+	{"read-only", no_argument, NULL, OPT_READ_ONLY},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"sample-hz", required_argument, NULL, OPT_SAMPLE_HZ},
 	{"help", no_argument, NULL, OPT_HELP},
@@ -239,6 +242,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_DEMO: o->demo = true; break;
 		case OPT_THEME: o->theme = optarg; break;
 		case OPT_ASCII: o->ascii = true; break;
+		case OPT_READ_ONLY: o->read_only = true; break;
 		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
 		case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
 		case OPT_HELP: usage(stdout); exit(0);
@@ -374,7 +378,7 @@ int main(int argc, char **argv)
 		struct ui_opts uo = {
 			.interval = o.interval, .theme = o.theme, .ascii = o.ascii,
 			.replay = replaying, .speed = o.speed, .host = host,
-			.rec = recording ? &rec : NULL,
+			.rec = recording ? &rec : NULL, .read_only = o.read_only,
 		};
 		status = ui_run(&src, &m, &uo);
 		goto done;
@@ -385,6 +389,7 @@ int main(int argc, char **argv)
 		source_tick(&src, &s);
 		if (src.finished) {
 			digest_set_free(s.digests);
+			lock_set_free(s.locks);
 			break;
 		}
 		if (src.conn_gen != caps_gen) {
@@ -404,6 +409,8 @@ int main(int argc, char **argv)
 		model_update(&m, &s);
 		digest_set_free(s.digests);
 		s.digests = NULL;
+		lock_set_free(s.locks);
+		s.locks = NULL;
 		if (m.intervals > 1 && s.wall >= src.start_wall + o.from) {
 			out.len = 0;
 			if (o.json)

@@ -20,7 +20,7 @@ static void wait_until(struct sampler *sp, double t)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_sec += (time_t)d;
-	ts.tv_nsec += (long)((d - floor(d)) * 1e9);
+	ts.tv_nsec += (long)((d - (double)(long)d) * 1e9);
 	if (ts.tv_nsec >= 1000000000L) {
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
@@ -37,7 +37,7 @@ static void *worker(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&sp->mu);
-		while (!sp->stop && !sp->self_paced && clock_mono() < next) {
+		while (!sp->stop && !sp->act && !sp->self_paced && clock_mono() < next) {
 			struct source *src = sp->src;
 			if (src->connected && src->wants_subsample && src->ops->subsample && src->sub_hz > 0) {
 				if (clock_mono() >= next_sub) {
@@ -56,6 +56,31 @@ static void *worker(void *arg)
 		if (sp->stop) {
 			pthread_mutex_unlock(&sp->mu);
 			break;
+		}
+		if (sp->act) {
+			int what = sp->act, rc = -1;
+			long long id = sp->act_id;
+			char msg[NOTE_LEN];
+			pthread_mutex_unlock(&sp->mu);
+			struct source *src = sp->src;
+			if (!src->ops->act)
+				str_copy(msg, sizeof msg, "this source cannot act on sessions");
+			else if (!src->connected)
+				str_copy(msg, sizeof msg, "not connected: nothing was done");
+			else
+				rc = src->ops->act(src, what, id, msg, sizeof msg);
+			pthread_mutex_lock(&sp->mu);
+			sp->act = 0;
+			sp->act_rc = rc;
+			str_copy(sp->act_msg, sizeof sp->act_msg, msg);
+			sp->act_done = true;
+			/* sample again soon so the pane shows the effect */
+			next = clock_mono() + 0.2;
+			pthread_mutex_unlock(&sp->mu);
+			if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
+				/* the UI is gone */
+			}
+			continue;
 		}
 		pthread_mutex_unlock(&sp->mu);
 
@@ -124,6 +149,35 @@ void sampler_set_interval(struct sampler *sp, double interval)
 	sp->interval = interval;
 	pthread_cond_broadcast(&sp->cv);
 	pthread_mutex_unlock(&sp->mu);
+}
+
+bool sampler_request(struct sampler *sp, int what, long long id)
+{
+	bool ok;
+	pthread_mutex_lock(&sp->mu);
+	ok = sp->act == 0;
+	if (ok) {
+		sp->act = what;
+		sp->act_id = id;
+		sp->act_done = false;
+		pthread_cond_broadcast(&sp->cv);
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return ok;
+}
+
+bool sampler_action_result(struct sampler *sp, int *rc, char *msg, size_t len)
+{
+	bool done;
+	pthread_mutex_lock(&sp->mu);
+	done = sp->act_done;
+	if (done) {
+		*rc = sp->act_rc;
+		str_copy(msg, len, sp->act_msg);
+		sp->act_done = false;
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return done;
 }
 
 bool sampler_pop(struct sampler *sp, struct sampler_msg *out)

@@ -33,6 +33,12 @@ struct sampler {
 	int wake[2];             /* [0]: poll it in the UI loop */
 	uint32_t caps_gen;       /* worker side */
 	double busy_ms;          /* time spent in the last tick */
+	/* one action on the server at a time (kill / cancel), under mu */
+	int act;                 /* SRC_ACT_*, 0: none pending */
+	long long act_id;
+	bool act_done;           /* act_msg holds the outcome */
+	int act_rc;
+	char act_msg[NOTE_LEN];
 };
 
 /* Start sampling src every interval seconds. Returns 0 or -1 (errno). */
@@ -42,6 +48,12 @@ void sampler_set_interval(struct sampler *sp, double interval);
 /* Take the oldest message into out; false when the queue is empty. Drains
  * the wake-up pipe. */
 bool sampler_pop(struct sampler *sp, struct sampler_msg *out);
+/* Ask the worker to run action what (SRC_ACT_*) on session id before its
+ * next sample. False when one is still pending. */
+bool sampler_request(struct sampler *sp, int what, long long id);
+/* The outcome of the requested action once done (then cleared): true with
+ * rc and msg filled. */
+bool sampler_action_result(struct sampler *sp, int *rc, char *msg, size_t len);
 /* Ask the worker to stop and wait for it at most max_wait seconds. False
  * when it is still busy (inside a query): then the source must not be
  * touched; process exit ends the thread. */

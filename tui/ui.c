@@ -79,6 +79,7 @@ struct ui {
 	unsigned long frames;
 	double frame_total, frame_max; /* s */
 	bool recording;
+	struct pane_ask ask;   /* an action waiting for y / n */
 };
 
 static volatile sig_atomic_t ui_signal;
@@ -395,6 +396,19 @@ static void draw_help(struct ui *u)
 	cv_text(&cv, h - 1, 1, R_UNKNOWN, "unknown values show as '-' with the reason, never as 0; any key closes");
 }
 
+/* The confirmation of a pane's action: a box in the middle, y / n. */
+static void draw_ask(struct ui *u)
+{
+	int w = COLS - 4 < 90 ? COLS - 4 : 90, x0 = (COLS - w) / 2;
+	int need = wrap_rows(u->ask.what, w - 2) + 3, h = need < LINES - 2 ? need : LINES - 2, y0 = (LINES - h) / 2;
+	struct canvas cv = screen_canvas(u, y0, x0, h, w);
+	for (int i = 0; i < h; i++)
+		cv_fill(&cv, i, 0, w, R_NORMAL);
+	cv_text(&cv, 0, 1, R_CRIT, u->ask.act == PA_TERMINATE ? "End this session?" : "Cancel this statement?");
+	cv_wrap(&cv, 1, 1, R_NORMAL, u->ask.what, h - 1);
+	cv_text(&cv, h - 1, 1, R_KEY, "y: do it    any other key: no");
+}
+
 static void draw_frame(struct ui *u)
 {
 	double t0 = clock_mono();
@@ -441,6 +455,8 @@ static void draw_frame(struct ui *u)
 	draw_keybar(u);
 	if (u->help)
 		draw_help(u);
+	if (u->ask.act)
+		draw_ask(u);
 	refresh();
 	double dt = clock_mono() - t0;
 	u->frames++;
@@ -527,6 +543,20 @@ static void handle_key(struct ui *u, int ch)
 		filter_key(u, ch);
 		return;
 	}
+	if (u->ask.act && ch != KEY_RESIZE) {
+		if (ch == 'y' || ch == 'Y') {
+			int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
+			if (sampler_request(&u->sp, what, u->ask.id))
+				set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
+					u->ask.id);
+			else
+				set_msg(u, "another action is still running: nothing done");
+		} else {
+			set_msg(u, "not done: session %lld left alone", u->ask.id);
+		}
+		u->ask.act = PA_NONE;
+		return;
+	}
 	if (u->help && ch != KEY_RESIZE) {
 		u->help = false;
 		if (ch != 'q')
@@ -534,6 +564,10 @@ static void handle_key(struct ui *u, int ch)
 	}
 	if (ch != KEY_RESIZE && COLS >= MIN_W && LINES >= MIN_H && panes[idx]->key &&
 	    ch != '\n' && ch != '\r' && panes[idx]->key(u->m, v, ch)) {
+		if (v->ask.act) {
+			u->ask = v->ask;
+			v->ask.act = PA_NONE;
+		}
 		if (v->status[0]) {
 			set_msg(u, "%s", v->status);
 			v->status[0] = '\0';
@@ -618,6 +652,7 @@ static bool take_samples(struct ui *u)
 		if (msg->end) {
 			u->ended = true;
 			digest_set_free(msg->s.digests);
+			lock_set_free(msg->s.locks);
 			continue;
 		}
 		if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
@@ -629,6 +664,8 @@ static bool take_samples(struct ui *u)
 			model_update(u->m, &msg->s);
 		digest_set_free(msg->s.digests);
 		msg->s.digests = NULL;
+		lock_set_free(msg->s.locks);
+		msg->s.locks = NULL;
 	}
 	free(msg);
 	return any;
@@ -665,6 +702,8 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	u->src = src;
 	u->interval = o->interval;
 	u->recording = o->rec != NULL;
+	for (i = 0; i < NPANES; i++)
+		u->views[i].read_only = o->read_only;
 	setlocale(LC_ALL, "");
 	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
@@ -720,6 +759,12 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 			break;
 		if (take_samples(u))
 			dirty = true;
+		int act_rc;
+		char act_msg[NOTE_LEN];
+		if (sampler_action_result(&u->sp, &act_rc, act_msg, sizeof act_msg)) {
+			set_msg(u, "%s%s", act_rc == 0 ? "" : "failed: ", act_msg);
+			dirty = true;
+		}
 		while ((ch = getch()) != ERR) {
 			if (ch == '\r')
 				ch = '\n';

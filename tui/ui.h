@@ -16,6 +16,7 @@ struct ui_opts {
 	double speed;           /* replay speed (shown) */
 	const char *host;       /* label */
 	struct recorder *rec;   /* open recording or NULL */
+	bool read_only;         /* --read-only: no kill, cancel or tuning */
 };
 
 /* Can this terminal show the screen? false with the reason in why. */
