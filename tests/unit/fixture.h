@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #define FX_MAXSEC 32
-#define FX_MAXCELLS 16
+#define FX_MAXCELLS 32
 
 struct fx_row {
 	int n;

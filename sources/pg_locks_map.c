@@ -1,0 +1,251 @@
+/* pg_locks_map.c - PostgreSQL lock waits: the query and its row mapper. */
+#include "pg_locks_map.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/locks.h"
+#include "../util/util.h"
+
+/* Heavyweight lock modes, numbered 1..8 by array_position, and for each
+ * the modes it conflicts with as a bit mask (bit k-1 for mode k):
+ * 1x{8}, 2x{7,8}, 3x{5-8}, 4x{4-8}, 5x{3,4,6,7,8}, 6x{3-8}, 7x{2-8}, 8xall.
+ * Modes outside the list (SIReadLock) conflict with nothing. */
+#define PGL_MODES \
+	"ARRAY['AccessShareLock','RowShareLock','RowExclusiveLock','ShareUpdateExclusiveLock'," \
+	"'ShareLock','ShareRowExclusiveLock','ExclusiveLock','AccessExclusiveLock']"
+#define PGL_CONFLICTS "(ARRAY[128,192,240,248,236,252,254,255])"
+
+/* Text of relation rel of database db: rel::regclass only for this
+ * database or a shared catalog (database 0); an OID of another database
+ * would name an unrelated relation here, or nothing. */
+#define PGL_RELNAME(db, rel) \
+	"CASE WHEN " rel " IS NULL THEN NULL " \
+	"WHEN " db " = 0 OR " db " = c.datid THEN " rel "::regclass::text " \
+	"ELSE 'relation ' || " rel " || ' in database ' || " \
+	"coalesce((SELECT min(x.datname::text) FROM a x WHERE x.datid = " db "), " db "::text) END"
+
+/* ws: pg_locks.waitstart or NULL; wait: the waiter's wait in s.
+ *   a   pg_stat_activity, read once
+ *   c   this database's oid and the reference time
+ *   l   pg_locks, read once; gpid = the pid pg_blocking_pids reports for
+ *       the lock's holder (a parallel worker's leader; 0 for a prepared
+ *       transaction, whose locks have no pid); m = mode number; tk = the
+ *       target as text, an equality the planner can hash on (the exact
+ *       NULL-safe comparison follows it)
+ *   w   each waiting lock with each distinct pid blocking it
+ *   e   w with the blocker's locks on the same target that conflict with
+ *       the request; hard = the blocker holds one of them
+ *   tu  the tuple lock a session holds while it waits for a row's
+ *       transaction: names the row of a transactionid wait */
+#define PGL_SQL(ws, wait) \
+	"WITH a AS MATERIALIZED (" \
+	" SELECT pid, datid, datname, usename, state, backend_type, leader_pid, state_change," \
+	" xact_start, left(query, 1024) AS query FROM pg_stat_activity)," \
+	" c AS (SELECT (SELECT datid FROM a WHERE pid = pg_backend_pid()) AS datid," \
+	" statement_timestamp() AS ts)," \
+	" l AS MATERIALIZED (" \
+	" SELECT k.locktype, k.database, k.relation, k.page, k.tuple, k.virtualxid, k.transactionid," \
+	" k.classid, k.objid, k.objsubid, k.pid, k.mode, k.granted, " ws " AS waitstart," \
+	" coalesce(pw.leader_pid, k.pid, 0) AS gpid, array_position(" PGL_MODES ", k.mode) AS m," \
+	" concat_ws(' ', k.locktype, k.database, k.relation, k.page, k.tuple, k.virtualxid," \
+	" k.transactionid, k.classid, k.objid, k.objsubid) AS tk" \
+	" FROM pg_locks k LEFT JOIN a pw ON pw.pid = k.pid AND pw.backend_type = 'parallel worker')," \
+	" w AS (" \
+	" SELECT l.*, b.pid AS bpid FROM l," \
+	" LATERAL (SELECT DISTINCT p FROM unnest(pg_blocking_pids(l.pid)) p) b(pid)" \
+	" WHERE NOT l.granted AND l.pid IS NOT NULL)," \
+	" e AS (" \
+	" SELECT DISTINCT w.*, bl.mode AS held, bl.granted AS bgranted," \
+	" bool_or(bl.granted) OVER (PARTITION BY w.pid, w.bpid) AS hard" \
+	" FROM w LEFT JOIN l bl ON bl.gpid = w.bpid AND bl.tk = w.tk AND bl.pid IS DISTINCT FROM w.pid" \
+	" AND bl.locktype = w.locktype" \
+	" AND bl.database IS NOT DISTINCT FROM w.database" \
+	" AND bl.relation IS NOT DISTINCT FROM w.relation" \
+	" AND bl.page IS NOT DISTINCT FROM w.page" \
+	" AND bl.tuple IS NOT DISTINCT FROM w.tuple" \
+	" AND bl.virtualxid IS NOT DISTINCT FROM w.virtualxid" \
+	" AND bl.transactionid IS NOT DISTINCT FROM w.transactionid" \
+	" AND bl.classid IS NOT DISTINCT FROM w.classid" \
+	" AND bl.objid IS NOT DISTINCT FROM w.objid" \
+	" AND bl.objsubid IS NOT DISTINCT FROM w.objsubid" \
+	" AND (" PGL_CONFLICTS "[w.m] & (1 << (bl.m - 1))) <> 0)," \
+	" tu AS (" \
+	" SELECT DISTINCT ON (pid) pid, database, relation, page, tuple FROM l" \
+	" WHERE locktype = 'tuple' AND granted ORDER BY pid, relation, page, tuple)" \
+	" SELECT e.pid, e.bpid, e.locktype," \
+	" CASE WHEN e.locktype = 'transactionid' THEN 'transaction ' || e.transactionid" \
+	" || coalesce(' on ' || " PGL_RELNAME("tu.database", "tu.relation") ", '')" \
+	" WHEN e.locktype = 'advisory' THEN 'advisory ' || CASE WHEN e.objsubid = 1" \
+	" THEN ((e.classid::bigint << 32) | e.objid::bigint)::text" \
+	" ELSE e.classid::int || ':' || e.objid::int END" \
+	" WHEN e.locktype = 'virtualxid' THEN 'virtual transaction ' || e.virtualxid" \
+	" WHEN e.locktype = 'spectoken' THEN 'speculative insertion ' || e.objid" \
+	" || ' of transaction ' || e.transactionid" \
+	" WHEN e.locktype = 'object' THEN e.classid::regclass::text || ' ' || e.objid" \
+	" || CASE WHEN e.objsubid <> 0 THEN '.' || e.objsubid ELSE '' END" \
+	" WHEN e.relation IS NOT NULL THEN " PGL_RELNAME("e.database", "e.relation") \
+	" ELSE concat_ws(' ', e.locktype, e.database, e.transactionid, e.classid, e.objid, e.objsubid) END," \
+	" CASE WHEN e.tuple IS NOT NULL THEN 'ctid (' || e.page || ',' || e.tuple || ')'" \
+	" WHEN e.page IS NOT NULL THEN 'page ' || e.page" \
+	" WHEN tu.tuple IS NOT NULL THEN 'ctid (' || tu.page || ',' || tu.tuple || ')'" \
+	" ELSE '' END," \
+	" e.mode, coalesce(e.held, ''), coalesce(NOT e.bgranted, false)," \
+	" wa.usename, wa.state, extract(epoch FROM c.ts - wa.state_change)," \
+	" extract(epoch FROM c.ts - wa.xact_start), " wait ", wa.backend_type, wa.query," \
+	" ba.usename, CASE WHEN e.bpid = 0 THEN 'prepared transaction' ELSE ba.state END," \
+	" extract(epoch FROM c.ts - ba.state_change), extract(epoch FROM c.ts - ba.xact_start)," \
+	" ba.backend_type, ba.query" \
+	" FROM e CROSS JOIN c" \
+	" LEFT JOIN tu ON tu.pid = e.pid AND e.locktype = 'transactionid'" \
+	" LEFT JOIN a wa ON wa.pid = e.pid" \
+	" LEFT JOIN a ba ON ba.pid = e.bpid" \
+	" WHERE e.bgranted OR e.hard IS NOT TRUE" \
+	" ORDER BY 1, 2, 8, 7 LIMIT 5000"
+
+/* PostgreSQL 14+: pg_locks.waitstart (NULL for a moment after a wait
+ * begins). */
+static const char sql_14[] = PGL_SQL("k.waitstart", "extract(epoch FROM c.ts - e.waitstart)");
+
+/* PostgreSQL 13 has no waitstart: the wait is approximated by the time
+ * since the waiting session's state_change (the start of its running
+ * statement), which is at least the wait, more when the statement ran a
+ * while before it had to wait. */
+static const char sql_13[] = PGL_SQL("NULL::timestamptz",
+				     "CASE WHEN wa.state = 'active' THEN extract(epoch FROM c.ts - wa.state_change) END");
+
+_Static_assert(PG_LOCKS_ROW_LIMIT == 5000, "PG_LOCKS_ROW_LIMIT is written in PGL_SQL");
+
+const char *pg_locks_sql(long version_num)
+{
+	return version_num >= 140000 ? sql_14 : sql_13;
+}
+
+char *pg_locks_sql_timed(char *buf, size_t len, long version_num, long timeout_ms)
+{
+	const char *q = pg_locks_sql(version_num);
+	char head[64];
+	size_t n = str_printf(head, sizeof head, "SET LOCAL statement_timeout = %ld; ",
+			      timeout_ms < 1 ? 1L : timeout_ms);
+	if (!buf || len < n + strlen(q) + 1)
+		return NULL;
+	memcpy(buf, head, n);
+	memcpy(buf + n, q, strlen(q) + 1);
+	return buf;
+}
+
+unsigned pg_locks_waiting(const char *cell)
+{
+	char *end;
+	unsigned long long v;
+	if (!cell || !*cell || *cell == '-')
+		return 0;
+	v = strtoull(cell, &end, 10);
+	if (end == cell || *end)
+		return 0;
+	return v > 0xffffffffu ? 0xffffffffu : (unsigned)v;
+}
+
+/* A pid cell: a non-negative integer. */
+static bool cell_pid(const char *s, long long *out)
+{
+	char *end;
+	long long v;
+	if (!s || !*s || *s == '-')
+		return false;
+	v = strtoll(s, &end, 10);
+	if (end == s || *end || v < 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Seconds, NaN for NULL or garbage; a small negative (a state change after
+ * the query's reference time) is 0. */
+static double cell_secs(const char *s)
+{
+	char *end;
+	double d;
+	if (!s || !*s)
+		return NAN;
+	d = strtod(s, &end);
+	if (end == s || *end || !isfinite(d))
+		return NAN;
+	return d < 0 ? 0 : d;
+}
+
+static void field(char *dst, size_t len, const char *src)
+{
+	str_copy(dst, len, src ? src : "");
+	text_sanitize(dst);
+}
+
+/* Fill session s from the columns starting at user (PGL_W_USER or
+ * PGL_B_USER; both groups are in the same order, the waiter's with the
+ * wait in between). */
+static void session_fill(struct lock_session *s, const char *user, const char *state, const char *state_s,
+			 const char *xact_s, const char *backend, const char *query)
+{
+	if (backend && *backend && strcmp(backend, "client backend") != 0) {
+		/* autovacuum worker, parallel worker, ...: say so beside the user */
+		if (user && *user)
+			str_printf(s->user, sizeof s->user, "%s (%s)", user, backend);
+		else
+			str_copy(s->user, sizeof s->user, backend);
+		text_sanitize(s->user);
+	} else {
+		field(s->user, sizeof s->user, user);
+	}
+	field(s->state, sizeof s->state, state);
+	s->state_s = cell_secs(state_s);
+	s->trx_age_s = cell_secs(xact_s);
+	/* an idle session's query is the last statement it ran */
+	lock_session_query(s, query, state && strncmp(state, "idle", 4) == 0);
+}
+
+void pg_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells)
+{
+	const char *c[PGL__COUNT];
+	long long wpid, bpid;
+	size_t before;
+	int wi, bi;
+	bool wnew, bnew;
+	struct lock_edge *e;
+
+	if (!ls || !cell)
+		return;
+	for (int i = 0; i < PGL__COUNT; i++)
+		c[i] = i < ncells ? cell[i] : NULL;
+	if (!cell_pid(c[PGL_WAITER], &wpid) || !cell_pid(c[PGL_BLOCKER], &bpid) || wpid == bpid)
+		return;
+
+	before = ls->ns;
+	wi = lock_session_get(ls, wpid);
+	wnew = ls->ns > before;
+	before = ls->ns;
+	bi = lock_session_get(ls, bpid);
+	bnew = ls->ns > before;
+	/* every row of a session carries the same activity columns: read
+	 * them once */
+	if (wnew)
+		session_fill(&ls->s[wi], c[PGL_W_USER], c[PGL_W_STATE], c[PGL_W_STATE_S], c[PGL_W_XACT_S],
+			     c[PGL_W_BACKEND], c[PGL_W_QUERY]);
+	if (bnew)
+		session_fill(&ls->s[bi], c[PGL_B_USER], c[PGL_B_STATE], c[PGL_B_STATE_S], c[PGL_B_XACT_S],
+			     c[PGL_B_BACKEND], c[PGL_B_QUERY]);
+	/* a session first seen as a blocker may wait too */
+	if (isnan(ls->s[wi].wait_s))
+		ls->s[wi].wait_s = cell_secs(c[PGL_W_WAIT_S]);
+
+	e = lock_edge_add(ls, wpid, bpid);
+	if (!e)
+		return;
+	field(e->object, sizeof e->object, c[PGL_OBJECT]);
+	field(e->lock_type, sizeof e->lock_type, c[PGL_LOCKTYPE]);
+	field(e->requested, sizeof e->requested, c[PGL_REQUESTED]);
+	field(e->held, sizeof e->held, c[PGL_HELD]);
+	field(e->lock_data, sizeof e->lock_data, c[PGL_LOCK_DATA]);
+	e->soft = c[PGL_SOFT] && c[PGL_SOFT][0] == 't';
+}

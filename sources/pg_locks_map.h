@@ -1,0 +1,113 @@
+/* pg_locks_map.h - PostgreSQL lock waits: the SQL that reads them and the
+ * mapper of its rows into a struct lock_set (model/locks.h). Pure (no
+ * libpq), so rows recorded from PostgreSQL 13-18 can be unit-tested
+ * (tests/unit/test_locks_pg.c, tests/fixtures/locks-pg-*.txt).
+ *
+ * Use, once per refresh:
+ *
+ *  1. Gate. Add PG_LOCKS_GATE_SQL as one more select-list item of the
+ *     per-refresh counters query (or run PG_LOCKS_GATE_QUERY alone). It is
+ *     the number of sessions waiting on a heavyweight lock (pg_stat_activity
+ *     wait_event_type = 'Lock'); pg_locks_waiting() turns its cell into a
+ *     number for lock_set.waiting. Other users' sessions count only when
+ *     the role is a member of pg_monitor (pg_read_all_stats): without it
+ *     their wait_event_type reads NULL.
+ *     When it is 0: lock_set.status = LOCKS_IDLE, do not run step 2.
+ *
+ *  2. Lock query, only when the gate is > 0. Either
+ *       pg_locks_sql_timed(buf, len, version_num, timeout_ms)
+ *     which writes "SET LOCAL statement_timeout = <ms>; <query>": sent as
+ *     one simple-protocol query string it runs as one implicit
+ *     transaction, so the time limit applies to the lock query and ends
+ *     with it. It returns two results: the SET (no rows), then the rows.
+ *     Or, inside a transaction of the backend's own,
+ *       BEGIN; SET LOCAL statement_timeout = <ms>; pg_locks_sql(v); COMMIT
+ *     Running pg_locks_sql(v) alone is bounded only by the session's
+ *     statement_timeout. version_num is server_version_num (caps.version_num):
+ *     pg_locks.waitstart is read from PostgreSQL 14 on; on 13 the wait time
+ *     is approximated (see PGL_W_WAIT_S).
+ *     A timeout (SQLSTATE 57014) means lock_set.status = LOCKS_TIMED_OUT.
+ *
+ *  3. Rows. For every row of the result call pg_locks_map_row(ls, cells,
+ *     ncells) with the row's cells as C strings (NULL for SQL NULL, e.g.
+ *     PQgetisnull ? NULL : PQgetvalue), in any order; then set
+ *     ls->status = LOCKS_READ, ls->query_ms, and call lock_set_analyse(ls).
+ *     When the row count equals PG_LOCKS_ROW_LIMIT the answer was cut:
+ *     say so in ls->note.
+ *
+ * One row per (waiting lock of pid W, pid B in pg_blocking_pids(W), lock
+ * of B on the same target that conflicts with W's request):
+ *   - B holds a conflicting lock: a hard edge, held = B's mode (B holding
+ *     two conflicting modes gives two rows);
+ *   - else B only queues ahead of W for the target with a conflicting mode:
+ *     a soft edge, held = the mode B asked for, soft = t;
+ *   - else (B's lock not seen: pg_locks and pg_blocking_pids are two
+ *     snapshots) still one row, held = '', so that no wait is lost.
+ * Parallel workers' locks count as their leader's (pg_blocking_pids
+ * reports leaders); a prepared transaction is blocker pid 0.
+ */
+#ifndef DBTOP_PG_LOCKS_MAP_H
+#define DBTOP_PG_LOCKS_MAP_H
+
+#include <stddef.h>
+
+struct lock_set;
+
+/* Columns of the lock query, in order. Times are seconds (decimal text). */
+enum {
+	PGL_WAITER,      /* pid W of the waiting session */
+	PGL_BLOCKER,     /* pid B blocking it (0: a prepared transaction) */
+	PGL_LOCKTYPE,    /* pg_locks.locktype: relation, transactionid, tuple, advisory, ... */
+	PGL_OBJECT,      /* relation name, "transaction 123 on public.t", "advisory 42", ... */
+	PGL_LOCK_DATA,   /* "ctid (0,1)", "page 3", or "" */
+	PGL_REQUESTED,   /* W's mode, e.g. ShareLock */
+	PGL_HELD,        /* B's mode (held, or queued when soft), "" when not seen */
+	PGL_SOFT,        /* t: B only queues ahead of W */
+	PGL_W_USER,      /* pg_stat_activity of W: usename */
+	PGL_W_STATE,     /* state: active, idle in transaction, ... */
+	PGL_W_STATE_S,   /* s since state_change */
+	PGL_W_XACT_S,    /* s since xact_start */
+	PGL_W_WAIT_S,    /* s since pg_locks.waitstart (PG14+); PG13: since state_change
+	                  * while active (the statement's age: an upper bound) */
+	PGL_W_BACKEND,   /* backend_type */
+	PGL_W_QUERY,     /* query (current, or the last one when idle) */
+	PGL_B_USER,      /* the same for B */
+	PGL_B_STATE,     /* "prepared transaction" for pid 0 */
+	PGL_B_STATE_S,
+	PGL_B_XACT_S,
+	PGL_B_BACKEND,
+	PGL_B_QUERY,
+	PGL__COUNT
+};
+
+/* Rows the lock query returns at most. */
+#define PG_LOCKS_ROW_LIMIT 5000
+
+/* The gate: an expression (a scalar subquery, bigint) for the select list
+ * of a query run every refresh. */
+#define PG_LOCKS_GATE_SQL \
+	"(SELECT count(*) FILTER (WHERE wait_event_type = 'Lock') FROM pg_stat_activity)"
+/* The gate as a query of its own. */
+#define PG_LOCKS_GATE_QUERY "SELECT " PG_LOCKS_GATE_SQL
+
+/* Sessions waiting, from the gate's cell (0 for NULL or not a number). */
+unsigned pg_locks_waiting(const char *cell);
+
+/* The lock query for server_version_num version_num (one SELECT, no
+ * time limit of its own; static text). */
+const char *pg_locks_sql(long version_num);
+
+/* "SET LOCAL statement_timeout = <timeout_ms>; " + pg_locks_sql() into
+ * buf; returns buf, or NULL when len is too small (8 KiB is enough).
+ * timeout_ms < 1 is taken as 1. */
+char *pg_locks_sql_timed(char *buf, size_t len, long version_num, long timeout_ms);
+
+/* One row of the lock query into ls: both sessions (added when new; user,
+ * state, state_s, trx_age_s, query; wait_s for the waiter) and one edge
+ * (object, lock_type, requested, held, lock_data, soft). cell[i] is column
+ * i (PGL_*), NULL for SQL NULL; columns at or past ncells count as NULL.
+ * A row without a valid waiter or blocker pid, or with waiter == blocker,
+ * adds nothing. Strings are sanitised for the terminal. */
+void pg_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells);
+
+#endif

@@ -1,0 +1,494 @@
+/* test_locks_pg.c - PostgreSQL lock waits: the query builder and the row
+ * mapper of sources/pg_locks_map.c fed with rows captured from PostgreSQL
+ * 13, 15 and 18 (tests/fixtures/locks-pg-*.txt) and a hand-written cycle,
+ * then analysed by model/locks.c. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../model/locks.h"
+#include "../../sources/pg_locks_map.h"
+#include "../../util/util.h"
+#include "tap.h"
+
+#include "fixture.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static char cname[512];
+static const char *nm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *nm(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cname, sizeof cname, fmt, ap);
+	va_end(ap);
+	return cname;
+}
+
+/* Map every row of section sec (forwards, or backwards) into a new set. */
+static struct lock_set *map_sec(const struct fx *f, const char *sec, bool backwards)
+{
+	struct lock_set *ls = lock_set_new();
+	const struct fx_sec *s = fx_sec(f, sec);
+	if (!s)
+		return ls;
+	for (int i = 0; i < s->nrows; i++) {
+		const struct fx_row *r = &s->rows[backwards ? s->nrows - 1 - i : i];
+		pg_locks_map_row(ls, (const char *const *)r->cell, r->n);
+	}
+	return ls;
+}
+
+/* The edge with these lock type / requested / held modes (NULL: any). */
+static const struct lock_edge *edge_find(const struct lock_set *ls, const char *type, const char *req,
+					 const char *held, int from)
+{
+	for (size_t k = (size_t)from; k < ls->ne; k++) {
+		const struct lock_edge *e = &ls->e[k];
+		if ((!type || strcmp(e->lock_type, type) == 0) && (!req || strcmp(e->requested, req) == 0) &&
+		    (!held || strcmp(e->held, held) == 0))
+			return e;
+	}
+	return NULL;
+}
+
+static int session_idx(const struct lock_set *ls, long long id)
+{
+	for (size_t i = 0; i < ls->ns; i++)
+		if (ls->s[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+/* No byte a terminal would act on. */
+static bool clean(const char *s)
+{
+	if (!s)
+		return true;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0))
+			return false;
+	return true;
+}
+
+/* Distinct waiter pids of a section. */
+static unsigned distinct_waiters(const struct fx_sec *s)
+{
+	unsigned n = 0;
+	for (int i = 0; i < s->nrows; i++) {
+		bool seen = false;
+		for (int j = 0; j < i; j++)
+			if (s->rows[j].cell[PGL_WAITER] && s->rows[i].cell[PGL_WAITER] &&
+			    strcmp(s->rows[j].cell[PGL_WAITER], s->rows[i].cell[PGL_WAITER]) == 0)
+				seen = true;
+		n += !seen;
+	}
+	return n;
+}
+
+/* ---- the SQL ------------------------------------------------------------- */
+
+static void test_sql(void)
+{
+	const char *q13 = pg_locks_sql(130023), *q14 = pg_locks_sql(140000), *q18 = pg_locks_sql(180004);
+	const char *q139 = pg_locks_sql(139999);
+	char buf[16384];
+
+	CHECK(q13 && q14 && q18, "sql: a query for 13, 14 and 18");
+	CHECK(strstr(q13, "waitstart") && !strstr(q13, "k.waitstart") && !strstr(q13, "e.waitstart"),
+	      "sql 13: pg_locks.waitstart not read (the column appears in PostgreSQL 14)");
+	CHECK(!strstr(q139, "k.waitstart"), "sql 13.99: no waitstart");
+	CHECK(strstr(q14, "k.waitstart") && strstr(q14, "c.ts - e.waitstart"), "sql 14: wait from waitstart");
+	CHECK(strstr(q18, "k.waitstart") != NULL, "sql 18: wait from waitstart");
+	CHECK(strstr(q13, "c.ts - wa.state_change) END") != NULL, "sql 13: wait approximated from state_change");
+	CHECK(strstr(q14, "pg_blocking_pids(l.pid)") && strstr(q14, "NOT l.granted"),
+	      "sql: waiting locks and their blocking pids");
+	static const char *const target[] = {"locktype", "database", "relation", "page", "tuple",
+					     "virtualxid", "transactionid", "classid", "objid", "objsubid"};
+	bool all = true;
+	for (size_t i = 1; i < sizeof target / sizeof *target; i++) {
+		char want[64];
+		str_printf(want, sizeof want, "bl.%s IS NOT DISTINCT FROM w.%s", target[i], target[i]);
+		all = all && strstr(q14, want) && strstr(q13, want);
+	}
+	CHECK(all && strstr(q14, "bl.locktype = w.locktype"), "sql: same lock target, NULL-safe");
+	CHECK(strstr(q14, "ORDER BY 1, 2, 8, 7 LIMIT 5000") != NULL, "sql: ordered, at most 5000 rows");
+	CHECK(strstr(q14, "::regclass") && strstr(q14, "= c.datid THEN"), "sql: regclass only for this database");
+	CHECK(strchr(q14, ';') == NULL && strchr(q13, ';') == NULL, "sql: one statement");
+	CHECK(strstr(PG_LOCKS_GATE_SQL, "wait_event_type = 'Lock'") && PG_LOCKS_GATE_SQL[0] == '(',
+	      "gate: a scalar subquery on wait_event_type 'Lock'");
+
+	char *t = pg_locks_sql_timed(buf, sizeof buf, 150018, 250);
+	CHECK(t == buf && strncmp(buf, "SET LOCAL statement_timeout = 250; WITH ", 40) == 0,
+	      "timed sql: SET LOCAL statement_timeout first");
+	CHECK(t && strcmp(buf + strlen("SET LOCAL statement_timeout = 250; "), pg_locks_sql(150018)) == 0,
+	      "timed sql: then the query for the version");
+	CHECK(pg_locks_sql_timed(buf, sizeof buf, 130000, 0) && strncmp(buf, "SET LOCAL statement_timeout = 1;", 32) == 0,
+	      "timed sql: time limit at least 1 ms");
+	CHECK(pg_locks_sql_timed(buf, 100, 150000, 250) == NULL, "timed sql: too small a buffer gives NULL");
+	CHECK(pg_locks_sql_timed(buf, 8192, 130000, 2147483647L) != NULL, "timed sql: 8 KiB is enough");
+
+	CHECK(pg_locks_waiting("3") == 3 && pg_locks_waiting("0") == 0 && pg_locks_waiting(NULL) == 0 &&
+	      pg_locks_waiting("x") == 0 && pg_locks_waiting("-1") == 0 && pg_locks_waiting("") == 0,
+	      "gate cell parsed, garbage is 0");
+}
+
+/* ---- recorded fixtures --------------------------------------------------- */
+
+static void test_columns(const struct fx *f)
+{
+	bool ok = true;
+	int rows = 0;
+	for (int i = 0; i < f->nsec; i++) {
+		if (strncmp(f->sec[i].name, "gate.", 5) == 0)
+			continue;
+		for (int j = 0; j < f->sec[i].nrows; j++, rows++)
+			if (f->sec[i].rows[j].n != PGL__COUNT)
+				ok = false;
+	}
+	CHECK(ok && rows > 0, nm("%s: every row has the PGL__COUNT=%d columns of the query", f->file, PGL__COUNT));
+	for (int i = 0; i < f->nsec; i++) {
+		const struct fx_sec *g, *s = &f->sec[i];
+		if (strncmp(s->name, "gate.", 5) == 0 || !(g = fx_sec(f, nm("gate.%s", s->name))))
+			continue;
+		unsigned want = distinct_waiters(s);
+		CHECK(g->nrows == 1 && pg_locks_waiting(g->rows[0].cell[0]) == want,
+		      nm("%s: @gate.%s counts the %u waiting sessions", f->file, s->name, want));
+	}
+}
+
+/* UPDATE of a row another session changed in a transaction left open. */
+static void test_rowlock(const struct fx *f)
+{
+	struct lock_set *ls = map_sec(f, "rowlock", false);
+	const struct lock_edge *e;
+	CHECK(ls->ne == 1 && ls->ns == 2, nm("%s rowlock: one edge, two sessions", f->file));
+	e = edge_find(ls, "transactionid", NULL, NULL, 0);
+	if (!e) {
+		CHECK(false, nm("%s rowlock: a transactionid edge", f->file));
+		lock_set_free(ls);
+		return;
+	}
+	CHECK_STR(e->requested, "ShareLock", nm("%s rowlock: waiter requests ShareLock", f->file));
+	CHECK_STR(e->held, "ExclusiveLock", nm("%s rowlock: holder holds ExclusiveLock on its xid", f->file));
+	CHECK(!e->soft, nm("%s rowlock: a hard block", f->file));
+	CHECK(strncmp(e->object, "transaction ", 12) == 0 && strstr(e->object, " on lk_row"),
+	      nm("%s rowlock: object '%s' names the transaction and the table", f->file, e->object));
+	CHECK_STR(e->lock_data, "ctid (0,1)", nm("%s rowlock: the row", f->file));
+
+	const struct lock_session *w = &ls->s[e->waiter], *b = &ls->s[e->blocker];
+	CHECK_STR(w->state, "active", nm("%s rowlock: waiter active", f->file));
+	CHECK(!w->query_is_last && w->query &&
+	      strcmp(w->query, "UPDATE lk_row    SET v = v + 10  WHERE id = 1;") == 0,
+	      nm("%s rowlock: waiter's current statement, newlines as spaces", f->file));
+	CHECK(isfinite(w->wait_s) && w->wait_s > 0.5 && w->wait_s < 10,
+	      nm("%s rowlock: waiter waits %.3fs", f->file, w->wait_s));
+	CHECK(isfinite(w->trx_age_s) && w->trx_age_s >= w->wait_s - 0.01,
+	      nm("%s rowlock: its transaction is at least as old as the wait", f->file));
+	CHECK_STR(b->state, "idle in transaction", nm("%s rowlock: holder idle in transaction", f->file));
+	CHECK(b->query_is_last && b->query && strcmp(b->query, "UPDATE lk_row SET v = v + 1 WHERE id = 1;") == 0,
+	      nm("%s rowlock: holder's last statement", f->file));
+	CHECK(isnan(b->wait_s), nm("%s rowlock: holder does not wait", f->file));
+	CHECK(isfinite(b->trx_age_s) && b->trx_age_s > w->trx_age_s,
+	      nm("%s rowlock: holder's transaction is the older", f->file));
+	CHECK_STR(b->user, "postgres", nm("%s rowlock: user", f->file));
+
+	lock_set_analyse(ls);
+	CHECK(ls->nroots == 1 && b->is_root && !w->is_root && b->blocked == 1 && ls->ncycles == 0,
+	      nm("%s rowlock: the idle-in-transaction holder is the root", f->file));
+	CHECK(w->depth == 1 && w->root == e->blocker && e->depth == 1 && !e->cycle,
+	      nm("%s rowlock: waiter at depth 1", f->file));
+	char st[64];
+	lock_state_text(b, st, sizeof st);
+	CHECK(strncmp(st, "idle in transaction ", 20) == 0, nm("%s rowlock: state text '%s'", f->file, st));
+	lock_set_free(ls);
+}
+
+/* LOCK TABLE behind a session holding two modes, readers queued behind. */
+static void test_locktable(const struct fx *f, bool backwards)
+{
+	const char *how = backwards ? " (rows backwards)" : "";
+	struct lock_set *ls = map_sec(f, "locktable", backwards);
+	const struct lock_edge *h1 = edge_find(ls, "relation", "AccessExclusiveLock", "AccessShareLock", 0);
+	const struct lock_edge *h2 = edge_find(ls, "relation", "AccessExclusiveLock", "RowExclusiveLock", 0);
+	const struct lock_edge *s1 = edge_find(ls, "relation", "AccessShareLock", "AccessExclusiveLock", 0);
+	const struct lock_edge *s2 = s1 ? edge_find(ls, "relation", "AccessShareLock", "AccessExclusiveLock",
+						    (int)(s1 - ls->e) + 1) : NULL;
+	CHECK(ls->ne == 4 && ls->ns == 4, nm("%s locktable%s: 4 edges, 4 sessions", f->file, how));
+	if (!h1 || !h2 || !s1 || !s2) {
+		CHECK(false, nm("%s locktable%s: the two hard and two soft edges", f->file, how));
+		lock_set_free(ls);
+		return;
+	}
+	CHECK(!h1->soft && !h2->soft && h1->waiter == h2->waiter && h1->blocker == h2->blocker,
+	      nm("%s locktable%s: LOCK TABLE hard-blocked by both modes of one holder", f->file, how));
+	CHECK(s1->soft && s2->soft && s1->blocker == h1->waiter && s2->blocker == h1->waiter &&
+	      s1->waiter != s2->waiter,
+	      nm("%s locktable%s: two readers soft-blocked by the queued LOCK TABLE", f->file, how));
+	CHECK_STR(h1->object, "lk_tab", nm("%s locktable%s: object", f->file, how));
+	CHECK_STR(h1->lock_data, "", nm("%s locktable%s: no row", f->file, how));
+	const struct lock_session *a = &ls->s[h1->blocker], *b = &ls->s[h1->waiter];
+	CHECK(isfinite(b->wait_s) && isfinite(ls->s[s1->waiter].wait_s),
+	      nm("%s locktable%s: waits known also when first seen as a blocker", f->file, how));
+	CHECK(b->query && strstr(b->query, "LOCK TABLE lk_tab") && !b->query_is_last,
+	      nm("%s locktable%s: the LOCK TABLE statement", f->file, how));
+
+	lock_set_analyse(ls);
+	CHECK(ls->nroots == 1 && a->is_root && a->blocked == 3,
+	      nm("%s locktable%s: holder is the only root, blocking 3", f->file, how));
+	CHECK(b->depth == 1 && ls->s[s1->waiter].depth == 2 && ls->s[s2->waiter].depth == 2 &&
+	      s1->depth == 2 && h1->depth == 1,
+	      nm("%s locktable%s: depths 1 (LOCK TABLE) and 2 (readers)", f->file, how));
+	struct lock_row *rows;
+	size_t n = lock_tree_rows(ls, &rows);
+	CHECK(n == 5 && rows[0].session == h1->blocker && rows[0].edge < 0 && rows[1].session == h1->waiter &&
+	      !rows[1].repeat && rows[2].depth == 2 && rows[3].depth == 2 && rows[2].session != rows[3].session &&
+	      rows[4].session == h1->waiter && rows[4].repeat && rows[4].depth == 1,
+	      nm("%s locktable%s: tree rows (holder, LOCK TABLE, 2 readers, LOCK TABLE again)", f->file, how));
+	free(rows);
+	lock_set_free(ls);
+}
+
+/* holder <- UPDATE (transactionid) <- UPDATE (tuple). */
+static void test_chain(const struct fx *f)
+{
+	struct lock_set *ls = map_sec(f, "chain", false);
+	const struct lock_edge *x = edge_find(ls, "transactionid", "ShareLock", "ExclusiveLock", 0);
+	const struct lock_edge *t = edge_find(ls, "tuple", "ExclusiveLock", "ExclusiveLock", 0);
+	CHECK(ls->ne == 2 && ls->ns == 3 && x && t, nm("%s chain: transactionid and tuple edges", f->file));
+	if (!x || !t) {
+		lock_set_free(ls);
+		return;
+	}
+	CHECK(t->blocker == x->waiter, nm("%s chain: the tuple lock is held by the first waiter", f->file));
+	CHECK_STR(t->object, "lk_chain", nm("%s chain: tuple object", f->file));
+	CHECK_STR(t->lock_data, "ctid (0,1)", nm("%s chain: tuple row", f->file));
+	lock_set_analyse(ls);
+	const struct lock_session *r = &ls->s[x->blocker];
+	CHECK(r->is_root && r->depth == 0 && r->blocked == 2 && ls->nroots == 1,
+	      nm("%s chain: root blocks 2", f->file));
+	CHECK(ls->s[x->waiter].depth == 1 && ls->s[t->waiter].depth == 2 && ls->s[t->waiter].root == x->blocker,
+	      nm("%s chain: depths 1 and 2 under the root", f->file));
+	CHECK(x->depth == 1 && t->depth == 2 && t->root == x->blocker, nm("%s chain: edge depths", f->file));
+	lock_set_free(ls);
+}
+
+/* Session-level advisory lock of an idle session (no transaction). */
+static void test_advisory(const struct fx *f)
+{
+	struct lock_set *ls = map_sec(f, "advisory", false);
+	const struct lock_edge *e = edge_find(ls, "advisory", "ExclusiveLock", "ExclusiveLock", 0);
+	CHECK(ls->ne == 1 && e, nm("%s advisory: one edge", f->file));
+	if (!e) {
+		lock_set_free(ls);
+		return;
+	}
+	CHECK_STR(e->object, "advisory 42", nm("%s advisory: the key", f->file));
+	const struct lock_session *b = &ls->s[e->blocker];
+	CHECK_STR(b->state, "idle", nm("%s advisory: holder idle", f->file));
+	CHECK(isnan(b->trx_age_s) && isfinite(b->state_s), nm("%s advisory: no transaction, idle time known", f->file));
+	CHECK(b->query_is_last && b->query && strcmp(b->query, "SELECT pg_advisory_lock(42);") == 0,
+	      nm("%s advisory: last statement", f->file));
+	lock_set_free(ls);
+}
+
+static void test_fixture(const char *name)
+{
+	struct fx f;
+	if (!fx_load(&f, name))
+		return;
+	CHECK(f.nsec == 8, nm("%s: 4 scenarios and their gates", name));
+	test_columns(&f);
+	test_rowlock(&f);
+	test_locktable(&f, false);
+	test_locktable(&f, true);
+	test_chain(&f);
+	test_advisory(&f);
+	fx_free(&f);
+}
+
+/* PG13: the wait is state_change based, so equals the statement's age. */
+static void test_pg13_wait(void)
+{
+	struct fx f;
+	if (!fx_load(&f, "locks-pg-13.txt"))
+		return;
+	const struct fx_sec *s = fx_sec(&f, "rowlock");
+	CHECK(s && s->nrows == 1 && s->rows[0].cell[PGL_W_WAIT_S] && s->rows[0].cell[PGL_W_STATE_S] &&
+	      strcmp(s->rows[0].cell[PGL_W_WAIT_S], s->rows[0].cell[PGL_W_STATE_S]) == 0,
+	      "locks-pg-13.txt: wait approximated by the time since state_change");
+	fx_free(&f);
+	if (!fx_load(&f, "locks-pg-15.txt"))
+		return;
+	s = fx_sec(&f, "rowlock");
+	CHECK(s && s->nrows == 1 && s->rows[0].cell[PGL_W_WAIT_S] && s->rows[0].cell[PGL_W_STATE_S] &&
+	      strtod(s->rows[0].cell[PGL_W_WAIT_S], NULL) < strtod(s->rows[0].cell[PGL_W_STATE_S], NULL),
+	      "locks-pg-15.txt: wait from waitstart, after the statement began");
+	fx_free(&f);
+}
+
+/* ---- hand-written cycle -------------------------------------------------- */
+
+static void test_cycle(void)
+{
+	struct fx f;
+	if (!fx_load(&f, "locks-pg-cycle.txt"))
+		return;
+	struct lock_set *ls = map_sec(&f, "cycle", false);
+	CHECK(ls->ne == 3 && ls->ns == 3, "cycle: 3 edges, 3 sessions");
+	lock_set_analyse(ls);
+	int a = session_idx(ls, 4101), b = session_idx(ls, 4102), c = session_idx(ls, 4103);
+	if (a < 0 || b < 0 || c < 0) {
+		CHECK(false, "cycle: sessions 4101, 4102, 4103");
+		lock_set_free(ls);
+		fx_free(&f);
+		return;
+	}
+	CHECK(ls->ncycles == 2 && ls->s[a].in_cycle && ls->s[b].in_cycle && !ls->s[c].in_cycle,
+	      "cycle: 4101 and 4102 on the cycle, 4103 not");
+	CHECK(ls->e[0].cycle && ls->e[1].cycle && !ls->e[2].cycle, "cycle: the two cycle edges flagged");
+	CHECK(ls->nroots == 1 && ls->s[a].is_root && !ls->s[b].is_root,
+	      "cycle: the older transaction (4101) heads it");
+	CHECK(ls->s[b].depth == 1 && ls->s[c].depth == 1 && ls->s[a].blocked == 2,
+	      "cycle: 4102 and 4103 at depth 1 under 4101");
+	CHECK_STR(ls->e[0].object, "transaction 901 on app.orders", "cycle: object");
+	struct lock_row *rows;
+	size_t n = lock_tree_rows(ls, &rows);
+	bool rep = false;
+	for (size_t i = 0; i < n; i++)
+		rep = rep || (rows[i].session == a && rows[i].repeat);
+	CHECK(n == 4 && rows[0].session == a && rep, "cycle: tree rows end the loop with a repeat of the head");
+	free(rows);
+	lock_set_free(ls);
+	fx_free(&f);
+}
+
+/* ---- robustness ----------------------------------------------------------- */
+
+static void test_nulls(void)
+{
+	struct lock_set *ls = lock_set_new();
+	const char *none[PGL__COUNT] = {0};
+	pg_locks_map_row(ls, none, PGL__COUNT);
+	CHECK(ls->ns == 0 && ls->ne == 0, "NULL row: nothing added");
+	pg_locks_map_row(ls, NULL, PGL__COUNT);
+	pg_locks_map_row(NULL, none, PGL__COUNT);
+	CHECK(ls->ns == 0, "NULL cell array / set: nothing added, no crash");
+
+	const char *pids[PGL__COUNT] = {[PGL_WAITER] = "11", [PGL_BLOCKER] = "12"};
+	pg_locks_map_row(ls, pids, PGL__COUNT);
+	CHECK(ls->ne == 1 && ls->ns == 2, "only pids: one edge");
+	if (ls->ne == 1) {
+		const struct lock_edge *e = &ls->e[0];
+		const struct lock_session *w = &ls->s[e->waiter];
+		CHECK(!e->object[0] && !e->held[0] && !e->requested[0] && !e->lock_type[0] && !e->soft,
+		      "only pids: empty lock fields");
+		CHECK(isnan(w->wait_s) && isnan(w->state_s) && isnan(w->trx_age_s) && !w->query && !w->user[0],
+		      "only pids: unknown session fields");
+	}
+	pg_locks_map_row(ls, pids, 2);
+	pg_locks_map_row(ls, pids, 1);
+	pg_locks_map_row(ls, pids, 0);
+	CHECK(ls->ne == 2, "short rows: columns past ncells are NULL");
+
+	const char *bad[][2] = {{"x", "1"}, {"1", ""}, {"-3", "1"}, {"5", "5"}, {"1e3", "2"}, {"7", "8z"}};
+	size_t ne = ls->ne;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		const char *r[PGL__COUNT] = {[PGL_WAITER] = bad[i][0], [PGL_BLOCKER] = bad[i][1]};
+		pg_locks_map_row(ls, r, PGL__COUNT);
+	}
+	CHECK(ls->ne == ne, "bad or equal pids: no edge");
+
+	const char *times[PGL__COUNT] = {[PGL_WAITER] = "21", [PGL_BLOCKER] = "22", [PGL_W_STATE_S] = "-0.0002",
+					 [PGL_W_XACT_S] = "abc", [PGL_W_WAIT_S] = "1.5"};
+	pg_locks_map_row(ls, times, PGL__COUNT);
+	int w = session_idx(ls, 21);
+	CHECK(w >= 0 && ls->s[w].state_s == 0 && isnan(ls->s[w].trx_age_s) && ls->s[w].wait_s == 1.5,
+	      "times: slightly negative is 0, garbage unknown");
+	lock_set_analyse(ls);
+	lock_set_free(ls);
+}
+
+/* A prepared transaction as blocker (pid 0), and a blocker whose lock was
+ * not seen (held ""); a non-client backend's type beside its user. */
+static void test_special(void)
+{
+	struct lock_set *ls = lock_set_new();
+	const char *prep[PGL__COUNT] = {
+		[PGL_WAITER] = "31", [PGL_BLOCKER] = "0", [PGL_LOCKTYPE] = "transactionid",
+		[PGL_OBJECT] = "transaction 77", [PGL_LOCK_DATA] = "", [PGL_REQUESTED] = "ShareLock",
+		[PGL_HELD] = "ExclusiveLock", [PGL_SOFT] = "f", [PGL_W_USER] = "app", [PGL_W_STATE] = "active",
+		[PGL_W_BACKEND] = "client backend", [PGL_B_STATE] = "prepared transaction",
+	};
+	const char *unseen[PGL__COUNT] = {
+		[PGL_WAITER] = "32", [PGL_BLOCKER] = "33", [PGL_LOCKTYPE] = "relation", [PGL_OBJECT] = "t",
+		[PGL_REQUESTED] = "AccessExclusiveLock", [PGL_HELD] = "", [PGL_SOFT] = "f",
+		[PGL_W_USER] = NULL, [PGL_W_BACKEND] = "autovacuum worker", [PGL_W_STATE] = "active",
+		[PGL_B_USER] = "app", [PGL_B_BACKEND] = "parallel worker",
+	};
+	pg_locks_map_row(ls, prep, PGL__COUNT);
+	pg_locks_map_row(ls, unseen, PGL__COUNT);
+	int p = session_idx(ls, 0), v = session_idx(ls, 32), pw = session_idx(ls, 33);
+	CHECK(ls->ne == 2 && p >= 0 && strcmp(ls->s[p].state, "prepared transaction") == 0 && !ls->s[p].query,
+	      "prepared transaction: blocker pid 0");
+	CHECK(ls->ne == 2 && strcmp(ls->e[1].held, "") == 0 && !ls->e[1].soft,
+	      "blocker's lock not seen: the edge is kept, held empty");
+	CHECK(v >= 0 && strcmp(ls->s[v].user, "autovacuum worker") == 0, "no user: the backend type");
+	CHECK(pw >= 0 && strcmp(ls->s[pw].user, "app (parallel worker)") == 0, "user and backend type");
+	lock_set_analyse(ls);
+	CHECK(ls->nroots == 2, "two roots");
+	lock_set_free(ls);
+}
+
+/* Terminal escape sequences and controls in server text. */
+static void test_sanitise(void)
+{
+	struct lock_set *ls = lock_set_new();
+	char longq[3000];
+	memset(longq, 'x', sizeof longq - 1);
+	longq[sizeof longq - 1] = '\0';
+	const char *evil[PGL__COUNT] = {
+		[PGL_WAITER] = "41", [PGL_BLOCKER] = "42", [PGL_LOCKTYPE] = "tuple\x1b[2J",
+		[PGL_OBJECT] = "\x1b]0;owned\x07t", [PGL_LOCK_DATA] = "ctid (0,1)\r\n",
+		[PGL_REQUESTED] = "Share\x9bLock", [PGL_HELD] = "Excl\x7fusiveLock", [PGL_SOFT] = "f",
+		[PGL_W_USER] = "ev\x1b[31mil", [PGL_W_STATE] = "active\x1b[0m",
+		[PGL_W_QUERY] = "SELECT 1 /* \x1b[31mred\x1b[0m \x1b]52;c;ZXZpbA==\x07 */\t\n",
+		[PGL_B_USER] = "b\x08\x08x", [PGL_B_STATE] = "idle in transaction", [PGL_B_QUERY] = longq,
+		[PGL_B_BACKEND] = "client\x1b backend",
+	};
+	pg_locks_map_row(ls, evil, PGL__COUNT);
+	CHECK(ls->ne == 1, "escapes: row mapped");
+	if (ls->ne == 1) {
+		const struct lock_edge *e = &ls->e[0];
+		const struct lock_session *w = &ls->s[e->waiter], *b = &ls->s[e->blocker];
+		CHECK(clean(e->object) && clean(e->lock_type) && clean(e->lock_data) && clean(e->requested) &&
+		      clean(e->held), "escapes: edge fields sanitised");
+		CHECK(clean(w->user) && clean(w->state) && clean(w->query) && clean(b->user) && clean(b->query),
+		      "escapes: session fields sanitised");
+		CHECK(w->query && strstr(w->query, "SELECT 1 /* ") == w->query && !strchr(w->query, '\x1b'),
+		      "escapes: the statement kept, ESC gone");
+		CHECK(strchr(e->requested, 0x9b) == NULL && strchr(e->held, 0x7f) == NULL,
+		      "escapes: C1 CSI and DEL gone");
+		CHECK(b->query && strlen(b->query) == LOCK_QUERY_MAX - 1 && b->query_is_last,
+		      "long statement cut to LOCK_QUERY_MAX");
+	}
+	lock_set_free(ls);
+}
+
+int main(void)
+{
+	test_sql();
+	test_fixture("locks-pg-13.txt");
+	test_fixture("locks-pg-15.txt");
+	test_fixture("locks-pg-18.txt");
+	test_pg13_wait();
+	test_cycle();
+	test_nulls();
+	test_special();
+	test_sanitise();
+	return TAP_DONE();
+}
