@@ -16,6 +16,8 @@
 #include "../model/digests.h"
 #include "fallback.h"
 #include "pg_map.h"
+#include "pg_locks_map.h"
+#include "../model/locks.h"
 
 struct pg_priv {
 	PGconn *db;
@@ -195,6 +197,14 @@ static bool gss_pointless(const struct target *t)
 	return access("/etc/krb5.conf", F_OK) != 0 && access(cc, F_OK) != 0;
 }
 
+/* Server notices (NOTICE, WARNING) must never reach the terminal: libpq
+ * would print them on stderr, over the screen. */
+static void pg_notice_ignore(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
 static int pg_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
@@ -249,6 +259,8 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	val[n] = NULL;
 
 	p->db = PQconnectdbParams(kw, val, t->pg_conninfo ? 1 : 0);
+	if (p->db)
+		PQsetNoticeProcessor(p->db, pg_notice_ignore, NULL);
 	if (!p->db || PQstatus(p->db) != CONNECTION_OK) {
 		char m[NOTE_LEN];
 		pg_errcpy(m, sizeof m, p->db ? PQerrorMessage(p->db) : "out of memory");
@@ -346,6 +358,58 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 	return 0;
 }
 
+/* Lock waits: the lock query runs only when the gate saw a session waiting
+ * on a lock. Returns -1 (sample failed) only when the connection is lost or
+ * still busy; a refusal or a server-side time-out is told on the pane. */
+static int pg_read_locks(struct source *src, struct sample *out, unsigned waiting)
+{
+	struct pg_priv *p = src->priv;
+	struct lock_set *ls = lock_set_new();
+	struct pg_results rs;
+	bool stalled;
+	char q[8192], err[NOTE_LEN];
+	double ms = 0;
+
+	out->locks = ls;
+	ls->waiting = waiting;
+	if (waiting == 0)
+		return 0;   /* LOCKS_IDLE: no lock-table query */
+	if (!pg_locks_sql_timed(q, sizeof q, src->caps.version_num, (long)(src->query_timeout * 1000))) {
+		ls->status = LOCKS_UNAVAILABLE;
+		str_copy(ls->note, sizeof ls->note, "lock query too long for its buffer");
+		return 0;
+	}
+	int rc = pg_run(src, q, &rs, err, sizeof err, &stalled, &ms);
+	out->query_ms += ms;
+	out->nqueries++;
+	p->own_xacts++;
+	ls->query_ms = ms;
+	if (rc < 0) {
+		if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE) {
+			str_copy(out->error, sizeof out->error, err);
+			out->state = stalled ? STATE_STALLED : STATE_DOWN;
+			return -1;
+		}
+		ls->status = stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
+		str_copy(ls->note, sizeof ls->note, err);
+		return 0;
+	}
+	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
+	int n = r ? PQntuples(r) : 0;
+	for (int i = 0; i < n; i++) {
+		const char *cl[PGL__COUNT];
+		for (int k = 0; k < PGL__COUNT; k++)
+			cl[k] = cell(r, i, k);
+		pg_locks_map_row(ls, cl, PGL__COUNT);
+	}
+	if (n >= PG_LOCKS_ROW_LIMIT)
+		str_printf(ls->note, sizeof ls->note, "only the first %d wait edges are shown", PG_LOCKS_ROW_LIMIT);
+	pg_results_clear(&rs);
+	ls->status = LOCKS_READ;
+	lock_set_analyse(ls);
+	return 0;
+}
+
 static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 {
 	struct pg_priv *p = src->priv;
@@ -368,6 +432,7 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	/* one round trip, one transaction: counters, digests, settings */
 	sb_init(&q);
 	sb_puts(&q, pg_counters_sql(c));
+	sb_puts(&q, "; " PG_LOCKS_GATE_QUERY);
 	if (dsql) {
 		sb_puts(&q, "; ");
 		sb_puts(&q, dsql);
@@ -400,6 +465,8 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		cells[i] = cell(r, 0, i);
 	pg_map_counters(out, c, cells, p->own_xacts);
 	next = 1;
+	unsigned waiting = rs.n > next ? pg_locks_waiting(cell(rs.r[next], 0, 0)) : 0;
+	next++;
 	if (dsql && rs.n > next) {
 		struct digest_set *set = xcalloc(1, sizeof *set);
 		const PGresult *d = rs.r[next++];
@@ -444,6 +511,8 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		out->settings_fresh = true;
 	}
 	pg_results_clear(&rs);
+	if (pg_read_locks(src, out, waiting) < 0)
+		return -1;
 	out->state = STATE_UP;
 	return 0;
 }

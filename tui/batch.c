@@ -134,8 +134,41 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
 	}
 	sb_puts(out, "]");
 	json_digests(m, top, out);
+	lock_set_json(m->locks, out);
 	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
 		  m->last.nqueries);
+}
+
+/* Lock waits in the text record: a summary, then each chain's root and
+ * every edge under it, one per line. */
+static void batch_text_locks(const struct lock_set *ls, struct strbuf *out)
+{
+	char st[96];
+	if (!ls || ls->status == LOCKS_IDLE)
+		return;
+	if (ls->status != LOCKS_READ) {
+		sb_printf(out, "  locks: %u waiting; %s: %s\n", ls->waiting,
+			  ls->status == LOCKS_TIMED_OUT ? "lock query timed out" : "unavailable", ls->note);
+		return;
+	}
+	sb_printf(out, "  locks: %u waiting, %d root blocker%s%s\n", ls->waiting, ls->nroots, ls->nroots == 1 ? "" : "s",
+		  ls->ncycles ? ", DEADLOCK in progress" : "");
+	for (size_t i = 0; i < ls->ns; i++) {
+		const struct lock_session *r = &ls->s[i];
+		if (!r->is_root)
+			continue;
+		lock_state_text(r, st, sizeof st);
+		sb_printf(out, "    root %lld %s %s, blocks %d: %.120s\n", r->id, r->user, st, r->blocked,
+			  r->query ? r->query : "(statement not available)");
+		for (size_t k = 0; k < ls->ne; k++) {
+			const struct lock_edge *e = &ls->e[k];
+			if (e->root != (int)i)
+				continue;
+			sb_printf(out, "      %lld waits %.1fs for %lld: requested %s, held %s%s on %s %s %s\n",
+				  ls->s[e->waiter].id, ls->s[e->waiter].wait_s, ls->s[e->blocker].id, e->requested,
+				  e->held, e->soft ? " (queued ahead)" : "", e->object, e->lock_type, e->lock_data);
+		}
+	}
 }
 
 void batch_text(const struct model *m, const char *host, struct strbuf *out)
@@ -174,6 +207,7 @@ void batch_text(const struct model *m, const char *host, struct strbuf *out)
 			sb_printf(out, " %s=%s", m->settings[i].name, m->settings[i].value);
 		sb_putc(out, '\n');
 	}
+	batch_text_locks(m->locks, out);
 	collect_notes(m, &n);
 	for (i = 0; i < (size_t)n.n; i++)
 		sb_printf(out, "  note: %s\n", n.msg[i]);
