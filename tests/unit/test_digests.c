@@ -1610,7 +1610,7 @@ static void test_json_mysql(void)
 	CHECK(m.last.digests == NULL && m.prev_up.digests == NULL, "json: model_update keeps no pointer to the set");
 	digest_set_free(s.digests);
 	j = json_of(&m, 20);
-	CHECK(strstr(j, ",\"digests\":[],\"cost\":") != NULL, "json: first sample -> \"digests\":[] (nothing known)");
+	CHECK(strstr(j, ",\"digests\":[],\"locks_status\":") != NULL, "json: first sample -> \"digests\":[] (nothing known)");
 	free(j);
 
 	up_sample(&s, 10, 1, my_set(&f, 2, true, &texts, newest, sizeof newest));
@@ -1677,7 +1677,7 @@ static void test_json_none(void)
 	up_sample(&s, 1, 1, NULL);
 	model_update(&m, &s);
 	j = json_of(&m, 20);
-	CHECK(strstr(j, ",\"digests\":null,\"cost\":") != NULL, "json: no digest source -> \"digests\":null");
+	CHECK(strstr(j, ",\"digests\":null,\"locks_status\":") != NULL, "json: no digest source -> \"digests\":null");
 	check_py(j, "import json,sys; d=json.load(sys.stdin); assert \"digests\" in d and d[\"digests\"] is None",
 		 "json: python sees digests null");
 	free(j);
