@@ -1,0 +1,610 @@
+/* test_locks_mysql.c - MySQL 8 / MariaDB lock waits: the SQL builders, the
+ * MDL compatibility matrices, the statement reader used for MariaDB
+ * metadata locks, and the row mappers fed with recorded rows
+ * (tests/fixtures/locks-mysql-8.0.36.txt, locks-mariadb-10.11.txt), then
+ * lock_set_analyse on what they built. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../model/locks.h"
+#include "../../sources/mysql_locks_map.h"
+#include "../../util/util.h"
+#include "tap.h"
+#include "fixture.h"
+
+/* A check name built with printf (one at a time: CHECK prints it at once). */
+static char cname[512];
+static const char *nm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *nm(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cname, sizeof cname, fmt, ap);
+	va_end(ap);
+	return cname;
+}
+
+static bool has(const char *s, const char *sub)
+{
+	return s && sub && strstr(s, sub) != NULL;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Index of session id, or -1 (never adds one). */
+static int sess(const struct lock_set *ls, long long id)
+{
+	for (size_t i = 0; i < ls->ns; i++)
+		if (ls->s[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+static const struct lock_session *S(const struct lock_set *ls, long long id)
+{
+	int i = sess(ls, id);
+	return i < 0 ? NULL : &ls->s[i];
+}
+
+/* The first edge waiter -> blocker, or NULL. */
+static const struct lock_edge *edge(const struct lock_set *ls, long long w, long long b)
+{
+	for (size_t k = 0; k < ls->ne; k++)
+		if (ls->s[ls->e[k].waiter].id == w && ls->s[ls->e[k].blocker].id == b)
+			return &ls->e[k];
+	return NULL;
+}
+
+static int edges_of_waiter(const struct lock_set *ls, long long w)
+{
+	int n = 0;
+	for (size_t k = 0; k < ls->ne; k++)
+		n += ls->s[ls->e[k].waiter].id == w;
+	return n;
+}
+
+/* Feed every row of section name to mysql_locks_map_row. */
+static int map_section(struct lock_set *ls, const struct fx *f, const char *name)
+{
+	const struct fx_sec *sec = fx_sec(f, name);
+	if (!sec)
+		return -1;
+	for (int i = 0; i < sec->nrows; i++)
+		mysql_locks_map_row(ls, (const char *const *)sec->rows[i].cell, sec->rows[i].n);
+	return sec->nrows;
+}
+
+/* Feed a MariaDB MDL section through the accumulator. */
+static int map_mdl_section(struct lock_set *ls, const struct fx *f, const char *name, bool plugin)
+{
+	const struct fx_sec *sec = fx_sec(f, name);
+	struct mariadb_mdl *m;
+	if (!sec)
+		return -1;
+	m = mariadb_mdl_new(plugin);
+	for (int i = 0; i < sec->nrows; i++)
+		mariadb_mdl_map_row(m, ls, (const char *const *)sec->rows[i].cell, sec->rows[i].n);
+	mariadb_mdl_finish(m, ls);
+	return sec->nrows;
+}
+
+/* A cell of the first row of a section. */
+static const char *cell0(const struct fx *f, const char *name, int col)
+{
+	const struct fx_sec *sec = fx_sec(f, name);
+	if (!sec || sec->nrows < 1 || sec->rows[0].n <= col)
+		return NULL;
+	return sec->rows[0].cell[col];
+}
+
+/* True when s has no byte a terminal could act on. */
+static bool clean(const char *s)
+{
+	if (!s)
+		return true;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/* ---- SQL ---------------------------------------------------------------------- */
+
+static void test_sql(void)
+{
+	char buf[MYL_SQL_MAX], small[16];
+
+	mysql_locks_row_sql(FLAVOUR_MYSQL, 2000, buf, sizeof buf);
+	CHECK(starts(buf, "SELECT /*+ MAX_EXECUTION_TIME(2000) */ "), "row sql mysql: MAX_EXECUTION_TIME hint");
+	CHECK(has(buf, "FROM performance_schema.data_lock_waits w"), "row sql mysql: data_lock_waits");
+	CHECK(has(buf, "data_locks r ON") && has(buf, "r.ENGINE_LOCK_ID = w.REQUESTING_ENGINE_LOCK_ID") &&
+	      has(buf, "data_locks b ON") && has(buf, "b.ENGINE_LOCK_ID = w.BLOCKING_ENGINE_LOCK_ID"),
+	      "row sql mysql: data_locks joined for both locks");
+	CHECK(has(buf, "performance_schema.threads rt") && has(buf, "performance_schema.threads bt"),
+	      "row sql mysql: threads for both sides");
+	CHECK(has(buf, "information_schema.INNODB_TRX rx") && has(buf, "information_schema.INNODB_TRX bx"),
+	      "row sql mysql: INNODB_TRX for both sides");
+	CHECK(has(buf, "events_statements_current bs") && has(buf, "bs.SQL_TEXT"),
+	      "row sql mysql: the blocker's last statement");
+	CHECK(has(buf, "TIMESTAMPDIFF(MICROSECOND, bx.trx_started, NOW(6)) / 1e6"),
+	      "row sql mysql: ages computed on the server");
+
+	mysql_locks_row_sql(FLAVOUR_MARIADB, 2000, buf, sizeof buf);
+	CHECK(starts(buf, "SET STATEMENT max_statement_time=2.000 FOR SELECT DISTINCT "),
+	      "row sql mariadb: SET STATEMENT max_statement_time");
+	CHECK(has(buf, "information_schema.INNODB_LOCK_WAITS w") &&
+	      has(buf, "INNODB_LOCKS rl ON rl.lock_id = w.requested_lock_id") &&
+	      has(buf, "INNODB_LOCKS bl ON bl.lock_id = w.blocking_lock_id"),
+	      "row sql mariadb: INNODB_LOCK_WAITS + INNODB_LOCKS twice");
+	CHECK(has(buf, "information_schema.PROCESSLIST bp"), "row sql mariadb: PROCESSLIST for the blocker");
+	CHECK(!has(buf, "MAX_EXECUTION_TIME"), "row sql mariadb: no MySQL hint");
+
+	mysql_locks_row_sql(FLAVOUR_MARIADB, 1500, buf, sizeof buf);
+	CHECK(starts(buf, "SET STATEMENT max_statement_time=1.500 FOR "), "row sql mariadb: ms to seconds");
+	mysql_locks_row_sql(FLAVOUR_MYSQL, 0, buf, sizeof buf);
+	CHECK(starts(buf, "SELECT rt.PROCESSLIST_ID"), "row sql: ms 0 means no time limit");
+
+	mysql_locks_mdl_sql(FLAVOUR_MYSQL, 2000, buf, sizeof buf);
+	CHECK(starts(buf, "SELECT /*+ MAX_EXECUTION_TIME(2000) */ "), "mdl sql mysql: hint");
+	CHECK(has(buf, "FROM performance_schema.metadata_locks w") &&
+	      has(buf, "WHERE w.LOCK_STATUS = 'PENDING'"), "mdl sql mysql: pending rows");
+	CHECK(has(buf, "WHEN 'SHARED_READ' THEN b.LOCK_TYPE NOT IN (") &&
+	      has(buf, "WHEN 'EXCLUSIVE' THEN 1"), "mdl sql mysql: granted matrix");
+	CHECK(has(buf, "WHEN 'SHARED_READ' THEN b.LOCK_TYPE IN ('SHARED_NO_READ_WRITE', 'EXCLUSIVE')"),
+	      "mdl sql mysql: pending matrix");
+	CHECK(strlen(buf) < sizeof buf - 1 && buf[strlen(buf) - 1] == ')', "mdl sql mysql: not cut");
+	mysql_locks_mdl_sql(FLAVOUR_MARIADB, 250, buf, sizeof buf);
+	CHECK(starts(buf, "SET STATEMENT max_statement_time=0.250 FOR SELECT wt.PROCESSLIST_ID"),
+	      "mdl sql mariadb: SET STATEMENT");
+
+	mysql_locks_mdl_count_sql(FLAVOUR_MYSQL, 500, buf, sizeof buf);
+	CHECK_STR(buf, "SELECT /*+ MAX_EXECUTION_TIME(500) */ COUNT(*) FROM performance_schema.metadata_locks "
+		  "WHERE LOCK_STATUS = 'PENDING'", "mdl count sql mysql");
+	mysql_locks_mdl_count_sql(FLAVOUR_MARIADB, 500, buf, sizeof buf);
+	CHECK_STR(buf, "SET STATEMENT max_statement_time=0.500 FOR SELECT COUNT(*) FROM "
+		  "information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for%metadata lock'",
+		  "mdl count sql mariadb");
+
+	mariadb_mdl_sql(true, 2000, buf, sizeof buf);
+	CHECK(starts(buf, "SET STATEMENT max_statement_time=2.000 FOR SELECT 'W'"), "mariadb mdl sql: limit");
+	CHECK(has(buf, "UNION ALL SELECT 'H'") && has(buf, "information_schema.METADATA_LOCK_INFO m"),
+	      "mariadb mdl sql: holders with the plugin");
+	mariadb_mdl_sql(false, 2000, buf, sizeof buf);
+	CHECK(!has(buf, "METADATA_LOCK_INFO") && has(buf, "'Waiting for%metadata lock'"),
+	      "mariadb mdl sql: waiters only without the plugin");
+	CHECK(has(MARIADB_MDL_PLUGIN_SQL, "'METADATA_LOCK_INFO'"), "plugin probe sql");
+
+	mysql_locks_row_sql(FLAVOUR_MYSQL, 2000, small, sizeof small);
+	CHECK(strlen(small) == sizeof small - 1, "row sql: a short buffer is cut, not overrun");
+
+	unsigned n = 99;
+	CHECK(mysql_locks_count("7", &n) && n == 7, "count cell 7");
+	CHECK(!mysql_locks_count(NULL, &n) && !mysql_locks_count("", &n) && !mysql_locks_count("-1", &n) &&
+	      !mysql_locks_count("3x", &n), "count cell: NULL and junk refused");
+}
+
+/* ---- the MDL matrices ------------------------------------------------------- */
+
+static void test_mdl_matrix(void)
+{
+	CHECK(mysql_mdl_type("SHARED_READ") == MDL_T_SR && mysql_mdl_type("MDL_SHARED_READ") == MDL_T_SR &&
+	      mysql_mdl_type("shared_no_write") == MDL_T_SNW && mysql_mdl_type("EXCLUSIVE") == MDL_T_X,
+	      "mdl type names (with and without MDL_)");
+	CHECK(mysql_mdl_type(NULL) == MDL_T_UNKNOWN && mysql_mdl_type("BACKUP_DML") == MDL_T_UNKNOWN,
+	      "mdl type: unknown");
+	CHECK_STR(mysql_mdl_name(MDL_T_SU), "SHARED_UPGRADABLE", "mdl name");
+	CHECK_STR(mysql_mdl_name(MDL_T_UNKNOWN), "", "mdl name of unknown");
+
+	CHECK(mysql_mdl_conflicts(MDL_T_X, MDL_T_SR, false), "X waits for a granted SHARED_READ");
+	CHECK(!mysql_mdl_conflicts(MDL_T_SR, MDL_T_SU, false), "SR is compatible with a granted SU");
+	CHECK(!mysql_mdl_conflicts(MDL_T_SR, MDL_T_SR, false), "SR is compatible with SR");
+	CHECK(mysql_mdl_conflicts(MDL_T_SU, MDL_T_SU, false), "SU waits for SU");
+	CHECK(mysql_mdl_conflicts(MDL_T_SW, MDL_T_SRO, false), "SW waits for SRO");
+	CHECK(mysql_mdl_conflicts(MDL_T_SR, MDL_T_SNRW, false), "SR waits for SNRW");
+	CHECK(!mysql_mdl_conflicts(MDL_T_SNRW, MDL_T_SH, false), "SNRW is compatible with SH");
+	CHECK(!mysql_mdl_conflicts(MDL_T_IX, MDL_T_IX, false) && mysql_mdl_conflicts(MDL_T_IX, MDL_T_S, false),
+	      "scoped IX: compatible with IX, not with S");
+	CHECK(mysql_mdl_conflicts(MDL_T_SR, MDL_T_X, true), "SR queues behind a pending X");
+	CHECK(!mysql_mdl_conflicts(MDL_T_SH, MDL_T_X, true), "SH jumps a pending X");
+	CHECK(!mysql_mdl_conflicts(MDL_T_X, MDL_T_SR, true), "X never queues behind a pending SR");
+	CHECK(mysql_mdl_conflicts(MDL_T_SW, MDL_T_SNW, true) && !mysql_mdl_conflicts(MDL_T_SR, MDL_T_SNW, true),
+	      "pending SNW holds back SW, not SR");
+	CHECK(mysql_mdl_conflicts(MDL_T_UNKNOWN, MDL_T_SR, false) &&
+	      mysql_mdl_conflicts(MDL_T_SR, MDL_T_UNKNOWN, false), "unknown granted types conflict");
+	CHECK(mysql_mdl_conflicts(MDL_T_UNKNOWN, MDL_T_X, true) && !mysql_mdl_conflicts(MDL_T_UNKNOWN, MDL_T_SR, true) &&
+	      !mysql_mdl_conflicts(MDL_T_SR, MDL_T_UNKNOWN, true), "unknown pending: only behind X");
+	/* MySQL's granted matrix is symmetric for the object lock types */
+	bool sym = true;
+	for (int a = MDL_T_S; a < MDL_T__COUNT; a++)
+		for (int b = MDL_T_S; b < MDL_T__COUNT; b++)
+			if (mysql_mdl_conflicts((enum mdl_type)a, (enum mdl_type)b, false) !=
+			    mysql_mdl_conflicts((enum mdl_type)b, (enum mdl_type)a, false))
+				sym = false;
+	CHECK(sym, "granted matrix is symmetric");
+}
+
+/* ---- statements ----------------------------------------------------------------- */
+
+static void check_tables(const char *sql, const char *db, const char *want)
+{
+	char t[8][MYL_NAME_MAX], got[1100] = "";
+	int n = mysql_stmt_tables(sql, db, t, 8);
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(got);
+		str_printf(got + l, sizeof got - l, "%s%s", i ? " " : "", t[i]);
+	}
+	CHECK_STR(got, want, nm("tables of: %s", sql ? sql : "(null)"));
+}
+
+static void test_statements(void)
+{
+	check_tables("ALTER TABLE retoday.page ADD COLUMN note VARCHAR(64)", NULL, "retoday.page");
+	check_tables("SELECT * FROM page WHERE id = 1", "retoday", "retoday.page");
+	check_tables("SELECT * FROM page WHERE id = 1", NULL, ".page");
+	check_tables("select * from `shop`.`order``s` o where 1", "x", "shop.order`s");
+	check_tables("SELECT * FROM a x, b AS y JOIN c ON c.id = x.id", "d", "d.a d.b d.c");
+	check_tables("LOCK TABLES t1 READ, t2 WRITE", "d", "d.t1 d.t2");
+	check_tables("INSERT INTO t (a) VALUES (1) ON DUPLICATE KEY UPDATE a = 2", "d", "d.t");
+	check_tables("SELECT * FROM t WHERE id = 1 FOR UPDATE", "d", "d.t");
+	check_tables("DROP TABLE IF EXISTS a, s.b", "d", "d.a s.b");
+	check_tables("CREATE INDEX i ON t (c)", "d", "d.t");
+	check_tables("SELECT 'FROM x', \"JOIN y\" FROM z -- FROM w", "d", "d.z");
+	check_tables("UPDATE t SET a = 1 WHERE b IN (SELECT c FROM /* FROM v */ u)", "d", "d.t d.u");
+	check_tables("TRUNCATE logs", "d", "d.logs");
+	check_tables("SELECT 1", "d", "");
+	check_tables(NULL, "d", "");
+	check_tables("SELECT * FROM `unterminated", "d", "");
+	check_tables("SELECT 'it''s' FROM q", "d", "d.q");
+
+	CHECK(mysql_stmt_mdl("ALTER TABLE t ADD c INT") == MDL_T_X, "stmt lock: ALTER -> EXCLUSIVE");
+	CHECK(mysql_stmt_mdl("  /* x */ (SELECT 1 FROM t)") == MDL_T_SR, "stmt lock: SELECT -> SHARED_READ");
+	CHECK(mysql_stmt_mdl("select * from t for update") == MDL_T_SW, "stmt lock: SELECT FOR UPDATE -> SHARED_WRITE");
+	CHECK(mysql_stmt_mdl("INSERT INTO t VALUES (1)") == MDL_T_SW, "stmt lock: INSERT -> SHARED_WRITE");
+	CHECK(mysql_stmt_mdl("LOCK TABLES a READ, b WRITE") == MDL_T_SNRW, "stmt lock: LOCK TABLES WRITE");
+	CHECK(mysql_stmt_mdl("LOCK TABLES a READ") == MDL_T_SRO, "stmt lock: LOCK TABLES READ");
+	CHECK(mysql_stmt_mdl("SHOW CREATE TABLE t") == MDL_T_SH, "stmt lock: SHOW -> SHARED_HIGH_PRIO");
+	CHECK(mysql_stmt_mdl("CALL p()") == MDL_T_UNKNOWN && mysql_stmt_mdl(NULL) == MDL_T_UNKNOWN,
+	      "stmt lock: unknown");
+}
+
+/* ---- MySQL 8 fixture ------------------------------------------------------------- */
+
+static void test_mysql_rows(void)
+{
+	struct fx f;
+	unsigned n = 0;
+	if (!fx_load(&f, "locks-mysql-8.0.36.txt"))
+		return;
+	CHECK(cell0(&f, "status", 0) && strcmp(cell0(&f, "status", 0), MYL_GATE_STATUS) == 0 &&
+	      mysql_locks_count(cell0(&f, "status", 1), &n) && n == 11, "mysql: the gate counter");
+	CHECK(mysql_locks_count(cell0(&f, "mdl_count", 0), &n) && n == 2, "mysql: the mdl count");
+
+	struct lock_set *ls = lock_set_new();
+	CHECK(map_section(ls, &f, "rows") == 12, "mysql: 12 rows");
+	CHECK(ls->ne == 12, nm("mysql: 12 edges (got %zu)", ls->ne));
+	CHECK(ls->ns == 18, nm("mysql: 18 sessions (got %zu)", ls->ns));
+
+	/* seed 001: the edge exactly */
+	const struct lock_edge *e = edge(ls, 1002, 1001);
+	CHECK(e != NULL, "seed 001: 1002 waits for 1001");
+	if (e) {
+		CHECK_STR(e->object, "retoday.website.PRIMARY", "seed 001: object");
+		CHECK_STR(e->requested, "X,GAP,INSERT_INTENTION", "seed 001: requested");
+		CHECK_STR(e->held, "X,GAP", "seed 001: held");
+		CHECK_STR(e->lock_type, "RECORD", "seed 001: lock type");
+		CHECK_STR(e->lock_data, "0x018F3A6C0A117C3E9D5B2A4C6E8F0123", "seed 001: lock data");
+		CHECK(!e->soft, "seed 001: a hard wait");
+	}
+	lock_set_analyse(ls);
+
+	const struct lock_session *b = S(ls, 1001), *w = S(ls, 1002);
+	CHECK(b && w, "seed 001: both sessions");
+	if (b && w) {
+		char txt[96];
+		CHECK(b->is_root && !b->waits && b->blocks, "seed 001: the idle blocker is a root");
+		CHECK_STR(b->state, "idle in transaction", "seed 001: blocker state");
+		CHECK_NEAR(b->state_s, 14, 1e-9, "seed 001: idle for PROCESSLIST_TIME");
+		CHECK_NEAR(b->trx_age_s, 14.208731, 1e-9, "seed 001: blocker trx age");
+		CHECK(isnan(b->wait_s), "seed 001: the blocker does not wait");
+		CHECK(b->query_is_last && starts(b->query, "INSERT INTO `website`") &&
+		      has(b->query, "ON DUPLICATE KEY UPDATE"), "seed 001: blocker's last statement is the upsert");
+		CHECK_STR(b->user, "retoday_app", "seed 001: blocker user");
+		CHECK(b->blocked == 3, nm("seed 001: blocks 3 sessions (got %d)", b->blocked));
+		lock_state_text(b, txt, sizeof txt);
+		CHECK_STR(txt, "idle in transaction 14s", "seed 001: state text");
+		CHECK_STR(w->state, "Query (update)", "seed 001: waiter state");
+		CHECK_NEAR(w->wait_s, 8.998702, 1e-9, "seed 001: waiter wait");
+		CHECK(!w->query_is_last && has(w->query, "'blog.example'"), "seed 001: waiter's current statement");
+		CHECK(w->root == sess(ls, 1001) && w->depth == 1, "seed 001: waiter depth 1 under 1001");
+	}
+	CHECK(edge(ls, 1003, 1001) && edge(ls, 1004, 1001), "one blocker, three waiters");
+
+	/* three-session chain */
+	const struct lock_session *c1 = S(ls, 3001), *c2 = S(ls, 3002), *c3 = S(ls, 3003);
+	CHECK(c1 && c2 && c3, "chain: sessions");
+	if (c1 && c2 && c3) {
+		CHECK(c1->is_root && c1->blocked == 2, nm("chain: 3001 root blocking 2 (got %d)", c1->blocked));
+		CHECK(!c2->is_root && c2->waits && c2->blocks && c2->depth == 1, "chain: 3002 in the middle");
+		CHECK(c3->root == sess(ls, 3001) && c3->depth == 2, nm("chain: 3003 at depth 2 (got %d)", c3->depth));
+		CHECK_STR(c2->state, "Query (updating)", "chain: 3002 state");
+		CHECK(!c2->query_is_last && starts(c2->query, "UPDATE accounts SET balance = balance + 5"),
+		      "chain: a blocker that runs keeps its current statement");
+	}
+	e = edge(ls, 3003, 3002);
+	CHECK(e && e->depth == 2 && strcmp(e->requested, "X,REC_NOT_GAP") == 0 &&
+	      strcmp(e->lock_data, "8") == 0, "chain: edge 3003 -> 3002 X,REC_NOT_GAP on 8");
+
+	/* many-to-many */
+	CHECK(edges_of_waiter(ls, 4003) == 2 && edge(ls, 4003, 4001) && edge(ls, 4003, 4002),
+	      "one waiter, two blockers");
+	e = edge(ls, 4003, 4002);
+	CHECK(e && strcmp(e->held, "S,REC_NOT_GAP") == 0, "two blockers: held S,REC_NOT_GAP");
+	CHECK(S(ls, 4001) && S(ls, 4001)->is_root && S(ls, 4002) && S(ls, 4002)->is_root &&
+	      S(ls, 4001)->blocked == 1 && S(ls, 4002)->blocked == 1, "two blockers: both roots");
+
+	/* the cycle */
+	const struct lock_session *y1 = S(ls, 5001), *y2 = S(ls, 5002);
+	CHECK(y1 && y2 && y1->in_cycle && y2->in_cycle, "cycle: both sessions flagged");
+	CHECK(ls->ncycles == 2, nm("cycle: 2 sessions on cycles (got %d)", ls->ncycles));
+	e = edge(ls, 5001, 5002);
+	CHECK(e && e->cycle && edge(ls, 5002, 5001) && edge(ls, 5002, 5001)->cycle, "cycle: edges flagged");
+	CHECK(y1 && y2 && y1->is_root && !y2->is_root, "cycle: the oldest transaction heads it");
+	CHECK(!S(ls, 1001)->in_cycle && !S(ls, 3002)->in_cycle, "cycle: chains are not cycles");
+
+	/* supremum, table lock, no client session */
+	e = edge(ls, 6002, 6001);
+	CHECK(e && strcmp(e->lock_data, "supremum pseudo-record") == 0 &&
+	      strcmp(e->requested, "X,INSERT_INTENTION") == 0 && strcmp(e->held, "X") == 0,
+	      "supremum pseudo-record");
+	e = edge(ls, 7002, 7001);
+	CHECK(e && strcmp(e->object, "shop.audit") == 0 && strcmp(e->lock_type, "TABLE") == 0 &&
+	      e->lock_data[0] == '\0', "table lock: schema.table, no lock data");
+	CHECK(S(ls, 7002) && S(ls, 7002)->query && !strchr(S(ls, 7002)->query, '\t') &&
+	      has(S(ls, 7002)->query, "('a b')"), "a tab in a statement becomes a space");
+	e = edge(ls, 9001, 0);
+	CHECK(e != NULL, "no client session: blocker id 0");
+	CHECK(S(ls, 0) && strcmp(S(ls, 0)->state, "no client session") == 0 &&
+	      S(ls, 0)->user[0] == '\0' && !S(ls, 0)->query, "no client session: state, no user, no query");
+	CHECK(S(ls, 0) && S(ls, 0)->trx_age_s > 5000, "no client session: its transaction age");
+
+	CHECK(ls->nroots == 8, nm("mysql: 8 roots (got %d)", ls->nroots));
+	for (size_t k = 0; k < ls->ne; k++)
+		if (!clean(ls->e[k].object) || !clean(ls->e[k].lock_data))
+			CHECK(false, "mysql: edge strings are clean");
+	lock_set_free(ls);
+
+	/* metadata locks */
+	ls = lock_set_new();
+	CHECK(map_section(ls, &f, "mdl") == 2 && ls->ne == 2, "mysql mdl: 2 edges");
+	e = edge(ls, 8002, 8001);
+	CHECK(e && strcmp(e->object, "shop.orders") == 0 && strcmp(e->lock_type, "METADATA") == 0 &&
+	      strcmp(e->requested, "EXCLUSIVE") == 0 && strcmp(e->held, "SHARED_READ") == 0 && !e->soft,
+	      "mysql mdl: ALTER waits for EXCLUSIVE behind SHARED_READ");
+	e = edge(ls, 8003, 8002);
+	CHECK(e && e->soft && strcmp(e->requested, "SHARED_READ") == 0 && strcmp(e->held, "EXCLUSIVE") == 0,
+	      "mysql mdl: SELECT queued behind the ALTER (soft)");
+	lock_set_analyse(ls);
+	b = S(ls, 8001);
+	CHECK(b && b->is_root && b->blocked == 2 && strcmp(b->state, "idle in transaction") == 0 &&
+	      b->query_is_last && has(b->query, "SELECT COUNT(*) FROM orders"),
+	      "mysql mdl: the idle holder is the root");
+	CHECK(S(ls, 8003) && S(ls, 8003)->depth == 2, "mysql mdl: the SELECT at depth 2");
+	CHECK(S(ls, 8002) && strcmp(S(ls, 8002)->state, "Query (Waiting for table metadata lock)") == 0 &&
+	      S(ls, 8002)->wait_s == 25, "mysql mdl: ALTER state and wait");
+	lock_set_free(ls);
+	fx_free(&f);
+}
+
+/* ---- MariaDB 10.11 fixture ----------------------------------------------------------- */
+
+static void test_mariadb_rows(void)
+{
+	struct fx f;
+	unsigned n = 0;
+	if (!fx_load(&f, "locks-mariadb-10.11.txt"))
+		return;
+	CHECK(mysql_locks_count(cell0(&f, "status", 1), &n) && n == 5, "mariadb: the gate counter");
+	CHECK(mysql_locks_count(cell0(&f, "plugin", 0), &n) && n == 1, "mariadb: plugin probe");
+
+	struct lock_set *ls = lock_set_new();
+	CHECK(map_section(ls, &f, "rows") == 6 && ls->ne == 6 && ls->ns == 8,
+	      nm("mariadb: 6 edges, 8 sessions (got %zu, %zu)", ls->ne, ls->ns));
+	map_section(ls, &f, "rows");
+	CHECK(ls->ne == 6, "mariadb: repeated rows add no edge");
+	const struct lock_edge *e = edge(ls, 44, 43);
+	CHECK(e && strcmp(e->object, "retoday.website.uk_website_domain") == 0,
+	      "mariadb: `db`.`table` becomes db.table");
+	CHECK(e && strcmp(e->requested, "X,GAP") == 0 && strcmp(e->held, "X") == 0 &&
+	      strcmp(e->lock_data, "'e.example'") == 0, "mariadb: requested X,GAP vs held X on 'e.example'");
+	lock_set_analyse(ls);
+	const struct lock_session *b = S(ls, 43);
+	CHECK(b && b->is_root && b->blocked == 4, nm("mariadb: 43 blocks 4 (got %d)", b ? b->blocked : -1));
+	CHECK(b && strcmp(b->state, "idle in transaction") == 0 && !b->query && !b->query_is_last,
+	      "mariadb: idle blocker, last statement not available");
+	CHECK(b && fabs(b->state_s - 2.927693) < 1e-9, "mariadb: TIME_MS in seconds");
+	CHECK(S(ls, 48) && S(ls, 48)->depth == 2 && S(ls, 48)->root == sess(ls, 43), "mariadb: chain depth 2");
+	CHECK(edges_of_waiter(ls, 50) == 2 && edge(ls, 50, 47) && edge(ls, 50, 49),
+	      "mariadb: one waiter, two read-only blockers");
+	CHECK(S(ls, 46) && strcmp(S(ls, 46)->state, "Query (Update)") == 0 && S(ls, 46)->waits &&
+	      S(ls, 46)->blocks, "mariadb: a waiting blocker");
+	lock_set_free(ls);
+
+	/* metadata locks with the plugin */
+	ls = lock_set_new();
+	CHECK(map_mdl_section(ls, &f, "mdl_info", true) == 4, "mariadb mdl: 4 rows");
+	CHECK(ls->ne == 2, nm("mariadb mdl: 2 edges (got %zu)", ls->ne));
+	e = edge(ls, 66, 65);
+	CHECK(e && !e->soft && strcmp(e->object, "retoday.page") == 0 && strcmp(e->requested, "EXCLUSIVE") == 0 &&
+	      strcmp(e->held, "SHARED_READ") == 0 && strcmp(e->lock_type, "METADATA") == 0,
+	      "mariadb mdl: ALTER waits behind the idle SHARED_READ");
+	e = edge(ls, 67, 66);
+	CHECK(e && e->soft && strcmp(e->held, "EXCLUSIVE") == 0 && strcmp(e->object, "retoday.page") == 0,
+	      "mariadb mdl: SELECT queued behind the ALTER");
+	CHECK(ls->note[0] == '\0', "mariadb mdl: no note with the plugin");
+	lock_set_analyse(ls);
+	b = S(ls, 65);
+	CHECK(b && b->is_root && b->blocked == 2 && strcmp(b->state, "idle in transaction") == 0 &&
+	      !b->query && !b->query_is_last, "mariadb mdl: the idle holder is the root");
+	CHECK(S(ls, 67) && S(ls, 67)->depth == 2 && fabs(S(ls, 67)->wait_s - 1.029872) < 1e-9,
+	      "mariadb mdl: the SELECT at depth 2, waiting TIME_MS");
+	lock_set_free(ls);
+
+	/* without the plugin */
+	ls = lock_set_new();
+	map_mdl_section(ls, &f, "mdl_noplugin", false);
+	CHECK(ls->ne == 1 && edge(ls, 67, 66) && edge(ls, 67, 66)->soft, "mariadb mdl, no plugin: the queue edge only");
+	CHECK(has(ls->note, "metadata-lock waits: 2 sessions wait;") &&
+	      has(ls->note, "INSTALL SONAME 'metadata_lock_info'"), nm("mariadb mdl, no plugin: note '%s'", ls->note));
+	lock_set_free(ls);
+
+	/* performance_schema metadata_locks on MariaDB */
+	ls = lock_set_new();
+	map_section(ls, &f, "mdl_ps");
+	CHECK(ls->ne == 2 && edge(ls, 77, 76) && !edge(ls, 77, 76)->soft && edge(ls, 78, 77) &&
+	      edge(ls, 78, 77)->soft, "mariadb p_s mdl: the same two edges");
+	lock_set_free(ls);
+	fx_free(&f);
+}
+
+/* ---- NULLs, junk, escapes ----------------------------------------------------------- */
+
+static void test_nulls_and_escapes(void)
+{
+	const char *cell[MYL__COUNT] = {0};
+	struct lock_set *ls = lock_set_new();
+
+	mysql_locks_map_row(ls, cell, MYL__COUNT);
+	CHECK(ls->ne == 0 && ls->ns == 0, "all-NULL row ignored");
+	mysql_locks_map_row(ls, NULL, MYL__COUNT);
+	mysql_locks_map_row(NULL, cell, MYL__COUNT);
+	cell[MYL_W_ID] = "12";
+	mysql_locks_map_row(ls, cell, 5);
+	CHECK(ls->ne == 0, "short row ignored");
+	mysql_locks_map_row(ls, cell, MYL__COUNT);
+	CHECK(ls->ne == 1 && edge(ls, 12, 0), "only a waiter id: an edge to session 0");
+	CHECK(S(ls, 12) && S(ls, 12)->state[0] == '\0' && !S(ls, 12)->query && isnan(S(ls, 12)->wait_s),
+	      "only a waiter id: fields unknown");
+	cell[MYL_B_ID] = "x1";
+	mysql_locks_map_row(ls, cell, MYL__COUNT);
+	CHECK(ls->ne == 1, "junk blocker id ignored");
+	cell[MYL_B_ID] = "12";
+	mysql_locks_map_row(ls, cell, MYL__COUNT);
+	CHECK(ls->ne == 1, "waiter == blocker ignored");
+
+	/* a compatible metadata-lock pair is not a wait */
+	cell[MYL_B_ID] = "13";
+	cell[MYL_LOCK_TYPE] = "METADATA";
+	cell[MYL_REQUESTED] = "SHARED_READ";
+	cell[MYL_HELD] = "SHARED_WRITE";
+	cell[MYL_HELD_STATUS] = "GRANTED";
+	mysql_locks_map_row(ls, cell, MYL__COUNT);
+	CHECK(ls->ne == 1, "mdl: compatible pair ignored");
+	cell[MYL_HELD] = "SHARED_NO_READ_WRITE";
+	cell[MYL_SCHEMA] = NULL;
+	cell[MYL_TABLE] = "lockname";
+	cell[MYL_LOCK_DATA] = "USER LEVEL LOCK";
+	mysql_locks_map_row(ls, cell, MYL__COUNT);
+	CHECK(ls->ne == 2 && edge(ls, 12, 13) && strcmp(edge(ls, 12, 13)->object, "lockname") == 0 &&
+	      strcmp(edge(ls, 12, 13)->lock_data, "USER LEVEL LOCK") == 0, "mdl: a conflicting pair, no schema");
+	lock_set_analyse(ls);
+	lock_set_free(ls);
+
+	/* escape sequences everywhere */
+	const char *ev[MYL__COUNT] = {
+		[MYL_W_ID] = "21", [MYL_W_USER] = "ev\x1b[31mil", [MYL_W_COMMAND] = "Query",
+		[MYL_W_STATE] = "up\x1b]0;x\x07" "date", [MYL_W_TIME] = "3", [MYL_W_TRX_AGE] = "3.5",
+		[MYL_W_WAIT] = "3.25", [MYL_W_QUERY] = "SELECT 1 /* \x1b[2J\x1b[H */\r\nFROM t\x9b" "1m",
+		[MYL_B_ID] = "22", [MYL_B_USER] = "b\x7fob", [MYL_B_COMMAND] = "Sleep",
+		[MYL_B_TRX_AGE] = "9", [MYL_B_LAST] = "UPDATE t SET a = '\x1b[5m'",
+		[MYL_SCHEMA] = "s\x1b", [MYL_TABLE] = "t\n", [MYL_INDEX] = "i\x1b[0m", [MYL_LOCK_TYPE] = "RECORD",
+		[MYL_REQUESTED] = "X\x1b", [MYL_HELD] = "S\x07", [MYL_LOCK_DATA] = "'\x1b[1mk'",
+	};
+	ls = lock_set_new();
+	mysql_locks_map_row(ls, ev, MYL__COUNT);
+	CHECK(ls->ne == 1 && ls->ns == 2, "escapes: mapped");
+	bool ok = true;
+	for (size_t i = 0; i < ls->ns; i++)
+		ok = ok && clean(ls->s[i].user) && clean(ls->s[i].state) && clean(ls->s[i].query);
+	for (size_t k = 0; k < ls->ne; k++)
+		ok = ok && clean(ls->e[k].object) && clean(ls->e[k].lock_type) && clean(ls->e[k].requested) &&
+		     clean(ls->e[k].held) && clean(ls->e[k].lock_data);
+	CHECK(ok, "escapes: every session and edge string sanitised");
+	CHECK(S(ls, 21) && has(S(ls, 21)->query, "SELECT 1") && !strchr(S(ls, 21)->query, '\x1b'),
+	      "escapes: statement kept, ESC gone");
+	CHECK(S(ls, 22) && S(ls, 22)->query_is_last && clean(S(ls, 22)->query), "escapes: last statement sanitised");
+
+	/* a MariaDB LOCK_TABLE with an escape inside the quotes */
+	const char *mt[MYL__COUNT] = {
+		[MYL_W_ID] = "31", [MYL_B_ID] = "32", [MYL_TABLE] = "`d\x1b[2Jb`.`t``x`", [MYL_INDEX] = "PRIMARY",
+		[MYL_LOCK_TYPE] = "RECORD", [MYL_REQUESTED] = "X", [MYL_HELD] = "X",
+	};
+	mysql_locks_map_row(ls, mt, MYL__COUNT);
+	const struct lock_edge *e = edge(ls, 31, 32);
+	CHECK(e && clean(e->object) && has(e->object, ".t`x.PRIMARY") && !has(e->object, "`d"),
+	      nm("escapes: quoted LOCK_TABLE unquoted and sanitised (%s)", e ? e->object : "-"));
+	lock_set_free(ls);
+
+	/* MariaDB MDL accumulator with NULLs, junk and statements it cannot read */
+	const char *w[MMD__COUNT] = {0};
+	struct mariadb_mdl *m = mariadb_mdl_new(true);
+	ls = lock_set_new();
+	mariadb_mdl_map_row(m, ls, w, MMD__COUNT);
+	w[MMD_KIND] = "W";
+	mariadb_mdl_map_row(m, ls, w, MMD__COUNT);
+	w[MMD_ID] = "41";
+	mariadb_mdl_map_row(m, ls, w, 3);
+	CHECK(ls->ns == 0, "mariadb mdl: rows without an id or short ignored");
+	w[MMD_STATE] = "Waiting for table metadata lock";
+	w[MMD_INFO] = "CALL refresh_all()";
+	mariadb_mdl_map_row(m, ls, w, MMD__COUNT);
+	const char *h[MMD__COUNT] = {[MMD_KIND] = "H", [MMD_ID] = "42", [MMD_MODE] = "MDL_SHARED_READ"};
+	mariadb_mdl_map_row(m, ls, h, MMD__COUNT);  /* no table: ignored */
+	h[MMD_TABLE] = "t";
+	mariadb_mdl_map_row(m, ls, h, MMD__COUNT);  /* NULL schema */
+	mariadb_mdl_finish(m, ls);
+	CHECK(ls->ne == 0 && ls->ns == 1, "mariadb mdl: a statement naming no table pairs with nothing");
+	CHECK(has(ls->note, "1 session waits for a lock whose holder was not found"),
+	      nm("mariadb mdl: unpaired note '%s'", ls->note));
+	lock_set_free(ls);
+
+	/* unknown requested lock (a stored routine on a named table) conflicts */
+	m = mariadb_mdl_new(true);
+	ls = lock_set_new();
+	const char *w2[MMD__COUNT] = {
+		[MMD_KIND] = "W", [MMD_ID] = "51", [MMD_COMMAND] = "Query", [MMD_TIME] = "4",
+		[MMD_STATE] = "Waiting for table metadata lock", [MMD_INFO] = "HANDLER t OPEN; SELECT 1 FROM t",
+	};
+	const char *h2[MMD__COUNT] = {
+		[MMD_KIND] = "H", [MMD_ID] = "52", [MMD_USER] = "u", [MMD_COMMAND] = "Sleep",
+		[MMD_MODE] = "MDL_SHARED_READ", [MMD_SCHEMA] = "app", [MMD_TABLE] = "t",
+	};
+	mariadb_mdl_map_row(m, ls, w2, MMD__COUNT);
+	mariadb_mdl_map_row(m, ls, h2, MMD__COUNT);
+	mariadb_mdl_map_row(m, ls, h2, MMD__COUNT);  /* a second ticket: no second edge */
+	mariadb_mdl_finish(m, ls);
+	e = edge(ls, 51, 52);
+	CHECK(ls->ne == 1 && e && strcmp(e->requested, "unknown") == 0 && strcmp(e->object, "app.t") == 0,
+	      "mariadb mdl: unknown request, unqualified table without a database");
+	CHECK(S(ls, 52) && strcmp(S(ls, 52)->state, "Sleep") == 0 && strcmp(S(ls, 52)->user, "u") == 0,
+	      "mariadb mdl: holder session filled when it blocks");
+	lock_set_free(ls);
+	mariadb_mdl_finish(NULL, NULL);
+}
+
+int main(void)
+{
+	test_sql();
+	test_mdl_matrix();
+	test_statements();
+	test_mysql_rows();
+	test_mariadb_rows();
+	test_nulls_and_escapes();
+	return TAP_DONE();
+}
