@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../model/digests.h"
+#include "../model/locks.h"
 #include "../util/redact.h"
 #include "../util/util.h"
 
@@ -24,8 +25,13 @@ enum {
 enum {
 	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
 	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST,
-	S_DIGESTS_SKIPPED, S_DIGEST_HIST
+	S_DIGESTS_SKIPPED, S_DIGEST_HIST, S_LOCK_META, S_LOCK_SESSION, S_LOCK_EDGE
 };
+
+/* S_LOCK_SESSION / S_LOCK_EDGE flags */
+#define LKS_QUERY_LAST 1u
+#define LKS_HAS_QUERY 2u
+#define LKE_SOFT 1u
 
 /* S_DIGEST_META flags */
 #define DGM_PARTIAL 1u
@@ -376,6 +382,73 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 	sb_free(&f);
 }
 
+/* A double as 8 little-endian bytes inside a field. */
+static void put_dbl(struct strbuf *f, double d)
+{
+	uint64_t v;
+	memcpy(&v, &d, 8);
+	put_le(f, v, 8);
+}
+
+/* A string of at most 255 bytes, length first. */
+static void put_short(struct strbuf *f, const char *s)
+{
+	size_t n = strlen(s);
+	if (n > 255)
+		n = 255;
+	sb_putc(f, (char)n);
+	for (size_t i = 0; i < n; i++)
+		sb_putc(f, s[i]);
+}
+
+/* The sample's lock snapshot: its status, then every session and edge
+ * (analysis is recomputed on reading). Statements are redacted when asked. */
+static void put_locks(struct recorder *r, struct strbuf *b, const struct lock_set *ls)
+{
+	struct strbuf f;
+	sb_init(&f);
+	sb_putc(&f, (char)ls->status);
+	put_le(&f, ls->waiting, 4);
+	put_dbl(&f, ls->query_ms);
+	sb_puts(&f, ls->note);
+	put_field(b, S_LOCK_META, f.s, f.len);
+	for (size_t i = 0; i < ls->ns; i++) {
+		const struct lock_session *x = &ls->s[i];
+		f.len = 0;
+		put_le(&f, (uint64_t)x->id, 8);
+		put_dbl(&f, x->state_s);
+		put_dbl(&f, x->trx_age_s);
+		put_dbl(&f, x->wait_s);
+		sb_putc(&f, (char)((x->query_is_last ? LKS_QUERY_LAST : 0) | (x->query ? LKS_HAS_QUERY : 0)));
+		put_short(&f, x->user);
+		put_short(&f, x->state);
+		if (x->query) {
+			if (r->redact) {
+				char *t = redact_sql(x->query);
+				sb_puts(&f, t);
+				free(t);
+			} else {
+				sb_puts(&f, x->query);
+			}
+		}
+		put_field(b, S_LOCK_SESSION, f.s, f.len);
+	}
+	for (size_t k = 0; k < ls->ne; k++) {
+		const struct lock_edge *e = &ls->e[k];
+		f.len = 0;
+		put_le(&f, (uint64_t)ls->s[e->waiter].id, 8);
+		put_le(&f, (uint64_t)ls->s[e->blocker].id, 8);
+		sb_putc(&f, (char)(e->soft ? LKE_SOFT : 0));
+		put_short(&f, e->object);
+		put_short(&f, e->lock_type);
+		put_short(&f, e->requested);
+		put_short(&f, e->held);
+		sb_puts(&f, e->lock_data);
+		put_field(b, S_LOCK_EDGE, f.s, f.len);
+	}
+	sb_free(&f);
+}
+
 int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size_t errlen)
 {
 	struct strbuf b, f;
@@ -419,6 +492,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_digests(r, &b, s);
 	if (s->digests_skipped)
 		put_u64(&b, S_DIGESTS_SKIPPED, 1);
+	if (s->locks)
+		put_locks(r, &b, s->locks);
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -594,6 +669,63 @@ static void read_digest_hist(struct sample *s, const unsigned char *d, size_t n)
 		dg_hist_add(h, (uint32_t)get_le(d + off, 4), get_le(d + off + 4, 8), get_le(d + off + 12, 8));
 }
 
+/* A length-first string at d[*off] into dst; false when it overruns n. */
+static bool get_short(char *dst, size_t len, const unsigned char *d, size_t n, size_t *off)
+{
+	size_t l;
+	if (*off >= n || (l = d[*off]) > n - *off - 1)
+		return false;
+	get_str(dst, len, d + *off + 1, l);
+	*off += 1 + l;
+	return true;
+}
+
+/* One S_LOCK_SESSION field; damaged fields are ignored. */
+static void read_lock_session(struct sample *s, const unsigned char *d, size_t n)
+{
+	char user[64], state[48];
+	size_t off = 33;
+	if (n < 33 || !get_short(user, sizeof user, d, n, &off) || !get_short(state, sizeof state, d, n, &off))
+		return;
+	if (!s->locks)
+		s->locks = lock_set_new();
+	int i = lock_session_get(s->locks, (long long)get_le(d, 8));
+	struct lock_session *x = &s->locks->s[i];
+	x->state_s = get_f64(d + 8);
+	x->trx_age_s = get_f64(d + 16);
+	x->wait_s = get_f64(d + 24);
+	str_copy(x->user, sizeof x->user, user);
+	str_copy(x->state, sizeof x->state, state);
+	if (d[32] & LKS_HAS_QUERY) {
+		char *q = xmalloc(n - off + 1);
+		memcpy(q, d + off, n - off);
+		q[n - off] = '\0';
+		lock_session_query(x, q, d[32] & LKS_QUERY_LAST);
+		free(q);
+	}
+}
+
+/* One S_LOCK_EDGE field; damaged fields are ignored. */
+static void read_lock_edge(struct sample *s, const unsigned char *d, size_t n)
+{
+	char obj[160], type[24], req[48], held[48];
+	size_t off = 17;
+	if (n < 17 || !get_short(obj, sizeof obj, d, n, &off) || !get_short(type, sizeof type, d, n, &off) ||
+	    !get_short(req, sizeof req, d, n, &off) || !get_short(held, sizeof held, d, n, &off))
+		return;
+	if (!s->locks)
+		s->locks = lock_set_new();
+	struct lock_edge *e = lock_edge_add(s->locks, (long long)get_le(d, 8), (long long)get_le(d + 8, 8));
+	if (!e)
+		return;
+	e->soft = d[16] & LKE_SOFT;
+	str_copy(e->object, sizeof e->object, obj);
+	str_copy(e->lock_type, sizeof e->lock_type, type);
+	str_copy(e->requested, sizeof e->requested, req);
+	str_copy(e->held, sizeof e->held, held);
+	get_str(e->lock_data, sizeof e->lock_data, d + off, n - off);
+}
+
 static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 {
 	struct sample *s = ctx;
@@ -655,6 +787,22 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_DIGEST_HIST:
 		read_digest_hist(s, d, n);
+		break;
+	case S_LOCK_META:
+		if (n < 13)
+			break;
+		if (!s->locks)
+			s->locks = lock_set_new();
+		s->locks->status = d[0] <= LOCKS_UNAVAILABLE ? (enum lock_status)d[0] : LOCKS_UNAVAILABLE;
+		s->locks->waiting = (unsigned)get_le(d + 1, 4);
+		s->locks->query_ms = get_f64(d + 5);
+		get_str(s->locks->note, sizeof s->locks->note, d + 13, n - 13);
+		break;
+	case S_LOCK_SESSION:
+		read_lock_session(s, d, n);
+		break;
+	case S_LOCK_EDGE:
+		read_lock_edge(s, d, n);
 		break;
 	default: break;
 	}
@@ -853,9 +1001,13 @@ int rec_next(struct rec_reader *rd, struct rec_item *it)
 			if (each_field(rd->buf, n, sample_field, &it->sample) < 0) {
 				digest_set_free(it->sample.digests);
 				it->sample.digests = NULL;
+				lock_set_free(it->sample.locks);
+				it->sample.locks = NULL;
 				rd->corrupt++;
 				continue;
 			}
+			if (it->sample.locks)
+				lock_set_analyse(it->sample.locks);
 			return 1;
 		}
 		rd->unknown++;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../model/digests.h"
+#include "../../model/locks.h"
 #include "../../sources/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -88,6 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_sample(&it.sample);
 		digest_set_free(it.sample.digests);
 		it.sample.digests = NULL;
+		lock_set_free(it.sample.locks);
+		it.sample.locks = NULL;
 		REQUIRE(items < size);  /* every record takes at least 13 bytes */
 	}
 	REQUIRE(rd.offset <= size);

@@ -4,8 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "../../model/digests.h"
 
 #include "../../model/locks.h"
+#include "../../sources/record.h"
+#include "../../sources/sample.h"
 #include "../../util/util.h"
 #include "tap.h"
 
@@ -213,6 +218,80 @@ static void test_scale(void)
 	lock_set_free(ls);
 }
 
+/* Locks survive a recording: sessions, edges, status, note; the analysis
+ * is redone on reading; --redact takes literals out of statements. */
+static void test_record_roundtrip(void)
+{
+	for (int redact = 0; redact < 2; redact++) {
+		char path[] = "/tmp/dbtop-test-locks-XXXXXX", err[256];
+		int fd = mkstemp(path);
+		struct rec_header h = {.engine = ENGINE_MYSQL, .start_wall = 1e9, .interval = 1};
+		struct recorder r;
+		struct sample smp;
+		struct rec_reader rd;
+		struct rec_item it;
+		if (fd >= 0)
+			close(fd);
+		memset(&smp, 0, sizeof smp);
+		smp.state = STATE_UP;
+		smp.mono = 1;
+		smp.wall = 1e9 + 1;
+		smp.locks = lock_set_new();
+		struct lock_set *ls = smp.locks;
+		ls->status = LOCKS_READ;
+		ls->waiting = 2;
+		ls->query_ms = 1.25;
+		str_copy(ls->note, sizeof ls->note, "only the first 5000 wait edges are shown");
+		struct lock_edge *e = edge(ls, 10, 20, "X,GAP,INSERT_INTENTION", "X,GAP");
+		e->soft = true;
+		str_copy(e->lock_type, sizeof e->lock_type, "RECORD");
+		str_copy(e->lock_data, sizeof e->lock_data, "supremum pseudo-record");
+		edge(ls, 11, 20, "X", "X");
+		int b = lock_session_get(ls, 20);
+		str_copy(ls->s[b].user, sizeof ls->s[b].user, "app");
+		str_copy(ls->s[b].state, sizeof ls->s[b].state, "idle in transaction");
+		ls->s[b].state_s = 42;
+		ls->s[b].trx_age_s = 43.5;
+		lock_session_query(&ls->s[b], "INSERT INTO website VALUES ('secret-uuid', 'a.example', 1) ON DUPLICATE KEY UPDATE hits = hits + 1", true);
+		ls->s[lock_session_get(ls, 10)].wait_s = 3.2;
+		bool wrote = rec_open_write(&r, path, &h, redact, err, sizeof err) == 0 &&
+			     rec_write_sample(&r, &smp, err, sizeof err) == 0;
+		rec_close(&r);
+		CHECK(wrote, redact ? "record: sample with locks written (redacted)" : "record: sample with locks written");
+		bool read = rec_open_read(&rd, path, NULL, 0, err, sizeof err) == 0 && rec_next(&rd, &it) == 1 &&
+			    it.type == REC_SAMPLE && it.sample.locks;
+		CHECK(read, "record: sample with locks read back");
+		if (read) {
+			const struct lock_set *g = it.sample.locks;
+			const struct lock_session *gb = sess(g, 20), *gw = sess(g, 10);
+			CHECK(g->status == LOCKS_READ && g->waiting == 2 && g->query_ms == 1.25 &&
+				      strcmp(g->note, ls->note) == 0,
+			      "record: lock status, waiting, query time and note kept");
+			CHECK(g->ns == 3 && g->ne == 2, "record: 3 sessions and 2 edges kept");
+			CHECK(gb && strcmp(gb->user, "app") == 0 && strcmp(gb->state, "idle in transaction") == 0 &&
+				      gb->state_s == 42 && gb->trx_age_s == 43.5 && gb->query_is_last,
+			      "record: blocker fields kept");
+			CHECK(gw && gw->wait_s == 3.2 && isnan(gw->trx_age_s), "record: waiter wait time kept, unknowns stay unknown");
+			CHECK(g->ne == 2 && g->e[0].soft && strcmp(g->e[0].requested, "X,GAP,INSERT_INTENTION") == 0 &&
+				      strcmp(g->e[0].held, "X,GAP") == 0 && strcmp(g->e[0].lock_type, "RECORD") == 0 &&
+				      strcmp(g->e[0].lock_data, "supremum pseudo-record") == 0 &&
+				      strcmp(g->e[0].object, "retoday.website.PRIMARY") == 0,
+			      "record: edge fields kept");
+			CHECK(g->nroots == 1 && gb && gb->is_root && gb->blocked == 2, "record: analysis redone on reading");
+			if (redact)
+				CHECK(gb && gb->query && !strstr(gb->query, "secret-uuid") && strstr(gb->query, "ON DUPLICATE KEY"),
+				      "record: --redact takes the literals out of lock statements");
+			else
+				CHECK(gb && gb->query && strstr(gb->query, "secret-uuid"), "record: statement kept without --redact");
+			lock_set_free(it.sample.locks);
+			digest_set_free(it.sample.digests);
+		}
+		rec_reader_close(&rd);
+		lock_set_free(smp.locks);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	test_chain();
@@ -222,5 +301,6 @@ int main(void)
 	test_empty_and_copy();
 	test_state_text();
 	test_scale();
+	test_record_roundtrip();
 	return tap_failed ? 1 : 0;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../../model/digests.h"
+#include "../../model/locks.h"
 #include "../../sources/record.h"
 #include "../../util/util.h"
 #include "tap.h"
@@ -464,10 +465,12 @@ static void read_all(struct readout *o, const char *path, const void *buf, size_
 		if (o->n < MAXITEMS) {
 			o->items[o->n] = it;
 			o->items[o->n].sample.digests = NULL;  /* freed below */
+			o->items[o->n].sample.locks = NULL;
 		}
 		if (it.type == REC_SAMPLE && it.sample.digests)
 			o->digests++;
 		digest_set_free(it.sample.digests);
+		lock_set_free(it.sample.locks);
 		o->n++;
 	}
 	rec_reader_summary(&o->rd, o->summary, sizeof o->summary);
@@ -1152,6 +1155,8 @@ static void test_big_file(void)
 			ok = item_is(it, &ref, NREC - 1, why, sizeof why);
 			digest_set_free(it->sample.digests);
 			it->sample.digests = NULL;
+			lock_set_free(it->sample.locks);
+			it->sample.locks = NULL;
 		}
 		dt = clock_mono() - t0;
 		getrusage(RUSAGE_SELF, &ru1);
