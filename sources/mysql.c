@@ -17,6 +17,8 @@
 #include "../model/digests.h"
 #include "fallback.h"
 #include "mysql_map.h"
+#include "mysql_locks_map.h"
+#include "../model/locks.h"
 
 #define TEXT_FETCH_MAX 100   /* digest texts fetched per refresh */
 
@@ -34,6 +36,7 @@ struct my_priv {
 	bool fb_on;              /* sampled digests: no performance_schema digests */
 	struct fallback fb;
 	struct my_hist_pick pick; /* whose latency histograms to read */
+	int mdl_plugin;          /* MariaDB metadata_lock_info: -1 not probed yet, 0, 1 */
 };
 
 /* Run q; on failure fill err (and *stalled when it was a time limit).
@@ -181,6 +184,7 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
 	struct my_priv *p = xcalloc(1, sizeof *p);
+	p->mdl_plugin = -1;
 	unsigned ct = (unsigned)d_ceil(t->connect_timeout);
 	unsigned rt = (unsigned)d_ceil(src->query_timeout);
 	const char *host = t->host;
@@ -382,6 +386,131 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	return set;
 }
 
+#define MY_PS_SQL                                                                                  \
+	"SELECT EVENT_NAME, COUNT_MISC, SUM_TIMER_MISC "                                           \
+	"FROM performance_schema.file_summary_by_event_name "                                      \
+	"WHERE EVENT_NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "') "                         \
+	"UNION ALL SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT "                                 \
+	"FROM performance_schema.events_statements_summary_global_by_event_name "                  \
+	"WHERE EVENT_NAME = '" MY_COMMIT_EVENT "'"
+#define MY_MDL_GATE_MYSQL                                                                          \
+	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM performance_schema.metadata_locks " \
+	"WHERE LOCK_STATUS = 'PENDING'"
+#define MY_MDL_GATE_MARIADB                                                                        \
+	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM information_schema.PROCESSLIST "   \
+	"WHERE STATE LIKE 'Waiting for%metadata lock'"
+
+/* Run a lock query; rows go to map (row) or to the MariaDB metadata-lock
+ * accumulator (mdl). Returns 0, 1 when the server refused or timed out
+ * (ls says why), -1 when the connection is lost. */
+static int my_lock_query(struct source *src, struct sample *out, struct lock_set *ls, const char *q,
+			 struct mariadb_mdl *mdl)
+{
+	struct my_priv *p = src->priv;
+	bool failed, stalled = false;
+	char err[NOTE_LEN];
+	double ms = 0;
+	MYSQL_RES *res = my_query(src, q, err, sizeof err, &failed, &stalled, &ms);
+	MYSQL_ROW row;
+	out->query_ms += ms;
+	ls->query_ms += ms;
+	out->nqueries++;
+	if (failed) {
+		unsigned e = mysql_errno(p->db);
+		if (e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR) {
+			str_copy(out->error, sizeof out->error, err);
+			out->state = stalled ? STATE_STALLED : STATE_DOWN;
+			return -1;
+		}
+		ls->status = stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
+		str_copy(ls->note, sizeof ls->note, err);
+		return 1;
+	}
+	unsigned nf = res ? mysql_num_fields(res) : 0;
+	while (res && (row = mysql_fetch_row(res))) {
+		if (mdl)
+			mariadb_mdl_map_row(mdl, ls, (const char *const *)row, (int)nf);
+		else
+			mysql_locks_map_row(ls, (const char *const *)row, (int)nf);
+	}
+	if (res)
+		mysql_free_result(res);
+	return 0;
+}
+
+/* Lock waits: the lock tables are read only when a gate (row-lock waits
+ * now, sessions waiting for a metadata lock) says something waits. */
+static int my_read_locks(struct source *src, struct sample *out, unsigned row_waits, unsigned mdl_waits)
+{
+	struct my_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	struct lock_set *ls = lock_set_new();
+	unsigned ms = (unsigned)(src->query_timeout * 1000);
+	char q[MYL_SQL_MAX];
+	int rc = 0;
+
+	out->locks = ls;
+	ls->waiting = row_waits + mdl_waits;
+	if (ls->waiting == 0)
+		return 0;
+	if (!c->priv_process) {
+		ls->status = LOCKS_UNAVAILABLE;
+		str_copy(ls->note, sizeof ls->note,
+			 "the lock tables need the PROCESS privilege: GRANT PROCESS ON *.* TO the monitoring user");
+		return 0;
+	}
+	if (row_waits)
+		rc = my_lock_query(src, out, ls, mysql_locks_row_sql(c->flavour, ms, q, sizeof q), NULL);
+	if (rc == 0 && mdl_waits) {
+		if (c->flavour == FLAVOUR_MYSQL) {
+			rc = my_lock_query(src, out, ls, mysql_locks_mdl_sql(c->flavour, ms, q, sizeof q), NULL);
+		} else {
+			if (p->mdl_plugin < 0) {
+				bool failed, stalled;
+				char err[NOTE_LEN];
+				unsigned n = 0;
+				MYSQL_RES *res = my_query(src, MARIADB_MDL_PLUGIN_SQL, err, sizeof err, &failed, &stalled,
+							  &out->query_ms);
+				MYSQL_ROW row;
+				out->nqueries++;
+				if (!failed && res && (row = mysql_fetch_row(res)))
+					mysql_locks_count(row[0], &n);
+				if (res)
+					mysql_free_result(res);
+				p->mdl_plugin = n > 0;
+			}
+			struct mariadb_mdl *m = mariadb_mdl_new(p->mdl_plugin == 1);
+			rc = my_lock_query(src, out, ls, mariadb_mdl_sql(p->mdl_plugin == 1, ms, q, sizeof q), m);
+			mariadb_mdl_finish(m, ls);   /* pairs what was read; frees m */
+		}
+	}
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		ls->status = LOCKS_READ;
+	lock_set_analyse(ls);
+	return 0;
+}
+
+/* End a session or cancel its statement. */
+static int my_act(struct source *src, int what, long long id, char *msg, size_t len)
+{
+	bool failed, stalled;
+	char q[64];
+	if (id <= 0) {
+		str_printf(msg, len, "%lld is not a session id", id);
+		return -1;
+	}
+	str_printf(q, sizeof q, "KILL %s%lld", what == SRC_ACT_TERMINATE ? "" : "QUERY ", id);
+	MYSQL_RES *res = my_query(src, q, msg, len, &failed, &stalled, NULL);
+	if (res)
+		mysql_free_result(res);
+	if (failed)
+		return -1;
+	str_printf(msg, len, "%s: done", q);
+	return 0;
+}
+
 static int my_sample(struct source *src, struct sample *out, bool want_settings)
 {
 	struct my_priv *p = src->priv;
@@ -389,7 +518,8 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	MYSQL_RES *res;
 	MYSQL_ROW row;
 	bool failed, stalled = false, have_lost = false;
-	uint64_t uptime = 0, lost = 0;
+	uint64_t uptime = 0, lost = 0, row_waits = 0;
+	unsigned mdl_waits = 0;
 	double t0;
 
 	t0 = clock_mono();
@@ -397,7 +527,8 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		       "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
 		       "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
 		       "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
-		       "'Performance_schema_digest_lost')",
+		       "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
+		       "'Innodb_row_lock_current_waits')",
 		       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
 	out->nqueries++;
 	if (failed) {
@@ -410,6 +541,8 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		mysql_map_status(out, row[0], row[1], &uptime);
 		if (row[0] && strcasecmp(row[0], "Performance_schema_digest_lost") == 0)
 			have_lost = parse_u64(row[1], &lost);
+		if (row[0] && strcasecmp(row[0], "Innodb_row_lock_current_waits") == 0 && !parse_u64(row[1], &row_waits))
+			row_waits = 0;
 	}
 	if (res)
 		mysql_free_result(res);
@@ -420,25 +553,44 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 
 	/* redo and binlog file syncs and COMMIT latency from performance_schema */
 	if (c->ps_readable) {
+		/* with the metadata-lock gate in the same round trip: pending
+		 * requests (MySQL 8), sessions in that state (MariaDB) */
 		res = my_query(src,
-			       "SELECT EVENT_NAME, COUNT_MISC, SUM_TIMER_MISC "
-			       "FROM performance_schema.file_summary_by_event_name "
-			       "WHERE EVENT_NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "') "
-			       "UNION ALL SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT "
-			       "FROM performance_schema.events_statements_summary_global_by_event_name "
-			       "WHERE EVENT_NAME = '" MY_COMMIT_EVENT "'",
+			       c->flavour == FLAVOUR_MYSQL ? MY_PS_SQL MY_MDL_GATE_MYSQL : MY_PS_SQL MY_MDL_GATE_MARIADB,
 			       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
 		out->nqueries++;
 		if (failed) {
 			out->state = stalled ? STATE_STALLED : STATE_DOWN;
 			return -1;
 		}
-		while (res && (row = mysql_fetch_row(res)))
+		while (res && (row = mysql_fetch_row(res))) {
+			if (row[0] && strcmp(row[0], "dbtop:mdl_waiting") == 0) {
+				if (!mysql_locks_count(row[1], &mdl_waits))
+					mdl_waits = 0;
+				continue;
+			}
 			mysql_map_file(out, c, row[0], row[1], row[2]);
+		}
+		if (res)
+			mysql_free_result(res);
+	} else {
+		/* the metadata-lock gate alone */
+		char q[MYL_SQL_MAX];
+		mysql_locks_mdl_count_sql(c->flavour, (unsigned)(src->query_timeout * 1000), q, sizeof q);
+		res = my_query(src, q, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
+		out->nqueries++;
+		if (failed) {
+			out->state = stalled ? STATE_STALLED : STATE_DOWN;
+			return -1;
+		}
+		if (res && (row = mysql_fetch_row(res)) && !mysql_locks_count(row[0], &mdl_waits))
+			mdl_waits = 0;
 		if (res)
 			mysql_free_result(res);
 	}
 	mysql_map_finish(out, c, p->restarts);
+	if (my_read_locks(src, out, (unsigned)row_waits, mdl_waits) < 0)
+		return -1;
 
 	if (!c->ps_digests && p->fb_on && p->fb.rounds > 0) {
 		char src_name[64];
@@ -482,4 +634,5 @@ const struct source_ops mysql_source_ops = {
 	.sample = my_sample,
 	.close = my_close,
 	.subsample = my_subsample,
+	.act = my_act,
 };

@@ -135,6 +135,8 @@ static const struct {
 	{"Innodb_os_log_written", CTR_REDO_BYTES},
 	{"Binlog_commits", CTR_BINLOG_COMMITS},
 	{"Binlog_group_commits", CTR_BINLOG_GROUP_COMMITS},
+	{"Innodb_row_lock_waits", CTR_ROW_LOCK_WAITS},
+	{"Innodb_row_lock_time", CTR_ROW_LOCK_TIME_MS},
 };
 
 void mysql_map_status(struct sample *out, const char *name, const char *value,

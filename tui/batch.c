@@ -153,6 +153,8 @@ static void batch_text_locks(const struct lock_set *ls, struct strbuf *out)
 	}
 	sb_printf(out, "  locks: %u waiting, %d root blocker%s%s\n", ls->waiting, ls->nroots, ls->nroots == 1 ? "" : "s",
 		  ls->ncycles ? ", DEADLOCK in progress" : "");
+	if (ls->note[0])
+		sb_printf(out, "    (%s)\n", ls->note);
 	for (size_t i = 0; i < ls->ns; i++) {
 		const struct lock_session *r = &ls->s[i];
 		if (!r->is_root)
