@@ -119,7 +119,7 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 		return;
 	}
 	if (!ls) {
-		cv_text(cv, 0, 0, R_UNKNOWN, m->intervals ? "this source does not report lock waits" : "no sample yet");
+		cv_text(cv, 0, 0, R_UNKNOWN, m->intervals ? "no lock data in this sample (recordings made before dbtop read lock waits have none)" : "no sample yet");
 		if (!pg && !m->caps.priv_process && cv->h > 1)
 			cv_text(cv, 1, 0, R_NOTE, "fix: GRANT PROCESS ON *.* TO the monitoring user (lock tables need it)");
 		return;

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# 50_locks.sh - the lock-wait pane on a recording of a PostgreSQL lock chain:
+# the tree (root blocker idle in transaction, waiters indented, requested vs
+# held lock), the kill confirmation declined and accepted, details, filter,
+# --read-only and --ascii.
+set -uo pipefail
+source "$(dirname "$0")/lib.bash"
+need_basics
+
+CHAIN=recordings/pg-lock-chain.dbrec
+
+# Start NAME on the recording a few seconds before the chain forms, open
+# the locks screen, wait for the whole chain and pause there.
+chain_at() {
+	local name=$1
+	shift
+	start "$name" 160 30 "$@" --replay "$CHAIN" --from 8 --speed 1
+	wait_for "$name" "REPLAY" 10 || return 1
+	keys "$name" 3
+	wait_for "$name" "3 waiting  1 root blocker" 15 || return 1
+	keys "$name" Space
+	wait_for "$name" "PAUSED" 3
+}
+
+if ! chain_at l; then
+	nok "locks: the recorded chain shows on screen 3"
+	screen l | note
+	done_tests
+fi
+scr=$(screen l)
+root=$(grep -m1 '▶' <<<"$scr")
+rootpid=$(grep -oE '▶ [0-9]+' <<<"$root" | grep -oE '[0-9]+')
+check "tree: the root blocker first, idle in transaction, with its last statement" \
+	grep -qE '^▶ [0-9]+ postgres  idle in transaction [0-9.]+s  trx [0-9.]+s  blocks 3  last: UPDATE chain' <<<"$root"
+check "tree: a direct waiter, requested ShareLock against the held ExclusiveLock on a transaction id" \
+	grep -qE '^  └ [0-9]+ postgres  waiting [0-9.]+s  requested ShareLock ⟵ held ExclusiveLock  on transaction [0-9]+ on chain  \(transactionid ctid' <<<"$scr"
+check "tree: the second waiter indented one level deeper" \
+	grep -qE '^    └ [0-9]+ postgres  waiting [0-9.]+s  requested ShareLock ⟵ held ExclusiveLock' <<<"$scr"
+check "tree: the ALTER TABLE waits for AccessExclusiveLock against RowExclusiveLock on the table" \
+	grep -qE '└ [0-9]+ postgres  waiting [0-9.]+s  requested AccessExclusiveLock ⟵ held RowExclusiveLock  on chain  \(relation\)  SET lock_timeout' <<<"$scr"
+check "tree: a waiter reached twice is expanded once" grep -q '\[shown above\]' <<<"$scr"
+check "history line: waiting sessions and lock wait time sparklines" \
+	bash -c 'grep -qE "^waiting +[▁▂▃▄▅▆▇█ ]+ +lock wait ms/s" <<<"$1"' _ "$scr"
+
+# k: the confirmation names the root and the SQL; n declines
+keys l k
+check "k: a confirmation naming the root's session and pg_terminate_backend" \
+	wait_for l "END session $rootpid (user postgres, idle in transaction" 3
+check "k: the confirmation says what happens to the transaction" has l "pg_terminate_backend($rootpid)? Its open transaction is rolled back."
+check "k: the confirmation shows its statement" has l "Statement: UPDATE chain SET v = v + 1 WHERE id = 1"
+keys l n
+check "n: declined, the session is left alone" wait_for l "not done: session $rootpid left alone" 3
+check "n: the root is still listed" has l "▶ $rootpid "
+# c, then y: a recording cannot act; the screen says so, nothing breaks
+keys l c
+check "c: the cancel confirmation names pg_cancel_backend" wait_for l "pg_cancel_backend($rootpid)? Its transaction stays open." 3
+keys l y
+check "y on a recording: told that the source cannot act" wait_for l "failed: this source cannot act on sessions" 3
+
+# Enter: details of the selected row (the root)
+keys l Enter
+check "Enter: details of the root: how many it blocks" wait_for l "root blocker: 3 sessions wait on it, directly or not" 3
+check "details: each lock it blocks, requested vs held" has l "blocks "
+check "details: its last statement, in full" has l "last statement:"
+keys l Escape
+check "Esc: back to the tree" wait_for l "3 waiting  1 root blocker" 3
+
+# filter: only the ALTER TABLE rows
+keys l /
+literal l "ALTER TABLE"
+keys l Enter
+sleep 0.3
+scr=$(screen l)
+check "filter: the ALTER TABLE rows stay" grep -q "requested AccessExclusiveLock" <<<"$scr"
+check "filter: the row-lock waiters are gone" bash -c '! grep -q "requested ShareLock" <<<"$1"' _ "$scr"
+keys l q
+check "q quits" wait_for l "EXITED 0" 5
+
+# --read-only: k refuses, no confirmation
+if chain_at r --read-only; then
+	keys r k
+	check "--read-only: k refuses and says why" wait_for r "read-only session (--read-only): no kill or cancel" 3
+	check "--read-only: no confirmation opened" bash -c '! grep -q "End this session?" <<<"$1"' _ "$(screen r)"
+	keys r q
+else
+	nok "--read-only: the chain shows"
+fi
+
+# --ascii: no Unicode arrows or tree lines
+if chain_at a --ascii; then
+	scr=$(screen a)
+	check "--ascii: the tree in ASCII" grep -qE '^>[0-9 ]' <<<"$scr"
+	check "--ascii: waiters as \`- and arrows as <-" grep -qE '^  `- [0-9]+ postgres  waiting .* requested ShareLock <- held ExclusiveLock' <<<"$scr"
+	check "--ascii: no Unicode on the locks screen" bash -c '! LC_ALL=C grep -q "[^ -~]" <<<"$1"' _ "$scr"
+	keys a q
+else
+	nok "--ascii: the chain shows"
+fi
+done_tests
