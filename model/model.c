@@ -77,6 +77,7 @@ void model_init(struct model *m, size_t history_len)
 	ring_init(&m->hist_t, history_len);
 	ring_init(&m->lock_waiting, history_len);
 	ring_init(&m->lock_wait_ms, history_len);
+	wait_table_init(&m->wt, history_len);
 	m->interval_s = NAN;
 	digest_table_init(&m->dg);
 }
@@ -91,6 +92,7 @@ void model_free(struct model *m)
 	ring_free(&m->lock_wait_ms);
 	lock_set_free(m->locks);
 	m->locks = NULL;
+	wait_table_free(&m->wt);
 	digest_table_free(&m->dg);
 }
 
@@ -251,13 +253,16 @@ void model_update(struct model *m, const struct sample *s)
 		m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
 	}
 	update_locks(m, s, p, dt, fresh_conn);
+	wait_table_update(&m->wt, s->state == STATE_UP ? s->waits : NULL, dt, fresh_conn || !(dt > 0));
 	m->last = *s;
 	m->last.digests = NULL;   /* the model never keeps the caller's rows */
 	m->last.locks = NULL;
+	m->last.waits = NULL;
 	if (s->state == STATE_UP) {
 		m->prev_up = *s;
 		m->prev_up.digests = NULL;
 		m->prev_up.locks = NULL;
+		m->prev_up.waits = NULL;
 		m->have_prev = true;
 	}
 	if (s->settings_fresh) {

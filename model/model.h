@@ -10,6 +10,7 @@
 #include "../sources/source.h"
 #include "digests.h"
 #include "locks.h"
+#include "waits.h"
 #include "ring.h"
 
 /* Why a rate has (or lacks) a value this interval. */
@@ -81,6 +82,7 @@ struct model {
 	struct lock_set *locks;   /* newest lock snapshot (a copy), NULL: none */
 	struct ring lock_waiting; /* sessions waiting on a lock, per interval */
 	struct ring lock_wait_ms; /* row-lock wait time, ms/s (MySQL: counter; PG: waiters x 1000) */
+	struct wait_table wt;     /* wait events */
 };
 
 /* history_len: intervals kept (>= 1). */

@@ -18,6 +18,7 @@
 #include "pg_map.h"
 #include "pg_locks_map.h"
 #include "../model/locks.h"
+#include "../model/waits.h"
 
 struct pg_priv {
 	PGconn *db;
@@ -27,7 +28,23 @@ struct pg_priv {
 	unsigned dg_every;      /* read pg_stat_statements every n refreshes */
 	unsigned dg_count;
 	struct fallback fb;
+	enum wait_source ws;    /* where wait events come from */
+	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
+	bool ws_prepared;       /* the sampling statement is prepared */
 };
+
+/* Sessions that are doing something (active client backends, background
+ * processes not idling), by wait event; on-CPU as "CPU". */
+#define PG_WAIT_SAMPLE_SQL                                                                       \
+	"SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU'), count(*) FROM pg_stat_activity " \
+	"WHERE pid <> pg_backend_pid() AND (state = 'active' OR (state IS NULL AND backend_type <> "   \
+	"'client backend')) AND coalesce(wait_event_type, '') NOT IN ('Activity', 'Client', 'Extension') " \
+	"GROUP BY 1"
+/* pg_wait_sampling's profile (10 ms sampling on the server), idle events out. */
+#define PG_WAIT_PROFILE_SQL                                                                      \
+	"SELECT coalesce(event_type || ':' || event, 'CPU'), sum(count), "                          \
+	"current_setting('pg_wait_sampling.profile_period') FROM pg_wait_sampling_profile "         \
+	"WHERE coalesce(event_type, '') NOT IN ('Activity', 'Client', 'Extension') GROUP BY 1"
 
 #define TEXT_FETCH_MAX 100      /* query texts fetched per refresh */
 #define DG_BUDGET_MS 8.0        /* pg_stat_statements reading cost aimed at, per refresh */
@@ -58,8 +75,8 @@ static void pg_errcpy(char *err, size_t errlen, const char *msg)
 
 /* Run q and collect every result before the deadline. Returns 0, or -1
  * with err set and *stalled when the time limit hit. */
-static int pg_run(struct source *src, const char *q, struct pg_results *rs,
-		  char *err, size_t errlen, bool *stalled, double *ms)
+static int pg_run_stmt(struct source *src, const char *q, const char *stmt, struct pg_results *rs,
+		       char *err, size_t errlen, bool *stalled, double *ms)
 {
 	struct pg_priv *p = src->priv;
 	double t0 = clock_mono(), deadline = t0 + src->query_timeout;
@@ -68,7 +85,7 @@ static int pg_run(struct source *src, const char *q, struct pg_results *rs,
 
 	rs->n = 0;
 	*stalled = false;
-	if (!PQsendQuery(p->db, q)) {
+	if (!(stmt ? PQsendQueryPrepared(p->db, stmt, 0, NULL, NULL, NULL, 0) : PQsendQuery(p->db, q))) {
 		pg_errcpy(err, errlen, PQerrorMessage(p->db));
 		return -1;
 	}
@@ -129,6 +146,12 @@ done:
 	return rc;
 }
 
+static int pg_run(struct source *src, const char *q, struct pg_results *rs, char *err, size_t errlen,
+		  bool *stalled, double *ms)
+{
+	return pg_run_stmt(src, q, NULL, rs, err, errlen, stalled, ms);
+}
+
 /* Value of a cell, or NULL when NULL / out of range. */
 static const char *cell(const PGresult *r, int row, int col)
 {
@@ -139,6 +162,10 @@ static const char *cell(const PGresult *r, int row, int col)
 
 static void pg_close(struct source *src)
 {
+	if (src->priv) {
+		wait_set_free(((struct pg_priv *)src->priv)->wacc);
+		((struct pg_priv *)src->priv)->wacc = NULL;
+	}
 	struct pg_priv *p = src->priv;
 	if (!p)
 		return;
@@ -275,7 +302,31 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	/* no statement statistics: sample the active sessions instead */
 	p->fb_on = src->caps.pgss_version == 0;
 	fallback_init(&p->fb, src->sub_hz);
-	src->wants_subsample = p->fb_on;
+	/* wait events: pg_wait_sampling's profile when it is readable, else
+	 * dbtop's own sampling of pg_stat_activity */
+	p->ws = WS_SAMPLED;
+	if (src->caps.pg_wait_sampling) {
+		struct pg_results rs;
+		bool stalled;
+		char e2[NOTE_LEN];
+		if (pg_run(src, "SELECT count(*) FROM pg_wait_sampling_profile WHERE false", &rs, e2, sizeof e2, &stalled,
+			   NULL) == 0) {
+			p->ws = WS_PG_WAIT_SAMPLING;
+			pg_results_clear(&rs);
+		} else {
+			notes_add(&src->caps.notes, "pg_wait_sampling is installed but not readable (%s): wait events "
+				  "are sampled by dbtop instead", e2);
+		}
+		p->own_xacts++;
+	}
+	if (p->ws == WS_SAMPLED) {
+		PGresult *pr = PQprepare(p->db, "dbtop_waits", PG_WAIT_SAMPLE_SQL, 0, NULL);
+		p->ws_prepared = pr && PQresultStatus(pr) == PGRES_COMMAND_OK;
+		PQclear(pr);
+		p->wacc = wait_set_new(WS_SAMPLED);
+		p->wacc->hz = src->sub_hz;
+	}
+	src->wants_subsample = p->fb_on || p->ws == WS_SAMPLED;
 	if (p->fb_on)
 		notes_add(&src->caps.notes, "digests are sampled from pg_stat_activity at %g Hz "
 			  "(estimates; short statements are missed): install pg_stat_statements for exact figures",
@@ -291,7 +342,24 @@ static void pg_subsample(struct source *src)
 	char err[NOTE_LEN];
 	bool stalled;
 	int i;
-	if (!p || !p->fb_on)
+	if (!p)
+		return;
+	if (p->ws == WS_SAMPLED && p->wacc) {
+		/* wait events: one look at what the busy sessions wait on */
+		double ms = 0;
+		if (pg_run_stmt(src, PG_WAIT_SAMPLE_SQL, p->ws_prepared ? "dbtop_waits" : NULL, &rs, err, sizeof err,
+				&stalled, &ms) == 0) {
+			p->own_xacts++;
+			p->wacc->rounds++;
+			p->wacc->cost_ms += ms;
+			for (i = 0; rs.n > 0 && i < PQntuples(rs.r[0]); i++) {
+				const char *n = cell(rs.r[0], i, 1);
+				wait_set_add(p->wacc, cell(rs.r[0], i, 0), n ? strtoull(n, NULL, 10) : 0, 0);
+			}
+			pg_results_clear(&rs);
+		}
+	}
+	if (!p->fb_on)
 		return;
 	if (pg_run(src, "SELECT pid, datname, query_start, "
 		   "extract(epoch FROM clock_timestamp() - query_start), query "
@@ -433,6 +501,8 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	sb_init(&q);
 	sb_puts(&q, pg_counters_sql(c));
 	sb_puts(&q, "; " PG_LOCKS_GATE_QUERY);
+	if (p->ws == WS_PG_WAIT_SAMPLING)
+		sb_puts(&q, "; " PG_WAIT_PROFILE_SQL);
 	if (dsql) {
 		sb_puts(&q, "; ");
 		sb_puts(&q, dsql);
@@ -467,6 +537,22 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	next = 1;
 	unsigned waiting = rs.n > next ? pg_locks_waiting(cell(rs.r[next], 0, 0)) : 0;
 	next++;
+	if (p->ws == WS_PG_WAIT_SAMPLING && rs.n > next) {
+		const PGresult *w = rs.r[next++];
+		struct wait_set *ws = wait_set_new(WS_PG_WAIT_SAMPLING);
+		ws->period_ms = 10;
+		for (i = 0; i < PQntuples(w); i++) {
+			const char *n = cell(w, i, 1), *per = cell(w, i, 2);
+			if (per && atof(per) > 0)
+				ws->period_ms = atof(per);
+			wait_set_add(ws, cell(w, i, 0), n ? strtoull(n, NULL, 10) : 0, 0);
+		}
+		out->waits = ws;
+	} else if (p->ws == WS_SAMPLED && p->wacc) {
+		out->waits = p->wacc;
+		p->wacc = wait_set_new(WS_SAMPLED);
+		p->wacc->hz = src->sub_hz;
+	}
 	if (dsql && rs.n > next) {
 		struct digest_set *set = xcalloc(1, sizeof *set);
 		const PGresult *d = rs.r[next++];

@@ -11,6 +11,7 @@
 
 #include "../model/digests.h"
 #include "../model/locks.h"
+#include "../model/waits.h"
 #include "../util/redact.h"
 #include "../util/util.h"
 
@@ -25,7 +26,7 @@ enum {
 enum {
 	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
 	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST,
-	S_DIGESTS_SKIPPED, S_DIGEST_HIST, S_LOCK_META, S_LOCK_SESSION, S_LOCK_EDGE
+	S_DIGESTS_SKIPPED, S_DIGEST_HIST, S_LOCK_META, S_LOCK_SESSION, S_LOCK_EDGE, S_WAIT_META, S_WAIT
 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
@@ -449,6 +450,29 @@ static void put_locks(struct recorder *r, struct strbuf *b, const struct lock_se
 	sb_free(&f);
 }
 
+/* The wait profile: its source and sampling figures, then one field per
+ * event. */
+static void put_waits(struct strbuf *b, const struct wait_set *w)
+{
+	struct strbuf f;
+	sb_init(&f);
+	sb_putc(&f, (char)w->source);
+	put_dbl(&f, w->hz);
+	put_le(&f, w->rounds, 4);
+	put_dbl(&f, w->period_ms);
+	put_dbl(&f, w->cost_ms);
+	sb_puts(&f, w->note);
+	put_field(b, S_WAIT_META, f.s, f.len);
+	for (size_t i = 0; i < w->n; i++) {
+		f.len = 0;
+		put_le(&f, w->rows[i].count, 8);
+		put_le(&f, w->rows[i].time_ns, 8);
+		sb_puts(&f, w->rows[i].name);
+		put_field(b, S_WAIT, f.s, f.len);
+	}
+	sb_free(&f);
+}
+
 int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size_t errlen)
 {
 	struct strbuf b, f;
@@ -494,6 +518,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_u64(&b, S_DIGESTS_SKIPPED, 1);
 	if (s->locks)
 		put_locks(r, &b, s->locks);
+	if (s->waits)
+		put_waits(&b, s->waits);
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -804,6 +830,28 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 	case S_LOCK_EDGE:
 		read_lock_edge(s, d, n);
 		break;
+	case S_WAIT_META:
+		if (n < 29)
+			break;
+		if (!s->waits)
+			s->waits = wait_set_new(WS_NONE);
+		s->waits->source = d[0] <= WS_PERF_SCHEMA ? (enum wait_source)d[0] : WS_NONE;
+		s->waits->hz = get_f64(d + 1);
+		s->waits->rounds = (unsigned)get_le(d + 9, 4);
+		s->waits->period_ms = get_f64(d + 13);
+		s->waits->cost_ms = get_f64(d + 21);
+		get_str(s->waits->note, sizeof s->waits->note, d + 29, n - 29);
+		break;
+	case S_WAIT: {
+		char name[WAIT_NAME_LEN];
+		if (n < 17)
+			break;
+		if (!s->waits)
+			s->waits = wait_set_new(WS_NONE);
+		get_str(name, sizeof name, d + 16, n - 16);
+		wait_set_add(s->waits, name, get_le(d, 8), get_le(d + 8, 8));
+		break;
+	}
 	default: break;
 	}
 }
@@ -1003,6 +1051,8 @@ int rec_next(struct rec_reader *rd, struct rec_item *it)
 				it->sample.digests = NULL;
 				lock_set_free(it->sample.locks);
 				it->sample.locks = NULL;
+				wait_set_free(it->sample.waits);
+				it->sample.waits = NULL;
 				rd->corrupt++;
 				continue;
 			}

@@ -89,6 +89,7 @@ struct notes {
 
 struct digest_set;
 struct lock_set;
+struct wait_set;
 
 struct sample {
 	double mono;            /* s, CLOCK_MONOTONIC when counters were read */
@@ -117,6 +118,9 @@ struct sample {
 	 * has none. Owned like digests: freed by the consumer with
 	 * lock_set_free() after model_update() (which keeps a copy). */
 	struct lock_set *locks;
+	/* Wait-event profile of this interval (model/waits.h), or NULL. Owned
+	 * like digests: freed by the consumer with wait_set_free(). */
+	struct wait_set *waits;
 };
 
 /* Append a note unless an identical one is there already. */

@@ -135,6 +135,7 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
 	sb_puts(out, "]");
 	json_digests(m, top, out);
 	lock_set_json(m->locks, out);
+	wait_table_json(&m->wt, top, out);
 	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
 		  m->last.nqueries);
 }

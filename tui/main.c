@@ -390,6 +390,7 @@ int main(int argc, char **argv)
 		if (src.finished) {
 			digest_set_free(s.digests);
 			lock_set_free(s.locks);
+			wait_set_free(s.waits);
 			break;
 		}
 		if (src.conn_gen != caps_gen) {
@@ -411,6 +412,8 @@ int main(int argc, char **argv)
 		s.digests = NULL;
 		lock_set_free(s.locks);
 		s.locks = NULL;
+		wait_set_free(s.waits);
+		s.waits = NULL;
 		if (m.intervals > 1 && s.wall >= src.start_wall + o.from) {
 			out.len = 0;
 			if (o.json)

@@ -653,6 +653,7 @@ static bool take_samples(struct ui *u)
 			u->ended = true;
 			digest_set_free(msg->s.digests);
 			lock_set_free(msg->s.locks);
+			wait_set_free(msg->s.waits);
 			continue;
 		}
 		if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
@@ -666,6 +667,8 @@ static bool take_samples(struct ui *u)
 		msg->s.digests = NULL;
 		lock_set_free(msg->s.locks);
 		msg->s.locks = NULL;
+		wait_set_free(msg->s.waits);
+		msg->s.waits = NULL;
 	}
 	free(msg);
 	return any;

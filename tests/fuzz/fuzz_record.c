@@ -9,6 +9,7 @@
 
 #include "../../model/digests.h"
 #include "../../model/locks.h"
+#include "../../model/waits.h"
 #include "../../sources/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -91,6 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		it.sample.digests = NULL;
 		lock_set_free(it.sample.locks);
 		it.sample.locks = NULL;
+		wait_set_free(it.sample.waits);
+		it.sample.waits = NULL;
 		REQUIRE(items < size);  /* every record takes at least 13 bytes */
 	}
 	REQUIRE(rd.offset <= size);

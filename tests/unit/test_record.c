@@ -19,6 +19,7 @@
 
 #include "../../model/digests.h"
 #include "../../model/locks.h"
+#include "../../model/waits.h"
 #include "../../sources/record.h"
 #include "../../util/util.h"
 #include "tap.h"
@@ -466,11 +467,13 @@ static void read_all(struct readout *o, const char *path, const void *buf, size_
 			o->items[o->n] = it;
 			o->items[o->n].sample.digests = NULL;  /* freed below */
 			o->items[o->n].sample.locks = NULL;
+			o->items[o->n].sample.waits = NULL;
 		}
 		if (it.type == REC_SAMPLE && it.sample.digests)
 			o->digests++;
 		digest_set_free(it.sample.digests);
 		lock_set_free(it.sample.locks);
+		wait_set_free(it.sample.waits);
 		o->n++;
 	}
 	rec_reader_summary(&o->rd, o->summary, sizeof o->summary);
@@ -1157,6 +1160,8 @@ static void test_big_file(void)
 			it->sample.digests = NULL;
 			lock_set_free(it->sample.locks);
 			it->sample.locks = NULL;
+			wait_set_free(it->sample.waits);
+			it->sample.waits = NULL;
 		}
 		dt = clock_mono() - t0;
 		getrusage(RUSAGE_SELF, &ru1);
