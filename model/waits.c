@@ -78,7 +78,7 @@ enum wait_class wait_class_of(const char *n)
 	if (strcmp(n, "wait/io/file/sql/binlog") == 0 || strcmp(n, "wait/io/file/sql/binlog_index") == 0 ||
 	    starts(n, "wait/synch/mutex/sql/MYSQL_BIN_LOG") || starts(n, "wait/synch/cond/sql/MYSQL_BIN_LOG"))
 		return WC_BINLOG;
-	if (starts(n, "wait/lock/") || starts(n, "wait/io/table/") || strstr(n, "/lock_wait") ||
+	if (starts(n, "wait/lock/") || strstr(n, "/lock_wait") ||
 	    strstr(n, "/mdl"))
 		return WC_LOCK;
 	if (starts(n, "wait/io/"))

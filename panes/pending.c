@@ -15,21 +15,6 @@ static void pending(struct canvas *cv, const char *what, const char *need_ok, co
 	cv_text(cv, 2, 0, have ? R_NOTE : R_WARN, have ? need_ok : need_missing);
 }
 
-static void waits_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
-{
-	v->nrows = 0;
-	if (m->caps.engine == ENGINE_POSTGRESQL)
-		pending(cv, "sampled wait events (IO:WALWrite, IO:WALSync, LWLock:WALWrite, ...) beside WAL rates",
-			m->caps.pg_wait_sampling ? "source ready: pg_wait_sampling (and pg_stat_activity sampling)"
-						 : "source ready: pg_stat_activity sampling (pg_wait_sampling not installed)",
-			"", true);
-	else
-		pending(cv, "redo-log and binlog file I/O waits: count/s, time/s, average latency",
-			"source ready: performance_schema wait summaries",
-			"source missing: performance_schema is off or not readable (see notes)",
-			m->caps.ps_readable);
-}
-
 static void tuning_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	v->nrows = 0;
@@ -39,5 +24,4 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		m->caps.priv_super || m->caps.superuser);
 }
 
-const struct pane_ops waits_pane = {.name = "waits", .title = "WAL / redo waits", .draw = waits_draw, .min_h = 4};
 const struct pane_ops tuning_pane = {.name = "tuning", .title = "safe tuning", .draw = tuning_draw, .min_h = 4};

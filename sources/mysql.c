@@ -19,6 +19,7 @@
 #include "mysql_map.h"
 #include "mysql_locks_map.h"
 #include "../model/locks.h"
+#include "../model/waits.h"
 
 #define TEXT_FETCH_MAX 100   /* digest texts fetched per refresh */
 
@@ -393,12 +394,36 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	"UNION ALL SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT "                                 \
 	"FROM performance_schema.events_statements_summary_global_by_event_name "                  \
 	"WHERE EVENT_NAME = '" MY_COMMIT_EVENT "'"
+/* wait events that ever happened, for the waits pane (ps -> ns on reading) */
+#define MY_WAITS_SQL                                                                               \
+	" UNION ALL SELECT CONCAT('w:', EVENT_NAME), COUNT_STAR, SUM_TIMER_WAIT FROM "              \
+	"performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0 "       \
+	"AND EVENT_NAME <> 'idle'"
 #define MY_MDL_GATE_MYSQL                                                                          \
 	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM performance_schema.metadata_locks " \
 	"WHERE LOCK_STATUS = 'PENDING'"
 #define MY_MDL_GATE_MARIADB                                                                        \
 	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM information_schema.PROCESSLIST "   \
 	"WHERE STATE LIKE 'Waiting for%metadata lock'"
+
+/* What limits the wait profile: the redo-log and binlog file instruments
+ * (probed at connect). */
+static void my_wait_note(const struct caps *c, struct wait_set *ws)
+{
+	if (!c->ps_redo_file && !c->ps_binlog_file)
+		str_copy(ws->note, sizeof ws->note,
+			 "no redo-log or binlog file wait instrument is enabled and timed: UPDATE "
+			 "performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE NAME IN "
+			 "('wait/io/file/innodb/innodb_log_file','wait/io/file/sql/binlog')");
+	else if (!c->ps_redo_file)
+		str_copy(ws->note, sizeof ws->note,
+			 "redo-log file waits: wait/io/file/innodb/innodb_log_file is not enabled and timed on this "
+			 "server (MariaDB 10.8+ has no such instrument); binlog file waits are shown");
+	else if (!c->ps_binlog_file && c->binlog_on)
+		str_copy(ws->note, sizeof ws->note,
+			 "binlog file waits: UPDATE performance_schema.setup_instruments SET ENABLED='YES', "
+			 "TIMED='YES' WHERE NAME = 'wait/io/file/sql/binlog'");
+}
 
 /* Run a lock query; rows go to map (row) or to the MariaDB metadata-lock
  * accumulator (mdl). Returns 0, 1 when the server refused or timed out
@@ -556,14 +581,24 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		/* with the metadata-lock gate in the same round trip: pending
 		 * requests (MySQL 8), sessions in that state (MariaDB) */
 		res = my_query(src,
-			       c->flavour == FLAVOUR_MYSQL ? MY_PS_SQL MY_MDL_GATE_MYSQL : MY_PS_SQL MY_MDL_GATE_MARIADB,
+			       c->flavour == FLAVOUR_MYSQL ? MY_PS_SQL MY_WAITS_SQL MY_MDL_GATE_MYSQL
+							   : MY_PS_SQL MY_WAITS_SQL MY_MDL_GATE_MARIADB,
 			       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
 		out->nqueries++;
 		if (failed) {
 			out->state = stalled ? STATE_STALLED : STATE_DOWN;
 			return -1;
 		}
+		struct wait_set *ws = wait_set_new(WS_PERF_SCHEMA);
+		out->waits = ws;
+		my_wait_note(c, ws);
 		while (res && (row = mysql_fetch_row(res))) {
+			uint64_t wc, wps;
+			if (row[0] && strncmp(row[0], "w:", 2) == 0) {
+				if (parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
+					wait_set_add(ws, row[0] + 2, wc, wps / 1000);
+				continue;
+			}
 			if (row[0] && strcmp(row[0], "dbtop:mdl_waiting") == 0) {
 				if (!mysql_locks_count(row[1], &mdl_waits))
 					mdl_waits = 0;

@@ -1,0 +1,159 @@
+/* waits.c - the wait-events pane: where the sessions' time goes, as
+ * average active sessions per wait event with a sparkline each, WAL / redo
+ * / binlog events highlighted, and beside them how often and how long the
+ * server writes and syncs its WAL or redo log. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/util.h"
+#include "pane.h"
+#include "rates.h"
+
+/* One figure of the rates model as text ("-" when unknown). */
+static const char *fig(const struct model *m, enum metric_id id, char *buf, size_t len)
+{
+	if (!model_metric_applies(m, id) || m->cur[id].st == RATE_UNAVAIL)
+		return str_copy(buf, len, "n/a"), buf;
+	return rates_format(id, &m->cur[id], buf, len);
+}
+
+/* The WAL / redo line: writes and syncs per second with their latency,
+ * bytes, and per commit. */
+static void durability_line(const struct model *m, char *out, size_t len)
+{
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32];
+	if (m->caps.engine == ENGINE_POSTGRESQL)
+		str_printf(out, len, "WAL writes/s %s (%s)  syncs/s %s (%s)  bytes/s %s  buffers full/s %s  per commit %s, %s syncs",
+			   fig(m, M_WAL_WRITES, a, sizeof a), fig(m, M_WAL_WRITE_MS, b, sizeof b),
+			   fig(m, M_WAL_SYNCS, c, sizeof c), fig(m, M_WAL_SYNC_MS, d, sizeof d),
+			   fig(m, M_WAL_BYTES, e, sizeof e), fig(m, M_WAL_BUFFERS_FULL, f, sizeof f),
+			   fig(m, M_WAL_BYTES_PER_COMMIT, g, sizeof g), fig(m, M_FSYNCS_PER_COMMIT, h, sizeof h));
+	else
+		str_printf(out, len, "redo fsyncs/s %s (%s)  binlog fsyncs/s %s (%s)  redo bytes/s %s  fsyncs/commit %s",
+			   fig(m, M_REDO_FSYNCS, a, sizeof a), fig(m, M_REDO_FSYNC_MS, b, sizeof b),
+			   fig(m, M_BINLOG_FSYNCS, c, sizeof c), fig(m, M_BINLOG_FSYNC_MS, d, sizeof d),
+			   fig(m, M_REDO_BYTES, e, sizeof e), fig(m, M_FSYNCS_PER_COMMIT, f, sizeof f));
+}
+
+/* Events shown (after the filter), ranked by average active sessions. */
+static size_t shown(const struct model *m, const struct pane_view *v, const struct wait_entry **rows)
+{
+	size_t n = wait_table_ranked(&m->wt, rows, WAIT_MAX), k = 0;
+	for (size_t i = 0; i < n; i++) {
+		char buf[WAIT_NAME_LEN + 16];
+		str_printf(buf, sizeof buf, "%s %s", rows[i]->name, wait_class_name(rows[i]->cls));
+		if (pane_filter_match(v, buf))
+			rows[k++] = rows[i];
+	}
+	return k;
+}
+
+static void draw_details(const struct model *m, const struct wait_entry *e, struct canvas *cv)
+{
+	const struct wait_table *t = &m->wt;
+	int y = 0;
+	cv_printf(cv, y++, 0, R_TITLE, "%s  (class %s%s)", e->name, wait_class_name(e->cls),
+		  wait_is_durability(e->name) ? ", durability" : "");
+	cv_printf(cv, y++, 0, R_VALUE, "average active sessions %.3f  = %.1f ms of waiting per second", e->aas, e->aas * 1000);
+	if (t->source == WS_PERF_SCHEMA)
+		cv_printf(cv, y++, 0, R_VALUE, "waits/s %.1f  average %.3f ms", e->count_per_s, e->avg_ms);
+	cv_printf(cv, y++, 0, R_LABEL, "source: %s", wait_source_name(t->source));
+	if (y + 2 < cv->h) {
+		cv_text(cv, y++, 0, R_LABEL, "average active sessions, per interval:");
+		for (int r = 0; r < 4 && y < cv->h; r++, y++)
+			cv_spark(cv, y, 2, cv->w - 4, &e->hist, 0, R_SPARK);
+	}
+}
+
+static void waits_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	const struct wait_table *t = &m->wt;
+	const struct wait_entry *rows[WAIT_MAX];
+	char line[512];
+	int y = 0;
+
+	v->nrows = 0;
+	if (!t->have_data) {
+		if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_readable)
+			cv_text(cv, y++, 0, R_WARN, "no wait events: performance_schema is off or not readable "
+						       "(performance_schema=ON in my.cnf, GRANT SELECT ON performance_schema.*)");
+		else
+			cv_text(cv, y++, 0, R_UNKNOWN, m->last.state == STATE_UP ? "no wait profile yet" :
+						   "no wait events while the server is not answering");
+		return;
+	}
+	switch (t->source) {
+	case WS_SAMPLED:
+		str_printf(line, sizeof line, "sampled pg_stat_activity at %g Hz (%u samples, %.2f ms each): waits shorter "
+			   "than a sample period are under-counted; install pg_wait_sampling for 10 ms sampling",
+			   t->hz, t->rounds, t->cost_per_sample_ms);
+		break;
+	case WS_PG_WAIT_SAMPLING:
+		str_printf(line, sizeof line, "pg_wait_sampling profile (sampled on the server every 10 ms): "
+			   "very short waits are still under-counted");
+		break;
+	case WS_PERF_SCHEMA:
+		str_printf(line, sizeof line, "performance_schema wait summaries: every timed wait counted");
+		break;
+	default:
+		str_copy(line, sizeof line, "no source");
+	}
+	cv_text(cv, y++, 0, R_LABEL, line);
+	if (y < cv->h) {
+		durability_line(m, line, sizeof line);
+		cv_text(cv, y++, 0, R_VALUE, line);
+	}
+	if (t->note[0] && y < cv->h)
+		cv_text(cv, y++, 0, R_NOTE, t->note);
+	size_t n = shown(m, v, rows);
+	v->nrows = (int)n;
+	if (v->details && n > 0) {
+		pane_clamp(v, (int)n, 1);
+		struct canvas sub = cv_sub(cv, y, 0, cv->h - y, cv->w);
+		draw_details(m, rows[v->sel], &sub);
+		return;
+	}
+	if (y >= cv->h)
+		return;
+	bool ps = t->source == WS_PERF_SCHEMA;
+	int namew = cv->w >= 120 ? 40 : 30;
+	str_printf(line, sizeof line, "%-*s %-6s %7s %6s%s", namew, "event", "class", "AAS", "share",
+		   ps ? "  waits/s   avg ms" : "");
+	int sx = cv_text(cv, y, 0, R_LABEL, line) + 2;
+	cv_text(cv, y++, sx, R_LABEL, "history");
+	if (n == 0) {
+		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no event matches the filter" : "no session waited on anything this interval");
+		return;
+	}
+	pane_clamp(v, (int)n, cv->h - y);
+	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
+		const struct wait_entry *e = rows[i];
+		bool sel = v->focused && (int)i == v->sel;
+		char extra[48] = "";
+		double share = t->total_aas > 0 ? e->aas / t->total_aas * 100 : NAN;
+		if (ps)
+			str_printf(extra, sizeof extra, "  %7.1f %8.3f", e->count_per_s, e->avg_ms);
+		str_printf(line, sizeof line, "%-*.*s %-6s %7.3f %5.1f%%%s", namew, namew, e->name, wait_class_name(e->cls),
+			   e->aas, isfinite(share) ? share : 0.0, extra);
+		if (sel)
+			cv_fill(cv, y, 0, cv->w, R_SELECTED);
+		cv_text(cv, y, 0, sel ? R_SELECTED : wait_is_durability(e->name) ? R_WARN : R_VALUE, line);
+		if (cv->w - sx > 4)
+			cv_spark(cv, y, sx, cv->w - sx, &e->hist, 0, R_SPARK);
+	}
+}
+
+static const struct key_help waits_keys[] = {
+	{'/', "/", "filter by regex over the event name and class"},
+	{'\n', "Enter", "details: the event's figures and a tall sparkline"},
+	{0, NULL, NULL},
+};
+
+const struct pane_ops waits_pane = {
+	.name = "waits",
+	.title = "WAL / redo waits",
+	.draw = waits_draw,
+	.keys = waits_keys,
+	.min_h = 4,
+};
