@@ -231,6 +231,15 @@ static void adopt(struct digest_entry *e, const struct digest_row *r)
 	}
 }
 
+unsigned digest_key_slice(const char *key, unsigned n)
+{
+	const char *p = strchr(key, ':');
+	if (!n || !p || !(p = strchr(p + 1, ':')))
+		return 0;
+	long long q = strtoll(p + 1, NULL, 10);
+	return (unsigned)(((q % (long long)n) + (long long)n) % (long long)n);
+}
+
 void digest_table_update(struct digest_table *t, const struct digest_set *s, double dt, bool fresh,
 			 double wall)
 {
@@ -258,6 +267,20 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		return;
 	}
 	t->have_data = true;
+	/* a sliced read: rates of a row cover the time since its slice was
+	 * last read; the first read of a connection is whole */
+	unsigned sn = s->split_n <= DG_SPLIT_MAX ? s->split_n : 0, sk = sn ? s->split_k % sn : 0;
+	double slice_dt = dt;
+	if (!sn || fresh) {
+		/* a whole read covers every slice */
+		for (unsigned k2 = 0; k2 < DG_SPLIT_MAX; k2++)
+			t->split_wall[k2] = sn ? 0 : wall;
+	}
+	if (sn) {
+		slice_dt = t->split_wall[sk] > 0 && !fresh ? wall - t->split_wall[sk] : NAN;
+		t->split_wall[sk] = wall;
+	}
+	t->split_n = sn;
 	t->sampled = s->sampled;
 	t->sample_hz = s->sample_hz;
 	str_copy(t->source, sizeof t->source, s->source);
@@ -274,30 +297,34 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			 * was created since the previous sample (it would have been
 			 * read before otherwise), so it counts from zero, unless the
 			 * server says it is older than that (then: unknown). */
-			bool from_zero = !fresh && dt > 0 && prev_wall > 0 &&
-					 !(r->first_seen > 0 && r->first_seen < prev_wall - 1);
+			double ndt = sn ? slice_dt : dt;
+			bool from_zero = !fresh && ndt > 0 && prev_wall > 0 &&
+					 !(r->first_seen > 0 && r->first_seen < (sn ? wall - ndt : prev_wall) - 1);
 			memset(e, 0, sizeof *e);
 			for (k = 0; k < 60; k++)
 				e->hist[k] = NAN;
 			for (k = 0; k < DG__COUNT; k++)
-				e->rate[k] = from_zero && (r->have >> k & 1) ? (double)r->c[k] / dt : NAN;
+				e->rate[k] = from_zero && (r->have >> k & 1) ? (double)r->c[k] / ndt : NAN;
 			e->avg_ms = from_zero && r->c[DG_CALLS] ? (double)r->c[DG_TOTAL_NS] / (double)r->c[DG_CALLS] / 1e6 : NAN;
 			e->known = from_zero;
 			e->p95_ms = NAN;
 			e->moved = true;
 			adopt(e, r);
 			e->seen_tick = t->tick;
+			e->read_wall = wall;
 			t->n++;
 			continue;
 		}
-		bool ok = !fresh && !e->gone && dt > 0 && e->last.epoch == r->epoch;
+		/* its rates cover the time since it was last read */
+		double edt = sn && e->read_wall > 0 ? wall - e->read_wall : dt;
+		bool ok = !fresh && !e->gone && edt > 0 && e->last.epoch == r->epoch;
 		for (k = 0; ok && k < DG__COUNT; k++)
 			if ((r->have >> k & 1) && (e->last.have >> k & 1) && r->c[k] < e->last.c[k])
 				ok = false;   /* reset or re-created: unknown, never negative */
 		if (ok) {
 			for (k = 0; k < DG__COUNT; k++)
 				e->rate[k] = (r->have >> k & 1) && (e->last.have >> k & 1)
-					     ? (double)(r->c[k] - e->last.c[k]) / dt : NAN;
+					     ? (double)(r->c[k] - e->last.c[k]) / edt : NAN;
 			uint64_t dc = r->c[DG_CALLS] - e->last.c[DG_CALLS];
 			e->avg_ms = dc ? (double)(r->c[DG_TOTAL_NS] - e->last.c[DG_TOTAL_NS]) / (double)dc / 1e6 : NAN;
 		} else {
@@ -309,6 +336,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		e->moved = !ok || !(r->have >> DG_CALLS & 1) || r->c[DG_CALLS] != e->last.c[DG_CALLS];
 		e->gone = false;
 		e->seen_tick = t->tick;
+		e->read_wall = wall;
 		adopt(e, r);
 	}
 	/* entries the set did not mention */
@@ -316,6 +344,11 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		struct digest_entry *e = &t->e[i];
 		if (!e->last.key[0] || e->seen_tick == t->tick)
 			continue;
+		if (sn && !fresh && digest_key_slice(e->last.key, sn) != sk) {
+			/* another slice: not read now, its rates stand */
+			e->moved = false;
+			continue;
+		}
 		if (s->partial && !fresh && !e->gone && dt > 0) {
 			/* unchanged since the last read: zero this interval */
 			for (k = 0; k < DG__COUNT; k++)

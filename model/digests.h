@@ -51,10 +51,21 @@ struct dg_hist {
 };
 
 /* What one sample brought. */
+#define DG_SPLIT_MAX 16
+
+/* Slice of a digest key of the form "userid:dbid:queryid:toplevel" when
+ * queryids are split n ways (PostgreSQL): mod(mod(queryid, n) + n, n),
+ * as the server computes it. */
+unsigned digest_key_slice(const char *key, unsigned n);
+
 struct digest_set {
 	struct digest_row *rows;
 	size_t n, cap;
 	bool partial;          /* only rows that changed were read: absent rows are unchanged */
+	/* a large pg_stat_statements is read one slice at a time: this set
+	 * holds the rows whose queryid mod split_n is split_k (0: all rows);
+	 * rows of other slices were not read and keep their rates */
+	unsigned split_n, split_k;
 	bool sampled;          /* built by sampling sessions (no statistics source) */
 	double sample_hz;      /* samples per second when sampled */
 	uint64_t lost;         /* cumulative: digests the server could not track */
@@ -105,6 +116,7 @@ struct digest_entry {
 	bool hb_ok;                  /* hb is a valid base for the next interval */
 	unsigned long hb_tick;       /* tick of the last histogram read */
 	bool moved;                  /* calls changed (or unknown) this tick */
+	double read_wall;            /* wall time it was last read (its rates cover the time since) */
 };
 
 struct digest_table {
@@ -119,6 +131,8 @@ struct digest_table {
 	bool sampled;
 	double sample_hz;
 	char source[64];
+	unsigned split_n;            /* slices of the last split read, 0: none */
+	double split_wall[DG_SPLIT_MAX]; /* wall time each slice was last read */
 	bool have_data;              /* a digest set arrived at least once */
 	double prev_wall;            /* wall time of the previous set, 0: none */
 };

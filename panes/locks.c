@@ -235,9 +235,13 @@ static bool locks_key(const struct model *m, struct pane_view *v, int key)
 	bool term = key == 'k';
 	v->ask.act = term ? PA_TERMINATE : PA_CANCEL;
 	v->ask.id = t->id;
-	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s, blocking %d) with %s(%lld)? %s%s Statement: %s",
-		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", st, t->blocked,
-		   pg ? (term ? "pg_terminate_backend" : "pg_cancel_backend") : (term ? "KILL " : "KILL QUERY "), t->id,
+	char sql[64];
+	if (pg)
+		str_printf(sql, sizeof sql, "%s(%lld)", term ? "pg_terminate_backend" : "pg_cancel_backend", t->id);
+	else
+		str_printf(sql, sizeof sql, "%s%lld", term ? "KILL " : "KILL QUERY ", t->id);
+	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s, blocking %d) with %s? %s%s Statement: %s",
+		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", st, t->blocked, sql,
 		   term ? "Its open transaction is rolled back." : "Its transaction stays open.",
 		   !pg && !m->caps.priv_super ? "  [needs SUPER or CONNECTION_ADMIN for other users' sessions]"
 		   : pg && !m->caps.superuser ? "  [needs superuser, pg_signal_backend or the same role]"

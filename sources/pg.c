@@ -20,13 +20,52 @@
 #include "../model/locks.h"
 #include "../model/waits.h"
 
+/* Calls of each digest at its last read, by key hash (open addressing;
+ * hash 0 marks a free slot). */
+struct calls_map {
+	uint64_t *h, *v;
+	size_t cap, n;
+};
+
+static uint64_t *calls_slot(struct calls_map *m, uint64_t h)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		struct calls_map g = {.cap = m->cap ? m->cap * 2 : 1024};
+		g.h = xcalloc(g.cap, sizeof *g.h);
+		g.v = xcalloc(g.cap, sizeof *g.v);
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->h[i]) {
+				size_t j = m->h[i] & (g.cap - 1);
+				while (g.h[j])
+					j = (j + 1) & (g.cap - 1);
+				g.h[j] = m->h[i];
+				g.v[j] = m->v[i];
+				g.n++;
+			}
+		free(m->h);
+		free(m->v);
+		*m = g;
+	}
+	size_t j = h & (m->cap - 1);
+	while (m->h[j] && m->h[j] != h)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->h[j]) {
+		m->h[j] = h;
+		m->v[j] = UINT64_MAX;   /* never read */
+		m->n++;
+	}
+	return &m->v[j];
+}
+
 struct pg_priv {
 	PGconn *db;
 	uint64_t own_xacts;     /* transactions dbtop ran on this connection */
 	struct strset texts;    /* digest keys whose text we have */
 	bool fb_on;             /* sampled digests: no pg_stat_statements */
-	unsigned dg_every;      /* read pg_stat_statements every n refreshes */
-	unsigned dg_count;
+	struct calls_map calls; /* calls per digest key at its last read */
+	bool dg_first_done;     /* the first (whole) digest read of this connection is done */
+	unsigned dg_split;      /* pg_stat_statements read in this many slices (0: whole) */
+	unsigned dg_slice;      /* the slice read next */
 	struct fallback fb;
 	enum wait_source ws;    /* where wait events come from */
 	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
@@ -47,7 +86,7 @@ struct pg_priv {
 	"WHERE coalesce(event_type, '') NOT IN ('Activity', 'Client', 'Extension') GROUP BY 1"
 
 #define TEXT_FETCH_MAX 100      /* query texts fetched per refresh */
-#define DG_BUDGET_MS 8.0        /* pg_stat_statements reading cost aimed at, per refresh */
+#define DG_SLICE_MS 8.0         /* pg_stat_statements reading cost aimed at per refresh */
 
 /* A query's results (a multi-statement string yields several). */
 #define PG_MAXRES 12
@@ -163,8 +202,12 @@ static const char *cell(const PGresult *r, int row, int col)
 static void pg_close(struct source *src)
 {
 	if (src->priv) {
-		wait_set_free(((struct pg_priv *)src->priv)->wacc);
-		((struct pg_priv *)src->priv)->wacc = NULL;
+		struct pg_priv *pp = src->priv;
+		wait_set_free(pp->wacc);
+		pp->wacc = NULL;
+		free(pp->calls.h);
+		free(pp->calls.v);
+		memset(&pp->calls, 0, sizeof pp->calls);
 	}
 	struct pg_priv *p = src->priv;
 	if (!p)
@@ -393,9 +436,18 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 	char *q;
 	int rc, k;
 
-	for (i = 0; i < set->n && n < TEXT_FETCH_MAX; i++)
-		if (!strset_has(&p->texts, set->rows[i].key))
+	/* texts of digests that ran since the previous read (their calls
+	 * moved, or they are new since the first read): the text file is read
+	 * whole for each fetch, so the thousands of idle digests of the first
+	 * read never cost one */
+	for (i = 0; i < set->n; i++) {
+		uint64_t *c = calls_slot(&p->calls, hash_str(set->rows[i].key) | 1);
+		bool moved = *c != set->rows[i].c[DG_CALLS] && (*c != UINT64_MAX || p->dg_first_done);
+		*c = set->rows[i].c[DG_CALLS];
+		if (moved && n < TEXT_FETCH_MAX && !strset_has(&p->texts, set->rows[i].key))
 			ids[n++] = cell(rows, (int)i, PGD_QUERYID);
+	}
+	p->dg_first_done = true;
 	if (!n)
 		return 0;
 	q = xmalloc(256 + n * 24);
@@ -491,11 +543,15 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	double t0;
 	int rc, i, next;
 
-	/* A large pg_stat_statements is read every few refreshes so that its
-	 * cost stays near DG_BUDGET_MS per refresh on average. */
-	if (dsql && p->dg_every > 1 && p->dg_count++ % p->dg_every != 0) {
-		dsql = NULL;
-		out->digests_skipped = true;
+	/* A large pg_stat_statements is read one slice of queryids per
+	 * refresh, so that no refresh pays for all of it. */
+	char dsplit[1024];
+	unsigned split = p->dg_split, slice = p->dg_slice;
+	if (dsql && split > 1) {
+		str_printf(dsplit, sizeof dsplit, "%s AND mod(mod(s.queryid, %u) + %u, %u) = %u", dsql, split, split, split,
+			   slice);
+		dsql = dsplit;
+		p->dg_slice = (slice + 1) % split;
 	}
 	/* one round trip, one transaction: counters, digests, settings */
 	sb_init(&q);
@@ -571,13 +627,20 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 				set->have_lost = true;
 			}
 		}
-		/* the next cadence from what this read cost */
-		unsigned every = (unsigned)d_ceil(out->query_ms / DG_BUDGET_MS);
-		p->dg_every = every < 1 ? 1 : every > 10 ? 10 : every;
-		p->dg_count = 1;
-		if (p->dg_every > 1)
-			str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d, every %u refreshes",
-				   c->pgss_version / 100, c->pgss_version % 100, p->dg_every);
+		if (split > 1) {
+			set->split_n = split;
+			set->split_k = slice;
+		} else {
+			/* the first read of a connection is whole: from its cost,
+			 * how many slices the next ones take (kept until the next
+			 * connection, so that each slice's rates stay comparable) */
+			unsigned n = (unsigned)d_ceil(out->query_ms / DG_SLICE_MS);
+			p->dg_split = n <= 1 ? 0 : n > DG_SPLIT_MAX ? DG_SPLIT_MAX : n;
+			p->dg_slice = 0;
+		}
+		if (p->dg_split > 1)
+			str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d, 1/%u per refresh",
+				   c->pgss_version / 100, c->pgss_version % 100, p->dg_split);
 		out->digests = set;
 		if (pg_fetch_texts(src, out, set, d) < 0) {
 			pg_results_clear(&rs);

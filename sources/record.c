@@ -26,7 +26,8 @@ enum {
 enum {
 	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
 	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST,
-	S_DIGESTS_SKIPPED, S_DIGEST_HIST, S_LOCK_META, S_LOCK_SESSION, S_LOCK_EDGE, S_WAIT_META, S_WAIT
+	S_DIGESTS_SKIPPED, S_DIGEST_HIST, S_LOCK_META, S_LOCK_SESSION, S_LOCK_EDGE, S_WAIT_META, S_WAIT,
+	S_DIGEST_SPLIT
 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
@@ -380,6 +381,12 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 	put_le(&f, ds->lost, 8);
 	sb_puts(&f, ds->source);
 	put_field(b, S_DIGEST_META, f.s, f.len);
+	if (ds->split_n) {
+		f.len = 0;
+		put_le(&f, ds->split_n, 4);
+		put_le(&f, ds->split_k, 4);
+		put_field(b, S_DIGEST_SPLIT, f.s, f.len);
+	}
 	sb_free(&f);
 }
 
@@ -813,6 +820,14 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_DIGEST_HIST:
 		read_digest_hist(s, d, n);
+		break;
+	case S_DIGEST_SPLIT:
+		if (n != 8)
+			break;
+		if (!s->digests)
+			s->digests = xcalloc(1, sizeof *s->digests);
+		s->digests->split_n = (unsigned)get_le(d, 4);
+		s->digests->split_k = (unsigned)get_le(d + 4, 4);
 		break;
 	case S_LOCK_META:
 		if (n < 13)

@@ -2529,8 +2529,65 @@ static void test_hist_record(void)
 	fx_free(&f);
 }
 
+/* A large pg_stat_statements read one slice of queryids per refresh: a
+ * row's rates cover the time since its slice was last read; rows of other
+ * slices keep theirs; a row missing from its own slice is gone; a new row
+ * counts from the last read of its slice. */
+static void test_split_reads(void)
+{
+	struct digest_table t;
+	digest_table_init(&t);
+	CHECK(digest_key_slice("10:5:7:t", 2) == 1 && digest_key_slice("10:5:-7:t", 2) == 1 &&
+		      digest_key_slice("10:5:-8:t", 4) == 0 && digest_key_slice("10:5:9:f", 4) == 1,
+	      "split: slice = mod(mod(queryid, n) + n, n), as the server computes it");
+	/* whole first read at t=100 */
+	struct digest_set *s = set_new(false);
+	row3(s, "10:5:1:t", 10, 10000000, 10);
+	row3(s, "10:5:2:t", 20, 20000000, 20);
+	row3(s, "10:5:3:t", 30, 30000000, 30);
+	digest_table_update(&t, s, 1, true, 100);
+	digest_set_free(s);
+	/* slice 0 of 2 at t=101: only queryid 2 */
+	s = set_new(false);
+	s->split_n = 2;
+	s->split_k = 0;
+	row3(s, "10:5:2:t", 40, 40000000, 40);
+	digest_table_update(&t, s, 1, false, 101);
+	digest_set_free(s);
+	const struct digest_entry *e2 = find(&t, "10:5:2:t"), *e1 = find(&t, "10:5:1:t"), *e3 = find(&t, "10:5:3:t");
+	CHECK(e2 && near(e2->rate[DG_CALLS], 20), "split: a row of this slice: its delta over the time since it was read");
+	CHECK(e1 && e3 && !e1->gone && !e3->gone && isnan(e1->rate[DG_CALLS]),
+	      "split: rows of another slice are not gone and keep their (unknown) rates");
+	/* slice 1 at t=102: queryid 1 moved, queryid 3 is missing (evicted), queryid 5 is new */
+	s = set_new(false);
+	s->split_n = 2;
+	s->split_k = 1;
+	row3(s, "10:5:1:t", 30, 30000000, 30);
+	row3(s, "10:5:5:t", 8, 8000000, 8);
+	digest_table_update(&t, s, 1, false, 102);
+	digest_set_free(s);
+	e1 = find(&t, "10:5:1:t");
+	e2 = find(&t, "10:5:2:t");
+	e3 = find(&t, "10:5:3:t");
+	const struct digest_entry *e5 = find(&t, "10:5:5:t");
+	CHECK(e1 && near(e1->rate[DG_CALLS], 10), "split: 20 calls over the 2 s since its slice was read = 10/s");
+	CHECK(e2 && near(e2->rate[DG_CALLS], 20), "split: the other slice's row keeps its rate (20/s)");
+	CHECK(e3 && isnan(e3->rate[DG_CALLS]) && !e3->known, "split: a row missing from its own slice contributes nothing");
+	CHECK(e5 && near(e5->rate[DG_CALLS], 4), "split: a new row counts from its slice's last read (8 calls / 2 s)");
+	CHECK(near(t.total_ms_per_s, 10 * 1 + 20 * 1 + 4 * 1), "split: the total sums every known row, read now or not");
+	/* a reconnection: whole read again, every rate unknown */
+	s = set_new(false);
+	row3(s, "10:5:1:t", 31, 31000000, 31);
+	digest_table_update(&t, s, 1, true, 103);
+	digest_set_free(s);
+	e1 = find(&t, "10:5:1:t");
+	CHECK(e1 && isnan(e1->rate[DG_CALLS]), "split: after a reconnection the whole read starts over");
+	digest_table_free(&t);
+}
+
 int main(void)
 {
+	test_split_reads();
 	have_python = system("command -v python3 >/dev/null 2>&1") == 0;
 	/* 1. the delta table */
 	test_first_appearance();

@@ -225,7 +225,11 @@ static void test_record_roundtrip(void)
 	for (int redact = 0; redact < 2; redact++) {
 		char path[] = "/tmp/dbtop-test-locks-XXXXXX", err[256];
 		int fd = mkstemp(path);
-		struct rec_header h = {.engine = ENGINE_MYSQL, .start_wall = 1e9, .interval = 1};
+		struct rec_header h;
+		memset(&h, 0, sizeof h);
+		str_copy(h.engine, sizeof h.engine, "mysql");
+		h.start_wall = 1e9;
+		h.interval = 1;
 		struct recorder r;
 		struct sample smp;
 		struct rec_reader rd;
