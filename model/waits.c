@@ -234,6 +234,13 @@ void wait_table_update(struct wait_table *t, const struct wait_set *ws, double d
 			e->aas = known ? 0 : NAN;
 			e->count_per_s = known && ws->source == WS_PERF_SCHEMA ? 0 : NAN;
 			e->avg_ms = NAN;
+			/* absent from a cumulative reading without a baseline (the
+			 * first of a connection or source): its count there is 0,
+			 * the baseline of the next reading */
+			if (ws->source != WS_SAMPLED && !e->have_prev) {
+				e->prev_count = e->prev_time_ns = 0;
+				e->have_prev = true;
+			}
 		}
 		if (isfinite(e->aas)) {
 			total += e->aas;
