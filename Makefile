@@ -33,7 +33,7 @@ LDLIBS := $(BASE_LIBS)
 
 BUILD ?= build
 BIN ?= dbtop
-CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c model/digests.c model/locks.c model/waits.c sources/source.c sources/registry.c sources/target.c \
+CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c model/digests.c model/locks.c model/waits.c model/findings.c sources/source.c sources/registry.c sources/target.c \
 	sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/fallback.c \
 	panes/rates.c panes/canvas.c panes/pane.c panes/pending.c panes/digests.c panes/locks.c panes/waits.c tui/batch.c tui/theme_parse.c
 DB_SRC :=

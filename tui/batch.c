@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "../model/digests.h"
+#include "../model/findings.h"
 #include "../panes/rates.h"
 #include <stdlib.h>
 
@@ -136,6 +137,10 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
 	json_digests(m, top, out);
 	lock_set_json(m->locks, out);
 	wait_table_json(&m->wt, top, out);
+	{
+		struct finding f[FINDINGS_MAX];
+		findings_json(f, findings_eval(m, f, FINDINGS_MAX), out);
+	}
 	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
 		  m->last.nqueries);
 }
@@ -211,6 +216,13 @@ void batch_text(const struct model *m, const char *host, struct strbuf *out)
 		sb_putc(out, '\n');
 	}
 	batch_text_locks(m->locks, out);
+	{
+		struct finding f[FINDINGS_MAX];
+		size_t nf = findings_eval(m, f, FINDINGS_MAX);
+		for (size_t k = 0; k < nf; k++)
+			sb_printf(out, "  finding (%s) %s: %s; %s -> %s\n", finding_severity_name(f[k].severity), f[k].id,
+				  f[k].summary, f[k].evidence, f[k].suggestion);
+	}
 	collect_notes(m, &n);
 	for (i = 0; i < (size_t)n.n; i++)
 		sb_printf(out, "  note: %s\n", n.msg[i]);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../model/digests.h"
+#include "../model/findings.h"
 #include "../panes/pane.h"
 #include "../util/util.h"
 #include "sampler.h"
@@ -347,6 +348,40 @@ static int draw_state_line(struct ui *u, int y)
 	return y + 1;
 }
 
+/* Findings: on the overview the most severe ones, on a pane the ones that
+ * belong to it; at most max lines. Returns the next free row. */
+static int draw_findings(struct ui *u, int y, const char *pane, int max)
+{
+	struct finding f[FINDINGS_MAX];
+	size_t n = findings_eval(u->m, f, FINDINGS_MAX);
+	for (size_t i = 0; i < n && max > 0; i++) {
+		if (pane && strcmp(f[i].pane, pane) != 0)
+			continue;
+		enum role r = f[i].severity == SEV_INFO ? R_NOTE : f[i].severity == SEV_WARN ? R_WARN : R_CRIT;
+		char line[900];
+		/* the overview: what and what to do; the pane: the evidence too */
+		struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
+		cv_fill(&cv, 0, 0, COLS, R_NORMAL);
+		if (!pane || max < 2) {
+			str_printf(line, sizeof line, "%s %s -> %s", f[i].severity == SEV_CRIT ? "!!" : "!", f[i].summary,
+				   f[i].suggestion);
+			cv_text(&cv, 0, 0, r, line);
+			y++;
+			max--;
+			continue;
+		}
+		str_printf(line, sizeof line, "%s %s: %s", f[i].severity == SEV_CRIT ? "!!" : "!", f[i].summary, f[i].evidence);
+		cv_text(&cv, 0, 0, r, line);
+		struct canvas cv2 = screen_canvas(u, y + 1, 0, 1, COLS);
+		cv_fill(&cv2, 0, 0, COLS, R_NORMAL);
+		str_printf(line, sizeof line, "   -> %s", f[i].suggestion);
+		cv_text(&cv2, 0, 0, R_NOTE, line);
+		y += 2;
+		max -= 2;
+	}
+	return y;
+}
+
 static void draw_overview(struct ui *u, int top, int h)
 {
 	int others = NPANES - 1, i;
@@ -431,6 +466,8 @@ static void draw_frame(struct ui *u)
 	}
 	draw_header(u);
 	top = draw_state_line(u, top);
+	top = draw_findings(u, top, u->screen == 0 ? NULL : panes[u->screen - 1]->name,
+			    LINES >= 30 ? 3 : LINES >= 20 ? 2 : 1);
 	h = LINES - 1 - top;
 	if (u->screen == 0) {
 		draw_overview(u, top, h);
