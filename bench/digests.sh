@@ -56,13 +56,14 @@ measure() {
     cpu=$(awk -v u="$u" -v s="$s" -v r="$R" 'BEGIN { printf "%.2f", (u + s) * 1000 / (r + 1) }')
     first=$(head -1 "$out" | jq '.cost.query_ms')
     steady=$(jq -s '[.[1:][] | .cost.query_ms] | add / length' "$out")
+    worst=$(jq -s '[.[1:][] | .cost.query_ms] | max' "$out")
     shown=$(tail -1 "$out" | jq '.digests | length')
-    printf '%-10s %8s %10s %16s %18s %8s\n' "$name" "$entries" "$cpu" \
-        "$(printf '%.2f' "$first")" "$(printf '%.2f' "$steady")" "$shown"
+    printf '%-10s %8s %10s %16s %18s %16s %8s\n' "$name" "$entries" "$cpu" \
+        "$(printf '%.2f' "$first")" "$(printf '%.2f' "$steady")" "$(printf '%.2f' "$worst")" "$shown"
     rm -f "$out" "$out.time"
 }
 
-printf '%-10s %8s %10s %16s %18s %8s\n' engine digests "cpu ms/ref" "query ms (1st)" "query ms (steady)" shown
+printf '%-10s %8s %10s %16s %18s %16s %8s\n' engine digests "cpu ms/ref" "query ms (1st)" "query ms (steady)" "query ms (max)" shown
 measure postgresql "$DBTOP_PG15_URI" "$pg_entries"
 measure mariadb "$DBTOP_MARIADB_URI" "$my_entries (size $my_size)"
 echo "cpu ms/ref: dbtop user+system CPU per refresh over $R refreshes at 1 s (first refresh included)"

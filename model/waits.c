@@ -101,6 +101,8 @@ bool wait_is_durability(const char *name)
 bool wait_is_idle(const char *n)
 {
 	return !n || starts(n, "Client:") || starts(n, "Activity:") || strcmp(n, "idle") == 0 ||
+	       /* deliberate throttling of background work, not a wait for a resource */
+	       strcmp(n, "Timeout:CheckpointWriteDelay") == 0 || strcmp(n, "Timeout:VacuumDelay") == 0 ||
 	       starts(n, "Extension:") /* background workers idling in an extension's main loop */;
 }
 
@@ -305,6 +307,10 @@ void wait_table_json(const struct wait_table *t, int top, struct strbuf *out)
 	}
 	sb_putc(out, ']');
 	sb_printf(out, ",\"waits_source\":\"%s\"", wait_source_name(t->source));
+	if (t->note[0]) {
+		sb_puts(out, ",\"waits_note\":");
+		json_str(out, t->note);
+	}
 	if (t->source == WS_SAMPLED) {
 		sb_puts(out, ",\"waits_sampler\":{\"hz\":");
 		json_num(out, t->hz);

@@ -56,8 +56,12 @@ static void draw_details(const struct model *m, const struct wait_entry *e, stru
 	cv_printf(cv, y++, 0, R_TITLE, "%s  (class %s%s)", e->name, wait_class_name(e->cls),
 		  wait_is_durability(e->name) ? ", durability" : "");
 	cv_printf(cv, y++, 0, R_VALUE, "average active sessions %.3f  = %.1f ms of waiting per second", e->aas, e->aas * 1000);
-	if (t->source == WS_PERF_SCHEMA)
-		cv_printf(cv, y++, 0, R_VALUE, "waits/s %.1f  average %.3f ms", e->count_per_s, e->avg_ms);
+	if (t->source == WS_PERF_SCHEMA) {
+		if (isfinite(e->avg_ms))
+			cv_printf(cv, y++, 0, R_VALUE, "waits/s %.1f  average %.3f ms", e->count_per_s, e->avg_ms);
+		else
+			cv_printf(cv, y++, 0, R_VALUE, "waits/s %.1f  average - (no wait this interval)", e->count_per_s);
+	}
 	cv_printf(cv, y++, 0, R_LABEL, "source: %s", wait_source_name(t->source));
 	if (y + 2 < cv->h) {
 		cv_text(cv, y++, 0, R_LABEL, "average active sessions, per interval:");
@@ -132,8 +136,14 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 		bool sel = v->focused && (int)i == v->sel;
 		char extra[48] = "";
 		double share = t->total_aas > 0 ? e->aas / t->total_aas * 100 : NAN;
-		if (ps)
-			str_printf(extra, sizeof extra, "  %7.1f %8.3f", e->count_per_s, e->avg_ms);
+		if (ps) {
+			char c1[16] = "-", c2[16] = "-";
+			if (isfinite(e->count_per_s))
+				str_printf(c1, sizeof c1, "%.1f", e->count_per_s);
+			if (isfinite(e->avg_ms))
+				str_printf(c2, sizeof c2, "%.3f", e->avg_ms);
+			str_printf(extra, sizeof extra, "  %7s %8s", c1, c2);
+		}
 		str_printf(line, sizeof line, "%-*.*s %-6s %7.3f %5.1f%%%s", namew, namew, e->name, wait_class_name(e->cls),
 			   e->aas, isfinite(share) ? share : 0.0, extra);
 		if (sel)
