@@ -350,7 +350,9 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			continue;
 		}
 		if (s->partial && !fresh && !e->gone && dt > 0) {
-			/* unchanged since the last read: zero this interval */
+			/* unchanged since the last read: zero this interval, and
+			 * read now as far as its slice's rates go */
+			e->read_wall = wall;
 			for (k = 0; k < DG__COUNT; k++)
 				e->rate[k] = (e->last.have >> k & 1) ? 0 : NAN;
 			e->avg_ms = NAN;
