@@ -89,7 +89,7 @@ struct pg_priv {
 	"WHERE coalesce(event_type, '') NOT IN ('Activity', 'Client', 'Extension') GROUP BY 1"
 
 #define TEXT_FETCH_MAX 100      /* query texts fetched per refresh */
-#define DG_SLICE_MS 8.0         /* pg_stat_statements reading cost aimed at per refresh */
+#define DG_SLICE_MS 4.0         /* pg_stat_statements reading cost aimed at per slice, beyond the fixed cost */
 
 /* A query's results (a multi-statement string yields several). */
 #define PG_MAXRES 12

@@ -173,8 +173,10 @@ const char *pg_digest_sql(const struct caps *c)
 char *pg_digest_text_sql(const struct caps *c, const char *const *ids, size_t n, char *buf, size_t len)
 {
 	size_t i, off;
+	/* one array constant: the statement is one digest of its own however
+	 * many ids it asks for (an IN list of each length would be another) */
 	off = str_printf(buf, len, "SELECT userid, dbid, queryid, %s, query FROM pg_stat_statements(true) "
-			 "WHERE queryid IN (", c->pgss_version >= 109 ? "toplevel" : "true");
+			 "WHERE queryid = ANY ('{", c->pgss_version >= 109 ? "toplevel" : "true");
 	size_t good = 0;
 	for (i = 0; i < n && off + 32 < len; i++) {
 		const char *id = ids[i], *digits;
@@ -183,10 +185,10 @@ char *pg_digest_text_sql(const struct caps *c, const char *const *ids, size_t n,
 		digits = id + (*id == '-');
 		if (!*digits || strspn(digits, "0123456789") != strlen(digits))
 			continue;
-		off += str_printf(buf + off, len - off, "%s%s", buf[off - 1] == '(' ? "" : ",", id);
+		off += str_printf(buf + off, len - off, "%s%s", buf[off - 1] == '{' ? "" : ",", id);
 		good++;
 	}
-	str_printf(buf + off, len - off, ")");
+	str_printf(buf + off, len - off, "}'::bigint[])");
 	return good ? buf : NULL;
 }
 
