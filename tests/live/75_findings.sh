@@ -10,7 +10,8 @@ P=$DBTOP_PG15_PSQL
 cleanup() {
     sessions_kill
     $DBTOP_MARIADB_CLIENT -e "SET GLOBAL innodb_flush_log_at_trx_commit=1" 2>/dev/null
-    $P -qc "ALTER SYSTEM RESET wal_writer_delay; ALTER ROLE postgres RESET synchronous_commit" >/dev/null 2>&1
+    $P -qc "ALTER SYSTEM RESET wal_writer_delay" >/dev/null 2>&1
+    $P -qc "ALTER ROLE postgres RESET synchronous_commit" >/dev/null 2>&1
     $P -qc "SELECT pg_reload_conf()" >/dev/null 2>&1
     rm -rf "$tmp"
 }
