@@ -14,15 +14,32 @@
 
 /* ---- time limits ----------------------------------------------------------- */
 
-/* "SELECT" with the flavour's time limit in front of / inside it. */
-static void select_head(struct strbuf *b, enum flavour fl, unsigned ms)
+/* "SELECT" with the flavour's time limit in front of / inside it; vars:
+ * more MariaDB SET STATEMENT assignments ("name=value, ..."), or NULL;
+ * with: a WITH clause to put before the SELECT (MariaDB only), or NULL. */
+static void select_head_vars(struct strbuf *b, enum flavour fl, unsigned ms, const char *vars,
+			     const char *with)
 {
-	if (ms == 0)
+	bool set = fl == FLAVOUR_MARIADB && (ms > 0 || vars);
+	if (set)
+		sb_puts(b, "SET STATEMENT ");
+	if (set && ms > 0)
+		sb_printf(b, "max_statement_time=%u.%03u%s", ms / 1000, ms % 1000, vars ? ", " : "");
+	if (set && vars)
+		sb_puts(b, vars);
+	if (set)
+		sb_puts(b, " FOR ");
+	if (fl == FLAVOUR_MARIADB && with)
+		sb_puts(b, with);
+	if (fl == FLAVOUR_MARIADB || ms == 0)
 		sb_puts(b, "SELECT ");
-	else if (fl == FLAVOUR_MARIADB)
-		sb_printf(b, "SET STATEMENT max_statement_time=%u.%03u FOR SELECT ", ms / 1000, ms % 1000);
 	else
 		sb_printf(b, "SELECT /*+ MAX_EXECUTION_TIME(%u) */ ", ms);
+}
+
+static void select_head(struct strbuf *b, enum flavour fl, unsigned ms)
+{
+	select_head_vars(b, fl, ms, NULL, NULL);
 }
 
 static char *sb_out(struct strbuf *b, char *buf, size_t len)
@@ -37,6 +54,22 @@ static char *sb_out(struct strbuf *b, char *buf, size_t len)
 
 /* ---- row locks --------------------------------------------------------------- */
 
+/* MySQL 8: data_lock_waits lists each waiting request against every lock
+ * ahead of it in the queue that it has to wait for, granted or itself
+ * waiting (InnoDB's lock_queue_iterator): n sessions queued for one row
+ * give n(n+1)/2 rows, and the joins of each to data_locks (twice), whose
+ * every look-up by lock id searches InnoDB's transactions, grow faster
+ * still. So the pairs are read once and grouped down before any join, as
+ * for MariaDB below:
+ *   x   the pairs; queued = the blocking lock is WAITING in data_locks (one
+ *       scan of data_locks, materialised, not a look-up per pair)
+ *   g0  per waiting request, one row per granted blocking lock, plus one
+ *       row standing for all its queued blockers (the least lock id)
+ *   g   g0 with granted_blocker: some granted lock blocks the request
+ *   w   the granted rows; the queued row only for a request that no
+ *       granted lock blocks (it waits behind waiters alone)
+ * Threads and transactions are read from the two locks (r, b); HELD_STATUS
+ * is PENDING for a queued blocker (a soft edge). */
 static const char row_mysql[] =
 	"rt.PROCESSLIST_ID, rt.PROCESSLIST_USER, rt.PROCESSLIST_COMMAND, rt.PROCESSLIST_STATE, "
 	"rt.PROCESSLIST_TIME, " AGE("rx.trx_started") ", " AGE("rx.trx_wait_started") ", "
@@ -45,45 +78,104 @@ static const char row_mysql[] =
 	"bt.PROCESSLIST_TIME, " AGE("bx.trx_started") ", " AGE("bx.trx_wait_started") ", "
 	"COALESCE(bx.trx_query, bt.PROCESSLIST_INFO), bs.SQL_TEXT, "
 	"r.OBJECT_SCHEMA, r.OBJECT_NAME, r.INDEX_NAME, r.LOCK_TYPE, r.LOCK_MODE, b.LOCK_MODE, "
-	"r.LOCK_DATA, b.LOCK_DATA, 'GRANTED' "
-	"FROM performance_schema.data_lock_waits w "
+	"r.LOCK_DATA, b.LOCK_DATA, IF(w.queued, 'PENDING', 'GRANTED') "
+	"FROM (SELECT g.ENGINE, g.REQUESTING_ENGINE_LOCK_ID, g.BLOCKING_ENGINE_LOCK_ID, g.queued "
+	"FROM (SELECT g0.*, MAX(NOT g0.queued) OVER (PARTITION BY g0.ENGINE, g0.REQUESTING_ENGINE_LOCK_ID) "
+	"AS granted_blocker "
+	"FROM (SELECT x.ENGINE, x.REQUESTING_ENGINE_LOCK_ID, x.queued, "
+	"MIN(x.BLOCKING_ENGINE_LOCK_ID) AS BLOCKING_ENGINE_LOCK_ID "
+	"FROM (SELECT lw.ENGINE, lw.REQUESTING_ENGINE_LOCK_ID, lw.BLOCKING_ENGINE_LOCK_ID, "
+	"lw.BLOCKING_ENGINE_LOCK_ID IN (SELECT /*+ SUBQUERY(MATERIALIZATION) */ q.ENGINE_LOCK_ID "
+	"FROM performance_schema.data_locks q WHERE q.LOCK_STATUS = 'WAITING') AS queued "
+	"FROM performance_schema.data_lock_waits lw) x "
+	"GROUP BY x.ENGINE, x.REQUESTING_ENGINE_LOCK_ID, x.queued, "
+	"IF(x.queued, '', x.BLOCKING_ENGINE_LOCK_ID)) g0) g "
+	"WHERE NOT g.queued OR NOT g.granted_blocker) w "
 	"JOIN performance_schema.data_locks r ON r.ENGINE = w.ENGINE "
 	"AND r.ENGINE_LOCK_ID = w.REQUESTING_ENGINE_LOCK_ID "
 	"JOIN performance_schema.data_locks b ON b.ENGINE = w.ENGINE "
 	"AND b.ENGINE_LOCK_ID = w.BLOCKING_ENGINE_LOCK_ID "
-	"LEFT JOIN performance_schema.threads rt ON rt.THREAD_ID = w.REQUESTING_THREAD_ID "
-	"LEFT JOIN performance_schema.threads bt ON bt.THREAD_ID = w.BLOCKING_THREAD_ID "
-	"LEFT JOIN information_schema.INNODB_TRX rx ON rx.trx_id = w.REQUESTING_ENGINE_TRANSACTION_ID "
-	"LEFT JOIN information_schema.INNODB_TRX bx ON bx.trx_id = w.BLOCKING_ENGINE_TRANSACTION_ID "
+	"LEFT JOIN performance_schema.threads rt ON rt.THREAD_ID = r.THREAD_ID "
+	"LEFT JOIN performance_schema.threads bt ON bt.THREAD_ID = b.THREAD_ID "
+	"LEFT JOIN information_schema.INNODB_TRX rx ON rx.trx_id = r.ENGINE_TRANSACTION_ID "
+	"LEFT JOIN information_schema.INNODB_TRX bx ON bx.trx_id = b.ENGINE_TRANSACTION_ID "
 	"LEFT JOIN performance_schema.events_statements_current bs "
-	"ON bs.THREAD_ID = w.BLOCKING_THREAD_ID AND bs.NESTING_EVENT_LEVEL = 0";
+	"ON bs.THREAD_ID = b.THREAD_ID AND bs.NESTING_EVENT_LEVEL = 0";
 
+/* MariaDB: INNODB_LOCK_WAITS lists each waiting request against every
+ * lock ahead of it in the record's queue, granted or itself waiting: n
+ * sessions queued for one row give n(n+1)/2 rows, and joining them to
+ * INNODB_LOCKS, INNODB_TRX and PROCESSLIST (no indexes) did not end in
+ * seconds at 500. So it is read once, and grouped down before any join:
+ *   x   the pairs; queued = the blocking lock is a waiting request (some
+ *       transaction's trx_requested_lock_id), not a granted lock. Lock ids
+ *       are compared as binary strings: an exact match of their ASCII
+ *       text, without the collation's cost on every pair. Read-only
+ *       transactions all have trx_id 0, and their lock ids ("0:space:
+ *       page:heap") tell a granted lock from a request on the same record
+ *       no more than the transactions apart: their locks count as
+ *       granted, and the holder (bx) is every transaction with id 0 that
+ *       holds locks and does not wait for this very lock id; none: no row
+ *   g0  per waiting request, one row per granted blocking lock, plus one
+ *       row standing for all its queued blockers (the least lock id)
+ *   g   g0 with granted_blocker: some granted lock blocks the request
+ *   w   the granted rows; the queued row only for a request that no
+ *       granted lock blocks (it waits behind waiters alone): about one
+ *       row per waiter, which the joins see
+ * The steps are a WITH clause: a statement digest (1024 bytes by default)
+ * then still shows that INNODB_LOCK_WAITS is read. The blocking
+ * transaction is read from the blocking lock (bl); HELD_STATUS is PENDING
+ * for a queued blocker (a soft edge). STRAIGHT_JOIN keeps w first: the
+ * information_schema tables have no indexes, and the optimizer, which
+ * cannot tell their sizes, would start from INNODB_LOCKS x INNODB_LOCKS
+ * (n^2 rows, then joined to INNODB_TRX); join_cache_level 4 lets the
+ * equality joins hash. */
+static const char row_mariadb_with[] =
+	"WITH x AS (SELECT lw.requesting_trx_id, lw.requested_lock_id, lw.blocking_lock_id, "
+	"lw.blocking_trx_id <> 0 AND CAST(lw.blocking_lock_id AS BINARY) IN "
+	"(SELECT CAST(t.trx_requested_lock_id AS BINARY) "
+	"FROM information_schema.INNODB_TRX t WHERE t.trx_requested_lock_id IS NOT NULL) AS queued "
+	"FROM information_schema.INNODB_LOCK_WAITS lw), "
+	"g0 AS (SELECT x.requesting_trx_id, x.requested_lock_id, x.queued, "
+	"MIN(x.blocking_lock_id) AS blocking_lock_id FROM x "
+	"GROUP BY x.requesting_trx_id, CAST(x.requested_lock_id AS BINARY), x.queued, "
+	"IF(x.queued, '', CAST(x.blocking_lock_id AS BINARY))), "
+	"g AS (SELECT g0.*, MAX(NOT g0.queued) OVER (PARTITION BY g0.requested_lock_id) AS granted_blocker "
+	"FROM g0), "
+	"w AS (SELECT * FROM g WHERE NOT g.queued OR NOT g.granted_blocker) ";
 static const char row_mariadb[] =
+	"DISTINCT STRAIGHT_JOIN "
 	"rx.trx_mysql_thread_id, rp.USER, rp.COMMAND, rp.STATE, rp.TIME_MS / 1000, "
 	AGE("rx.trx_started") ", " AGE("rx.trx_wait_started") ", COALESCE(rx.trx_query, rp.INFO), "
 	"NULLIF(bx.trx_mysql_thread_id, 0), bp.USER, bp.COMMAND, bp.STATE, bp.TIME_MS / 1000, "
 	AGE("bx.trx_started") ", " AGE("bx.trx_wait_started") ", COALESCE(bx.trx_query, bp.INFO), NULL, "
 	"NULL, rl.lock_table, rl.lock_index, rl.lock_type, rl.lock_mode, bl.lock_mode, "
-	"rl.lock_data, bl.lock_data, 'GRANTED' "
-	"FROM information_schema.INNODB_LOCK_WAITS w "
+	"rl.lock_data, bl.lock_data, IF(w.queued, 'PENDING', 'GRANTED') "
+	"FROM w "
 	"JOIN information_schema.INNODB_LOCKS rl ON rl.lock_id = w.requested_lock_id "
 	"JOIN information_schema.INNODB_LOCKS bl ON bl.lock_id = w.blocking_lock_id "
 	"JOIN information_schema.INNODB_TRX rx ON rx.trx_id = w.requesting_trx_id "
 	"AND rx.trx_requested_lock_id = w.requested_lock_id "
-	"LEFT JOIN information_schema.INNODB_TRX bx ON bx.trx_id = w.blocking_trx_id "
+	"LEFT JOIN information_schema.INNODB_TRX bx ON bx.trx_id = bl.lock_trx_id "
 	"AND bx.trx_lock_structs > 0 "
+	"AND (w.queued OR NOT bx.trx_requested_lock_id <=> w.blocking_lock_id) "
 	"LEFT JOIN information_schema.PROCESSLIST rp ON rp.ID = rx.trx_mysql_thread_id "
-	"LEFT JOIN information_schema.PROCESSLIST bp ON bp.ID = bx.trx_mysql_thread_id";
+	"LEFT JOIN information_schema.PROCESSLIST bp ON bp.ID = bx.trx_mysql_thread_id "
+	"WHERE bl.lock_trx_id <> 0 OR bx.trx_id IS NOT NULL";
 
 char *mysql_locks_row_sql(enum flavour fl, unsigned ms, char *buf, size_t len)
 {
 	struct strbuf b;
 	sb_init(&b);
-	select_head(&b, fl, ms);
-	/* MariaDB gives every read-only transaction trx_id 0: the joins on
-	 * it repeat rows, DISTINCT (and the mapper) drop the repeats */
-	sb_puts(&b, fl == FLAVOUR_MARIADB ? "DISTINCT " : "");
-	sb_puts(&b, fl == FLAVOUR_MARIADB ? row_mariadb : row_mysql);
+	/* MariaDB: every read-only transaction has trx_id 0, so the joins on
+	 * it repeat rows: DISTINCT (and the mapper) drop the repeats */
+	if (fl == FLAVOUR_MARIADB) {
+		select_head_vars(&b, fl, ms, "join_cache_level=4", row_mariadb_with);
+		sb_puts(&b, row_mariadb);
+	} else {
+		select_head(&b, fl, ms);
+		sb_puts(&b, row_mysql);
+	}
 	return sb_out(&b, buf, len);
 }
 

@@ -22,15 +22,24 @@
  *
  * 2. Row-lock waits (gate > 0): run mysql_locks_row_sql() and call
  *    mysql_locks_map_row() for every row. One row per (requesting lock,
- *    blocking lock) pair; columns MYL_*. MySQL 8 reads
+ *    granted blocking lock) pair; a request that waits only behind other
+ *    waiting requests (e.g. a shared read queued behind a waiting
+ *    exclusive request) gets one row for them instead, HELD_STATUS
+ *    PENDING (a soft edge). The lock-wait tables list each waiter against
+ *    every request queued ahead of it as well (n waiters on one row:
+ *    n(n+1)/2 pairs, which the server still builds and the query scans
+ *    once); they are grouped away before any join, so the rows returned
+ *    and the joins' work grow with the waiters, not their square.
+ *    Columns MYL_*. MySQL 8 reads
  *    performance_schema.data_lock_waits + data_locks (twice) + threads +
  *    events_statements_current and information_schema.INNODB_TRX; MariaDB
  *    reads information_schema.INNODB_LOCK_WAITS + INNODB_LOCKS (twice) +
  *    INNODB_TRX (twice) + PROCESSLIST. MariaDB gives every read-only
  *    transaction trx_id 0 (e.g. SELECT ... LOCK IN SHARE MODE without a
  *    write): when such a transaction blocks, every read-only transaction
- *    that holds locks is reported as a blocker, as the server's tables
- *    cannot tell them apart; repeated rows are dropped.
+ *    that holds locks (and does not wait for that very lock) is reported
+ *    as a blocker, as the server's tables cannot tell them apart; its
+ *    locks count as granted; repeated rows are dropped.
  *    Privileges: PROCESS (INNODB_TRX, INNODB_LOCKS, other users'
  *    PROCESSLIST rows) and SELECT on performance_schema (MySQL).
  *
@@ -97,7 +106,8 @@ struct lock_set;
  *   LOCK_DATA, HELD_DATA   the requested / blocking lock's LOCK_DATA
  *             (metadata locks: OBJECT_TYPE when it is not TABLE)
  *   HELD_STATUS            GRANTED, or PENDING when the blocker only
- *             queues ahead with a request that conflicts (metadata locks) */
+ *             queues ahead with a request that conflicts (metadata locks;
+ *             row locks when no granted lock blocks the request) */
 enum {
 	MYL_W_ID, MYL_W_USER, MYL_W_COMMAND, MYL_W_STATE, MYL_W_TIME, MYL_W_TRX_AGE,
 	MYL_W_WAIT, MYL_W_QUERY,

@@ -27,6 +27,25 @@
 	"ELSE 'relation ' || " rel " || ' in database ' || " \
 	"coalesce((SELECT min(x.datname::text) FROM a x WHERE x.datid = " db "), " db "::text) END"
 
+/* The target of lock a equals that of lock b: all ten columns, NULL-safe
+ * (after the text key tk, which the planner can hash on). */
+#define PGL_SAME_TARGET(a, b) \
+	" " a ".tk = " b ".tk AND " a ".locktype = " b ".locktype" \
+	" AND " a ".database IS NOT DISTINCT FROM " b ".database" \
+	" AND " a ".relation IS NOT DISTINCT FROM " b ".relation" \
+	" AND " a ".page IS NOT DISTINCT FROM " b ".page" \
+	" AND " a ".tuple IS NOT DISTINCT FROM " b ".tuple" \
+	" AND " a ".virtualxid IS NOT DISTINCT FROM " b ".virtualxid" \
+	" AND " a ".transactionid IS NOT DISTINCT FROM " b ".transactionid" \
+	" AND " a ".classid IS NOT DISTINCT FROM " b ".classid" \
+	" AND " a ".objid IS NOT DISTINCT FROM " b ".objid" \
+	" AND " a ".objsubid IS NOT DISTINCT FROM " b ".objsubid"
+/* Lock b's mode conflicts with the mode lock w asks for. */
+#define PGL_CONFLICT(w, b) " AND (" PGL_CONFLICTS "[" w ".m] & (1 << (" b ".m - 1))) <> 0"
+
+#define PGL_STR_(x) #x
+#define PGL_STR(x) PGL_STR_(x)
+
 /* ws: pg_locks.waitstart or NULL; wait: the waiter's wait in s.
  *   a   pg_stat_activity, read once
  *   c   this database's oid and the reference time
@@ -35,13 +54,33 @@
  *       transaction, whose locks have no pid); m = mode number; tk = the
  *       target as text, an equality the planner can hash on (the exact
  *       NULL-safe comparison follows it)
- *   w   each waiting lock with each distinct pid blocking it
- *   e   w with the blocker's locks on the same target that conflict with
- *       the request; hard = the blocker holds one of them
+ *   h   hard edges, one join over l: each waiting lock with each granted
+ *       lock of another lock group on the same target whose mode conflicts
+ *       with the request (DISTINCT: a leader and its workers holding the
+ *       same mode are one blocker)
+ *   nw  the waiting locks that got no hard edge: only they are passed to
+ *       pg_blocking_pids(), whose cost grows with the lock queue (it lists
+ *       every request queued ahead as well)
+ *   s   nw with each distinct pid blocking it
+ *   q   s with the blocker's locks on the same target that conflict with
+ *       the request; hard = the blocker holds one of them (pg_locks and
+ *       pg_blocking_pids are two snapshots)
+ *   e   all edges: h, and q's rows (a blocker that only queues ahead gives
+ *       its queued mode, soft; one not seen gives held NULL)
+ *   d   depths below a root of each waiting lock group (a blocker that
+ *       does not wait is a root: its waiters are at depth 1), breadth-first
+ *       up to depth 8; dm the least; o the blocker's depth bd for each edge
+ *       (0: the blocker does not wait; 9: only on a cycle, or deeper)
+ *   r   o with rn, the edge's rank among its waiter's edges
  *   tu  the tuple lock a session holds while it waits for a row's
- *       transaction: names the row of a transactionid wait */
+ *       transaction: names the row of a transactionid wait
+ * Rows are ordered by the depth of the blocker (edges from a root's
+ * waiters first), then a waiter's first edge before its others, hard
+ * before soft, waiter, blocker: when the answer is cut at
+ * PG_LOCKS_ROW_LIMIT, the edges nearest the roots are kept. One row past
+ * the limit is asked for, so that the mapper knows of the cut. */
 #define PGL_SQL(ws, wait) \
-	"WITH a AS MATERIALIZED (" \
+	"WITH RECURSIVE a AS MATERIALIZED (" \
 	" SELECT pid, datid, datname, usename, state, backend_type, leader_pid, state_change," \
 	" xact_start, left(query, 1024) AS query FROM pg_stat_activity)," \
 	" c AS (SELECT (SELECT datid FROM a WHERE pid = pg_backend_pid()) AS datid," \
@@ -53,25 +92,38 @@
 	" concat_ws(' ', k.locktype, k.database, k.relation, k.page, k.tuple, k.virtualxid," \
 	" k.transactionid, k.classid, k.objid, k.objsubid) AS tk" \
 	" FROM pg_locks k LEFT JOIN a pw ON pw.pid = k.pid AND pw.backend_type = 'parallel worker')," \
-	" w AS (" \
-	" SELECT l.*, b.pid AS bpid FROM l," \
-	" LATERAL (SELECT DISTINCT p FROM unnest(pg_blocking_pids(l.pid)) p) b(pid)" \
-	" WHERE NOT l.granted AND l.pid IS NOT NULL)," \
-	" e AS (" \
-	" SELECT DISTINCT w.*, bl.mode AS held, bl.granted AS bgranted," \
-	" bool_or(bl.granted) OVER (PARTITION BY w.pid, w.bpid) AS hard" \
-	" FROM w LEFT JOIN l bl ON bl.gpid = w.bpid AND bl.tk = w.tk AND bl.pid IS DISTINCT FROM w.pid" \
-	" AND bl.locktype = w.locktype" \
-	" AND bl.database IS NOT DISTINCT FROM w.database" \
-	" AND bl.relation IS NOT DISTINCT FROM w.relation" \
-	" AND bl.page IS NOT DISTINCT FROM w.page" \
-	" AND bl.tuple IS NOT DISTINCT FROM w.tuple" \
-	" AND bl.virtualxid IS NOT DISTINCT FROM w.virtualxid" \
-	" AND bl.transactionid IS NOT DISTINCT FROM w.transactionid" \
-	" AND bl.classid IS NOT DISTINCT FROM w.classid" \
-	" AND bl.objid IS NOT DISTINCT FROM w.objid" \
-	" AND bl.objsubid IS NOT DISTINCT FROM w.objsubid" \
-	" AND (" PGL_CONFLICTS "[w.m] & (1 << (bl.m - 1))) <> 0)," \
+	" h AS MATERIALIZED (" \
+	" SELECT DISTINCT w.*, bl.gpid AS bpid, bl.mode AS held" \
+	" FROM l w JOIN l bl ON" PGL_SAME_TARGET("bl", "w") \
+	" AND bl.granted AND bl.gpid <> w.gpid" PGL_CONFLICT("w", "bl") \
+	" WHERE NOT w.granted AND w.pid IS NOT NULL)," \
+	" nw AS MATERIALIZED (" \
+	" SELECT * FROM l WHERE NOT l.granted AND l.pid IS NOT NULL" \
+	" AND NOT EXISTS (SELECT 1 FROM h WHERE h.pid = l.pid))," \
+	" s AS (" \
+	" SELECT nw.*, b.pid AS bpid FROM nw," \
+	" LATERAL (SELECT DISTINCT p FROM unnest(pg_blocking_pids(nw.pid)) p) b(pid))," \
+	" q AS (" \
+	" SELECT DISTINCT s.*, bl.mode AS held, bl.granted AS bgranted," \
+	" bool_or(bl.granted) OVER (PARTITION BY s.pid, s.bpid) AS hard" \
+	" FROM s LEFT JOIN l bl ON bl.gpid = s.bpid AND bl.pid IS DISTINCT FROM s.pid AND" \
+	PGL_SAME_TARGET("bl", "s") PGL_CONFLICT("s", "bl") ")," \
+	" e AS MATERIALIZED (" \
+	" SELECT h.*, false AS soft FROM h" \
+	" UNION ALL SELECT locktype, database, relation, page, tuple, virtualxid, transactionid," \
+	" classid, objid, objsubid, pid, mode, granted, waitstart, gpid, m, tk, bpid, held," \
+	" coalesce(NOT bgranted, false) FROM q WHERE bgranted OR hard IS NOT TRUE)," \
+	" d(g, n) AS (" \
+	" SELECT DISTINCT gpid, 1 FROM e WHERE bpid NOT IN (SELECT gpid FROM e)" \
+	" UNION SELECT e.gpid, d.n + 1 FROM d JOIN e ON e.bpid = d.g WHERE d.n < 8)," \
+	" dm AS (SELECT g, min(n) AS n FROM d GROUP BY g)," \
+	" o AS (" \
+	" SELECT e.*, CASE WHEN dm.n IS NOT NULL THEN dm.n" \
+	" WHEN e.bpid IN (SELECT gpid FROM e) THEN 9 ELSE 0 END AS bd" \
+	" FROM e LEFT JOIN dm ON dm.g = e.bpid)," \
+	" r AS (" \
+	" SELECT o.*, row_number() OVER (PARTITION BY o.pid ORDER BY o.bd, o.soft, o.bpid, o.held) AS rn" \
+	" FROM o)," \
 	" tu AS (" \
 	" SELECT DISTINCT ON (pid) pid, database, relation, page, tuple FROM l" \
 	" WHERE locktype = 'tuple' AND granted ORDER BY pid, relation, page, tuple)" \
@@ -92,18 +144,18 @@
 	" WHEN e.page IS NOT NULL THEN 'page ' || e.page" \
 	" WHEN tu.tuple IS NOT NULL THEN 'ctid (' || tu.page || ',' || tu.tuple || ')'" \
 	" ELSE '' END," \
-	" e.mode, coalesce(e.held, ''), coalesce(NOT e.bgranted, false)," \
+	" e.mode, coalesce(e.held, ''), e.soft," \
 	" wa.usename, wa.state, extract(epoch FROM c.ts - wa.state_change)," \
 	" extract(epoch FROM c.ts - wa.xact_start), " wait ", wa.backend_type, wa.query," \
 	" ba.usename, CASE WHEN e.bpid = 0 THEN 'prepared transaction' ELSE ba.state END," \
 	" extract(epoch FROM c.ts - ba.state_change), extract(epoch FROM c.ts - ba.xact_start)," \
 	" ba.backend_type, ba.query" \
-	" FROM e CROSS JOIN c" \
+	" FROM r e CROSS JOIN c" \
 	" LEFT JOIN tu ON tu.pid = e.pid AND e.locktype = 'transactionid'" \
 	" LEFT JOIN a wa ON wa.pid = e.pid" \
 	" LEFT JOIN a ba ON ba.pid = e.bpid" \
-	" WHERE e.bgranted OR e.hard IS NOT TRUE" \
-	" ORDER BY 1, 2, 8, 7 LIMIT 5000"
+	" ORDER BY e.bd, e.rn > 1, e.soft, 1, 2, 7" \
+	" LIMIT " PGL_STR(PG_LOCKS_ROW_LIMIT) " + 1"
 
 /* PostgreSQL 14+: pg_locks.waitstart (NULL for a moment after a wait
  * begins). */
@@ -115,8 +167,6 @@ static const char sql_14[] = PGL_SQL("k.waitstart", "extract(epoch FROM c.ts - e
  * while before it had to wait. */
 static const char sql_13[] = PGL_SQL("NULL::timestamptz",
 				     "CASE WHEN wa.state = 'active' THEN extract(epoch FROM c.ts - wa.state_change) END");
-
-_Static_assert(PG_LOCKS_ROW_LIMIT == 5000, "PG_LOCKS_ROW_LIMIT is written in PGL_SQL");
 
 const char *pg_locks_sql(long version_num)
 {
@@ -220,6 +270,14 @@ void pg_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells)
 		c[i] = i < ncells ? cell[i] : NULL;
 	if (!cell_pid(c[PGL_WAITER], &wpid) || !cell_pid(c[PGL_BLOCKER], &bpid) || wpid == bpid)
 		return;
+	/* the query's row past its limit: the answer was cut */
+	if (ls->ne >= PG_LOCKS_ROW_LIMIT) {
+		if (!ls->note[0])
+			str_printf(ls->note, sizeof ls->note,
+				   "over %d wait edges: only the %d nearest the roots are shown",
+				   PG_LOCKS_ROW_LIMIT, PG_LOCKS_ROW_LIMIT);
+		return;
+	}
 
 	before = ls->ns;
 	wi = lock_session_get(ls, wpid);

@@ -30,21 +30,36 @@
  *
  *  3. Rows. For every row of the result call pg_locks_map_row(ls, cells,
  *     ncells) with the row's cells as C strings (NULL for SQL NULL, e.g.
- *     PQgetisnull ? NULL : PQgetvalue), in any order; then set
+ *     PQgetisnull ? NULL : PQgetvalue), in the result's order; then set
  *     ls->status = LOCKS_READ, ls->query_ms, and call lock_set_analyse(ls).
- *     When the row count equals PG_LOCKS_ROW_LIMIT the answer was cut:
- *     say so in ls->note.
+ *     The query returns at most PG_LOCKS_ROW_LIMIT + 1 rows: the one past
+ *     the limit only tells the mapper that the answer was cut, and it
+ *     writes so in ls->note (the edges kept are those nearest the roots).
  *
- * One row per (waiting lock of pid W, pid B in pg_blocking_pids(W), lock
- * of B on the same target that conflicts with W's request):
- *   - B holds a conflicting lock: a hard edge, held = B's mode (B holding
- *     two conflicting modes gives two rows);
- *   - else B only queues ahead of W for the target with a conflicting mode:
- *     a soft edge, held = the mode B asked for, soft = t;
- *   - else (B's lock not seen: pg_locks and pg_blocking_pids are two
- *     snapshots) still one row, held = '', so that no wait is lost.
- * Parallel workers' locks count as their leader's (pg_blocking_pids
+ * The edges, found in one pass over pg_locks:
+ *   - hard: each waiting lock of pid W with each granted lock on the same
+ *     target (all ten target columns, NULL-safe) held by another lock
+ *     group B whose mode conflicts with W's request; held = B's mode (B
+ *     holding two conflicting modes gives two rows). Cost linear in the
+ *     waiting locks: 500 sessions queued for one row give 500 rows.
+ *   - only for a waiter with no hard edge, pg_blocking_pids(W) says why it
+ *     waits (it queues behind a waiting request, e.g. a reader behind a
+ *     waiting LOCK TABLE ... ACCESS EXCLUSIVE): for each pid B in it, B's
+ *     lock on the same target that conflicts with W's request:
+ *       - B's request only queues ahead of W: a soft edge, held = the mode
+ *         B asked for, soft = t;
+ *       - B holds it after all (pg_locks and pg_blocking_pids are two
+ *         snapshots): a hard edge as above;
+ *       - B's lock not seen: still one row, held = '', so that no wait is
+ *         lost.
+ *     A waiter with a hard edge gets no soft edges: the requests queued
+ *     ahead of it are not listed (each waiter in a queue of n would add
+ *     up to n - 1 of them), its holders are.
+ * Parallel workers' locks count as their leader's (as pg_blocking_pids
  * reports leaders); a prepared transaction is blocker pid 0.
+ * Order: by the depth of the blocker below its root (edges whose blocker
+ * does not wait first; depth known up to 8), then each waiter's first
+ * edge before its others, hard before soft, then waiter and blocker pid.
  */
 #ifndef DBTOP_PG_LOCKS_MAP_H
 #define DBTOP_PG_LOCKS_MAP_H
@@ -80,7 +95,8 @@ enum {
 	PGL__COUNT
 };
 
-/* Rows the lock query returns at most. */
+/* Edges the lock query returns at most (it asks for one row more, to tell
+ * a cut answer from a full one). */
 #define PG_LOCKS_ROW_LIMIT 5000
 
 /* The gate: an expression (a scalar subquery, bigint) for the select list
@@ -107,7 +123,10 @@ char *pg_locks_sql_timed(char *buf, size_t len, long version_num, long timeout_m
  * (object, lock_type, requested, held, lock_data, soft). cell[i] is column
  * i (PGL_*), NULL for SQL NULL; columns at or past ncells count as NULL.
  * A row without a valid waiter or blocker pid, or with waiter == blocker,
- * adds nothing. Strings are sanitised for the terminal. */
+ * adds nothing. A row that comes when ls already holds PG_LOCKS_ROW_LIMIT
+ * edges is the query's row past its limit: it adds nothing, and ls->note
+ * (when still empty) says that the answer was cut. Strings are sanitised
+ * for the terminal. */
 void pg_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells);
 
 #endif

@@ -105,18 +105,34 @@ static void test_sql(void)
 	CHECK(strstr(q14, "k.waitstart") && strstr(q14, "c.ts - e.waitstart"), "sql 14: wait from waitstart");
 	CHECK(strstr(q18, "k.waitstart") != NULL, "sql 18: wait from waitstart");
 	CHECK(strstr(q13, "c.ts - wa.state_change) END") != NULL, "sql 13: wait approximated from state_change");
-	CHECK(strstr(q14, "pg_blocking_pids(l.pid)") && strstr(q14, "NOT l.granted"),
-	      "sql: waiting locks and their blocking pids");
+	/* hard edges: one join of the waiting locks with the granted ones */
+	const char *h = strstr(q14, " h AS MATERIALIZED (");
+	const char *nw = strstr(q14, " nw AS MATERIALIZED (");
+	CHECK(h && nw && h < nw && strstr(h, "FROM l w JOIN l bl ON bl.tk = w.tk") &&
+	      strstr(h, "AND bl.granted AND bl.gpid <> w.gpid") && strstr(h, "[w.m] & (1 << (bl.m - 1))) <> 0") &&
+	      strstr(h, "WHERE NOT w.granted AND w.pid IS NOT NULL)") && strstr(h, "pg_blocking_pids") > nw,
+	      "sql: hard edges from pg_locks alone: waiting x granted of another lock group, same target, "
+	      "conflicting modes");
+	/* pg_blocking_pids only for the waiters without a hard edge */
+	const char *bp = strstr(q14, "pg_blocking_pids(");
+	CHECK(bp && !strstr(bp + 1, "pg_blocking_pids(") && strstr(q14, "pg_blocking_pids(nw.pid)") &&
+	      strstr(nw, "NOT l.granted AND l.pid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM h WHERE h.pid = l.pid))"),
+	      "sql: pg_blocking_pids() called once, only for waiting locks with no hard edge");
 	static const char *const target[] = {"locktype", "database", "relation", "page", "tuple",
 					     "virtualxid", "transactionid", "classid", "objid", "objsubid"};
 	bool all = true;
 	for (size_t i = 1; i < sizeof target / sizeof *target; i++) {
-		char want[64];
+		char want[64], want_s[64];
 		str_printf(want, sizeof want, "bl.%s IS NOT DISTINCT FROM w.%s", target[i], target[i]);
-		all = all && strstr(q14, want) && strstr(q13, want);
+		str_printf(want_s, sizeof want_s, "bl.%s IS NOT DISTINCT FROM s.%s", target[i], target[i]);
+		all = all && strstr(q14, want) && strstr(q13, want) && strstr(q14, want_s) && strstr(q13, want_s);
 	}
-	CHECK(all && strstr(q14, "bl.locktype = w.locktype"), "sql: same lock target, NULL-safe");
-	CHECK(strstr(q14, "ORDER BY 1, 2, 8, 7 LIMIT 5000") != NULL, "sql: ordered, at most 5000 rows");
+	CHECK(all && strstr(q14, "bl.locktype = w.locktype") && strstr(q14, "bl.locktype = s.locktype"),
+	      "sql: same lock target, NULL-safe, for hard and soft edges");
+	CHECK(strstr(q14, "ORDER BY e.bd, e.rn > 1, e.soft, 1, 2, 7 LIMIT 5000 + 1") != NULL,
+	      "sql: edges nearest the roots first, one row past the 5000 limit");
+	CHECK(strstr(q14, "WITH RECURSIVE ") == q14 && strstr(q14, "WHERE d.n < 8)"),
+	      "sql: blocker depth breadth-first, bounded");
 	CHECK(strstr(q14, "::regclass") && strstr(q14, "= c.datid THEN"), "sql: regclass only for this database");
 	CHECK(strchr(q14, ';') == NULL && strchr(q13, ';') == NULL, "sql: one statement");
 	CHECK(strstr(PG_LOCKS_GATE_SQL, "wait_event_type = 'Lock'") && PG_LOCKS_GATE_SQL[0] == '(',
@@ -296,18 +312,74 @@ static void test_advisory(const struct fx *f)
 	lock_set_free(ls);
 }
 
+/* One root, 50 sessions running the same UPDATE of its row: one hard edge
+ * per waiter (pg_blocking_pids would list 1225 pairs), one root. */
+static void test_pileup(const struct fx *f)
+{
+	const struct fx_sec *sec = fx_sec(f, "pileup");
+	struct lock_set *ls = map_sec(f, "pileup", false);
+	CHECK(sec && sec->nrows == 50 && ls->ne == 50 && ls->ns == 51,
+	      nm("%s pileup: 50 rows, 50 edges, 51 sessions (got %zu, %zu)", f->file, ls->ne, ls->ns));
+	if (!sec || sec->nrows < 2 || ls->ne != 50) {
+		lock_set_free(ls);
+		return;
+	}
+	/* the first row is the edge to the root (rows nearest the roots come
+	 * first): the first waiter waits for the root's transaction */
+	const struct lock_edge *x = &ls->e[0];
+	const struct lock_session *root = &ls->s[x->blocker], *first = &ls->s[x->waiter];
+	CHECK(strcmp(x->lock_type, "transactionid") == 0 && strcmp(x->requested, "ShareLock") == 0 &&
+	      strcmp(x->held, "ExclusiveLock") == 0 && !x->soft,
+	      nm("%s pileup: first row: the first waiter's ShareLock on the root's transaction", f->file));
+	CHECK(strcmp(root->state, "idle in transaction") == 0 && isnan(root->wait_s),
+	      nm("%s pileup: the root is idle in its transaction", f->file));
+	int per_waiter[64] = {0};
+	bool one_each = true, tuple_rest = true;
+	for (size_t k = 0; k < ls->ne; k++) {
+		const struct lock_edge *e = &ls->e[k];
+		if (e->waiter < 64)
+			per_waiter[e->waiter]++;
+		if (k > 0)
+			tuple_rest = tuple_rest && strcmp(e->lock_type, "tuple") == 0 && e->blocker == x->waiter &&
+				     strcmp(e->requested, "ExclusiveLock") == 0 &&
+				     strcmp(e->held, "ExclusiveLock") == 0 && !e->soft &&
+				     strcmp(e->lock_data, "ctid (0,1)") == 0;
+	}
+	for (size_t i = 0; i < ls->ns && i < 64; i++)
+		one_each = one_each && per_waiter[i] == ((int)i == x->blocker ? 0 : 1);
+	CHECK(one_each, nm("%s pileup: each waiter exactly one edge, the root none", f->file));
+	CHECK(tuple_rest, nm("%s pileup: the 49 others wait, hard, for the tuple lock the first waiter holds",
+			     f->file));
+	lock_set_analyse(ls);
+	CHECK(ls->nroots == 1 && root->is_root && root->blocked == 50 && ls->ncycles == 0,
+	      nm("%s pileup: one root, blocking all 50 (roots %d, blocked %d)", f->file, ls->nroots, root->blocked));
+	bool depths = first->depth == 1;
+	for (size_t i = 0; i < ls->ns; i++)
+		if ((int)i != x->blocker && (int)i != x->waiter)
+			depths = depths && ls->s[i].depth == 2 && ls->s[i].root == x->blocker;
+	CHECK(depths, nm("%s pileup: the first waiter at depth 1, the others at depth 2", f->file));
+	struct lock_row *rows;
+	size_t n = lock_tree_rows(ls, &rows);
+	CHECK(n == 51 && rows[0].session == x->blocker && rows[1].session == x->waiter && rows[2].depth == 2,
+	      nm("%s pileup: tree of 51 rows: root, first waiter, the rest below it", f->file));
+	free(rows);
+	CHECK(ls->note[0] == '\0', nm("%s pileup: no note", f->file));
+	lock_set_free(ls);
+}
+
 static void test_fixture(const char *name)
 {
 	struct fx f;
 	if (!fx_load(&f, name))
 		return;
-	CHECK(f.nsec == 8, nm("%s: 4 scenarios and their gates", name));
+	CHECK(f.nsec == 10, nm("%s: 5 scenarios and their gates", name));
 	test_columns(&f);
 	test_rowlock(&f);
 	test_locktable(&f, false);
 	test_locktable(&f, true);
 	test_chain(&f);
 	test_advisory(&f);
+	test_pileup(&f);
 	fx_free(&f);
 }
 
@@ -444,6 +516,34 @@ static void test_special(void)
 	lock_set_free(ls);
 }
 
+/* The query asks for one row past PG_LOCKS_ROW_LIMIT: that row is not
+ * mapped and the note says the answer was cut. */
+static void test_cut(void)
+{
+	struct lock_set *ls = lock_set_new();
+	char w[24], b[24];
+	const char *row[PGL__COUNT] = {[PGL_LOCKTYPE] = "tuple", [PGL_REQUESTED] = "ExclusiveLock",
+				       [PGL_HELD] = "ExclusiveLock", [PGL_SOFT] = "f"};
+	row[PGL_WAITER] = w;
+	row[PGL_BLOCKER] = b;
+	for (int i = 0; i < PG_LOCKS_ROW_LIMIT; i++) {
+		str_printf(w, sizeof w, "%d", 100 + i);
+		str_printf(b, sizeof b, "%d", i == 0 ? 1 : 100);
+		pg_locks_map_row(ls, row, PGL__COUNT);
+	}
+	CHECK(ls->ne == PG_LOCKS_ROW_LIMIT && ls->note[0] == '\0', "cut: the limit's rows mapped, no note yet");
+	str_printf(w, sizeof w, "%d", 100 + PG_LOCKS_ROW_LIMIT);
+	pg_locks_map_row(ls, row, PGL__COUNT);
+	CHECK(ls->ne == PG_LOCKS_ROW_LIMIT && ls->ns == (size_t)PG_LOCKS_ROW_LIMIT + 1,
+	      "cut: the row past the limit adds no edge and no session");
+	CHECK(strstr(ls->note, "over 5000 wait edges") && strstr(ls->note, "nearest the roots"),
+	      nm("cut: note '%s'", ls->note));
+	lock_set_analyse(ls);
+	CHECK(ls->nroots == 1 && ls->s[session_idx(ls, 1)].blocked == PG_LOCKS_ROW_LIMIT,
+	      "cut: the root kept (its edges came first)");
+	lock_set_free(ls);
+}
+
 /* Terminal escape sequences and controls in server text. */
 static void test_sanitise(void)
 {
@@ -489,6 +589,7 @@ int main(void)
 	test_cycle();
 	test_nulls();
 	test_special();
+	test_cut();
 	test_sanitise();
 	return TAP_DONE();
 }
