@@ -528,8 +528,6 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 			cl[k] = cell(r, i, k);
 		pg_locks_map_row(ls, cl, PGL__COUNT);
 	}
-	if (n >= PG_LOCKS_ROW_LIMIT)
-		str_printf(ls->note, sizeof ls->note, "only the first %d wait edges are shown", PG_LOCKS_ROW_LIMIT);
 	pg_results_clear(&rs);
 	ls->status = LOCKS_READ;
 	lock_set_analyse(ls);
