@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/digests.h"
+#include "../model/locks.h"
+#include "../model/waits.h"
 #include "../util/util.h"
 #include "record.h"
 
@@ -22,6 +25,10 @@ static void replay_close(struct source *src)
 	if (!p)
 		return;
 	rec_reader_close(&p->rd);
+	/* a sample read but never handed out */
+	digest_set_free(p->it.sample.digests);
+	lock_set_free(p->it.sample.locks);
+	wait_set_free(p->it.sample.waits);
 	free(p);
 	src->priv = NULL;
 }
@@ -86,7 +93,11 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 		return 0;
 	}
 	due = p->base_real + (out->mono - p->base_rec) / cfg->speed;
-	sleep_until(due);
+	/* in short steps, so that a quitting screen does not wait for it */
+	while (clock_mono() < due && !(src->stop_flag && *src->stop_flag)) {
+		double step = clock_mono() + 0.05;
+		sleep_until(step < due ? step : due);
+	}
 	return 0;
 }
 

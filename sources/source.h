@@ -77,6 +77,7 @@ struct source {
 	double sub_hz;           /* subsamples per second (--sample-hz) */
 	bool wants_subsample;    /* set by the backend at connect */
 	double query_timeout;    /* s, per statement */
+	volatile int *stop_flag; /* when set and non-zero: stop waiting (replay pacing) */
 	/* driver state */
 	bool connected;
 	uint32_t conn_gen;

@@ -381,6 +381,13 @@ int main(int argc, char **argv)
 			.rec = recording ? &rec : NULL, .read_only = o.read_only,
 		};
 		status = ui_run(&src, &m, &uo);
+		if (uo.worker_running) {
+			/* a query still runs in the sampler thread: leave everything it
+			 * may touch alone; exiting ends it */
+			if (recording)
+				rec_close(&rec);
+			return status;
+		}
 		goto done;
 	}
 	/* the first sample only primes the counters */

@@ -9,7 +9,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/digests.h"
+#include "../model/locks.h"
+#include "../model/waits.h"
 #include "../util/util.h"
+
+/* Free what a sample owns (a message that will never be taken). */
+static void msg_clear(struct sampler_msg *m)
+{
+	digest_set_free(m->s.digests);
+	lock_set_free(m->s.locks);
+	wait_set_free(m->s.waits);
+	m->s.digests = NULL;
+	m->s.locks = NULL;
+	m->s.waits = NULL;
+}
 
 /* Wait on the condition until monotonic time t or a change; mu held. */
 static void wait_until(struct sampler *sp, double t)
@@ -101,6 +115,7 @@ static void *worker(void *arg)
 			pthread_cond_wait(&sp->cv, &sp->mu);
 		if (sp->stop) {
 			pthread_mutex_unlock(&sp->mu);
+			msg_clear(m);
 			break;
 		}
 		sp->q[(sp->head + sp->len) % SAMPLER_QUEUE] = *m;
@@ -123,6 +138,7 @@ int sampler_start(struct sampler *sp, struct source *src, double interval, bool 
 {
 	memset(sp, 0, sizeof *sp);
 	sp->src = src;
+	src->stop_flag = &sp->stop_flag;
 	sp->interval = interval;
 	sp->self_paced = self_paced;
 	sp->caps_gen = 0;
@@ -205,11 +221,12 @@ bool sampler_stop(struct sampler *sp, double max_wait)
 		return true;
 	pthread_mutex_lock(&sp->mu);
 	sp->stop = true;
+	sp->stop_flag = 1;
 	pthread_cond_broadcast(&sp->cv);
 	pthread_mutex_unlock(&sp->mu);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += (time_t)max_wait;
-	ts.tv_nsec += (long)((max_wait - floor(max_wait)) * 1e9);
+	ts.tv_nsec += (long)((max_wait - (double)(long)max_wait) * 1e9);
 	if (ts.tv_nsec >= 1000000000L) {
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
@@ -219,6 +236,8 @@ bool sampler_stop(struct sampler *sp, double max_wait)
 	sp->running = false;
 	close(sp->wake[0]);
 	close(sp->wake[1]);
+	for (int i = 0; i < sp->len; i++)
+		msg_clear(&sp->q[(sp->head + i) % SAMPLER_QUEUE]);
 	free(sp->q);
 	sp->q = NULL;
 	pthread_mutex_destroy(&sp->mu);

@@ -27,6 +27,7 @@ struct sampler {
 	double interval;         /* s, under mu */
 	bool self_paced;         /* the source sets the pace (replay) */
 	bool stop;
+	volatile int stop_flag;  /* stop, readable by the source without the lock */
 	bool running;
 	struct sampler_msg *q;   /* SAMPLER_QUEUE slots */
 	int head, len;

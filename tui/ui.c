@@ -819,8 +819,14 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	write_frame_stats(u);
 	bool joined = sampler_stop(&u->sp, 0.5);
 	restore_terminal();
-	if (!joined)
-		src->connected = false;  /* the worker still owns the connection */
+	if (!joined) {
+		/* the worker is still inside a query: it owns the connection and
+		 * the sampler's memory until the process exits */
+		src->connected = false;
+		o->worker_running = true;
+		return status;
+	}
+	src->stop_flag = NULL;
 	for (i = 0; i < NPANES; i++)
 		pane_filter_free(&u->views[i]);
 	free(u);

@@ -17,6 +17,7 @@ struct ui_opts {
 	const char *host;       /* label */
 	struct recorder *rec;   /* open recording or NULL */
 	bool read_only;         /* --read-only: no kill, cancel or tuning */
+	bool worker_running;    /* out: the sampler thread did not stop in time */
 };
 
 /* Can this terminal show the screen? false with the reason in why. */
