@@ -688,12 +688,13 @@ static int pg_act(struct source *src, int what, long long id, char *msg, size_t 
 		return -1;
 	p->own_xacts++;
 	v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
-	if (v && v[0] == 't')
+	bool done = v && v[0] == 't';
+	pg_results_clear(&rs);
+	if (done)
 		str_printf(msg, len, "%s(%lld): done", fn, id);
 	else
 		str_printf(msg, len, "%s(%lld) returned false: the session is gone already", fn, id);
-	pg_results_clear(&rs);
-	return v && v[0] == 't' ? 0 : -1;
+	return done ? 0 : -1;
 }
 
 const struct source_ops pg_source_ops = {
