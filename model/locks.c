@@ -7,6 +7,18 @@
 
 #include "../util/util.h"
 
+/* Length of q cut at max bytes, never inside a UTF-8 sequence. */
+static size_t cut_len(const char *q, size_t max)
+{
+	size_t n = strlen(q);
+	if (n > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)q[n] & 0xc0) == 0x80)
+			n--;
+	}
+	return n;
+}
+
 struct lock_set *lock_set_new(void)
 {
 	return xcalloc(1, sizeof(struct lock_set));
@@ -65,13 +77,7 @@ void lock_session_query(struct lock_session *s, const char *q, bool is_last)
 	s->query_is_last = is_last;
 	if (!q)
 		return;
-	size_t n = strlen(q);
-	if (n > LOCK_QUERY_MAX - 1) {
-		n = LOCK_QUERY_MAX - 1;
-		/* do not cut a UTF-8 sequence in half */
-		while (n > 0 && ((unsigned char)q[n] & 0xc0) == 0x80)
-			n--;
-	}
+	size_t n = cut_len(q, LOCK_QUERY_MAX - 1);
 	s->query = xmalloc(n + 1);
 	memcpy(s->query, q, n);
 	s->query[n] = '\0';
@@ -416,12 +422,7 @@ static void json_query(struct strbuf *out, const char *q)
 		sb_puts(out, "null");
 		return;
 	}
-	size_t n = strlen(q);
-	if (n > 200) {
-		n = 200;
-		while (n > 0 && ((unsigned char)q[n] & 0xc0) == 0x80)
-			n--;
-	}
+	size_t n = cut_len(q, 200);
 	memcpy(t, q, n);
 	t[n] = '\0';
 	json_str(out, text_sanitize(t));

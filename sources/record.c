@@ -1062,12 +1062,7 @@ int rec_next(struct rec_reader *rd, struct rec_item *it)
 		if (type == REC_SAMPLE) {
 			it->type = REC_SAMPLE;
 			if (each_field(rd->buf, n, sample_field, &it->sample) < 0) {
-				digest_set_free(it->sample.digests);
-				it->sample.digests = NULL;
-				lock_set_free(it->sample.locks);
-				it->sample.locks = NULL;
-				wait_set_free(it->sample.waits);
-				it->sample.waits = NULL;
+				sample_release(&it->sample);
 				rd->corrupt++;
 				continue;
 			}

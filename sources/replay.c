@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model/digests.h"
-#include "../model/locks.h"
-#include "../model/waits.h"
 #include "../util/util.h"
 #include "record.h"
 
@@ -26,9 +23,7 @@ static void replay_close(struct source *src)
 		return;
 	rec_reader_close(&p->rd);
 	/* a sample read but never handed out */
-	digest_set_free(p->it.sample.digests);
-	lock_set_free(p->it.sample.locks);
-	wait_set_free(p->it.sample.waits);
+	sample_release(&p->it.sample);
 	free(p);
 	src->priv = NULL;
 }

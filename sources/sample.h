@@ -123,6 +123,10 @@ struct sample {
 	struct wait_set *waits;
 };
 
+/* Free what the sample owns (digests, lock waits, wait profile) and clear
+ * the pointers: one place for every consumer. */
+void sample_release(struct sample *s);
+
 /* Append a note unless an identical one is there already. */
 void notes_add(struct notes *n, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

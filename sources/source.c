@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../model/digests.h"
+#include "../model/locks.h"
+#include "../model/waits.h"
 #include "../util/util.h"
 
 #define BACKOFF_MIN 1.0   /* s */
@@ -208,6 +211,16 @@ void source_tick(struct source *src, struct sample *out)
 	src->last_error[0] = '\0';
 	if (out->settings_fresh)
 		src->next_settings = now + src->settings_every;
+}
+
+void sample_release(struct sample *s)
+{
+	digest_set_free(s->digests);
+	lock_set_free(s->locks);
+	wait_set_free(s->waits);
+	s->digests = NULL;
+	s->locks = NULL;
+	s->waits = NULL;
 }
 
 void source_close(struct source *src)

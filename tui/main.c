@@ -395,9 +395,7 @@ int main(int argc, char **argv)
 	for (;;) {
 		source_tick(&src, &s);
 		if (src.finished) {
-			digest_set_free(s.digests);
-			lock_set_free(s.locks);
-			wait_set_free(s.waits);
+			sample_release(&s);
 			break;
 		}
 		if (src.conn_gen != caps_gen) {
@@ -415,12 +413,7 @@ int main(int argc, char **argv)
 			recording = false;
 		}
 		model_update(&m, &s);
-		digest_set_free(s.digests);
-		s.digests = NULL;
-		lock_set_free(s.locks);
-		s.locks = NULL;
-		wait_set_free(s.waits);
-		s.waits = NULL;
+		sample_release(&s);
 		if (m.intervals > 1 && s.wall >= src.start_wall + o.from) {
 			out.len = 0;
 			if (o.json)

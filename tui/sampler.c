@@ -9,21 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../model/digests.h"
-#include "../model/locks.h"
-#include "../model/waits.h"
 #include "../util/util.h"
-
-/* Free what a sample owns (a message that will never be taken). */
-static void msg_clear(struct sampler_msg *m)
-{
-	digest_set_free(m->s.digests);
-	lock_set_free(m->s.locks);
-	wait_set_free(m->s.waits);
-	m->s.digests = NULL;
-	m->s.locks = NULL;
-	m->s.waits = NULL;
-}
 
 /* Wait on the condition until monotonic time t or a change; mu held. */
 static void wait_until(struct sampler *sp, double t)
@@ -115,7 +101,7 @@ static void *worker(void *arg)
 			pthread_cond_wait(&sp->cv, &sp->mu);
 		if (sp->stop) {
 			pthread_mutex_unlock(&sp->mu);
-			msg_clear(m);
+			sample_release(&m->s);
 			break;
 		}
 		sp->q[(sp->head + sp->len) % SAMPLER_QUEUE] = *m;
@@ -237,7 +223,7 @@ bool sampler_stop(struct sampler *sp, double max_wait)
 	close(sp->wake[0]);
 	close(sp->wake[1]);
 	for (int i = 0; i < sp->len; i++)
-		msg_clear(&sp->q[(sp->head + i) % SAMPLER_QUEUE]);
+		sample_release(&sp->q[(sp->head + i) % SAMPLER_QUEUE].s);
 	free(sp->q);
 	sp->q = NULL;
 	pthread_mutex_destroy(&sp->mu);

@@ -688,9 +688,7 @@ static bool take_samples(struct ui *u)
 		}
 		if (msg->end) {
 			u->ended = true;
-			digest_set_free(msg->s.digests);
-			lock_set_free(msg->s.locks);
-			wait_set_free(msg->s.waits);
+			sample_release(&msg->s);
 			continue;
 		}
 		if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
@@ -700,12 +698,7 @@ static bool take_samples(struct ui *u)
 		}
 		if (!u->paused)
 			model_update(u->m, &msg->s);
-		digest_set_free(msg->s.digests);
-		msg->s.digests = NULL;
-		lock_set_free(msg->s.locks);
-		msg->s.locks = NULL;
-		wait_set_free(msg->s.waits);
-		msg->s.waits = NULL;
+		sample_release(&msg->s);
 	}
 	free(msg);
 	return any;
