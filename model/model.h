@@ -63,6 +63,8 @@ struct rate {
 	enum rate_status st;
 };
 
+struct tune_view;
+
 struct model {
 	struct caps caps;         /* of the current connection */
 	bool have_caps;
@@ -83,6 +85,7 @@ struct model {
 	struct ring lock_waiting; /* sessions waiting on a lock, per interval */
 	struct ring lock_wait_ms; /* row-lock wait time, ms/s (MySQL: counter; PG: waiters x 1000) */
 	struct wait_table wt;     /* wait events */
+	const struct tune_view *tune; /* tuning state (the screen's copy), NULL: none */
 };
 
 /* history_len: intervals kept (>= 1). */

@@ -21,12 +21,16 @@ enum pane_action {
 	PA_NONE = 0,
 	PA_TERMINATE,        /* end the session (KILL / pg_terminate_backend) */
 	PA_CANCEL,           /* cancel its statement (KILL QUERY / pg_cancel_backend) */
+	PA_TUNE_APPLY,       /* set tunables[id] to value (or revert dbtop's change of it) */
+	PA_TUNE_KEEP,        /* keep journal entry id after dbtop exits */
+	PA_TUNE_ORPHANS,     /* revert what an earlier dbtop left changed */
 };
 
 struct pane_ask {
 	enum pane_action act;
-	long long id;        /* session id */
-	char what[480];      /* the confirmation text: whom, what, consequences */
+	long long id;        /* session id / tunable index / journal seq */
+	char value[64];      /* PA_TUNE_APPLY: the value */
+	char what[1200];     /* the confirmation text: whom, what, consequences */
 };
 
 /* Per-pane view state owned by the screen. */

@@ -222,6 +222,16 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 		my_close(src);
 		return -1;
 	}
+	if (src->read_only) {
+		bool failed;
+		MYSQL_RES *res = my_query(src, "SET SESSION TRANSACTION READ ONLY", err, errlen, &failed, NULL, NULL);
+		if (res)
+			mysql_free_result(res);
+		if (failed) {
+			my_close(src);
+			return -1;
+		}
+	}
 	/* no statement statistics: sample the process list instead */
 	p->fb_on = !src->caps.ps_digests && src->caps.priv_process;
 	fallback_init(&p->fb, src->sub_hz);
@@ -524,6 +534,10 @@ static int my_act(struct source *src, int what, long long id, char *msg, size_t 
 {
 	bool failed, stalled;
 	char q[64];
+	if (src->read_only) {
+		str_copy(msg, len, "--read-only: refused");
+		return -1;
+	}
 	if (id <= 0) {
 		str_printf(msg, len, "%lld is not a session id", id);
 		return -1;
@@ -535,6 +549,164 @@ static int my_act(struct source *src, int what, long long id, char *msg, size_t 
 	if (failed)
 		return -1;
 	str_printf(msg, len, "%s: done", q);
+	return 0;
+}
+
+/* The current account's GRANTEE string as information_schema prints it. */
+#define MY_GRANTEE "CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(),'@',1), '''@''', " \
+	"SUBSTRING_INDEX(CURRENT_USER(),'@',-1), '''')"
+
+static bool has_priv(const struct strbuf *privs, const char *name)
+{
+	char k[64];
+	str_printf(k, sizeof k, "|%s|", name);
+	return privs->s && strstr(privs->s, k) != NULL;
+}
+
+/* Tuning, TC_PREV: the state to restore for c->t. */
+static int my_tune_prev(struct source *src, struct tune_call *c)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	bool failed;
+	char q[256];
+	if (c->t->kind == TK_MY_GLOBAL)
+		str_printf(q, sizeof q, "SELECT @@GLOBAL.%s, NULL", c->t->name);
+	else
+		str_printf(q, sizeof q, "SELECT ENABLED, TIMED FROM performance_schema.setup_instruments "
+			   "WHERE NAME = '%s'", c->t->name);
+	res = my_query(src, q, c->err, sizeof c->err, &failed, NULL, NULL);
+	if (failed)
+		return -1;
+	row = res ? mysql_fetch_row(res) : NULL;
+	if (!row || !row[0]) {
+		str_copy(c->err, sizeof c->err, "the server returned no value");
+		if (res)
+			mysql_free_result(res);
+		return -1;
+	}
+	if (c->t->kind == TK_MY_GLOBAL)
+		str_copy(c->was, sizeof c->was, row[0]);
+	else
+		str_printf(c->was, sizeof c->was, "%s/%s", row[0], row[1] ? row[1] : "NO");
+	str_copy(c->undo, sizeof c->undo, c->was);
+	text_sanitize(c->was);
+	mysql_free_result(res);
+	return 0;
+}
+
+/* Tuning, TC_PROBE: values, instruments and privileges of every tunable. */
+static int my_tune_probe(struct source *src, struct tune_call *c)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	bool failed;
+	char q[512];
+	enum flavour fl = src->caps.flavour;
+	struct strbuf names, privs;
+
+	sb_init(&names);
+	sb_init(&privs);
+	for (size_t i = 0; i < ntunables; i++)
+		if (tunables[i].kind == TK_MY_GLOBAL && tunable_applies(&tunables[i], fl)) {
+			sb_puts(&names, names.len ? ",'" : "'");
+			sb_puts(&names, tunables[i].name);
+			sb_putc(&names, '\'');
+		}
+	str_printf(q, sizeof q, "SHOW GLOBAL VARIABLES WHERE Variable_name IN (%s)", names.s ? names.s : "''");
+	sb_free(&names);
+	res = my_query(src, q, c->err, sizeof c->err, &failed, NULL, NULL);
+	if (failed)
+		return -1;
+	while (res && (row = mysql_fetch_row(res)))
+		for (size_t i = 0; row[0] && i < ntunables; i++)
+			if (tunables[i].kind == TK_MY_GLOBAL && strcmp(tunables[i].name, row[0]) == 0) {
+				str_copy(c->current[i], TUNE_VALUE_LEN, row[1] ? row[1] : "");
+				text_sanitize(c->current[i]);
+				c->known[i] = true;
+			}
+	if (res)
+		mysql_free_result(res);
+	if (src->caps.perf_schema) {
+		char e2[NOTE_LEN];
+		res = my_query(src, "SELECT NAME, ENABLED, TIMED FROM performance_schema.setup_instruments "
+			       "WHERE NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "')",
+			       e2, sizeof e2, &failed, NULL, NULL);
+		while (res && (row = mysql_fetch_row(res)))
+			for (size_t i = 0; row[0] && i < ntunables; i++)
+				if (tunables[i].kind == TK_MY_INSTRUMENT && strcmp(tunables[i].name, row[0]) == 0) {
+					str_printf(c->current[i], TUNE_VALUE_LEN, "%s/%s", row[1] ? row[1] : "?",
+						   row[2] ? row[2] : "?");
+					text_sanitize(c->current[i]);
+					c->known[i] = true;
+				}
+		if (res)
+			mysql_free_result(res);
+		if (failed)
+			str_printf(c->note, sizeof c->note, "performance_schema instruments unreadable: %s", e2);
+	} else {
+		str_copy(c->note, sizeof c->note, "performance_schema is off (performance_schema=ON in my.cnf and a "
+			 "restart): its instruments cannot be switched");
+	}
+	res = my_query(src,
+		       "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = " MY_GRANTEE
+		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = "
+		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND PRIVILEGE_TYPE = 'UPDATE'"
+		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = "
+		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND TABLE_NAME = 'setup_instruments'"
+		       " AND PRIVILEGE_TYPE = 'UPDATE'",
+		       c->err, sizeof c->err, &failed, NULL, NULL);
+	sb_putc(&privs, '|');
+	while (res && (row = mysql_fetch_row(res)))
+		if (row[0]) {
+			sb_puts(&privs, row[0]);
+			sb_putc(&privs, '|');
+		}
+	if (res)
+		mysql_free_result(res);
+	bool set_global = has_priv(&privs, "SUPER") || has_priv(&privs, "SYSTEM_VARIABLES_ADMIN");
+	bool binlog = set_global || has_priv(&privs, "BINLOG ADMIN");
+	bool ps = has_priv(&privs, "UPDATE") || has_priv(&privs, "PS_UPDATE");
+	sb_free(&privs);
+	c->err[0] = '\0';
+	for (size_t i = 0; i < ntunables; i++) {
+		const struct tunable *t = &tunables[i];
+		if (!tunable_applies(t, fl))
+			continue;
+		if (c->known[i])
+			str_copy(c->undo_hint[i], sizeof c->undo_hint[i], c->current[i]);
+		if (t->kind == TK_MY_INSTRUMENT)
+			c->allowed[i] = ps && src->caps.perf_schema;
+		else if (strstr(t->priv, "BINLOG"))
+			c->allowed[i] = binlog;
+		else
+			c->allowed[i] = set_global;
+	}
+	return 0;
+}
+
+/* Tuning: probe, read the state to restore, or run a change. */
+static int my_tune(struct source *src, struct tune_call *c)
+{
+	struct my_priv *p = src->priv;
+	MYSQL_RES *res;
+	bool failed, stalled = false;
+	if (c->what == TC_PROBE)
+		return my_tune_probe(src, c);
+	if (c->what == TC_PREV)
+		return my_tune_prev(src, c);
+	if (src->read_only) {
+		str_copy(c->err, sizeof c->err, "--read-only: refused");
+		return -1;
+	}
+	res = my_query(src, c->sql, c->err, sizeof c->err, &failed, &stalled, NULL);
+	if (res)
+		mysql_free_result(res);
+	if (failed) {
+		unsigned e = mysql_errno(p->db);
+		c->unsure = stalled || e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR;
+		return -1;
+	}
 	return 0;
 }
 
@@ -672,4 +844,5 @@ const struct source_ops mysql_source_ops = {
 	.close = my_close,
 	.subsample = my_subsample,
 	.act = my_act,
+	.tune = my_tune,
 };

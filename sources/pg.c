@@ -324,8 +324,9 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	val[n++] = ct;
 	kw[n] = "application_name";
 	val[n++] = "dbtop";
-	str_printf(opts, sizeof opts, "-c statement_timeout=%ld -c lock_timeout=%ld",
-		   (long)(src->query_timeout * 1000), (long)(src->query_timeout * 1000));
+	str_printf(opts, sizeof opts, "-c statement_timeout=%ld -c lock_timeout=%ld%s",
+		   (long)(src->query_timeout * 1000), (long)(src->query_timeout * 1000),
+		   src->read_only ? " -c default_transaction_read_only=on" : "");
 	kw[n] = "options";
 	val[n++] = opts;
 	kw[n] = NULL;
@@ -671,6 +672,135 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 }
 
 /* End a backend or cancel its query. */
+/* Tuning, TC_PROBE: current value and privilege of every tunable. */
+static int pg_tune_probe(struct source *src, struct tune_call *c)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct strbuf q;
+	bool stalled;
+	const char *allowed = src->caps.superuser ? "true"
+			      : src->caps.version_num >= 150000
+				  ? "has_parameter_privilege(name, 'ALTER SYSTEM') AND "
+				    "has_function_privilege('pg_reload_conf()', 'EXECUTE') AND "
+				    "has_function_privilege('pg_show_all_file_settings()', 'EXECUTE')"
+				  : "false";
+	sb_init(&q);
+	sb_puts(&q, "SELECT name, current_setting(name), ");
+	sb_puts(&q, allowed);
+	/* what ALTER SYSTEM wrote (readable by superusers only): the revert shown */
+	sb_puts(&q, src->caps.superuser
+		    ? ", (SELECT f.setting FROM pg_file_settings f WHERE f.name = s.name AND f.sourcefile LIKE "
+		      "'%/postgresql.auto.conf' ORDER BY f.seqno DESC LIMIT 1), (SELECT count(*) FROM pg_file_settings f "
+		      "WHERE f.name = s.name AND f.sourcefile LIKE '%/postgresql.auto.conf')"
+		    : ", NULL, NULL");
+	sb_puts(&q, " FROM pg_settings s WHERE name IN ('");
+	bool first = true;
+	for (size_t i = 0; i < ntunables; i++)
+		if (tunables[i].kind == TK_PG_SYSTEM) {
+			if (!first)
+				sb_puts(&q, "','");
+			sb_puts(&q, tunables[i].name);
+			first = false;
+		}
+	sb_puts(&q, "')");
+	int rc = pg_run(src, q.s, &rs, c->err, sizeof c->err, &stalled, NULL);
+	sb_free(&q);
+	p->own_xacts++;
+	if (rc < 0)
+		return -1;
+	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
+	for (int row = 0; r && row < PQntuples(r); row++) {
+		const char *name = cell(r, row, 0), *v = cell(r, row, 1), *ok = cell(r, row, 2);
+		for (size_t i = 0; name && i < ntunables; i++)
+			if (tunables[i].kind == TK_PG_SYSTEM && strcmp(tunables[i].name, name) == 0) {
+				str_copy(c->current[i], TUNE_VALUE_LEN, v ? v : "");
+				text_sanitize(c->current[i]);
+				c->known[i] = true;
+				c->allowed[i] = ok && ok[0] == 't';
+				const char *file = cell(r, row, 3), *cnt = cell(r, row, 4);
+				if (cnt && atoi(cnt) > 0 && file)
+					str_printf(c->undo_hint[i], sizeof c->undo_hint[i], "set:%s", file);
+				else if (cnt)
+					str_copy(c->undo_hint[i], sizeof c->undo_hint[i], "reset");
+			}
+	}
+	pg_results_clear(&rs);
+	if (src->caps.in_recovery)
+		str_copy(c->note, sizeof c->note, "a standby: ALTER SYSTEM works, but these settings matter on the primary");
+	return 0;
+}
+
+/* Tuning, TC_PREV: the running value and the postgresql.auto.conf line of
+ * c->t (what ALTER SYSTEM wrote before, if anything): restored exactly. */
+static int pg_tune_prev(struct source *src, struct tune_call *c)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	bool stalled;
+	char q[640];
+	const char *n = c->t->name;
+	str_printf(q, sizeof q,
+		   "SELECT current_setting('%s'), (SELECT setting FROM pg_file_settings WHERE name = '%s' "
+		   "AND sourcefile LIKE '%%/postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1), "
+		   "(SELECT count(*) FROM pg_file_settings WHERE name = '%s' "
+		   "AND sourcefile LIKE '%%/postgresql.auto.conf')",
+		   n, n, n);
+	int rc = pg_run(src, q, &rs, c->err, sizeof c->err, &stalled, NULL);
+	p->own_xacts++;
+	if (rc < 0)
+		return -1;
+	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
+	const char *cur = cell(r, 0, 0), *file = cell(r, 0, 1), *cnt = cell(r, 0, 2);
+	if (!cur || !cnt) {
+		pg_results_clear(&rs);
+		str_copy(c->err, sizeof c->err, "the server returned no value");
+		return -1;
+	}
+	str_copy(c->was, sizeof c->was, cur);
+	text_sanitize(c->was);
+	if (atoi(cnt) > 0 && file)
+		str_printf(c->undo, sizeof c->undo, "set:%s", file);
+	else
+		str_copy(c->undo, sizeof c->undo, "reset");
+	pg_results_clear(&rs);
+	return 0;
+}
+
+/* Tuning: probe, read the state to restore, or run a change. */
+static int pg_tune(struct source *src, struct tune_call *c)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	bool stalled = false;
+	if (c->what == TC_PROBE)
+		return pg_tune_probe(src, c);
+	if (c->what == TC_PREV)
+		return pg_tune_prev(src, c);
+	if (src->read_only) {
+		str_copy(c->err, sizeof c->err, "--read-only: refused");
+		return -1;
+	}
+	int rc = pg_run(src, c->sql, &rs, c->err, sizeof c->err, &stalled, NULL);
+	p->own_xacts++;
+	if (rc < 0) {
+		c->unsure = stalled || PQstatus(p->db) != CONNECTION_OK;
+		return -1;
+	}
+	pg_results_clear(&rs);
+	if (!c->reload)
+		return 0;
+	rc = pg_run(src, "SELECT pg_reload_conf()", &rs, c->err, sizeof c->err, &stalled, NULL);
+	p->own_xacts++;
+	if (rc < 0) {
+		/* postgresql.auto.conf is changed already: the change must be reverted */
+		c->unsure = true;
+		return -1;
+	}
+	pg_results_clear(&rs);
+	return 0;
+}
+
 static int pg_act(struct source *src, int what, long long id, char *msg, size_t len)
 {
 	struct pg_priv *p = src->priv;
@@ -679,6 +809,10 @@ static int pg_act(struct source *src, int what, long long id, char *msg, size_t 
 	bool stalled;
 	char q[96];
 	const char *v;
+	if (src->read_only) {
+		str_copy(msg, len, "--read-only: refused");
+		return -1;
+	}
 	if (id <= 0 || id > 0x7fffffff) {
 		str_printf(msg, len, "%lld is not a backend pid", id);
 		return -1;
@@ -704,4 +838,5 @@ const struct source_ops pg_source_ops = {
 	.close = pg_close,
 	.subsample = pg_subsample,
 	.act = pg_act,
+	.tune = pg_tune,
 };

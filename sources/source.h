@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../model/tunables.h"
 #include "sample.h"
 #include "target.h"
 
@@ -43,6 +44,32 @@ struct caps {
 
 struct source;
 
+/* One tuning step asked of a backend. */
+enum tune_call_what {
+	TC_PROBE = 1,   /* current value and privilege of every tunable of this flavour */
+	TC_PREV,        /* the state to restore for c->t: undo token and running value */
+	TC_EXEC,        /* run c->sql (PostgreSQL: then pg_reload_conf() when c->reload) */
+};
+
+struct tune_call {
+	enum tune_call_what what;
+	const struct tunable *t;              /* TC_PREV */
+	/* TC_PROBE out, indexed like tunables[] */
+	bool known[TUNABLES_MAX];
+	char current[TUNABLES_MAX][TUNE_VALUE_LEN];
+	bool allowed[TUNABLES_MAX];
+	char undo_hint[TUNABLES_MAX][80];     /* the undo token a change now would save ("": unknown) */
+	char note[NOTE_LEN];                  /* a remark for the whole table */
+	/* TC_PREV out */
+	char undo[80];
+	char was[TUNE_VALUE_LEN];
+	/* TC_EXEC in */
+	const char *sql;
+	bool reload;
+	bool unsure;                          /* TC_EXEC failed, but the change may be in force */
+	char err[NOTE_LEN];
+};
+
 struct source_ops {
 	const char *name;
 	/* Connect and probe caps. Returns 0, or -1 with a message in err. */
@@ -61,6 +88,9 @@ struct source_ops {
 	/* Optional: end a session (what 1) or cancel its statement (what 2).
 	 * Returns 0 with what happened in msg, or -1 with the server's reason. */
 	int (*act)(struct source *src, int what, long long id, char *msg, size_t len);
+	/* Optional: tuning (sources/tuner.c drives it, on the sampler thread).
+	 * Returns 0, or -1 with c->err. */
+	int (*tune)(struct source *src, struct tune_call *c);
 };
 
 #define SRC_ACT_TERMINATE 1
@@ -77,6 +107,7 @@ struct source {
 	double sub_hz;           /* subsamples per second (--sample-hz) */
 	bool wants_subsample;    /* set by the backend at connect */
 	double query_timeout;    /* s, per statement */
+	bool read_only;          /* --read-only: read-only session, no writes */
 	volatile int *stop_flag; /* when set and non-zero: stop waiting (replay pacing) */
 	/* driver state */
 	bool connected;

@@ -13,6 +13,7 @@
 #include "../model/model.h"
 #include "../sources/record.h"
 #include "../sources/source.h"
+#include "../sources/tuner.h"
 #include "../util/util.h"
 #include "batch.h"
 #include "ui.h"
@@ -42,6 +43,7 @@ struct opts {
 	double sample_hz;         /* --sample-hz */
 	bool ascii;               /* --ascii */
 	bool read_only;           /* --read-only */
+	double tune_ttl;          /* --tune-ttl, s; 0: until quit */
 };
 
 /* The bundled incident recording (build/demo_rec.c, from recordings/). */
@@ -84,7 +86,10 @@ static void usage(FILE *f)
 	      "screen:\n"
 	      "      --theme NAME|PATH     dark (default), light, mono, high-contrast, or a file\n"
 	      "      --ascii               no Unicode block or line characters\n"
-	      "      --read-only           never act on the server: no kill, cancel or tuning keys\n"
+	      "      --read-only           never act on the server: read-only session; no kill,\n"
+	      "                            cancel or tuning keys\n"
+	      "      --tune-ttl DURATION   revert each setting change after DURATION (90s, 15m, 1h;\n"
+	      "                            default: when dbtop exits)\n"
 	      "record and replay:\n"
 	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
 	      "      --redact              replace literals in recorded text with ?\n"
@@ -115,6 +120,22 @@ static double num_arg(const char *name, const char *s, double lo, double hi)
 		exit(2);
 	}
 	return v;
+}
+
+/* Parse a duration ("90", "90s", "15m", "1h") or exit 2. */
+static double duration_arg(const char *name, const char *s)
+{
+	char *e;
+	double v = strtod(s, &e), mult = 1;
+	if (e != s && *e && !e[1]) {
+		mult = *e == 's' ? 1 : *e == 'm' ? 60 : *e == 'h' ? 3600 : 0;
+		e++;
+	}
+	if (e == s || *e || mult == 0 || !(v * mult >= 1 && v * mult <= 7 * 86400)) {
+		fprintf(stderr, "dbtop: bad value for %s: '%s' (expected 1s to 7d, e.g. 90s, 15m, 1h)\n", name, s);
+		exit(2);
+	}
+	return v * mult;
 }
 
 /* Read a password from the terminal without echo. Returns a new string. */
@@ -154,6 +175,7 @@ enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
+	OPT_TUNE_TTL,
 };
 
 static const struct option long_opts[] = {
@@ -180,6 +202,7 @@ static const struct option long_opts[] = {
 	{"theme", required_argument, NULL, OPT_THEME},
 	{"ascii", no_argument, NULL, OPT_ASCII},
 	{"read-only", no_argument, NULL, OPT_READ_ONLY},
+	{"tune-ttl", required_argument, NULL, OPT_TUNE_TTL},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"sample-hz", required_argument, NULL, OPT_SAMPLE_HZ},
 	{"help", no_argument, NULL, OPT_HELP},
@@ -243,6 +266,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_THEME: o->theme = optarg; break;
 		case OPT_ASCII: o->ascii = true; break;
 		case OPT_READ_ONLY: o->read_only = true; break;
+		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
 		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
 		case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
 		case OPT_HELP: usage(stdout); exit(0);
@@ -357,6 +381,7 @@ int main(int argc, char **argv)
 		source_init(&src, source_ops_for(t.engine), &t, o.query_timeout);
 	}
 	src.sub_hz = o.sample_hz;
+	src.read_only = o.read_only;
 	if (!o.batch && !ui_possible(err, sizeof err)) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		target_free(&t);
@@ -368,6 +393,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	host = replaying ? rcfg.host : t.label;
+	struct tuner *tuner = xcalloc(1, sizeof *tuner);
+	{
+		/* the server's name for its undo journal: engine and address, not the user */
+		char key[700];
+		str_printf(key, sizeof key, "%s|%s|%d|%s|%s", engine_name(t.engine), t.host ? t.host : "",
+			   t.port, t.socket ? t.socket : "", t.pg_conninfo && !t.host ? "conninfo" : "");
+		tuner_init(tuner, &src, key, host, o.read_only, o.tune_ttl);
+		if (!replaying && tuner->v.orphans > 0 && o.batch)
+			fprintf(stderr, "dbtop: %d setting change(s) left in force by an earlier dbtop (undo journal %s): "
+				"start dbtop on a terminal against this server to revert them\n",
+				tuner->v.orphans, tuner->v.path);
+	}
 	if (o.record)
 		recording = start_recording(&rec, &o, &src, host);
 	hist = (size_t)d_ceil(HISTORY_SECONDS / o.interval);
@@ -379,8 +416,11 @@ int main(int argc, char **argv)
 			.interval = o.interval, .theme = o.theme, .ascii = o.ascii,
 			.replay = replaying, .speed = o.speed, .host = host,
 			.rec = recording ? &rec : NULL, .read_only = o.read_only,
+			.tuner = replaying ? NULL : tuner,
 		};
 		status = ui_run(&src, &m, &uo);
+		if (uo.exit_msg[0])
+			fprintf(stderr, "dbtop: %s\n", uo.exit_msg);
 		if (uo.worker_running) {
 			/* a query still runs in the sampler thread: leave everything it
 			 * may touch alone; exiting ends it */
@@ -441,6 +481,8 @@ done:
 		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
 	if (recording)
 		rec_close(&rec);
+	tuner_close(tuner);
+	free(tuner);
 	source_close(&src);
 	model_free(&m);
 	sb_free(&out);

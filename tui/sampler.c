@@ -28,6 +28,38 @@ static void wait_until(struct sampler *sp, double t)
 	pthread_cond_timedwait(&sp->cv, &sp->mu, &ts);
 }
 
+/* Copy the tuner's view for the screen. */
+static void publish_tuning(struct sampler *sp)
+{
+	pthread_mutex_lock(&sp->mu);
+	*sp->tv = sp->tuner->v;
+	sp->tv_gen++;
+	pthread_mutex_unlock(&sp->mu);
+	if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
+		/* the UI is gone */
+	}
+}
+
+/* Run a tuning request on this thread. */
+static int tune_action(struct sampler *sp, int what, long long id, const char *value, char *msg, size_t len)
+{
+	int rc;
+	if (!sp->tuner) {
+		str_copy(msg, len, "tuning is not available here");
+		return -1;
+	}
+	switch (what) {
+	case SP_TUNE_APPLY: rc = tuner_apply(sp->tuner, (int)id, value, msg, len); break;
+	case SP_TUNE_UNDO: rc = tuner_revert(sp->tuner, false, msg, len); break;
+	case SP_TUNE_UNDO_ALL: rc = tuner_revert(sp->tuner, true, msg, len); break;
+	case SP_TUNE_KEEP: rc = tuner_keep(sp->tuner, (unsigned)id, msg, len); break;
+	case SP_TUNE_EXPIRE: rc = tuner_expire(sp->tuner, clock_wall(), msg, len); break;
+	default: str_copy(msg, len, "unknown request"); rc = -1; break;
+	}
+	publish_tuning(sp);
+	return rc < 0 ? -1 : 0;
+}
+
 /* The worker: tick, queue, wait for the next tick. */
 static void *worker(void *arg)
 {
@@ -37,7 +69,7 @@ static void *worker(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&sp->mu);
-		while (!sp->stop && !sp->act && !sp->self_paced && clock_mono() < next) {
+		while (!sp->stop && !sp->act && !sp->probe_wanted && !sp->self_paced && clock_mono() < next) {
 			struct source *src = sp->src;
 			if (src->connected && src->wants_subsample && src->ops->subsample && src->sub_hz > 0) {
 				if (clock_mono() >= next_sub) {
@@ -57,13 +89,25 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&sp->mu);
 			break;
 		}
+		if (sp->probe_wanted && !sp->act) {
+			sp->probe_wanted = false;
+			pthread_mutex_unlock(&sp->mu);
+			if (sp->tuner) {
+				tuner_probe(sp->tuner);
+				publish_tuning(sp);
+			}
+			continue;
+		}
 		if (sp->act) {
 			int what = sp->act, rc = -1;
 			long long id = sp->act_id;
-			char msg[NOTE_LEN];
+			char msg[NOTE_LEN], value[TUNE_VALUE_LEN];
+			str_copy(value, sizeof value, sp->act_value);
 			pthread_mutex_unlock(&sp->mu);
 			struct source *src = sp->src;
-			if (!src->ops->act)
+			if (what >= SP_TUNE_APPLY)
+				rc = tune_action(sp, what, id, value, msg, sizeof msg);
+			else if (!src->ops->act)
 				str_copy(msg, sizeof msg, "this source cannot act on sessions");
 			else if (!src->connected)
 				str_copy(msg, sizeof msg, "not connected: nothing was done");
@@ -89,6 +133,11 @@ static void *worker(void *arg)
 		source_tick(sp->src, &m->s);
 		sp->busy_ms = (clock_mono() - t0) * 1000;
 		if (sp->src->conn_gen != sp->caps_gen) {
+			if (sp->tuner && sp->src->connected) {
+				/* a new connection: its privileges and values */
+				tuner_probe(sp->tuner);
+				publish_tuning(sp);
+			}
 			m->has_caps = true;
 			m->conn_gen = sp->src->conn_gen;
 			m->caps = sp->src->caps;
@@ -120,9 +169,16 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int sampler_start(struct sampler *sp, struct source *src, double interval, bool self_paced)
+int sampler_start(struct sampler *sp, struct source *src, double interval, bool self_paced,
+		  struct tuner *tuner)
 {
 	memset(sp, 0, sizeof *sp);
+	sp->tuner = tuner;
+	sp->tv = xcalloc(1, sizeof *sp->tv);
+	if (tuner) {
+		*sp->tv = tuner->v;
+		sp->tv_gen = 1;
+	}
 	sp->src = src;
 	src->stop_flag = &sp->stop_flag;
 	sp->interval = interval;
@@ -166,6 +222,52 @@ bool sampler_request(struct sampler *sp, int what, long long id)
 	}
 	pthread_mutex_unlock(&sp->mu);
 	return ok;
+}
+
+bool sampler_tune(struct sampler *sp, int what, long long id, const char *value)
+{
+	bool ok;
+	pthread_mutex_lock(&sp->mu);
+	ok = sp->act == 0;
+	if (ok) {
+		sp->act = what;
+		sp->act_id = id;
+		str_copy(sp->act_value, sizeof sp->act_value, value ? value : "");
+		sp->act_done = false;
+		pthread_cond_broadcast(&sp->cv);
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return ok;
+}
+
+void sampler_want_probe(struct sampler *sp)
+{
+	pthread_mutex_lock(&sp->mu);
+	sp->probe_wanted = true;
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
+}
+
+bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out)
+{
+	bool changed;
+	pthread_mutex_lock(&sp->mu);
+	changed = sp->tv_gen != *gen;
+	if (changed) {
+		*out = *sp->tv;
+		*gen = sp->tv_gen;
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return changed;
+}
+
+bool sampler_busy(struct sampler *sp)
+{
+	bool b;
+	pthread_mutex_lock(&sp->mu);
+	b = sp->act != 0;
+	pthread_mutex_unlock(&sp->mu);
+	return b;
 }
 
 bool sampler_action_result(struct sampler *sp, int *rc, char *msg, size_t len)
@@ -226,6 +328,8 @@ bool sampler_stop(struct sampler *sp, double max_wait)
 		sample_release(&sp->q[(sp->head + i) % SAMPLER_QUEUE].s);
 	free(sp->q);
 	sp->q = NULL;
+	free(sp->tv);
+	sp->tv = NULL;
 	pthread_mutex_destroy(&sp->mu);
 	pthread_cond_destroy(&sp->cv);
 	return true;

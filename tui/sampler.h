@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "../sources/source.h"
+#include "../sources/tuner.h"
 
 struct sampler_msg {
 	struct sample s;
@@ -40,10 +41,27 @@ struct sampler {
 	bool act_done;           /* act_msg holds the outcome */
 	int act_rc;
 	char act_msg[NOTE_LEN];
+	char act_value[TUNE_VALUE_LEN]; /* SP_TUNE_APPLY: the value */
+	/* tuning: the worker owns the tuner while it runs */
+	struct tuner *tuner;     /* NULL: no tuning */
+	bool probe_wanted;       /* read the tunables again (the screen shows them) */
+	struct tune_view *tv;    /* published copy, under mu */
+	unsigned tv_gen;         /* bumps with every publication */
+};
+
+/* Tuning requests (the act slot; act_id is the tunables[] index or the
+ * journal seq). */
+enum {
+	SP_TUNE_APPLY = 10,
+	SP_TUNE_UNDO,            /* the newest change */
+	SP_TUNE_UNDO_ALL,
+	SP_TUNE_KEEP,            /* act_id: seq */
+	SP_TUNE_EXPIRE,          /* changes older than --tune-ttl */
 };
 
 /* Start sampling src every interval seconds. Returns 0 or -1 (errno). */
-int sampler_start(struct sampler *sp, struct source *src, double interval, bool self_paced);
+int sampler_start(struct sampler *sp, struct source *src, double interval, bool self_paced,
+		  struct tuner *tuner);
 /* Change the interval; takes effect at once. */
 void sampler_set_interval(struct sampler *sp, double interval);
 /* Take the oldest message into out; false when the queue is empty. Drains
@@ -52,6 +70,14 @@ bool sampler_pop(struct sampler *sp, struct sampler_msg *out);
 /* Ask the worker to run action what (SRC_ACT_*) on session id before its
  * next sample. False when one is still pending. */
 bool sampler_request(struct sampler *sp, int what, long long id);
+/* A tuning request (SP_TUNE_*); value for SP_TUNE_APPLY. */
+bool sampler_tune(struct sampler *sp, int what, long long id, const char *value);
+/* Ask for a fresh probe of the tunables. */
+void sampler_want_probe(struct sampler *sp);
+/* Copy the tuning view into out when it changed since *gen; true then. */
+bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out);
+/* Is an action (kill, cancel or tuning) still running? */
+bool sampler_busy(struct sampler *sp);
 /* The outcome of the requested action once done (then cleared): true with
  * rc and msg filled. */
 bool sampler_action_result(struct sampler *sp, int *rc, char *msg, size_t len);

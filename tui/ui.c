@@ -55,6 +55,7 @@ static const struct {
 	{KEY_ESC, "Esc", "Back", "back: close details, help or the prompt; then the overview"},
 	{'\t', "Tab", "Focus", "overview: focus the next pane (Shift-Tab: previous)"},
 	{'0', "0-5", "Screens", "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
+	{'u', "u U", NULL, "undo the newest setting change dbtop made / all of them"},
 	{KEY_UP, "Up Down j k", NULL, "select a row (PgUp PgDn Home End too)"},
 };
 #define NGLOBAL (sizeof global_keys / sizeof global_keys[0])
@@ -81,7 +82,15 @@ struct ui {
 	double frame_total, frame_max; /* s */
 	bool recording;
 	struct pane_ask ask;   /* an action waiting for y / n */
+	struct tune_view tv;   /* tuning state, copied from the worker */
+	unsigned tv_gen;
+	double next_probe;     /* monotonic s: the tuning screen reads the settings again */
+	double next_expire;    /* monotonic s: next --tune-ttl check */
+	bool orphans_asked;
 };
+
+/* Changes in force (for the crash message). */
+static volatile sig_atomic_t tuned_active;
 
 static volatile sig_atomic_t ui_signal;
 static bool curses_on;
@@ -95,8 +104,13 @@ static void on_quit_signal(int sig)
 /* A fatal signal: give the terminal back before dying. */
 static void on_fatal_signal(int sig)
 {
+	static const char msg[] = "dbtop: crashed while setting changes were in force: they are in the undo "
+				  "journal; start dbtop against the same server to revert them\n";
 	if (curses_on)
 		endwin();
+	if (tuned_active && write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+		/* nothing more to do */
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -198,6 +212,18 @@ static void draw_header(struct ui *u)
 		size_t l = strlen(state);
 		str_printf(state + l, sizeof state - l, "  PAUSED");
 	}
+	char tuned[96] = "";
+	if (u->tv.nactive > 0) {
+		double oldest = u->tv.active[u->tv.nactive - 1].wall, age = clock_wall() - oldest;
+		long a = age > 0 ? (long)age : 0;
+		str_printf(tuned, sizeof tuned, " TUNED %d %ldm%02lds ", u->tv.nactive, a / 60, a % 60);
+		if (u->tv.ttl > 0) {
+			long left = (long)(u->tv.ttl - age);
+			size_t l = strlen(tuned);
+			str_printf(tuned + l - 1, sizeof tuned - l + 1, ", reverts in %ldm%02lds ", left > 0 ? left / 60 : 0,
+				   left > 0 ? left % 60 : 0);
+		}
+	}
 	/* version without the distribution suffix: "10.11.19", "15.18" */
 	char ver[32];
 	str_copy(ver, sizeof ver, m->caps.version);
@@ -214,6 +240,10 @@ static void draw_header(struct ui *u)
 	/* the state first: it matters most, and must survive a narrow terminal */
 	int x = cv_text(&cv, 0, 0, R_HEADER, " dbtop ");
 	x += cv_text(&cv, 0, x, bad ? R_HEADER_DOWN : R_HEADER, state);
+	if (tuned[0]) {
+		x += cv_text(&cv, 0, x, R_HEADER, " ");
+		x += cv_text(&cv, 0, x, R_CRIT, tuned);
+	}
 	/* then as many whole fields as fit; the host may be shortened, with a mark */
 	char every[32], eng[64];
 	str_printf(every, sizeof every, "  every %gs",
@@ -439,7 +469,12 @@ static void draw_ask(struct ui *u)
 	struct canvas cv = screen_canvas(u, y0, x0, h, w);
 	for (int i = 0; i < h; i++)
 		cv_fill(&cv, i, 0, w, R_NORMAL);
-	cv_text(&cv, 0, 1, R_CRIT, u->ask.act == PA_TERMINATE ? "End this session?" : "Cancel this statement?");
+	const char *title = u->ask.act == PA_TERMINATE ? "End this session?"
+			    : u->ask.act == PA_CANCEL ? "Cancel this statement?"
+			    : u->ask.act == PA_TUNE_APPLY ? "Change this setting?"
+			    : u->ask.act == PA_TUNE_KEEP ? "Keep this change?"
+						     : "Revert the changes an earlier dbtop left in force?";
+	cv_text(&cv, 0, 1, R_CRIT, title);
 	cv_wrap(&cv, 1, 1, R_NORMAL, u->ask.what, h - 1);
 	cv_text(&cv, h - 1, 1, R_KEY, "y: do it    any other key: no");
 }
@@ -572,12 +607,46 @@ static void filter_key(struct ui *u, int ch)
 	}
 }
 
+/* y / n on a tuning confirmation. */
+static void tune_answer(struct ui *u, bool yes)
+{
+	int what = u->ask.act == PA_TUNE_APPLY ? SP_TUNE_APPLY : u->ask.act == PA_TUNE_KEEP ? SP_TUNE_KEEP
+											     : SP_TUNE_UNDO_ALL;
+	if (!yes)
+		set_msg(u, u->ask.act == PA_TUNE_ORPHANS ? "left in force: U reverts them; so do quitting and the next start"
+							 : "not done: nothing was changed");
+	else if (u->o->read_only)
+		set_msg(u, "read-only session (--read-only): nothing is changed");
+	else if (!sampler_tune(&u->sp, what, u->ask.id, u->ask.value))
+		set_msg(u, "another action is still running: nothing done");
+	else
+		set_msg(u, "%s ...", what == SP_TUNE_APPLY ? "applying" : what == SP_TUNE_KEEP ? "keeping" : "reverting");
+	u->ask.act = PA_NONE;
+}
+
+/* u / U: undo the newest change or all of them. */
+static void undo_changes(struct ui *u, bool all)
+{
+	if (u->tv.nactive == 0)
+		set_msg(u, "no setting changed by dbtop is in force");
+	else if (u->o->read_only)
+		set_msg(u, "read-only session (--read-only): nothing is changed");
+	else if (!sampler_tune(&u->sp, all ? SP_TUNE_UNDO_ALL : SP_TUNE_UNDO, 0, NULL))
+		set_msg(u, "another action is still running: try again");
+	else
+		set_msg(u, "reverting %s ...", all ? "every change" : "the newest change");
+}
+
 static void handle_key(struct ui *u, int ch)
 {
 	int idx;
 	struct pane_view *v = focused_view(u, &idx);
 	if (u->filtering) {
 		filter_key(u, ch);
+		return;
+	}
+	if (u->ask.act >= PA_TUNE_APPLY && ch != KEY_RESIZE) {
+		tune_answer(u, ch == 'y' || ch == 'Y');
 		return;
 	}
 	if (u->ask.act && ch != KEY_RESIZE) {
@@ -655,6 +724,7 @@ static void handle_key(struct ui *u, int ch)
 		if (u->screen > 0)
 			u->focus = u->screen - 1;
 		break;
+	case 'u': case 'U': undo_changes(u, ch == 'U'); break;
 	case KEY_UP: case 'k': v->sel--; break;
 	case KEY_DOWN: case 'j': v->sel++; break;
 	case KEY_PPAGE: v->sel -= 10; break;
@@ -702,6 +772,101 @@ static bool take_samples(struct ui *u)
 	}
 	free(msg);
 	return any;
+}
+
+/* Tuning upkeep in the loop: the newest view, the orphan question, probes
+ * while screen 5 shows, --tune-ttl. True when the screen changed. */
+static bool tuning_tick(struct ui *u)
+{
+	bool changed = sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
+	double now = clock_mono();
+	tuned_active = u->tv.nactive > 0;
+	if (!u->orphans_asked && u->tv.orphans > 0 && !u->ask.act && u->m->intervals > 0) {
+		u->orphans_asked = true;
+		if (u->o->read_only || !u->tv.available) {
+			set_msg(u, "%d setting change(s) left by an earlier dbtop are in force (screen 5): %s", u->tv.orphans,
+				u->o->read_only ? "run dbtop without --read-only to revert them" : u->tv.why);
+		} else {
+			struct strbuf b;
+			sb_init(&b);
+			char line[400];
+			str_printf(line, sizeof line, "A dbtop that ended without reverting left %d change(s) on this server "
+				   "(undo journal %s):", u->tv.orphans, u->tv.path);
+			sb_puts(&b, line);
+			for (int i = 0; i < u->tv.nactive; i++) {
+				const struct jentry *e = &u->tv.active[i];
+				char rs[256], when[32];
+				time_t t = (time_t)e->wall;
+				struct tm tm;
+				if (e->seq >= u->tv.first_seq)
+					continue;
+				localtime_r(&t, &tm);
+				strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+				tuner_revert_sql(e, rs, sizeof rs);
+				str_printf(line, sizeof line, "  %s set to %s at %s (was %s; now %s) -> %s;", e->name, e->val, when,
+					   e->was, u->tv.probed ? "see screen 5" : "?", rs);
+				sb_puts(&b, line);
+			}
+			sb_puts(&b, "  y reverts them now (newest first); any other key leaves them (quitting reverts them)");
+			u->ask.act = PA_TUNE_ORPHANS;
+			u->ask.id = 0;
+			str_copy(u->ask.what, sizeof u->ask.what, b.s);
+			sb_free(&b);
+		}
+		changed = true;
+	}
+	if (u->screen == 5 && now >= u->next_probe && !u->o->replay) {
+		sampler_want_probe(&u->sp);
+		u->next_probe = now + 5;
+	}
+	if (u->tv.ttl > 0 && u->tv.nactive > 0 && now >= u->next_expire) {
+		u->next_expire = now + 1;
+		for (int i = 0; i < u->tv.nactive; i++)
+			if (u->tv.active[i].seq >= u->tv.first_seq && u->tv.active[i].wall + u->tv.ttl <= clock_wall()) {
+				sampler_tune(&u->sp, SP_TUNE_EXPIRE, 0, NULL);
+				break;
+			}
+	}
+	return changed;
+}
+
+/* Quitting (q, a signal): revert every change in force before the worker
+ * stops, drawing meanwhile; the outcome goes to o->exit_msg. */
+static void revert_on_exit(struct ui *u)
+{
+	int rc = -1;
+	char msg[NOTE_LEN] = "";
+	int n = u->tv.nactive;
+	if (n == 0)
+		return;
+	if (u->o->read_only || !u->tv.available) {
+		str_printf(u->o->exit_msg, sizeof u->o->exit_msg,
+			   "%d setting change(s) are still in force (undo journal %s): run dbtop%s against this server to "
+			   "revert them", n, u->tv.path, u->o->read_only ? " without --read-only" : "");
+		return;
+	}
+	double limit = 3 * u->src->query_timeout + 2, end = clock_mono() + (limit < 5 ? 5 : limit);
+	bool sent = false;
+	ui_signal = 0;
+	while (clock_mono() < end) {
+		if (!sent)
+			sent = sampler_tune(&u->sp, SP_TUNE_UNDO_ALL, 0, NULL);
+		if (sent && sampler_action_result(&u->sp, &rc, msg, sizeof msg))
+			break;
+		set_msg(u, "reverting %d setting change(s) before quitting ...", n);
+		draw_frame(u);
+		struct pollfd pf = {.fd = u->sp.wake[0], .events = POLLIN};
+		poll(&pf, 1, 100);
+		take_samples(u);
+	}
+	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
+	if (rc >= 0 && u->tv.nactive == 0)
+		str_printf(u->o->exit_msg, sizeof u->o->exit_msg, "reverted %d setting change(s): %s", n, msg);
+	else
+		str_printf(u->o->exit_msg, sizeof u->o->exit_msg,
+			   "%d setting change(s) could NOT be reverted (%s): they stay in the undo journal %s; run dbtop "
+			   "against this server again to revert them", u->tv.nactive ? u->tv.nactive : n,
+			   msg[0] ? msg : "the server did not answer in time", u->tv.path);
 }
 
 /* Write the frame-time figures where DBTOP_FRAME_STATS says. */
@@ -777,12 +942,14 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 			u->theme_idx = i;
 	theme_apply(&u->theme, u->no_color || !has_colors());
 
-	if (sampler_start(&u->sp, src, o->interval, o->replay) < 0) {
+	if (sampler_start(&u->sp, src, o->interval, o->replay, o->tuner) < 0) {
 		restore_terminal();
 		fprintf(stderr, "dbtop: cannot start the sampler: %s\n", strerror(errno));
 		free(u);
 		return 1;
 	}
+	m->tune = &u->tv;
+	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
 	draw_frame(u);
 	while (!u->quit && !ui_signal) {
 		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = u->sp.wake[0], .events = POLLIN}};
@@ -795,9 +962,11 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		int act_rc;
 		char act_msg[NOTE_LEN];
 		if (sampler_action_result(&u->sp, &act_rc, act_msg, sizeof act_msg)) {
-			set_msg(u, "%s%s", act_rc == 0 ? "" : "failed: ", act_msg);
+			set_msg(u, "%s%s", act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 ? "" : "failed: ", act_msg);
 			dirty = true;
 		}
+		if (tuning_tick(u))
+			dirty = true;
 		while ((ch = getch()) != ERR) {
 			if (ch == '\r')
 				ch = '\n';
@@ -810,8 +979,10 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 			draw_frame(u);
 	}
 	write_frame_stats(u);
+	revert_on_exit(u);
 	bool joined = sampler_stop(&u->sp, 0.5);
 	restore_terminal();
+	m->tune = NULL;
 	if (!joined) {
 		/* the worker is still inside a query: it owns the connection and
 		 * the sampler's memory until the process exits */

@@ -7,6 +7,7 @@
 #include "../model/model.h"
 #include "../sources/record.h"
 #include "../sources/source.h"
+#include "../sources/tuner.h"
 
 struct ui_opts {
 	double interval;        /* s */
@@ -18,6 +19,8 @@ struct ui_opts {
 	struct recorder *rec;   /* open recording or NULL */
 	bool read_only;         /* --read-only: no kill, cancel or tuning */
 	bool worker_running;    /* out: the sampler thread did not stop in time */
+	struct tuner *tuner;    /* tuning (owned by the sampler thread while it runs), or NULL */
+	char exit_msg[600];     /* out: what happened to tuning changes at exit, for stderr */
 };
 
 /* Can this terminal show the screen? false with the reason in why. */

@@ -226,6 +226,9 @@ if [ -n "$ph" ]; then
 	keys m 1 0 Escape
 	wait_for m "q Quit" 5
 fi
+# the sort message goes after 4 s: the key bar is back before the help
+keys m 0
+wait_for m "q Quit" 8
 
 # help: every global key of tui/ui.c, then any key closes it
 keys m '?'

@@ -1,0 +1,209 @@
+/* tunables.c - the tuning table and the SQL it turns into. */
+#include "tunables.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../util/util.h"
+
+#define MY_SCOPE "global, at once; not persisted: a server restart returns to my.cnf"
+#define MY_PRIV "SUPER or SYSTEM_VARIABLES_ADMIN"
+#define MY_BINLOG_PRIV "SUPER, SYSTEM_VARIABLES_ADMIN or (MariaDB 10.5+) BINLOG ADMIN"
+#define PS_SCOPE "performance_schema at once; lost at server restart"
+#define PS_PRIV "UPDATE on performance_schema.setup_instruments"
+#define PS_TRADE "times every write and fsync of this file: a little CPU per write; no data at risk"
+#define PG_SCOPE "ALTER SYSTEM + pg_reload_conf(): the server at once"
+#define PG_PRIV "superuser (PostgreSQL 15+: GRANT ALTER SYSTEM ON PARAMETER, and EXECUTE on " \
+	"pg_reload_conf() and pg_show_all_file_settings())"
+
+const struct tunable tunables[] = {
+	{"innodb_flush_log_at_trx_commit", "redo flush at commit", TK_MY_GLOBAL, TF_MYSQL | TF_MARIADB, "1", "2",
+	 MY_SCOPE,
+	 "redo is written at each commit but fsynced about once a second: an OS crash or power loss can lose "
+	 "up to ~1 s of committed transactions (a mysqld crash alone loses none)",
+	 MY_PRIV, "commit-fsync"},
+	{"sync_binlog", "binlog fsync at commit", TK_MY_GLOBAL, TF_MYSQL | TF_MARIADB, "1", "0", MY_SCOPE,
+	 "the OS decides when the binary log reaches disk: an OS crash or power loss can lose committed "
+	 "transactions from the binlog, and replicas may then hold transactions the primary lost",
+	 MY_BINLOG_PRIV, "commit-fsync"},
+	{"binlog_commit_wait_count", "binlog group commit size", TK_MY_GLOBAL, TF_MARIADB, "0", "8", MY_SCOPE,
+	 "a commit waits up to binlog_commit_wait_usec for 8 transactions to share one binlog fsync: fewer "
+	 "fsyncs, more latency when few sessions commit; no data at risk",
+	 MY_BINLOG_PRIV, "commit-fsync"},
+	{"binlog_commit_wait_usec", "binlog group commit wait", TK_MY_GLOBAL, TF_MARIADB, "100000", "10000",
+	 MY_SCOPE,
+	 "the longest a commit waits for the group above: 10 ms instead of 100 ms; no data at risk",
+	 MY_BINLOG_PRIV, NULL},
+	{"binlog_group_commit_sync_delay", "binlog group commit delay", TK_MY_GLOBAL, TF_MYSQL, "0", "1000",
+	 MY_SCOPE,
+	 "each binlog group commit waits 1 ms to gather more commits: fewer fsyncs, +1 ms latency; no data "
+	 "at risk",
+	 MY_PRIV, "commit-fsync"},
+	{"wait/io/file/innodb/innodb_log_file", "P_S redo-log file waits", TK_MY_INSTRUMENT, TF_MYSQL | TF_MARIADB,
+	 "NO/NO", "YES/YES", PS_SCOPE, PS_TRADE, PS_PRIV, "no-statement-statistics"},
+	{"wait/io/file/sql/binlog", "P_S binlog file waits", TK_MY_INSTRUMENT, TF_MYSQL | TF_MARIADB, "NO/NO",
+	 "YES/YES", PS_SCOPE, PS_TRADE, PS_PRIV, NULL},
+	{"synchronous_commit", "commit waits for WAL flush", TK_PG_SYSTEM, TF_PG, "on", "off",
+	 PG_SCOPE " (sessions with their own SET / ALTER ROLE / ALTER DATABASE value keep it)",
+	 "commits return before their WAL is flushed: a server or OS crash can lose up to 3 x wal_writer_delay "
+	 "of committed transactions (no corruption)",
+	 PG_PRIV, "commit-fsync"},
+	{"wal_writer_delay", "WAL writer flush interval", TK_PG_SYSTEM, TF_PG, "200ms", "1s", PG_SCOPE,
+	 "the WAL writer flushes asynchronous commits less often: fewer WAL syncs; with synchronous_commit=off "
+	 "up to 3 x this delay of commits can be lost on a crash; synchronous commits are not affected",
+	 PG_PRIV, "wal-writer-busy"},
+	{"commit_delay", "group commit delay (us)", TK_PG_SYSTEM, TF_PG, "0", "1000", PG_SCOPE,
+	 "a commit sleeps up to 1 ms when commit_siblings other transactions are active, so one WAL flush "
+	 "serves several commits: +1 ms latency; no data at risk",
+	 PG_PRIV, "commit-fsync"},
+};
+const size_t ntunables = sizeof tunables / sizeof tunables[0];
+
+bool tunable_applies(const struct tunable *t, enum flavour f)
+{
+	return (t->flavours & (1u << f)) != 0;
+}
+
+const struct tunable *tunable_find(const char *name, enum flavour f, enum tune_kind kind)
+{
+	for (size_t i = 0; i < ntunables; i++)
+		if (strcmp(tunables[i].name, name) == 0 && tunable_applies(&tunables[i], f) &&
+		    (!kind || tunables[i].kind == kind))
+			return &tunables[i];
+	return NULL;
+}
+
+/* a..b without surrounding blanks */
+static void trimmed(const char *s, const char **b, size_t *n)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t l = strlen(s);
+	while (l && (s[l - 1] == ' ' || s[l - 1] == '\t'))
+		l--;
+	*b = s;
+	*n = l;
+}
+
+bool tune_value_same(const char *a, const char *b)
+{
+	const char *pa, *pb;
+	size_t na, nb;
+	if (!a || !b)
+		return false;
+	trimmed(a, &pa, &na);
+	trimmed(b, &pb, &nb);
+	return na == nb && strncasecmp(pa, pb, na) == 0;
+}
+
+const char *tunable_toggle(const struct tunable *t, const char *current)
+{
+	return tune_value_same(current, t->remedy) ? t->usual : t->remedy;
+}
+
+bool tune_value_safe(const char *v)
+{
+	size_t n = v ? strlen(v) : 0;
+	if (n == 0 || n >= TUNE_VALUE_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)v[i];
+		if (!isalnum(c) && !strchr("._-/+:", c))
+			return false;
+	}
+	return true;
+}
+
+/* "YES/NO" -> enabled, timed */
+static bool instrument_pair(const char *v, char *en, char *tm)
+{
+	char a[8], b[8];
+	if (!v || sscanf(v, "%7[A-Za-z]/%7[A-Za-z]", a, b) != 2)
+		return false;
+	if ((strcasecmp(a, "YES") && strcasecmp(a, "NO")) || (strcasecmp(b, "YES") && strcasecmp(b, "NO")))
+		return false;
+	strcpy(en, strcasecmp(a, "YES") == 0 ? "YES" : "NO");
+	strcpy(tm, strcasecmp(b, "YES") == 0 ? "YES" : "NO");
+	return true;
+}
+
+static int instrument_sql(const char *name, const char *pair, char *buf, size_t len)
+{
+	char en[4], tm[4];
+	if (!instrument_pair(pair, en, tm) || !tune_value_safe(name))
+		return -1;
+	str_printf(buf, len, "UPDATE performance_schema.setup_instruments SET ENABLED='%s', TIMED='%s' "
+		   "WHERE NAME='%s'", en, tm, name);
+	return 0;
+}
+
+int tune_sql_apply(const struct tunable *t, const char *value, char *buf, size_t len)
+{
+	if (!tune_value_safe(value))
+		return -1;
+	switch (t->kind) {
+	case TK_MY_GLOBAL:
+		str_printf(buf, len, "SET GLOBAL %s = %s", t->name, value);
+		return 0;
+	case TK_MY_INSTRUMENT:
+		return instrument_sql(t->name, value, buf, len);
+	case TK_PG_SYSTEM:
+		str_printf(buf, len, "ALTER SYSTEM SET %s = '%s'", t->name, value);
+		return 0;
+	}
+	return -1;
+}
+
+int tune_sql_revert(enum tune_kind kind, const char *name, const char *token, char *buf, size_t len)
+{
+	if (!name || !tune_value_safe(name) || !token)
+		return -1;
+	switch (kind) {
+	case TK_MY_GLOBAL:
+		if (!tune_value_safe(token))
+			return -1;
+		str_printf(buf, len, "SET GLOBAL %s = %s", name, token);
+		return 0;
+	case TK_MY_INSTRUMENT:
+		return instrument_sql(name, token, buf, len);
+	case TK_PG_SYSTEM:
+		if (strcmp(token, "reset") == 0) {
+			str_printf(buf, len, "ALTER SYSTEM RESET %s", name);
+			return 0;
+		}
+		if (strncmp(token, "set:", 4) == 0 && tune_value_safe(token + 4)) {
+			str_printf(buf, len, "ALTER SYSTEM SET %s = '%s'", name, token + 4);
+			return 0;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+bool tune_needs_reload(enum tune_kind kind)
+{
+	return kind == TK_PG_SYSTEM;
+}
+
+const char *tune_kind_name(enum tune_kind k)
+{
+	switch (k) {
+	case TK_MY_GLOBAL: return "global";
+	case TK_MY_INSTRUMENT: return "instrument";
+	case TK_PG_SYSTEM: return "system";
+	}
+	return "?";
+}
+
+enum tune_kind tune_kind_parse(const char *s)
+{
+	if (strcmp(s, "global") == 0)
+		return TK_MY_GLOBAL;
+	if (strcmp(s, "instrument") == 0)
+		return TK_MY_INSTRUMENT;
+	if (strcmp(s, "system") == 0)
+		return TK_PG_SYSTEM;
+	return 0;
+}

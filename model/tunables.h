@@ -1,0 +1,69 @@
+/* tunables.h - the settings the tuning screen may change, as data: for each
+ * one the usual value and the remedy, what it trades, its scope and the
+ * privilege it needs; and the exact SQL that applies or reverts a value. */
+#ifndef DBTOP_TUNABLES_H
+#define DBTOP_TUNABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../sources/sample.h"
+
+enum tune_kind {
+	TK_MY_GLOBAL = 1,   /* SET GLOBAL name = value (never SET PERSIST) */
+	TK_MY_INSTRUMENT,   /* performance_schema.setup_instruments ENABLED/TIMED */
+	TK_PG_SYSTEM,       /* ALTER SYSTEM SET / RESET + pg_reload_conf() */
+};
+
+/* Flavour bits. */
+#define TF_MYSQL (1u << FLAVOUR_MYSQL)
+#define TF_MARIADB (1u << FLAVOUR_MARIADB)
+#define TF_PG (1u << FLAVOUR_POSTGRESQL)
+
+struct tunable {
+	const char *name;      /* server setting, or instrument name */
+	const char *label;     /* as shown */
+	enum tune_kind kind;
+	unsigned flavours;     /* TF_* */
+	const char *usual;     /* the safe / default value */
+	const char *remedy;    /* the value that trades safety or cost for speed */
+	const char *scope;     /* where and when it takes effect */
+	const char *trade;     /* what it risks or costs */
+	const char *priv;      /* what the connected user needs */
+	const char *finding;   /* the finding it answers, or NULL */
+};
+
+extern const struct tunable tunables[];
+extern const size_t ntunables;
+
+#define TUNABLES_MAX 16
+#define TUNE_VALUE_LEN 64
+
+/* True when t exists on this flavour. */
+bool tunable_applies(const struct tunable *t, enum flavour f);
+/* The tunable called name on flavour f (kind must match when not 0), or NULL. */
+const struct tunable *tunable_find(const char *name, enum flavour f, enum tune_kind kind);
+/* The value a key press sets: the remedy, unless it is in force already,
+ * then the usual value. */
+const char *tunable_toggle(const struct tunable *t, const char *current);
+/* Same value as the server prints it? (case, "on"/"ON", "1s"/"1000ms" not
+ * folded: only case and surrounding blanks.) */
+bool tune_value_same(const char *a, const char *b);
+/* A value dbtop will write into SQL: letters, digits and ._-/+: only,
+ * 1..63 bytes (server values outside this are refused, never quoted). */
+bool tune_value_safe(const char *v);
+
+/* The statement that sets t to value (PostgreSQL: the ALTER SYSTEM; the
+ * reload follows, see tune_needs_reload). 0, or -1 when value is unsafe. */
+int tune_sql_apply(const struct tunable *t, const char *value, char *buf, size_t len);
+/* The statement that restores a previous state, from the undo token saved
+ * before the change: MySQL the previous value; an instrument "YES/NO"
+ * (ENABLED/TIMED); PostgreSQL "set:VALUE" (postgresql.auto.conf had that
+ * line) or "reset" (it had none). 0, or -1 when the token is not valid. */
+int tune_sql_revert(enum tune_kind kind, const char *name, const char *token, char *buf, size_t len);
+/* PostgreSQL: ALTER SYSTEM takes effect only after pg_reload_conf(). */
+bool tune_needs_reload(enum tune_kind kind);
+const char *tune_kind_name(enum tune_kind k);
+enum tune_kind tune_kind_parse(const char *s);
+
+#endif

@@ -1,0 +1,257 @@
+/* tuning.c - the safe tuning pane: the settings of the tuning table for this
+ * server, their values now, the value a key sets, the privilege, what is
+ * changed by dbtop and since when; the selected row's risk and exact SQL. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../sources/tuner.h"
+#include "../util/util.h"
+#include "pane.h"
+
+/* Indexes into tunables[] of the rows shown. */
+static int rows_of(const struct model *m, int *idx)
+{
+	int n = 0;
+	enum flavour f = m->caps.flavour;
+	for (size_t i = 0; i < ntunables && n < TUNABLES_MAX; i++)
+		if (tunable_applies(&tunables[i], f))
+			idx[n++] = (int)i;
+	return n;
+}
+
+/* The active change of tunable i, or NULL. */
+static const struct jentry *change_of(const struct tune_view *tv, int i)
+{
+	for (int k = 0; tv && k < tv->nactive; k++)
+		if (strcmp(tv->active[k].name, tunables[i].name) == 0)
+			return &tv->active[k];
+	return NULL;
+}
+
+/* "4m12s" */
+static void fmt_age(double s, char *buf, size_t len)
+{
+	long t = s > 0 ? (long)s : 0;
+	if (t >= 3600)
+		str_printf(buf, len, "%ldh%02ldm", t / 3600, t % 3600 / 60);
+	else
+		str_printf(buf, len, "%ldm%02lds", t / 60, t % 60);
+}
+
+/* The value shown now for tunable i ("-" when not read, "absent" when the
+ * server has no such setting or instrument). */
+static const char *current(const struct tune_view *tv, int i)
+{
+	return !tv || !tv->probed ? "-" : tv->known[i] ? tv->current[i] : "absent";
+}
+
+/* Apply and revert statements of tunable i set to value. */
+static void sql_pair(const struct tune_view *tv, int i, const char *value, char *apply, size_t alen, char *rev,
+		     size_t rlen)
+{
+	const struct tunable *t = &tunables[i];
+	bool reload = tune_needs_reload(t->kind);
+	if (tune_sql_apply(t, value, apply, alen) < 0)
+		str_copy(apply, alen, "(refused: unsafe value)");
+	else if (reload)
+		str_printf(apply + strlen(apply), alen - strlen(apply), "; SELECT pg_reload_conf()");
+	const char *hint = tv ? tv->undo_hint[i] : "";
+	if (hint[0] && tune_sql_revert(t->kind, t->name, hint, rev, rlen) == 0) {
+		if (reload)
+			str_printf(rev + strlen(rev), rlen - strlen(rev), "; SELECT pg_reload_conf()");
+	} else if (t->kind == TK_PG_SYSTEM) {
+		str_printf(rev, rlen, "ALTER SYSTEM SET %s back to its postgresql.auto.conf line, or RESET when it had "
+			   "none (read just before the change); SELECT pg_reload_conf()", t->name);
+	} else {
+		str_copy(rev, rlen, "the value read just before the change");
+	}
+}
+
+static void tuning_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	const struct tune_view *tv = m->tune;
+	int idx[TUNABLES_MAX], n = rows_of(m, idx), y = 0;
+	double now = clock_wall();
+
+	v->nrows = n;
+	if (!m->have_caps) {
+		cv_text(cv, 0, 0, R_UNKNOWN, "connecting...");
+		return;
+	}
+	if (!tv || !tv->available) {
+		const char *why = tv && tv->why[0] ? tv->why : "tuning is not available";
+		y = cv_wrap(cv, y, 0, R_NOTE, why, cv->h);
+	}
+	if (tv && tv->nactive) {
+		char age[32];
+		fmt_age(now - tv->active[tv->nactive - 1].wall, age, sizeof age);
+		if (y < cv->h)
+			cv_printf(cv, y++, 0, R_CRIT, "%d change%s in force, oldest %s ago%s%s: u undoes the last, U all; "
+				  "reverted on quit", tv->nactive, tv->nactive == 1 ? "" : "s", age,
+				  tv->orphans ? ", left by an earlier dbtop: " : "", tv->orphans ? "revert with U" : "");
+	} else if (tv && tv->available && y < cv->h && v->full) {
+		cv_text(cv, y++, 0, R_UNKNOWN, "nothing changed by dbtop. a: apply the selected remedy (asks first)");
+	}
+	if (tv && tv->note[0] && y < cv->h && v->full)
+		y = cv_wrap(cv, y, 0, R_NOTE, tv->note, cv->h);
+	if (y >= cv->h)
+		return;
+	int wn = 36, wv = 12;
+	if (cv->w < 100) {
+		wn = 26;
+		wv = 8;
+	}
+	cv_printf(cv, y++, 0, R_LABEL, "%-*s %-*s %-*s %-9s %s", wn, "setting", wv, "now", wv, "a sets", "may set",
+		  "state");
+	int visible = cv->h - y - (v->full ? 8 : 0);
+	if (visible < 1)
+		visible = cv->h - y;
+	pane_clamp(v, n, visible);
+	for (int r = v->top; r < n && y < cv->h && r < v->top + visible; r++) {
+		int i = idx[r];
+		const struct tunable *t = &tunables[i];
+		const struct jentry *e = change_of(tv, i);
+		char state[96] = "", age[32];
+		const char *now_v = current(tv, i);
+		const char *to = e ? e->was : tv && tv->probed && tv->known[i] ? tunable_toggle(t, now_v) : "-";
+		if (e) {
+			fmt_age(now - e->wall, age, sizeof age);
+			str_printf(state, sizeof state, "dbtop set %s %s ago (was %s)", e->val, age, e->was);
+		}
+		const char *may = !tv || !tv->probed ? "?" : tv->allowed[i] ? "yes" : "NO";
+		bool sel = v->focused && r == v->sel;
+		enum role role = sel ? R_SELECTED : e ? R_WARN : R_NORMAL;
+		if (sel)
+			cv_fill(cv, y, 0, cv->w, R_SELECTED);
+		char line[400];
+		str_printf(line, sizeof line, "%-*.*s %-*.*s %-*.*s %-9s %s", wn, wn, t->name, wv, wv, now_v, wv, wv, to,
+			   may, state);
+		cv_text(cv, y++, 0, role, line);
+	}
+	if (!v->full || y + 2 >= cv->h || n == 0)
+		return;
+	/* the selected row in full */
+	int i = idx[v->sel < n ? v->sel : 0];
+	const struct tunable *t = &tunables[i];
+	const struct jentry *e = change_of(tv, i);
+	char apply[200], rev[300], text[900];
+	y++;
+	cv_printf(cv, y++, 0, R_TITLE, "%s: %s", t->name, t->label);
+	if (e) {
+		char rs[256];
+		tuner_revert_sql(e, rs, sizeof rs);
+		str_printf(text, sizeof text, "a reverts dbtop's change: %s%s", rs[0] ? rs : "(invalid entry)",
+			   tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "");
+		y = cv_wrap(cv, y, 0, R_WARN, text, cv->h);
+	} else if (tv && tv->probed && !tv->known[i]) {
+		y = cv_wrap(cv, y, 0, R_NOTE, t->kind == TK_MY_INSTRUMENT
+			    ? "this server has no such instrument (MariaDB 10.8+ writes its redo log without one)"
+			    : "this server has no such setting", cv->h);
+	} else {
+		sql_pair(tv, i, tunable_toggle(t, current(tv, i)), apply, sizeof apply, rev, sizeof rev);
+		str_printf(text, sizeof text, "a runs: %s", apply);
+		y = cv_wrap(cv, y, 0, R_VALUE, text, cv->h);
+		str_printf(text, sizeof text, "revert: %s", rev);
+		y = cv_wrap(cv, y, 0, R_NORMAL, text, cv->h);
+	}
+	str_printf(text, sizeof text, "risk: %s", t->trade);
+	y = cv_wrap(cv, y, 0, R_WARN, text, cv->h);
+	str_printf(text, sizeof text, "scope: %s", t->scope);
+	y = cv_wrap(cv, y, 0, R_NORMAL, text, cv->h);
+	str_printf(text, sizeof text, "needs: %s%s", t->priv,
+		   tv && tv->probed && !tv->allowed[i] ? " - this user does not have it" : "");
+	y = cv_wrap(cv, y, 0, tv && tv->probed && !tv->allowed[i] ? R_CRIT : R_NORMAL, text, cv->h);
+	if (tv && tv->path[0] && y < cv->h) {
+		str_printf(text, sizeof text, "undo journal: %s", tv->path);
+		cv_wrap(cv, y, 0, R_UNKNOWN, text, cv->h);
+	}
+}
+
+static bool tuning_key(const struct model *m, struct pane_view *v, int key)
+{
+	const struct tune_view *tv = m->tune;
+	int idx[TUNABLES_MAX], n = rows_of(m, idx);
+	if (key != 'a' && key != 'K')
+		return false;
+	if (v->read_only) {
+		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no setting is changed");
+		return true;
+	}
+	if (!tv || !tv->available) {
+		str_printf(v->status, sizeof v->status, "%s", tv && tv->why[0] ? tv->why : "tuning is not available");
+		return true;
+	}
+	if (n == 0 || v->sel >= n) {
+		str_copy(v->status, sizeof v->status, "no setting selected");
+		return true;
+	}
+	int i = idx[v->sel];
+	const struct tunable *t = &tunables[i];
+	const struct jentry *e = change_of(tv, i);
+	if (key == 'K') {
+		if (!e) {
+			str_copy(v->status, sizeof v->status, "K keeps a change dbtop made: this setting has none");
+			return true;
+		}
+		char rs[256];
+		tuner_revert_sql(e, rs, sizeof rs);
+		v->ask.act = PA_TUNE_KEEP;
+		v->ask.id = e->seq;
+		str_printf(v->ask.what, sizeof v->ask.what,
+			   "KEEP %s = %s after dbtop exits? It will not be reverted: not on quit, not at the next start. %s "
+			   "To undo it by hand later: %s%s",
+			   t->name, e->val,
+			   t->kind == TK_PG_SYSTEM ? "It stays in postgresql.auto.conf."
+						: "SET GLOBAL lasts until the server restarts (my.cnf is never edited).",
+			   rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "");
+		return true;
+	}
+	if (!e && tv->probed && !tv->allowed[i]) {
+		str_printf(v->status, sizeof v->status, "not allowed: %s needs %s", t->name, t->priv);
+		return true;
+	}
+	if (!e && (!tv->probed || !tv->known[i])) {
+		str_printf(v->status, sizeof v->status, tv->probed ? "this server has no %s" : "the present value of %s is not known yet",
+			   t->name);
+		return true;
+	}
+	v->ask.act = PA_TUNE_APPLY;
+	v->ask.id = i;
+	if (e) {
+		char rs[256];
+		tuner_revert_sql(e, rs, sizeof rs);
+		str_copy(v->ask.value, sizeof v->ask.value, e->was);
+		str_printf(v->ask.what, sizeof v->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s", t->name, e->val,
+			   e->was, rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "");
+		return true;
+	}
+	const char *to = tunable_toggle(t, tv->current[i]);
+	char apply[200], rev[300];
+	str_copy(v->ask.value, sizeof v->ask.value, to);
+	sql_pair(tv, i, to, apply, sizeof apply, rev, sizeof rev);
+	str_printf(v->ask.what, sizeof v->ask.what,
+		   "SET %s from %s to %s on %s, for this dbtop session only.  Runs: %s.  Risk: %s.  Scope: %s.  "
+		   "Reverted on quit, u / U, Ctrl-C, a lost terminal (SIGHUP), SIGTERM%s, and at the next start after "
+		   "a crash, with: %s.",
+		   t->name, tv->current[i], to, m->caps.version[0] ? flavour_name(m->caps.flavour) : "the server", apply,
+		   t->trade, t->scope, tv->ttl > 0 ? ", --tune-ttl" : "", rev);
+	return true;
+}
+
+static const struct key_help tuning_keys[] = {
+	{'a', "a", "apply the selected setting's remedy (or revert dbtop's change of it), after a confirmation "
+		   "that shows the exact SQL, the risk and the revert"},
+	{'K', "K", "keep dbtop's change of the selected setting after dbtop exits (asks first)"},
+	{'u', "u U", "undo the newest change / all changes (any screen)"},
+	{0, NULL, NULL},
+};
+
+const struct pane_ops tuning_pane = {
+	.name = "tuning",
+	.title = "safe tuning",
+	.draw = tuning_draw,
+	.key = tuning_key,
+	.keys = tuning_keys,
+	.min_h = 4,
+};
