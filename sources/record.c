@@ -160,6 +160,50 @@ static int write_record(struct recorder *r, int type, const struct strbuf *paylo
 	return rc;
 }
 
+/* Open path for a new recording: created 0600, or an existing regular file
+ * narrowed to 0600 and emptied (devices and FIFOs such as /dev/full keep
+ * their mode). Never through a symbolic link (dangling or not) nor into a
+ * regular file with other hard links: nothing is written then. Returns the
+ * descriptor, or -1 with a message in err. */
+static int open_private(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, e;
+
+	/* no O_TRUNC: an existing file is checked before anything in it changes */
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		e = errno;
+		if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			str_printf(err, errlen, "cannot create recording %s: it is a symbolic link; "
+				   "refusing to write through it", path);
+		else
+			str_printf(err, errlen, "cannot create recording %s: %s", path, strerror(e));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		close(fd);
+		str_printf(err, errlen, "cannot create recording %s: %s", path, strerror(e));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode))
+		return fd;
+	if (st.st_nlink > 1) {
+		close(fd);
+		str_printf(err, errlen, "cannot create recording %s: it has other hard links; "
+			   "refusing to write into it", path);
+		return -1;
+	}
+	if (fchmod(fd, 0600) < 0 || ftruncate(fd, 0) < 0) {
+		e = errno;
+		close(fd);
+		str_printf(err, errlen, "cannot create recording %s: %s", path, strerror(e));
+		return -1;
+	}
+	return fd;
+}
+
 int rec_open_write(struct recorder *r, const char *path, const struct rec_header *h,
 		   bool redact, char *err, size_t errlen)
 {
@@ -169,18 +213,9 @@ int rec_open_write(struct recorder *r, const char *path, const struct rec_header
 	memset(r, 0, sizeof *r);
 	str_copy(r->path, sizeof r->path, path);
 	r->redact = redact;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		str_printf(err, errlen, "cannot create recording %s: %s", path, strerror(errno));
+	fd = open_private(path, err, errlen);
+	if (fd < 0)
 		return -1;
-	}
-	{
-		/* an existing regular file is narrowed to 0600; devices (e.g.
-		 * /dev/full in tests) are left alone */
-		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			fchmod(fd, 0600);
-	}
 	r->f = fdopen(fd, "wb");
 	if (!r->f) {
 		close(fd);

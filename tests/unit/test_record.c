@@ -609,6 +609,77 @@ static void test_mode(void)
 		unlink(tpath("fifo"));
 	}
 
+	/* umask 000: a new recording is still 0600, and so is a replaced one */
+	{
+		mode_t old_mask = umask(0);
+		unlink(tpath("umask.dbrec"));
+		CHECK(rec_open_write(&r, tpath("umask.dbrec"), &g_hdr, false, err, sizeof err) == 0,
+		      "mode: rec_open_write under umask 000");
+		rec_close(&r);
+		CHECK(stat(tpath("umask.dbrec"), &st) == 0 && (st.st_mode & 07777) == 0600,
+		      nm("mode: new recording under umask 000 is 0600 (got %04o)", (unsigned)(st.st_mode & 07777)));
+		chmod(tpath("umask.dbrec"), 0666);
+		if (rec_open_write(&r, tpath("umask.dbrec"), &g_hdr, false, err, sizeof err) == 0)
+			rec_close(&r);
+		CHECK(stat(tpath("umask.dbrec"), &st) == 0 && (st.st_mode & 07777) == 0600,
+		      nm("mode: existing 0666 file under umask 000 becomes 0600 (got %04o)",
+			 (unsigned)(st.st_mode & 07777)));
+		umask(old_mask);
+	}
+
+	/* a symbolic link at the path is refused, whatever it points to, and
+	 * nothing is written through it */
+	fd = open(tpath("victim"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		fchmod(fd, 0644);
+		if (write(fd, "victim contents\n", 16) < 0)
+			perror("write");
+		close(fd);
+	}
+	unlink(tpath("link.dbrec"));
+	if (symlink(tpath("victim"), tpath("link.dbrec")) == 0) {
+		err[0] = '\0';
+		CHECK(rec_open_write(&r, tpath("link.dbrec"), &g_hdr, false, err, sizeof err) == -1 &&
+		      strstr(err, "symbolic link") && strstr(err, "link.dbrec"),
+		      nm("symlink: a link to an existing file is refused ('%s')", err));
+		rec_close(&r);
+		CHECK(stat(tpath("victim"), &st) == 0 && st.st_size == 16 && (st.st_mode & 07777) == 0644,
+		      nm("symlink: the file it points to is untouched (%lld bytes, %04o)",
+			 (long long)st.st_size, (unsigned)(st.st_mode & 07777)));
+		CHECK(lstat(tpath("link.dbrec"), &st) == 0 && S_ISLNK(st.st_mode),
+		      "symlink: the link itself is left in place");
+		unlink(tpath("link.dbrec"));
+	} else {
+		CHECK(0, "symlink: could not create the test link");
+	}
+	unlink(tpath("dangling-target"));
+	unlink(tpath("dangling.dbrec"));
+	if (symlink(tpath("dangling-target"), tpath("dangling.dbrec")) == 0) {
+		err[0] = '\0';
+		CHECK(rec_open_write(&r, tpath("dangling.dbrec"), &g_hdr, false, err, sizeof err) == -1 &&
+		      strstr(err, "symbolic link"),
+		      nm("symlink: a dangling link is refused ('%s')", err));
+		rec_close(&r);
+		CHECK(lstat(tpath("dangling-target"), &st) == -1 && errno == ENOENT,
+		      "symlink: nothing is created where a dangling link points");
+		unlink(tpath("dangling.dbrec"));
+	} else {
+		CHECK(0, "symlink: could not create the dangling test link");
+	}
+	/* a regular file with a second name: writing would change the other name too */
+	unlink(tpath("hardlink.dbrec"));
+	if (link(tpath("victim"), tpath("hardlink.dbrec")) == 0) {
+		err[0] = '\0';
+		CHECK(rec_open_write(&r, tpath("hardlink.dbrec"), &g_hdr, false, err, sizeof err) == -1 &&
+		      strstr(err, "hard links"),
+		      nm("hard link: a file with other names is refused ('%s')", err));
+		rec_close(&r);
+		CHECK(stat(tpath("victim"), &st) == 0 && st.st_size == 16 && (st.st_mode & 07777) == 0644,
+		      "hard link: the file is untouched");
+		unlink(tpath("hardlink.dbrec"));
+	}
+	unlink(tpath("victim"));
+
 	CHECK(rec_open_write(&r, tpath("no/such/dir.dbrec"), &g_hdr, false, err, sizeof err) == -1 &&
 	      strstr(err, "cannot create") && strstr(err, "No such file"),
 	      nm("mode: unwritable path fails with a message ('%s')", err));
