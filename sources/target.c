@@ -244,6 +244,63 @@ static bool is_pg_kv(const char *spec)
 	return true;
 }
 
+/* The syntax errors of a PostgreSQL URI that libpq would report by quoting
+ * the URI or the password itself: caught here with a message that quotes
+ * nothing. Follows libpq's reading: the user info ends at the first '@'
+ * (before any '/'), hosts are comma-separated, [v6] bracketed. */
+static int pg_uri_check(const char *uri, char *err, size_t errlen)
+{
+	const char *p = strstr(uri, "://") + 3, *s;
+
+	for (s = p; *s; s++) {
+		int hi, lo;
+		if (*s != '%')
+			continue;
+		hi = hexval((unsigned char)s[1]);
+		lo = hi < 0 ? -1 : hexval((unsigned char)s[2]);
+		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+			str_printf(err, errlen, "bad %%-escape in URI");
+			return -1;
+		}
+		s += 2;
+	}
+	s = p + strcspn(p, "@/");
+	if (*s == '@')
+		p = s + 1;
+	for (;;) {
+		if (*p == '[') {
+			const char *e = strchr(p + 1, ']');
+			if (!e) {
+				str_printf(err, errlen, "unterminated [ in host");
+				return -1;
+			}
+			if (e == p + 1) {
+				str_printf(err, errlen, "empty [] host in URI");
+				return -1;
+			}
+			p = e + 1;
+			if (*p && !strchr(":/?,", *p)) {
+				str_printf(err, errlen, "junk after ] in host");
+				return -1;
+			}
+		}
+		p += strcspn(p, ":/?,@");
+		if (*p == '@') {
+			str_printf(err, errlen, "unescaped @ in the host part of the URI (write an @ in the user name or password as %%40)");
+			return -1;
+		}
+		if (*p == ':')
+			p += 1 + strcspn(p + 1, "/?,@");
+		if (*p == '@') {
+			str_printf(err, errlen, "unescaped @ in the port part of the URI (write an @ in the user name or password as %%40)");
+			return -1;
+		}
+		if (*p != ',')
+			return 0;
+		p++;
+	}
+}
+
 int target_parse(struct target *t, const char *spec, char *err, size_t errlen)
 {
 	if (!spec || !*spec) {
@@ -263,6 +320,8 @@ int target_parse(struct target *t, const char *spec, char *err, size_t errlen)
 			str_printf(err, errlen, "--engine mysql contradicts a PostgreSQL target");
 			return -1;
 		}
+		if (strstr(spec, "://") && pg_uri_check(spec, err, errlen) < 0)
+			return -1;
 		t->engine = ENGINE_POSTGRESQL;
 		set_field(&t->pg_conninfo, spec, false, true);
 		return 0;
@@ -623,15 +682,41 @@ static void blank(char *p, size_t n)
 	memset(p, '*', n);
 }
 
+/* True if s[0..n), percent-decoded, is the keyword "password". */
+static bool is_password_key(const char *s, size_t n)
+{
+	char *k = pct_decode(s, n);
+	bool r = k && strcmp(k, "password") == 0;
+	free(k);
+	return r;
+}
+
 bool target_scrub_arg(char *arg)
 {
 	char *p, *at, *colon, *end;
 	bool done = false;
-	if ((p = strstr(arg, "://"))) {
+	/* --password=VALUE (or an abbreviation of it): a value the option does
+	 * not take, but one that must not show */
+	if (strncmp(arg, "--pa", 4) == 0 && (p = strchr(arg, '=')) &&
+	    strncmp(arg + 2, "password", (size_t)(p - arg - 2)) == 0) {
+		if (p[1]) {
+			blank(p + 1, strlen(p + 1));
+			done = true;
+		}
+		return done;
+	}
+	/* a URI: scheme:// at the start (a "://" inside a key=value string,
+	 * say in its password, does not make it one) */
+	p = arg + strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
+	if (p > arg && strncmp(p, "://", 3) == 0) {
+		/* the user info ends where each reader ends it: a mysql:// URI
+		 * at the last '@' before any '/' or '?', a PostgreSQL one (as
+		 * libpq reads it) at the first '@' before any '/' */
+		bool pg = strncmp(arg, "postgres://", 11) == 0 || strncmp(arg, "postgresql://", 13) == 0;
 		p += 3;
-		end = p + strcspn(p, "/?");
+		end = p + strcspn(p, pg ? "/" : "/?");
 		at = NULL;
-		for (char *c = p; c < end; c++)
+		for (char *c = p; c < end && !(pg && at); c++)
 			if (*c == '@')
 				at = c;
 		if (at) {
@@ -641,10 +726,11 @@ bool target_scrub_arg(char *arg)
 				done = true;
 			}
 		}
-		/* ?password=... in a libpq URI */
+		/* ?password=... in a libpq URI (the keyword may be %-encoded) */
 		for (p = strchr(arg, '?'); p && *p; p = strchr(p + 1, '&')) {
-			if (strncmp(p + 1, "password=", 9) == 0) {
-				char *v = p + 10;
+			char *k = p + 1, *eq = k + strcspn(k, "=&");
+			if (*eq == '=' && is_password_key(k, (size_t)(eq - k))) {
+				char *v = eq + 1;
 				size_t n = strcspn(v, "&");
 				if (n) {
 					blank(v, n);
@@ -654,7 +740,7 @@ bool target_scrub_arg(char *arg)
 		}
 		return done;
 	}
-	/* libpq key=value: password=secret or password='sec ret' */
+	/* libpq key=value: password=secret, password='sec ret' or password=sec\ ret */
 	for (p = arg; (p = strstr(p, "password")); p += 8) {
 		char *v = p + 8;
 		if (p != arg && !isspace((unsigned char)p[-1]))
@@ -678,9 +764,14 @@ bool target_scrub_arg(char *arg)
 				done = true;
 			}
 		} else {
-			size_t n = strcspn(v, " \t");
-			if (n) {
-				blank(v, n);
+			char *e = v;
+			while (*e && !isspace((unsigned char)*e)) {
+				if (*e == '\\' && e[1])
+					e++;
+				e++;
+			}
+			if (e > v) {
+				blank(v, (size_t)(e - v));
 				done = true;
 			}
 		}

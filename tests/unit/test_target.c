@@ -196,6 +196,35 @@ static void test_pg_targets(void)
 	target_free(&t);
 	CHECK(parse(&t, "dbname = x") == 0 && t.engine == ENGINE_POSTGRESQL, "pg: key = value with spaces");
 	target_free(&t);
+
+	/* URIs libpq would reject by quoting the URI or the password: refused
+	 * here, and the message quotes nothing */
+	{
+		static const char *const bad[] = {
+			"postgresql://u:Sekr3t%zz@h/db", "postgresql://u:Sekr3t%0@h/db",
+			"postgresql://u:Sekr3t%00x@h/db", "postgres://u:Sekr3t@[::1/db",
+			"postgresql://u:Sekr3t@[]:5432/db", "postgresql://u:Sekr3t@[::1]x/db",
+			"postgresql://u:Sek@r3t@h/db", "postgresql://u:Sekr3t@h:5432@x/db",
+			"postgresql://u:Sekr3t@h1,[::1/db", "postgresql://h/db?password=Sekr3t%g1",
+		};
+		static const char *const good[] = {
+			"postgresql://u:p%40ss@[::1]:5432,h2:5433/db?sslmode=disable",
+			"postgresql:///db?host=%2Ftmp&password=Sekr%2F3t", "postgresql://",
+			"postgresql://[fe80::1%25eth0]/db", "postgres://u@h,h2/db",
+		};
+		char n2[200];
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			int rc = parse(&t, bad[i]);
+			str_printf(n2, sizeof n2, "pg: %s refused, message without the password ('%s')", bad[i], err);
+			CHECK(rc == -1 && err[0] && !strstr(err, "Sekr") && !strstr(err, "r3t"), n2);
+			target_free(&t);
+		}
+		for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+			str_printf(n2, sizeof n2, "pg: %s accepted", good[i]);
+			CHECK(parse(&t, good[i]) == 0 && t.engine == ENGINE_POSTGRESQL, n2);
+			target_free(&t);
+		}
+	}
 }
 
 static void test_guess(void)
@@ -428,6 +457,16 @@ static void test_scrub(void)
 	check_scrub("host=h password='se cret' user=u", "host=h password='*******' user=u", "se cret",
 		    "scrub: libpq quoted password");
 	check_scrub("password = secret", "password = ******", "secret", "scrub: libpq password with spaces");
+	check_scrub("host=h password=se\\ cret user=u", "host=h password=******** user=u", "cret",
+		    "scrub: libpq unquoted password with an escaped space");
+	check_scrub("host=h password='se\\'cret' user=u", "host=h password='********' user=u", "cret",
+		    "scrub: libpq quoted password with an escaped quote");
+	check_scrub("postgresql://u@h/db?pass%77ord=hunter2", "postgresql://u@h/db?pass%77ord=*******", "hunter2",
+		    "scrub: pg URI %-encoded password keyword");
+	check_scrub("postgresql://u:p%40ss@h/db", "postgresql://u:******@h/db", "p%40ss",
+		    "scrub: pg URI %-escaped password");
+	check_scrub("--password=Sekr3t", "--password=******", "Sekr3t", "scrub: --password=VALUE");
+	check_scrub("--pass=Sekr3t", "--pass=******", "Sekr3t", "scrub: --pass=VALUE (abbreviation)");
 
 	str_copy(buf, sizeof buf, "mysql://u@h/db");
 	CHECK(!target_scrub_arg(buf) && strcmp(buf, "mysql://u@h/db") == 0, "scrub: URI without password unchanged");
