@@ -119,7 +119,7 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 			fmt_age(now - e->wall, age, sizeof age);
 			str_printf(state, sizeof state, "dbtop set %s %s ago (was %s)", e->val, age, e->was);
 		}
-		const char *may = !tv || !tv->probed ? "?" : tv->allowed[i] ? "yes" : "NO";
+		const char *may = !tv || !tv->probed ? "?" : !tv->known[i] && !e ? "-" : tv->allowed[i] ? "yes" : "NO";
 		bool sel = v->focused && r == v->sel;
 		enum role role = sel ? R_SELECTED : e ? R_WARN : R_NORMAL;
 		if (sel)

@@ -105,7 +105,11 @@ static void usage(FILE *f)
 /* Print "what 'arg'" about the command line and exit 2. */
 static void die_usage(const char *what, const char *arg)
 {
-	fprintf(stderr, "dbtop: %s '%s'\n", what, arg);
+	/* the argument may carry a password (--password=..., a second URI) */
+	char *c = xstrdup(arg);
+	target_scrub_arg(c);
+	fprintf(stderr, "dbtop: %s '%s'\n", what, c);
+	free(c);
 	usage(stderr);
 	exit(2);
 }
@@ -149,13 +153,14 @@ static char *prompt_password(void)
 	FILE *out = tty ? tty : stderr;
 	bool restore = false;
 
-	fputs("Password: ", out);
-	fflush(out);
+	/* echo off before the prompt: nothing typed early is shown */
 	if (tcgetattr(fileno(in), &old) == 0) {
 		quiet = old;
 		quiet.c_lflag &= ~(tcflag_t)ECHO;
-		restore = tcsetattr(fileno(in), TCSADRAIN, &quiet) == 0;
+		restore = tcsetattr(fileno(in), TCSANOW, &quiet) == 0;
 	}
+	fputs("Password: ", out);
+	fflush(out);
 	if (!fgets(buf, sizeof buf, in))
 		buf[0] = '\0';
 	if (restore)

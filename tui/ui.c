@@ -803,8 +803,12 @@ static bool tuning_tick(struct ui *u)
 				localtime_r(&t, &tm);
 				strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
 				tuner_revert_sql(e, rs, sizeof rs);
-				str_printf(line, sizeof line, "  %s set to %s at %s (was %s; now %s) -> %s;", e->name, e->val, when,
-					   e->was, u->tv.probed ? "see screen 5" : "?", rs);
+				const struct tunable *tt = tunable_find(e->name, u->m->caps.flavour, e->kind);
+				int ti = tt ? (int)(tt - tunables) : -1;
+				str_printf(line, sizeof line, "  [%u] %s set to %s at %s (was %s, now %s): revert with %s%s;", e->seq,
+					   e->name, e->val, when, e->was,
+					   ti >= 0 && u->tv.probed && u->tv.known[ti] ? u->tv.current[ti] : "?", rs,
+					   tune_needs_reload(e->kind) ? "; SELECT pg_reload_conf()" : "");
 				sb_puts(&b, line);
 			}
 			sb_puts(&b, "  y reverts them now (newest first); any other key leaves them (quitting reverts them)");

@@ -39,6 +39,7 @@ screen() { T capture-pane -p -t s 2>/dev/null | grep -v '^ *$' | head -c 2500 | 
 # start URI [FLAGS]: dbtop on the screen; its pid in $tmp/pid, stderr in $tmp/err
 start() {
     T kill-server 2>/dev/null
+    sleep 0.2
     rm -f "$tmp/pid" "$tmp/err"
     T new-session -d -s s -x 200 -y 50 "sh -c 'echo \$\$ > $tmp/pid; exec $DBTOP $2 --interval 0.5 --connect-timeout 2 \"$1\" 2>$tmp/err'; echo EXITED \$?; sleep 30"
     wait_re " UP " 10
@@ -148,6 +149,31 @@ T send-keys -t s q
 wait_re "EXITED 0" 5
 wait "$lp" 2>/dev/null
 lp=
+
+# --tune-ttl: reverted by itself
+if start "$DBTOP_MARIADB_ADMIN_URI" "--tune-ttl 3s" && apply 0 "= 2" && value_is innodb_flush_log_at_trx_commit 2 3; then
+    if wait_re "TUNED 1 .*reverts in" 2; then ok "mariadb --tune-ttl: the badge counts down"; else nok "mariadb --tune-ttl: no countdown: $(screen)"; fi
+    if value_is innodb_flush_log_at_trx_commit 1 6; then ok "mariadb --tune-ttl 3s: reverted by itself"; else nok "mariadb --tune-ttl: still $(myv innodb_flush_log_at_trx_commit)"; fi
+else
+    nok "mariadb --tune-ttl set-up failed: $(screen)"
+fi
+T send-keys -t s q
+wait_re "EXITED 0" 5
+
+# K: kept past the session, and only after its own confirmation
+if start "$DBTOP_MARIADB_ADMIN_URI" && apply 0 "= 2" && value_is innodb_flush_log_at_trx_commit 2 3; then
+    T send-keys -t s K
+    if wait_re "Keep this change\?" 3; then ok "mariadb: K asks before keeping"; else nok "mariadb: K: $(screen)"; fi
+    T send-keys -t s y
+    sleep 1
+    T send-keys -t s q
+    wait_re "EXITED 0" 5
+    check "mariadb: a kept change stays after quit" test "$(myv innodb_flush_log_at_trx_commit)" = 2
+    check "mariadb: nothing left to revert in the journal" test "$(journals)" = 0
+else
+    nok "mariadb: K set-up failed: $(screen)"
+fi
+$M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"
 
 # --read-only: no write reaches the server
 $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"
