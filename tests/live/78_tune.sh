@@ -189,6 +189,14 @@ check "mariadb --read-only: flush still 1" test "$(myv innodb_flush_log_at_trx_c
 check "mariadb --read-only: no journal written" test "$(journals)" = 0
 T send-keys -t s q
 
+# the monitoring user may not change settings: shown per setting, refused before any SQL
+start "$DBTOP_MARIADB_URI"
+T send-keys -t s 5 g
+if wait_re "^innodb_flush_log_at_trx_commit +1 +2 +NO" 5; then ok "mariadb monitoring user: 'may set NO' per setting"; else nok "mariadb monitoring user: $(screen)"; fi
+T send-keys -t s a
+if wait_re "not allowed: innodb_flush_log_at_trx_commit needs SUPER" 3; then ok "mariadb monitoring user: a says which privilege is missing"; else nok "mariadb monitoring user: a: $(screen)"; fi
+T send-keys -t s q
+
 # ---- PostgreSQL 15 ----
 auto() { cat "$($P -Atc 'SHOW data_directory')/postgresql.auto.conf" | grep -vE '^#'; }
 pgv() { $P -Atc "SHOW $1"; }
@@ -214,6 +222,14 @@ check "pg15: q restored wal_writer_delay=10ms (the earlier ALTER SYSTEM value)" 
 auto_after=$(auto)
 check "pg15: postgresql.auto.conf is exactly as before dbtop" test "$auto_before" = "$auto_after"
 check "pg15: no journal left" test "$(journals)" = 0
+
+# the monitoring user (pg_monitor) may not
+start "$DBTOP_PG15_URI"
+T send-keys -t s 5 g
+if wait_re "^synchronous_commit +on +off +NO" 5; then ok "pg15 monitoring user: 'may set NO'"; else nok "pg15 monitoring user: $(screen)"; fi
+T send-keys -t s a
+if wait_re "not allowed: synchronous_commit needs superuser" 3; then ok "pg15 monitoring user: a says which privilege is missing"; else nok "pg15 monitoring user: a: $(screen)"; fi
+T send-keys -t s q
 
 # --read-only on PostgreSQL
 start "$DBTOP_PG15_ADMIN_URI" --read-only
