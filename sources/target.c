@@ -580,10 +580,12 @@ int target_apply_mysql_defaults(struct target *t, char *err, size_t errlen)
 }
 
 /* Value of keyword key in a libpq key=value string, following its quoting
- * rules ('...' with backslash escapes). Returns false when absent. */
+ * rules ('...' with backslash escapes); the last one, as for libpq, when
+ * the key comes more than once. Returns false when absent. */
 static bool conninfo_get(const char *ci, const char *key, char *out, size_t len)
 {
 	const char *p = ci;
+	bool found = false;
 	while (*p) {
 		const char *k;
 		size_t kl, n = 0;
@@ -599,7 +601,7 @@ static bool conninfo_get(const char *ci, const char *key, char *out, size_t len)
 		while (isspace((unsigned char)*p))
 			p++;
 		if (*p != '=')
-			return false; /* malformed: libpq will say so */
+			return found; /* malformed: libpq will say so */
 		p++;
 		while (isspace((unsigned char)*p))
 			p++;
@@ -623,24 +625,34 @@ static bool conninfo_get(const char *ci, const char *key, char *out, size_t len)
 		}
 		if (match) {
 			out[n] = '\0';
-			return true;
+			found = true;
 		}
 	}
-	return false;
+	return found;
 }
 
 void target_make_label(struct target *t)
 {
-	if (t->engine == ENGINE_POSTGRESQL && !t->host && !t->socket) {
+	/* an empty host or socket is no host or socket: libpq ignores empty
+	 * values, MySQL's client library takes its default */
+	bool has_host = t->host && *t->host, has_socket = t->socket && *t->socket;
+	if (t->engine == ENGINE_POSTGRESQL && !has_host && !has_socket) {
 		const char *svc = getenv("PGSERVICE"), *h = getenv("PGHOST");
 		if (t->pg_conninfo) {
-			/* host part of the URI / host= keyword, without secrets */
-			const char *p = strstr(t->pg_conninfo, "://");
+			/* host part of the URI / host= keyword, without secrets (a
+			 * "://" inside a key=value string, say in its password,
+			 * does not make it a URI) */
+			const char *ci = t->pg_conninfo;
+			const char *p = strncmp(ci, "postgresql://", 13) == 0 || strncmp(ci, "postgres://", 11) == 0
+				? strstr(ci, "://") : NULL;
 			if (p) {
-				const char *s = p + 3, *at, *end = s + strcspn(s, "/?");
-				at = memchr(s, '@', (size_t)(end - s));
+				/* libpq: the user info ends at the first '@'
+				 * before any '/' (a '?' does not end it) */
+				const char *s = p + 3, *at, *end;
+				at = memchr(s, '@', strcspn(s, "/"));
 				if (at)
 					s = at + 1;
+				end = s + strcspn(s, "/?");
 				if (end > s) {
 					str_printf(t->label, sizeof t->label, "%.*s", (int)(end - s), s);
 					text_sanitize(t->label);
@@ -648,8 +660,8 @@ void target_make_label(struct target *t)
 				}
 			} else {
 				char host[96], port[16];
-				if (conninfo_get(t->pg_conninfo, "host", host, sizeof host) ||
-				    conninfo_get(t->pg_conninfo, "hostaddr", host, sizeof host)) {
+				if ((conninfo_get(t->pg_conninfo, "host", host, sizeof host) && *host) ||
+				    (conninfo_get(t->pg_conninfo, "hostaddr", host, sizeof host) && *host)) {
 					if (conninfo_get(t->pg_conninfo, "port", port, sizeof port))
 						str_printf(t->label, sizeof t->label, "%s:%s", host, port);
 					else
@@ -663,12 +675,12 @@ void target_make_label(struct target *t)
 		text_sanitize(t->label);
 		return;
 	}
-	if (t->host && (!t->socket || t->engine == ENGINE_POSTGRESQL || strcmp(t->host, "localhost") != 0)) {
+	if (has_host && (!has_socket || t->engine == ENGINE_POSTGRESQL || strcmp(t->host, "localhost") != 0)) {
 		if (t->port)
 			str_printf(t->label, sizeof t->label, "%s:%d", t->host, t->port);
 		else
 			str_copy(t->label, sizeof t->label, t->host);
-	} else if (t->socket) {
+	} else if (has_socket) {
 		str_copy(t->label, sizeof t->label, t->socket);
 	} else {
 		str_copy(t->label, sizeof t->label, "localhost");
