@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/redact.h"
 #include "../util/util.h"
 
 /* Length of q cut at max bytes, never inside a UTF-8 sequence. */
@@ -81,6 +82,12 @@ void lock_session_query(struct lock_session *s, const char *q, bool is_last)
 	s->query = xmalloc(n + 1);
 	memcpy(s->query, q, n);
 	s->query[n] = '\0';
+	/* a blocker may be CREATE USER ... IDENTIFIED BY / ALTER ROLE ... PASSWORD */
+	if (strcasestr(s->query, "password") || strcasestr(s->query, "identified")) {
+		char *r = redact_secrets(s->query);
+		free(s->query);
+		s->query = r;
+	}
 	text_sanitize(s->query);
 }
 

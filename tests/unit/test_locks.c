@@ -296,8 +296,23 @@ static void test_record_roundtrip(void)
 	}
 }
 
+/* A blocker's statement that sets a password is shown without it. */
+static void test_query_secrets(void)
+{
+	struct lock_session s;
+	memset(&s, 0, sizeof s);
+	lock_session_query(&s, "ALTER USER app IDENTIFIED BY 'Sekr3t-pw_9931'", false);
+	CHECK(s.query && !strstr(s.query, "Sekr3t") && strstr(s.query, "'***'"), "lock session query: IDENTIFIED BY secret masked");
+	lock_session_query(&s, "ALTER ROLE app PASSWORD 'Sekr3t-pw_9931'", false);
+	CHECK(s.query && !strstr(s.query, "Sekr3t"), "lock session query: PASSWORD secret masked");
+	lock_session_query(&s, "UPDATE t SET v = 'Sekr3t' WHERE id = 1", false);
+	CHECK(s.query && strstr(s.query, "Sekr3t"), "lock session query: other literals kept");
+	free(s.query);
+}
+
 int main(void)
 {
+	test_query_secrets();
 	test_chain();
 	test_wait_order_and_roots();
 	test_many_to_many();
