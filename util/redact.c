@@ -35,10 +35,12 @@ static const struct {
 	const char *repl;
 } secret_rules[] = {
 	/* PASSWORD 'x', MASTER_PASSWORD='x', SET PASSWORD FOR u = 'x',
-	 * PASSWORD('x'), IDENTIFIED BY 'x', PASSWORD E'x', PASSWORD $$x$$ */
+	 * PASSWORD('x'), IDENTIFIED BY 'x', PASSWORD E'x', PASSWORD $$x$$;
+	 * quoted strings right after it are part of it ('x' "y" is 'xy') */
 	{"(?i)\\b(\\w*PASSWORD(?:\\s+FOR\\s+(?:'[^']*'|\"[^\"]*\"|[^\\s=@]+)(?:@(?:'[^']*'|\"[^\"]*\"|[^\\s=]+))?)?"
 	 "|IDENTIFIED\\s+(?:WITH\\s+\\S+\\s+)?(?:BY|AS))(\\s*=?\\s*(?:PASSWORD\\s*)?\\(?\\s*)[EeNn]?"
-	 "(?:'(?:[^'\\\\]|\\\\.|'')*'?|\"(?:[^\"\\\\]|\\\\.|\"\")*\"?|\\$\\w*\\$.*?(?:\\$\\w*\\$|$))",
+	 "(?:'(?:[^'\\\\]|\\\\.|'')*'?|\"(?:[^\"\\\\]|\\\\.|\"\")*\"?|\\$\\w*\\$.*?(?:\\$\\w*\\$|$))"
+	 "(?:\\s*+(?:'(?:[^'\\\\]|\\\\.|'')*+'?|\"(?:[^\"\\\\]|\\\\.|\"\")*+\"?))*+",
 	 "${1}${2}'***'"},
 	/* password=x (connection strings, SET PASSWORD = x): unquoted after '=' */
 	{"(?i)\\b(\\w*PASSWORD)(\\s*=\\s*)(?!'\\*\\*\\*')[^\\s,;)']+", "${1}${2}'***'"},
