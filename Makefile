@@ -105,19 +105,43 @@ asan:
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 DBTOP=build-asan/dbtop \
 		tests/run.sh all $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%)
 
-# libFuzzer targets (clang): `make fuzz FUZZ_TARGET=record FUZZ_SECONDS=600`
+# libFuzzer targets (clang), one per parser: tests/fuzz/fuzz_NAME.c, seeds in
+# tests/fuzz/corpus/NAME/ (docs/fuzzing.md says what each one checks).
+#   make fuzz FUZZ_TARGET=record FUZZ_SECONDS=600   one target
+#   make fuzz-all FUZZ_SECONDS=60                   every target in turn
+# New inputs go to build-fuzz/corpus-NAME, crash reproducers to build-fuzz/.
 FUZZ_TARGET ?= record
 FUZZ_SECONDS ?= 600
 FUZZ_CC ?= clang
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(DEP_CFLAGS)
+FUZZ_RUN_FLAGS := -max_len=65536 -rss_limit_mb=512 -timeout=30 -print_final_stats=1 \
+	-artifact_prefix=build-fuzz/
+# a smaller ASan quarantine keeps long runs under the RSS limit
+FUZZ_ENV := ASAN_OPTIONS=quarantine_size_mb=64
+# the target fuzzer asks libpq how it reads a connection string
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard */*.h)
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) $(BASE_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC) $(BASE_LIBS) $(PQ_LIBS)
 
 fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 	@mkdir -p build-fuzz/corpus-$(FUZZ_TARGET)
-	build-fuzz/fuzz_$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		-rss_limit_mb=512 build-fuzz/corpus-$(FUZZ_TARGET) tests/fuzz/corpus/$(FUZZ_TARGET)
+	$(FUZZ_ENV) build-fuzz/fuzz_$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) $(FUZZ_RUN_FLAGS) \
+		build-fuzz/corpus-$(FUZZ_TARGET) tests/fuzz/corpus/$(FUZZ_TARGET)
+
+# every target for FUZZ_SECONDS each, one after the other; one line each:
+# "fuzz NAME: S s, N executions, ok" (or FAILED and the log to read)
+.PHONY: fuzz-all
+fuzz-all: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
+	@fail=0; for t in $(FUZZ_TARGETS); do \
+		mkdir -p build-fuzz/corpus-$$t; \
+		log=build-fuzz/fuzz-$$t.log; \
+		$(FUZZ_ENV) build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_RUN_FLAGS) \
+			build-fuzz/corpus-$$t tests/fuzz/corpus/$$t > $$log 2>&1; rc=$$?; \
+		execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log | tail -n 1); \
+		if [ $$rc -eq 0 ]; then res=ok; else res="FAILED (exit $$rc, see $$log)"; fail=1; fi; \
+		echo "fuzz $$t: $(FUZZ_SECONDS) s, $${execs:-?} executions, $$res"; \
+	done; exit $$fail
 
 demo:
 	@scripts/deps.sh

@@ -1,0 +1,3 @@
+SELECT /* hint */ a -- trailing
+, b # mysql comment
+FROM t /* unterminated

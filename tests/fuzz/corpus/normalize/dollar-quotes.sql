@@ -1,0 +1,1 @@
+SELECT $$dollar 'quoted'$$, $tag$ body $tag$, $1, ? FROM t

@@ -1,0 +1,1 @@
+SELECT 'it''s', 'a\'b', "dq \" x" FROM t

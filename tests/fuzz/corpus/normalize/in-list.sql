@@ -1,0 +1,1 @@
+SELECT * FROM t WHERE id IN (1, 2, 3,4) AND k in ( 'a' ,'b' )

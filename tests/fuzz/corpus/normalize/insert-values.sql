@@ -1,0 +1,1 @@
+INSERT INTO t (a, b) VALUES (1, 'x'), (-2.5e3, 0x1F), (b'101', X'ff')

@@ -1,0 +1,1 @@
+SELECT name FROM `odd'table` WHERE v = 'it's broken

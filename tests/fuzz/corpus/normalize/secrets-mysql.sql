@@ -1,0 +1,1 @@
+ALTER USER 'app'@'%' IDENTIFIED BY 'hunter2'; SET PASSWORD FOR bob = PASSWORD('s3cret')

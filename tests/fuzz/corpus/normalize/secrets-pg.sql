@@ -1,0 +1,1 @@
+CREATE ROLE r PASSWORD 'x' ; ALTER ROLE r WITH PASSWORD E'y\'z'; dblink('host=h password=pw dbname=d')

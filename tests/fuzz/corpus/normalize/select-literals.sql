@@ -1,0 +1,1 @@
+SELECT * FROM orders WHERE id = 42 AND status = 'paid'

@@ -1,0 +1,1 @@
+SELECT '日本', été FROM café WHERE x = '��' [31m
