@@ -48,7 +48,7 @@ DB_OBJ := $(DB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check unit live asan demo install uninstall clean fuzz
+.PHONY: all deps check check-asan unit live asan soak demo install uninstall clean fuzz
 all: $(BIN)
 
 $(BIN): $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ) $(BUILD)/demo_rec.o | $(PLUGINS)
@@ -96,8 +96,10 @@ check:
 	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN) $(TOOL_BIN)
 	@tests/run.sh all $(UNIT_BIN)
 
-# the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
-asan:
+# the same tests under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs
+# it after `make check`); `make asan` is the same
+asan: check-asan
+check-asan:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory BUILD=build-asan \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
@@ -142,6 +144,12 @@ fuzz-all: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 		if [ $$rc -eq 0 ]; then res=ok; else res="FAILED (exit $$rc, see $$log)"; fail=1; fi; \
 		echo "fuzz $$t: $(FUZZ_SECONDS) s, $${execs:-?} executions, $$res"; \
 	done; exit $$fail
+
+# 30 minutes of the screen under load at 0.25 s: RSS and fds sampled, then
+# a valgrind batch run (SOAK_SECONDS=N for a shorter run; DBTOP=build-asan/dbtop under ASan)
+soak: $(BIN)
+	@scripts/deps.sh
+	@scripts/soak.sh
 
 demo:
 	@scripts/deps.sh
