@@ -158,34 +158,51 @@ void digest_table_init(struct digest_table *t)
 void digest_table_free(struct digest_table *t)
 {
 	size_t i;
-	for (i = 0; i < t->cap; i++) {
+	for (i = 0; i < t->n; i++) {
 		free(t->e[i].last.text);
 		free(t->e[i].hb);
 	}
 	free(t->e);
+	free(t->slot);
 	memset(t, 0, sizeof *t);
 }
 
-/* Slot of key: the entry, or the empty slot where it belongs. */
-static struct digest_entry *slot(struct digest_table *t, const char *key)
+/* The slot of key: holding its index + 1, or 0 where it belongs. */
+static uint32_t *slot_of(const struct digest_table *t, const char *key)
 {
-	size_t i = (size_t)(hash_str(key) & (t->cap - 1));
-	while (t->e[i].last.key[0] && strcmp(t->e[i].last.key, key) != 0)
-		i = (i + 1) & (t->cap - 1);
-	return &t->e[i];
+	size_t i = (size_t)(hash_str(key) & (t->nslot - 1));
+	while (t->slot[i] && strcmp(t->e[t->slot[i] - 1].last.key, key) != 0)
+		i = (i + 1) & (t->nslot - 1);
+	return &t->slot[i];
 }
 
-/* Double the table (keeps at most half full). */
-static void grow(struct digest_table *t)
+/* The entry of key, or NULL. */
+static struct digest_entry *find(const struct digest_table *t, const char *key)
 {
-	struct digest_entry *old = t->e;
-	size_t oldcap = t->cap, i;
-	t->cap = t->cap ? t->cap * 2 : 256;
-	t->e = xcalloc(t->cap, sizeof *t->e);
-	for (i = 0; i < oldcap; i++)
-		if (old[i].last.key[0])
-			*slot(t, old[i].last.key) = old[i];
-	free(old);
+	uint32_t *s = t->nslot ? slot_of(t, key) : NULL;
+	return s && *s ? &t->e[*s - 1] : NULL;
+}
+
+/* A new zeroed entry for key (not present): the slots stay at most half
+ * full; the entries grow by half. */
+static struct digest_entry *add_entry(struct digest_table *t, const char *key)
+{
+	if ((t->n + 1) * 2 > t->nslot) {
+		free(t->slot);
+		t->nslot = t->nslot ? t->nslot * 2 : 256;
+		t->slot = xcalloc(t->nslot, sizeof *t->slot);
+		for (size_t i = 0; i < t->n; i++)
+			*slot_of(t, t->e[i].last.key) = (uint32_t)(i + 1);
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap + t->cap / 2 : 64;
+		t->e = xrealloc(t->e, t->cap * sizeof *t->e);
+	}
+	struct digest_entry *e = &t->e[t->n];
+	memset(e, 0, sizeof *e);
+	*slot_of(t, key) = (uint32_t)(t->n + 1);
+	t->n++;
+	return e;
 }
 
 /* Push total ms/s (or NaN) into the entry's little history. */
@@ -254,16 +271,15 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 	if (!s) {
 		/* nothing this interval: every rate unknown, and what happened
 		 * meanwhile is unknown too: no histogram base survives */
-		for (i = 0; i < t->cap; i++)
-			if (t->e[i].last.key[0]) {
-				t->e[i].known = false;
-				for (k = 0; k < DG__COUNT; k++)
-					t->e[i].rate[k] = NAN;
-				t->e[i].avg_ms = NAN;
-				t->e[i].p95_ms = NAN;
-				drop_base(&t->e[i]);
-				hist_push(&t->e[i], NAN);
-			}
+		for (i = 0; i < t->n; i++) {
+			t->e[i].known = false;
+			for (k = 0; k < DG__COUNT; k++)
+				t->e[i].rate[k] = NAN;
+			t->e[i].avg_ms = NAN;
+			t->e[i].p95_ms = NAN;
+			drop_base(&t->e[i]);
+			hist_push(&t->e[i], NAN);
+		}
 		return;
 	}
 	t->have_data = true;
@@ -289,10 +305,9 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		struct digest_entry *e;
 		if (!r->key[0])
 			continue;
-		if ((t->n + 1) * 2 > t->cap)
-			grow(t);
-		e = slot(t, r->key);
-		if (!e->last.key[0]) {
+		e = find(t, r->key);
+		if (!e) {
+			e = add_entry(t, r->key);
 			/* New to us. After the first sample of a connection a new row
 			 * was created since the previous sample (it would have been
 			 * read before otherwise), so it counts from zero, unless the
@@ -300,7 +315,6 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			double ndt = sn ? slice_dt : dt;
 			bool from_zero = !fresh && ndt > 0 && prev_wall > 0 &&
 					 !(r->first_seen > 0 && r->first_seen < (sn ? wall - ndt : prev_wall) - 1);
-			memset(e, 0, sizeof *e);
 			for (k = 0; k < 60; k++)
 				e->hist[k] = NAN;
 			for (k = 0; k < DG__COUNT; k++)
@@ -312,7 +326,6 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			adopt(e, r);
 			e->seen_tick = t->tick;
 			e->read_wall = wall;
-			t->n++;
 			continue;
 		}
 		/* its rates cover the time since it was last read */
@@ -340,9 +353,9 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		adopt(e, r);
 	}
 	/* entries the set did not mention */
-	for (i = 0; i < t->cap; i++) {
+	for (i = 0; i < t->n; i++) {
 		struct digest_entry *e = &t->e[i];
-		if (!e->last.key[0] || e->seen_tick == t->tick)
+		if (e->seen_tick == t->tick)
 			continue;
 		if (sn && !fresh && digest_key_slice(e->last.key, sn) != sk) {
 			/* another slice: not read now, its rates stand */
@@ -372,25 +385,23 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 	 * previous read, which becomes the new base */
 	for (i = 0; i < s->nhist; i++) {
 		struct digest_entry *e;
-		if (!s->hist[i].key[0] || !t->cap)
+		if (!s->hist[i].key[0])
 			continue;
-		e = slot(t, s->hist[i].key);
-		if (e->last.key[0] && !e->gone)
+		e = find(t, s->hist[i].key);
+		if (e && !e->gone)
 			take_hist(e, &s->hist[i], t->tick);
 	}
-	for (i = 0; i < t->cap; i++) {
+	for (i = 0; i < t->n; i++) {
 		struct digest_entry *e = &t->e[i];
-		if (!e->last.key[0] || e->hb_tick == t->tick)
+		if (e->hb_tick == t->tick)
 			continue;
 		/* not read now: unknown; a digest that ran meanwhile has no base */
 		e->p95_ms = NAN;
 		if (e->moved)
 			drop_base(e);
 	}
-	for (i = 0; i < t->cap; i++) {
+	for (i = 0; i < t->n; i++) {
 		struct digest_entry *e = &t->e[i];
-		if (!e->last.key[0])
-			continue;
 		double ms = e->known ? e->rate[DG_TOTAL_NS] / 1e6 : NAN;
 		hist_push(e, ms);
 		if (e->known && isfinite(ms))
@@ -429,11 +440,11 @@ size_t digest_table_top(const struct digest_table *t, enum dg_sort key, bool cum
 	size_t i, got = 0;
 	if (!n)
 		return 0;
-	for (i = 0; i < t->cap; i++) {
+	for (i = 0; i < t->n; i++) {
 		const struct digest_entry *e = &t->e[i];
 		double v;
 		size_t j;
-		if (!e->last.key[0] || e->gone || (!cumulative && !e->known))
+		if (e->gone || (!cumulative && !e->known))
 			continue;
 		v = rank_value(e, key, cumulative);
 		if (!isfinite(v))

@@ -120,8 +120,10 @@ struct digest_entry {
 };
 
 struct digest_table {
-	struct digest_entry *e;      /* open addressing by key hash */
-	size_t cap, n;
+	struct digest_entry *e;      /* every digest seen, dense: e[0..n-1] */
+	size_t n, cap;               /* entries, allocated */
+	uint32_t *slot;              /* open addressing by key hash: index + 1, 0 empty */
+	size_t nslot;                /* power of two, at least twice n */
 	unsigned long tick;
 	double interval_s;
 	double total_ms_per_s;       /* sum over known entries */
