@@ -181,6 +181,72 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 	return 0;
 }
 
+/* TLS options by --ssl-mode, for MariaDB Connector/C 3.x: a CA file makes
+ * it check the chain (not the name); MYSQL_OPT_SSL_VERIFY_SERVER_CERT adds
+ * the name (and refuses a server without TLS); MYSQL_OPT_SSL_ENFORCE asks
+ * for TLS but, without a verification, does not refuse a server that has
+ * none: my_tls_check says so after the handshake. A CA given is used in
+ * every mode but DISABLED. */
+static void my_tls_options(MYSQL *db, const struct target *t, enum ssl_mode m)
+{
+	my_bool on = 1, off = 0;
+
+	if (m == SSL_MODE_DISABLED) {
+		mysql_options(db, MYSQL_OPT_SSL_ENFORCE, &off);
+		return;
+	}
+	if (m == SSL_MODE_PREFERRED)
+		mysql_ssl_set(db, NULL, NULL, NULL, NULL, NULL);
+	if (m >= SSL_MODE_REQUIRED)
+		mysql_options(db, MYSQL_OPT_SSL_ENFORCE, &on);
+	if (m == SSL_MODE_VERIFY_IDENTITY)
+		mysql_options(db, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
+	if (t->ssl_ca && *t->ssl_ca)
+		mysql_options(db, MYSQL_OPT_SSL_CA, t->ssl_ca);
+	if (t->ssl_cert && *t->ssl_cert)
+		mysql_options(db, MYSQL_OPT_SSL_CERT, t->ssl_cert);
+	if (t->ssl_key && *t->ssl_key)
+		mysql_options(db, MYSQL_OPT_SSL_KEY, t->ssl_key);
+}
+
+/* Connector/C reports a missing certificate file without its name: check
+ * first. Returns -1 with a message in err. */
+static int my_tls_files(const struct target *t, enum ssl_mode m, char *err, size_t errlen)
+{
+	const char *names[] = {"ssl-ca", "ssl-cert", "ssl-key"};
+	const char *files[] = {t->ssl_ca, t->ssl_cert, t->ssl_key};
+	size_t i;
+	if (m == SSL_MODE_DISABLED)
+		return 0;
+	for (i = 0; i < 3; i++) {
+		FILE *f;
+		if (!files[i] || !*files[i])
+			continue;
+		f = fopen(files[i], "r");
+		if (!f) {
+			str_printf(err, errlen, "cannot connect to %s: cannot read %s file %s: %s", t->label,
+				   names[i], files[i], strerror(errno));
+			return -1;
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
+/* After the connection: REQUIRED and the verify modes refuse one without
+ * TLS over TCP (a Unix socket is local: no TLS there, as for libpq).
+ * Returns -1 with a message in err. */
+static int my_tls_check(MYSQL *db, const struct target *t, enum ssl_mode m, const char *host,
+			char *err, size_t errlen)
+{
+	bool unix_socket = !host || strcmp(host, "localhost") == 0;
+	if (m < SSL_MODE_REQUIRED || unix_socket || mysql_get_ssl_cipher(db))
+		return 0;
+	str_printf(err, errlen, "cannot connect to %s: the server does not offer TLS (--ssl-mode %s)", t->label,
+		   target_ssl_mode_name(m, ENGINE_MYSQL));
+	return -1;
+}
+
 static int my_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
@@ -190,6 +256,7 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 	unsigned rt = (unsigned)d_ceil(src->query_timeout);
 	const char *host = t->host;
 	my_bool off = 0;
+	enum ssl_mode tls = target_ssl_mode_effective(t);
 
 	memset(&src->caps, 0, sizeof src->caps);
 	src->caps.engine = ENGINE_MYSQL;
@@ -210,11 +277,26 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 	mysql_options(p->db, MYSQL_OPT_RECONNECT, &off);
 	mysql_options(p->db, MYSQL_SET_CHARSET_NAME, "utf8mb4");
 	mysql_options4(p->db, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "dbtop");
+	if (my_tls_files(t, tls, err, errlen) < 0) {
+		my_close(src);
+		return -1;
+	}
+	my_tls_options(p->db, t, tls);
 	if (!host && t->socket)
 		host = "localhost";
 	if (!mysql_real_connect(p->db, host, t->user, t->password, t->database,
 				(unsigned)t->port, t->socket, 0)) {
-		str_printf(err, errlen, "cannot connect to %s: %s", t->label, mysql_error(p->db));
+		const char *m = mysql_error(p->db);
+		/* Connector/C's word for a certificate not naming the host */
+		if (tls == SSL_MODE_VERIFY_IDENTITY && strstr(m, "Validation of SSL server certificate failed"))
+			str_printf(err, errlen, "cannot connect to %s: %s (VERIFY_IDENTITY: the certificate must "
+				   "name the host %s)", t->label, m, host ? host : "localhost");
+		else
+			str_printf(err, errlen, "cannot connect to %s: %s", t->label, m);
+		my_close(src);
+		return -1;
+	}
+	if (my_tls_check(p->db, t, tls, host, err, errlen) < 0) {
 		my_close(src);
 		return -1;
 	}

@@ -270,6 +270,28 @@ static bool gss_pointless(const struct target *t)
 	return access("/etc/krb5.conf", F_OK) != 0 && access(cc, F_OK) != 0;
 }
 
+/* True when the target string, PGSSLMODE or a service may say an sslmode
+ * (then --ssl-ca alone does not imply verify-ca over it). */
+static bool sslmode_elsewhere(const struct target *t)
+{
+	PQconninfoOption *opts, *o;
+	char *msg = NULL;
+	bool said = getenv("PGSSLMODE") || getenv("PGREQUIRESSL") || getenv("PGSERVICE");
+	if (said || !t->pg_conninfo)
+		return said;
+	opts = PQconninfoParse(t->pg_conninfo, &msg);
+	if (!opts) {
+		PQfreemem(msg);
+		return false; /* malformed: PQconnectdbParams says so */
+	}
+	for (o = opts; o->keyword; o++)
+		if ((strcmp(o->keyword, "sslmode") == 0 || strcmp(o->keyword, "requiressl") == 0 ||
+		     strcmp(o->keyword, "service") == 0) && o->val && *o->val)
+			said = true;
+	PQconninfoFree(opts);
+	return said;
+}
+
 /* Server notices (NOTICE, WARNING) must never reach the terminal: libpq
  * would print them on stderr, over the screen. */
 static void pg_notice_ignore(void *arg, const char *msg)
@@ -282,7 +304,7 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
 	struct pg_priv *p = xcalloc(1, sizeof *p);
-	const char *kw[16], *val[16];
+	const char *kw[24], *val[24];
 	char ct[16], opts[96], port[16];
 	int n = 0;
 
@@ -318,6 +340,28 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	if (t->database) {
 		kw[n] = "dbname";
 		val[n++] = t->database;
+	}
+	/* --ssl-mode as sslmode; --ssl-ca alone means verify-ca (as for MySQL)
+	 * unless an sslmode is said elsewhere: libpq's default prefer would
+	 * fall back to no TLS when the certificate fails */
+	if (t->ssl_mode > SSL_MODE_UNSET) {
+		kw[n] = "sslmode";
+		val[n++] = target_ssl_mode_name(t->ssl_mode, ENGINE_POSTGRESQL);
+	} else if (t->ssl_ca && *t->ssl_ca && !sslmode_elsewhere(t)) {
+		kw[n] = "sslmode";
+		val[n++] = "verify-ca";
+	}
+	if (t->ssl_ca && *t->ssl_ca) {
+		kw[n] = "sslrootcert";
+		val[n++] = t->ssl_ca;
+	}
+	if (t->ssl_cert && *t->ssl_cert) {
+		kw[n] = "sslcert";
+		val[n++] = t->ssl_cert;
+	}
+	if (t->ssl_key && *t->ssl_key) {
+		kw[n] = "sslkey";
+		val[n++] = t->ssl_key;
 	}
 	str_printf(ct, sizeof ct, "%d", (int)d_ceil(t->connect_timeout < 2 ? 2 : t->connect_timeout));
 	kw[n] = "connect_timeout";

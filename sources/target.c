@@ -27,6 +27,9 @@ void target_free(struct target *t)
 	free(t->database);
 	secret_free(t->pg_conninfo);
 	free(t->defaults_file);
+	free(t->ssl_ca);
+	free(t->ssl_cert);
+	free(t->ssl_key);
 	target_init(t);
 }
 
@@ -93,6 +96,50 @@ static int parse_port(const char *s, size_t n)
 		v = v * 10 + (s[i] - '0');
 	}
 	return v >= 1 && v <= 65535 ? (int)v : -1;
+}
+
+enum ssl_mode target_ssl_mode_parse(const char *s)
+{
+	static const struct {
+		const char *name;
+		enum ssl_mode m;
+	} names[] = {
+		{"disabled", SSL_MODE_DISABLED}, {"disable", SSL_MODE_DISABLED},
+		{"preferred", SSL_MODE_PREFERRED}, {"prefer", SSL_MODE_PREFERRED},
+		{"required", SSL_MODE_REQUIRED}, {"require", SSL_MODE_REQUIRED},
+		{"verify_ca", SSL_MODE_VERIFY_CA},
+		{"verify_identity", SSL_MODE_VERIFY_IDENTITY}, {"verify_full", SSL_MODE_VERIFY_IDENTITY},
+	};
+	char low[24];
+	size_t i, n = s ? strlen(s) : 0;
+	if (n == 0 || n >= sizeof low)
+		return SSL_MODE_BAD;
+	for (i = 0; i <= n; i++)
+		low[i] = s[i] == '-' ? '_' : (char)tolower((unsigned char)s[i]);
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(low, names[i].name) == 0)
+			return names[i].m;
+	return SSL_MODE_BAD;
+}
+
+const char *target_ssl_mode_name(enum ssl_mode m, enum engine e)
+{
+	bool pg = e == ENGINE_POSTGRESQL;
+	switch (m) {
+	case SSL_MODE_DISABLED: return pg ? "disable" : "DISABLED";
+	case SSL_MODE_PREFERRED: return pg ? "prefer" : "PREFERRED";
+	case SSL_MODE_REQUIRED: return pg ? "require" : "REQUIRED";
+	case SSL_MODE_VERIFY_CA: return pg ? "verify-ca" : "VERIFY_CA";
+	case SSL_MODE_VERIFY_IDENTITY: return pg ? "verify-full" : "VERIFY_IDENTITY";
+	default: return NULL;
+	}
+}
+
+enum ssl_mode target_ssl_mode_effective(const struct target *t)
+{
+	if (t->ssl_mode != SSL_MODE_UNSET)
+		return t->ssl_mode;
+	return t->ssl_ca && *t->ssl_ca ? SSL_MODE_VERIFY_CA : SSL_MODE_UNSET;
 }
 
 /* Decode s[0..n) into *slot unless already set; -1 on a bad escape. */
@@ -205,7 +252,37 @@ int target_parse_mysql_uri(struct target *t, const char *uri, char *err, size_t 
 			return -1;
 		}
 		size_t kl = (size_t)(eq - k);
-		if (kl == 6 && strncmp(k, "socket", 6) == 0) {
+		char key[16];
+		if (kl < sizeof key) {
+			/* ssl-mode or ssl_mode, as in option files */
+			for (size_t i = 0; i < kl; i++)
+				key[i] = k[i] == '-' ? '_' : k[i];
+			key[kl] = '\0';
+		} else {
+			key[0] = '\0';
+		}
+		if (strcmp(key, "ssl_mode") == 0) {
+			char *v = pct_decode(eq + 1, (size_t)(pe - eq - 1));
+			enum ssl_mode m = target_ssl_mode_parse(v);
+			free(v);
+			if (m == SSL_MODE_BAD) {
+				str_printf(err, errlen, "bad ssl-mode in URI (use DISABLED, PREFERRED, REQUIRED, "
+					   "VERIFY_CA or VERIFY_IDENTITY)");
+				return -1;
+			}
+			if (t->ssl_mode == SSL_MODE_UNSET)
+				t->ssl_mode = m;
+		} else if (strcmp(key, "ssl_ca") == 0 || strcmp(key, "ssl_cert") == 0 ||
+			   strcmp(key, "ssl_key") == 0) {
+			char **slot = strcmp(key, "ssl_ca") == 0 ? &t->ssl_ca
+				: strcmp(key, "ssl_cert") == 0 ? &t->ssl_cert : &t->ssl_key;
+			if (pe == eq + 1) {
+				str_printf(err, errlen, "empty %.*s in URI", (int)kl, k);
+				return -1;
+			}
+			if (set_decoded(slot, eq + 1, (size_t)(pe - eq - 1), false) < 0)
+				goto bad_escape;
+		} else if (kl == 6 && strncmp(k, "socket", 6) == 0) {
 			if (set_decoded(&t->socket, eq + 1, (size_t)(pe - eq - 1), false) < 0)
 				goto bad_escape;
 		} else if (kl == 15 && strncmp(k, "connect_timeout", 15) == 0) {
@@ -220,7 +297,8 @@ int target_parse_mysql_uri(struct target *t, const char *uri, char *err, size_t 
 			free(v);
 			t->connect_timeout = d;
 		} else {
-			str_printf(err, errlen, "unknown URI parameter '%.*s' (known: socket, connect_timeout)",
+			str_printf(err, errlen, "unknown URI parameter '%.*s' (known: socket, connect_timeout, "
+				   "ssl-mode, ssl-ca, ssl-cert, ssl-key)",
 				   (int)(kl > 40 ? 40 : kl), k);
 			return -1;
 		}
@@ -452,7 +530,16 @@ static void apply_option(struct target *t, char *key, char *val, bool keep_set)
 		int port = parse_port(val, strlen(val));
 		if (port > 0 && !(keep_set && t->port))
 			t->port = port;
-	}
+	} else if (strcmp(key, "ssl_mode") == 0) {
+		/* a bad value is kept as such: refused once the files are read */
+		if (!(keep_set && t->ssl_mode != SSL_MODE_UNSET))
+			t->ssl_mode = target_ssl_mode_parse(val);
+	} else if (strcmp(key, "ssl_ca") == 0 && *val)
+		set_field(&t->ssl_ca, val, keep_set, false);
+	else if (strcmp(key, "ssl_cert") == 0 && *val)
+		set_field(&t->ssl_cert, val, keep_set, false);
+	else if (strcmp(key, "ssl_key") == 0 && *val)
+		set_field(&t->ssl_key, val, keep_set, false);
 }
 
 /* Read the options of one [group] of path (and its includes) into t,
@@ -520,6 +607,14 @@ static void merge_target(struct target *dst, const struct target *src, bool keep
 		set_field(&dst->database, src->database, keep, false);
 	if (src->port && !(keep && dst->port))
 		dst->port = src->port;
+	if (src->ssl_mode != SSL_MODE_UNSET && !(keep && dst->ssl_mode != SSL_MODE_UNSET))
+		dst->ssl_mode = src->ssl_mode;
+	if (src->ssl_ca)
+		set_field(&dst->ssl_ca, src->ssl_ca, keep, false);
+	if (src->ssl_cert)
+		set_field(&dst->ssl_cert, src->ssl_cert, keep, false);
+	if (src->ssl_key)
+		set_field(&dst->ssl_key, src->ssl_key, keep, false);
 }
 
 int target_read_option_file(struct target *t, const char *path, bool keep_set,
@@ -564,6 +659,11 @@ int target_apply_mysql_defaults(struct target *t, char *err, size_t errlen)
 	}
 	merge_target(t, &f, true);
 	target_free(&f);
+	if (t->ssl_mode == SSL_MODE_BAD) {
+		str_printf(err, errlen, "bad ssl-mode in an option file (use DISABLED, PREFERRED, REQUIRED, "
+			   "VERIFY_CA or VERIFY_IDENTITY)");
+		return -1;
+	}
 	/* environment: lowest precedence */
 	if ((e = getenv("MYSQL_PWD")) && *e)
 		set_field(&t->password, e, true, true);

@@ -9,6 +9,18 @@
 
 #include "sample.h"
 
+/* TLS of the connection, by MySQL's --ssl-mode names (libpq's sslmode in
+ * brackets). SSL_MODE_UNSET: the client library's default. */
+enum ssl_mode {
+	SSL_MODE_BAD = -1,    /* an option file gave a value that is none of these */
+	SSL_MODE_UNSET = 0,
+	SSL_MODE_DISABLED,    /* (disable) no TLS */
+	SSL_MODE_PREFERRED,   /* (prefer) TLS when the server offers it, unverified */
+	SSL_MODE_REQUIRED,    /* (require) TLS or no connection, unverified */
+	SSL_MODE_VERIFY_CA,   /* (verify-ca) and the certificate signed by the CA */
+	SSL_MODE_VERIFY_IDENTITY, /* (verify-full) and naming the host */
+};
+
 struct target {
 	enum engine engine;
 	char *host;       /* NULL: default (MySQL: localhost socket) */
@@ -20,6 +32,10 @@ struct target {
 	char *pg_conninfo;/* PostgreSQL URI or key=value string, as given */
 	char *defaults_file; /* MySQL --defaults-file */
 	double connect_timeout; /* s */
+	enum ssl_mode ssl_mode;
+	char *ssl_ca;     /* CA certificate file (PEM) */
+	char *ssl_cert;   /* client certificate file */
+	char *ssl_key;    /* its private key file */
 	char label[128];  /* host label for display, no secrets */
 };
 
@@ -50,6 +66,20 @@ int target_apply_mysql_defaults(struct target *t, char *err, size_t errlen);
  * file cannot be opened. */
 int target_read_option_file(struct target *t, const char *path, bool keep_set,
 			    char *err, size_t errlen);
+
+/* Parse a TLS mode: MySQL's names (DISABLED, PREFERRED, REQUIRED,
+ * VERIFY_CA, VERIFY_IDENTITY) or libpq's (disable, prefer, require,
+ * verify-ca, verify-full), any case, '-' or '_'. SSL_MODE_BAD if none. */
+enum ssl_mode target_ssl_mode_parse(const char *s);
+
+/* The name of a mode for an engine: MySQL's for MySQL, libpq's sslmode
+ * value for PostgreSQL; NULL for SSL_MODE_UNSET / SSL_MODE_BAD. */
+const char *target_ssl_mode_name(enum ssl_mode m, enum engine e);
+
+/* The mode in force for MySQL: the one given, else VERIFY_CA when a CA
+ * file was given (as MySQL's client does), else SSL_MODE_UNSET (the
+ * library's default). */
+enum ssl_mode target_ssl_mode_effective(const struct target *t);
 
 /* Build t->label ("host:port", socket path, or service name). */
 void target_make_label(struct target *t);

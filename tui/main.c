@@ -75,6 +75,13 @@ static void usage(FILE *f)
 	      "      --defaults-file FILE  MySQL option file to read instead of ~/.my.cnf\n"
 	      "      --connect-timeout S   connection time limit (default 5)\n"
 	      "      --query-timeout S     time limit of each query (default 2)\n"
+	      "      --ssl-mode MODE       TLS: DISABLED, PREFERRED, REQUIRED, VERIFY_CA or\n"
+	      "                            VERIFY_IDENTITY (libpq's disable, prefer, require,\n"
+	      "                            verify-ca, verify-full also accepted, either engine)\n"
+	      "      --ssl-ca FILE         CA certificate to verify the server's against\n"
+	      "                            (alone: VERIFY_CA)\n"
+	      "      --ssl-cert FILE       client certificate\n"
+	      "      --ssl-key FILE        client certificate's private key\n"
 	      "output:\n"
 	      "  -b, --batch               print one record per interval (no screen)\n"
 	      "  -n, --count N             records to print, then exit (batch)\n"
@@ -124,6 +131,17 @@ static double num_arg(const char *name, const char *s, double lo, double hi)
 		exit(2);
 	}
 	return v;
+}
+
+/* Set *slot to a file name option's value, or exit 2 when it is empty. */
+static void file_arg(const char *name, const char *s, char **slot)
+{
+	if (!*s) {
+		fprintf(stderr, "dbtop: %s needs a file name\n", name);
+		exit(2);
+	}
+	free(*slot);
+	*slot = xstrdup(s);
 }
 
 /* Parse a duration ("90", "90s", "15m", "1h") or exit 2. */
@@ -180,7 +198,7 @@ enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
-	OPT_TUNE_TTL,
+	OPT_TUNE_TTL, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY,
 };
 
 static const struct option long_opts[] = {
@@ -194,6 +212,10 @@ static const struct option long_opts[] = {
 	{"defaults-file", required_argument, NULL, OPT_DEFAULTS_FILE},
 	{"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
 	{"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
+	{"ssl-mode", required_argument, NULL, OPT_SSL_MODE},
+	{"ssl-ca", required_argument, NULL, OPT_SSL_CA},
+	{"ssl-cert", required_argument, NULL, OPT_SSL_CERT},
+	{"ssl-key", required_argument, NULL, OPT_SSL_KEY},
 	{"batch", no_argument, NULL, 'b'},
 	{"count", required_argument, NULL, 'n'},
 	{"interval", required_argument, NULL, 'i'},
@@ -251,6 +273,15 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_QUERY_TIMEOUT:
 			o->query_timeout = num_arg("--query-timeout", optarg, 0.1, 3600);
 			break;
+		case OPT_SSL_MODE:
+			t->ssl_mode = target_ssl_mode_parse(optarg);
+			if (t->ssl_mode == SSL_MODE_BAD)
+				die_usage("unknown --ssl-mode (use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or "
+					  "VERIFY_IDENTITY):", optarg);
+			break;
+		case OPT_SSL_CA: file_arg("--ssl-ca", optarg, &t->ssl_ca); break;
+		case OPT_SSL_CERT: file_arg("--ssl-cert", optarg, &t->ssl_cert); break;
+		case OPT_SSL_KEY: file_arg("--ssl-key", optarg, &t->ssl_key); break;
 		case 'b': o->batch = true; break;
 		case 'n': o->count = (long)num_arg("--count", optarg, 1, 1e12); break;
 		case 'i': o->interval = num_arg("--interval", optarg, 0.25, 60); break;
@@ -357,6 +388,13 @@ int main(int argc, char **argv)
 	replaying = o.replay || o.demo;
 	if (t.engine == ENGINE_MYSQL && target_apply_mysql_defaults(&t, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
+		return 2;
+	}
+	if (t.engine == ENGINE_MYSQL && !replaying && target_ssl_mode_effective(&t) == SSL_MODE_VERIFY_CA &&
+	    !(t.ssl_ca && *t.ssl_ca)) {
+		/* MariaDB Connector/C checks the chain alone only against a CA given */
+		fprintf(stderr, "dbtop: --ssl-mode VERIFY_CA needs --ssl-ca FILE (or ssl-ca in an option file): "
+			"the CA certificate that signed the server's\n");
 		return 2;
 	}
 	if (o.ask_password && !replaying) {

@@ -429,6 +429,117 @@ static void test_option_files(void)
 	target_free(&t);
 }
 
+/* TLS: --ssl-mode names, mysql:// ?ssl-mode=&ssl-ca=, option file keys
+ * and their precedence. */
+static void test_ssl(void)
+{
+	struct target t;
+	char p[600];
+	static const struct {
+		const char *in;
+		enum ssl_mode want;
+	} modes[] = {
+		{"DISABLED", SSL_MODE_DISABLED}, {"disable", SSL_MODE_DISABLED},
+		{"PREFERRED", SSL_MODE_PREFERRED}, {"prefer", SSL_MODE_PREFERRED},
+		{"Required", SSL_MODE_REQUIRED}, {"require", SSL_MODE_REQUIRED},
+		{"VERIFY_CA", SSL_MODE_VERIFY_CA}, {"verify-ca", SSL_MODE_VERIFY_CA},
+		{"VERIFY_IDENTITY", SSL_MODE_VERIFY_IDENTITY}, {"verify-identity", SSL_MODE_VERIFY_IDENTITY},
+		{"verify-full", SSL_MODE_VERIFY_IDENTITY}, {"VERIFY_FULL", SSL_MODE_VERIFY_IDENTITY},
+		{"", SSL_MODE_BAD}, {"allow", SSL_MODE_BAD}, {"verify", SSL_MODE_BAD},
+		{"REQUIRED ", SSL_MODE_BAD}, {"verify_ca_and_then_some_more_text", SSL_MODE_BAD},
+	};
+	size_t i;
+	int good = 0;
+
+	clear_env();
+	for (i = 0; i < sizeof modes / sizeof modes[0]; i++)
+		good += target_ssl_mode_parse(modes[i].in) == modes[i].want;
+	CHECK(good == (int)(sizeof modes / sizeof modes[0]),
+	      "ssl-mode: MySQL and libpq names in any case, '-' or '_'; others refused");
+	CHECK(target_ssl_mode_parse(NULL) == SSL_MODE_BAD, "ssl-mode: NULL refused");
+	CHECK(streq(target_ssl_mode_name(SSL_MODE_VERIFY_IDENTITY, ENGINE_POSTGRESQL), "verify-full") &&
+	      streq(target_ssl_mode_name(SSL_MODE_VERIFY_IDENTITY, ENGINE_MYSQL), "VERIFY_IDENTITY") &&
+	      streq(target_ssl_mode_name(SSL_MODE_DISABLED, ENGINE_POSTGRESQL), "disable") &&
+	      streq(target_ssl_mode_name(SSL_MODE_VERIFY_CA, ENGINE_POSTGRESQL), "verify-ca") &&
+	      !target_ssl_mode_name(SSL_MODE_UNSET, ENGINE_MYSQL),
+	      "ssl-mode: names per engine (libpq's sslmode values for PostgreSQL)");
+
+	target_init(&t);
+	CHECK(target_ssl_mode_effective(&t) == SSL_MODE_UNSET, "ssl-mode: unset by default (library default)");
+	t.ssl_ca = xstrdup("/ca.pem");
+	CHECK(target_ssl_mode_effective(&t) == SSL_MODE_VERIFY_CA, "ssl-mode: a CA alone means VERIFY_CA");
+	t.ssl_mode = SSL_MODE_REQUIRED;
+	CHECK(target_ssl_mode_effective(&t) == SSL_MODE_REQUIRED, "ssl-mode: a mode given wins over the CA rule");
+	target_free(&t);
+
+	CHECK(parse(&t, "mysql://u@h/db?ssl-mode=verify_identity&ssl-ca=/etc/c%20a.pem&ssl_cert=/c.pem"
+		  "&ssl-key=/k.pem") == 0 &&
+	      t.ssl_mode == SSL_MODE_VERIFY_IDENTITY && streq(t.ssl_ca, "/etc/c a.pem") &&
+	      streq(t.ssl_cert, "/c.pem") && streq(t.ssl_key, "/k.pem") && streq(t.database, "db"),
+	      "mysql URI: ?ssl-mode=, ssl-ca (%-decoded), ssl_cert, ssl-key");
+	target_free(&t);
+	CHECK(parse(&t, "mysql://u@h/?ssl_mode=REQUIRED") == 0 && t.ssl_mode == SSL_MODE_REQUIRED,
+	      "mysql URI: ?ssl_mode= also");
+	target_free(&t);
+	CHECK(parse(&t, "mysql://u:pw@h/?ssl-mode=sometimes") == -1 && strstr(err, "ssl-mode") &&
+	      !strstr(err, "sometimes") && !strstr(err, "pw"),
+	      "mysql URI: bad ssl-mode refused, nothing quoted");
+	target_free(&t);
+	CHECK(parse(&t, "mysql://u@h/?ssl-ca=") == -1 && strstr(err, "empty ssl-ca"), "mysql URI: empty ssl-ca refused");
+	target_free(&t);
+	CHECK(parse(&t, "mysql://u@h/?ssl-ca=%zz") == -1, "mysql URI: bad %-escape in ssl-ca refused");
+	target_free(&t);
+	target_init(&t);
+	t.ssl_mode = SSL_MODE_DISABLED;
+	t.ssl_ca = xstrdup("/flag.pem");
+	CHECK(target_parse(&t, "mysql://h/?ssl-mode=REQUIRED&ssl-ca=/uri.pem", err, sizeof err) == 0 &&
+	      t.ssl_mode == SSL_MODE_DISABLED && streq(t.ssl_ca, "/flag.pem"),
+	      "mysql URI: flags given before are kept (ssl-mode, ssl-ca)");
+	target_free(&t);
+	CHECK(parse(&t, "mysql://h/?sslmode=REQUIRED") == -1 && strstr(err, "ssl-mode"),
+	      "mysql URI: unknown parameter message lists ssl-mode");
+	target_free(&t);
+
+	/* option files: [client] ssl-mode / ssl-ca, [dbtop] wins, flags win */
+	path_in(p, sizeof p, "ssl.cnf");
+	write_file(p, "[client]\nssl-mode = VERIFY_IDENTITY\nssl-ca = /client-ca.pem\nssl_cert = /cert.pem\n"
+		      "ssl-key = \"/key file.pem\"\n[mysqld]\nssl-ca = /server-ca.pem\n");
+	target_init(&t);
+	t.defaults_file = xstrdup(p);
+	CHECK(target_apply_mysql_defaults(&t, err, sizeof err) == 0 && t.ssl_mode == SSL_MODE_VERIFY_IDENTITY &&
+	      streq(t.ssl_ca, "/client-ca.pem") && streq(t.ssl_cert, "/cert.pem") && streq(t.ssl_key, "/key file.pem"),
+	      "optfile: [client] ssl-mode, ssl-ca, ssl_cert, ssl-key read; [mysqld] ignored");
+	target_free(&t);
+	target_init(&t);
+	t.defaults_file = xstrdup(p);
+	t.ssl_mode = SSL_MODE_REQUIRED;
+	t.ssl_ca = xstrdup("/flag-ca.pem");
+	CHECK(target_apply_mysql_defaults(&t, err, sizeof err) == 0 && t.ssl_mode == SSL_MODE_REQUIRED &&
+	      streq(t.ssl_ca, "/flag-ca.pem") && streq(t.ssl_cert, "/cert.pem"),
+	      "optfile: --ssl-mode and --ssl-ca beat the option file");
+	target_free(&t);
+
+	write_file(p, "[client]\nssl-mode = sometimes\n[dbtop]\nssl-mode = REQUIRED\n");
+	target_init(&t);
+	t.defaults_file = xstrdup(p);
+	CHECK(target_apply_mysql_defaults(&t, err, sizeof err) == 0 && t.ssl_mode == SSL_MODE_REQUIRED,
+	      "optfile: [dbtop] ssl-mode wins over a bad [client] one");
+	target_free(&t);
+	write_file(p, "[client]\nssl-mode = sometimes\n");
+	target_init(&t);
+	t.defaults_file = xstrdup(p);
+	CHECK(target_apply_mysql_defaults(&t, err, sizeof err) == -1 && strstr(err, "ssl-mode"),
+	      "optfile: a bad ssl-mode is refused");
+	target_free(&t);
+	target_init(&t);
+	t.defaults_file = xstrdup(p);
+	t.ssl_mode = SSL_MODE_PREFERRED;
+	CHECK(target_apply_mysql_defaults(&t, err, sizeof err) == 0 && t.ssl_mode == SSL_MODE_PREFERRED,
+	      "optfile: a bad ssl-mode does not matter when --ssl-mode is given");
+	target_free(&t);
+	unlink(p);
+}
+
 /* Scrub a copy of in; check result and that secret is gone. */
 static void check_scrub(const char *in, const char *want, const char *secret, const char *name)
 {
@@ -557,6 +668,7 @@ int main(void)
 	test_pg_targets();
 	test_guess();
 	test_option_files();
+	test_ssl();
 	test_scrub();
 	test_label();
 	cleanup();
