@@ -383,6 +383,7 @@ int main(int argc, char **argv)
 	size_t hist;
 	int status = 0;
 
+	double start_mono = clock_mono();
 	target_init(&t);
 	parse_args(argc, argv, &o, &t);
 	replaying = o.replay || o.demo;
@@ -459,7 +460,7 @@ int main(int argc, char **argv)
 			.interval = o.interval, .theme = o.theme, .ascii = o.ascii,
 			.replay = replaying, .speed = o.speed, .host = host,
 			.rec = recording ? &rec : NULL, .read_only = o.read_only,
-			.tuner = replaying ? NULL : tuner,
+			.tuner = replaying ? NULL : tuner, .start_mono = start_mono,
 		};
 		status = ui_run(&src, &m, &uo);
 		if (uo.exit_msg[0])

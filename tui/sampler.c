@@ -28,6 +28,9 @@ static void wait_until(struct sampler *sp, double t)
 	pthread_cond_timedwait(&sp->cv, &sp->mu, &ts);
 }
 
+/* The gap between the first two samples of a connection, s. */
+#define FIRST_RATES_S 0.2
+
 /* Copy the tuner's view for the screen. */
 static void publish_tuning(struct sampler *sp)
 {
@@ -155,7 +158,12 @@ static void *worker(void *arg)
 		}
 		sp->q[(sp->head + sp->len) % SAMPLER_QUEUE] = *m;
 		sp->len++;
-		next += sp->interval;
+		/* the first sample of a connection only primes the counters: the
+		 * second comes soon, so the screen has rates within a blink */
+		bool primed = m->s.state == STATE_UP && m->s.conn_gen != sp->primed_gen;
+		if (primed)
+			sp->primed_gen = m->s.conn_gen;
+		next = primed && sp->interval > FIRST_RATES_S ? clock_mono() + FIRST_RATES_S : next + sp->interval;
 		if (next < clock_mono())
 			next = clock_mono();
 		pthread_mutex_unlock(&sp->mu);

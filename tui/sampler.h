@@ -34,6 +34,7 @@ struct sampler {
 	int head, len;
 	int wake[2];             /* [0]: poll it in the UI loop */
 	uint32_t caps_gen;       /* worker side */
+	uint32_t primed_gen;     /* worker side: connection whose first sample was taken */
 	double busy_ms;          /* time spent in the last tick */
 	/* one action on the server at a time (kill / cancel), under mu */
 	int act;                 /* SRC_ACT_*, 0: none pending */

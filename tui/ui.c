@@ -87,6 +87,7 @@ struct ui {
 	double next_probe;     /* monotonic s: the tuning screen reads the settings again */
 	double next_expire;    /* monotonic s: next --tune-ttl check */
 	bool orphans_asked;
+	double first_full;     /* monotonic s of the first frame with rates, 0: none yet */
 };
 
 /* Changes in force (for the crash message). */
@@ -531,6 +532,8 @@ static void draw_frame(struct ui *u)
 		draw_ask(u);
 	refresh();
 	double dt = clock_mono() - t0;
+	if (!u->first_full && u->m->intervals >= 2 && u->m->last.state == STATE_UP)
+		u->first_full = t0 + dt;
 	u->frames++;
 	u->frame_total += dt;
 	if (dt > u->frame_max)
@@ -883,8 +886,9 @@ static void write_frame_stats(const struct ui *u)
 	f = fopen(path, "w");
 	if (!f)
 		return;
-	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f\n", u->frames, COLS, LINES,
-		u->frame_total / (double)u->frames * 1000, u->frame_max * 1000);
+	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f\n", u->frames, COLS, LINES,
+		u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
+		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0);
 	fclose(f);
 }
 
