@@ -253,7 +253,14 @@ void model_update(struct model *m, const struct sample *s)
 		m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
 	}
 	update_locks(m, s, p, dt, fresh_conn);
-	wait_table_update(&m->wt, s->state == STATE_UP ? s->waits : NULL, dt, fresh_conn || !(dt > 0));
+	if (s->state == STATE_UP && !fresh_conn && !s->waits && s->waits_skipped) {
+		wait_table_hold(&m->wt);
+	} else {
+		/* a profile's rates cover the time since the previous reading */
+		double w_dt = m->wt_mono > 0 && s->waits ? s->mono - m->wt_mono : dt;
+		wait_table_update(&m->wt, s->state == STATE_UP ? s->waits : NULL, w_dt, fresh_conn || !(dt > 0));
+		m->wt_mono = s->state == STATE_UP && s->waits ? s->mono : 0;
+	}
 	m->last = *s;
 	m->last.digests = NULL;   /* the model never keeps the caller's rows */
 	m->last.locks = NULL;

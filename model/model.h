@@ -85,6 +85,7 @@ struct model {
 	struct ring lock_waiting; /* sessions waiting on a lock, per interval */
 	struct ring lock_wait_ms; /* row-lock wait time, ms/s (MySQL: counter; PG: waiters x 1000) */
 	struct wait_table wt;     /* wait events */
+	double wt_mono;           /* monotonic time of the last wait profile read, 0: none */
 	const struct tune_view *tune; /* tuning state (the screen's copy), NULL: none */
 };
 

@@ -256,6 +256,14 @@ void wait_table_update(struct wait_table *t, const struct wait_set *ws, double d
 	t->interval++;
 }
 
+void wait_table_hold(struct wait_table *t)
+{
+	for (size_t i = 0; i < WAIT_MAX; i++)
+		if (t->e[i].used)
+			ring_push(&t->e[i].hist, t->e[i].aas);
+	t->interval++;
+}
+
 static int cmp_aas(const void *a, const void *b)
 {
 	const struct wait_entry *x = *(const struct wait_entry *const *)a, *y = *(const struct wait_entry *const *)b;

@@ -92,6 +92,9 @@ void wait_table_free(struct wait_table *t);
  * unknown); fresh says a new connection (cumulative readings restart);
  * dt is the interval's length in s. */
 void wait_table_update(struct wait_table *t, const struct wait_set *ws, double dt, bool fresh);
+/* An interval without a reading on purpose: every value stands (the
+ * history repeats it). */
+void wait_table_hold(struct wait_table *t);
 /* Entries with a known value this interval, by aas descending (then
  * name); returns how many were written to out (at most max). */
 size_t wait_table_ranked(const struct wait_table *t, const struct wait_entry **out, size_t max);

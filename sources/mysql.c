@@ -38,6 +38,7 @@ struct my_priv {
 	struct fallback fb;
 	struct my_hist_pick pick; /* whose latency histograms to read */
 	int mdl_plugin;          /* MariaDB metadata_lock_info: -1 not probed yet, 0, 1 */
+	double next_waits;       /* monotonic s of the next wait summary read */
 };
 
 /* Run q; on failure fill err (and *stalled when it was a time limit).
@@ -491,6 +492,8 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	" UNION ALL SELECT CONCAT('w:', EVENT_NAME), COUNT_STAR, SUM_TIMER_WAIT FROM "              \
 	"performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0 "       \
 	"AND EVENT_NAME <> 'idle'"
+/* s between two reads of the wait summary */
+#define MY_WAITS_EVERY_S 4.5
 #define MY_MDL_GATE_MYSQL                                                                          \
 	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM performance_schema.metadata_locks " \
 	"WHERE LOCK_STATUS = 'PENDING'"
@@ -836,22 +839,30 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	if (c->ps_readable) {
 		/* with the metadata-lock gate in the same round trip: pending
 		 * requests (MySQL 8), sessions in that state (MariaDB) */
+		/* the wait summary costs the server more than the rest together
+		 * (it adds up every thread's counters): read every few seconds */
+		bool waits = clock_mono() >= p->next_waits;
+		if (waits)
+			p->next_waits = clock_mono() + MY_WAITS_EVERY_S;
+		out->waits_skipped = !waits;
 		res = my_query(src,
-			       c->flavour == FLAVOUR_MYSQL ? MY_PS_SQL MY_WAITS_SQL MY_MDL_GATE_MYSQL
-							   : MY_PS_SQL MY_WAITS_SQL MY_MDL_GATE_MARIADB,
+			       c->flavour == FLAVOUR_MYSQL
+				   ? (waits ? MY_PS_SQL MY_WAITS_SQL MY_MDL_GATE_MYSQL : MY_PS_SQL MY_MDL_GATE_MYSQL)
+				   : (waits ? MY_PS_SQL MY_WAITS_SQL MY_MDL_GATE_MARIADB : MY_PS_SQL MY_MDL_GATE_MARIADB),
 			       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
 		out->nqueries++;
 		if (failed) {
 			out->state = stalled ? STATE_STALLED : STATE_DOWN;
 			return -1;
 		}
-		struct wait_set *ws = wait_set_new(WS_PERF_SCHEMA);
+		struct wait_set *ws = waits ? wait_set_new(WS_PERF_SCHEMA) : NULL;
 		out->waits = ws;
-		my_wait_note(c, ws);
+		if (ws)
+			my_wait_note(c, ws);
 		while (res && (row = mysql_fetch_row(res))) {
 			uint64_t wc, wps;
 			if (row[0] && strncmp(row[0], "w:", 2) == 0) {
-				if (parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
+				if (ws && parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
 					wait_set_add(ws, row[0] + 2, wc, wps / 1000);
 				continue;
 			}

@@ -27,7 +27,7 @@ enum {
 	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
 	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST,
 	S_DIGESTS_SKIPPED, S_DIGEST_HIST, S_LOCK_META, S_LOCK_SESSION, S_LOCK_EDGE, S_WAIT_META, S_WAIT,
-	S_DIGEST_SPLIT
+	S_DIGEST_SPLIT, S_WAITS_SKIPPED
 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
@@ -562,6 +562,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_locks(r, &b, s->locks);
 	if (s->waits)
 		put_waits(&b, s->waits);
+	if (s->waits_skipped)
+		put_u64(&b, S_WAITS_SKIPPED, 1);
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -852,6 +854,9 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_DIGESTS_SKIPPED:
 		s->digests_skipped = v != 0;
+		break;
+	case S_WAITS_SKIPPED:
+		s->waits_skipped = v != 0;
 		break;
 	case S_DIGEST_HIST:
 		read_digest_hist(s, d, n);

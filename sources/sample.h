@@ -121,6 +121,10 @@ struct sample {
 	/* Wait-event profile of this interval (model/waits.h), or NULL. Owned
 	 * like digests: freed by the consumer with wait_set_free(). */
 	struct wait_set *waits;
+	/* true when the wait profile was not read this time on purpose (a
+	 * costly summary table is read every few seconds): the previous
+	 * values stand, they are not "unknown" */
+	bool waits_skipped;
 };
 
 /* Free what the sample owns (digests, lock waits, wait profile) and clear
