@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# bench/scale.sh - dbtop on a big server: BENCH_DIGESTS distinct statement
+# digests (10,000), BENCH_SESSIONS connected sessions of a pooled load
+# (2,000) and BENCH_WAITERS sessions waiting on one row lock (500), all at
+# once, on PostgreSQL 15 and MariaDB. Per engine it prints: dbtop CPU per
+# refresh and the server time of its queries per refresh (--batch, 1 s),
+# frame render time at 200x50 with every pane on the overview, the time from
+# start to the first frame with rates, peak RSS, and (with perf installed)
+# the top functions of a perf profile of the batch run.
+#   bench/scale.sh                        the full scale
+#   BENCH_DIGESTS=1000 BENCH_SESSIONS=200 BENCH_WAITERS=50 bench/scale.sh   a quick look
+# Starts its own sandbox (ports 47xxx) and stops everything it started, by PID.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+N=${BENCH_DIGESTS:-10000}
+S=${BENCH_SESSIONS:-2000}
+W=${BENCH_WAITERS:-500}
+R=${BENCH_REFRESHES:-15}
+HOLD=${BENCH_HOLD:-240}   # upper bound (s) of every session and load started here
+ENGINES=${BENCH_ENGINES:-"pg15 mariadb"}
+export DBTOP_SANDBOX_DIR=${DBTOP_SANDBOX_DIR:-$(mktemp -d /tmp/dbtop-bench-scale.XXXXXX)}
+export DBTOP_MARIADB_PORT=${DBTOP_MARIADB_PORT:-47306} DBTOP_PG15_PORT=${DBTOP_PG15_PORT:-47415}
+export DBTOP_PG18_PORT=47418 DBTOP_PG13_PORT=47413
+chmod 755 "$DBTOP_SANDBOX_DIR"
+tmp=$(mktemp -d /tmp/dbtop-bench-scale-tmp.XXXXXX)
+ulimit -n 16384 2>/dev/null || true
+PIDS=()
+ROOT_FD=
+say() { echo "scale.sh: $*" >&2; }
+tm() { tmux -S "$tmp/tmux.sock" -f /dev/null "$@"; }
+cleanup() {
+    local rc=$? p
+    trap - EXIT INT TERM
+    set +e
+    [ -n "$ROOT_FD" ] && eval "exec $ROOT_FD>&-"
+    [ -S "$tmp/tmux.sock" ] && tm kill-server 2>/dev/null
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+    tests/sandbox.sh stop >/dev/null 2>&1
+    rm -rf "$tmp"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+make -s dbtop >/dev/null
+tests/sandbox.sh start $ENGINES >"$tmp/sandbox.log" 2>&1 || { cat "$tmp/sandbox.log" >&2; exit 1; }
+eval "$(tests/sandbox.sh env)"
+
+# ---- helpers ----
+# batch NAME URI: R refreshes of --batch JSON; CPU s in $tmp/NAME.cpu, peak RSS kB in $tmp/NAME.rss
+batch() {
+    /usr/bin/time -f "%U %S %M" -o "$tmp/$1.time" timeout -k 5 $((R * 4 + 60)) ./dbtop --batch --format json \
+        -n "$R" -i 1 "$2" >"$tmp/$1.json" 2>"$tmp/$1.err" || say "$1: dbtop exited $?: $(head -c 300 "$tmp/$1.err")"
+    awk '{ printf "%.3f\n", $1 + $2 }' "$tmp/$1.time" >"$tmp/$1.cpu"
+    awk '{ print $3 }' "$tmp/$1.time" >"$tmp/$1.rss"
+}
+# screen NAME URI: the overview at 200x50 for 8 s; "frames avg max first_full" in $tmp/NAME.frames
+screen() {
+    rm -f "$tmp/$1.frames"
+    tm new-session -d -s "$1" -x 200 -y 50 env LC_ALL=C.UTF-8 DBTOP_FRAME_STATS="$tmp/$1.frames" ./dbtop -i 1 "$2"
+    sleep 8
+    tm capture-pane -p -t "$1" >"$tmp/$1.screen" 2>/dev/null || true
+    tm send-keys -t "$1" q
+    sleep 2
+    tm kill-session -t "$1" 2>/dev/null || true
+}
+frames() {
+    awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1) }
+        END { printf "%s frames, avg %.2f ms, max %.2f ms | %.0f ms", v["frames"], v["avg_ms"], v["max_ms"], v["first_full_ms"] }' \
+        "$tmp/$1.frames" 2>/dev/null || echo "n/a | n/a"
+}
+# profile NAME URI: the top functions of a perf profile of a batch run
+profile() {
+    command -v perf >/dev/null || { echo "perf not installed"; return 0; }
+    perf record -q -F 1999 -o "$tmp/$1.perf" -- ./dbtop --batch --format json -n "$R" -i 1 "$2" >/dev/null 2>&1 || true
+    perf report -q -i "$tmp/$1.perf" -g none --sort dso,symbol --percent-limit 2 --stdio 2>/dev/null |
+        grep -E '^ +[0-9]' | head -12 | sed 's/^ */  /; s/ *$//'
+}
+# wait_for CMD N SECONDS: poll until CMD prints a number >= N; prints it
+wait_for() {
+    local i v=
+    for ((i = 0; i < $3 * 4; i++)); do
+        v=$($1 2>/dev/null || true)
+        case $v in '' | *[!0-9]*) ;; *) ((v >= $2)) && break ;; esac
+        sleep 0.25
+    done
+    echo "${v:-?}"
+}
+root_start() {
+    rm -f "$tmp/root.in" "$tmp/root.out"
+    mkfifo "$tmp/root.in"
+    timeout -k 5 "$HOLD" "$@" <"$tmp/root.in" >"$tmp/root.out" 2>&1 &
+    PIDS+=($!)
+    exec {ROOT_FD}>"$tmp/root.in"
+}
+root_send() { printf '%s\n' "$@" >&"$ROOT_FD"; }
+root_end() {
+    root_send "$@"
+    eval "exec $ROOT_FD>&-"
+    ROOT_FD=
+}
+stat_ms() { jq -rs '[.[1:][] | .cost.query_ms] | (add / length * 100 | round / 100 | tostring) + " avg, " + (max * 100 | round / 100 | tostring) + " max"' "$tmp/$1.json"; }
+per_refresh() { awk -v c="$(cat "$tmp/$1.cpu")" -v n="$R" 'BEGIN { printf "%.2f", c * 1000 / (n + 1) }'; }
+ROWS=() PROFILES=()
+row() {
+    ROWS+=("| $1 | $2 | $(per_refresh "$3") | $(stat_ms "$3") | $(frames "$4") | $(awk '{ printf "%.1f", $1 / 1024 }' "$tmp/$3.rss") | $5 |")
+}
+digest_sql() {
+    local tables=$(((N + 99) / 100)) t c i cols
+    for ((t = 0; t < tables; t++)); do
+        cols=$(for ((c = 0; c < 100; c++)); do printf 'c%d int,' "$c"; done)
+        echo "CREATE TABLE IF NOT EXISTS bt$t (${cols%,});"
+    done
+    echo "$1"
+    for ((i = 0; i < N; i++)); do echo "SELECT c$((i % 100)) FROM bt$((i / 100));"; done
+}
+
+pg_case() {
+    local P=$DBTOP_PG15_PSQL uri=$DBTOP_PG15_URI conns waiting
+    $P -qc "ALTER SYSTEM SET max_connections = $((S + W + 100))" >/dev/null
+    $P -qc "ALTER SYSTEM SET pg_stat_statements.max = $((N + 2000))" >/dev/null
+    tests/sandbox.sh restart pg15 >>"$tmp/sandbox.log" 2>&1
+    eval "$(tests/sandbox.sh env)"
+    digest_sql "SELECT pg_stat_statements_reset();" | $P -q >/dev/null
+    $P -qc "SET client_min_messages = warning; DROP TABLE IF EXISTS t; CREATE TABLE t (id int PRIMARY KEY, v bigint NOT NULL DEFAULT 0); INSERT INTO t VALUES (1, 0)" >/dev/null
+    /usr/bin/pgbench -h "$DBTOP_PG15_SOCKET" -p "$DBTOP_PG15_PORT" -U postgres -i -q -s 1 dbtop_test >/dev/null 2>&1
+    say "pg15: $S pooled sessions"
+    timeout -k 5 "$HOLD" /usr/bin/pgbench -h "$DBTOP_PG15_SOCKET" -p "$DBTOP_PG15_PORT" -U postgres -n -S \
+        -c "$S" -j 8 -R 200 -T "$HOLD" dbtop_test >"$tmp/pgbench-pool.log" 2>&1 &
+    PIDS+=($!)
+    say "pg15: $W sessions waiting on one row"
+    root_start $P -X -q -At
+    root_send "BEGIN;" "UPDATE t SET v = v + 1 WHERE id = 1;"
+    echo 'UPDATE t SET v = v + 1 WHERE id = 1;' >"$tmp/waiter.sql"
+    PGOPTIONS="-c lock_timeout=${HOLD}s" timeout -k 5 "$HOLD" /usr/bin/pgbench -h "$DBTOP_PG15_SOCKET" \
+        -p "$DBTOP_PG15_PORT" -U postgres -n -c "$W" -j 2 -T "$HOLD" -f "$tmp/waiter.sql" dbtop_test \
+        >"$tmp/pgbench-wait.log" 2>&1 &
+    PIDS+=($!)
+    pgw() { $P -Atc "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"; }
+    waiting=$(wait_for pgw "$W" 90)
+    conns=$($P -Atc "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'")
+    say "pg15: $conns client sessions, $waiting waiting; measuring"
+    batch pg "$uri"
+    screen pg-tui "$uri"
+    row "PostgreSQL 15" "$($P -Atc 'SELECT count(*) FROM pg_stat_statements') digests, $conns sessions, $waiting waiting" pg pg-tui \
+        "$(jq -rs '.[-1] | "\(.locks_status), \(.locks | length) edges; \(.digests | length) digests shown"' "$tmp/pg.json")"
+    PROFILES+=("PostgreSQL 15 (perf, $R refreshes at this scale):" "$(profile pg-perf "$uri")")
+    root_end "COMMIT;"
+}
+
+my_case() {
+    local M=$DBTOP_MARIADB_CLIENT uri=$DBTOP_MARIADB_URI conns waiting
+    $M -e "SET GLOBAL max_connections = $((S + W + 100))"
+    digest_sql "TRUNCATE performance_schema.events_statements_summary_by_digest;" | $M >/dev/null
+    $M -e "DROP TABLE IF EXISTS t; CREATE TABLE t (id INT PRIMARY KEY, v BIGINT NOT NULL DEFAULT 0) ENGINE=InnoDB; INSERT INTO t VALUES (1, 0)"
+    local sb=(sysbench oltp_point_select --db-driver=mysql --mysql-socket="$DBTOP_MARIADB_SOCKET"
+        --mysql-user=dbtop_admin --mysql-password=adminpw --mysql-db=dbtop_test --tables=1 --table-size=10000)
+    "${sb[@]}" prepare >/dev/null 2>&1 || true
+    say "mariadb: $S pooled sessions"
+    timeout -k 5 "$HOLD" "${sb[@]}" --threads="$S" --rate=200 --time="$HOLD" --events=$((200 * HOLD + 100)) run \
+        >"$tmp/sysbench.log" 2>&1 &
+    PIDS+=($!)
+    say "mariadb: $W sessions waiting on one row"
+    root_start $M -n -N
+    root_send "BEGIN;" "UPDATE t SET v = v + 1 WHERE id = 1;"
+    timeout -k 5 "$HOLD" mariadb-slap --no-defaults -S "$DBTOP_MARIADB_SOCKET" -u dbtop_admin -padminpw \
+        --create-schema=dbtop_test --no-drop --concurrency="$W" --iterations=1 \
+        --init-command="SET SESSION innodb_lock_wait_timeout = $HOLD" \
+        --query="UPDATE t SET v = v + 1 WHERE id = 1" >"$tmp/slap.log" 2>&1 &
+    PIDS+=($!)
+    myw() { $M -N -e "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_current_waits'" | cut -f2; }
+    waiting=$(wait_for myw "$W" 90)
+    conns=$($M -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADS_CONNECTED'")
+    say "mariadb: $conns sessions, $waiting waiting; measuring"
+    batch my "$uri"
+    screen my-tui "$uri"
+    row "MariaDB" "$($M -N -e 'SELECT COUNT(*) FROM performance_schema.events_statements_summary_by_digest') digests, $conns sessions, $waiting waiting" my my-tui \
+        "$(jq -rs '.[-1] | "\(.locks_status), \(.locks | length) edges; \(.digests | length) digests shown"' "$tmp/my.json")"
+    PROFILES+=("MariaDB (perf, $R refreshes at this scale):" "$(profile my-perf "$uri")")
+    root_end "COMMIT;"
+}
+
+for e in $ENGINES; do
+    case $e in pg15) pg_case ;; mariadb) my_case ;; *) say "unknown engine $e" ;; esac
+done
+
+echo
+echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo) RAM; scale: $N digests, $S pooled sessions, $W lock waiters"
+echo
+echo "| engine | server | dbtop CPU ms/refresh | server query ms/refresh (steady) | frames at 200x50 (overview) | first full frame | peak RSS MB (batch) | last record |"
+echo "| --- | --- | ---: | --- | --- | ---: | ---: | --- |"
+printf '%s\n' "${ROWS[@]}"
+echo
+printf '%s\n' "${PROFILES[@]}"
