@@ -65,7 +65,7 @@ static struct digest_row *row3(struct digest_set *s, const char *key, uint64_t c
 static const struct digest_entry *find(const struct digest_table *t, const char *key)
 {
 	size_t i;
-	for (i = 0; i < t->cap; i++)
+	for (i = 0; i < t->n; i++)
 		if (t->e[i].last.key[0] && strcmp(t->e[i].last.key, key) == 0)
 			return &t->e[i];
 	return NULL;
@@ -84,7 +84,7 @@ static bool none_negative(const struct digest_table *t)
 {
 	size_t i;
 	int k;
-	for (i = 0; i < t->cap; i++)
+	for (i = 0; i < t->n; i++)
 		for (k = 0; k < DG__COUNT; k++)
 			if (t->e[i].last.key[0] && t->e[i].rate[k] < 0)
 				return false;
@@ -719,7 +719,7 @@ static void test_growth(void)
 	feed(&t, s, 1.0, false, W0 + 1);
 	CHECK(t.n == 10000 && t.nslot == cap && t.nslot >= 20000, "growth: 10000 keys, no growth on the second set");
 	seen = xcalloc(10000, 1);
-	for (i = 0; i < t.cap; i++) {
+	for (i = 0; i < t.n; i++) {
 		const struct digest_entry *e = &t.e[i];
 		unsigned v;
 		if (!e->last.key[0])
