@@ -15,12 +15,15 @@ enum {
 	PGP_MONITOR, PGP__COUNT
 };
 
+/* shared_preload_libraries through pg_settings: a role without
+ * pg_read_all_settings (no pg_monitor) gets NULL there, where
+ * current_setting() would fail the whole probe. */
 #define PG_PROBE_SQL \
 	"SELECT current_setting('server_version'), current_setting('server_version_num')::int, " \
 	"pg_is_in_recovery(), " \
 	"(SELECT extversion FROM pg_extension WHERE extname='pg_stat_statements'), " \
 	"(SELECT extversion FROM pg_extension WHERE extname='pg_wait_sampling'), " \
-	"current_setting('shared_preload_libraries'), " \
+	"(SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'), " \
 	"EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('pg_catalog.pg_stat_wal') " \
 	"  AND attname = 'wal_sync' AND NOT attisdropped), " \
 	"to_regclass('pg_catalog.pg_stat_io') IS NOT NULL, " \
