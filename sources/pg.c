@@ -127,6 +127,15 @@ static int pg_run_stmt(struct source *src, const char *q, const char *stmt, stru
 
 	rs->n = 0;
 	*stalled = false;
+	/* a query abandoned at its time limit (a subsample's, between two
+	 * refreshes) still holds the connection: that is the reason to report,
+	 * not libpq's "another command is already in progress" */
+	if (PQtransactionStatus(p->db) == PQTRANS_ACTIVE) {
+		*stalled = true;
+		str_printf(err, errlen, "query exceeded %.1fs time limit (an earlier query still has no answer)",
+			   src->query_timeout);
+		return -1;
+	}
 	if (!(stmt ? PQsendQueryPrepared(p->db, stmt, 0, NULL, NULL, NULL, 0) : PQsendQuery(p->db, q))) {
 		pg_errcpy(err, errlen, PQerrorMessage(p->db));
 		return -1;
@@ -617,6 +626,8 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	if (want_settings) {
 		sb_puts(&q, "; ");
 		sb_puts(&q, PG_SETTINGS_SQL);
+		/* pg_monitor granted or revoked since the connection's probe */
+		sb_puts(&q, "; SELECT pg_has_role(current_user, 'pg_monitor', 'MEMBER')");
 	}
 	t0 = clock_mono();
 	rc = pg_run(src, q.s, &rs, out->error, sizeof out->error, &stalled, &out->query_ms);
@@ -707,6 +718,16 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 			if (cell(r, i, 0))
 				sample_setting(out, cell(r, i, 0), cell(r, i, 1));
 		out->settings_fresh = true;
+		const char *mon = rs.n > next + 1 ? cell(rs.r[next + 1], 0, 0) : NULL;
+		if (mon && !c->superuser && (mon[0] == 't') != c->pg_monitor) {
+			/* what this role may see changed: probe again on a new
+			 * connection, whose notes then say what is missing */
+			pg_results_clear(&rs);
+			str_printf(out->error, sizeof out->error, "pg_monitor was %s: reconnecting to probe the "
+				   "privileges again", mon[0] == 't' ? "granted" : "revoked");
+			out->state = STATE_DOWN;
+			return -1;
+		}
 	}
 	pg_results_clear(&rs);
 	if (pg_read_locks(src, out, waiting) < 0)
