@@ -795,6 +795,49 @@ static int my_tune(struct source *src, struct tune_call *c)
 	return 0;
 }
 
+/* True (with out->error and out->state set) when a privilege the probe
+ * found missing (SELECT on performance_schema, PROCESS) has been granted
+ * since: the caller then reconnects, and the new probe uses it. A revoked
+ * one needs no check: the queries that used it fail, and the reconnection's
+ * probe says what is missing. */
+static bool my_privileges_granted(struct source *src, struct sample *out)
+{
+	const struct caps *c = &src->caps;
+	const char *what = NULL;
+	char e2[NOTE_LEN];
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	bool failed;
+
+	if (c->perf_schema && !c->ps_readable) {
+		res = my_query(src, "SELECT 1 FROM performance_schema.setup_consumers LIMIT 0", e2, sizeof e2, &failed,
+			       NULL, &out->query_ms);
+		out->nqueries++;
+		if (res)
+			mysql_free_result(res);
+		if (!failed)
+			what = "SELECT on performance_schema";
+	}
+	if (!what && !c->priv_process) {
+		res = my_query(src,
+			       "SELECT COUNT(*) FROM information_schema.USER_PRIVILEGES "
+			       "WHERE GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(),'@',1), '''@''', "
+			       "SUBSTRING_INDEX(CURRENT_USER(),'@',-1), '''') "
+			       "AND PRIVILEGE_TYPE IN ('PROCESS', 'SUPER', 'SYSTEM_VARIABLES_ADMIN')",
+			       e2, sizeof e2, &failed, NULL, &out->query_ms);
+		out->nqueries++;
+		if (res && (row = mysql_fetch_row(res)) && row[0] && atol(row[0]) > 0)
+			what = "PROCESS";
+		if (res)
+			mysql_free_result(res);
+	}
+	if (!what)
+		return false;
+	str_printf(out->error, sizeof out->error, "%s was granted: reconnecting to probe the privileges again", what);
+	out->state = STATE_DOWN;
+	return true;
+}
+
 static int my_sample(struct source *src, struct sample *out, bool want_settings)
 {
 	struct my_priv *p = src->priv;
@@ -925,6 +968,8 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		if (res)
 			mysql_free_result(res);
 		out->settings_fresh = true;
+		if (my_privileges_granted(src, out))
+			return -1;
 	}
 	out->state = STATE_UP;
 	return 0;
