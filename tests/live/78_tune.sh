@@ -45,6 +45,16 @@ start() {
     wait_re " UP " 10
 }
 dpid() { cat "$tmp/pid" 2>/dev/null; }
+# exited SECONDS: wait for dbtop to be gone (its revert, message and journal removal done)
+exited() {
+    local i p
+    p=$(dpid)
+    for ((i = 0; i < $1 * 20; i++)); do
+        [ -n "$p" ] && [ -d "/proc/$p" ] || return 0
+        sleep 0.05
+    done
+    return 1
+}
 myv() { $M -N -e "SELECT @@GLOBAL.$1"; }
 # value_is VAR WANT SECONDS: poll the server
 value_is() {
@@ -96,6 +106,7 @@ sleep 8
 t_quit=$(date +%s.%N)
 T send-keys -t s q
 if value_is innodb_flush_log_at_trx_commit 1 5; then ok "mariadb: q restored innodb_flush_log_at_trx_commit=1"; else nok "mariadb: after q it is $(myv innodb_flush_log_at_trx_commit)"; fi
+exited 5
 check "mariadb: q said what it reverted" grep -q "reverted 1 setting change" "$tmp/err"
 check "mariadb: no journal left after a clean revert" test "$(journals)" = 0
 wait "$mon"
@@ -113,6 +124,7 @@ else
 fi
 kill -HUP "$(dpid)"
 if value_is innodb_flush_log_at_trx_commit 1 5; then ok "mariadb: kill -HUP restored innodb_flush_log_at_trx_commit=1"; else nok "mariadb: after HUP it is $(myv innodb_flush_log_at_trx_commit)"; fi
+exited 5
 check "mariadb: SIGHUP: no journal left" test "$(journals)" = 0
 
 # SIGKILL: nothing is reverted then; the next start offers it
@@ -237,6 +249,7 @@ T send-keys -t s 5 a
 if wait_re "read-only" 3; then ok "pg15 --read-only: a says read-only"; else nok "pg15 --read-only: a: $(screen)"; fi
 T send-keys -t s y U
 sleep 1
-check "pg15 --read-only: nothing changed" test "$(pgv synchronous_commit)/$(auto | grep -c .)" = "on/1"
+check "pg15 --read-only: nothing changed (synchronous_commit on, postgresql.auto.conf as before)" \
+    bash -c '[ "$1" = on ] && [ "$2" = "$3" ]' _ "$(pgv synchronous_commit)" "$(auto)" "$auto_after"
 T send-keys -t s q
 done_tests
