@@ -314,6 +314,20 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 			my_close(src);
 			return -1;
 		}
+		/* the server's word on it (MySQL 8 has only transaction_read_only) */
+		char e2[NOTE_LEN];
+		res = my_query(src, "SELECT @@session.transaction_read_only", e2, sizeof e2, &failed, NULL, NULL);
+		if (failed)
+			res = my_query(src, "SELECT @@session.tx_read_only", e2, sizeof e2, &failed, NULL, NULL);
+		MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+		if (row && row[0] && strcmp(row[0], "1") == 0)
+			notes_add(&src->caps.notes, "--read-only: this session is read-only (SET SESSION TRANSACTION READ ONLY; "
+				  "the server reports transaction_read_only=1)");
+		else
+			notes_add(&src->caps.notes, "--read-only: the server does not report this session read-only; dbtop "
+				  "still sends no write");
+		if (res)
+			mysql_free_result(res);
 	}
 	/* no statement statistics: sample the process list instead */
 	p->fb_on = !src->caps.ps_digests && src->caps.priv_process;

@@ -399,6 +399,24 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 		pg_close(src);
 		return -1;
 	}
+	if (src->read_only) {
+		/* --read-only: the server says whether this session is */
+		struct pg_results rs;
+		bool stalled;
+		char e2[NOTE_LEN];
+		const char *v = NULL;
+		if (pg_run(src, "SHOW transaction_read_only", &rs, e2, sizeof e2, &stalled, NULL) == 0) {
+			v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
+			if (v && strcmp(v, "on") == 0)
+				notes_add(&src->caps.notes, "--read-only: this session is read-only "
+					  "(default_transaction_read_only=on; the server reports transaction_read_only=on)");
+			else
+				notes_add(&src->caps.notes, "--read-only: the server reports transaction_read_only=%s for this "
+					  "session; dbtop still sends no write", v ? v : "?");
+			pg_results_clear(&rs);
+		}
+		p->own_xacts++;
+	}
 	/* no statement statistics: sample the active sessions instead */
 	p->fb_on = src->caps.pgss_version == 0;
 	fallback_init(&p->fb, src->sub_hz);

@@ -199,6 +199,8 @@ after_stmts=$($M -N -e "SELECT IFNULL(SUM(COUNT_STAR),0) FROM performance_schema
 check "mariadb --read-only: a, y, u, U, k, c sent no SET GLOBAL or KILL ($before_stmts -> $after_stmts)" test "$before_stmts" = "$after_stmts"
 check "mariadb --read-only: flush still 1" test "$(myv innodb_flush_log_at_trx_commit)" = 1
 check "mariadb --read-only: no journal written" test "$(journals)" = 0
+check "mariadb --read-only: the server reports the monitoring session read-only" \
+    bash -c '"$1" --read-only --batch -n 1 -i 0.5 --format json "$2" | jq -e "[.notes[] | select(test(\"this session is read-only\"))] | length == 1"' _ "$DBTOP" "$DBTOP_MARIADB_URI"
 T send-keys -t s q
 
 # the monitoring user may not change settings: shown per setting, refused before any SQL
@@ -249,6 +251,8 @@ T send-keys -t s 5 a
 if wait_re "read-only" 3; then ok "pg15 --read-only: a says read-only"; else nok "pg15 --read-only: a: $(screen)"; fi
 T send-keys -t s y U
 sleep 1
+check "pg15 --read-only: the server reports the monitoring session read-only" \
+    bash -c '"$1" --read-only --batch -n 1 -i 0.5 --format json "$2" | jq -e "[.notes[] | select(test(\"this session is read-only\"))] | length == 1"' _ "$DBTOP" "$DBTOP_PG15_URI"
 check "pg15 --read-only: nothing changed (synchronous_commit on, postgresql.auto.conf as before)" \
     bash -c '[ "$1" = on ] && [ "$2" = "$3" ]' _ "$(pgv synchronous_commit)" "$(auto)" "$auto_after"
 T send-keys -t s q
