@@ -855,7 +855,9 @@ bool target_scrub_arg(char *arg)
 	/* libpq key=value: password=secret, password='sec ret' or password=sec\ ret */
 	for (p = arg; (p = strstr(p, "password")); p += 8) {
 		char *v = p + 8;
-		if (p != arg && !isspace((unsigned char)p[-1]))
+		/* a keyword starts the string, follows white space or (for
+		 * libpq) directly the closing quote of the value before */
+		if (p != arg && !isspace((unsigned char)p[-1]) && p[-1] != '\'')
 			continue;
 		while (isspace((unsigned char)*v))
 			v++;
