@@ -77,12 +77,32 @@ static void absolute_args(int argc, char **argv)
 	}
 }
 
+static char dir[] = "/tmp/dbtop-fuzz-mycnf-XXXXXX";
+
+/* The fuzzer's directory goes at a normal exit. */
+static void cleanup(void)
+{
+	static const char *const files[] = {"box/inc.cnf", "box/inc2.cnf", "box/loop.cnf",
+		"box/conf.d/10-a.cnf", "box/conf.d/20-b.cnf", "box/conf.d/notes.txt", "input.txt"};
+	char p[512];
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		str_printf(p, sizeof p, "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	str_printf(p, sizeof p, "%s/box/conf.d", dir);
+	rmdir(p);
+	str_printf(p, sizeof p, "%s/box", dir);
+	rmdir(p);
+	rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char dir[] = "/tmp/dbtop-fuzz-mycnf-XXXXXX", box[256];
+	char box[256];
 	absolute_args(*argc, *argv);
 	if (!mkdtemp(dir))
 		abort();
+	atexit(cleanup);
 	str_printf(input_path, sizeof input_path, "%s/input.txt", dir);
 	str_printf(box, sizeof box, "%s/box", dir);
 	if (mkdir(box, 0700) < 0 || chdir(box) < 0 || mkdir("conf.d", 0700) < 0)

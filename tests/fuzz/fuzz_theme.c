@@ -32,16 +32,23 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #define ALL_ATTRS (THEME_ATTR_BOLD | THEME_ATTR_DIM | THEME_ATTR_UNDERLINE | THEME_ATTR_REVERSE)
 
-static char file_path[256];
+static char dir_path[64], file_path[256];
+
+static void cleanup(void)
+{
+	unlink(file_path);
+	rmdir(dir_path);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char dir[] = "/tmp/dbtop-fuzz-theme-XXXXXX";
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(dir))
+	str_copy(dir_path, sizeof dir_path, "/tmp/dbtop-fuzz-theme-XXXXXX");
+	if (!mkdtemp(dir_path))
 		abort();
-	str_printf(file_path, sizeof file_path, "%s/fz.theme", dir);
+	str_printf(file_path, sizeof file_path, "%s/fz.theme", dir_path);
+	atexit(cleanup);
 	return 0;
 }
 
