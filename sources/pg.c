@@ -57,6 +57,9 @@ static uint64_t *calls_slot(struct calls_map *m, uint64_t h)
 	return &m->v[j];
 }
 
+/* s between two reads of the pg_wait_sampling profile */
+#define PG_PROFILE_EVERY_S 4.5
+
 struct pg_priv {
 	PGconn *db;
 	uint64_t own_xacts;     /* transactions dbtop ran on this connection */
@@ -70,6 +73,7 @@ struct pg_priv {
 	enum wait_source ws;    /* where wait events come from */
 	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
 	bool ws_prepared;       /* the sampling statement is prepared */
+	double next_profile;      /* monotonic s of the next pg_wait_sampling profile read */
 };
 
 /* Sessions that are doing something (active client backends, background
@@ -633,8 +637,14 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	sb_init(&q);
 	sb_puts(&q, pg_counters_sql(c));
 	sb_puts(&q, "; " PG_LOCKS_GATE_QUERY);
-	if (p->ws == WS_PG_WAIT_SAMPLING)
+	/* pg_wait_sampling's profile grows with sessions x events x queries:
+	 * read every few seconds (its rates cover the time between) */
+	bool wprof = p->ws == WS_PG_WAIT_SAMPLING && clock_mono() >= p->next_profile;
+	if (wprof) {
 		sb_puts(&q, "; " PG_WAIT_PROFILE_SQL);
+		p->next_profile = clock_mono() + PG_PROFILE_EVERY_S;
+	}
+	out->waits_skipped = p->ws == WS_PG_WAIT_SAMPLING && !wprof;
 	if (dsql) {
 		sb_puts(&q, "; ");
 		sb_puts(&q, dsql);
@@ -671,7 +681,7 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	next = 1;
 	unsigned waiting = rs.n > next ? pg_locks_waiting(cell(rs.r[next], 0, 0)) : 0;
 	next++;
-	if (p->ws == WS_PG_WAIT_SAMPLING && rs.n > next) {
+	if (wprof && rs.n > next) {
 		const PGresult *w = rs.r[next++];
 		struct wait_set *ws = wait_set_new(WS_PG_WAIT_SAMPLING);
 		ws->period_ms = 10;
