@@ -838,8 +838,10 @@ bool target_scrub_arg(char *arg)
 				done = true;
 			}
 		}
-		/* ?password=... in a libpq URI (the keyword may be %-encoded) */
-		for (p = strchr(arg, '?'); p && *p; p = strchr(p + 1, '&')) {
+		/* ?password=... in a libpq URI (the keyword may be %-encoded);
+		 * the query comes after the user info (a '?' inside it is
+		 * not one, and blanking there would move its end) */
+		for (p = strchr(at ? at + 1 : arg, '?'); p && *p; p = strchr(p + 1, '&')) {
 			char *k = p + 1, *eq = k + strcspn(k, "=&");
 			if (*eq == '=' && is_password_key(k, (size_t)(eq - k))) {
 				char *v = eq + 1;
