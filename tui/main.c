@@ -389,6 +389,7 @@ int main(int argc, char **argv)
 	replaying = o.replay || o.demo;
 	if (t.engine == ENGINE_MYSQL && target_apply_mysql_defaults(&t, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
+		target_free(&t);
 		return 2;
 	}
 	if (t.engine == ENGINE_MYSQL && !replaying && target_ssl_mode_effective(&t) == SSL_MODE_VERIFY_CA &&
@@ -396,6 +397,7 @@ int main(int argc, char **argv)
 		/* MariaDB Connector/C checks the chain alone only against a CA given */
 		fprintf(stderr, "dbtop: --ssl-mode VERIFY_CA needs --ssl-ca FILE (or ssl-ca in an option file): "
 			"the CA certificate that signed the server's\n");
+		target_free(&t);
 		return 2;
 	}
 	if (o.ask_password && !replaying) {
