@@ -750,9 +750,10 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		if (mon && !c->superuser && (mon[0] == 't') != c->pg_monitor) {
 			/* what this role may see changed: probe again on a new
 			 * connection, whose notes then say what is missing */
+			bool granted = mon[0] == 't';   /* read before the result is freed */
 			pg_results_clear(&rs);
 			str_printf(out->error, sizeof out->error, "pg_monitor was %s: reconnecting to probe the "
-				   "privileges again", mon[0] == 't' ? "granted" : "revoked");
+				   "privileges again", granted ? "granted" : "revoked");
 			out->state = STATE_DOWN;
 			return -1;
 		}
