@@ -20,3 +20,17 @@ within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = 
 # ge A B -> A >= B (floats)
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "null" && a + 0 >= b + 0) }'; }
 done_tests() { exit $((fails > 0)); }
+
+# Screen tests in tmux: the caller defines T (its tmux command) and runs
+# dbtop in a session named s.
+# wait_re ERE SECONDS: poll the screen until a line matches
+wait_re() {
+    local i
+    for ((i = 0; i < $2 * 20; i++)); do
+        T capture-pane -p -t s 2>/dev/null | grep -qE -- "$1" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+# screen: the non-empty lines of the screen on one line (for messages)
+screen() { T capture-pane -p -t s 2>/dev/null | grep -v '^ *$' | head -c 2500 | tr '\n' '|'; }

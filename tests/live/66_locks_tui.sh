@@ -20,16 +20,6 @@ cleanup() {
 trap cleanup EXIT
 export TZ=UTC LANG=C.UTF-8
 
-# wait_re ERE SECONDS: poll the screen until a line matches
-wait_re() {
-    local i
-    for ((i = 0; i < $2 * 20; i++)); do
-        T capture-pane -p -t s 2>/dev/null | grep -qE -- "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-screen() { T capture-pane -p -t s 2>/dev/null | grep -v '^ *$' | head -c 2500 | tr '\n' '|'; }
 # gone ID SECONDS: poll until session ID has left the server's session list
 gone() {
     local i

@@ -27,15 +27,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_re() {
-    local i
-    for ((i = 0; i < $2 * 20; i++)); do
-        T capture-pane -p -t s 2>/dev/null | grep -qE -- "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-screen() { T capture-pane -p -t s 2>/dev/null | grep -v '^ *$' | head -c 2500 | tr '\n' '|'; }
 # start URI [FLAGS]: dbtop on the screen; its pid in $tmp/pid, stderr in $tmp/err
 start() {
     T kill-server 2>/dev/null

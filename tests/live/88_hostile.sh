@@ -42,15 +42,6 @@ declare -A RAW=(
 ALIAS="${RAW[osc]}${RAW[sgr]}${RAW[clear]}${RAW[paste]}${RAW[c1]}${RAW[dsr]}"$'\xe2\x80\xaeRTLPAY'
 BIG=$(head -c 1048576 /dev/zero | tr '\0' x)
 
-wait_re() {
-    local i
-    for ((i = 0; i < $2 * 20; i++)); do
-        T capture-pane -p -t s 2>/dev/null | grep -qE -- "$1" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-screen() { T capture-pane -p -t s 2>/dev/null | grep -v '^ *$' | head -c 2000 | tr '\n' '|'; }
 # raw_clean NAME LOG: none of the payloads' raw sequences in the bytes written
 raw_clean() {
     local k bad=
