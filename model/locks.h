@@ -59,6 +59,8 @@ struct lock_set {
 	enum lock_status status;
 	unsigned waiting;        /* sessions waiting on a lock by the cheap check */
 	double query_ms;         /* time the lock query took, ms (0 when not queried) */
+	double age_s;            /* 0: read for this sample; else s since the graph was read
+				  * (paced under --server-budget; note says so) */
 	char note[LOCK_NOTE_LEN]; /* why unavailable / partial, sanitised; "" when none */
 	struct lock_session *s;
 	size_t ns, cap_s;

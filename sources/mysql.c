@@ -35,6 +35,8 @@ struct my_priv {
 	char last_seen[40];      /* newest digest LAST_SEEN read, as the server prints it */
 	struct strset texts;     /* digest keys whose text we have */
 	bool fb_on;              /* sampled digests: no performance_schema digests */
+	double dg_next;          /* monotonic s of the next digest read (--server-budget) */
+	unsigned dg_reads;       /* digest reads on this connection */
 	struct fallback fb;
 	struct my_hist_pick pick; /* whose latency histograms to read */
 	int mdl_plugin;          /* MariaDB metadata_lock_info: -1 not probed yet, 0, 1 */
@@ -587,6 +589,14 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 
 	out->locks = ls;
 	ls->waiting = row_waits + mdl_waits;
+	double now = clock_mono();
+	struct lock_set *kept = source_locks_reuse(src, ls->waiting, now, false);
+	if (kept) {
+		/* a costly graph read a moment ago (--server-budget) */
+		lock_set_free(ls);
+		out->locks = kept;
+		return 0;
+	}
 	if (ls->waiting == 0)
 		return 0;
 	if (!c->priv_process) {
@@ -625,6 +635,7 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 	if (rc == 0)
 		ls->status = LOCKS_READ;
 	lock_set_analyse(ls);
+	source_locks_read(src, ls, ls->query_ms, now);
 	return 0;
 }
 
@@ -956,12 +967,24 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		str_printf(src_name, sizeof src_name, "sampled process list at %g Hz", p->fb.hz);
 		out->digests = fallback_build(&p->fb, src_name);
 	}
-	if (c->ps_digests) {
+	/* a costly lock graph read this refresh: digests just due wait one more */
+	double dnow = clock_mono();
+	bool busy = src->lk_last && src->lk_read >= t0;
+	if (c->ps_digests && (dnow < p->dg_next || (busy && dnow < p->dg_next + 1.0))) {
+		out->digests_skipped = true;   /* costly: read every few refreshes (--server-budget) */
+	} else if (c->ps_digests) {
+		double before = out->query_ms;
 		out->digests = my_digests(src, out, have_lost, lost);
 		if (!out->digests) {
 			out->state = out->state == STATE_STALLED ? STATE_STALLED : STATE_DOWN;
 			return -1;
 		}
+		double now = clock_mono();
+		/* the second read comes at the next refresh: the first rates need two */
+		p->dg_next = p->dg_reads++ ? source_pace_next(src, now, out->query_ms - before, PACE_SHARE_DIGESTS) : 0;
+		if (p->dg_next > now + 0.5)
+			str_printf(out->digests->source, sizeof out->digests->source,
+				   "performance_schema, read every %.0f s", p->dg_next - now + 0.1);
 	}
 
 	if (want_settings) {

@@ -67,8 +67,9 @@ struct pg_priv {
 	bool fb_on;             /* sampled digests: no pg_stat_statements */
 	struct calls_map calls; /* calls per digest key at its last read */
 	bool dg_first_done;     /* the first (whole) digest read of this connection is done */
-	unsigned dg_split;      /* pg_stat_statements read in this many slices (0: whole) */
-	unsigned dg_slice;      /* the slice read next */
+	double dg_next;         /* monotonic s of the next pg_stat_statements read (--server-budget) */
+	double base_ms;         /* query time of a refresh without digests (moving average; 0: none yet) */
+	unsigned dg_reads;      /* pg_stat_statements reads on this connection */
 	struct fallback fb;
 	enum wait_source ws;    /* where wait events come from */
 	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
@@ -93,7 +94,6 @@ struct pg_priv {
 	"WHERE coalesce(event_type, '') NOT IN ('Activity', 'Client', 'Extension') GROUP BY 1"
 
 #define TEXT_FETCH_MAX 100      /* query texts fetched per refresh */
-#define DG_SLICE_MS 4.0         /* pg_stat_statements reading cost aimed at per slice, beyond the fixed cost */
 
 /* A query's results (a multi-statement string yields several). */
 #define PG_MAXRES 12
@@ -560,7 +560,7 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 /* Lock waits: the lock query runs only when the gate saw a session waiting
  * on a lock. Returns -1 (sample failed) only when the connection is lost or
  * still busy; a refusal or a server-side time-out is told on the pane. */
-static int pg_read_locks(struct source *src, struct sample *out, unsigned waiting)
+static int pg_read_locks(struct source *src, struct sample *out, unsigned waiting, bool busy)
 {
 	struct pg_priv *p = src->priv;
 	struct lock_set *ls = lock_set_new();
@@ -571,6 +571,14 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 
 	out->locks = ls;
 	ls->waiting = waiting;
+	double now = clock_mono();
+	struct lock_set *kept = source_locks_reuse(src, waiting, now, busy);
+	if (kept) {
+		/* a costly graph read a moment ago (--server-budget) */
+		lock_set_free(ls);
+		out->locks = kept;
+		return 0;
+	}
 	if (waiting == 0)
 		return 0;   /* LOCKS_IDLE: no lock-table query */
 	/* the server gives up at half the client's deadline: a lock query
@@ -594,6 +602,7 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 		}
 		ls->status = stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
 		str_copy(ls->note, sizeof ls->note, err);
+		source_locks_read(src, ls, ms, now);
 		return 0;
 	}
 	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
@@ -607,6 +616,7 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 	pg_results_clear(&rs);
 	ls->status = LOCKS_READ;
 	lock_set_analyse(ls);
+	source_locks_read(src, ls, ms, now);
 	return 0;
 }
 
@@ -623,15 +633,13 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	double t0;
 	int rc, i, next;
 
-	/* A large pg_stat_statements is read one slice of queryids per
-	 * refresh, so that no refresh pays for all of it. */
-	char dsplit[1024];
-	unsigned split = p->dg_split, slice = p->dg_slice;
-	if (dsql && split > 1) {
-		str_printf(dsplit, sizeof dsplit, "%s AND mod(mod(s.queryid, %u) + %u, %u) = %u", dsql, split, split, split,
-			   slice);
-		dsql = dsplit;
-		p->dg_slice = (slice + 1) % split;
+	/* A large pg_stat_statements (its function builds every entry, however
+	 * few are asked for) is read every few refreshes under --server-budget;
+	 * the digest rates cover the time between reads. */
+	bool dg_read = dsql && clock_mono() >= p->dg_next;
+	if (dsql && !dg_read) {
+		dsql = NULL;
+		out->digests_skipped = true;
 	}
 	/* one round trip, one transaction: counters, digests, settings */
 	sb_init(&q);
@@ -715,25 +723,23 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 				set->have_lost = true;
 			}
 		}
-		if (split > 1) {
-			set->split_n = split;
-			set->split_k = slice;
-		} else {
-			/* the first read of a connection is whole: from its cost,
-			 * how many slices the next ones take (kept until the next
-			 * connection, so that each slice's rates stay comparable) */
-			unsigned n = (unsigned)d_ceil(out->query_ms / DG_SLICE_MS);
-			p->dg_split = n <= 1 ? 0 : n > DG_SPLIT_MAX ? DG_SPLIT_MAX : n;
-			p->dg_slice = 0;
-		}
-		if (p->dg_split > 1)
-			str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d, 1/%u per refresh",
-				   c->pgss_version / 100, c->pgss_version % 100, p->dg_split);
 		out->digests = set;
 		if (pg_fetch_texts(src, out, set, d) < 0) {
 			pg_results_clear(&rs);
 			return -1;
 		}
+		/* its cost: this refresh's queries less what a refresh without
+		 * digests takes (all of it until one was seen) */
+		double cost = out->query_ms > p->base_ms ? out->query_ms - p->base_ms : out->query_ms;
+		double now = clock_mono();
+		/* the second read comes at the next refresh whatever the cost: the
+		 * first rates need two */
+		p->dg_next = p->dg_reads++ ? source_pace_next(src, now, cost, PACE_SHARE_DIGESTS) : 0;
+		if (p->dg_next > now + 0.5)
+			str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d, read every %.0f s",
+				   c->pgss_version / 100, c->pgss_version % 100, p->dg_next - now + 0.1);
+	} else if (!dg_read) {
+		p->base_ms = p->base_ms > 0 ? 0.7 * p->base_ms + 0.3 * out->query_ms : out->query_ms;
 	}
 	if (!dsql && p->fb_on && p->fb.rounds > 0) {
 		char src_name[64];
@@ -759,7 +765,8 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		}
 	}
 	pg_results_clear(&rs);
-	if (pg_read_locks(src, out, waiting) < 0)
+	/* busy: this refresh read a costly pg_stat_statements */
+	if (pg_read_locks(src, out, waiting, dg_read && p->dg_next > clock_mono() + 0.5) < 0)
 		return -1;
 	out->state = STATE_UP;
 	return 0;

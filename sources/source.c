@@ -228,6 +228,79 @@ void source_close(struct source *src)
 	if (src->connected && src->ops)
 		src->ops->close(src);
 	src->connected = false;
+	lock_set_free(src->lk_last);
+	src->lk_last = NULL;
+}
+
+double source_pace_next(const struct source *src, double now, double cost_ms, double share)
+{
+	double per_refresh = src->budget_ms * share, iv = src->interval > 0 ? src->interval : 1, period;
+	if (!(per_refresh > 0) || !(cost_ms > 0))
+		return 0;
+	period = iv * cost_ms / per_refresh;
+	if (period > PACE_MAX_S)
+		period = PACE_MAX_S;
+	/* slack for the tick jitter: a read due 3 s on is taken by the
+	 * refresh that comes at 2.98 s */
+	return now + period - (iv / 10 < PACE_SLACK_S ? iv / 10 : PACE_SLACK_S);
+}
+
+struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy)
+{
+	struct lock_set *ls;
+	double age;
+	bool due = now >= src->lk_next && !(busy && now < src->lk_next + 1.0);
+	/* a pile-up that grew or shrank by more than a quarter is read again */
+	unsigned was = src->lk_last ? src->lk_last->waiting : 0, d = waiting > was ? waiting - was : was - waiting;
+	bool changed = d > 1 && d * 4 > was;
+	if (!waiting || !src->lk_last || src->lk_gen != src->conn_gen || due || changed) {
+		if (!waiting) {
+			lock_set_free(src->lk_last);
+			src->lk_last = NULL;
+		}
+		return NULL;
+	}
+	ls = lock_set_copy(src->lk_last);
+	age = now - src->lk_read;
+	ls->waiting = waiting;
+	ls->age_s = age;
+	for (size_t i = 0; i < ls->ns; i++) {
+		struct lock_session *s = &ls->s[i];
+		/* what they were doing then, as long as it has lasted since */
+		s->state_s += age;
+		s->trx_age_s += age;
+		s->wait_s += age;
+	}
+	char note[LOCK_NOTE_LEN];
+	if (ls->status == LOCKS_TIMED_OUT)
+		str_printf(note, sizeof note, "%s%snext try in %.0f s (--server-budget)", ls->note,
+			   ls->note[0] ? "; " : "", src->lk_next - now + 0.5);
+	else
+		str_printf(note, sizeof note, "graph from %.0f s ago: it takes %.0f ms of server time to read, "
+			   "so it is read every %.0f s (--server-budget)%s%s", age, ls->query_ms,
+			   src->lk_next - src->lk_read + 0.1, ls->note[0] ? "; " : "", ls->note);
+	str_copy(ls->note, sizeof ls->note, note);
+	return ls;
+}
+
+void source_locks_forget(struct source *src)
+{
+	lock_set_free(src->lk_last);
+	src->lk_last = NULL;
+}
+
+void source_locks_read(struct source *src, const struct lock_set *ls, double ms, double now)
+{
+	lock_set_free(src->lk_last);
+	src->lk_last = NULL;
+	src->lk_next = source_pace_next(src, now, ms, PACE_SHARE_LOCKS);
+	/* kept only when some refresh before the next read will show it */
+	double iv = src->interval > 0 ? src->interval : 1;
+	if (!ls || (ls->status != LOCKS_READ && ls->status != LOCKS_TIMED_OUT) || src->lk_next <= now + iv / 2)
+		return;
+	src->lk_last = lock_set_copy(ls);
+	src->lk_read = now;
+	src->lk_gen = src->conn_gen;
 }
 
 void source_idle(struct source *src, double until, volatile int *stop)

@@ -109,6 +109,11 @@ struct source {
 	double query_timeout;    /* s, per statement */
 	bool read_only;          /* --read-only: read-only session, no writes */
 	volatile int *stop_flag; /* when set and non-zero: stop waiting (replay pacing) */
+	/* --server-budget: server time per refresh (ms) that the costly reads
+	 * (lock graph, statement digests) may take on average; 0: read them
+	 * on every refresh */
+	double budget_ms;
+	double interval;         /* s between refreshes (set by the caller; 0: 1) */
 	/* driver state */
 	bool connected;
 	uint32_t conn_gen;
@@ -117,6 +122,10 @@ struct source {
 	double next_settings;    /* monotonic s of the next settings refresh */
 	double settings_every;   /* s */
 	char last_error[NOTE_LEN];
+	/* lock graph pacing (source_locks_reuse / source_locks_read) */
+	struct lock_set *lk_last;  /* the last graph read, owned */
+	double lk_read, lk_next;   /* monotonic s it was read / of the next read */
+	uint32_t lk_gen;           /* conn_gen of lk_last */
 };
 
 /* The ops table for an engine, or NULL (sources/registry.c: links the
@@ -138,6 +147,34 @@ int source_open(struct source *src, char *err, size_t errlen);
 void source_tick(struct source *src, struct sample *out);
 
 void source_close(struct source *src);
+
+/* Pacing of a costly read under --server-budget: a read that took cost_ms
+ * may take share (0..1) of the budget per refresh. Returns the monotonic
+ * time of the next read: by the next refresh when it is cheap enough,
+ * otherwise as many refreshes ahead as it takes to stay within its share
+ * on average (at most PACE_MAX_S). 0 when there is no budget. */
+#define PACE_MAX_S 30.0
+#define PACE_SLACK_S 0.1
+double source_pace_next(const struct source *src, double now, double cost_ms, double share);
+/* Share of the budget of the lock graph and of the statement digests. */
+#define PACE_SHARE_LOCKS 0.5
+#define PACE_SHARE_DIGESTS 0.5
+
+/* Lock graph pacing, both engines. Before a lock read with `waiting`
+ * sessions waiting (by the cheap check): when the graph read last is not
+ * due again yet, a copy of it, its times advanced to now and a note saying
+ * how old it is, for the caller to publish instead of reading (NULL: read
+ * now). busy: this refresh paid for another costly read already, so a
+ * graph just due waits one refresh more (the two never add up in one
+ * refresh). A waiting count more than a quarter (and 2) away from the
+ * graph's is read again at once; waiting == 0 forgets the last graph. */
+struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy);
+/* The next refresh reads the lock graph whatever it costs (after a session
+ * was ended or cancelled from the screen). */
+void source_locks_forget(struct source *src);
+/* After a lock read (LOCKS_READ or LOCKS_TIMED_OUT) that took ms: keep a
+ * copy and schedule the next read. */
+void source_locks_read(struct source *src, const struct lock_set *ls, double ms, double now);
 
 /* Wait until monotonic time `until`, taking subsamples on the way when the
  * backend wants them; returns early when *stop becomes true. */

@@ -32,6 +32,7 @@ struct opts {
 	bool json;
 	bool ask_password;
 	double query_timeout;     /* s */
+	double server_budget;     /* --server-budget, ms per refresh */
 	const char *record;       /* --record FILE */
 	bool redact;
 	const char *replay;       /* --replay FILE */
@@ -75,6 +76,10 @@ static void usage(FILE *f)
 	      "      --defaults-file FILE  MySQL option file to read instead of ~/.my.cnf\n"
 	      "      --connect-timeout S   connection time limit (default 5)\n"
 	      "      --query-timeout S     time limit of each query (default 2)\n"
+	      "      --server-budget MS    server time per refresh the costly reads (lock\n"
+	      "                            graph, statement digests) may average: a read\n"
+	      "                            costing more is done every few refreshes\n"
+	      "                            (default 10; 0 = every refresh)\n"
 	      "      --ssl-mode MODE       TLS: DISABLED, PREFERRED, REQUIRED, VERIFY_CA or\n"
 	      "                            VERIFY_IDENTITY (libpq's disable, prefer, require,\n"
 	      "                            verify-ca, verify-full also accepted, either engine)\n"
@@ -198,7 +203,7 @@ enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
-	OPT_TUNE_TTL, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY,
+	OPT_TUNE_TTL, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
 };
 
 static const struct option long_opts[] = {
@@ -212,6 +217,7 @@ static const struct option long_opts[] = {
 	{"defaults-file", required_argument, NULL, OPT_DEFAULTS_FILE},
 	{"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
 	{"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
+	{"server-budget", required_argument, NULL, OPT_SERVER_BUDGET},
 	{"ssl-mode", required_argument, NULL, OPT_SSL_MODE},
 	{"ssl-ca", required_argument, NULL, OPT_SSL_CA},
 	{"ssl-cert", required_argument, NULL, OPT_SSL_CERT},
@@ -246,6 +252,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 	o->count = 0;
 	o->interval = 1.0;
 	o->query_timeout = 2.0;
+	o->server_budget = 10;
 	o->speed = 1.0;
 	o->top = 20;
 	o->sample_hz = 10;
@@ -305,6 +312,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
 		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
 		case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
+		case OPT_SERVER_BUDGET: o->server_budget = num_arg("--server-budget", optarg, 0, 1e6); break;
 		case OPT_HELP: usage(stdout); exit(0);
 		case OPT_VERSION: printf("dbtop %s\n", DBTOP_VERSION); exit(0);
 		case ':': die_usage("option needs a value:", argv[optind - 1]);
@@ -427,6 +435,8 @@ int main(int argc, char **argv)
 		source_init(&src, source_ops_for(t.engine), &t, o.query_timeout);
 	}
 	src.sub_hz = o.sample_hz;
+	src.budget_ms = o.server_budget;
+	src.interval = o.interval;
 	src.read_only = o.read_only;
 	if (!o.batch && !ui_possible(err, sizeof err)) {
 		fprintf(stderr, "dbtop: %s\n", err);

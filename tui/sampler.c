@@ -116,6 +116,8 @@ static void *worker(void *arg)
 				str_copy(msg, sizeof msg, "not connected: nothing was done");
 			else
 				rc = src->ops->act(src, what, id, msg, sizeof msg);
+			if (what < SP_TUNE_APPLY)
+				source_locks_forget(src);   /* the sample that follows shows the effect */
 			pthread_mutex_lock(&sp->mu);
 			sp->act = 0;
 			sp->act_rc = rc;
@@ -129,6 +131,7 @@ static void *worker(void *arg)
 			}
 			continue;
 		}
+		sp->src->interval = sp->interval;   /* what --server-budget paces by */
 		pthread_mutex_unlock(&sp->mu);
 
 		double t0 = clock_mono();

@@ -1,0 +1,192 @@
+/* test_pace.c - --server-budget: when a costly read is due again, and the
+ * lock graph kept between paced reads (aged to the present, with a note
+ * saying how old it is; timed-out reads retried later; nothing kept across
+ * a reconnection or when nothing waits). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../model/locks.h"
+#include "../../sources/source.h"
+#include "../../util/util.h"
+#include "tap.h"
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) < 1e-9;
+}
+
+static void test_pace_next(void)
+{
+	struct source src;
+	memset(&src, 0, sizeof src);
+	src.budget_ms = 10;
+	/* share 0.5 of 10 ms/s: 5 ms of server time per second */
+	double n = source_pace_next(&src, 100, 2, 0.5);
+	CHECK(n > 0 && n < 101, "a 2 ms read is due again before the next refresh");
+	CHECK(near(source_pace_next(&src, 100, 30, 0.5), 100 + 6 - 0.1), "a 30 ms read: every 6 s");
+	CHECK(near(source_pace_next(&src, 100, 5000, 0.5), 100 + PACE_MAX_S - 0.1), "at most PACE_MAX_S apart");
+	CHECK(source_pace_next(&src, 100, 0, 0.5) == 0, "a read that cost nothing: every refresh");
+	CHECK(source_pace_next(&src, 100, NAN, 0.5) == 0, "an unknown cost: every refresh");
+	src.budget_ms = 0;
+	CHECK(source_pace_next(&src, 100, 500, 0.5) == 0, "--server-budget 0: every refresh");
+	src.budget_ms = 40;
+	CHECK(near(source_pace_next(&src, 100, 30, 0.5), 100 + 1.5 - 0.1), "a bigger budget: more often");
+	/* the budget is per refresh: at 0.5 s a 30 ms read comes every 6
+	 * refreshes, 3 s */
+	src.budget_ms = 10;
+	src.interval = 0.5;
+	CHECK(near(source_pace_next(&src, 100, 30, 0.5), 100 + 3 - 0.05), "per refresh: every 6 refreshes at 0.5 s");
+	n = source_pace_next(&src, 100, 4, 0.5);
+	CHECK(n > 0 && n < 100.5, "a 4 ms read at 0.5 s: still every refresh");
+	src.interval = 60;
+	CHECK(near(source_pace_next(&src, 100, 30, 0.5), 100 + PACE_MAX_S - 0.1), "at 60 s: capped, never less often than 30 s");
+}
+
+static struct lock_set *graph(enum lock_status st, double ms)
+{
+	struct lock_set *ls = lock_set_new();
+	ls->status = st;
+	ls->waiting = 1;
+	ls->query_ms = ms;
+	if (st == LOCKS_READ) {
+		struct lock_edge *e = lock_edge_add(ls, 11, 22);
+		str_copy(e->object, sizeof e->object, "public.t");
+		int w = lock_session_get(ls, 11), b = lock_session_get(ls, 22);
+		ls->s[w].state_s = 5;
+		ls->s[w].wait_s = 3;
+		ls->s[w].trx_age_s = 7;
+		ls->s[b].state_s = 60;
+		ls->s[b].trx_age_s = 61;   /* wait_s stays NaN: the root does not wait */
+		lock_session_query(&ls->s[b], "UPDATE t SET v = 1", true);
+		lock_set_analyse(ls);
+	} else {
+		str_copy(ls->note, sizeof ls->note, "query exceeded 1.0s time limit");
+	}
+	return ls;
+}
+
+static void test_reuse(void)
+{
+	struct source src;
+	memset(&src, 0, sizeof src);
+	src.budget_ms = 10;
+	src.conn_gen = 1;
+
+	CHECK(source_locks_reuse(&src, 3, 100, false) == NULL, "nothing read yet: read now");
+
+	/* a cheap graph is not kept: the next refresh reads again */
+	struct lock_set *cheap = graph(LOCKS_READ, 2);
+	source_locks_read(&src, cheap, 2, 100);
+	CHECK(src.lk_last == NULL, "a 2 ms graph is not kept");
+	CHECK(source_locks_reuse(&src, 1, 101, false) == NULL, "a 2 ms graph is read every refresh");
+	lock_set_free(cheap);
+
+	/* a 30 ms graph: read every 6 s, shown aged in between */
+	struct lock_set *g = graph(LOCKS_READ, 30);
+	g->waiting = 4;
+	source_locks_read(&src, g, 30, 100);
+	CHECK(src.lk_last != NULL && near(src.lk_next, 105.9), "a 30 ms graph is kept until 6 s on");
+	struct lock_set *k = source_locks_reuse(&src, 5, 102, false);
+	CHECK(k != NULL, "2 s later the kept graph is shown");
+	if (k) {
+		int w = lock_session_get(k, 11), b = lock_session_get(k, 22);
+		CHECK(k->status == LOCKS_READ && k->ne == 1 && strcmp(k->e[0].object, "public.t") == 0,
+		      "the kept graph has the edges read");
+		CHECK(k->waiting == 5, "the waiting count is this refresh's");
+		CHECK(near(k->age_s, 2), "age_s says how old the graph is");
+		CHECK(near(k->s[w].wait_s, 5) && near(k->s[w].state_s, 7) && near(k->s[w].trx_age_s, 9),
+		      "the waiter's times run on");
+		CHECK(near(k->s[b].state_s, 62) && isnan(k->s[b].wait_s), "the root's idle time runs on; it still does not wait");
+		CHECK(k->s[b].query && strcmp(k->s[b].query, "UPDATE t SET v = 1") == 0 && k->s[b].query != src.lk_last->s[b].query,
+		      "statements are copied");
+		CHECK(strstr(k->note, "graph from 2 s ago") && strstr(k->note, "30 ms") && strstr(k->note, "every 6 s"),
+		      "the note says how old, what it costs, how often");
+		CHECK(near(src.lk_last->s[w].wait_s, 3) && src.lk_last->note[0] == '\0', "the kept original is untouched");
+		lock_set_free(k);
+	}
+	/* the original the caller published stays the caller's */
+	lock_set_free(g);
+	k = source_locks_reuse(&src, 4, 105.95, false);
+	CHECK(k == NULL, "due after 6 s: read again");
+	k = source_locks_reuse(&src, 4, 106.2, true);
+	CHECK(k != NULL, "due, but this refresh paid for another costly read: one refresh more");
+	lock_set_free(k);
+	k = source_locks_reuse(&src, 4, 107.0, true);
+	CHECK(k == NULL, "never more than one refresh late");
+
+	/* the pile-up changed by more than a quarter: read again */
+	g = graph(LOCKS_READ, 30);
+	g->waiting = 100;
+	source_locks_read(&src, g, 30, 110);
+	lock_set_free(g);
+	k = source_locks_reuse(&src, 120, 111, false);
+	CHECK(k != NULL, "100 -> 120 waiting: the kept graph still serves");
+	lock_set_free(k);
+	CHECK(source_locks_reuse(&src, 126, 111, false) == NULL, "100 -> 126 waiting: read again");
+	CHECK(source_locks_reuse(&src, 74, 111, false) == NULL, "100 -> 74 waiting: read again");
+	g = graph(LOCKS_READ, 30);
+	source_locks_read(&src, g, 30, 110);
+	lock_set_free(g);
+	k = source_locks_reuse(&src, 2, 111, false);
+	CHECK(k != NULL, "1 -> 2 waiting: a change of one is not enough");
+	lock_set_free(k);
+	source_locks_forget(&src);
+	CHECK(src.lk_last == NULL && source_locks_reuse(&src, 1, 111, false) == NULL,
+	      "after a session was ended from the screen: read again");
+	g = graph(LOCKS_READ, 30);
+	g->waiting = 4;
+	source_locks_read(&src, g, 30, 100);
+	lock_set_free(g);
+
+	/* a new connection: nothing from the old one */
+	src.conn_gen = 2;
+	CHECK(source_locks_reuse(&src, 4, 101, false) == NULL, "a reconnection reads afresh");
+	src.conn_gen = 1;
+
+	/* nothing waits: forgotten, so a new pile-up is read at once */
+	CHECK(source_locks_reuse(&src, 0, 101, false) == NULL && src.lk_last == NULL, "0 waiting forgets the graph");
+	CHECK(source_locks_reuse(&src, 2, 101.5, false) == NULL, "a new wait after that is read at once");
+
+	/* a read that timed out is tried again later, and says when */
+	struct lock_set *t = graph(LOCKS_TIMED_OUT, 1000);
+	t->waiting = 500;
+	source_locks_read(&src, t, 1000, 200);
+	lock_set_free(t);
+	k = source_locks_reuse(&src, 500, 205, false);
+	CHECK(k != NULL && k->status == LOCKS_TIMED_OUT, "a timed-out read is not repeated every refresh");
+	if (k) {
+		CHECK(strstr(k->note, "query exceeded 1.0s time limit") && strstr(k->note, "next try in 25 s"),
+		      "the note keeps the reason and says when the next try is");
+		lock_set_free(k);
+	}
+
+	/* unavailable (privilege missing ...): not kept, the note is current */
+	struct lock_set *u = graph(LOCKS_UNAVAILABLE, 40);
+	u->status = LOCKS_UNAVAILABLE;
+	source_locks_read(&src, u, 40, 300);
+	lock_set_free(u);
+	CHECK(src.lk_last == NULL, "an unavailable graph is not kept");
+
+	/* no budget: never kept */
+	src.budget_ms = 0;
+	g = graph(LOCKS_READ, 300);
+	source_locks_read(&src, g, 300, 400);
+	CHECK(src.lk_last == NULL, "--server-budget 0 keeps nothing");
+	lock_set_free(g);
+
+	/* source_close frees what is kept (the leak check of the ASan run) */
+	src.budget_ms = 10;
+	g = graph(LOCKS_READ, 30);
+	source_locks_read(&src, g, 30, 500);
+	lock_set_free(g);
+	source_close(&src);
+	CHECK(src.lk_last == NULL, "source_close frees the kept graph");
+}
+
+int main(void)
+{
+	test_pace_next();
+	test_reuse();
+	return tap_failed ? 1 : 0;
+}
