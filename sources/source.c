@@ -294,6 +294,12 @@ void source_locks_read(struct source *src, const struct lock_set *ls, double ms,
 	lock_set_free(src->lk_last);
 	src->lk_last = NULL;
 	src->lk_next = source_pace_next(src, now, ms, PACE_SHARE_LOCKS);
+	if (ls && ls->status == LOCKS_TIMED_OUT && src->lk_next > 0) {
+		/* a read that gives nothing may wait longer (the count moving by
+		 * a quarter still reads at once) */
+		double iv = src->interval > 0 ? src->interval : 1, p = iv * ms / (src->budget_ms * PACE_SHARE_LOCKS);
+		src->lk_next = now + (p < PACE_MAX_TIMED_OUT_S ? p : PACE_MAX_TIMED_OUT_S) - PACE_SLACK_S;
+	}
 	/* kept only when some refresh before the next read will show it */
 	double iv = src->interval > 0 ? src->interval : 1;
 	if (!ls || (ls->status != LOCKS_READ && ls->status != LOCKS_TIMED_OUT) || src->lk_next <= now + iv / 2)

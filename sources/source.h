@@ -154,6 +154,7 @@ void source_close(struct source *src);
  * otherwise as many refreshes ahead as it takes to stay within its share
  * on average (at most PACE_MAX_S). 0 when there is no budget. */
 #define PACE_MAX_S 30.0
+#define PACE_MAX_TIMED_OUT_S 120.0   /* a lock read that timed out */
 #define PACE_SLACK_S 0.1
 double source_pace_next(const struct source *src, double now, double cost_ms, double share);
 /* Share of the budget of the lock graph and of the statement digests. */
