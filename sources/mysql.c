@@ -361,6 +361,7 @@ static void my_subsample(struct source *src)
 		       err, sizeof err, &failed, NULL, NULL);
 	if (failed)
 		return;
+	p->fb.hz = source_sub_hz(src);   /* fewer under --server-budget */
 	fallback_round(&p->fb);
 	while (res && (row = mysql_fetch_row(res)))
 		fallback_observe(&p->fb, row[0] ? strtoull(row[0], NULL, 10) : 0, NULL,

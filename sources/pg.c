@@ -446,7 +446,7 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 		p->ws_prepared = pr && PQresultStatus(pr) == PGRES_COMMAND_OK;
 		PQclear(pr);
 		p->wacc = wait_set_new(WS_SAMPLED);
-		p->wacc->hz = src->sub_hz;
+		p->wacc->hz = source_sub_hz(src);
 	}
 	src->wants_subsample = p->fb_on || p->ws == WS_SAMPLED;
 	if (p->fb_on)
@@ -490,6 +490,7 @@ static void pg_subsample(struct source *src)
 		   &rs, err, sizeof err, &stalled, NULL) < 0)
 		return;
 	p->own_xacts++;
+	p->fb.hz = source_sub_hz(src);   /* fewer under --server-budget */
 	fallback_round(&p->fb);
 	for (i = 0; rs.n > 0 && i < PQntuples(rs.r[0]); i++) {
 		const char *q = cell(rs.r[0], i, 4);
@@ -703,7 +704,7 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	} else if (p->ws == WS_SAMPLED && p->wacc) {
 		out->waits = p->wacc;
 		p->wacc = wait_set_new(WS_SAMPLED);
-		p->wacc->hz = src->sub_hz;
+		p->wacc->hz = source_sub_hz(src);
 	}
 	if (dsql && rs.n > next) {
 		struct digest_set *set = xcalloc(1, sizeof *set);

@@ -283,6 +283,30 @@ struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double
 	return ls;
 }
 
+double source_sub_hz(const struct source *src)
+{
+	return src->sub_every > 0 ? 1.0 / src->sub_every : src->sub_hz;
+}
+
+double source_subsample(struct source *src)
+{
+	double t0 = clock_mono(), ms, every = src->sub_hz > 0 ? 1.0 / src->sub_hz : 1;
+	double iv = src->interval > 0 ? src->interval : 1, per = src->budget_ms * PACE_SHARE_SAMPLING;
+	src->ops->subsample(src);
+	ms = (clock_mono() - t0) * 1000;
+	src->sub_cost_ms = src->sub_cost_ms > 0 ? 0.8 * src->sub_cost_ms + 0.2 * ms : ms;
+	if (per > 0) {
+		/* rounds per refresh that fit its share: per / cost */
+		double e = iv * src->sub_cost_ms / per;
+		if (e > 5 * iv)
+			e = 5 * iv;
+		if (e > every)
+			every = e;
+	}
+	src->sub_every = every;
+	return every;
+}
+
 void source_locks_forget(struct source *src)
 {
 	lock_set_free(src->lk_last);
@@ -317,10 +341,8 @@ void source_idle(struct source *src, double until, volatile int *stop)
 		if (now >= until)
 			return;
 		if (src->connected && src->wants_subsample && src->ops->subsample && src->sub_hz > 0) {
-			if (now >= next_sub) {
-				src->ops->subsample(src);
-				next_sub = now + 1.0 / src->sub_hz;
-			}
+			if (now >= next_sub)
+				next_sub = now + source_subsample(src);
 			sleep_until(next_sub < until ? next_sub : until);
 		} else {
 			sleep_until(until);

@@ -114,6 +114,8 @@ struct source {
 	 * on every refresh */
 	double budget_ms;
 	double interval;         /* s between refreshes (set by the caller; 0: 1) */
+	double sub_every;        /* s between subsamples now (source_subsample) */
+	double sub_cost_ms;      /* a subsample's cost, moving average */
 	/* driver state */
 	bool connected;
 	uint32_t conn_gen;
@@ -157,9 +159,20 @@ void source_close(struct source *src);
 #define PACE_MAX_TIMED_OUT_S 120.0   /* a lock read that timed out */
 #define PACE_SLACK_S 0.1
 double source_pace_next(const struct source *src, double now, double cost_ms, double share);
-/* Share of the budget of the lock graph and of the statement digests. */
+/* Share of the budget of the lock graph and of the statement digests; the
+ * sessions sampled between refreshes (sampled wait events and digests)
+ * may take as much again, spread over the interval. */
 #define PACE_SHARE_LOCKS 0.5
 #define PACE_SHARE_DIGESTS 0.5
+#define PACE_SHARE_SAMPLING 0.5
+
+/* One subsample (ops->subsample), timed. Returns the s until the next:
+ * 1/sub_hz, or longer when a look at the sessions costs more than
+ * PACE_SHARE_SAMPLING of --server-budget per refresh allows (thousands of
+ * sessions), at most 5 refreshes. Also sets sub_every. */
+double source_subsample(struct source *src);
+/* Subsamples per second now (--sample-hz, or fewer under the budget). */
+double source_sub_hz(const struct source *src);
 
 /* Lock graph pacing, both engines. Before a lock read with `waiting`
  * sessions waiting (by the cheap check): when the graph read last is not

@@ -78,9 +78,9 @@ static void *worker(void *arg)
 				if (clock_mono() >= next_sub) {
 					/* a quick look between samples, outside the lock */
 					pthread_mutex_unlock(&sp->mu);
-					src->ops->subsample(src);
+					double every = source_subsample(src);
 					pthread_mutex_lock(&sp->mu);
-					next_sub = clock_mono() + 1.0 / src->sub_hz;
+					next_sub = clock_mono() + every;
 					continue;
 				}
 				wait_until(sp, next_sub < next ? next_sub : next);

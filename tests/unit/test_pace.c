@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../model/locks.h"
 #include "../../sources/source.h"
@@ -184,9 +185,43 @@ static void test_reuse(void)
 	CHECK(src.lk_last == NULL, "source_close frees the kept graph");
 }
 
+/* a look at the sessions that takes 20 ms */
+static int sub_calls;
+static void slow_sub(struct source *src)
+{
+	(void)src;
+	struct timespec ts = {0, 20 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	sub_calls++;
+}
+
+static void test_subsample(void)
+{
+	static struct source_ops ops = {.name = "fake", .subsample = slow_sub};
+	struct source src;
+	memset(&src, 0, sizeof src);
+	src.ops = &ops;
+	src.sub_hz = 10;
+	src.interval = 1;
+	src.budget_ms = 0;
+	double e = source_subsample(&src);
+	CHECK(sub_calls == 1 && near(e, 0.1) && near(source_sub_hz(&src), 10), "no budget: --sample-hz as given");
+	CHECK(src.sub_cost_ms >= 19, "the subsample is timed");
+	src.budget_ms = 10;   /* 5 ms of sampling per refresh: a 20 ms look every 4 s or so */
+	e = source_subsample(&src);
+	CHECK(e >= 3.5 && e <= 5 && near(source_sub_hz(&src), 1 / e), "a 20 ms look under a 10 ms budget: every ~4 s, sub_hz says so");
+	src.budget_ms = 0.01;
+	e = source_subsample(&src);
+	CHECK(near(e, 5), "never fewer than one look per 5 refreshes");
+	src.budget_ms = 1000;
+	e = source_subsample(&src);
+	CHECK(near(e, 0.1), "a big budget: --sample-hz again");
+}
+
 int main(void)
 {
 	test_pace_next();
+	test_subsample();
 	test_reuse();
 	return tap_failed ? 1 : 0;
 }
