@@ -166,7 +166,9 @@ static void *worker(void *arg)
 		bool primed = m->s.state == STATE_UP && m->s.conn_gen != sp->primed_gen;
 		if (primed)
 			sp->primed_gen = m->s.conn_gen;
-		next = primed && sp->interval > FIRST_RATES_S ? clock_mono() + FIRST_RATES_S : next + sp->interval;
+		/* (from the start of the first: a slow first sample, such as a
+		 * whole big pg_stat_statements, does not delay the rates more) */
+		next = primed && sp->interval > FIRST_RATES_S ? t0 + FIRST_RATES_S : next + sp->interval;
 		if (next < clock_mono())
 			next = clock_mono();
 		pthread_mutex_unlock(&sp->mu);
