@@ -43,6 +43,22 @@ struct my_priv {
 	double next_waits;       /* monotonic s of the next wait summary read */
 };
 
+/* The client's message, with the words for an errno it gives as a bare
+ * number ("system error: 110" -> "... 110 (Connection timed out)"). */
+static const char *my_errtext(MYSQL *db, char *buf, size_t len)
+{
+	const char *m = mysql_error(db), *k = strstr(m, "system error: ");
+	char *end;
+	long e;
+	if (!k)
+		return m;
+	e = strtol(k + 14, &end, 10);
+	if (end == k + 14 || e <= 0 || e > 4095)
+		return m;
+	str_printf(buf, len, "%s (%s)", m, strerror((int)e));
+	return buf;
+}
+
 /* Run q; on failure fill err (and *stalled when it was a time limit).
  * Returns the result set (may be NULL for statements without one) or
  * sets *failed. Caller frees the result. */
@@ -66,11 +82,12 @@ static MYSQL_RES *my_query(struct source *src, const char *q, char *err, size_t 
 			*stalled = e == ERR_MARIADB_STMT_TIMEOUT || e == ERR_MYSQL_QUERY_TIMEOUT ||
 				   ((e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR) &&
 				    el >= src->query_timeout * 0.9);
+		char eb[NOTE_LEN];
 		if (stalled && *stalled)
 			str_printf(err, errlen, "query exceeded %.1fs time limit (%s)",
-				   src->query_timeout, mysql_error(p->db));
+				   src->query_timeout, my_errtext(p->db, eb, sizeof eb));
 		else
-			str_printf(err, errlen, "%s (error %u)", mysql_error(p->db), e);
+			str_printf(err, errlen, "%s (error %u)", my_errtext(p->db, eb, sizeof eb), e);
 	}
 	return res;
 }
@@ -289,7 +306,8 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 		host = "localhost";
 	if (!mysql_real_connect(p->db, host, t->user, t->password, t->database,
 				(unsigned)t->port, t->socket, 0)) {
-		const char *m = mysql_error(p->db);
+		char eb[NOTE_LEN];
+		const char *m = my_errtext(p->db, eb, sizeof eb);
 		/* Connector/C's word for a certificate not naming the host */
 		if (tls == SSL_MODE_VERIFY_IDENTITY && strstr(m, "Validation of SSL server certificate failed"))
 			str_printf(err, errlen, "cannot connect to %s: %s (VERIFY_IDENTITY: the certificate must "
