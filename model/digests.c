@@ -9,6 +9,72 @@
 
 const char *const dg_sort_names[DGS__COUNT] = {"total time", "calls", "avg latency", "rows"};
 
+/* One ranked candidate: its value and its index in the table. */
+struct dg_rank {
+	double v;
+	uint32_t i;
+};
+
+/* The ranking of one sort key and mode, best first. */
+struct dg_top_list {
+	bool valid;          /* built from the current contents */
+	bool complete;       /* every candidate is in idx */
+	size_t n;
+	uint32_t *idx;
+	size_t cap;
+};
+
+/* What digest_table_top keeps: the value of every entry under each sort
+ * key and mode, filled by digest_table_update (side by side, so a ranking
+ * reads n doubles, not n entries), and the rankings made since. */
+struct dg_top_cache {
+	double *rv;             /* rv[(key * 2 + cumulative) * rv_cap + i], NaN: not ranked */
+	size_t rv_cap;
+	struct dg_top_list list[DGS__COUNT][2];
+	struct dg_rank *heap;   /* scratch of the selection */
+	size_t heap_cap;
+};
+
+static double rank_or_nan(const struct digest_entry *e, enum dg_sort key, bool cumulative);
+
+/* The contents changed: forget the rankings, make room for the values. */
+static void top_cache_reset(struct digest_table *t)
+{
+	struct dg_top_cache *tc = t->topc;
+	if (!tc)
+		tc = t->topc = xcalloc(1, sizeof *tc);
+	for (int k = 0; k < DGS__COUNT; k++)
+		for (int c = 0; c < 2; c++)
+			tc->list[k][c].valid = false;
+	if (tc->rv_cap < t->cap) {
+		free(tc->rv);
+		tc->rv_cap = t->cap;
+		tc->rv = xmalloc(tc->rv_cap * 2 * DGS__COUNT * sizeof *tc->rv);
+	}
+}
+
+/* Store the rank values of entry i (after its update). */
+static void top_cache_fill(struct digest_table *t, size_t i)
+{
+	struct dg_top_cache *tc = t->topc;
+	for (int k = 0; k < DGS__COUNT; k++)
+		for (int c = 0; c < 2; c++)
+			tc->rv[(size_t)(k * 2 + c) * tc->rv_cap + i] = rank_or_nan(&t->e[i], (enum dg_sort)k, c);
+}
+
+static void top_cache_free(struct digest_table *t)
+{
+	if (!t->topc)
+		return;
+	for (int k = 0; k < DGS__COUNT; k++)
+		for (int c = 0; c < 2; c++)
+			free(t->topc->list[k][c].idx);
+	free(t->topc->rv);
+	free(t->topc->heap);
+	free(t->topc);
+	t->topc = NULL;
+}
+
 struct digest_row *digest_set_add(struct digest_set *s)
 {
 	struct digest_row *r;
@@ -164,6 +230,7 @@ void digest_table_free(struct digest_table *t)
 	}
 	free(t->e);
 	free(t->slot);
+	top_cache_free(t);
 	memset(t, 0, sizeof *t);
 }
 
@@ -271,6 +338,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 	if (!s) {
 		/* nothing this interval: every rate unknown, and what happened
 		 * meanwhile is unknown too: no histogram base survives */
+		top_cache_reset(t);
 		for (i = 0; i < t->n; i++) {
 			t->e[i].known = false;
 			for (k = 0; k < DG__COUNT; k++)
@@ -279,6 +347,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			t->e[i].p95_ms = NAN;
 			drop_base(&t->e[i]);
 			hist_push(&t->e[i], NAN);
+			top_cache_fill(t, i);
 		}
 		return;
 	}
@@ -400,12 +469,14 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		if (e->moved)
 			drop_base(e);
 	}
+	top_cache_reset(t);
 	for (i = 0; i < t->n; i++) {
 		struct digest_entry *e = &t->e[i];
 		double ms = e->known ? e->rate[DG_TOTAL_NS] / 1e6 : NAN;
 		hist_push(e, ms);
 		if (e->known && isfinite(ms))
 			t->total_ms_per_s += ms;
+		top_cache_fill(t, i);
 	}
 	if (s->have_lost) {
 		if (t->have_lost && !fresh && s->lost >= t->lost_prev)
@@ -434,38 +505,143 @@ static double rank_value(const struct digest_entry *e, enum dg_sort key, bool cu
 	}
 }
 
+/* The value e ranks by; NaN when it is not ranked: gone, not known this
+ * interval, no value, or idle this interval. */
+static double rank_or_nan(const struct digest_entry *e, enum dg_sort key, bool cumulative)
+{
+	double v;
+	if (e->gone || (!cumulative && !e->known))
+		return NAN;
+	v = rank_value(e, key, cumulative);
+	if (!isfinite(v))
+		return NAN;
+	if (!cumulative && v <= 0 && key != DGS_AVG)
+		return NAN;   /* idle this interval */
+	return v;
+}
+
+/* a ranks before b: the higher value; equal values in key order. */
+static bool rank_before(const struct digest_table *t, const struct dg_rank *a, const struct dg_rank *b)
+{
+	if (a->v != b->v)
+		return a->v > b->v;
+	return strcmp(t->e[a->i].last.key, t->e[b->i].last.key) < 0;
+}
+
+/* Restore the heap below position p (of h): every parent ranks after its
+ * children, so the root is the last of the kept ones. */
+static void heap_down(const struct digest_table *t, struct dg_rank *hp, size_t h, size_t p)
+{
+	struct dg_rank x = hp[p];
+	for (;;) {
+		size_t c = 2 * p + 1;
+		if (c >= h)
+			break;
+		if (c + 1 < h && rank_before(t, &hp[c], &hp[c + 1]))
+			c++;   /* the child that ranks later */
+		if (!rank_before(t, &x, &hp[c]))
+			break;
+		hp[p] = hp[c];
+		p = c;
+	}
+	hp[p] = x;
+}
+
+static void heap_up(const struct digest_table *t, struct dg_rank *hp, size_t p)
+{
+	struct dg_rank x = hp[p];
+	while (p > 0) {
+		size_t q = (p - 1) / 2;
+		if (!rank_before(t, &hp[q], &x))
+			break;
+		hp[p] = hp[q];
+		p = q;
+	}
+	hp[p] = x;
+}
+
+/* The best k entries by their values rv[0..t->n-1] (NaN: left out) into
+ * idx, best first, using hp (room for k) as the heap of those kept so far:
+ * one pass, O(n log k). Returns the count; *complete says whether every
+ * ranked entry was kept. */
+static size_t rank_top(const struct digest_table *t, const double *rv, struct dg_rank *hp, uint32_t *idx,
+		       size_t k, bool *complete)
+{
+	size_t i, h = 0;
+	bool all = true;
+	for (i = 0; i < t->n; i++) {
+		struct dg_rank r = {rv[i], (uint32_t)i};
+		if (isnan(r.v))
+			continue;
+		if (h < k) {
+			hp[h] = r;
+			heap_up(t, hp, h++);
+		} else {
+			all = false;
+			if (rank_before(t, &r, &hp[0])) {
+				hp[0] = r;
+				heap_down(t, hp, h, 0);
+			}
+		}
+	}
+	*complete = all;
+	/* take the last-ranked off the root, filling idx from the end */
+	for (i = h; i > 0; i--) {
+		idx[i - 1] = hp[0].i;
+		hp[0] = hp[i - 1];
+		heap_down(t, hp, i - 1, 0);
+	}
+	return h;
+}
+
 size_t digest_table_top(const struct digest_table *t, enum dg_sort key, bool cumulative,
 			const struct digest_entry **out, size_t n)
 {
-	size_t i, got = 0;
-	if (!n)
+	size_t i, got;
+	if (!n || !t->n)
 		return 0;
-	for (i = 0; i < t->n; i++) {
-		const struct digest_entry *e = &t->e[i];
-		double v;
-		size_t j;
-		if (e->gone || (!cumulative && !e->known))
-			continue;
-		v = rank_value(e, key, cumulative);
-		if (!isfinite(v))
-			continue;
-		if (!cumulative && v <= 0 && key != DGS_AVG)
-			continue;   /* idle this interval */
-		/* insertion into the sorted top-n (ties: key order, stable) */
-		j = got < n ? got : n;
-		while (j > 0) {
-			double w = rank_value(out[j - 1], key, cumulative);
-			if (w > v || (w == v && strcmp(out[j - 1]->last.key, e->last.key) < 0))
-				break;
-			if (j < n)
-				out[j] = out[j - 1];
-			j--;
-		}
-		if (j < n) {
-			out[j] = e;
-			if (got < n)
-				got++;
-		}
+	if ((unsigned)key >= DGS__COUNT)
+		key = DGS_TOTAL;
+	struct dg_top_cache *tc = t->topc;
+	if (!tc) {
+		/* a table no update has filled: rank it directly */
+		double *rv = xmalloc(t->n * sizeof *rv);
+		struct dg_rank *hp = xmalloc(n * sizeof *hp);
+		uint32_t *idx = xmalloc(n * sizeof *idx);
+		bool complete;
+		for (i = 0; i < t->n; i++)
+			rv[i] = rank_or_nan(&t->e[i], key, cumulative);
+		got = rank_top(t, rv, hp, idx, n, &complete);
+		for (i = 0; i < got; i++)
+			out[i] = &t->e[idx[i]];
+		free(rv);
+		free(hp);
+		free(idx);
+		return got;
 	}
+	struct dg_top_list *l = &tc->list[key][cumulative ? 1 : 0];
+	if (!l->valid || (n > l->n && !l->complete)) {
+		/* rank at least DG_TOP_KEEP: a shorter list asked first (the
+		 * findings' top 8) must not cost the pane a second ranking */
+		size_t k = n > DG_TOP_KEEP ? n : DG_TOP_KEEP;
+		if (k > t->n)
+			k = t->n;
+		if (k > tc->heap_cap) {
+			free(tc->heap);
+			tc->heap = xmalloc(k * sizeof *tc->heap);
+			tc->heap_cap = k;
+		}
+		if (k > l->cap) {
+			free(l->idx);
+			l->idx = xmalloc(k * sizeof *l->idx);
+			l->cap = k;
+		}
+		l->n = rank_top(t, tc->rv + (size_t)((int)key * 2 + (cumulative ? 1 : 0)) * tc->rv_cap, tc->heap,
+				l->idx, k, &l->complete);
+		l->valid = true;
+	}
+	got = n < l->n ? n : l->n;
+	for (i = 0; i < got; i++)
+		out[i] = &t->e[l->idx[i]];
 	return got;
 }

@@ -137,6 +137,9 @@ struct digest_table {
 	double split_wall[DG_SPLIT_MAX]; /* wall time each slice was last read */
 	bool have_data;              /* a digest set arrived at least once */
 	double prev_wall;            /* wall time of the previous set, 0: none */
+	/* digest_table_top's ranked lists of the current contents, one per
+	 * sort key and mode (owned; emptied by every update) */
+	struct dg_top_cache *topc;
 };
 
 void digest_table_init(struct digest_table *t);
@@ -153,7 +156,11 @@ extern const char *const dg_sort_names[DGS__COUNT];
 
 /* The best n entries by key (interval rates; cumulative values when
  * cumulative); only entries that are known this interval (or have
- * cumulative values) and not gone. Returns the count written to out. */
+ * cumulative values) and not gone; ties in key order. Returns the count
+ * written to out. The ranking is kept until the next digest_table_update
+ * (at least the best DG_TOP_KEEP): asking again, for the same or a shorter
+ * list, costs a copy. */
+#define DG_TOP_KEEP 512
 size_t digest_table_top(const struct digest_table *t, enum dg_sort key, bool cumulative,
 			const struct digest_entry **out, size_t n);
 

@@ -2,6 +2,7 @@
 #include "canvas.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,12 @@ int text_cols(const char *s)
 	memset(&st, 0, sizeof st);
 	while (*s) {
 		wchar_t wc;
+		if ((unsigned char)*s < 0x80) {
+			/* ASCII: one column (a control counts as the '?' it becomes) */
+			cols++;
+			s++;
+			continue;
+		}
 		size_t n = mbrtowc(&wc, s, MB_CUR_MAX, &st);
 		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
 			memset(&st, 0, sizeof st);
@@ -54,8 +61,9 @@ int text_cols(const char *s)
 	return cols;
 }
 
-/* Cut s (in place) to at most maxcols columns; returns the columns kept. */
-static int clip_cols(char *s, int maxcols)
+/* Cut s (in place) to at most maxcols columns; returns the columns kept.
+ * *cut (when not NULL) says whether a character had to be left out. */
+static int clip_cols_at(char *s, int maxcols, bool *cut)
 {
 	mbstate_t st;
 	int cols = 0;
@@ -63,6 +71,14 @@ static int clip_cols(char *s, int maxcols)
 	memset(&st, 0, sizeof st);
 	while (*p) {
 		wchar_t wc;
+		if ((unsigned char)*p < 0x80) {
+			/* ASCII: one column, as wcwidth (or its -1 for a control) says */
+			if (cols + 1 > maxcols)
+				break;
+			cols++;
+			p++;
+			continue;
+		}
 		size_t n = mbrtowc(&wc, p, MB_CUR_MAX, &st);
 		int c;
 		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
@@ -77,8 +93,15 @@ static int clip_cols(char *s, int maxcols)
 		cols += c;
 		p += n;
 	}
+	if (cut)
+		*cut = *p != '\0';
 	*p = '\0';
 	return cols;
+}
+
+static int clip_cols(char *s, int maxcols)
+{
+	return clip_cols_at(s, maxcols, NULL);
 }
 
 int cv_text(struct canvas *cv, int y, int x, enum role r, const char *s)
@@ -88,14 +111,53 @@ int cv_text(struct canvas *cv, int y, int x, enum role r, const char *s)
 	int cols;
 	if (y < 0 || y >= cv->h || x < 0 || x >= cv->w || !s)
 		return 0;
+	/* the common case: what fits is printable ASCII, which sanitising
+	 * leaves alone and which takes one column a byte */
+	int room = cv->w - x;
+	const unsigned char *u = (const unsigned char *)s;
+	int k = 0;
+	while (k < room && u[k] >= 0x20 && u[k] < 0x7f)
+		k++;
+	if (!u[k] || (k == room && k < (int)sizeof stack)) {
+		if (k > 0) {
+			const char *t = s;
+			if (u[k]) {
+				memcpy(stack, s, (size_t)k);
+				stack[k] = '\0';
+				t = stack;
+			}
+			cv->ops->put(cv, cv->y0 + y, cv->x0 + x, r, t, k);
+		}
+		return k;
+	}
 	len = strlen(s);
 	if (len >= sizeof stack) {
 		/* a long text never needs more than 4 bytes per visible column */
 		size_t keep = (size_t)(cv->w - x) * 4 + 4;
 		if (len > keep)
 			len = keep;
-		buf = xmalloc(len + 1);
 	}
+	/* Sanitise a little more than can show first: a prefix that ends
+	 * before an ASCII byte (never part of a UTF-8 sequence) sanitises to a
+	 * prefix of the whole, so when it already fills the room the result
+	 * is the same as from the whole text. */
+	size_t part = (size_t)room + 8;
+	while (part < len && u[part] >= 0x80)
+		part++;
+	if (part < len && part < sizeof stack) {
+		bool cut;
+		memcpy(stack, s, part);
+		stack[part] = '\0';
+		text_sanitize(stack);
+		cols = clip_cols_at(stack, room, &cut);
+		if (cut) {
+			if (cols > 0)
+				cv->ops->put(cv, cv->y0 + y, cv->x0 + x, r, stack, cols);
+			return cols;
+		}
+	}
+	if (len >= sizeof stack)
+		buf = xmalloc(len + 1);
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	text_sanitize(buf);
@@ -193,6 +255,38 @@ void cv_spark(struct canvas *cv, int y, int x, int width, const struct ring *his
 		}
 	}
 	buf[n] = '\0';
+	if (cv->utf8 && y >= 0 && y < cv->h && x >= 0 && x < cv->w) {
+		/* only blocks and spaces: nothing to sanitise; cut at the room
+		 * with the columns the locale gives each block, as cv_text would */
+		int bw[8], room = cv->w - x, cols = 0;
+		size_t k = 0;
+		bool known = true;
+		for (i = 0; i < 8 && known; i++) {
+			mbstate_t st;
+			wchar_t wc;
+			memset(&st, 0, sizeof st);
+			known = mbrtowc(&wc, blocks[i], MB_CUR_MAX, &st) == 3;
+			bw[i] = known ? cp_cols(wc) : 0;
+		}
+		if (known) {
+			while (buf[k]) {
+				int c = 1;
+				size_t step = 1;
+				if (buf[k] != ' ') {
+					c = bw[(unsigned char)buf[k + 2] - 0x81];
+					step = 3;
+				}
+				if (cols + c > room)
+					break;
+				cols += c;
+				k += step;
+			}
+			buf[k] = '\0';
+			if (cols > 0)
+				cv->ops->put(cv, cv->y0 + y, cv->x0 + x, r, buf, cols);
+			return;
+		}
+	}
 	cv_text(cv, y, x, r, buf);
 }
 

@@ -141,12 +141,50 @@ bool ui_possible(char *why, size_t len)
 
 /* ---- the curses canvas ---- */
 
+/* A character wider (or narrower) than one column was drawn since the
+ * screen was last erased: cells may belong to a wide character. */
+static bool frame_has_wide;
+
+/* Code points in s (UTF-8). */
+static int code_points(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
 static void curses_put(struct canvas *cv, int y, int x, enum role r, const char *s, int ncols)
 {
 	(void)cv;
-	(void)ncols;
-	attrset(theme_attr(r));
+	attr_t a = (attr_t)theme_attr(r);
+	chtype cells[512];
+	int n = 0;
+	/* Printable ASCII over single-column cells: store the cells directly.
+	 * They come out as waddstr would make them (the character with the
+	 * attributes and colour pair set; the background is the default blank),
+	 * without its per-character work. */
+	if (!frame_has_wide && ncols < (int)(sizeof cells / sizeof cells[0]) && x + ncols <= COLS) {
+		while (n < ncols && (unsigned char)s[n] >= 0x20 && (unsigned char)s[n] < 0x7f) {
+			cells[n] = (chtype)(unsigned char)s[n] | a;
+			n++;
+		}
+	}
+	attrset(a);
+	if (n == ncols && !s[n] && n > 0) {
+		mvaddchnstr(y, x, cells, n);
+		/* the cursor where waddstr leaves it */
+		if (x + n < COLS)
+			move(y, x + n);
+		else if (y + 1 < LINES)
+			move(y + 1, 0);
+		else
+			move(y, COLS - 1);
+		return;
+	}
 	mvaddstr(y, x, s);
+	if (!frame_has_wide && code_points(s) != ncols)
+		frame_has_wide = true;
 }
 
 static const struct canvas_ops curses_canvas = {.put = curses_put};
@@ -485,6 +523,7 @@ static void draw_frame(struct ui *u)
 	double t0 = clock_mono();
 	int top = 1, h;
 	erase();
+	frame_has_wide = false;
 	if (COLS < MIN_W || LINES < MIN_H) {
 		struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
 		char t[120];
@@ -949,6 +988,13 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		if (strcmp(theme_cycle[i], u->theme.name) == 0)
 			u->theme_idx = i;
 	theme_apply(&u->theme, u->no_color || !has_colors());
+	/* ncurses (6.2 - 6.4) flushes its output after every cursor movement
+	 * until the screen has once come back from endwin(): a frame became
+	 * ~60 small write(2)s to the terminal instead of one. Leave and
+	 * re-enter once, before anything is drawn, to get buffered output. */
+	def_prog_mode();
+	endwin();
+	refresh();
 
 	if (sampler_start(&u->sp, src, o->interval, o->replay, o->tuner) < 0) {
 		restore_terminal();
