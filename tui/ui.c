@@ -237,8 +237,13 @@ static void draw_header(struct ui *u)
 	strftime(clock, sizeof clock, "%H:%M:%S", &tm);
 	if (m->intervals == 0)
 		str_copy(state, sizeof state, "CONNECTING");
+	else if (s->state == STATE_DOWN && !u->o->replay && s->mono + s->retry_in <= clock_mono())
+		/* the attempt is under way (up to --connect-timeout): no new
+		 * sample until it ends */
+		str_copy(state, sizeof state, "DOWN - reconnecting");
 	else if (s->state == STATE_DOWN)
-		str_printf(state, sizeof state, "DOWN - retrying in %.0fs", d_ceil(s->retry_in));
+		str_printf(state, sizeof state, "DOWN - retrying in %.0fs",
+			   d_ceil(u->o->replay ? s->retry_in : s->mono + s->retry_in - clock_mono()));
 	else if (s->state == STATE_STALLED)
 		str_printf(state, sizeof state, "STALLED: query exceeded %.1fs", u->src->query_timeout);
 	else
