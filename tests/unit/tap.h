@@ -5,10 +5,25 @@
 #define DBTOP_TAP_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static int tap_failed;
+
+/* A check name built with printf (valid for the next 3 calls). */
+static inline const char *tname(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline const char *tname(const char *fmt, ...)
+{
+	static char buf[4][512];
+	static int next;
+	char *p = buf[next++ % 4];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p, sizeof buf[0], fmt, ap);
+	va_end(ap);
+	return p;
+}
 
 #define CHECK(cond, name)                                                        \
 	do {                                                                     \

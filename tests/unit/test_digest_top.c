@@ -16,17 +16,6 @@
 #include "../../util/util.h"
 #include "tap.h"
 
-static char cname[256];
-static const char *nm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *nm(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cname, sizeof cname, fmt, ap);
-	va_end(ap);
-	return cname;
-}
-
 /* Deterministic pseudo-random numbers. */
 static uint64_t rng = 88172645463325252ull;
 static uint64_t rnd(void)
@@ -147,7 +136,7 @@ static void check_all(const struct digest_table *t, const char *when, const size
 						bad = lens[l];
 					}
 			}
-			CHECK(ok, nm("%s: top by %s%s matches the full ranking (%zu ranked; first wrong length %zu)", when,
+			CHECK(ok, tname("%s: top by %s%s matches the full ranking (%zu ranked; first wrong length %zu)", when,
 				     dg_sort_names[k], cum ? ", cumulative" : "", nref, bad));
 		}
 	free(ref);
@@ -174,9 +163,9 @@ int main(void)
 		/* rounds 2 and 4 read only some keys (the others go away) */
 		digest_table_update(&t, make_set(round < 3 ? NKEYS / 2 : NKEYS, c, round == 2 || round == 4), 1.0,
 				    false, wall);
-		check_all(&t, nm("update %d", round + 1), round % 2 ? down : up,
+		check_all(&t, tname("update %d", round + 1), round % 2 ? down : up,
 			  round % 2 ? sizeof down / sizeof down[0] : sizeof up / sizeof up[0]);
-		check_all(&t, nm("update %d, asked again", round + 1), mixed, sizeof mixed / sizeof mixed[0]);
+		check_all(&t, tname("update %d, asked again", round + 1), mixed, sizeof mixed / sizeof mixed[0]);
 	}
 	/* the server down: nothing known this interval, cumulative still ranked */
 	digest_table_update(&t, NULL, 1.0, false, wall + 1);

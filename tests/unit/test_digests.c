@@ -23,18 +23,6 @@
 
 /* ---- small helpers --------------------------------------------------------- */
 
-/* A check name built with printf (one at a time: CHECK prints it at once). */
-static char cname[512];
-static const char *nm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *nm(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cname, sizeof cname, fmt, ap);
-	va_end(ap);
-	return cname;
-}
-
 /* Relative closeness for rates (exact up to rounding of the division). */
 static bool near(double got, double want)
 {
@@ -245,7 +233,7 @@ static void test_steady(void)
 	e = find(&t, "steady");
 	CHECK(e && e->known, "steady: known");
 	for (k = 0; k < DG__COUNT; k++)
-		CHECK(e && near(e->rate[k], (double)step[k] / dt), nm("steady: %s per second = delta / dt", names[k]));
+		CHECK(e && near(e->rate[k], (double)step[k] / dt), tname("steady: %s per second = delta / dt", names[k]));
 	CHECK(e && near(e->avg_ms, (double)step[DG_TOTAL_NS] / (double)step[DG_CALLS] / 1e6),
 	      "steady: avg_ms = delta total / delta calls = 3 ms");
 	CHECK(e && near(e->avg_ms, 3.0), "steady: avg_ms 3 ms");
@@ -627,7 +615,7 @@ static void test_top(void)
 			top_keys(&t, k, cum, 8, buf, sizeof buf);
 			top_keys(&r, k, cum, 8, buf2, sizeof buf2);
 			CHECK(strcmp(buf, buf2) == 0,
-			      nm("top: ties stable, independent of insertion order (%s, %s)", dg_sort_names[k],
+			      tname("top: ties stable, independent of insertion order (%s, %s)", dg_sort_names[k],
 				 cum ? "cumulative" : "interval"));
 		}
 	digest_table_free(&r);
@@ -872,7 +860,7 @@ static void test_set_memory(void)
 /* "FILE: what" */
 static const char *fnm(const struct fx *f, const char *what)
 {
-	return nm("%s: %s", f->file, what);
+	return tname("%s: %s", f->file, what);
 }
 
 static const struct digest_row *set_row(const struct digest_set *s, const char *key)
@@ -1219,7 +1207,7 @@ static void test_mysql_cells(void)
 	my_cells(cells, schema32, DG_A);
 	mysql_map_digest(s, cells, MYD__COUNT);
 	r = &s->rows[3];
-	CHECK(strcmp(r->key, nm("%s/%s", schema32, DG_A)) == 0,
+	CHECK(strcmp(r->key, tname("%s/%s", schema32, DG_A)) == 0,
 	      "mysql_map_digest: key keeps the whole 64-digit digest after a 32-character schema");
 	my_cells(cells, schema64, DG_A);
 	mysql_map_digest(s, cells, MYD__COUNT);
@@ -2521,7 +2509,7 @@ static void test_hist_record(void)
 			rec_reader_close(&rd);
 		}
 		CHECK(nsamp > 10 && caps_ok && hist_ok,
-		      nm("record p95: the bundled older recording reads (%d digest samples), no p95 capability", nsamp));
+		      tname("record p95: the bundled older recording reads (%d digest samples), no p95 capability", nsamp));
 	}
 	mysql_hist_pick_free(&pk);
 	strset_clear(&texts);

@@ -16,18 +16,6 @@
 #include "tap.h"
 #include "fixture.h"
 
-/* A check name built with printf (one at a time: CHECK prints it at once). */
-static char cname[512];
-static const char *nm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *nm(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cname, sizeof cname, fmt, ap);
-	va_end(ap);
-	return cname;
-}
-
 static bool has(const char *s, const char *sub)
 {
 	return s && sub && strstr(s, sub) != NULL;
@@ -276,7 +264,7 @@ static void check_tables(const char *sql, const char *db, const char *want)
 		size_t l = strlen(got);
 		str_printf(got + l, sizeof got - l, "%s%s", i ? " " : "", t[i]);
 	}
-	CHECK_STR(got, want, nm("tables of: %s", sql ? sql : "(null)"));
+	CHECK_STR(got, want, tname("tables of: %s", sql ? sql : "(null)"));
 }
 
 static void test_statements(void)
@@ -324,8 +312,8 @@ static void test_mysql_rows(void)
 
 	struct lock_set *ls = lock_set_new();
 	CHECK(map_section(ls, &f, "rows") == 12, "mysql: 12 rows");
-	CHECK(ls->ne == 12, nm("mysql: 12 edges (got %zu)", ls->ne));
-	CHECK(ls->ns == 18, nm("mysql: 18 sessions (got %zu)", ls->ns));
+	CHECK(ls->ne == 12, tname("mysql: 12 edges (got %zu)", ls->ne));
+	CHECK(ls->ns == 18, tname("mysql: 18 sessions (got %zu)", ls->ns));
 
 	/* seed 001: the edge exactly */
 	const struct lock_edge *e = edge(ls, 1002, 1001);
@@ -352,7 +340,7 @@ static void test_mysql_rows(void)
 		CHECK(b->query_is_last && starts(b->query, "INSERT INTO `website`") &&
 		      has(b->query, "ON DUPLICATE KEY UPDATE"), "seed 001: blocker's last statement is the upsert");
 		CHECK_STR(b->user, "retoday_app", "seed 001: blocker user");
-		CHECK(b->blocked == 3, nm("seed 001: blocks 3 sessions (got %d)", b->blocked));
+		CHECK(b->blocked == 3, tname("seed 001: blocks 3 sessions (got %d)", b->blocked));
 		lock_state_text(b, txt, sizeof txt);
 		CHECK_STR(txt, "idle in transaction 14s", "seed 001: state text");
 		CHECK_STR(w->state, "Query (update)", "seed 001: waiter state");
@@ -366,9 +354,9 @@ static void test_mysql_rows(void)
 	const struct lock_session *c1 = S(ls, 3001), *c2 = S(ls, 3002), *c3 = S(ls, 3003);
 	CHECK(c1 && c2 && c3, "chain: sessions");
 	if (c1 && c2 && c3) {
-		CHECK(c1->is_root && c1->blocked == 2, nm("chain: 3001 root blocking 2 (got %d)", c1->blocked));
+		CHECK(c1->is_root && c1->blocked == 2, tname("chain: 3001 root blocking 2 (got %d)", c1->blocked));
 		CHECK(!c2->is_root && c2->waits && c2->blocks && c2->depth == 1, "chain: 3002 in the middle");
-		CHECK(c3->root == sess(ls, 3001) && c3->depth == 2, nm("chain: 3003 at depth 2 (got %d)", c3->depth));
+		CHECK(c3->root == sess(ls, 3001) && c3->depth == 2, tname("chain: 3003 at depth 2 (got %d)", c3->depth));
 		CHECK_STR(c2->state, "Query (updating)", "chain: 3002 state");
 		CHECK(!c2->query_is_last && starts(c2->query, "UPDATE accounts SET balance = balance + 5"),
 		      "chain: a blocker that runs keeps its current statement");
@@ -388,7 +376,7 @@ static void test_mysql_rows(void)
 	/* the cycle */
 	const struct lock_session *y1 = S(ls, 5001), *y2 = S(ls, 5002);
 	CHECK(y1 && y2 && y1->in_cycle && y2->in_cycle, "cycle: both sessions flagged");
-	CHECK(ls->ncycles == 2, nm("cycle: 2 sessions on cycles (got %d)", ls->ncycles));
+	CHECK(ls->ncycles == 2, tname("cycle: 2 sessions on cycles (got %d)", ls->ncycles));
 	e = edge(ls, 5001, 5002);
 	CHECK(e && e->cycle && edge(ls, 5002, 5001) && edge(ls, 5002, 5001)->cycle, "cycle: edges flagged");
 	CHECK(y1 && y2 && y1->is_root && !y2->is_root, "cycle: the oldest transaction heads it");
@@ -410,7 +398,7 @@ static void test_mysql_rows(void)
 	      S(ls, 0)->user[0] == '\0' && !S(ls, 0)->query, "no client session: state, no user, no query");
 	CHECK(S(ls, 0) && S(ls, 0)->trx_age_s > 5000, "no client session: its transaction age");
 
-	CHECK(ls->nroots == 8, nm("mysql: 8 roots (got %d)", ls->nroots));
+	CHECK(ls->nroots == 8, tname("mysql: 8 roots (got %d)", ls->nroots));
 	for (size_t k = 0; k < ls->ne; k++)
 		if (!clean(ls->e[k].object) || !clean(ls->e[k].lock_data))
 			CHECK(false, "mysql: edge strings are clean");
@@ -451,7 +439,7 @@ static void test_mariadb_rows(void)
 
 	struct lock_set *ls = lock_set_new();
 	CHECK(map_section(ls, &f, "rows") == 6 && ls->ne == 6 && ls->ns == 8,
-	      nm("mariadb: 6 edges, 8 sessions (got %zu, %zu)", ls->ne, ls->ns));
+	      tname("mariadb: 6 edges, 8 sessions (got %zu, %zu)", ls->ne, ls->ns));
 	map_section(ls, &f, "rows");
 	CHECK(ls->ne == 6, "mariadb: repeated rows add no edge");
 	const struct lock_edge *e = edge(ls, 44, 43);
@@ -461,7 +449,7 @@ static void test_mariadb_rows(void)
 	      strcmp(e->lock_data, "'e.example'") == 0, "mariadb: requested X,GAP vs held X on 'e.example'");
 	lock_set_analyse(ls);
 	const struct lock_session *b = S(ls, 43);
-	CHECK(b && b->is_root && b->blocked == 4, nm("mariadb: 43 blocks 4 (got %d)", b ? b->blocked : -1));
+	CHECK(b && b->is_root && b->blocked == 4, tname("mariadb: 43 blocks 4 (got %d)", b ? b->blocked : -1));
 	CHECK(b && strcmp(b->state, "idle in transaction") == 0 && !b->query && !b->query_is_last,
 	      "mariadb: idle blocker, last statement not available");
 	CHECK(b && fabs(b->state_s - 2.927693) < 1e-9, "mariadb: TIME_MS in seconds");
@@ -475,7 +463,7 @@ static void test_mariadb_rows(void)
 	/* metadata locks with the plugin */
 	ls = lock_set_new();
 	CHECK(map_mdl_section(ls, &f, "mdl_info", true) == 4, "mariadb mdl: 4 rows");
-	CHECK(ls->ne == 2, nm("mariadb mdl: 2 edges (got %zu)", ls->ne));
+	CHECK(ls->ne == 2, tname("mariadb mdl: 2 edges (got %zu)", ls->ne));
 	e = edge(ls, 66, 65);
 	CHECK(e && !e->soft && strcmp(e->object, "retoday.page") == 0 && strcmp(e->requested, "EXCLUSIVE") == 0 &&
 	      strcmp(e->held, "SHARED_READ") == 0 && strcmp(e->lock_type, "METADATA") == 0,
@@ -497,7 +485,7 @@ static void test_mariadb_rows(void)
 	map_mdl_section(ls, &f, "mdl_noplugin", false);
 	CHECK(ls->ne == 1 && edge(ls, 67, 66) && edge(ls, 67, 66)->soft, "mariadb mdl, no plugin: the queue edge only");
 	CHECK(has(ls->note, "metadata-lock waits: 2 sessions wait;") &&
-	      has(ls->note, "INSTALL SONAME 'metadata_lock_info'"), nm("mariadb mdl, no plugin: note '%s'", ls->note));
+	      has(ls->note, "INSTALL SONAME 'metadata_lock_info'"), tname("mariadb mdl, no plugin: note '%s'", ls->note));
 	lock_set_free(ls);
 
 	/* performance_schema metadata_locks on MariaDB */
@@ -584,7 +572,7 @@ static void test_nulls_and_escapes(void)
 	mysql_locks_map_row(ls, mt, MYL__COUNT);
 	const struct lock_edge *e = edge(ls, 31, 32);
 	CHECK(e && clean(e->object) && has(e->object, ".t`x.PRIMARY") && !has(e->object, "`d"),
-	      nm("escapes: quoted LOCK_TABLE unquoted and sanitised (%s)", e ? e->object : "-"));
+	      tname("escapes: quoted LOCK_TABLE unquoted and sanitised (%s)", e ? e->object : "-"));
 	lock_set_free(ls);
 
 	/* MariaDB MDL accumulator with NULLs, junk and statements it cannot read */
@@ -607,7 +595,7 @@ static void test_nulls_and_escapes(void)
 	mariadb_mdl_finish(m, ls);
 	CHECK(ls->ne == 0 && ls->ns == 1, "mariadb mdl: a statement naming no table pairs with nothing");
 	CHECK(has(ls->note, "1 session waits for a lock whose holder was not found"),
-	      nm("mariadb mdl: unpaired note '%s'", ls->note));
+	      tname("mariadb mdl: unpaired note '%s'", ls->note));
 	lock_set_free(ls);
 
 	/* unknown requested lock (a stored routine on a named table) conflicts */
@@ -642,19 +630,19 @@ static void check_queued(struct lock_set *ls, const char *who, long long holder,
 			 long long reader, const char *held_s, const char *req_x)
 {
 	const struct lock_edge *hard = edge(ls, writer, holder), *soft = edge(ls, reader, writer);
-	CHECK(ls->ne == 2 && hard && soft, nm("%s queued: 2 edges, %lld -> %lld and %lld -> %lld", who, writer,
+	CHECK(ls->ne == 2 && hard && soft, tname("%s queued: 2 edges, %lld -> %lld and %lld -> %lld", who, writer,
 					      holder, reader, writer));
 	if (!hard || !soft)
 		return;
 	CHECK(!hard->soft && strcmp(hard->held, held_s) == 0 && strcmp(hard->requested, req_x) == 0,
-	      nm("%s queued: the writer waits for the granted %s (hard)", who, held_s));
+	      tname("%s queued: the writer waits for the granted %s (hard)", who, held_s));
 	CHECK(soft->soft && strcmp(soft->held, req_x) == 0 && strcmp(soft->requested, held_s) == 0,
-	      nm("%s queued: the reader queues behind the writer's waiting %s (soft)", who, req_x));
-	CHECK(!edge(ls, reader, holder), nm("%s queued: no edge from the reader to the holder", who));
+	      tname("%s queued: the reader queues behind the writer's waiting %s (soft)", who, req_x));
+	CHECK(!edge(ls, reader, holder), tname("%s queued: no edge from the reader to the holder", who));
 	lock_set_analyse(ls);
 	CHECK(ls->nroots == 1 && S(ls, holder) && S(ls, holder)->is_root && S(ls, holder)->blocked == 2 &&
 	      S(ls, reader)->depth == 2 && S(ls, reader)->root == sess(ls, holder),
-	      nm("%s queued: one root blocking 2, the reader at depth 2", who));
+	      tname("%s queued: one root blocking 2, the reader at depth 2", who));
 }
 
 static void test_grouped_rows(void)
@@ -685,7 +673,7 @@ static void test_grouped_rows(void)
 	      "mariadb pileup: 50 waiting, 1275 INNODB_LOCK_WAITS rows");
 	ls = lock_set_new();
 	CHECK(map_section(ls, &f, "pileup") == 50 && ls->ne == 50 && ls->ns == 51,
-	      nm("mariadb pileup: 50 rows, 50 edges, 51 sessions (got %zu, %zu)", ls->ne, ls->ns));
+	      tname("mariadb pileup: 50 rows, 50 edges, 51 sessions (got %zu, %zu)", ls->ne, ls->ns));
 	bool one_each = true;
 	for (size_t i = 0; i < ls->ns; i++)
 		one_each = one_each && edges_of_waiter(ls, ls->s[i].id) == (ls->s[i].id == 1741 ? 0 : 1);
@@ -699,7 +687,7 @@ static void test_grouped_rows(void)
 	const struct lock_session *r = S(ls, 1741);
 	CHECK(ls->nroots == 1 && r && r->is_root && r->blocked == 50 && ls->ncycles == 0 &&
 	      strcmp(r->state, "idle in transaction") == 0,
-	      nm("mariadb pileup: one root, idle in transaction, blocking 50 (roots %d)", ls->nroots));
+	      tname("mariadb pileup: one root, idle in transaction, blocking 50 (roots %d)", ls->nroots));
 	lock_set_free(ls);
 	fx_free(&f);
 }

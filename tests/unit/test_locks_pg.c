@@ -18,17 +18,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static char cname[512];
-static const char *nm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *nm(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cname, sizeof cname, fmt, ap);
-	va_end(ap);
-	return cname;
-}
-
 /* Map every row of section sec (forwards, or backwards) into a new set. */
 static struct lock_set *map_sec(const struct fx *f, const char *sec, bool backwards)
 {
@@ -166,14 +155,14 @@ static void test_columns(const struct fx *f)
 			if (f->sec[i].rows[j].n != PGL__COUNT)
 				ok = false;
 	}
-	CHECK(ok && rows > 0, nm("%s: every row has the PGL__COUNT=%d columns of the query", f->file, PGL__COUNT));
+	CHECK(ok && rows > 0, tname("%s: every row has the PGL__COUNT=%d columns of the query", f->file, PGL__COUNT));
 	for (int i = 0; i < f->nsec; i++) {
 		const struct fx_sec *g, *s = &f->sec[i];
-		if (strncmp(s->name, "gate.", 5) == 0 || !(g = fx_sec(f, nm("gate.%s", s->name))))
+		if (strncmp(s->name, "gate.", 5) == 0 || !(g = fx_sec(f, tname("gate.%s", s->name))))
 			continue;
 		unsigned want = distinct_waiters(s);
 		CHECK(g->nrows == 1 && pg_locks_waiting(g->rows[0].cell[0]) == want,
-		      nm("%s: @gate.%s counts the %u waiting sessions", f->file, s->name, want));
+		      tname("%s: @gate.%s counts the %u waiting sessions", f->file, s->name, want));
 	}
 }
 
@@ -182,45 +171,45 @@ static void test_rowlock(const struct fx *f)
 {
 	struct lock_set *ls = map_sec(f, "rowlock", false);
 	const struct lock_edge *e;
-	CHECK(ls->ne == 1 && ls->ns == 2, nm("%s rowlock: one edge, two sessions", f->file));
+	CHECK(ls->ne == 1 && ls->ns == 2, tname("%s rowlock: one edge, two sessions", f->file));
 	e = edge_find(ls, "transactionid", NULL, NULL, 0);
 	if (!e) {
-		CHECK(false, nm("%s rowlock: a transactionid edge", f->file));
+		CHECK(false, tname("%s rowlock: a transactionid edge", f->file));
 		lock_set_free(ls);
 		return;
 	}
-	CHECK_STR(e->requested, "ShareLock", nm("%s rowlock: waiter requests ShareLock", f->file));
-	CHECK_STR(e->held, "ExclusiveLock", nm("%s rowlock: holder holds ExclusiveLock on its xid", f->file));
-	CHECK(!e->soft, nm("%s rowlock: a hard block", f->file));
+	CHECK_STR(e->requested, "ShareLock", tname("%s rowlock: waiter requests ShareLock", f->file));
+	CHECK_STR(e->held, "ExclusiveLock", tname("%s rowlock: holder holds ExclusiveLock on its xid", f->file));
+	CHECK(!e->soft, tname("%s rowlock: a hard block", f->file));
 	CHECK(strncmp(e->object, "transaction ", 12) == 0 && strstr(e->object, " on lk_row"),
-	      nm("%s rowlock: object '%s' names the transaction and the table", f->file, e->object));
-	CHECK_STR(e->lock_data, "ctid (0,1)", nm("%s rowlock: the row", f->file));
+	      tname("%s rowlock: object '%s' names the transaction and the table", f->file, e->object));
+	CHECK_STR(e->lock_data, "ctid (0,1)", tname("%s rowlock: the row", f->file));
 
 	const struct lock_session *w = &ls->s[e->waiter], *b = &ls->s[e->blocker];
-	CHECK_STR(w->state, "active", nm("%s rowlock: waiter active", f->file));
+	CHECK_STR(w->state, "active", tname("%s rowlock: waiter active", f->file));
 	CHECK(!w->query_is_last && w->query &&
 	      strcmp(w->query, "UPDATE lk_row    SET v = v + 10  WHERE id = 1;") == 0,
-	      nm("%s rowlock: waiter's current statement, newlines as spaces", f->file));
+	      tname("%s rowlock: waiter's current statement, newlines as spaces", f->file));
 	CHECK(isfinite(w->wait_s) && w->wait_s > 0.5 && w->wait_s < 10,
-	      nm("%s rowlock: waiter waits %.3fs", f->file, w->wait_s));
+	      tname("%s rowlock: waiter waits %.3fs", f->file, w->wait_s));
 	CHECK(isfinite(w->trx_age_s) && w->trx_age_s >= w->wait_s - 0.01,
-	      nm("%s rowlock: its transaction is at least as old as the wait", f->file));
-	CHECK_STR(b->state, "idle in transaction", nm("%s rowlock: holder idle in transaction", f->file));
+	      tname("%s rowlock: its transaction is at least as old as the wait", f->file));
+	CHECK_STR(b->state, "idle in transaction", tname("%s rowlock: holder idle in transaction", f->file));
 	CHECK(b->query_is_last && b->query && strcmp(b->query, "UPDATE lk_row SET v = v + 1 WHERE id = 1;") == 0,
-	      nm("%s rowlock: holder's last statement", f->file));
-	CHECK(isnan(b->wait_s), nm("%s rowlock: holder does not wait", f->file));
+	      tname("%s rowlock: holder's last statement", f->file));
+	CHECK(isnan(b->wait_s), tname("%s rowlock: holder does not wait", f->file));
 	CHECK(isfinite(b->trx_age_s) && b->trx_age_s > w->trx_age_s,
-	      nm("%s rowlock: holder's transaction is the older", f->file));
-	CHECK_STR(b->user, "postgres", nm("%s rowlock: user", f->file));
+	      tname("%s rowlock: holder's transaction is the older", f->file));
+	CHECK_STR(b->user, "postgres", tname("%s rowlock: user", f->file));
 
 	lock_set_analyse(ls);
 	CHECK(ls->nroots == 1 && b->is_root && !w->is_root && b->blocked == 1 && ls->ncycles == 0,
-	      nm("%s rowlock: the idle-in-transaction holder is the root", f->file));
+	      tname("%s rowlock: the idle-in-transaction holder is the root", f->file));
 	CHECK(w->depth == 1 && w->root == e->blocker && e->depth == 1 && !e->cycle,
-	      nm("%s rowlock: waiter at depth 1", f->file));
+	      tname("%s rowlock: waiter at depth 1", f->file));
 	char st[64];
 	lock_state_text(b, st, sizeof st);
-	CHECK(strncmp(st, "idle in transaction ", 20) == 0, nm("%s rowlock: state text '%s'", f->file, st));
+	CHECK(strncmp(st, "idle in transaction ", 20) == 0, tname("%s rowlock: state text '%s'", f->file, st));
 	lock_set_free(ls);
 }
 
@@ -234,37 +223,37 @@ static void test_locktable(const struct fx *f, bool backwards)
 	const struct lock_edge *s1 = edge_find(ls, "relation", "AccessShareLock", "AccessExclusiveLock", 0);
 	const struct lock_edge *s2 = s1 ? edge_find(ls, "relation", "AccessShareLock", "AccessExclusiveLock",
 						    (int)(s1 - ls->e) + 1) : NULL;
-	CHECK(ls->ne == 4 && ls->ns == 4, nm("%s locktable%s: 4 edges, 4 sessions", f->file, how));
+	CHECK(ls->ne == 4 && ls->ns == 4, tname("%s locktable%s: 4 edges, 4 sessions", f->file, how));
 	if (!h1 || !h2 || !s1 || !s2) {
-		CHECK(false, nm("%s locktable%s: the two hard and two soft edges", f->file, how));
+		CHECK(false, tname("%s locktable%s: the two hard and two soft edges", f->file, how));
 		lock_set_free(ls);
 		return;
 	}
 	CHECK(!h1->soft && !h2->soft && h1->waiter == h2->waiter && h1->blocker == h2->blocker,
-	      nm("%s locktable%s: LOCK TABLE hard-blocked by both modes of one holder", f->file, how));
+	      tname("%s locktable%s: LOCK TABLE hard-blocked by both modes of one holder", f->file, how));
 	CHECK(s1->soft && s2->soft && s1->blocker == h1->waiter && s2->blocker == h1->waiter &&
 	      s1->waiter != s2->waiter,
-	      nm("%s locktable%s: two readers soft-blocked by the queued LOCK TABLE", f->file, how));
-	CHECK_STR(h1->object, "lk_tab", nm("%s locktable%s: object", f->file, how));
-	CHECK_STR(h1->lock_data, "", nm("%s locktable%s: no row", f->file, how));
+	      tname("%s locktable%s: two readers soft-blocked by the queued LOCK TABLE", f->file, how));
+	CHECK_STR(h1->object, "lk_tab", tname("%s locktable%s: object", f->file, how));
+	CHECK_STR(h1->lock_data, "", tname("%s locktable%s: no row", f->file, how));
 	const struct lock_session *a = &ls->s[h1->blocker], *b = &ls->s[h1->waiter];
 	CHECK(isfinite(b->wait_s) && isfinite(ls->s[s1->waiter].wait_s),
-	      nm("%s locktable%s: waits known also when first seen as a blocker", f->file, how));
+	      tname("%s locktable%s: waits known also when first seen as a blocker", f->file, how));
 	CHECK(b->query && strstr(b->query, "LOCK TABLE lk_tab") && !b->query_is_last,
-	      nm("%s locktable%s: the LOCK TABLE statement", f->file, how));
+	      tname("%s locktable%s: the LOCK TABLE statement", f->file, how));
 
 	lock_set_analyse(ls);
 	CHECK(ls->nroots == 1 && a->is_root && a->blocked == 3,
-	      nm("%s locktable%s: holder is the only root, blocking 3", f->file, how));
+	      tname("%s locktable%s: holder is the only root, blocking 3", f->file, how));
 	CHECK(b->depth == 1 && ls->s[s1->waiter].depth == 2 && ls->s[s2->waiter].depth == 2 &&
 	      s1->depth == 2 && h1->depth == 1,
-	      nm("%s locktable%s: depths 1 (LOCK TABLE) and 2 (readers)", f->file, how));
+	      tname("%s locktable%s: depths 1 (LOCK TABLE) and 2 (readers)", f->file, how));
 	struct lock_row *rows;
 	size_t n = lock_tree_rows(ls, &rows);
 	CHECK(n == 5 && rows[0].session == h1->blocker && rows[0].edge < 0 && rows[1].session == h1->waiter &&
 	      !rows[1].repeat && rows[2].depth == 2 && rows[3].depth == 2 && rows[2].session != rows[3].session &&
 	      rows[4].session == h1->waiter && rows[4].repeat && rows[4].depth == 1,
-	      nm("%s locktable%s: tree rows (holder, LOCK TABLE, 2 readers, LOCK TABLE again)", f->file, how));
+	      tname("%s locktable%s: tree rows (holder, LOCK TABLE, 2 readers, LOCK TABLE again)", f->file, how));
 	free(rows);
 	lock_set_free(ls);
 }
@@ -275,21 +264,21 @@ static void test_chain(const struct fx *f)
 	struct lock_set *ls = map_sec(f, "chain", false);
 	const struct lock_edge *x = edge_find(ls, "transactionid", "ShareLock", "ExclusiveLock", 0);
 	const struct lock_edge *t = edge_find(ls, "tuple", "ExclusiveLock", "ExclusiveLock", 0);
-	CHECK(ls->ne == 2 && ls->ns == 3 && x && t, nm("%s chain: transactionid and tuple edges", f->file));
+	CHECK(ls->ne == 2 && ls->ns == 3 && x && t, tname("%s chain: transactionid and tuple edges", f->file));
 	if (!x || !t) {
 		lock_set_free(ls);
 		return;
 	}
-	CHECK(t->blocker == x->waiter, nm("%s chain: the tuple lock is held by the first waiter", f->file));
-	CHECK_STR(t->object, "lk_chain", nm("%s chain: tuple object", f->file));
-	CHECK_STR(t->lock_data, "ctid (0,1)", nm("%s chain: tuple row", f->file));
+	CHECK(t->blocker == x->waiter, tname("%s chain: the tuple lock is held by the first waiter", f->file));
+	CHECK_STR(t->object, "lk_chain", tname("%s chain: tuple object", f->file));
+	CHECK_STR(t->lock_data, "ctid (0,1)", tname("%s chain: tuple row", f->file));
 	lock_set_analyse(ls);
 	const struct lock_session *r = &ls->s[x->blocker];
 	CHECK(r->is_root && r->depth == 0 && r->blocked == 2 && ls->nroots == 1,
-	      nm("%s chain: root blocks 2", f->file));
+	      tname("%s chain: root blocks 2", f->file));
 	CHECK(ls->s[x->waiter].depth == 1 && ls->s[t->waiter].depth == 2 && ls->s[t->waiter].root == x->blocker,
-	      nm("%s chain: depths 1 and 2 under the root", f->file));
-	CHECK(x->depth == 1 && t->depth == 2 && t->root == x->blocker, nm("%s chain: edge depths", f->file));
+	      tname("%s chain: depths 1 and 2 under the root", f->file));
+	CHECK(x->depth == 1 && t->depth == 2 && t->root == x->blocker, tname("%s chain: edge depths", f->file));
 	lock_set_free(ls);
 }
 
@@ -298,17 +287,17 @@ static void test_advisory(const struct fx *f)
 {
 	struct lock_set *ls = map_sec(f, "advisory", false);
 	const struct lock_edge *e = edge_find(ls, "advisory", "ExclusiveLock", "ExclusiveLock", 0);
-	CHECK(ls->ne == 1 && e, nm("%s advisory: one edge", f->file));
+	CHECK(ls->ne == 1 && e, tname("%s advisory: one edge", f->file));
 	if (!e) {
 		lock_set_free(ls);
 		return;
 	}
-	CHECK_STR(e->object, "advisory 42", nm("%s advisory: the key", f->file));
+	CHECK_STR(e->object, "advisory 42", tname("%s advisory: the key", f->file));
 	const struct lock_session *b = &ls->s[e->blocker];
-	CHECK_STR(b->state, "idle", nm("%s advisory: holder idle", f->file));
-	CHECK(isnan(b->trx_age_s) && isfinite(b->state_s), nm("%s advisory: no transaction, idle time known", f->file));
+	CHECK_STR(b->state, "idle", tname("%s advisory: holder idle", f->file));
+	CHECK(isnan(b->trx_age_s) && isfinite(b->state_s), tname("%s advisory: no transaction, idle time known", f->file));
 	CHECK(b->query_is_last && b->query && strcmp(b->query, "SELECT pg_advisory_lock(42);") == 0,
-	      nm("%s advisory: last statement", f->file));
+	      tname("%s advisory: last statement", f->file));
 	lock_set_free(ls);
 }
 
@@ -319,7 +308,7 @@ static void test_pileup(const struct fx *f)
 	const struct fx_sec *sec = fx_sec(f, "pileup");
 	struct lock_set *ls = map_sec(f, "pileup", false);
 	CHECK(sec && sec->nrows == 50 && ls->ne == 50 && ls->ns == 51,
-	      nm("%s pileup: 50 rows, 50 edges, 51 sessions (got %zu, %zu)", f->file, ls->ne, ls->ns));
+	      tname("%s pileup: 50 rows, 50 edges, 51 sessions (got %zu, %zu)", f->file, ls->ne, ls->ns));
 	if (!sec || sec->nrows < 2 || ls->ne != 50) {
 		lock_set_free(ls);
 		return;
@@ -330,9 +319,9 @@ static void test_pileup(const struct fx *f)
 	const struct lock_session *root = &ls->s[x->blocker], *first = &ls->s[x->waiter];
 	CHECK(strcmp(x->lock_type, "transactionid") == 0 && strcmp(x->requested, "ShareLock") == 0 &&
 	      strcmp(x->held, "ExclusiveLock") == 0 && !x->soft,
-	      nm("%s pileup: first row: the first waiter's ShareLock on the root's transaction", f->file));
+	      tname("%s pileup: first row: the first waiter's ShareLock on the root's transaction", f->file));
 	CHECK(strcmp(root->state, "idle in transaction") == 0 && isnan(root->wait_s),
-	      nm("%s pileup: the root is idle in its transaction", f->file));
+	      tname("%s pileup: the root is idle in its transaction", f->file));
 	int per_waiter[64] = {0};
 	bool one_each = true, tuple_rest = true;
 	for (size_t k = 0; k < ls->ne; k++) {
@@ -347,23 +336,23 @@ static void test_pileup(const struct fx *f)
 	}
 	for (size_t i = 0; i < ls->ns && i < 64; i++)
 		one_each = one_each && per_waiter[i] == ((int)i == x->blocker ? 0 : 1);
-	CHECK(one_each, nm("%s pileup: each waiter exactly one edge, the root none", f->file));
-	CHECK(tuple_rest, nm("%s pileup: the 49 others wait, hard, for the tuple lock the first waiter holds",
+	CHECK(one_each, tname("%s pileup: each waiter exactly one edge, the root none", f->file));
+	CHECK(tuple_rest, tname("%s pileup: the 49 others wait, hard, for the tuple lock the first waiter holds",
 			     f->file));
 	lock_set_analyse(ls);
 	CHECK(ls->nroots == 1 && root->is_root && root->blocked == 50 && ls->ncycles == 0,
-	      nm("%s pileup: one root, blocking all 50 (roots %d, blocked %d)", f->file, ls->nroots, root->blocked));
+	      tname("%s pileup: one root, blocking all 50 (roots %d, blocked %d)", f->file, ls->nroots, root->blocked));
 	bool depths = first->depth == 1;
 	for (size_t i = 0; i < ls->ns; i++)
 		if ((int)i != x->blocker && (int)i != x->waiter)
 			depths = depths && ls->s[i].depth == 2 && ls->s[i].root == x->blocker;
-	CHECK(depths, nm("%s pileup: the first waiter at depth 1, the others at depth 2", f->file));
+	CHECK(depths, tname("%s pileup: the first waiter at depth 1, the others at depth 2", f->file));
 	struct lock_row *rows;
 	size_t n = lock_tree_rows(ls, &rows);
 	CHECK(n == 51 && rows[0].session == x->blocker && rows[1].session == x->waiter && rows[2].depth == 2,
-	      nm("%s pileup: tree of 51 rows: root, first waiter, the rest below it", f->file));
+	      tname("%s pileup: tree of 51 rows: root, first waiter, the rest below it", f->file));
 	free(rows);
-	CHECK(ls->note[0] == '\0', nm("%s pileup: no note", f->file));
+	CHECK(ls->note[0] == '\0', tname("%s pileup: no note", f->file));
 	lock_set_free(ls);
 }
 
@@ -372,7 +361,7 @@ static void test_fixture(const char *name)
 	struct fx f;
 	if (!fx_load(&f, name))
 		return;
-	CHECK(f.nsec == 10, nm("%s: 5 scenarios and their gates", name));
+	CHECK(f.nsec == 10, tname("%s: 5 scenarios and their gates", name));
 	test_columns(&f);
 	test_rowlock(&f);
 	test_locktable(&f, false);
@@ -537,7 +526,7 @@ static void test_cut(void)
 	CHECK(ls->ne == PG_LOCKS_ROW_LIMIT && ls->ns == (size_t)PG_LOCKS_ROW_LIMIT + 1,
 	      "cut: the row past the limit adds no edge and no session");
 	CHECK(strstr(ls->note, "over 5000 wait edges") && strstr(ls->note, "nearest the roots"),
-	      nm("cut: note '%s'", ls->note));
+	      tname("cut: note '%s'", ls->note));
 	lock_set_analyse(ls);
 	CHECK(ls->nroots == 1 && ls->s[session_idx(ls, 1)].blocked == PG_LOCKS_ROW_LIMIT,
 	      "cut: the root kept (its edges came first)");

@@ -27,26 +27,11 @@
 static char tmpdir[256];
 static char path_buf[4][512];
 static int path_next;
-static char name_buf[4][256];
-static int name_next;
-
 /* tmpdir/name (valid for the next 3 calls). */
 static const char *tpath(const char *name)
 {
 	char *p = path_buf[path_next++ % 4];
 	snprintf(p, sizeof path_buf[0], "%s/%s", tmpdir, name);
-	return p;
-}
-
-/* A check name built with printf (valid for the next 3 calls). */
-static const char *nm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *nm(const char *fmt, ...)
-{
-	char *p = name_buf[name_next++ % 4];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p, sizeof name_buf[0], fmt, ap);
-	va_end(ap);
 	return p;
 }
 
@@ -545,12 +530,12 @@ static void test_round_trip(void)
 	CHECK(o.rd.major == REC_MAJOR && o.rd.minor == REC_MINOR && o.rd.have_hdr,
 	      "round trip: version 1.0 and header read");
 	ok = header_equal(&o.rd.hdr, &g_hdr, why, sizeof why);
-	CHECK(ok, nm("round trip: header fields equal%s%s", ok ? "" : ": ", why));
-	CHECK(o.n == NREC - 1, nm("round trip: %d items (2 CAPS + %d SAMPLE), got %zu", NREC - 1, NSAMP, o.n));
+	CHECK(ok, tname("round trip: header fields equal%s%s", ok ? "" : ": ", why));
+	CHECK(o.n == NREC - 1, tname("round trip: %d items (2 CAPS + %d SAMPLE), got %zu", NREC - 1, NSAMP, o.n));
 	for (k = 1; k < NREC && (size_t)(k - 1) < o.n; k++) {
 		why[0] = '\0';
 		ok = item_is(&o.items[k - 1], &ref, k, why, sizeof why);
-		CHECK(ok, nm("round trip: record %d (%s %d) equal field by field%s%s", k,
+		CHECK(ok, tname("round trip: record %d (%s %d) equal field by field%s%s", k,
 			     ref.type[k] == REC_CAPS ? "CAPS" : "SAMPLE", ref.idx[k], ok ? "" : ": ", why));
 	}
 	CHECK(o.n >= 3 && !o.items[2].sample.c[CTR_ROLLBACKS].present && o.items[2].sample.c[CTR_COMMITS].present,
@@ -564,7 +549,7 @@ static void test_round_trip(void)
 	      o.rd.skipped_bytes == 0 && o.rd.offset == ref.size,
 	      "round trip: reader counts every record, nothing skipped, offset = file size");
 	CHECK(strstr(o.summary, "13 records") && !strstr(o.summary, "damaged") && !strstr(o.summary, "cut off"),
-	      nm("round trip: summary '%s'", o.summary));
+	      tname("round trip: summary '%s'", o.summary));
 	readout_free(&o);
 }
 
@@ -576,7 +561,7 @@ static void test_mode(void)
 	int fd;
 
 	CHECK(stat(tpath("ref.dbrec"), &st) == 0 && (st.st_mode & 07777) == 0600,
-	      nm("mode: new recording is 0600 (got %04o)", (unsigned)(st.st_mode & 07777)));
+	      tname("mode: new recording is 0600 (got %04o)", (unsigned)(st.st_mode & 07777)));
 
 	fd = open(tpath("old.dbrec"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0) {
@@ -590,7 +575,7 @@ static void test_mode(void)
 	      "mode: rec_open_write over an existing file");
 	rec_close(&r);
 	CHECK(stat(tpath("old.dbrec"), &st) == 0 && (st.st_mode & 07777) == 0600,
-	      nm("mode: existing 0644 file becomes 0600 (got %04o)", (unsigned)(st.st_mode & 07777)));
+	      tname("mode: existing 0644 file becomes 0600 (got %04o)", (unsigned)(st.st_mode & 07777)));
 	CHECK(stat(tpath("old.dbrec"), &st) == 0 && (uint64_t)st.st_size == r.bytes,
 	      "mode: existing file is truncated, no old bytes left");
 
@@ -602,7 +587,7 @@ static void test_mode(void)
 		if (rfd >= 0 && rec_open_write(&r, tpath("fifo"), &g_hdr, false, err, sizeof err) == 0)
 			rec_close(&r);
 		CHECK(stat(tpath("fifo"), &st) == 0 && (st.st_mode & 07777) == 0644,
-		      nm("mode: rec_open_write leaves the mode of an existing FIFO alone (0644 -> %04o)",
+		      tname("mode: rec_open_write leaves the mode of an existing FIFO alone (0644 -> %04o)",
 			 (unsigned)(st.st_mode & 07777)));
 		if (rfd >= 0)
 			close(rfd);
@@ -617,12 +602,12 @@ static void test_mode(void)
 		      "mode: rec_open_write under umask 000");
 		rec_close(&r);
 		CHECK(stat(tpath("umask.dbrec"), &st) == 0 && (st.st_mode & 07777) == 0600,
-		      nm("mode: new recording under umask 000 is 0600 (got %04o)", (unsigned)(st.st_mode & 07777)));
+		      tname("mode: new recording under umask 000 is 0600 (got %04o)", (unsigned)(st.st_mode & 07777)));
 		chmod(tpath("umask.dbrec"), 0666);
 		if (rec_open_write(&r, tpath("umask.dbrec"), &g_hdr, false, err, sizeof err) == 0)
 			rec_close(&r);
 		CHECK(stat(tpath("umask.dbrec"), &st) == 0 && (st.st_mode & 07777) == 0600,
-		      nm("mode: existing 0666 file under umask 000 becomes 0600 (got %04o)",
+		      tname("mode: existing 0666 file under umask 000 becomes 0600 (got %04o)",
 			 (unsigned)(st.st_mode & 07777)));
 		umask(old_mask);
 	}
@@ -641,10 +626,10 @@ static void test_mode(void)
 		err[0] = '\0';
 		CHECK(rec_open_write(&r, tpath("link.dbrec"), &g_hdr, false, err, sizeof err) == -1 &&
 		      strstr(err, "symbolic link") && strstr(err, "link.dbrec"),
-		      nm("symlink: a link to an existing file is refused ('%s')", err));
+		      tname("symlink: a link to an existing file is refused ('%s')", err));
 		rec_close(&r);
 		CHECK(stat(tpath("victim"), &st) == 0 && st.st_size == 16 && (st.st_mode & 07777) == 0644,
-		      nm("symlink: the file it points to is untouched (%lld bytes, %04o)",
+		      tname("symlink: the file it points to is untouched (%lld bytes, %04o)",
 			 (long long)st.st_size, (unsigned)(st.st_mode & 07777)));
 		CHECK(lstat(tpath("link.dbrec"), &st) == 0 && S_ISLNK(st.st_mode),
 		      "symlink: the link itself is left in place");
@@ -658,7 +643,7 @@ static void test_mode(void)
 		err[0] = '\0';
 		CHECK(rec_open_write(&r, tpath("dangling.dbrec"), &g_hdr, false, err, sizeof err) == -1 &&
 		      strstr(err, "symbolic link"),
-		      nm("symlink: a dangling link is refused ('%s')", err));
+		      tname("symlink: a dangling link is refused ('%s')", err));
 		rec_close(&r);
 		CHECK(lstat(tpath("dangling-target"), &st) == -1 && errno == ENOENT,
 		      "symlink: nothing is created where a dangling link points");
@@ -672,7 +657,7 @@ static void test_mode(void)
 		err[0] = '\0';
 		CHECK(rec_open_write(&r, tpath("hardlink.dbrec"), &g_hdr, false, err, sizeof err) == -1 &&
 		      strstr(err, "hard links"),
-		      nm("hard link: a file with other names is refused ('%s')", err));
+		      tname("hard link: a file with other names is refused ('%s')", err));
 		rec_close(&r);
 		CHECK(stat(tpath("victim"), &st) == 0 && st.st_size == 16 && (st.st_mode & 07777) == 0644,
 		      "hard link: the file is untouched");
@@ -682,7 +667,7 @@ static void test_mode(void)
 
 	CHECK(rec_open_write(&r, tpath("no/such/dir.dbrec"), &g_hdr, false, err, sizeof err) == -1 &&
 	      strstr(err, "cannot create") && strstr(err, "No such file"),
-	      nm("mode: unwritable path fails with a message ('%s')", err));
+	      tname("mode: unwritable path fails with a message ('%s')", err));
 	rec_close(&r);
 }
 
@@ -728,7 +713,7 @@ static void test_cut_with_marker_inside(void)
 			}
 		}
 	}
-	CHECK(bad == 0, nm("cut with marker inside: every cut after the marker reads as cut off with 2 whole "
+	CHECK(bad == 0, tname("cut with marker inside: every cut after the marker reads as cut off with 2 whole "
 			   "samples and no damaged record (%d of %zu cuts wrong, first at %zu: corrupt %llu)",
 			   bad, n - last - 1, first, first_corrupt));
 	free(b);
@@ -755,7 +740,7 @@ static void test_truncation(void)
 	for (c = ref.size; c + 1 > from; c--) {
 		int upto = 1, k, boundary = 0;
 		if (truncate(p, (off_t)c) != 0) {
-			CHECK(0, nm("truncation: truncate(%zu): %s", c, strerror(errno)));
+			CHECK(0, tname("truncation: truncate(%zu): %s", c, strerror(errno)));
 			break;
 		}
 		for (k = 0; k < NREC; k++) {
@@ -788,14 +773,14 @@ static void test_truncation(void)
 				first_mem = c;
 		}
 	}
-	CHECK(bad_open == 0, nm("truncation: rec_open_read succeeds at all %zu cuts (%d failed)",
+	CHECK(bad_open == 0, tname("truncation: rec_open_read succeeds at all %zu cuts (%d failed)",
 				ref.size - from + 1, bad_open));
-	CHECK(bad_items == 0, nm("truncation: every whole record before the cut reads back intact "
+	CHECK(bad_items == 0, tname("truncation: every whole record before the cut reads back intact "
 				 "(%d cuts wrong, first at %zu: %s)", bad_items, first_items, first_why));
-	CHECK(bad_flag == 0, nm("truncation: truncated set exactly when the cut is inside a record, never corrupt "
+	CHECK(bad_flag == 0, tname("truncation: truncated set exactly when the cut is inside a record, never corrupt "
 				"(%d cuts wrong, first at %zu)", bad_flag, first_flag));
 	CHECK(bad_sum == 0, "truncation: summary says the file is cut off");
-	CHECK(bad_mem == 0, nm("truncation: in-memory reading of each cut agrees (%d wrong, first at %zu)",
+	CHECK(bad_mem == 0, tname("truncation: in-memory reading of each cut agrees (%d wrong, first at %zu)",
 			       bad_mem, first_mem));
 	readout_free(&o);
 	readout_free(&m);
@@ -844,9 +829,9 @@ static void test_header_cuts(void)
 			}
 		}
 	}
-	CHECK(bad_file == 0, nm("header cut: inside the 16-byte file header -> 'not a dbtop recording' "
+	CHECK(bad_file == 0, tname("header cut: inside the 16-byte file header -> 'not a dbtop recording' "
 				"(%d wrong, first at %zu: '%s')", bad_file, first_file, first_err));
-	CHECK(bad_rec == 0, nm("header cut: inside the HEADER record -> 'cut off before its header record' "
+	CHECK(bad_rec == 0, tname("header cut: inside the HEADER record -> 'cut off before its header record' "
 			       "(%d wrong, first at %zu: '%s')", bad_rec, first_rec, first_err2));
 	CHECK(bad_mem == 0, "header cut: in-memory reading of the same cuts fails too");
 	unlink(p);
@@ -889,13 +874,13 @@ static void test_flips(void)
 			write_file(tpath("flip.dbrec"), b, ref_len);
 			read_all(&o, tpath("flip.dbrec"), NULL, 0);
 			CHECK(o.rc == 0 && o.rd.corrupt >= 1 && !o.rd.truncated,
-			      nm("flip %s ^0x%02x: damaged record counted (corrupt %llu, truncated %d)",
+			      tname("flip %s ^0x%02x: damaged record counted (corrupt %llu, truncated %d)",
 				 where[w].what, masks[mi], (unsigned long long)o.rd.corrupt, o.rd.truncated));
 			ok = o.rc == 0 && items_match(&o, &ref, k, k + 1, NREC, why, sizeof why);
-			CHECK(ok, nm("flip %s ^0x%02x: that record skipped, the other %d read intact%s%s",
+			CHECK(ok, tname("flip %s ^0x%02x: that record skipped, the other %d read intact%s%s",
 				     where[w].what, masks[mi], NREC - 2, ok ? "" : ": ", why));
 			CHECK(strstr(o.summary, "damaged") != NULL,
-			      nm("flip %s ^0x%02x: summary mentions 'damaged' ('%s')", where[w].what, masks[mi],
+			      tname("flip %s ^0x%02x: summary mentions 'damaged' ('%s')", where[w].what, masks[mi],
 				 o.summary));
 		}
 	}
@@ -912,7 +897,7 @@ static void test_flips(void)
 		for (kk = 2; ok && kk < NREC; kk++)
 			if (kk != NREC - 2)
 				ok = item_is(&o.items[m++], &ref, kk, why, sizeof why);
-		CHECK(ok, nm("flip: two damaged records (first CAPS, second to last SAMPLE) skipped, %d read "
+		CHECK(ok, tname("flip: two damaged records (first CAPS, second to last SAMPLE) skipped, %d read "
 			     "(corrupt %llu)%s%s", NREC - 3, (unsigned long long)o.rd.corrupt, ok ? "" : ": ", why));
 	}
 	free(b);
@@ -936,11 +921,11 @@ static void test_huge_length(void)
 	write_file(tpath("huge.dbrec"), b, ref_len);
 	read_all(&o, tpath("huge.dbrec"), NULL, 0);
 	ok = o.rc == 0 && items_match(&o, &ref, k, k + 1, NREC, why, sizeof why);
-	CHECK(ok, nm("huge length 0xFFFFFFF0: record skipped, the rest reads%s%s", ok ? "" : ": ", why));
+	CHECK(ok, tname("huge length 0xFFFFFFF0: record skipped, the rest reads%s%s", ok ? "" : ": ", why));
 	CHECK(o.rd.corrupt == 1 && !o.rd.truncated && strstr(o.summary, "damaged"),
-	      nm("huge length: counted as damaged ('%s')", o.summary));
+	      tname("huge length: counted as damaged ('%s')", o.summary));
 	CHECK(o.rd.skipped_bytes == ref.end[k] - ref.start[k],
-	      nm("huge length: bytes passed over = the damaged record's %zu bytes (got %llu)",
+	      tname("huge length: bytes passed over = the damaged record's %zu bytes (got %llu)",
 		 ref.end[k] - ref.start[k], (unsigned long long)o.rd.skipped_bytes));
 
 	/* the largest legal length, pointing past the end: not a reason to stop */
@@ -954,7 +939,7 @@ static void test_huge_length(void)
 	read_all(&o, NULL, b, ref_len);
 	why[0] = '\0';
 	ok = o.rc == 0 && items_match(&o, &ref, k, k + 1, NREC, why, sizeof why);
-	CHECK(ok, nm("length REC_MAX_PAYLOAD past the end of the file: record skipped, the rest reads "
+	CHECK(ok, tname("length REC_MAX_PAYLOAD past the end of the file: record skipped, the rest reads "
 		     "(corrupt %llu, truncated %d)%s%s", (unsigned long long)o.rd.corrupt, o.rd.truncated,
 		     ok ? "" : ": ", why));
 	free(b);
@@ -1063,16 +1048,16 @@ static void test_unknown(void)
 
 	read_all(&o, NULL, file.s, file.len);
 	CHECK(o.rc == 0 && o.n == NREC - 1 + 2,
-	      nm("unknown: %d items read (got %zu)", NREC + 1, o.n));
-	CHECK(o.rd.unknown == 1, nm("unknown: type 99 skipped and counted (unknown %llu)",
+	      tname("unknown: %d items read (got %zu)", NREC + 1, o.n));
+	CHECK(o.rd.unknown == 1, tname("unknown: type 99 skipped and counted (unknown %llu)",
 				    (unsigned long long)o.rd.unknown));
-	CHECK(o.rd.corrupt == 1, nm("unknown: SAMPLE with an overrunning field skipped as damaged (corrupt %llu)",
+	CHECK(o.rd.corrupt == 1, tname("unknown: SAMPLE with an overrunning field skipped as damaged (corrupt %llu)",
 				    (unsigned long long)o.rd.corrupt));
 	CHECK(strstr(o.summary, "1 records of newer types ignored") != NULL,
-	      nm("unknown: summary mentions the ignored record ('%s')", o.summary));
+	      tname("unknown: summary mentions the ignored record ('%s')", o.summary));
 	if (o.rc == 0 && o.n == NREC + 1) {
 		ok = item_is(&o.items[0], &ref, 1, why, sizeof why) && item_is(&o.items[1], &ref, 2, why, sizeof why);
-		CHECK(ok, nm("unknown: records before the unknown one intact%s%s", ok ? "" : ": ", why));
+		CHECK(ok, tname("unknown: records before the unknown one intact%s%s", ok ? "" : ": ", why));
 		s = &o.items[2].sample;
 		for (j = 0; j < CTR__COUNT; j++)
 			if (j != CTR_COMMITS && s->c[j].present)
@@ -1089,7 +1074,7 @@ static void test_unknown(void)
 		ok = 1;
 		for (j = 4; ok && j < (int)o.n; j++)
 			ok = item_is(&o.items[j], &ref, j - 1, why, sizeof why);
-		CHECK(ok, nm("unknown: records after them intact%s%s", ok ? "" : ": ", why));
+		CHECK(ok, tname("unknown: records after them intact%s%s", ok ? "" : ": ", why));
 	}
 	sb_free(&file);
 	sb_free(&pl);
@@ -1106,12 +1091,12 @@ static void open_fails(const char *what, const void *data, size_t n, const char 
 	rc = rec_open_read(&rd, tpath("other"), NULL, 0, err, sizeof err);
 	if (rc == 0)
 		rec_reader_close(&rd);
-	CHECK(rc == -1 && strstr(err, want), nm("format: %s -> fails with '%s' (got %d, '%s')", what, want, rc, err));
+	CHECK(rc == -1 && strstr(err, want), tname("format: %s -> fails with '%s' (got %d, '%s')", what, want, rc, err));
 	err[0] = '\0';
 	rc = rec_open_read(&rd, NULL, data, n, err, sizeof err);
 	if (rc == 0)
 		rec_reader_close(&rd);
-	CHECK(rc == -1 && err[0], nm("format: %s from memory -> fails (got %d, '%s')", what, rc, err));
+	CHECK(rc == -1 && err[0], tname("format: %s from memory -> fails (got %d, '%s')", what, rc, err));
 }
 
 static void test_formats(void)
@@ -1130,7 +1115,7 @@ static void test_formats(void)
 		   "not a dbtop recording");
 	CHECK(rec_open_read(&rd, tpath("does-not-exist"), NULL, 0, err, sizeof err) == -1 &&
 	      strstr(err, "cannot open") && strstr(err, "No such file"),
-	      nm("format: missing file -> '%s'", err));
+	      tname("format: missing file -> '%s'", err));
 	if (!ref_buf)
 		return;
 	b = xmalloc(ref_len);
@@ -1166,12 +1151,12 @@ static void test_memory(void)
 		return;
 	read_all(&f, tpath("ref.dbrec"), NULL, 0);
 	read_all(&m, NULL, ref_buf, ref_len);
-	CHECK(m.rc == 0, nm("memory: rec_open_read(NULL, buf, len) succeeds ('%s')", m.err));
+	CHECK(m.rc == 0, tname("memory: rec_open_read(NULL, buf, len) succeeds ('%s')", m.err));
 	ok = header_equal(&m.rd.hdr, &g_hdr, why, sizeof why);
-	CHECK(ok, nm("memory: header equal%s%s", ok ? "" : ": ", why));
+	CHECK(ok, tname("memory: header equal%s%s", ok ? "" : ": ", why));
 	why[0] = '\0';
 	ok = items_match(&m, &ref, 0, 0, NREC, why, sizeof why);
-	CHECK(ok, nm("memory: same records as the reference%s%s", ok ? "" : ": ", why));
+	CHECK(ok, tname("memory: same records as the reference%s%s", ok ? "" : ": ", why));
 	for (i = 0; i < f.n && i < m.n && i < MAXITEMS; i++)
 		if (memcmp(&f.items[i].sample, &m.items[i].sample, sizeof m.items[i].sample) ||
 		    memcmp(&f.items[i].caps, &m.items[i].caps, sizeof m.items[i].caps))
@@ -1179,7 +1164,7 @@ static void test_memory(void)
 	CHECK(same && f.n == m.n && f.rd.records == m.rd.records && f.rd.offset == m.rd.offset &&
 	      strcmp(f.summary, m.summary) == 0, "memory: byte-identical items and summary as from the file");
 	CHECK(rec_open_read(&m.rd, NULL, ref_buf, 0, m.err, sizeof m.err) == -1 && m.err[0],
-	      nm("memory: zero-length buffer fails ('%s')", m.err));
+	      tname("memory: zero-length buffer fails ('%s')", m.err));
 	readout_free(&f);
 	readout_free(&m);
 }
@@ -1204,7 +1189,7 @@ static void test_big_file(void)
 	if (!ref_buf)
 		goto out;
 	if (rec_open_write(&r, p, &g_hdr, false, err, sizeof err) < 0) {
-		CHECK(0, nm("big file: create: %s", err));
+		CHECK(0, tname("big file: create: %s", err));
 		goto out;
 	}
 	rec_close(&r);
@@ -1239,17 +1224,17 @@ static void test_big_file(void)
 		grow_kb = ru1.ru_maxrss - ru0.ru_maxrss;
 		printf("# big file: read %llu bytes in %.2f s, skipped %llu, max RSS +%ld kB\n",
 		       (unsigned long long)rd.offset, dt, (unsigned long long)rd.skipped_bytes, grow_kb);
-		CHECK(n == 1 && ok, nm("big file: the one SAMPLE after 2 GiB of zeros is found intact%s%s",
+		CHECK(n == 1 && ok, tname("big file: the one SAMPLE after 2 GiB of zeros is found intact%s%s",
 				       ok ? "" : ": ", why));
 		CHECK(rd.skipped_bytes + 16 >= gap_end - ref.end[0] && rd.skipped_bytes <= gap_end,
-		      nm("big file: skipped_bytes ~ 2 GiB (%llu)", (unsigned long long)rd.skipped_bytes));
+		      tname("big file: skipped_bytes ~ 2 GiB (%llu)", (unsigned long long)rd.skipped_bytes));
 		CHECK(rd.corrupt == 1 && !rd.truncated && rd.offset == gap_end + flen,
 		      "big file: one damaged stretch, not truncated, read to the end");
-		CHECK(grow_kb < 64 * 1024, nm("big file: memory stays bounded (max RSS grew %ld kB)", grow_kb));
-		CHECK(dt < 60, nm("big file: read in under 60 s (%.1f s)", dt));
+		CHECK(grow_kb < 64 * 1024, tname("big file: memory stays bounded (max RSS grew %ld kB)", grow_kb));
+		CHECK(dt < 60, tname("big file: read in under 60 s (%.1f s)", dt));
 		rec_reader_close(&rd);
 	} else {
-		CHECK(0, nm("big file: rec_open_read: %s", err));
+		CHECK(0, tname("big file: rec_open_read: %s", err));
 	}
 out:
 	free(it);
@@ -1339,19 +1324,19 @@ static void test_disk_full(void)
 	rc = rec_open_write(&r, "/dev/full", &g_hdr, false, err, sizeof err);
 	printf("# rec_open_write(/dev/full) = %d: %s\n", rc, err);
 	CHECK(rc == -1 ? strstr(err, "No space left") != NULL : 1,
-	      nm("disk full: a failing rec_open_write says why ('%s')", err));
+	      tname("disk full: a failing rec_open_write says why ('%s')", err));
 	err[0] = '\0';
 	CHECK(rec_write_sample(&r, &g_samp[0], err, sizeof err) == -1 && err[0],
-	      nm("disk full: rec_write_sample returns -1 with a message ('%s')", err));
+	      tname("disk full: rec_write_sample returns -1 with a message ('%s')", err));
 	err[0] = '\0';
 	CHECK(rec_write_caps(&r, &g_caps[0], 1, err, sizeof err) == -1 && err[0],
-	      nm("disk full: rec_write_caps returns -1 with a message ('%s')", err));
+	      tname("disk full: rec_write_caps returns -1 with a message ('%s')", err));
 	rec_close(&r);
 	rec_close(&r);
 	/* rec_open_write fchmods what it opened; on a device that changes the
 	 * device for everyone (when run as root) */
 	CHECK(stat("/dev/full", &st1) == 0 && (st1.st_mode & 07777) == (st0.st_mode & 07777),
-	      nm("disk full: mode of the existing device /dev/full left alone (%04o -> %04o)",
+	      tname("disk full: mode of the existing device /dev/full left alone (%04o -> %04o)",
 		 (unsigned)(st0.st_mode & 07777), (unsigned)(st1.st_mode & 07777)));
 	if ((st1.st_mode & 07777) != (st0.st_mode & 07777))
 		chmod("/dev/full", st0.st_mode & 07777);  /* put it back */
@@ -1368,7 +1353,7 @@ static void test_disk_full(void)
 			err[0] = '\0';
 			rc = rec_write_sample(&r, &g_samp[1], err, sizeof err);
 			CHECK(rc == -1 && strstr(err, "cannot write") && strstr(err, "No space left"),
-			      nm("disk full: ENOSPC mid-recording -> -1 with '%s'", err));
+			      tname("disk full: ENOSPC mid-recording -> -1 with '%s'", err));
 			CHECK(r.records == recs, "disk full: failed record not counted");
 			rc = rec_write_caps(&r, &g_caps[1], 2, err, sizeof err);
 			CHECK(rc == -1, "disk full: later writes keep failing cleanly");
@@ -1418,7 +1403,7 @@ static void test_corpus(void)
 	struct readout o = {0}, m = {0};
 	int files = 0, opened = 0, good = 0, agree = 1;
 
-	CHECK(d != NULL, nm("corpus: directory %s found", dir));
+	CHECK(d != NULL, tname("corpus: directory %s found", dir));
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
@@ -1449,7 +1434,7 @@ static void test_corpus(void)
 	}
 	closedir(d);
 	printf("# corpus: %d files, %d open as recordings, %d clean with >= 3 samples\n", files, opened, good);
-	CHECK(files >= 5, nm("corpus: every file read without a crash (%d files)", files));
+	CHECK(files >= 5, tname("corpus: every file read without a crash (%d files)", files));
 	CHECK(good >= 1, "corpus: at least one valid recording with >= 3 samples");
 	CHECK(opened < files, "corpus: holds files that are not recordings too");
 	CHECK(agree, "corpus: each file reads the same from memory as from disk");

@@ -17,21 +17,6 @@
 #define BIG (1u << 20)   /* 1 MiB */
 #define BIG_LIMIT_S 10   /* time allowed for one 1 MiB input */
 
-static char name_buf[4][512];
-static int name_next;
-
-/* A check name built with printf (valid for the next 3 calls). */
-static const char *nm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *nm(const char *fmt, ...)
-{
-	char *p = name_buf[name_next++ % 4];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p, sizeof name_buf[0], fmt, ap);
-	va_end(ap);
-	return p;
-}
-
 /* s for a check name: at most 100 bytes, controls and invalid UTF-8
  * escaped as \xNN (valid for the next 3 calls). */
 static const char *esc(const char *s)
@@ -71,8 +56,8 @@ static void expect(const char *in, const char *want)
 {
 	char *got = redact_sql(in);
 	int ok = got && strcmp(got, want) == 0;
-	CHECK(ok, ok ? nm("redact: %s", esc(in))
-		     : nm("redact: %s: got '%s', want '%s'", esc(in), esc(got), esc(want)));
+	CHECK(ok, ok ? tname("redact: %s", esc(in))
+		     : tname("redact: %s: got '%s', want '%s'", esc(in), esc(got), esc(want)));
 	free(got);
 }
 
@@ -81,7 +66,7 @@ static void lacks(const char *what, const char *in, const char *needle)
 {
 	char *got = redact_sql(in);
 	int ok = got && !strstr(got, needle);
-	CHECK(ok, nm("redact: %s: '%s' gone (got '%s')", what, needle, esc(got)));
+	CHECK(ok, tname("redact: %s: '%s' gone (got '%s')", what, needle, esc(got)));
 	free(got);
 }
 
@@ -265,8 +250,8 @@ static void secret(const char *in, const char *want)
 {
 	char *got = redact_secrets(in);
 	int ok = got && strcmp(got, want) == 0;
-	CHECK(ok, ok ? nm("secrets: %s", esc(in))
-		     : nm("secrets: %s: got '%s', want '%s'", esc(in), esc(got), esc(want)));
+	CHECK(ok, ok ? tname("secrets: %s", esc(in))
+		     : tname("secrets: %s: got '%s', want '%s'", esc(in), esc(got), esc(want)));
 	free(got);
 }
 
@@ -274,7 +259,7 @@ static void secret(const char *in, const char *want)
 static void secret_gone(const char *in, const char *needle)
 {
 	char *got = redact_secrets(in);
-	CHECK(got && !strstr(got, needle), nm("secrets: %s: '%s' gone (got '%s')", esc(in), needle, esc(got)));
+	CHECK(got && !strstr(got, needle), tname("secrets: %s: '%s' gone (got '%s')", esc(in), needle, esc(got)));
 	free(got);
 }
 
@@ -390,19 +375,19 @@ static void test_big(void)
 			int st = 0, timeout, crash;
 			double dt;
 			if (pid[j - i] < 0 || waitpid(pid[j - i], &st, 0) < 0) {
-				CHECK(0, nm("redact: %s: fork / wait failed", kinds[j].what));
+				CHECK(0, tname("redact: %s: fork / wait failed", kinds[j].what));
 				continue;
 			}
 			dt = clock_mono() - t0;
 			timeout = WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM;
 			crash = WIFSIGNALED(st) && !timeout;
-			CHECK(!crash, nm("redact: %s: no crash (%s)", kinds[j].what,
+			CHECK(!crash, tname("redact: %s: no crash (%s)", kinds[j].what,
 					 crash ? strsignal(WTERMSIG(st)) : "exited"));
-			CHECK(!timeout, nm("redact: %s: finishes within %d s (%s %.1f s)", kinds[j].what,
+			CHECK(!timeout, tname("redact: %s: finishes within %d s (%s %.1f s)", kinds[j].what,
 					   BIG_LIMIT_S, timeout ? "killed after" : "took", dt));
 			if (WIFEXITED(st))
 				CHECK(WEXITSTATUS(st) == 0,
-				      nm("redact: %s: no literal left in the output", kinds[j].what));
+				      tname("redact: %s: no literal left in the output", kinds[j].what));
 		}
 	}
 }
