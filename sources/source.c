@@ -295,8 +295,10 @@ double source_subsample(struct source *src)
 	src->ops->subsample(src);
 	ms = (clock_mono() - t0) * 1000;
 	src->sub_cost_ms = src->sub_cost_ms > 0 ? 0.8 * src->sub_cost_ms + 0.2 * ms : ms;
-	if (per > 0) {
-		/* rounds per refresh that fit its share: per / cost */
+	if (per > 0 && src->sub_cost_ms >= PACE_SUB_FLOOR_MS) {
+		/* rounds per refresh that fit its share: per / cost (a look
+		 * cheaper than the floor is never paced: its cost is mostly the
+		 * round trip, which a busy client or network inflates) */
 		double e = iv * src->sub_cost_ms / per;
 		if (e > 5 * iv)
 			e = 5 * iv;

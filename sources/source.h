@@ -165,11 +165,12 @@ double source_pace_next(const struct source *src, double now, double cost_ms, do
 #define PACE_SHARE_LOCKS 0.5
 #define PACE_SHARE_DIGESTS 0.5
 #define PACE_SHARE_SAMPLING 0.5
+#define PACE_SUB_FLOOR_MS 2.0   /* looks cheaper than this keep --sample-hz */
 
 /* One subsample (ops->subsample), timed. Returns the s until the next:
- * 1/sub_hz, or longer when a look at the sessions costs more than
- * PACE_SHARE_SAMPLING of --server-budget per refresh allows (thousands of
- * sessions), at most 5 refreshes. Also sets sub_every. */
+ * 1/sub_hz, or longer when a look at the sessions costs PACE_SUB_FLOOR_MS
+ * or more and more than PACE_SHARE_SAMPLING of --server-budget per refresh
+ * allows (thousands of sessions), at most 5 refreshes. Also sets sub_every. */
 double source_subsample(struct source *src);
 /* Subsamples per second now (--sample-hz, or fewer under the budget). */
 double source_sub_hz(const struct source *src);

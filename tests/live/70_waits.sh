@@ -82,12 +82,26 @@ for name in pg15 pg18; do
     off=$tmp/$name-off.json
     check "$name sync off: records under load" jq -se "$LOADED | length >= 4" "$off"
     wpc_off=$(wal_per_commit "$off")
-    if lt "$wpc_off" "$(awk -v a="$wpc_on" 'BEGIN { print a / 2 }')" && ge "$wpc_on" 0.000001; then
-        ok "$name: WAL waits per commit fall with asynchronous commit (AAS/commit $wpc_on -> $wpc_off)"
+    syncs_off=$(loaded_mean "$off" .rates.wal_syncs_per_s)
+    if [ "$name" = pg15 ]; then
+        # pg_wait_sampling samples every backend every 10 ms on the server
+        if lt "$wpc_off" "$(awk -v a="$wpc_on" 'BEGIN { print a / 2 }')" && ge "$wpc_on" 0.000001; then
+            ok "$name: WAL waits per commit fall with asynchronous commit (AAS/commit $wpc_on -> $wpc_off)"
+        else
+            nok "$name: WAL waits per commit on $wpc_on, off $wpc_off"
+        fi
     else
-        nok "$name: WAL waits per commit on $wpc_on, off $wpc_off"
+        # dbtop's own 10 Hz sampling sees about one WAL sync wait in 7 s of
+        # this load when fsync is fast (AAS ~0.015): too few to compare the
+        # two phases; the flushes the commits no longer wait for are counted
+        # exactly in pg_stat_io / pg_stat_wal
+        if ge "$syncs_on" 1 && lt "$syncs_off" "$(awk -v a="$syncs_on" 'BEGIN { print a / 10 }')"; then
+            ok "$name: WAL syncs per second fall with asynchronous commit ($syncs_on -> $syncs_off; sampled WAL AAS/commit $wpc_on -> $wpc_off)"
+        else
+            nok "$name: WAL syncs per second on $syncs_on, off $syncs_off (sampled WAL AAS/commit $wpc_on -> $wpc_off)"
+        fi
     fi
-    echo "# $name: wal AAS per commit/s: on $wpc_on, off $wpc_off; wal_syncs_per_s on $syncs_on, off $(loaded_mean "$off" .rates.wal_syncs_per_s)"
+    echo "# $name: wal AAS per commit/s: on $wpc_on, off $wpc_off; wal_syncs_per_s on $syncs_on, off $syncs_off"
 
     # ---- asynchronous commit: the WAL writer syncs every wal_writer_delay ----
     if [ "$name" = pg15 ]; then

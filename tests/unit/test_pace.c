@@ -195,6 +195,11 @@ static void slow_sub(struct source *src)
 	sub_calls++;
 }
 
+static void fast_sub(struct source *src)
+{
+	(void)src;
+}
+
 static void test_subsample(void)
 {
 	static struct source_ops ops = {.name = "fake", .subsample = slow_sub};
@@ -216,6 +221,16 @@ static void test_subsample(void)
 	src.budget_ms = 1000;
 	e = source_subsample(&src);
 	CHECK(near(e, 0.1), "a big budget: --sample-hz again");
+	/* a cheap look (here ~0 ms) keeps --sample-hz under any budget */
+	static struct source_ops fast = {.name = "fast", .subsample = fast_sub};
+	struct source f;
+	memset(&f, 0, sizeof f);
+	f.ops = &fast;
+	f.sub_hz = 10;
+	f.interval = 1;
+	f.budget_ms = 0.001;
+	e = source_subsample(&f);
+	CHECK(near(e, 0.1) && f.sub_cost_ms < PACE_SUB_FLOOR_MS, "a look under the floor is never paced");
 }
 
 int main(void)
