@@ -232,14 +232,21 @@ void source_close(struct source *src)
 	src->lk_last = NULL;
 }
 
+static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap);
+
 double source_pace_next(const struct source *src, double now, double cost_ms, double share)
+{
+	return pace_next(src, now, cost_ms, share, PACE_MAX_S);
+}
+
+static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap)
 {
 	double per_refresh = src->budget_ms * share, iv = src->interval > 0 ? src->interval : 1, period;
 	if (!(per_refresh > 0) || !(cost_ms > 0))
 		return 0;
 	period = iv * cost_ms / per_refresh;
-	if (period > PACE_MAX_S)
-		period = PACE_MAX_S;
+	if (period > cap)
+		period = cap;
 	/* slack for the tick jitter: a read due 3 s on is taken by the
 	 * refresh that comes at 2.98 s */
 	return now + period - (iv / 10 < PACE_SLACK_S ? iv / 10 : PACE_SLACK_S);
@@ -319,13 +326,10 @@ void source_locks_read(struct source *src, const struct lock_set *ls, double ms,
 {
 	lock_set_free(src->lk_last);
 	src->lk_last = NULL;
-	src->lk_next = source_pace_next(src, now, ms, PACE_SHARE_LOCKS);
-	if (ls && ls->status == LOCKS_TIMED_OUT && src->lk_next > 0) {
-		/* a read that gives nothing may wait longer (the count moving by
-		 * a quarter still reads at once) */
-		double iv = src->interval > 0 ? src->interval : 1, p = iv * ms / (src->budget_ms * PACE_SHARE_LOCKS);
-		src->lk_next = now + (p < PACE_MAX_TIMED_OUT_S ? p : PACE_MAX_TIMED_OUT_S) - PACE_SLACK_S;
-	}
+	/* a read that gave nothing may wait longer (the count moving by a
+	 * quarter still reads at once) */
+	src->lk_next = pace_next(src, now, ms, PACE_SHARE_LOCKS,
+				 ls && ls->status == LOCKS_TIMED_OUT ? PACE_MAX_TIMED_OUT_S : PACE_MAX_S);
 	/* kept only when some refresh before the next read will show it */
 	double iv = src->interval > 0 ? src->interval : 1;
 	if (!ls || (ls->status != LOCKS_READ && ls->status != LOCKS_TIMED_OUT) || src->lk_next <= now + iv / 2)

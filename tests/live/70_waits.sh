@@ -127,18 +127,9 @@ done
 
 # ---- MariaDB: binlog file waits of a commit-heavy load (sync_binlog=1) ----
 T() { tmux -L "$tsock" -f /dev/null "$@"; }
-# on_screen REGEX SECONDS: poll the screen until a line matches
-on_screen() {
-    local i
-    for ((i = 0; i < $2 * 10; i++)); do
-        T capture-pane -p -t s 2>/dev/null | grep -qE -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
 export TZ=UTC LANG=C.UTF-8
 T new-session -d -s s -x 220 -y 50 "$DBTOP '$DBTOP_MARIADB_URI'; sleep 60"
-on_screen " UP " 10 || nok "mariadb: screen did not come up: $(T capture-pane -p -t s | head -3)"
+wait_re " UP " 10 || nok "mariadb: screen did not come up: $(T capture-pane -p -t s | head -3)"
 T send-keys -t s 4
 "$DBTOP" --batch --count 9 --interval 1 --format json "$DBTOP_MARIADB_URI" >"$tmp/my.json" 2>"$tmp/my.err" &
 dp=$!
@@ -146,7 +137,7 @@ sleep 0.5
 tests/load.sh sysbench mariadb --rate 200 --time 7 --threads 4 2>"$tmp/my.load" &
 lp=$!
 # the pane during the load: the binlog file wait listed with its class
-if on_screen "wait/io/file/sql/binlog +binlog +[0-9]" 7; then ok "mariadb: waits pane lists the binlog file wait"; else nok "mariadb: binlog wait not on screen 4: $(T capture-pane -p -t s | head -8)"; fi
+if wait_re "wait/io/file/sql/binlog +binlog +[0-9]" 7; then ok "mariadb: waits pane lists the binlog file wait"; else nok "mariadb: binlog wait not on screen 4: $(T capture-pane -p -t s | head -8)"; fi
 screen=$(T capture-pane -p -t s)
 wait "$lp" || nok "mariadb: sysbench load failed: $(tail -n 2 "$tmp/my.load")"
 wait "$dp"

@@ -200,15 +200,21 @@ static void fast_sub(struct source *src)
 	(void)src;
 }
 
+/* a source at 10 Hz, 1 s refresh, whose looks are sub */
+static void sub_source(struct source *src, const struct source_ops *ops, double budget_ms)
+{
+	memset(src, 0, sizeof *src);
+	src->ops = ops;
+	src->sub_hz = 10;
+	src->interval = 1;
+	src->budget_ms = budget_ms;
+}
+
 static void test_subsample(void)
 {
 	static struct source_ops ops = {.name = "fake", .subsample = slow_sub};
 	struct source src;
-	memset(&src, 0, sizeof src);
-	src.ops = &ops;
-	src.sub_hz = 10;
-	src.interval = 1;
-	src.budget_ms = 0;
+	sub_source(&src, &ops, 0);
 	double e = source_subsample(&src);
 	CHECK(sub_calls == 1 && near(e, 0.1) && near(source_sub_hz(&src), 10), "no budget: --sample-hz as given");
 	CHECK(src.sub_cost_ms >= 19, "the subsample is timed");
@@ -224,11 +230,7 @@ static void test_subsample(void)
 	/* a cheap look (here ~0 ms) keeps --sample-hz under any budget */
 	static struct source_ops fast = {.name = "fast", .subsample = fast_sub};
 	struct source f;
-	memset(&f, 0, sizeof f);
-	f.ops = &fast;
-	f.sub_hz = 10;
-	f.interval = 1;
-	f.budget_ms = 0.001;
+	sub_source(&f, &fast, 0.001);
 	e = source_subsample(&f);
 	CHECK(near(e, 0.1) && f.sub_cost_ms < PACE_SUB_FLOOR_MS, "a look under the floor is never paced");
 }
