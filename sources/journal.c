@@ -22,6 +22,7 @@ const char *jstate_name(enum jstate s)
 	case JS_REVERTED: return "reverted";
 	case JS_KEPT: return "kept";
 	case JS_FAILED: return "failed";
+	case JS_SUPERSEDED: return "superseded";
 	}
 	return "?";
 }
@@ -34,6 +35,8 @@ static int jstate_parse(const char *s)
 		return JS_KEPT;
 	if (strcmp(s, "failed") == 0)
 		return JS_FAILED;
+	if (strcmp(s, "superseded") == 0)
+		return JS_SUPERSEDED;
 	return -1;
 }
 
@@ -106,7 +109,7 @@ static bool get_field(const char *tok, char *out, size_t len)
 
 int journal_parse_line(const char *line, struct jentry *e, enum jstate *st)
 {
-	char buf[1024], *tok[12], *save = NULL, *p;
+	char buf[1536], *tok[12], *save = NULL, *p;
 	int nt = 0;
 	size_t n = strlen(line);
 	const char *hash = strstr(line, " #");
@@ -121,7 +124,8 @@ int journal_parse_line(const char *line, struct jentry *e, enum jstate *st)
 	buf[hash - line] = '\0';
 	for (p = strtok_r(buf, " ", &save); p && nt < 12; p = strtok_r(NULL, " ", &save))
 		tok[nt++] = p;
-	if (nt == 9 && strcmp(tok[0], "A") == 0) {
+	/* 9 fields: version 1 (no server); 11: version 2 */
+	if ((nt == 9 || nt == 11) && strcmp(tok[0], "A") == 0) {
 		memset(e, 0, sizeof *e);
 		e->seq = (unsigned)strtoul(tok[1], &end, 10);
 		if (*end || !e->seq)
@@ -135,14 +139,19 @@ int journal_parse_line(const char *line, struct jentry *e, enum jstate *st)
 		    !get_field(tok[7], e->val, sizeof e->val))
 			return 0;
 		/* tok[8] is the owner's pid: informative */
+		if (nt == 11 && (!get_field(tok[9], e->sid, sizeof e->sid) || !e->sid[0] ||
+				 !get_field(tok[10], e->slabel, sizeof e->slabel)))
+			return 0;
 		e->state = JS_ACTIVE;
 		return 'A';
 	}
-	if (nt == 3 && strcmp(tok[0], "E") == 0) {
+	if ((nt == 3 || nt == 4) && strcmp(tok[0], "E") == 0) {
 		int s = jstate_parse(tok[2]);
 		memset(e, 0, sizeof *e);
 		e->seq = (unsigned)strtoul(tok[1], &end, 10);
-		if (*end || !e->seq || s < 0)
+		if (*end || !e->seq || s < 0 || (nt == 4) != (s == JS_SUPERSEDED))
+			return 0;
+		if (nt == 4 && !get_field(tok[3], e->now, sizeof e->now))
 			return 0;
 		*st = (enum jstate)s;
 		return 'E';
@@ -150,21 +159,63 @@ int journal_parse_line(const char *line, struct jentry *e, enum jstate *st)
 	return 0;
 }
 
-/* Fold the file's text into j. */
-static void journal_load(struct journal *j, char *text)
+/* Drop the finished entries from the table (the file keeps them). */
+static void compact(struct journal *j)
+{
+	int k = 0;
+	for (int i = 0; i < j->n; i++)
+		if (j->e[i].state == JS_ACTIVE)
+			j->e[k++] = j->e[i];
+	j->n = k;
+}
+
+/* The header line: version, and for version 2 the server. false when it
+ * is not one. */
+static bool parse_header(struct journal *j, const char *line, char *hsid, size_t hlen)
+{
+	char buf[512], *tok[4], *save = NULL, *p;
+	int nt = 0;
+	hsid[0] = '\0';
+	if (strncmp(line, "dbtop-undo 1", 12) == 0 && (line[12] == ' ' || !line[12])) {
+		j->version = 1;
+		if (line[12] && !get_field(line + 13, j->label, sizeof j->label))
+			j->label[0] = '\0';
+		return true;
+	}
+	if (strncmp(line, "dbtop-undo 2 ", 13) != 0 || strlen(line) >= sizeof buf)
+		return false;
+	str_copy(buf, sizeof buf, line);
+	for (p = strtok_r(buf, " ", &save); p && nt < 4; p = strtok_r(NULL, " ", &save))
+		tok[nt++] = p;
+	if (nt != 4 || !get_field(tok[2], hsid, hlen) || !get_field(tok[3], j->label, sizeof j->label))
+		return false;
+	j->version = 2;
+	return true;
+}
+
+/* Fold the file's text into j; the server id of its header into hsid. */
+static void journal_load(struct journal *j, char *text, char *hsid, size_t hlen)
 {
 	char *save = NULL, *line;
 	bool first = true;
+	size_t len = strlen(text);
+	/* a torn last line (a crash, an older dbtop): the next record starts afresh */
+	j->need_nl = len > 0 && text[len - 1] != '\n';
+	hsid[0] = '\0';
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct jentry e;
 		enum jstate st = JS_ACTIVE;
-		if (first && strncmp(line, "dbtop-undo 1", 12) == 0) {
+		if (first && strncmp(line, "dbtop-undo ", 11) == 0) {
 			first = false;
+			if (!parse_header(j, line, hsid, hlen))
+				j->damaged++;
 			continue;
 		}
 		first = false;
 		int k = journal_parse_line(line, &e, &st);
 		if (k == 'A') {
+			if (j->n >= JOURNAL_MAX)
+				compact(j);
 			if (j->n < JOURNAL_MAX)
 				j->e[j->n++] = e;
 			else
@@ -173,12 +224,15 @@ static void journal_load(struct journal *j, char *text)
 				j->next_seq = e.seq + 1;
 		} else if (k == 'E') {
 			for (int i = 0; i < j->n; i++)
-				if (j->e[i].seq == e.seq)
+				if (j->e[i].seq == e.seq) {
 					j->e[i].state = st;
+					str_copy(j->e[i].now, sizeof j->e[i].now, e.now);
+				}
 		} else {
 			j->damaged++;
 		}
 	}
+	compact(j);
 }
 
 /* Make dir and its parents (0700 for the ones created). */
@@ -244,14 +298,18 @@ static int check_fd(int fd, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int journal_open(struct journal *j, const char *path, const char *label, char *err, size_t errlen)
+int journal_open(struct journal *j, const char *path, const char *sid, const char *label, bool read_only,
+		 char *err, size_t errlen)
 {
+	char hsid[JOURNAL_ID_LEN];
 	memset(j, 0, sizeof *j);
 	j->fd = -1;
 	j->next_seq = 1;
+	j->read_only = read_only;
 	str_copy(j->path, sizeof j->path, path);
+	str_copy(j->sid, sizeof j->sid, sid ? sid : "");
 	str_copy(j->label, sizeof j->label, label ? label : "");
-	int fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(path, (read_only ? O_RDONLY : O_RDWR | O_APPEND) | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
@@ -264,13 +322,24 @@ int journal_open(struct journal *j, const char *path, const char *label, char *e
 		return -1;
 	}
 	j->fd = fd;
-	int busy = flock(fd, LOCK_EX | LOCK_NB) < 0;
-	j->locked = !busy;
+	int busy = !read_only && flock(fd, LOCK_EX | LOCK_NB) < 0;
+	j->locked = !read_only && !busy;
 	char *text = xmalloc(JOURNAL_BYTES_MAX + 1);
 	ssize_t got = pread(fd, text, JOURNAL_BYTES_MAX, 0);
 	text[got > 0 ? got : 0] = '\0';
-	journal_load(j, text);
+	journal_load(j, text, hsid, sizeof hsid);
 	free(text);
+	if (j->version == 2 && j->sid[0] && strcmp(hsid, j->sid) != 0) {
+		/* the same name for another server: never mixed */
+		str_printf(err, errlen, "the undo journal %s belongs to another server (%s): refused", path, j->label);
+		close(fd);
+		j->fd = -1;
+		j->locked = false;
+		j->n = 0;
+		return -1;
+	}
+	if (!read_only && j->version == 2 && label && label[0])
+		str_copy(j->label, sizeof j->label, label);
 	if (busy) {
 		str_printf(err, errlen, "another running dbtop is tuning this server (its undo journal %s is locked)", path);
 		return 1;
@@ -278,16 +347,43 @@ int journal_open(struct journal *j, const char *path, const char *label, char *e
 	return 0;
 }
 
+/* Write all of buf at the end of the file and fsync it; on any failure
+ * (disk full: a short write) cut the file back to its length before, so
+ * no torn line is left for the next record to join (when even that fails,
+ * the next record starts on a new line). 0, or -1 with errno's text. */
+static int append(struct journal *j, const char *buf, size_t len, char *why, size_t wlen)
+{
+	off_t before = lseek(j->fd, 0, SEEK_END);
+	ssize_t w = write(j->fd, buf, len);
+	if (w < 0)
+		str_copy(why, wlen, strerror(errno));
+	else if (w < (ssize_t)len)
+		str_printf(why, wlen, "short write, %zd of %zu bytes (disk full?)", w, len);
+	else if (fsync(j->fd) < 0)
+		str_printf(why, wlen, "fsync: %s", strerror(errno));
+	else
+		return 0;
+	if (w > 0 && (before < 0 || ftruncate(j->fd, before) < 0 || fsync(j->fd) < 0))
+		j->need_nl = true;
+	return -1;
+}
+
 /* Write one line with its checksum and fsync. */
 static int put_line(struct journal *j, struct strbuf *b, char *err, size_t errlen)
 {
-	char sum[16];
+	char sum[16], why[120];
 	str_printf(sum, sizeof sum, " #%08x\n", fnv32(b->s, b->len));
 	sb_puts(b, sum);
-	ssize_t w = write(j->fd, b->s, b->len);
-	if (w != (ssize_t)b->len || fsync(j->fd) < 0) {
-		str_printf(err, errlen, "cannot write the undo journal %s: %s", j->path,
-			   w < 0 || w == (ssize_t)b->len ? strerror(errno) : "short write");
+	if (j->need_nl) {
+		/* after a torn line that could not be cut off: a line of its own */
+		if (append(j, "\n", 1, why, sizeof why) < 0) {
+			str_printf(err, errlen, "cannot write the undo journal %s: %s", j->path, why);
+			return -1;
+		}
+		j->need_nl = false;
+	}
+	if (append(j, b->s, b->len, why, sizeof why) < 0) {
+		str_printf(err, errlen, "cannot write the undo journal %s: %s", j->path, why);
 		return -1;
 	}
 	return 0;
@@ -298,6 +394,10 @@ static int journal_create(struct journal *j, char *err, size_t errlen)
 {
 	char dir[512];
 	struct stat st, st2;
+	if (j->read_only) {
+		str_copy(err, errlen, "the undo journal is open for reading only (--read-only)");
+		return -1;
+	}
 	if (j->fd >= 0) {
 		/* still the file at the path? (another dbtop may have removed it) */
 		if (j->locked && fstat(j->fd, &st) == 0 && lstat(j->path, &st2) == 0 && st.st_ino == st2.st_ino &&
@@ -333,21 +433,25 @@ static int journal_create(struct journal *j, char *err, size_t errlen)
 	j->locked = true;
 	if (fstat(fd, &st) == 0 && st.st_size == 0) {
 		struct strbuf b;
+		char why[120];
 		sb_init(&b);
-		sb_puts(&b, "dbtop-undo 1");
+		sb_puts(&b, "dbtop-undo 2");
+		put_field(&b, j->sid);
 		put_field(&b, j->label);
 		sb_putc(&b, '\n');
-		bool ok = write(fd, b.s, b.len) == (ssize_t)b.len && fsync(fd) == 0;
+		j->need_nl = false;
+		int rc = append(j, b.s, b.len, why, sizeof why);
 		sb_free(&b);
 		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
 			fsync(dfd);
 			close(dfd);
 		}
-		if (!ok) {
-			str_printf(err, errlen, "cannot write the undo journal %s: %s", j->path, strerror(errno));
+		if (rc < 0) {
+			str_printf(err, errlen, "cannot write the undo journal %s: %s", j->path, why);
 			return -1;
 		}
+		j->version = 2;
 	}
 	return 0;
 }
@@ -357,6 +461,8 @@ int journal_begin(struct journal *j, struct jentry *e, char *err, size_t errlen)
 	struct strbuf b;
 	char num[64];
 	err[0] = '\0';
+	if (j->n >= JOURNAL_MAX)
+		compact(j);
 	if (j->n >= JOURNAL_MAX) {
 		str_copy(err, errlen, "the undo journal is full: revert (U) before more changes");
 		return -1;
@@ -378,16 +484,22 @@ int journal_begin(struct journal *j, struct jentry *e, char *err, size_t errlen)
 	put_field(&b, e->val);
 	str_printf(num, sizeof num, " %ld", (long)getpid());
 	sb_puts(&b, num);
+	put_field(&b, e->sid[0] ? e->sid : j->sid);
+	put_field(&b, e->slabel[0] ? e->slabel : j->label);
 	int rc = put_line(j, &b, err, errlen);
 	sb_free(&b);
 	if (rc < 0)
 		return -1;
 	j->next_seq++;
+	if (!e->sid[0])
+		str_copy(e->sid, sizeof e->sid, j->sid);
+	if (!e->slabel[0])
+		str_copy(e->slabel, sizeof e->slabel, j->label);
 	j->e[j->n++] = *e;
 	return 0;
 }
 
-int journal_end(struct journal *j, unsigned seq, enum jstate st, char *err, size_t errlen)
+int journal_end_value(struct journal *j, unsigned seq, enum jstate st, const char *now, char *err, size_t errlen)
 {
 	struct strbuf b;
 	char line[64];
@@ -397,14 +509,23 @@ int journal_end(struct journal *j, unsigned seq, enum jstate st, char *err, size
 	sb_init(&b);
 	str_printf(line, sizeof line, "E %u %s", seq, jstate_name(st));
 	sb_puts(&b, line);
+	if (st == JS_SUPERSEDED)
+		put_field(&b, now ? now : "");
 	int rc = put_line(j, &b, err, errlen);
 	sb_free(&b);
 	if (rc < 0)
 		return -1;
 	for (int i = 0; i < j->n; i++)
-		if (j->e[i].seq == seq)
+		if (j->e[i].seq == seq) {
 			j->e[i].state = st;
+			str_copy(j->e[i].now, sizeof j->e[i].now, st == JS_SUPERSEDED && now ? now : "");
+		}
 	return 0;
+}
+
+int journal_end(struct journal *j, unsigned seq, enum jstate st, char *err, size_t errlen)
+{
+	return journal_end_value(j, seq, st, NULL, err, errlen);
 }
 
 int journal_active(const struct journal *j, int *idx, int max)
@@ -421,7 +542,7 @@ void journal_close(struct journal *j)
 	int idx[1];
 	if (j->fd < 0)
 		return;
-	if (j->locked && journal_active(j, idx, 1) == 0 && j->damaged == 0) {
+	if (j->locked && !j->read_only && journal_active(j, idx, 1) == 0 && j->damaged == 0) {
 		struct stat st, st2;
 		/* remove it only while it is still ours at that path */
 		if (fstat(j->fd, &st) == 0 && lstat(j->path, &st2) == 0 && st.st_ino == st2.st_ino)

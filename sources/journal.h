@@ -1,13 +1,21 @@
 /* journal.h - the undo journal of tuning changes: one file per server under
- * $XDG_STATE_HOME/dbtop/ (default ~/.local/state/dbtop/), mode 0600, never
- * through a symlink, locked by the dbtop that writes it. Every change is
- * appended (with the value to restore) and fsynced BEFORE it is sent to the
- * server; its end (reverted, kept, failed) is appended after. Lines carry a
- * checksum: a torn or damaged line is counted and ignored, never half-read.
+ * $XDG_STATE_HOME/dbtop/ (default ~/.local/state/dbtop/), named by the
+ * server's own identity (read at connect, see caps.server_id), mode 0600,
+ * never through a symlink, locked by the dbtop that writes it. Every change
+ * is appended (with the value to restore and the server it was made on) and
+ * fsynced BEFORE it is sent to the server; its end (reverted, kept, failed,
+ * superseded) is appended after. Lines carry a checksum: a torn or damaged
+ * line is counted and ignored, never half-read; a write that fails is cut
+ * off again, so the next line never joins a torn one.
  *
- *   dbtop-undo 1 <label>
- *   A <seq> <wall> <kind> <name> <undo-token> <was> <new> #<sum>
+ *   dbtop-undo 2 <server-id> <server-label>
+ *   A <seq> <wall> <kind> <name> <undo-token> <was> <new> <pid> <server-id> <server-label> #<sum>
  *   E <seq> reverted|kept|failed #<sum>
+ *   E <seq> superseded <value-found> #<sum>
+ *
+ * Version 1 files (address-keyed, no server identity: "dbtop-undo 1
+ * <label>", A lines without the last two fields) are still read: their
+ * entries carry an empty server id, and are never reverted automatically.
  */
 #ifndef DBTOP_JOURNAL_H
 #define DBTOP_JOURNAL_H
@@ -19,16 +27,23 @@
 
 #define JOURNAL_MAX 64
 
-enum jstate { JS_ACTIVE = 0, JS_REVERTED, JS_KEPT, JS_FAILED };
+enum jstate { JS_ACTIVE = 0, JS_REVERTED, JS_KEPT, JS_FAILED, JS_SUPERSEDED };
+
+#define JOURNAL_ID_LEN 160
+#define JOURNAL_LABEL_LEN 128
 
 struct jentry {
 	unsigned seq;
-	double wall;             /* s since the epoch: when it was applied */
+	double wall;             /* s since the epoch: when it was applied (shown, journaled) */
+	double mono;             /* monotonic s when this dbtop applied it (--tune-ttl); 0: read from the file */
 	enum tune_kind kind;
 	char name[64];
 	char undo[80];           /* tune_sql_revert token */
 	char was[TUNE_VALUE_LEN];/* the running value before, as shown */
 	char val[TUNE_VALUE_LEN];/* the value dbtop set */
+	char sid[JOURNAL_ID_LEN];/* the server it was set on ("": a version 1 record) */
+	char slabel[JOURNAL_LABEL_LEN]; /* that server, for people */
+	char now[TUNE_VALUE_LEN];/* JS_SUPERSEDED: the value found in its place */
 	enum jstate state;
 };
 
@@ -36,6 +51,10 @@ struct journal {
 	char path[512];
 	int fd;                  /* -1: not open */
 	bool locked;
+	bool read_only;          /* opened for reading only: no lock, never written or removed */
+	bool need_nl;            /* the file ends inside a line: the next record starts a new one */
+	int version;             /* of the file read (1, 2), 0: none yet */
+	char sid[JOURNAL_ID_LEN];/* the server this journal is for (written in the header) */
 	unsigned next_seq;
 	int n;
 	struct jentry e[JOURNAL_MAX];
@@ -48,22 +67,29 @@ struct journal {
  * port, socket): hashed into the file name. */
 int journal_path(const char *key, char *path, size_t len, char *err, size_t errlen);
 
-/* Prepare j for path and read what is there (no file: empty). Takes the
- * lock when the file exists. Returns 0; 1 when another running dbtop holds
- * it (then nothing may be written); -1 with the reason (unreadable, a
- * symlink, wrong owner). */
-int journal_open(struct journal *j, const char *path, const char *label, char *err, size_t errlen);
+/* Prepare j for path and read what is there (no file: empty). sid / label
+ * name the server (header of a new file). Takes the lock when the file
+ * exists, unless read_only (then the file is only read: never locked,
+ * written or removed). Returns 0; 1 when another running dbtop holds it
+ * (then nothing may be written); -1 with the reason (unreadable, a
+ * symlink, wrong owner, the header names another server). */
+int journal_open(struct journal *j, const char *path, const char *sid, const char *label, bool read_only,
+		 char *err, size_t errlen);
 
 /* Append an apply record, fsynced, before the change is sent; sets
  * e->seq. Creates the file (and its directory, 0700) when needed. */
 int journal_begin(struct journal *j, struct jentry *e, char *err, size_t errlen);
 /* Append the end of entry seq (fsynced). */
 int journal_end(struct journal *j, unsigned seq, enum jstate st, char *err, size_t errlen);
+/* The same with the value found in force (JS_SUPERSEDED). */
+int journal_end_value(struct journal *j, unsigned seq, enum jstate st, const char *now, char *err, size_t errlen);
 
 /* Active entries, newest first (the order they are reverted in): indexes
- * into j->e; returns how many. */
+ * into j->e; returns how many. The table keeps active entries only (finished
+ * ones are dropped when room is needed): JOURNAL_MAX changes in force. */
 int journal_active(const struct journal *j, int *idx, int max);
-/* Remove the file when nothing is active any more; close it. */
+/* Remove the file when nothing is active any more (and it was opened for
+ * writing); close it. */
 void journal_close(struct journal *j);
 
 /* Parse one line into e/st (exposed for tests): 'A' or 'E', or 0 when the

@@ -106,6 +106,43 @@ static void my_close(struct source *src)
 	src->priv = NULL;
 }
 
+/* The server's identity (caps.server_id / server_label): MySQL's
+ * server_uuid; MariaDB has none, so server_id with the host name, port and
+ * data directory. Left empty, with the reason in the label, on failure. */
+static void my_identity(struct source *src)
+{
+	struct caps *c = &src->caps;
+	bool mysql = c->flavour == FLAVOUR_MYSQL, failed;
+	char e2[NOTE_LEN], a[80], h[64], port[16], dir[200];
+	MYSQL_RES *res = my_query(src, mysql ? "SELECT @@server_uuid, @@hostname, @@port, ''"
+					     : "SELECT @@server_id, @@hostname, @@port, @@datadir",
+				  e2, sizeof e2, &failed, NULL, NULL);
+	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+	c->server_id[0] = '\0';
+	if (!row || !row[0] || !*row[0]) {
+		str_printf(c->server_label, sizeof c->server_label, "the server's identity is unreadable: %s",
+			   failed ? e2 : "no value");
+		if (res)
+			mysql_free_result(res);
+		return;
+	}
+	str_copy(a, sizeof a, row[0]);
+	str_copy(h, sizeof h, row[1] ? row[1] : "");
+	str_copy(port, sizeof port, row[2] ? row[2] : "");
+	str_copy(dir, sizeof dir, row[3] ? row[3] : "");
+	mysql_free_result(res);
+	text_sanitize(a);
+	text_sanitize(h);
+	text_sanitize(dir);
+	if (mysql) {
+		str_printf(c->server_id, sizeof c->server_id, "mysql:%s", a);
+		str_printf(c->server_label, sizeof c->server_label, "MySQL %s:%s (server_uuid %s)", h, port, a);
+	} else {
+		str_printf(c->server_id, sizeof c->server_id, "mariadb:%s:%s:%s:%s", a, h, port, dir);
+		str_printf(c->server_label, sizeof c->server_label, "MariaDB %s:%s (server_id %s, %s)", h, port, a, dir);
+	}
+}
+
 /* Probe flavour, version, performance_schema, privileges, counters. */
 static int my_probe(struct source *src, char *err, size_t errlen)
 {
@@ -198,6 +235,7 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 		mysql_free_result(res);
 	}
 	mysql_caps_finish(c, has_os_log_fsyncs, ps_failed ? ps_err : NULL);
+	my_identity(src);
 	return 0;
 }
 
@@ -814,6 +852,46 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 	return 0;
 }
 
+/* Tuning, TC_LOCK / TC_UNLOCK: the server-wide tuning lock (GET_LOCK is
+ * counted per session: the tuner takes it once). Busy: the holder's
+ * session id, and its user and host where the processlist shows them. */
+static int my_tune_lock(struct source *src, struct tune_call *c)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	bool failed;
+	if (c->what == TC_UNLOCK) {
+		res = my_query(src, "SELECT RELEASE_LOCK('" TUNE_LOCK_NAME "')", c->err, sizeof c->err, &failed, NULL, NULL);
+		if (res)
+			mysql_free_result(res);
+		return failed ? -1 : 0;
+	}
+	res = my_query(src, "SELECT GET_LOCK('" TUNE_LOCK_NAME "', 0)", c->err, sizeof c->err, &failed, NULL, NULL);
+	if (failed)
+		return -1;
+	row = res ? mysql_fetch_row(res) : NULL;
+	c->got = row && row[0] && strcmp(row[0], "1") == 0;
+	if (res)
+		mysql_free_result(res);
+	if (c->got)
+		return 0;
+	res = my_query(src,
+		       "SELECT IS_USED_LOCK('" TUNE_LOCK_NAME "'), (SELECT CONCAT(USER, '@', HOST) FROM "
+		       "information_schema.PROCESSLIST WHERE ID = IS_USED_LOCK('" TUNE_LOCK_NAME "'))",
+		       c->err, sizeof c->err, &failed, NULL, NULL);
+	row = res ? mysql_fetch_row(res) : NULL;
+	if (row && row[0])
+		str_printf(c->holder, sizeof c->holder, "session %s%s%s", row[0], row[1] ? ", " : "",
+			   row[1] ? row[1] : "");
+	else
+		str_copy(c->holder, sizeof c->holder, "a session the server does not name");
+	text_sanitize(c->holder);
+	if (res)
+		mysql_free_result(res);
+	c->err[0] = '\0';
+	return 0;
+}
+
 /* Tuning: probe, read the state to restore, or run a change. */
 static int my_tune(struct source *src, struct tune_call *c)
 {
@@ -828,6 +906,8 @@ static int my_tune(struct source *src, struct tune_call *c)
 		str_copy(c->err, sizeof c->err, "--read-only: refused");
 		return -1;
 	}
+	if (c->what == TC_LOCK || c->what == TC_UNLOCK)
+		return my_tune_lock(src, c);
 	res = my_query(src, c->sql, c->err, sizeof c->err, &failed, &stalled, NULL);
 	if (res)
 		mysql_free_result(res);

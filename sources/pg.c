@@ -313,6 +313,40 @@ static void pg_notice_ignore(void *arg, const char *msg)
 	(void)msg;
 }
 
+/* The server's identity (caps.server_id / server_label): the cluster's
+ * system_identifier (pg_control_system(), executable by every role by
+ * default on PostgreSQL 13 to 18) with the port. Left empty, with the
+ * reason and the grant that mends it in the label, when it is unreadable. */
+static void pg_identity(struct source *src)
+{
+	struct pg_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	struct pg_results rs;
+	bool stalled;
+	char e2[NOTE_LEN];
+	c->server_id[0] = '\0';
+	if (pg_run(src, "SELECT (SELECT system_identifier FROM pg_control_system())::text, current_setting('port')", &rs,
+		   e2, sizeof e2, &stalled, NULL) < 0) {
+		str_printf(c->server_label, sizeof c->server_label,
+			   "pg_control_system() is not readable (%s): GRANT EXECUTE ON FUNCTION pg_control_system() TO "
+			   "this user", e2);
+		p->own_xacts++;
+		return;
+	}
+	p->own_xacts++;
+	const char *id = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL, *port = rs.n > 0 ? cell(rs.r[0], 0, 1) : NULL;
+	if (id && *id && strspn(id, "0123456789") == strlen(id)) {
+		char pt[16];
+		str_copy(pt, sizeof pt, port ? port : "");
+		text_sanitize(pt);
+		str_printf(c->server_id, sizeof c->server_id, "postgresql:%s:%s", id, pt);
+		str_printf(c->server_label, sizeof c->server_label, "PostgreSQL system %s, port %s", id, pt);
+	} else {
+		str_copy(c->server_label, sizeof c->server_label, "pg_control_system() returned no system_identifier");
+	}
+	pg_results_clear(&rs);
+}
+
 static int pg_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
@@ -403,6 +437,7 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 		pg_close(src);
 		return -1;
 	}
+	pg_identity(src);
 	if (src->read_only) {
 		/* --read-only: the server says whether this session is */
 		struct pg_results rs;
@@ -869,6 +904,72 @@ static int pg_tune_prev(struct source *src, struct tune_call *c)
 	return 0;
 }
 
+#define PG_LOCK_KEYS PG_STR(TUNE_LOCK_PG_KEY1) ", " PG_STR(TUNE_LOCK_PG_KEY2)
+#define PG_STR(x) PG_STR2(x)
+#define PG_STR2(x) #x
+/* Another session holding the tuning lock, in any database (an advisory
+ * lock is per database; the tuning lock is for the whole server). */
+#define PG_LOCK_HOLDER_SQL \
+	"SELECT l.pid, a.usename, a.client_addr, a.datname FROM pg_locks l LEFT JOIN pg_stat_activity a " \
+	"ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.classid = " PG_STR(TUNE_LOCK_PG_KEY1) \
+	" AND l.objid = " PG_STR(TUNE_LOCK_PG_KEY2) " AND l.objsubid = 2 AND l.granted " \
+	"AND l.pid <> pg_backend_pid() ORDER BY l.pid LIMIT 1"
+
+/* Tuning, TC_LOCK / TC_UNLOCK: the server-wide tuning lock, a session
+ * advisory lock (the tuner takes it once). Busy: the holder's pid, user
+ * and client address where pg_stat_activity shows them. */
+static int pg_tune_lock(struct source *src, struct tune_call *c)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	bool stalled;
+	const char *v;
+	p->own_xacts++;
+	if (c->what == TC_UNLOCK) {
+		if (pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &rs, c->err, sizeof c->err, &stalled, NULL) < 0)
+			return -1;
+		pg_results_clear(&rs);
+		return 0;
+	}
+	if (pg_run(src, "SELECT pg_try_advisory_lock(" PG_LOCK_KEYS ")", &rs, c->err, sizeof c->err, &stalled, NULL) < 0)
+		return -1;
+	v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
+	c->got = v && v[0] == 't';
+	pg_results_clear(&rs);
+	p->own_xacts++;
+	if (pg_run(src, PG_LOCK_HOLDER_SQL, &rs, c->err, sizeof c->err, &stalled, NULL) < 0) {
+		if (c->got && pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &rs, c->err, sizeof c->err,
+				     &stalled, NULL) == 0)
+			pg_results_clear(&rs);
+		c->got = false;
+		return -1;
+	}
+	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
+	if (r && PQntuples(r) > 0) {
+		const char *pid = cell(r, 0, 0), *user = cell(r, 0, 1), *addr = cell(r, 0, 2), *db = cell(r, 0, 3);
+		str_printf(c->holder, sizeof c->holder, "backend pid %s, user %s, %s%s", pid ? pid : "?",
+			   user ? user : "?", addr ? "from " : "local or hidden client", addr ? addr : "");
+		if (db) {
+			size_t l = strlen(c->holder);
+			str_printf(c->holder + l, sizeof c->holder - l, ", database %s", db);
+		}
+		text_sanitize(c->holder);
+		if (c->got) {
+			/* taken here while another database has it: not ours */
+			struct pg_results r2;
+			char e2[NOTE_LEN];
+			p->own_xacts++;
+			if (pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &r2, e2, sizeof e2, &stalled, NULL) == 0)
+				pg_results_clear(&r2);
+			c->got = false;
+		}
+	} else if (!c->got) {
+		str_copy(c->holder, sizeof c->holder, "a session this user cannot see");
+	}
+	pg_results_clear(&rs);
+	return 0;
+}
+
 /* Tuning: probe, read the state to restore, or run a change. */
 static int pg_tune(struct source *src, struct tune_call *c)
 {
@@ -883,6 +984,8 @@ static int pg_tune(struct source *src, struct tune_call *c)
 		str_copy(c->err, sizeof c->err, "--read-only: refused");
 		return -1;
 	}
+	if (c->what == TC_LOCK || c->what == TC_UNLOCK)
+		return pg_tune_lock(src, c);
 	int rc = pg_run(src, c->sql, &rs, c->err, sizeof c->err, &stalled, NULL);
 	p->own_xacts++;
 	if (rc < 0) {

@@ -39,6 +39,13 @@ struct caps {
 	bool in_recovery;
 	bool superuser;
 	bool pg_monitor;
+	/* The server's own identity, read at connect (never recorded): MySQL
+	 * @@server_uuid; MariaDB @@server_id, @@hostname, @@port, @@datadir;
+	 * PostgreSQL pg_control_system()'s system_identifier and the port.
+	 * The undo journal is keyed by it. "" when it could not be read: then
+	 * server_label says why (and tuning is off). */
+	char server_id[160];
+	char server_label[128];  /* the same for people: "MariaDB vm:3306 (server_id 1)" */
 	struct notes notes;      /* what is missing and how to fix it */
 };
 
@@ -49,7 +56,16 @@ enum tune_call_what {
 	TC_PROBE = 1,   /* current value and privilege of every tunable of this flavour */
 	TC_PREV,        /* the state to restore for c->t: undo token and running value */
 	TC_EXEC,        /* run c->sql (PostgreSQL: then pg_reload_conf() when c->reload) */
+	TC_LOCK,        /* try the server-wide tuning lock on this session: c->got, else c->holder */
+	TC_UNLOCK,      /* release it */
 };
+
+/* The tuning lock: one dbtop tunes a server at a time. MySQL / MariaDB
+ * GET_LOCK(TUNE_LOCK_NAME, 0); PostgreSQL a session advisory lock on the
+ * two keys ("dbto", "tune"), checked in every database (pg_locks). */
+#define TUNE_LOCK_NAME "dbtop.tune"
+#define TUNE_LOCK_PG_KEY1 1684174959
+#define TUNE_LOCK_PG_KEY2 1953852773
 
 struct tune_call {
 	enum tune_call_what what;
@@ -67,6 +83,9 @@ struct tune_call {
 	const char *sql;
 	bool reload;
 	bool unsure;                          /* TC_EXEC failed, but the change may be in force */
+	/* TC_LOCK out */
+	bool got;                             /* this session holds the lock now */
+	char holder[NOTE_LEN];                /* who holds it otherwise (session, user, host) */
 	char err[NOTE_LEN];
 };
 

@@ -4,42 +4,174 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../util/util.h"
 
-/* Copy the journal's active entries into the view. */
+/* Was e made on the server this journal is for? (A version 1 record,
+ * without a server, never is.) */
+static bool ours(const struct tuner *tu, const struct jentry *e)
+{
+	return e->sid[0] && strcmp(e->sid, tu->sid) == 0;
+}
+
+/* Active entries of this server, newest first; returns how many. */
+static int active_ours(const struct tuner *tu, int *idx)
+{
+	int all[JOURNAL_MAX], n = journal_active(&tu->j, all, JOURNAL_MAX), k = 0;
+	for (int i = 0; i < n; i++)
+		if (ours(tu, &tu->j.e[all[i]]))
+			idx[k++] = all[i];
+	return k;
+}
+
+/* Copy the journal's active entries into the view: this server's, and
+ * the others' (listed, never reverted). */
 static void publish(struct tuner *tu)
 {
 	int idx[JOURNAL_MAX];
 	int n = journal_active(&tu->j, idx, JOURNAL_MAX);
-	tu->v.nactive = n;
+	tu->v.nactive = 0;
 	tu->v.orphans = 0;
+	tu->v.nforeign = 0;
 	for (int i = 0; i < n; i++) {
-		tu->v.active[i] = tu->j.e[idx[i]];
-		if (tu->v.active[i].seq < tu->v.first_seq)
-			tu->v.orphans++;
+		const struct jentry *e = &tu->j.e[idx[i]];
+		if (ours(tu, e)) {
+			tu->v.active[tu->v.nactive++] = *e;
+			if (e->seq < tu->v.first_seq)
+				tu->v.orphans++;
+		} else if (tu->v.nforeign < TUNE_LIST_MAX) {
+			tu->v.foreign[tu->v.nforeign++] = *e;
+		}
+	}
+	n = tu->old.fd >= 0 ? journal_active(&tu->old, idx, JOURNAL_MAX) : 0;
+	for (int i = 0; i < n && tu->v.nforeign < TUNE_LIST_MAX; i++) {
+		struct jentry *f = &tu->v.foreign[tu->v.nforeign++];
+		*f = tu->old.e[idx[i]];
+		if (!f->sid[0])
+			str_printf(f->slabel, sizeof f->slabel, "%s (an older dbtop's journal: server not verified)",
+				   tu->old.label[0] ? tu->old.label : "?");
 	}
 	tu->v.damaged = tu->j.damaged;
+	tu->v.locked = tu->locked;
 }
 
-void tuner_init(struct tuner *tu, struct source *src, const char *key, const char *label, bool read_only,
-		double ttl)
+/* Take the server's tuning lock on this connection (once). 0, or -1 with
+ * who holds it in msg. */
+static int take_lock(struct tuner *tu, char *msg, size_t len)
 {
-	char err[NOTE_LEN] = "";
+	struct tune_call *c;
+	int rc;
+	if (tu->locked)
+		return 0;
+	c = xcalloc(1, sizeof *c);
+	c->what = TC_LOCK;
+	rc = tu->src->ops->tune(tu->src, c);
+	if (rc < 0) {
+		str_printf(msg, len, "cannot take the server's tuning lock (%s)", c->err);
+	} else if (!c->got) {
+		str_printf(msg, len, "another dbtop is tuning this server (%s holds its tuning lock)", c->holder);
+		rc = -1;
+	} else {
+		tu->locked = true;
+	}
+	free(c);
+	tu->v.locked = tu->locked;
+	return rc;
+}
+
+/* Nothing of ours in force any more: let another dbtop tune. */
+static void release_when_idle(struct tuner *tu)
+{
+	int idx[JOURNAL_MAX];
+	if (!tu->locked || active_ours(tu, idx) > 0)
+		return;
+	if (tu->src->connected && tu->gen == tu->src->conn_gen) {
+		struct tune_call *c = xcalloc(1, sizeof *c);
+		c->what = TC_UNLOCK;
+		tu->src->ops->tune(tu->src, c);
+		free(c);
+	}
+	tu->locked = false;   /* gone with the session otherwise */
+	tu->v.locked = false;
+}
+
+/* After a (re)connection: still the server of the journal? (else nothing
+ * is changed or reverted); the tuning lock, which went with the old
+ * session, taken again while changes are in force. False with the reason
+ * in msg when the connection reaches another server. */
+static bool server_check(struct tuner *tu, char *msg, size_t len)
+{
+	struct source *src = tu->src;
+	if (src->connected && src->conn_gen != tu->gen) {
+		int idx[JOURNAL_MAX];
+		char m[NOTE_LEN];
+		tu->gen = src->conn_gen;
+		tu->locked = false;
+		tu->v.other_server = strcmp(src->caps.server_id, tu->sid) != 0;
+		str_copy(tu->v.now_server, sizeof tu->v.now_server,
+			 src->caps.server_id[0] ? src->caps.server_label : "a server that cannot be identified");
+		if (tu->v.other_server) {
+			str_printf(tu->v.why, sizeof tu->v.why,
+				   "the address now reaches another server (%s), not %s: nothing is changed or reverted "
+				   "there; the changes in force stay in the undo journal", tu->v.now_server, tu->v.server);
+			tu->v.available = false;
+		} else {
+			str_copy(tu->v.why, sizeof tu->v.why, tu->why_base);
+			tu->v.available = tu->journal_ok;
+			if (active_ours(tu, idx) > 0 && take_lock(tu, m, sizeof m) < 0)
+				str_printf(tu->v.why, sizeof tu->v.why, "after the reconnection: %s", m);
+		}
+		publish(tu);
+	}
+	if (tu->v.other_server) {
+		str_printf(msg, len, "the address now reaches another server (%s), not %s whose undo journal this is: "
+			   "nothing was done", tu->v.now_server, tu->v.server);
+		return false;
+	}
+	return true;
+}
+
+void tuner_init(struct tuner *tu, struct source *src, const char *legacy_key, bool read_only, double ttl)
+{
+	char err[NOTE_LEN] = "", key[300];
 	memset(tu, 0, sizeof *tu);
 	tu->src = src;
 	tu->j.fd = -1;
+	tu->old.fd = -1;
 	tu->v.read_only = read_only;
 	tu->v.ttl = ttl;
 	if (!src->ops || !src->ops->tune) {
 		str_copy(tu->v.why, sizeof tu->v.why, "tuning acts on a live server only (this is a recording)");
 		return;
 	}
+	/* an older dbtop's journal of this address: listed, never reverted or removed */
+	if (legacy_key && journal_path(legacy_key, tu->v.legacy_path, sizeof tu->v.legacy_path, err, sizeof err) == 0 &&
+	    access(tu->v.legacy_path, F_OK) == 0 &&
+	    journal_open(&tu->old, tu->v.legacy_path, "", "", true, err, sizeof err) == 0) {
+		int idx[1];
+		if (journal_active(&tu->old, idx, 1) == 0)
+			journal_close(&tu->old);
+	}
+	if (tu->old.fd < 0)
+		tu->v.legacy_path[0] = '\0';
+	if (!src->caps.server_id[0]) {
+		str_printf(tu->v.why, sizeof tu->v.why,
+			   "tuning off: this server cannot be identified (%s), so no undo journal can be kept for it",
+			   src->caps.server_label[0] ? src->caps.server_label : "no identity read");
+		publish(tu);
+		return;
+	}
+	str_copy(tu->sid, sizeof tu->sid, src->caps.server_id);
+	str_copy(tu->v.server, sizeof tu->v.server, src->caps.server_label);
+	str_copy(tu->v.now_server, sizeof tu->v.now_server, src->caps.server_label);
+	tu->gen = src->conn_gen;
+	str_printf(key, sizeof key, "%s|%s", engine_name(src->caps.engine), tu->sid);
 	if (journal_path(key, tu->v.path, sizeof tu->v.path, err, sizeof err) < 0) {
 		str_printf(tu->v.why, sizeof tu->v.why, "tuning off: %s", err);
 		return;
 	}
-	int rc = journal_open(&tu->j, tu->v.path, label, err, sizeof err);
+	int rc = journal_open(&tu->j, tu->v.path, tu->sid, tu->v.server, read_only, err, sizeof err);
 	tu->v.first_seq = tu->j.next_seq;
 	publish(tu);
 	if (rc != 0) {
@@ -58,12 +190,17 @@ void tuner_init(struct tuner *tu, struct source *src, const char *key, const cha
 		str_printf(tu->v.why, sizeof tu->v.why,
 			   "%d damaged line(s) in the undo journal %s were ignored: check those settings by hand",
 			   tu->j.damaged, tu->v.path);
+	str_copy(tu->why_base, sizeof tu->why_base, tu->v.why);
+	/* changes a dead dbtop left in force: held under the lock from now on */
+	if (tu->v.orphans > 0 && src->connected && take_lock(tu, err, sizeof err) < 0)
+		str_copy(tu->v.why, sizeof tu->v.why, err);
+	publish(tu);
 }
 
 int tuner_active(const struct tuner *tu)
 {
 	int idx[JOURNAL_MAX];
-	return journal_active(&tu->j, idx, JOURNAL_MAX);
+	return active_ours(tu, idx);
 }
 
 /* Connected, reconnecting once when needed. */
@@ -82,8 +219,11 @@ static bool ensure_connected(struct tuner *tu, char *msg, size_t len)
 void tuner_probe(struct tuner *tu)
 {
 	struct tune_call *c;
+	char msg[NOTE_LEN];
 	if (!tu->src->ops || !tu->src->ops->tune || !tu->src->connected)
 		return;
+	if (tu->sid[0])
+		server_check(tu, msg, sizeof msg);
 	c = xcalloc(1, sizeof *c);
 	c->what = TC_PROBE;
 	if (tu->src->ops->tune(tu->src, c) == 0) {
@@ -125,16 +265,85 @@ static int exec_sql(struct tuner *tu, const char *sql, enum tune_kind kind, char
 	return rc;
 }
 
-/* Revert journal entry i. */
+/* Note a superseded change for the screen and the exit message. */
+static void note_superseded(struct tuner *tu, const struct jentry *e)
+{
+	if (tu->v.nsuperseded == TUNE_LIST_MAX) {
+		memmove(tu->v.superseded, tu->v.superseded + 1, sizeof tu->v.superseded[0] * (TUNE_LIST_MAX - 1));
+		tu->v.nsuperseded--;
+	}
+	tu->v.superseded[tu->v.nsuperseded++] = *e;
+}
+
+/* Revert journal entry i: on its own server, under the tuning lock, and
+ * only while dbtop's value is the one in force (PostgreSQL: the line in
+ * postgresql.auto.conf). 0 reverted, 1 superseded (someone set another
+ * value since: left as it is, ended as such), -1 failure. */
 static int revert_one(struct tuner *tu, int i, char *msg, size_t len)
 {
 	struct jentry *e = &tu->j.e[i];
-	char sql[256], err[NOTE_LEN];
-	if (tune_sql_revert(e->kind, e->name, e->undo, sql, sizeof sql) < 0 ||
-	    !tunable_find(e->name, tu->src->caps.flavour, e->kind)) {
+	const struct tunable *t = tunable_find(e->name, tu->src->caps.flavour, e->kind);
+	struct tune_call *c;
+	char sql[256], err[NOTE_LEN], now[TUNE_VALUE_LEN];
+	bool still, back;
+	if (!ours(tu, e)) {
+		str_printf(msg, len, "not reverted: %s = %s was set on another server (%s): left alone", e->name, e->val,
+			   e->slabel[0] ? e->slabel : "unknown");
+		return -1;
+	}
+	if (tune_sql_revert(e->kind, e->name, e->undo, sql, sizeof sql) < 0 || !t) {
 		str_printf(msg, len, "cannot revert %s: the journal entry is not valid here (restore it by hand)",
 			   e->name);
 		return -1;
+	}
+	if (!server_check(tu, msg, len))
+		return -1;
+	if (take_lock(tu, err, sizeof err) < 0) {
+		str_printf(msg, len, "%s not reverted: %s", e->name, err);
+		return -1;
+	}
+	/* compare, then revert */
+	c = xcalloc(1, sizeof *c);
+	c->what = TC_PREV;
+	c->t = t;
+	if (tu->src->ops->tune(tu->src, c) < 0) {
+		str_printf(msg, len, "%s not reverted: its value now cannot be read (%s)", e->name, c->err);
+		free(c);
+		return -1;
+	}
+	if (e->kind == TK_PG_SYSTEM) {
+		bool line = strncmp(c->undo, "set:", 4) == 0;
+		still = line && tune_value_same(c->undo + 4, e->val);
+		back = tune_value_same(c->undo, e->undo);
+		if (line)
+			str_copy(now, sizeof now, c->undo + 4);
+		else
+			str_printf(now, sizeof now, "%s (no ALTER SYSTEM line)", c->was);
+	} else {
+		still = tune_value_same(c->was, e->val);
+		back = tune_value_same(c->undo, e->undo);
+		str_copy(now, sizeof now, c->was);
+	}
+	free(c);
+	if (!still && back) {
+		/* the state before dbtop is in force already (a change in doubt
+		 * that did not take, or undone by hand): nothing to send */
+		if (journal_end(&tu->j, e->seq, JS_REVERTED, err, sizeof err) < 0) {
+			str_printf(msg, len, "%s is back at %s, but %s", e->name, e->was, err);
+			return -1;
+		}
+		str_printf(msg, len, "%s is back at its earlier value %s already: nothing to revert", e->name, e->was);
+		return 0;
+	}
+	if (!still) {
+		if (journal_end_value(&tu->j, e->seq, JS_SUPERSEDED, now, err, sizeof err) < 0) {
+			str_printf(msg, len, "%s was changed by someone else, but %s", e->name, err);
+			return -1;
+		}
+		note_superseded(tu, e);
+		str_printf(msg, len, "not reverted: %s is %s now (set by someone else while dbtop held %s; before dbtop: %s)",
+			   e->name, now, e->val, e->was);
+		return 1;
 	}
 	if (exec_sql(tu, sql, e->kind, err, sizeof err, NULL) < 0) {
 		str_printf(msg, len, "revert of %s failed: %s", e->name, err);
@@ -158,14 +367,14 @@ static bool writable(struct tuner *tu, char *msg, size_t len)
 		str_copy(msg, len, tu->v.why[0] ? tu->v.why : "tuning is off");
 		return false;
 	}
-	return ensure_connected(tu, msg, len);
+	return ensure_connected(tu, msg, len) && server_check(tu, msg, len);
 }
 
 int tuner_revert(struct tuner *tu, bool all, char *msg, size_t len)
 {
-	int idx[JOURNAL_MAX], n, done = 0;
+	int idx[JOURNAL_MAX], n, done = 0, left = 0, rc;
 	char one[NOTE_LEN] = "";
-	n = journal_active(&tu->j, idx, JOURNAL_MAX);
+	n = active_ours(tu, idx);
 	if (n == 0) {
 		str_copy(msg, len, "no change to undo");
 		return 0;
@@ -173,37 +382,45 @@ int tuner_revert(struct tuner *tu, bool all, char *msg, size_t len)
 	if (!writable(tu, msg, len))
 		return -1;
 	for (int k = 0; k < (all ? n : 1); k++) {
-		if (revert_one(tu, idx[k], one, sizeof one) < 0) {
-			str_printf(msg, len, "%s%s", one, done ? " (the newer changes were reverted)" : "");
+		rc = revert_one(tu, idx[k], one, sizeof one);
+		if (rc < 0) {
+			str_printf(msg, len, "%s%s", one, done + left ? " (the newer changes were ended)" : "");
 			publish(tu);
 			tuner_probe(tu);
 			return -1;
 		}
-		done++;
+		if (rc > 0)
+			left++;
+		else
+			done++;
 	}
-	if (done == 1)
+	if (done + left == 1)
 		str_copy(msg, len, one);
+	else if (left)
+		str_printf(msg, len, "reverted %d change(s), newest first; %d left as someone else set them", done, left);
 	else
 		str_printf(msg, len, "reverted %d changes, newest first", done);
+	release_when_idle(tu);
 	publish(tu);
 	tuner_probe(tu);
-	return done;
+	return done + left;
 }
 
-int tuner_expire(struct tuner *tu, double now_wall, char *msg, size_t len)
+int tuner_expire(struct tuner *tu, double now_mono, char *msg, size_t len)
 {
-	int idx[JOURNAL_MAX], n, done = 0;
+	int idx[JOURNAL_MAX], n, done = 0, rc;
 	char one[NOTE_LEN] = "";
 	if (tu->v.ttl <= 0)
 		return 0;
-	n = journal_active(&tu->j, idx, JOURNAL_MAX);
+	n = active_ours(tu, idx);
 	for (int k = 0; k < n; k++) {
 		struct jentry *e = &tu->j.e[idx[k]];
-		if (e->seq < tu->v.first_seq || e->wall + tu->v.ttl > now_wall)
+		if (e->seq < tu->v.first_seq || e->mono <= 0 || e->mono + tu->v.ttl > now_mono)
 			continue;
 		if (!writable(tu, msg, len))
 			return -1;
-		if (revert_one(tu, idx[k], one, sizeof one) < 0) {
+		rc = revert_one(tu, idx[k], one, sizeof one);
+		if (rc < 0) {
 			str_copy(msg, len, one);
 			publish(tu);
 			return -1;
@@ -212,6 +429,7 @@ int tuner_expire(struct tuner *tu, double now_wall, char *msg, size_t len)
 	}
 	if (done) {
 		str_printf(msg, len, "--tune-ttl reached: %s", done == 1 ? one : "changes reverted");
+		release_when_idle(tu);
 		publish(tu);
 		tuner_probe(tu);
 	}
@@ -227,7 +445,7 @@ int tuner_keep(struct tuner *tu, unsigned seq, char *msg, size_t len)
 	}
 	for (int i = 0; i < tu->j.n; i++) {
 		struct jentry *e = &tu->j.e[i];
-		if (e->seq != seq || e->state != JS_ACTIVE)
+		if (e->seq != seq || e->state != JS_ACTIVE || !ours(tu, e))
 			continue;
 		if (journal_end(&tu->j, seq, JS_KEPT, err, sizeof err) < 0) {
 			str_copy(msg, len, err);
@@ -236,6 +454,7 @@ int tuner_keep(struct tuner *tu, unsigned seq, char *msg, size_t len)
 		str_printf(msg, len, "kept: %s = %s stays after dbtop exits%s", e->name, e->val,
 			   e->kind == TK_PG_SYSTEM ? " (in postgresql.auto.conf)"
 						   : " (until the server restarts: my.cnf is not edited)");
+		release_when_idle(tu);
 		publish(tu);
 		return 0;
 	}
@@ -261,7 +480,7 @@ int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t 
 	}
 	/* a setting dbtop changed already: toggling it again is its undo */
 	for (int i = tu->j.n - 1; i >= 0; i--) {
-		if (tu->j.e[i].state != JS_ACTIVE || strcmp(tu->j.e[i].name, t->name) != 0)
+		if (tu->j.e[i].state != JS_ACTIVE || !ours(tu, &tu->j.e[i]) || strcmp(tu->j.e[i].name, t->name) != 0)
 			continue;
 		if (tu->j.e[i].seq < tu->v.first_seq) {
 			str_printf(msg, len, "%s has a change left by an earlier dbtop: revert it first (U)", t->name);
@@ -270,9 +489,10 @@ int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t 
 		if (!writable(tu, msg, len))
 			return -1;
 		int rc = revert_one(tu, i, msg, len);
+		release_when_idle(tu);
 		publish(tu);
 		tuner_probe(tu);
-		return rc;
+		return rc < 0 ? -1 : 0;
 	}
 	if (!writable(tu, msg, len))
 		return -1;
@@ -284,6 +504,11 @@ int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t 
 		str_printf(msg, len, "refused: '%s' is not a value dbtop writes", value);
 		return -1;
 	}
+	/* one tuner per server: the lock before the first change */
+	if (take_lock(tu, err, sizeof err) < 0) {
+		str_printf(msg, len, "refused: %s: nothing was done", err);
+		return -1;
+	}
 	/* the state to restore, read now (not from the last probe) */
 	c = xcalloc(1, sizeof *c);
 	c->what = TC_PREV;
@@ -291,27 +516,35 @@ int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t 
 	if (tu->src->ops->tune(tu->src, c) < 0) {
 		str_printf(msg, len, "cannot read the current state of %s: %s: nothing was done", t->name, c->err);
 		free(c);
+		release_when_idle(tu);
 		return -1;
 	}
 	memset(&e, 0, sizeof e);
 	e.kind = t->kind;
 	e.wall = clock_wall();
+	e.mono = clock_mono();
 	str_copy(e.name, sizeof e.name, t->name);
 	str_copy(e.undo, sizeof e.undo, c->undo);
 	str_copy(e.was, sizeof e.was, c->was);
 	str_copy(e.val, sizeof e.val, value);
+	str_copy(e.sid, sizeof e.sid, tu->sid);
+	str_copy(e.slabel, sizeof e.slabel, tu->v.server);
 	free(c);
 	if (tune_value_same(e.was, value)) {
 		str_printf(msg, len, "%s is %s already: nothing was done", t->name, value);
+		release_when_idle(tu);
 		return -1;
 	}
 	if (tune_sql_revert(e.kind, e.name, e.undo, rsql, sizeof rsql) < 0) {
 		str_printf(msg, len, "refused: the present state of %s ('%s') could not be restored exactly", t->name,
 			   e.undo);
+		release_when_idle(tu);
 		return -1;
 	}
 	if (journal_begin(&tu->j, &e, err, sizeof err) < 0) {
 		str_printf(msg, len, "refused: %s: nothing was sent to the server", err);
+		release_when_idle(tu);
+		publish(tu);
 		return -1;
 	}
 	bool unsure = false;
@@ -322,6 +555,7 @@ int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t 
 			journal_end(&tu->j, e.seq, JS_FAILED, e2, sizeof e2);
 		str_printf(msg, len, "failed: %s: %s%s", sql, err,
 			   unsure ? " (it may have taken effect: it stays in the undo journal and is reverted)" : "");
+		release_when_idle(tu);
 		publish(tu);
 		tuner_probe(tu);
 		return -1;
@@ -335,4 +569,5 @@ int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t 
 void tuner_close(struct tuner *tu)
 {
 	journal_close(&tu->j);
+	journal_close(&tu->old);
 }

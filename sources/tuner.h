@@ -1,7 +1,10 @@
 /* tuner.h - safe tuning: applies a setting only after the value to restore
- * is in the fsynced undo journal, reverts newest first, and publishes what
- * is changed for the screen. Runs on the sampler thread (it talks to the
- * server through the source), except tuner_init / tuner_close. */
+ * is in the fsynced undo journal of this server (keyed by its identity),
+ * holding the server's tuning lock while any change is in force; reverts
+ * newest first, each only while dbtop's value is still the one in force
+ * (else the change is "superseded" and left as someone else set it); and
+ * publishes what is changed for the screen. Runs on the sampler thread (it
+ * talks to the server through the source), except tuner_init / tuner_close. */
 #ifndef DBTOP_TUNER_H
 #define DBTOP_TUNER_H
 
@@ -9,6 +12,8 @@
 
 #include "journal.h"
 #include "source.h"
+
+#define TUNE_LIST_MAX 8
 
 /* What the screen shows of tuning (a copy, published by the worker). */
 struct tune_view {
@@ -29,21 +34,42 @@ struct tune_view {
 	double ttl;                   /* --tune-ttl, s; 0: until quit */
 	int damaged;                  /* journal lines ignored */
 	char path[512];               /* the journal */
+	char server[JOURNAL_LABEL_LEN];   /* the server the journal is for (its label) */
+	bool other_server;            /* the connection now reaches another server: nothing is changed or reverted */
+	char now_server[JOURNAL_LABEL_LEN]; /* ... that one */
+	bool locked;                  /* this dbtop holds the server's tuning lock */
+	/* changes in force on other servers, or in an older dbtop's address-keyed
+	 * journal (legacy_path): listed with their server's label, never
+	 * reverted automatically */
+	int nforeign;
+	struct jentry foreign[TUNE_LIST_MAX];
+	char legacy_path[512];
+	/* changes found overwritten by someone else when dbtop came to revert
+	 * them (newest last): left as they are */
+	int nsuperseded;
+	struct jentry superseded[TUNE_LIST_MAX];
 };
 
 struct tuner {
 	struct source *src;
 	struct journal j;
+	struct journal old;           /* an older dbtop's journal for this address: read only */
 	bool journal_ok;              /* the journal may be written */
+	char sid[JOURNAL_ID_LEN];     /* the server the journal is for */
+	char why_base[NOTE_LEN];      /* v.why while the connection reaches that server */
+	uint32_t gen;                 /* src->conn_gen last checked */
+	bool locked;                  /* the tuning lock is held on the connection of gen */
 	struct tune_view v;
 };
 
-/* Open the journal of the server named by key (main thread, before the
- * sampler starts). A replay, --read-only or an unusable journal leave
- * tuning unavailable with the reason in tu->v.why; orphans (changes of a
- * dbtop that died) are counted in tu->v.orphans. */
-void tuner_init(struct tuner *tu, struct source *src, const char *key, const char *label, bool read_only,
-		double ttl);
+/* Open the journal of the server connected (keyed by caps.server_id; main
+ * thread, before the sampler starts). legacy_key names the address as an
+ * older dbtop keyed its journal (may be NULL): such a journal is only read,
+ * and its changes in force listed. A replay, --read-only, a server that
+ * cannot be identified or an unusable journal leave tuning unavailable with
+ * the reason in tu->v.why; orphans (changes of a dbtop that died) are
+ * counted in tu->v.orphans, and the tuning lock is taken for them. */
+void tuner_init(struct tuner *tu, struct source *src, const char *legacy_key, bool read_only, double ttl);
 /* Read current values and privileges. */
 void tuner_probe(struct tuner *tu);
 /* Set tunable idx (index in tunables[]) to value: journal first, then the
@@ -51,13 +77,16 @@ void tuner_probe(struct tuner *tu);
  * dbtop changed already reverts that change instead. */
 int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t len);
 /* Revert the newest active change (all: every one), newest first; stops at
- * the first failure. Returns how many were reverted, -1 on failure. */
+ * the first failure. A change someone else overwrote since is not reverted
+ * but ended as superseded (listed in v.superseded). Returns how many were
+ * ended either way, -1 on failure. */
 int tuner_revert(struct tuner *tu, bool all, char *msg, size_t len);
-/* Revert the changes older than the ttl. */
-int tuner_expire(struct tuner *tu, double now_wall, char *msg, size_t len);
+/* Revert the changes of this dbtop older than the ttl (now_mono: the
+ * monotonic clock, as jentry.mono). */
+int tuner_expire(struct tuner *tu, double now_mono, char *msg, size_t len);
 /* Keep change seq after dbtop exits (no revert). */
 int tuner_keep(struct tuner *tu, unsigned seq, char *msg, size_t len);
-/* Changes still in force. */
+/* Changes of this server still in force. */
 int tuner_active(const struct tuner *tu);
 void tuner_close(struct tuner *tu);
 

@@ -451,15 +451,21 @@ int main(int argc, char **argv)
 	host = replaying ? rcfg.host : t.label;
 	struct tuner *tuner = xcalloc(1, sizeof *tuner);
 	{
-		/* the server's name for its undo journal: engine and address, not the user */
+		/* the journal is keyed by the server's own identity (caps); an older
+		 * dbtop keyed it by the address: that one is only listed */
 		char key[700];
 		str_printf(key, sizeof key, "%s|%s|%d|%s|%s", engine_name(t.engine), t.host ? t.host : "",
 			   t.port, t.socket ? t.socket : "", t.pg_conninfo && !t.host ? "conninfo" : "");
-		tuner_init(tuner, &src, key, host, o.read_only, o.tune_ttl);
+		tuner_init(tuner, &src, replaying ? NULL : key, o.read_only, o.tune_ttl);
 		if (!replaying && tuner->v.orphans > 0 && o.batch)
 			fprintf(stderr, "dbtop: %d setting change(s) left in force by an earlier dbtop (undo journal %s): "
 				"start dbtop on a terminal against this server to revert them\n",
 				tuner->v.orphans, tuner->v.path);
+		for (int i = 0; !replaying && o.batch && i < tuner->v.nforeign; i++) {
+			const struct jentry *e = &tuner->v.foreign[i];
+			fprintf(stderr, "dbtop: not this server's, left alone: %s = %s (was %s) set on %s\n", e->name, e->val,
+				e->was, e->slabel);
+		}
 	}
 	if (o.record)
 		recording = start_recording(&rec, &o, &src, host);

@@ -56,7 +56,7 @@ static int tune_action(struct sampler *sp, int what, long long id, const char *v
 	case SP_TUNE_UNDO: rc = tuner_revert(sp->tuner, false, msg, len); break;
 	case SP_TUNE_UNDO_ALL: rc = tuner_revert(sp->tuner, true, msg, len); break;
 	case SP_TUNE_KEEP: rc = tuner_keep(sp->tuner, (unsigned)id, msg, len); break;
-	case SP_TUNE_EXPIRE: rc = tuner_expire(sp->tuner, clock_wall(), msg, len); break;
+	case SP_TUNE_EXPIRE: rc = tuner_expire(sp->tuner, clock_mono(), msg, len); break;
 	default: str_copy(msg, len, "unknown request"); rc = -1; break;
 	}
 	publish_tuning(sp);

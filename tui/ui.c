@@ -87,6 +87,7 @@ struct ui {
 	double next_probe;     /* monotonic s: the tuning screen reads the settings again */
 	double next_expire;    /* monotonic s: next --tune-ttl check */
 	bool orphans_asked;
+	bool foreign_told;     /* the changes of other servers were listed */
 	double first_full;     /* monotonic s of the first frame with rates, 0: none yet */
 };
 
@@ -261,8 +262,14 @@ static void draw_header(struct ui *u)
 		double oldest = u->tv.active[u->tv.nactive - 1].wall, age = clock_wall() - oldest;
 		long a = age > 0 ? (long)age : 0;
 		str_printf(tuned, sizeof tuned, " TUNED %d %ldm%02lds ", u->tv.nactive, a / 60, a % 60);
-		if (u->tv.ttl > 0) {
-			long left = (long)(u->tv.ttl - age);
+		/* --tune-ttl counts on the monotonic clock (a wall clock step moves
+		 * neither the revert nor this countdown) */
+		double first = 0;
+		for (int i = 0; i < u->tv.nactive; i++)
+			if (u->tv.active[i].mono > 0 && (first == 0 || u->tv.active[i].mono < first))
+				first = u->tv.active[i].mono;
+		if (u->tv.ttl > 0 && first > 0) {
+			long left = (long)(u->tv.ttl - (clock_mono() - first));
 			size_t l = strlen(tuned);
 			str_printf(tuned + l - 1, sizeof tuned - l + 1, ", reverts in %ldm%02lds ", left > 0 ? left / 60 : 0,
 				   left > 0 ? left % 60 : 0);
@@ -858,12 +865,28 @@ static bool tuning_tick(struct ui *u)
 					   tune_needs_reload(e->kind) ? "; SELECT pg_reload_conf()" : "");
 				sb_puts(&b, line);
 			}
+			for (int i = 0; i < u->tv.nforeign; i++) {
+				const struct jentry *e = &u->tv.foreign[i];
+				str_printf(line, sizeof line, "  not this server's, left alone: %s set to %s (was %s) on %s;", e->name,
+					   e->val, e->was, e->slabel);
+				sb_puts(&b, line);
+			}
+			u->foreign_told = true;
 			sb_puts(&b, "  y reverts them now (newest first); any other key leaves them (quitting reverts them)");
 			u->ask.act = PA_TUNE_ORPHANS;
 			u->ask.id = 0;
 			str_copy(u->ask.what, sizeof u->ask.what, b.s);
 			sb_free(&b);
 		}
+		changed = true;
+	}
+	if (!u->foreign_told && u->tv.nforeign > 0 && !u->ask.act && u->m->intervals > 0) {
+		/* never offered for a revert here: named with their server */
+		const struct jentry *e = &u->tv.foreign[0];
+		u->foreign_told = true;
+		set_msg(u, "%d change(s) of another server are in force there, left alone%s%s: %s = %s (was %s) on %s%s",
+			u->tv.nforeign, u->tv.legacy_path[0] ? " (older journal " : "", u->tv.legacy_path,
+			e->name, e->val, e->was, e->slabel, u->tv.nforeign > 1 ? ", ..." : "");
 		changed = true;
 	}
 	if (u->screen == 5 && now >= u->next_probe && !u->o->replay) {
@@ -873,7 +896,8 @@ static bool tuning_tick(struct ui *u)
 	if (u->tv.ttl > 0 && u->tv.nactive > 0 && now >= u->next_expire) {
 		u->next_expire = now + 1;
 		for (int i = 0; i < u->tv.nactive; i++)
-			if (u->tv.active[i].seq >= u->tv.first_seq && u->tv.active[i].wall + u->tv.ttl <= clock_wall()) {
+			if (u->tv.active[i].seq >= u->tv.first_seq && u->tv.active[i].mono > 0 &&
+			    u->tv.active[i].mono + u->tv.ttl <= now) {
 				sampler_tune(&u->sp, SP_TUNE_EXPIRE, 0, NULL);
 				break;
 			}
@@ -881,24 +905,61 @@ static bool tuning_tick(struct ui *u)
 	return changed;
 }
 
-/* Quitting (q, a signal): revert every change in force before the worker
+/* The changes found overwritten by someone else, for the exit message:
+ * setting, the value now, dbtop's, and the one before dbtop. */
+static void superseded_text(const struct tune_view *tv, int from, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int i = from; i < tv->nsuperseded; i++) {
+		const struct jentry *e = &tv->superseded[i];
+		size_t l = strlen(buf);
+		str_printf(buf + l, len - l, "%s%s is %s now (someone set it while dbtop held %s; before dbtop: %s)",
+			   i > from ? "; " : "", e->name, e->now, e->val, e->was);
+	}
+}
+
+/* Quitting (q, a signal): wait (bounded) for an action still running (an
+ * apply in flight), then revert every change in force before the worker
  * stops, drawing meanwhile; the outcome goes to o->exit_msg. */
 static void revert_on_exit(struct ui *u)
 {
 	int rc = -1;
-	char msg[NOTE_LEN] = "";
-	int n = u->tv.nactive;
+	char msg[NOTE_LEN] = "", sup[400];
+	double limit = 3 * u->src->query_timeout + 2, end = clock_mono() + (limit < 5 ? 5 : limit);
+	bool inflight = sampler_busy(&u->sp);
+	ui_signal = 0;
+	/* an apply (or another action) still running: its outcome first */
+	while (inflight && clock_mono() < end) {
+		int arc;
+		char amsg[NOTE_LEN];
+		if (sampler_action_result(&u->sp, &arc, amsg, sizeof amsg) || !sampler_busy(&u->sp))
+			break;
+		set_msg(u, "waiting for the change being applied before quitting ...");
+		draw_frame(u);
+		struct pollfd pf = {.fd = u->sp.wake[0], .events = POLLIN};
+		poll(&pf, 1, 100);
+		take_samples(u);
+	}
+	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
+	if (inflight && sampler_busy(&u->sp)) {
+		str_printf(u->o->exit_msg, sizeof u->o->exit_msg,
+			   "a setting change was still being applied when dbtop quit (no answer in %.0f s): it may be in "
+			   "force; it is in the undo journal %s: run dbtop against this server again to revert it",
+			   limit < 5 ? 5 : limit, u->tv.path);
+		return;
+	}
+	int n = u->tv.nactive, sup0 = u->tv.nsuperseded;
 	if (n == 0)
 		return;
 	if (u->o->read_only || !u->tv.available) {
 		str_printf(u->o->exit_msg, sizeof u->o->exit_msg,
-			   "%d setting change(s) are still in force (undo journal %s): run dbtop%s against this server to "
-			   "revert them", n, u->tv.path, u->o->read_only ? " without --read-only" : "");
+			   "%d setting change(s) are still in force (undo journal %s): %s", n, u->tv.path,
+			   u->o->read_only ? "run dbtop without --read-only against this server to revert them"
+			   : u->tv.other_server ? u->tv.why : "run dbtop against this server to revert them");
 		return;
 	}
-	double limit = 3 * u->src->query_timeout + 2, end = clock_mono() + (limit < 5 ? 5 : limit);
 	bool sent = false;
-	ui_signal = 0;
+	end = clock_mono() + (limit < 5 ? 5 : limit);
 	while (clock_mono() < end) {
 		if (!sent)
 			sent = sampler_tune(&u->sp, SP_TUNE_UNDO_ALL, 0, NULL);
@@ -911,13 +972,19 @@ static void revert_on_exit(struct ui *u)
 		take_samples(u);
 	}
 	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
-	if (rc >= 0 && u->tv.nactive == 0)
+	superseded_text(&u->tv, sup0 < u->tv.nsuperseded ? sup0 : u->tv.nsuperseded, sup, sizeof sup);
+	int left = u->tv.nsuperseded - sup0;
+	if (rc >= 0 && u->tv.nactive == 0 && left > 0)
+		str_printf(u->o->exit_msg, sizeof u->o->exit_msg,
+			   "reverted %d setting change(s); %d NOT reverted, changed by someone else since dbtop set them "
+			   "(left as they are): %s", n - left, left, sup);
+	else if (rc >= 0 && u->tv.nactive == 0)
 		str_printf(u->o->exit_msg, sizeof u->o->exit_msg, "reverted %d setting change(s): %s", n, msg);
 	else
 		str_printf(u->o->exit_msg, sizeof u->o->exit_msg,
 			   "%d setting change(s) could NOT be reverted (%s): they stay in the undo journal %s; run dbtop "
-			   "against this server again to revert them", u->tv.nactive ? u->tv.nactive : n,
-			   msg[0] ? msg : "the server did not answer in time", u->tv.path);
+			   "against this server again to revert them%s%s", u->tv.nactive ? u->tv.nactive : n,
+			   msg[0] ? msg : "the server did not answer in time", u->tv.path, sup[0] ? ". Left as someone else set them: " : "", sup);
 }
 
 /* Write the frame-time figures where DBTOP_FRAME_STATS says. */

@@ -20,7 +20,7 @@ struct ui_opts {
 	bool read_only;         /* --read-only: no kill, cancel or tuning */
 	bool worker_running;    /* out: the sampler thread did not stop in time */
 	struct tuner *tuner;    /* tuning (owned by the sampler thread while it runs), or NULL */
-	char exit_msg[600];     /* out: what happened to tuning changes at exit, for stderr */
+	char exit_msg[1200];     /* out: what happened to tuning changes at exit, for stderr */
 	double start_mono;      /* monotonic s when dbtop started (first-frame figure) */
 };
 

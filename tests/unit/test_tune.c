@@ -1,8 +1,15 @@
 /* test_tune.c - the tuning table and its SQL, the undo journal (write,
- * read back, damage, symlinks, modes, the lock), and the tuner's order of
- * work against a scripted backend: journal before SQL, newest first on
- * revert, a failed or doubtful change, keep, --tune-ttl, orphans. */
+ * read back, damage, symlinks, modes, the lock, the server identity in the
+ * header and every record, version 1 files, a short write on a full disk,
+ * read-only use, the table keeping only changes in force), and the tuner's
+ * order of work against a scripted backend: journal before SQL, newest
+ * first on revert, compare-then-revert (superseded), the server's tuning
+ * lock, another server behind the address, a failed or doubtful change,
+ * keep, --tune-ttl on the monotonic clock, orphans, other servers'
+ * entries. */
 #include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,7 +132,7 @@ static void test_journal(void)
 	struct stat st;
 	str_printf(sub, sizeof sub, "%s/state/dbtop", dir);
 	str_printf(path, sizeof path, "%s/undo-test.journal", sub);
-	CHECK(journal_open(&j, path, "db1:3306", err, sizeof err) == 0 && j.n == 0 && j.fd < 0,
+	CHECK(journal_open(&j, path, "srv:1", "db1:3306", false, err, sizeof err) == 0 && j.n == 0 && j.fd < 0,
 	      "no journal yet: nothing open, nothing active");
 	mode_t old = umask(0);
 	struct jentry e1 = entry("innodb_flush_log_at_trx_commit", TK_MY_GLOBAL, "1", "1", "2");
@@ -145,7 +152,7 @@ static void test_journal(void)
 	CHECK(n == 2 && j.e[idx[0]].seq == 3 && j.e[idx[1]].seq == 1, "active newest first: 3 then 1");
 
 	/* a second reader while the first holds the lock */
-	CHECK(journal_open(&k, path, "db1:3306", err, sizeof err) == 1 && strstr(err, "another running dbtop"),
+	CHECK(journal_open(&k, path, "srv:1", "db1:3306", false, err, sizeof err) == 1 && strstr(err, "another running dbtop"),
 	      "a second dbtop sees the journal locked");
 	struct jentry e4 = entry("sync_binlog", TK_MY_GLOBAL, "1", "1", "0");
 	CHECK(journal_begin(&k, &e4, err, sizeof err) < 0, "and cannot write to it");
@@ -155,7 +162,7 @@ static void test_journal(void)
 	int fd_keep = j.fd;
 	j.fd = -1;
 	close(fd_keep);
-	CHECK(journal_open(&k, path, "db1:3306", err, sizeof err) == 0, "reopened after the writer died");
+	CHECK(journal_open(&k, path, "srv:1", "db1:3306", false, err, sizeof err) == 0, "reopened after the writer died");
 	n = journal_active(&k, idx, 8);
 	CHECK(n == 2 && k.e[idx[0]].seq == 3 && k.e[idx[1]].seq == 1 && k.next_seq == 4,
 	      "the two changes in force survive, in order, next seq 4");
@@ -171,7 +178,7 @@ static void test_journal(void)
 	str_printf(text + strlen(text), sizeof text - strlen(text), "A 9 1795990000.5 global sync_bin");
 	journal_close(&k);
 	spit(path, text);
-	CHECK(journal_open(&k, path, "db1:3306", err, sizeof err) == 0, "a damaged journal still opens");
+	CHECK(journal_open(&k, path, "srv:1", "db1:3306", false, err, sizeof err) == 0, "a damaged journal still opens");
 	n = journal_active(&k, idx, 8);
 	CHECK(k.damaged == 2, "a flipped byte and a torn line are counted as damaged");
 	/* entry 2's A line is gone, so its E line refers to nothing: 1 and 3 stay */
@@ -181,7 +188,7 @@ static void test_journal(void)
 
 	/* all ended: the file goes away at close */
 	unlink(path);
-	CHECK(journal_open(&k, path, "db1", err, sizeof err) == 0, "fresh");
+	CHECK(journal_open(&k, path, "srv:1", "db1", false, err, sizeof err) == 0, "fresh");
 	struct jentry e5 = entry("sync_binlog", TK_MY_GLOBAL, "1", "1", "0");
 	journal_begin(&k, &e5, err, sizeof err);
 	journal_end(&k, e5.seq, JS_KEPT, err, sizeof err);
@@ -193,7 +200,7 @@ static void test_journal(void)
 	str_printf(target, sizeof target, "%s/elsewhere", dir);
 	spit(target, "");
 	CHECK(symlink(target, path) == 0, "symlink planted");
-	CHECK(journal_open(&k, path, "db1", err, sizeof err) < 0 && strstr(err, "symlink"), "open refuses a symlink");
+	CHECK(journal_open(&k, path, "srv:1", "db1", false, err, sizeof err) < 0 && strstr(err, "symlink"), "open refuses a symlink");
 	journal_close(&k);
 	memset(&k, 0, sizeof k);
 	k.fd = -1;
@@ -237,10 +244,25 @@ static int nexec;
 static char values[TUNABLES_MAX][TUNE_VALUE_LEN];
 static char journal_at_exec[1024];
 static const char *jpath;
+static bool lock_other;        /* another session holds the server's tuning lock */
+static int lock_ours;          /* this session's holds (GET_LOCK counts them) */
 
 static int fake_tune(struct source *src, struct tune_call *c)
 {
 	(void)src;
+	if (c->what == TC_LOCK) {
+		c->got = !lock_other;
+		if (c->got)
+			lock_ours++;
+		else
+			str_copy(c->holder, sizeof c->holder, "session 77, ops@db2");
+		return 0;
+	}
+	if (c->what == TC_UNLOCK) {
+		if (lock_ours > 0)
+			lock_ours--;
+		return 0;
+	}
 	if (c->what == TC_PROBE) {
 		for (size_t i = 0; i < ntunables; i++) {
 			c->known[i] = true;
@@ -258,9 +280,8 @@ static int fake_tune(struct source *src, struct tune_call *c)
 	nexec++;
 	/* the journal must hold the change before the SQL is sent */
 	str_copy(journal_at_exec, sizeof journal_at_exec, slurp(jpath));
-	if (nexec == fail_on) {
+	if (nexec == fail_on && !fail_unsure) {
 		str_copy(c->err, sizeof c->err, "Access denied");
-		c->unsure = fail_unsure;
 		return -1;
 	}
 	str_printf(log_sql + strlen(log_sql), sizeof log_sql - strlen(log_sql), "%s\n", c->sql);
@@ -270,10 +291,157 @@ static int fake_tune(struct source *src, struct tune_call *c)
 		for (size_t i = 0; i < ntunables; i++)
 			if (strcmp(tunables[i].name, name) == 0)
 				str_copy(values[i], TUNE_VALUE_LEN, val);
+	if (nexec == fail_on) {
+		/* the connection dropped after the server took it */
+		str_copy(c->err, sizeof c->err, "Lost connection to server during query");
+		c->unsure = true;
+		return -1;
+	}
 	return 0;
 }
 
 static const struct source_ops fake_ops = {.name = "fake", .tune = fake_tune};
+
+/* ---- journal format version 2 ---- */
+
+static void test_journal_v2(void)
+{
+	char path[512], err[NOTE_LEN], text[8192];
+	struct journal j, k;
+	int idx[JOURNAL_MAX];
+	str_printf(path, sizeof path, "%s/state/dbtop/undo-v2.journal", dir);
+
+	/* identity in the header and in every record */
+	CHECK(journal_open(&j, path, "mariadb:1:vm:3306:/d/", "MariaDB vm:3306", false, err, sizeof err) == 0, "v2: fresh");
+	struct jentry e1 = entry("sync_binlog", TK_MY_GLOBAL, "1", "1", "0");
+	CHECK(journal_begin(&j, &e1, err, sizeof err) == 0, "v2: entry written");
+	str_copy(text, sizeof text, slurp(path));
+	const char *hdr = "dbtop-undo 2 mariadb:1:vm:3306:/d/ MariaDB%20vm:3306\n";
+	CHECK(strncmp(text, hdr, strlen(hdr)) == 0,
+	      "v2: the header names the server (id and label)");
+	CHECK(strstr(text, " 0 ") && strstr(text, " mariadb:1:vm:3306:/d/ MariaDB%20vm:3306 #"),
+	      "v2: the change record carries the server too");
+	CHECK(journal_end_value(&j, e1.seq, JS_SUPERSEDED, "2", err, sizeof err) == 0, "v2: superseded end written");
+	CHECK(strstr(slurp(path), "E 1 superseded 2 #") != NULL, "v2: superseded with the value found");
+	struct jentry e2 = entry("innodb_flush_log_at_trx_commit", TK_MY_GLOBAL, "1", "1", "2");
+	journal_begin(&j, &e2, err, sizeof err);
+	int fd = j.fd;
+	j.fd = -1;
+	close(fd);
+	CHECK(journal_open(&k, path, "mariadb:1:vm:3306:/d/", "MariaDB vm:3306", false, err, sizeof err) == 0 &&
+	      k.version == 2 && k.damaged == 0, "v2: read back, nothing damaged");
+	CHECK(journal_active(&k, idx, 8) == 1 && strcmp(k.e[idx[0]].sid, "mariadb:1:vm:3306:/d/") == 0 &&
+	      strcmp(k.e[idx[0]].slabel, "MariaDB vm:3306") == 0, "v2: the server of each record read back");
+	CHECK(k.n == 1, "v2: the superseded entry is not kept in the table");
+	journal_close(&k);
+
+	/* the same file name for another server's identity: refused */
+	CHECK(journal_open(&k, path, "mariadb:1:vm:3307:/e/", "MariaDB vm:3307", false, err, sizeof err) < 0 &&
+	      strstr(err, "another server"), "v2: a header naming another server is refused");
+	journal_close(&k);
+
+	/* --read-only: no lock, nothing written, never removed */
+	CHECK(journal_open(&j, path, "mariadb:1:vm:3306:/d/", "x", false, err, sizeof err) == 0 && j.locked,
+	      "read-only: a writer holds the lock");
+	CHECK(journal_open(&k, path, "mariadb:1:vm:3306:/d/", "x", true, err, sizeof err) == 0 && !k.locked,
+	      "read-only: opens while a writer holds the lock, takes no lock");
+	struct jentry e3 = entry("sync_binlog", TK_MY_GLOBAL, "1", "1", "0");
+	CHECK(journal_begin(&k, &e3, err, sizeof err) < 0 && journal_end(&k, 2, JS_REVERTED, err, sizeof err) < 0,
+	      "read-only: nothing can be written");
+	journal_end(&j, 2, JS_REVERTED, err, sizeof err);
+	journal_close(&j);
+	/* writer closed with nothing active: the file is gone; a read-only close of an all-ended file keeps it */
+	CHECK(access(path, F_OK) != 0, "the writer removed its finished journal");
+	spit(path, "dbtop-undo 2 s:1 L\n");
+	CHECK(journal_open(&k, path, "s:1", "L", true, err, sizeof err) == 0, "read-only: opened");
+	journal_close(&k);
+	CHECK(access(path, F_OK) == 0, "read-only: never removes the journal");
+	unlink(path);
+
+	/* version 1 records: read, with no server */
+	CHECK(journal_open(&j, path, "s:1", "L", false, err, sizeof err) == 0, "v1: fresh writer");
+	struct jentry e4 = entry("sync_binlog", TK_MY_GLOBAL, "1", "1", "0");
+	journal_begin(&j, &e4, err, sizeof err);
+	journal_close(&j);
+	/* hand-made v1 file: the same A line without the two last fields */
+	{
+		struct jentry pe;
+		enum jstate pst;
+		char line[256], v1[512];
+		unsigned h = 2166136261u;
+		str_copy(line, sizeof line, "A 7 1700000000.000 global sync_binlog 1 1 0 42");
+		for (const char *q = line; *q; q++) {
+			h ^= (unsigned char)*q;
+			h *= 16777619u;
+		}
+		str_printf(v1, sizeof v1, "%s #%08x", line, h);
+		CHECK(journal_parse_line(v1, &pe, &pst) == 'A' && pe.seq == 7 && pe.sid[0] == '\0',
+		      "v1: an old record parses, with no server");
+		str_printf(text, sizeof text, "dbtop-undo 1 127.0.0.1:3306\n%s\n", v1);
+		spit(path, text);
+		CHECK(journal_open(&k, path, "", "", true, err, sizeof err) == 0 && k.version == 1 &&
+		      strcmp(k.label, "127.0.0.1:3306") == 0 && journal_active(&k, idx, 8) == 1,
+		      "v1: an old journal is read (label, the change in force)");
+		journal_close(&k);
+		unlink(path);
+	}
+
+	/* the table keeps only changes in force: 100 apply/revert rounds */
+	CHECK(journal_open(&j, path, "s:1", "L", false, err, sizeof err) == 0, "rounds: fresh");
+	bool all_ok = true;
+	for (int i = 0; i < 100; i++) {
+		struct jentry e = entry("sync_binlog", TK_MY_GLOBAL, "1", "1", "0");
+		if (journal_begin(&j, &e, err, sizeof err) < 0 || journal_end(&j, e.seq, JS_REVERTED, err, sizeof err) < 0)
+			all_ok = false;
+	}
+	CHECK(all_ok, "100 applies, each reverted: never 'journal is full'");
+	int idx2[JOURNAL_MAX];
+	CHECK(journal_active(&j, idx2, JOURNAL_MAX) == 0 && j.n < JOURNAL_MAX, "the table is not filled by finished entries");
+	journal_close(&j);
+	unlink(path);
+
+	/* a short write (file size limit = a full disk): cut off, the next record whole */
+	CHECK(journal_open(&j, path, "s:1", "L", false, err, sizeof err) == 0, "short write: fresh");
+	struct jentry e5 = entry("sync_binlog", TK_MY_GLOBAL, "1", "1", "0");
+	journal_begin(&j, &e5, err, sizeof err);
+	struct stat st;
+	fstat(j.fd, &st);
+	off_t size1 = st.st_size;
+	struct rlimit old, lim;
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = (rlim_t)size1 + 20;
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &lim);
+	struct jentry e6 = entry("innodb_flush_log_at_trx_commit", TK_MY_GLOBAL, "1", "1", "2");
+	CHECK(journal_begin(&j, &e6, err, sizeof err) < 0 && strstr(err, "short write"), "short write: reported");
+	setrlimit(RLIMIT_FSIZE, &old);
+	fstat(j.fd, &st);
+	CHECK(st.st_size == size1, "short write: the torn part is cut off again");
+	CHECK(journal_active(&j, idx, 8) == 1, "short write: the refused change is not in the table");
+	CHECK(journal_begin(&j, &e6, err, sizeof err) == 0, "after space returns: the change is journaled");
+	fd = j.fd;
+	j.fd = -1;
+	close(fd);
+	CHECK(journal_open(&k, path, "s:1", "L", false, err, sizeof err) == 0 && k.damaged == 0 &&
+	      journal_active(&k, idx, 8) == 2, "... whole: read back, no damaged line");
+	journal_close(&k);
+	unlink(path);
+
+	/* a torn last line left by a crash: the next record starts on a new line */
+	spit(path, "dbtop-undo 2 s:1 L\nA 3 17000");
+	CHECK(journal_open(&j, path, "s:1", "L", false, err, sizeof err) == 0 && j.damaged == 1 && j.need_nl,
+	      "torn tail: counted, noted");
+	struct jentry e7 = entry("sync_binlog", TK_MY_GLOBAL, "1", "1", "0");
+	journal_begin(&j, &e7, err, sizeof err);
+	fd = j.fd;
+	j.fd = -1;
+	close(fd);
+	CHECK(journal_open(&k, path, "s:1", "L", false, err, sizeof err) == 0 && k.damaged == 1 &&
+	      journal_active(&k, idx, 8) == 1, "torn tail: the next record is whole");
+	journal_close(&k);
+	unlink(path);
+}
 
 static void test_tuner(void)
 {
@@ -290,9 +458,12 @@ static void test_tuner(void)
 	src.ops = &fake_ops;
 	src.connected = true;
 	src.caps.flavour = FLAVOUR_MARIADB;
+	src.caps.engine = ENGINE_MYSQL;
+	str_copy(src.caps.server_id, sizeof src.caps.server_id, "mariadb:1:fake:1:/d/");
+	str_copy(src.caps.server_label, sizeof src.caps.server_label, "MariaDB fake:1");
 	str_printf(xdg, sizeof xdg, "%s/xdg", dir);
 	setenv("XDG_STATE_HOME", xdg, 1);
-	tuner_init(&tu, &src, "mysql|fake|1||", "fake:1", false, 0);
+	tuner_init(&tu, &src, NULL, false, 0);
 	str_copy(path, sizeof path, tu.v.path);
 	jpath = path;
 	CHECK(tu.v.available && tu.v.orphans == 0, "tuner available, no orphans");
@@ -357,7 +528,7 @@ static void test_tuner(void)
 		struct tuner t2;
 		char m2[NOTE_LEN];
 		tuner_close(&tu);
-		tuner_init(&t2, &src, "mysql|fake|1||", "fake:1", false, 0);
+		tuner_init(&t2, &src, NULL, false, 0);
 		tuner_apply(&t2, fl, "2", m2, sizeof m2);
 		_exit(9);
 	}
@@ -365,7 +536,7 @@ static void test_tuner(void)
 	int status;
 	waitpid(pid, &status, 0);
 	struct tuner t3;
-	tuner_init(&t3, &src, "mysql|fake|1||", "fake:1", false, 0);
+	tuner_init(&t3, &src, NULL, false, 0);
 	CHECK(t3.v.orphans == 1 && t3.v.nactive == 1 && strcmp(t3.v.active[0].val, "2") == 0,
 	      "next start: the dead session's change is an orphan");
 	CHECK(tuner_apply(&t3, fl, "1", msg, sizeof msg) < 0 && strstr(msg, "earlier dbtop"),
@@ -378,15 +549,15 @@ static void test_tuner(void)
 	CHECK(access(path, F_OK) != 0, "journal removed once nothing is in force");
 
 	/* --tune-ttl */
-	tuner_init(&t3, &src, "mysql|fake|1||", "fake:1", false, 60);
+	tuner_init(&t3, &src, NULL, false, 60);
 	tuner_apply(&t3, fl, "2", msg, sizeof msg);
-	CHECK(tuner_expire(&t3, clock_wall() + 30, msg, sizeof msg) == 0 && t3.v.nactive == 1, "ttl not reached: kept");
-	CHECK(tuner_expire(&t3, clock_wall() + 61, msg, sizeof msg) == 1 && t3.v.nactive == 0 &&
+	CHECK(tuner_expire(&t3, clock_mono() + 30, msg, sizeof msg) == 0 && t3.v.nactive == 1, "ttl not reached: kept");
+	CHECK(tuner_expire(&t3, clock_mono() + 61, msg, sizeof msg) == 1 && t3.v.nactive == 0 &&
 	      strcmp(values[fl], "1") == 0, "ttl reached: reverted");
 	tuner_close(&t3);
 
 	/* --read-only: every write path refused before any SQL */
-	tuner_init(&t3, &src, "mysql|fake|1||", "fake:1", true, 0);
+	tuner_init(&t3, &src, NULL, true, 0);
 	int before = nexec;
 	CHECK(!t3.v.available, "read-only: tuning not available");
 	CHECK(tuner_apply(&t3, fl, "2", msg, sizeof msg) < 0, "read-only: apply refused");
@@ -397,13 +568,174 @@ static void test_tuner(void)
 	unsetenv("XDG_STATE_HOME");
 }
 
+/* compare-then-revert, the lock, another server behind the address, other
+ * servers' entries, an older dbtop's journal */
+static void test_tuner_trust(void)
+{
+	struct source src;
+	struct tuner tu;
+	char msg[NOTE_LEN], xdg[300], err[NOTE_LEN], path[512];
+	int fl = idx_of("innodb_flush_log_at_trx_commit", FLAVOUR_MARIADB);
+	int sb = idx_of("sync_binlog", FLAVOUR_MARIADB);
+	int cw = idx_of("binlog_commit_wait_count", FLAVOUR_MARIADB);
+
+	for (size_t i = 0; i < ntunables; i++)
+		str_copy(values[i], TUNE_VALUE_LEN, tunables[i].usual);
+	memset(&src, 0, sizeof src);
+	src.ops = &fake_ops;
+	src.connected = true;
+	src.conn_gen = 1;
+	src.caps.flavour = FLAVOUR_MARIADB;
+	src.caps.engine = ENGINE_MYSQL;
+	str_copy(src.caps.server_id, sizeof src.caps.server_id, "mariadb:1:a:3306:/a/");
+	str_copy(src.caps.server_label, sizeof src.caps.server_label, "MariaDB a:3306");
+	str_printf(xdg, sizeof xdg, "%s/xdg2", dir);
+	setenv("XDG_STATE_HOME", xdg, 1);
+	lock_other = false;
+	lock_ours = 0;
+	fail_on = 0;
+
+	tuner_init(&tu, &src, NULL, false, 0);
+	str_copy(path, sizeof path, tu.v.path);
+	jpath = path;
+	tuner_probe(&tu);
+	CHECK(strstr(tu.v.server, "MariaDB a:3306") != NULL, "the journal names the server connected");
+
+	/* one tuner per server: the lock before the first change, once */
+	lock_other = true;
+	int before = nexec;
+	CHECK(tuner_apply(&tu, fl, "2", msg, sizeof msg) < 0 && strstr(msg, "another dbtop is tuning") &&
+	      strstr(msg, "session 77, ops@db2") && nexec == before && tu.v.nactive == 0,
+	      "lock held elsewhere: a refuses, names the holder, sends nothing, journals nothing");
+	lock_other = false;
+	CHECK(tuner_apply(&tu, fl, "2", msg, sizeof msg) == 0 && lock_ours == 1 && tu.v.locked, "lock taken for the change");
+	CHECK(tuner_apply(&tu, cw, "8", msg, sizeof msg) == 0 && lock_ours == 1, "taken once for two changes");
+
+	/* compare, then revert: someone set another value meanwhile */
+	str_copy(values[fl], TUNE_VALUE_LEN, "0");
+	log_sql[0] = '\0';
+	CHECK(tuner_revert(&tu, true, msg, sizeof msg) == 2 && tu.v.nactive == 0, "U ends both");
+	CHECK(strcmp(values[fl], "0") == 0 && strstr(log_sql, "innodb_flush_log_at_trx_commit") == NULL,
+	      "the operator's 0 is left: no revert sent for it");
+	CHECK(strcmp(values[cw], "0") == 0, "the other change, still dbtop's, is reverted");
+	CHECK(tu.v.nsuperseded == 1 && strcmp(tu.v.superseded[0].now, "0") == 0 &&
+	      strcmp(tu.v.superseded[0].val, "2") == 0 && strcmp(tu.v.superseded[0].was, "1") == 0,
+	      "superseded: the value now (0), dbtop's (2), before dbtop (1)");
+	CHECK(strstr(slurp(path), " superseded 0 #") != NULL, "the journal ends it as superseded");
+	CHECK(lock_ours == 0 && !tu.v.locked, "nothing in force: the lock is released");
+	str_copy(values[fl], TUNE_VALUE_LEN, "1");
+
+	/* the toggle path compares too */
+	tuner_apply(&tu, cw, "8", msg, sizeof msg);
+	str_copy(values[cw], TUNE_VALUE_LEN, "5");
+	CHECK(tuner_apply(&tu, cw, "0", msg, sizeof msg) == 0 && strcmp(values[cw], "5") == 0 && strstr(msg, "not reverted"),
+	      "a on a changed setting someone set to 5: left at 5, said so");
+	/* back at the value before dbtop already: nothing to send */
+	str_copy(values[cw], TUNE_VALUE_LEN, "0");
+	tuner_apply(&tu, cw, "8", msg, sizeof msg);
+	str_copy(values[cw], TUNE_VALUE_LEN, "0");
+	before = nexec;
+	CHECK(tuner_revert(&tu, false, msg, sizeof msg) == 1 && nexec == before && strstr(msg, "already"),
+	      "a change already undone by someone: ended, no statement");
+
+	/* another server behind the address after a reconnection */
+	CHECK(tuner_apply(&tu, fl, "2", msg, sizeof msg) == 0 && lock_ours == 1, "a change on server a");
+	src.conn_gen++;
+	lock_ours = 0;    /* the lock went with the session */
+	str_copy(src.caps.server_id, sizeof src.caps.server_id, "mariadb:1:b:3306:/b/");
+	str_copy(src.caps.server_label, sizeof src.caps.server_label, "MariaDB b:3306");
+	before = nexec;
+	CHECK(tuner_revert(&tu, true, msg, sizeof msg) < 0 && strstr(msg, "another server") && nexec == before &&
+	      strcmp(values[fl], "2") == 0, "reconnected to server b: nothing reverted there");
+	CHECK(tuner_apply(&tu, sb, "0", msg, sizeof msg) < 0 && nexec == before, "nor changed");
+	CHECK(tu.v.other_server && !tu.v.available && tu.v.nactive == 1, "the view says so; a's change stays listed");
+	src.conn_gen++;
+	str_copy(src.caps.server_id, sizeof src.caps.server_id, "mariadb:1:a:3306:/a/");
+	str_copy(src.caps.server_label, sizeof src.caps.server_label, "MariaDB a:3306");
+	tuner_probe(&tu);
+	CHECK(!tu.v.other_server && tu.v.available && lock_ours == 1, "back on a: the lock is taken again at once");
+	CHECK(tuner_revert(&tu, true, msg, sizeof msg) == 1 && strcmp(values[fl], "1") == 0 && lock_ours == 0,
+	      "and the change is reverted there");
+
+	/* --tune-ttl counts on the monotonic clock */
+	tu.v.ttl = 60;
+	tuner_apply(&tu, fl, "2", msg, sizeof msg);
+	CHECK(tuner_expire(&tu, clock_mono() + 30, msg, sizeof msg) == 0 && tu.v.nactive == 1,
+	      "ttl: not before its time");
+	CHECK(tuner_expire(&tu, clock_mono() + 61, msg, sizeof msg) == 1 && tu.v.nactive == 0, "ttl: reverted after");
+	tu.v.ttl = 0;
+	tuner_close(&tu);
+
+	/* an entry of another server in this journal: listed, never reverted */
+	{
+		struct journal j;
+		struct jentry e = entry("sync_binlog", TK_MY_GLOBAL, "1", "1", "0");
+		str_copy(e.sid, sizeof e.sid, "mariadb:9:z:3306:/z/");
+		str_copy(e.slabel, sizeof e.slabel, "MariaDB z:3306");
+		journal_open(&j, path, "mariadb:1:a:3306:/a/", "MariaDB a:3306", false, err, sizeof err);
+		journal_begin(&j, &e, err, sizeof err);
+		int fd = j.fd;
+		j.fd = -1;
+		close(fd);
+	}
+	str_copy(values[sb], TUNE_VALUE_LEN, "0");
+	tuner_init(&tu, &src, NULL, false, 0);
+	before = nexec;
+	CHECK(tu.v.nactive == 0 && tu.v.orphans == 0 && tu.v.nforeign == 1 &&
+	      strcmp(tu.v.foreign[0].slabel, "MariaDB z:3306") == 0, "another server's entry: listed with its label");
+	CHECK(tuner_revert(&tu, true, msg, sizeof msg) == 0 && nexec == before && strcmp(values[sb], "0") == 0,
+	      "... and never reverted here");
+	tuner_close(&tu);
+	CHECK(access(path, F_OK) == 0, "... nor dropped from the journal");
+	unlink(path);
+	str_copy(values[sb], TUNE_VALUE_LEN, "1");
+
+	/* an older dbtop's address-keyed journal: listed, never reverted or removed */
+	{
+		char lp[512], text[1024], line[256];
+		unsigned h = 2166136261u;
+		journal_path("mysql|127.0.0.1|3306||", lp, sizeof lp, err, sizeof err);
+		str_copy(line, sizeof line, "A 1 1700000000.000 global innodb_flush_log_at_trx_commit 1 1 2 42");
+		for (const char *q = line; *q; q++) {
+			h ^= (unsigned char)*q;
+			h *= 16777619u;
+		}
+		str_printf(text, sizeof text, "dbtop-undo 1 127.0.0.1:3306\n%s #%08x\n", line, h);
+		spit(lp, text);
+		str_copy(values[fl], TUNE_VALUE_LEN, "2");
+		tuner_init(&tu, &src, "mysql|127.0.0.1|3306||", false, 0);
+		before = nexec;
+		CHECK(tu.v.nforeign == 1 && strstr(tu.v.foreign[0].slabel, "127.0.0.1:3306") &&
+		      strstr(tu.v.foreign[0].slabel, "not verified") && strcmp(tu.v.legacy_path, lp) == 0,
+		      "older journal: its change is listed with its label, unverified");
+		CHECK(tu.v.nactive == 0 && tuner_revert(&tu, true, msg, sizeof msg) == 0 && nexec == before &&
+		      strcmp(values[fl], "2") == 0, "older journal: never reverted automatically");
+		tuner_close(&tu);
+		CHECK(access(lp, F_OK) == 0, "older journal: never removed");
+		unlink(lp);
+		str_copy(values[fl], TUNE_VALUE_LEN, "1");
+	}
+
+	/* a server that cannot be identified: no tuning */
+	src.caps.server_id[0] = '\0';
+	str_copy(src.caps.server_label, sizeof src.caps.server_label, "pg_control_system() is not readable");
+	tuner_init(&tu, &src, NULL, false, 0);
+	CHECK(!tu.v.available && strstr(tu.v.why, "cannot be identified") && strstr(tu.v.why, "pg_control_system"),
+	      "unidentified server: tuning off, and why");
+	CHECK(tuner_apply(&tu, fl, "2", msg, sizeof msg) < 0, "unidentified server: a refused");
+	tuner_close(&tu);
+	unsetenv("XDG_STATE_HOME");
+}
+
 int main(void)
 {
 	str_printf(dir, sizeof dir, "/tmp/dbtop-test-tune.%d", (int)getpid());
 	mkdir(dir, 0700);
 	test_table();
 	test_journal();
+	test_journal_v2();
 	test_tuner();
+	test_tuner_trust();
 	char cmd[300];
 	str_printf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
