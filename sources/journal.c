@@ -398,11 +398,16 @@ static int journal_create(struct journal *j, char *err, size_t errlen)
 		str_copy(err, errlen, "the undo journal is open for reading only (--read-only)");
 		return -1;
 	}
+	str_copy(dir, sizeof dir, j->path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
 	if (j->fd >= 0) {
 		/* still the file at the path? (another dbtop may have removed it) */
 		if (j->locked && fstat(j->fd, &st) == 0 && lstat(j->path, &st2) == 0 && st.st_ino == st2.st_ino &&
 		    st.st_dev == st2.st_dev)
-			return 0;
+			goto header;   /* its header may be missing still (a full disk) */
 		if (!j->locked) {
 			str_printf(err, errlen, "another running dbtop is tuning this server (%s is locked)", j->path);
 			return -1;
@@ -410,11 +415,6 @@ static int journal_create(struct journal *j, char *err, size_t errlen)
 		close(j->fd);
 		j->fd = -1;
 	}
-	str_copy(dir, sizeof dir, j->path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
 	if (make_dirs(dir, err, errlen) < 0)
 		return -1;
 	int fd = open(j->path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -431,7 +431,8 @@ static int journal_create(struct journal *j, char *err, size_t errlen)
 	}
 	j->fd = fd;
 	j->locked = true;
-	if (fstat(fd, &st) == 0 && st.st_size == 0) {
+header:
+	if (fstat(j->fd, &st) == 0 && st.st_size == 0) {
 		struct strbuf b;
 		char why[120];
 		sb_init(&b);
@@ -442,7 +443,7 @@ static int journal_create(struct journal *j, char *err, size_t errlen)
 		j->need_nl = false;
 		int rc = append(j, b.s, b.len, why, sizeof why);
 		sb_free(&b);
-		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int dfd = rc == 0 ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 		if (dfd >= 0) {
 			fsync(dfd);
 			close(dfd);
