@@ -163,7 +163,8 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		   tv && tv->probed && !tv->allowed[i] ? " - this user does not have it" : "");
 	y = cv_wrap(cv, y, 0, tv && tv->probed && !tv->allowed[i] ? R_CRIT : R_NORMAL, text, cv->h);
 	if (tv && tv->path[0] && y < cv->h) {
-		str_printf(text, sizeof text, "undo journal: %s", tv->path);
+		str_printf(text, sizeof text, "undo journal: %s, of %s%s", tv->path, tv->server[0] ? tv->server : "?",
+			   tv->locked ? "; this dbtop holds the server's tuning lock" : "");
 		cv_wrap(cv, y, 0, R_UNKNOWN, text, cv->h);
 	}
 }

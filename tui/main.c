@@ -456,7 +456,9 @@ int main(int argc, char **argv)
 		char key[700];
 		str_printf(key, sizeof key, "%s|%s|%d|%s|%s", engine_name(t.engine), t.host ? t.host : "",
 			   t.port, t.socket ? t.socket : "", t.pg_conninfo && !t.host ? "conninfo" : "");
-		tuner_init(tuner, &src, replaying ? NULL : key, o.read_only, o.tune_ttl);
+		/* --batch never changes or reverts a setting: it reads the journal
+		 * only, so a dbtop on a terminal can still revert */
+		tuner_init(tuner, &src, replaying ? NULL : key, o.read_only || o.batch, o.tune_ttl);
 		if (!replaying && tuner->v.orphans > 0 && o.batch)
 			fprintf(stderr, "dbtop: %d setting change(s) left in force by an earlier dbtop (undo journal %s): "
 				"start dbtop on a terminal against this server to revert them\n",
