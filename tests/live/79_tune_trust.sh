@@ -61,13 +61,13 @@ wre() {
 }
 scr() { T capture-pane -p -t "$1" 2>/dev/null | grep -v '^ *$' | head -c 2500 | tr '\n' '|'; }
 # run SESSION TARGET [FLAGS [PREFIX]]: dbtop on a screen of its own (PREFIX: runuser/env before it);
-# stderr in $tmp/SESSION.err; waits for UP
+# its pid (without PREFIX) in $tmp/SESSION.pid, stderr in $tmp/SESSION.err; waits for UP
 run() {
     local target=
     [ -n "$2" ] && target="\"$2\""
     T kill-session -t "$1" 2>/dev/null
     rm -f "$tmp/$1.err"
-    T new-session -d -s "$1" -x 200 -y 50 "sh -c '${4:-} $DBTOP ${3:-} --interval 0.5 --connect-timeout 2 $target 2>$tmp/$1.err'; echo EXITED \$?; sleep 60"
+    T new-session -d -s "$1" -x 200 -y 50 "sh -c 'echo \$\$ >$tmp/$1.pid; exec ${4:-} $DBTOP ${3:-} --interval 0.5 --connect-timeout 2 $target 2>$tmp/$1.err'; echo EXITED \$?; sleep 60"
     wre "$1" " UP " 15
 }
 # quit SESSION: q, and wait for dbtop to be gone (its revert and message done)
@@ -312,6 +312,31 @@ check "two users pg: wal_writer_delay untouched" test "$($P15 -Atc "SELECT count
 quit b
 quit a
 check "two users pg: the first's q reverted (on)" until_ok 5 eq_pg "$P15" synchronous_commit on
+
+# ---- item 6: --read-only only reads the journal: a real dbtop can still revert ----
+run a "$URI_B"
+if apply a 0 "innodb_flush_log_at_trx_commit = 2" && until_ok 5 eq myv innodb_flush_log_at_trx_commit 2; then
+    kill -9 "$(cat "$tmp/a.pid")"
+    sleep 1
+fi
+check "read-only: a change left by a killed dbtop (flush 2, journal kept)" \
+    bash -c '[ "$1" = 2 ] && [ "$2" = 1 ]' _ "$(myv innodb_flush_log_at_trx_commit)" "$(journals "$XDG_STATE_HOME")"
+jf=$(ls "$XDG_STATE_HOME"/dbtop/*.journal 2>/dev/null | head -1)
+sum0=$(md5sum <"$jf")
+run r "$URI_B" "--read-only"
+if wre r "left by an earlier dbtop are in force.*without --read-only" 8; then ok "read-only: lists the change, does not offer it"; else nok "read-only: $(scr r)"; fi
+check "read-only: the journal is not written" test "$(md5sum <"$jf")" = "$sum0"
+run a "$URI_B"
+if wre a "Revert the changes an earlier dbtop left in force" 8; then
+    ok "read-only: a dbtop running beside it still gets the journal (no lock taken by --read-only)"
+else
+    nok "read-only: the journal looks locked: $(scr a)"
+fi
+T send-keys -t a y
+check "read-only: ... and reverts (flush 1)" until_ok 8 eq myv innodb_flush_log_at_trx_commit 1
+quit a
+quit r
+check "read-only: the journal is gone (removed by the writer once nothing is in force)" test "$(journals "$XDG_STATE_HOME")" = 0
 
 # ---- 6. q while an apply is in flight ----
 run a "$DBTOP_PG15_ADMIN_URI" "--query-timeout 15"
