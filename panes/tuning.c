@@ -93,6 +93,23 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	} else if (tv && tv->available && y < cv->h && v->full) {
 		cv_text(cv, y++, 0, R_UNKNOWN, "nothing changed by dbtop. a: apply the selected remedy (asks first)");
 	}
+	/* changes not made on this server (or not verified to be): never reverted here */
+	for (int k = 0; tv && k < tv->nforeign && y < cv->h && k < 2; k++) {
+		const struct jentry *f = &tv->foreign[k];
+		char text[700];
+		str_printf(text, sizeof text, "not reverted here: %s = %s (was %s) set on %s%s%s%s", f->name, f->val, f->was,
+			   f->slabel, tv->legacy_path[0] && !f->sid[0] ? "; journal " : "",
+			   tv->legacy_path[0] && !f->sid[0] ? tv->legacy_path : "",
+			   k == 1 && tv->nforeign > 2 ? " ..." : "");
+		int lim = y + (v->full ? 3 : 1);
+		y = cv_wrap(cv, y, 0, R_WARN, text, lim < cv->h ? lim : cv->h);
+	}
+	/* the newest change someone else overwrote: left as they set it */
+	if (tv && tv->nsuperseded && y < cv->h) {
+		const struct jentry *f = &tv->superseded[tv->nsuperseded - 1];
+		cv_printf(cv, y++, 0, R_NOTE, "left as someone else set it: %s is %s (dbtop had set %s; before dbtop: %s)",
+			  f->name, f->now, f->val, f->was);
+	}
 	if (tv && tv->note[0] && y < cv->h && v->full)
 		y = cv_wrap(cv, y, 0, R_NOTE, tv->note, cv->h);
 	if (y >= cv->h)

@@ -884,12 +884,8 @@ static bool tuning_tick(struct ui *u)
 		/* never offered for a revert here: named with their server */
 		const struct jentry *e = &u->tv.foreign[0];
 		u->foreign_told = true;
-		char older[600] = "";
-		if (u->tv.legacy_path[0])
-			str_printf(older, sizeof older, " (an older dbtop's journal %s: check by hand, then remove it)",
-				   u->tv.legacy_path);
-		set_msg(u, "%d change(s) not made on this server are listed, never reverted here%s: %s = %s (was %s) on %s%s",
-			u->tv.nforeign, older, e->name, e->val, e->was, e->slabel, u->tv.nforeign > 1 ? ", ..." : "");
+		set_msg(u, "not reverted here (screen 5): %s = %s (was %s) set on %s%s", e->name, e->val, e->was, e->slabel,
+			u->tv.nforeign > 1 ? ", ..." : "");
 		changed = true;
 	}
 	if (u->screen == 5 && now >= u->next_probe && !u->o->replay) {
