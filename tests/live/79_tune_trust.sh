@@ -6,7 +6,8 @@
 #     one, started here, by address); B's own value is untouched; back on A
 #     it is offered and reverted;
 #  2. one MariaDB server reached as localhost (socket), 127.0.0.1:PORT and
-#     through an option file: one journal, one lock, one tuner;
+#     through an option file: one journal, one lock, one tuner; the lock is
+#     taken again after the connection is killed and dbtop reconnects;
 #  3. compare, then revert: an operator's value set while dbtop holds the
 #     setting (SET GLOBAL; ALTER SYSTEM) is left, and the exit message names
 #     the three values;
@@ -206,6 +207,16 @@ if apply a 0 "innodb_flush_log_at_trx_commit = 2" && until_ok 5 eq myv innodb_fl
 else
     nok "three ways: apply on localhost failed: $(scr a)"
 fi
+# the lock lives on the sampling connection: a reconnection takes it again at once
+lk() { $M -N -e "SELECT IS_USED_LOCK('dbtop.tune')"; }
+id1=$(lk)
+$M -e "KILL $id1" 2>/dev/null
+relocked() { local v; v=$(lk); [ -n "$v" ] && [ "$v" != NULL ] && [ "$v" != "$id1" ]; }
+if [ -n "$id1" ] && [ "$id1" != NULL ] && until_ok 15 relocked; then
+    ok "lock: dbtop's session $id1 killed; after the reconnection session $(lk) holds dbtop.tune again"
+else
+    nok "lock: not taken again after the reconnection (was $id1, now $(lk))"
+fi
 run b "mysql://dbtop_admin:adminpw@127.0.0.1:$DBTOP_MARIADB_PORT/dbtop_test"
 T send-keys -t b 5 g
 sleep 0.5
@@ -301,6 +312,15 @@ check "two users: the second's q reverted (sync_binlog 1)" eq myv sync_binlog 1
 # PostgreSQL: an advisory lock is per database; the tuning lock holds across them
 run a "$DBTOP_PG15_ADMIN_URI"
 apply a 0 "synchronous_commit = 'off'" && until_ok 5 eq_pg "$P15" synchronous_commit off
+pglk() { $P15 -Atc "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 1684174959 AND objid = 1953852773 AND granted"; }
+pid1=$(pglk)
+$P15 -qAtc "SELECT pg_terminate_backend($pid1)" >/dev/null 2>&1
+pg_relocked() { local v; v=$(pglk); [ -n "$v" ] && [ "$v" != "$pid1" ]; }
+if [ -n "$pid1" ] && until_ok 15 pg_relocked; then
+    ok "pg lock: dbtop's backend $pid1 terminated; after the reconnection backend $(pglk) holds the advisory lock again"
+else
+    nok "pg lock: not taken again after the reconnection (was $pid1, now $(pglk))"
+fi
 PG_OTHERDB=${DBTOP_PG15_ADMIN_URI%/*}/postgres
 if DBTOP=$tmp/dbtop run b "$PG_OTHERDB" "" "$U2" && apply b 1 "wal_writer_delay" &&
     wre b "another dbtop is tuning this server \(backend pid [0-9]+, user postgres" 5; then
