@@ -14,6 +14,9 @@
 #include "../util/util.h"
 
 #define JOURNAL_BYTES_MAX (1 << 20)
+/* The longest line read back (a record's fields, escaped, fit with room
+ * to spare: a longer one is never written) */
+#define JOURNAL_LINE_MAX 4096
 
 const char *jstate_name(enum jstate s)
 {
@@ -109,7 +112,7 @@ static bool get_field(const char *tok, char *out, size_t len)
 
 int journal_parse_line(const char *line, struct jentry *e, enum jstate *st)
 {
-	char buf[1536], *tok[12], *save = NULL, *p;
+	char buf[JOURNAL_LINE_MAX], *tok[12], *save = NULL, *p;
 	int nt = 0;
 	size_t n = strlen(line);
 	const char *hash = strstr(line, " #");
@@ -173,7 +176,7 @@ static void compact(struct journal *j)
  * is not one. */
 static bool parse_header(struct journal *j, const char *line, char *hsid, size_t hlen)
 {
-	char buf[512], *tok[4], *save = NULL, *p;
+	char buf[JOURNAL_LINE_MAX], *tok[4], *save = NULL, *p;
 	int nt = 0;
 	hsid[0] = '\0';
 	if (strncmp(line, "dbtop-undo 1", 12) == 0 && (line[12] == ' ' || !line[12])) {
@@ -487,6 +490,12 @@ int journal_begin(struct journal *j, struct jentry *e, char *err, size_t errlen)
 	sb_puts(&b, num);
 	put_field(&b, e->sid[0] ? e->sid : j->sid);
 	put_field(&b, e->slabel[0] ? e->slabel : j->label);
+	if (b.len + 16 >= JOURNAL_LINE_MAX) {
+		/* it could not be read back: never written */
+		sb_free(&b);
+		str_copy(err, errlen, "the journal record would be too long to read back");
+		return -1;
+	}
 	int rc = put_line(j, &b, err, errlen);
 	sb_free(&b);
 	if (rc < 0)

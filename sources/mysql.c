@@ -138,7 +138,15 @@ static void my_identity(struct source *src)
 		str_printf(c->server_id, sizeof c->server_id, "mysql:%s", a);
 		str_printf(c->server_label, sizeof c->server_label, "MySQL %s:%s (server_uuid %s)", h, port, a);
 	} else {
-		str_printf(c->server_id, sizeof c->server_id, "mariadb:%s:%s:%s:%s", a, h, port, dir);
+		char full[400];
+		str_printf(full, sizeof full, "mariadb:%s:%s:%s:%s", a, h, port, dir);
+		/* a long data directory: its start and a hash of the whole (two
+		 * servers never share an identity by a cut-off path) */
+		if (strlen(full) >= sizeof c->server_id)
+			str_printf(c->server_id, sizeof c->server_id, "%.130s#%016llx", full,
+				   (unsigned long long)hash_str(full));
+		else
+			str_copy(c->server_id, sizeof c->server_id, full);
 		str_printf(c->server_label, sizeof c->server_label, "MariaDB %s:%s (server_id %s, %s)", h, port, a, dir);
 	}
 }

@@ -386,6 +386,25 @@ static void test_journal_v2(void)
 		unlink(path);
 	}
 
+	/* the longest fields, every byte escaped: written and read back whole */
+	CHECK(journal_open(&j, path, "s:1", "L", false, err, sizeof err) == 0, "long: fresh");
+	{
+		struct jentry e = entry("sync_binlog", TK_MY_GLOBAL, "", "", "0");
+		memset(e.undo, ' ', sizeof e.undo - 1);
+		memset(e.was, '(', sizeof e.was - 1);
+		memset(e.sid, ',', sizeof e.sid - 1);
+		memset(e.slabel, ' ', sizeof e.slabel - 1);
+		CHECK(journal_begin(&j, &e, err, sizeof err) == 0, "long: the longest escaped record is written");
+		int lfd = j.fd;
+		j.fd = -1;
+		close(lfd);
+		CHECK(journal_open(&k, path, "s:1", "L", false, err, sizeof err) == 0 && k.damaged == 0 &&
+		      journal_active(&k, idx, 8) == 1 && strlen(k.e[idx[0]].sid) == sizeof e.sid - 1 &&
+		      strlen(k.e[idx[0]].slabel) == sizeof e.slabel - 1, "long: read back whole");
+		journal_close(&k);
+		unlink(path);
+	}
+
 	/* the table keeps only changes in force: 100 apply/revert rounds */
 	CHECK(journal_open(&j, path, "s:1", "L", false, err, sizeof err) == 0, "rounds: fresh");
 	bool all_ok = true;
