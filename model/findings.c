@@ -27,6 +27,8 @@
 #define SYNC_SLOW_MS 2.0          /* one redo / binlog / WAL sync above a healthy disk's */
 #define COMMIT_SHARE_MIN 0.25     /* COMMIT at least this share of statement time */
 #define COMMIT_BUSY_MIN 0.25      /* without digests: sessions committing on average */
+#define WAL_FLUSH_BUSY 0.5        /* PostgreSQL: WAL syncs/s x sync time, the flush busy half the time */
+#define WAL_GROUP_SHARE 0.5       /* syncs/commit below half the group-flush least: async commits */
 #define WAL_SYNCS_BUSY 20.0       /* WAL syncs/s that count as frequent */
 #define WAL_SYNCS_PER_COMMIT_ASYNC 0.5 /* below: commits do not sync themselves */
 #define WAL_WRITER_DELAY_SHORT_MS 50
@@ -175,32 +177,54 @@ static bool commit_fsync_mysql(const struct model *m, struct finding *f, double 
 }
 
 /* The same on PostgreSQL: commits wait for their WAL flush (synchronous_commit
- * on) and the flush is slow; the WAL waits lead. pg_stat_statements does not
- * time the flush of COMMIT, so the evidence is the WAL sync time, measured
- * (track_wal_io_timing) or estimated from the sampled IO:WALSync waits. */
+ * not off) and the flush is slow. pg_stat_statements does not time the
+ * flush of a COMMIT, so the evidence is the WAL sync time, measured
+ * (track_wal_io_timing) or estimated from the sampled IO:WALSync waits, and
+ * its weight: the WAL waits lead, or the flush is busy most of the time
+ * (flushes are serial: commits queue behind it, and a row lock held until
+ * the flush ends can lead the waits instead). */
 static bool commit_fsync_pg(const struct model *m, struct finding *f, double commits)
 {
 	const char *sc = setting(m, "synchronous_commit");
 	const struct wait_entry *w = top_wait(m), *ws = wait_named(m, "IO:WALSync");
 	double syncs = rate(m, M_WAL_SYNCS), per = rate(m, M_FSYNCS_PER_COMMIT), sync_ms = rate(m, M_WAL_SYNC_MS);
 	bool est = false;
-	if (!sc || strcasecmp(sc, "off") == 0 || !w || w->cls != WC_WAL)
+	if (!sc || strcasecmp(sc, "off") == 0 || !(syncs > 0))
 		return false;
-	/* asynchronous sessions (a role's own setting): the WAL writer syncs */
-	if (!(per >= WAL_SYNCS_PER_COMMIT_ASYNC))
-		return false;
-	if (!isfinite(sync_ms) && ws && isfinite(ws->aas) && syncs >= 1) {
+	if (!isfinite(sync_ms) && ws && isfinite(ws->aas)) {
 		sync_ms = ws->aas * 1000 / syncs;   /* time waiting per sync = AAS / syncs per second */
 		est = true;
 	}
 	if (!(sync_ms >= SYNC_SLOW_MS))
 		return false;
+	/* commits that flush themselves: a flush serves the commits that came
+	 * during the one before, so at least 1 / (1 + commits/s x sync time)
+	 * syncs per commit; far fewer: the sessions commit asynchronously (a
+	 * role's own setting) and the WAL writer does the syncing */
+	double least = 1 / (1 + commits * sync_ms / 1000);
+	if (!(per >= WAL_GROUP_SHARE * least))
+		return false;
+	double busy = syncs * sync_ms / 1000;
+	bool lead = w && w->cls == WC_WAL;
+	if (!lead && !(busy >= WAL_FLUSH_BUSY))
+		return false;
 	f->severity = SEV_WARN;
-	str_printf(f->summary, sizeof f->summary, "commits wait on the WAL flush: %.1f ms per sync, %s leads the waits",
-		   sync_ms, w->name);
-	str_printf(f->evidence, sizeof f->evidence, "WAL sync %.2f ms%s; %s %.2f active sessions; %.0f commits/s, "
-		   "%.2f WAL syncs/commit; synchronous_commit=%s (a healthy disk: a sync < %.0f ms)", sync_ms,
-		   est ? " (estimate from the sampled IO:WALSync waits)" : "", w->name, w->aas, commits, per, sc, SYNC_SLOW_MS);
+	if (lead)
+		str_printf(f->summary, sizeof f->summary, "commits wait on the WAL flush: %.1f ms per sync, %s leads the waits",
+			   sync_ms, w->name);
+	else
+		str_printf(f->summary, sizeof f->summary, "commits wait on the WAL flush: %.1f ms per sync, busy %.0f%% of the time",
+			   sync_ms, busy * 100);
+	struct strbuf e;
+	sb_init(&e);
+	sb_printf(&e, "WAL sync %.2f ms%s; the flush busy ~%.0f%% of the time (estimate: syncs/s x sync time)", sync_ms,
+		  est ? " (estimate from the sampled IO:WALSync waits)" : "", busy * 100);
+	if (w)
+		sb_printf(&e, "; %s leads the waits, %.2f active sessions", w->name, w->aas);
+	sb_printf(&e, "; %.0f commits/s, %.2f WAL syncs/commit; synchronous_commit=%s (a healthy disk: a sync < %.0f ms)",
+		  commits, per, sc, SYNC_SLOW_MS);
+	str_copy(f->evidence, sizeof f->evidence, e.s);
+	sb_free(&e);
 	remedy(m, f, "synchronous_commit", "commits stop waiting for the WAL flush");
 	return f->tune != NULL;
 }

@@ -229,14 +229,25 @@ static void test_commit_walsync_pg(void)
 	CHECK_STR(ids(&m, f, &n), "", "PG: quiet with synchronous_commit=off");
 	set_setting(&m, "synchronous_commit", "on");
 	set_rate(&m, M_FSYNCS_PER_COMMIT, 0.05);
+	set_rate(&m, M_WAL_SYNCS, 15);
 	CHECK_STR(ids(&m, f, &n), "", "PG: 0.05 WAL syncs per commit (the sessions commit asynchronously): quiet");
-	set_rate(&m, M_FSYNCS_PER_COMMIT, 0.6);
-	CHECK_STR(ids(&m, f, &n), "commit-fsync", "PG: 0.6 WAL syncs per commit (group flush): fires");
+	set_rate(&m, M_FSYNCS_PER_COMMIT, 0.3);
+	set_rate(&m, M_WAL_SYNCS, 90);
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "PG: 0.3 WAL syncs per commit (group flush; least 0.45): fires");
+	set_rate(&m, M_FSYNCS_PER_COMMIT, 1.0);
 	ws->n = 0;
-	wait_set_add(ws, "Lock:transactionid", 12, 0);
-	wait_set_add(ws, "IO:WALSync", 2, 0);
+	wait_set_add(ws, "Lock:transactionid", 60, 0);
+	wait_set_add(ws, "IO:WALSync", 9, 0);
 	wait_table_update(&m.wt, ws, 1, false);
-	CHECK_STR(ids(&m, f, &n), "", "PG: quiet when a lock, not the WAL flush, leads the waits");
+	set_rate(&m, M_COMMITS, 160);
+	set_rate(&m, M_WAL_SYNCS, 160);
+	set_rate(&m, M_WAL_SYNC_MS, 6.0);
+	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && strstr(f[0].summary, "busy 96% of the time") &&
+		      strstr(f[0].evidence, "Lock:transactionid leads"),
+	      "PG: a row lock held through a 6 ms flush leads, the flush busy 96%: fires (pgbench tpcb)");
+	set_rate(&m, M_COMMITS, 50);
+	set_rate(&m, M_WAL_SYNCS, 50);
+	CHECK_STR(ids(&m, f, &n), "", "PG: a lock leads and the flush is busy 30%: quiet");
 	wait_set_free(ws);
 	model_free(&m);
 }
