@@ -104,8 +104,8 @@ static void remedy(const struct model *m, struct finding *f, const char *name, c
 		str_copy(sql, sizeof sql, "(unsafe value)");
 	else if (tune_needs_reload(t->kind))
 		str_printf(sql + strlen(sql), sizeof sql - strlen(sql), "; SELECT pg_reload_conf()");
-	str_printf(f->suggestion, sizeof f->suggestion, "%s%s%s (screen 5, a; reverted on quit). Risk: %s", lead ? lead : "",
-		   lead ? ": " : "", sql, t->trade);
+	str_printf(f->suggestion, sizeof f->suggestion, "%s (screen 5, a; reverted on quit)%s%s. Risk: %s", sql,
+		   lead ? ": " : "", lead ? lead : "", t->trade);
 }
 
 /* Seeds 000 / 002, issue 25: commits are slow because each waits for a
