@@ -164,10 +164,7 @@ static bool commit_fsync_mysql(const struct model *m, struct finding *f, double 
 	sb_free(&e);
 	str_copy(f->evidence, sizeof f->evidence, ev);
 	f->severity = SEV_WARN;
-	if (isfinite(cms) && isfinite(share))
-		str_printf(f->summary, sizeof f->summary, "commits wait on fsync: COMMIT %.1f ms, %.0f%% of statement time",
-			   cms, share * 100);
-	else if (isfinite(cms))
+	if (isfinite(cms))
 		str_printf(f->summary, sizeof f->summary, "commits wait on fsync: COMMIT %.1f ms", cms);
 	else
 		str_printf(f->summary, sizeof f->summary, "commits wait on fsync: %.1f ms per %s sync", sync_ms, log);
