@@ -16,7 +16,7 @@
  *
  * A commit that waits for one durable sync costs about one sync of the
  * disk: well under a millisecond on an SSD or a battery-backed controller
- * (measured on the test sandbox under 300 commits/s: COMMIT 0.5-2.4 ms,
+ * (measured on the test sandbox under 300 commits/s: COMMIT 0.3-2.4 ms,
  * binlog sync 0.2-1.1 ms, WAL sync 0.2-0.3 ms), several milliseconds on a
  * spinning disk, a network volume or ZFS (seed 000: COMMIT 20.7 ms; seed
  * 002: seconds per run; issue 25's 4 ms sync: COMMIT 15.5 ms). The rule fires
