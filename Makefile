@@ -77,11 +77,15 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lm
 
 # test tools (link the pure core): recordings with chosen contents
-TOOL_SRC := $(wildcard tests/tools/*.c)
-TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
+TOOL_SRC := $(filter-out tests/tools/slowsync.c,$(wildcard tests/tools/*.c))
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%) $(BUILD)/tests/slowsync.so
 $(BUILD)/tests/%: tests/tools/%.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lm
+# the slow-disk shim a live test preloads into a sandbox server
+$(BUILD)/tests/slowsync.so: tests/tools/slowsync.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 deps:
 	@scripts/deps.sh

@@ -12,13 +12,20 @@ struct strbuf;
 
 enum finding_severity { SEV_INFO = 0, SEV_WARN, SEV_CRIT };
 
+struct tunable;
+
 struct finding {
 	const char *id;              /* stable: "commit-fsync", "upsert-gap-lock", ... */
 	enum finding_severity severity;
 	const char *pane;            /* where it belongs: "rates", "locks", "waits", "digests" */
 	char summary[160];
-	char evidence[320];
-	char suggestion[320];
+	char evidence[400];
+	char suggestion[480];
+	/* the remedy's row in tunables[] (screen 5), or NULL when the remedy is
+	 * not a setting; then suggestion is written from that row: its SQL for
+	 * value and its trade */
+	const struct tunable *tune;
+	char value[64];              /* the value the row's a sets (tunable_toggle) */
 };
 
 #define FINDINGS_MAX 8
@@ -26,6 +33,9 @@ struct finding {
 /* Evaluate every rule on m; returns how many fired (at most max), most
  * severe first. */
 size_t findings_eval(const struct model *m, struct finding *out, size_t max);
+/* The tunables[] row the most severe finding with a setting remedy points
+ * at (NULL when none): the row screen 5 opens with. */
+const struct tunable *findings_top_remedy(const struct finding *f, size_t n);
 const char *finding_severity_name(enum finding_severity s);
 /* The JSON member ,"findings":[...] */
 void findings_json(const struct finding *f, size_t n, struct strbuf *out);

@@ -2,6 +2,8 @@
 #include "tunables.h"
 
 #include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -87,15 +89,69 @@ static void trimmed(const char *s, const char **b, size_t *n)
 	*n = l;
 }
 
+/* A value with a unit as the server prints it ("200ms", "1s", "1min",
+ * "8MB") in its base unit (microseconds or bytes); *dim 1 time, 2 size.
+ * false when s (n bytes) is not a number followed by a known unit. */
+static bool with_unit(const char *s, size_t n, double *v, int *dim)
+{
+	static const struct {
+		const char *u;
+		int dim;
+		double mul;
+	} units[] = {
+		{"us", 1, 1}, {"ms", 1, 1e3}, {"s", 1, 1e6}, {"min", 1, 60e6}, {"h", 1, 3600e6}, {"d", 1, 86400e6},
+		{"B", 2, 1}, {"kB", 2, 1024.0}, {"MB", 2, 1024.0 * 1024}, {"GB", 2, 1024.0 * 1024 * 1024},
+		{"TB", 2, 1024.0 * 1024 * 1024 * 1024},
+	};
+	char buf[TUNE_VALUE_LEN], *end;
+	if (n == 0 || n >= sizeof buf)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	double x = strtod(buf, &end);
+	if (end == buf || !*end)
+		return false;
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(end, units[i].u) == 0) {
+			*v = x * units[i].mul;
+			*dim = units[i].dim;
+			return true;
+		}
+	return false;
+}
+
+/* on/true/yes 1, off/false/no 0, anything else -1 (0 and 1 are numbers:
+ * innodb_flush_log_at_trx_commit). */
+static int boolean(const char *s, size_t n)
+{
+	static const char *const yes[] = {"on", "true", "yes"}, *const no[] = {"off", "false", "no"};
+	for (int i = 0; i < 3; i++) {
+		if (strlen(yes[i]) == n && strncasecmp(s, yes[i], n) == 0)
+			return 1;
+		if (strlen(no[i]) == n && strncasecmp(s, no[i], n) == 0)
+			return 0;
+	}
+	return -1;
+}
+
 bool tune_value_same(const char *a, const char *b)
 {
 	const char *pa, *pb;
 	size_t na, nb;
+	double va, vb;
+	int da, db;
 	if (!a || !b)
 		return false;
 	trimmed(a, &pa, &na);
 	trimmed(b, &pb, &nb);
-	return na == nb && strncasecmp(pa, pb, na) == 0;
+	if (na == nb && strncasecmp(pa, pb, na) == 0)
+		return true;
+	if (with_unit(pa, na, &va, &da) && with_unit(pb, nb, &vb, &db))
+		return da == db && fabs(va - vb) <= 1e-9 * (fabs(va) > fabs(vb) ? fabs(va) : fabs(vb));
+	int ba = boolean(pa, na);
+	return ba >= 0 && ba == boolean(pb, nb);
 }
 
 const char *tunable_toggle(const struct tunable *t, const char *current)

@@ -46,8 +46,9 @@ const struct tunable *tunable_find(const char *name, enum flavour f, enum tune_k
 /* The value a key press sets: the remedy, unless it is in force already,
  * then the usual value. */
 const char *tunable_toggle(const struct tunable *t, const char *current);
-/* Same value as the server prints it? (case, "on"/"ON", "1s"/"1000ms" not
- * folded: only case and surrounding blanks.) */
+/* Same value, the way the server reads it? Case and surrounding blanks
+ * folded; a number with a unit compared in its base unit ("1s" = "1000ms",
+ * "1024kB" = "1MB"); on/true/yes and off/false/no alike. */
 bool tune_value_same(const char *a, const char *b);
 /* A value dbtop will write into SQL: letters, digits and ._-/+: only,
  * 1..63 bytes (server values outside this are refused, never quoted). */

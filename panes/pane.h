@@ -75,4 +75,8 @@ extern const struct pane_ops locks_pane;
 extern const struct pane_ops waits_pane;
 extern const struct pane_ops tuning_pane;
 
+struct tunable;
+/* The tuning pane's row of t on this server (what v->sel counts), or -1. */
+int tuning_row_of(const struct model *m, const struct tunable *t);
+
 #endif

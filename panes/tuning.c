@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../model/findings.h"
 #include "../sources/tuner.h"
 #include "../util/util.h"
 #include "pane.h"
@@ -18,6 +19,15 @@ static int rows_of(const struct model *m, int *idx)
 		if (tunable_applies(&tunables[i], f))
 			idx[n++] = (int)i;
 	return n;
+}
+
+int tuning_row_of(const struct model *m, const struct tunable *t)
+{
+	int idx[TUNABLES_MAX], n = rows_of(m, idx);
+	for (int r = 0; t && r < n; r++)
+		if (&tunables[idx[r]] == t)
+			return r;
+	return -1;
 }
 
 /* The active change of tunable i, or NULL. */
@@ -125,6 +135,8 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	if (visible < 1)
 		visible = cv->h - y;
 	pane_clamp(v, n, visible);
+	struct finding fs[FINDINGS_MAX];
+	const struct tunable *hint = findings_top_remedy(fs, findings_eval(m, fs, FINDINGS_MAX));
 	for (int r = v->top; r < n && y < cv->h && r < v->top + visible; r++) {
 		int i = idx[r];
 		const struct tunable *t = &tunables[i];
@@ -135,6 +147,8 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		if (e) {
 			fmt_age(now - e->wall, age, sizeof age);
 			str_printf(state, sizeof state, "dbtop set %s %s ago (was %s)", e->val, age, e->was);
+		} else if (t == hint) {
+			str_copy(state, sizeof state, "<- the finding's remedy");
 		}
 		const char *may = !tv || !tv->probed ? "?" : !tv->known[i] && !e ? "-" : tv->allowed[i] ? "yes" : "NO";
 		bool sel = v->focused && r == v->sel;

@@ -8,7 +8,9 @@
 #   tests/sandbox.sh status            which servers are up (exit 1 if one is down)
 #   tests/sandbox.sh pid NAME          pid of a server's main process
 # Env: DBTOP_SANDBOX_DIR, DBTOP_SANDBOX_SERVERS (default set for start), DBTOP_DEPS_DIR,
-#      DBTOP_MARIADB_PORT DBTOP_PG15_PORT DBTOP_PG18_PORT DBTOP_PG13_PORT, DBTOP_SANDBOX_WAIT.
+#      DBTOP_MARIADB_PORT DBTOP_PG15_PORT DBTOP_PG18_PORT DBTOP_PG13_PORT, DBTOP_SANDBOX_WAIT,
+#      DBTOP_SERVER_PRELOAD: a shared object the servers started now get as LD_PRELOAD (e.g.
+#      build/tests/slowsync.so, a slow disk); a later start or restart without it drops it.
 set -euo pipefail
 
 DIR=${DBTOP_SANDBOX_DIR:-${TMPDIR:-/tmp}/dbtop-sandbox}
@@ -18,6 +20,12 @@ ALL="mariadb pg15 pg18 pg13"
 MARKER=.dbtop-sandbox
 IS_ROOT=0
 [ "$(id -u)" -eq 0 ] && IS_ROOT=1
+# LD_PRELOAD=... for the server's command line (env(1) arguments), or nothing
+PRELOAD=()
+if [ -n "${DBTOP_SERVER_PRELOAD:-}" ]; then
+    [ -r "$DBTOP_SERVER_PRELOAD" ] || { echo "sandbox: DBTOP_SERVER_PRELOAD: cannot read $DBTOP_SERVER_PRELOAD" >&2; exit 1; }
+    PRELOAD=("LD_PRELOAD=$(readlink -f "$DBTOP_SERVER_PRELOAD")")
+fi
 
 # Print an error and exit 1.
 die() { echo "sandbox: $*" >&2; exit 1; }
@@ -116,7 +124,7 @@ start_mariadb() {
             >"$d/install.log" 2>&1 ||
             fail_with_log "mariadb-install-db" "$d/install.log"
     fi
-    setsid mariadbd --no-defaults $userarg --datadir="$d/data" --tmpdir="$d/tmp" \
+    env "${PRELOAD[@]}" setsid mariadbd --no-defaults $userarg --datadir="$d/data" --tmpdir="$d/tmp" \
         --socket="$d/mysqld.sock" --port="$port" --bind-address=127.0.0.1 \
         --pid-file="$d/mysqld.pid" --log-error="$d/error.log" \
         --performance-schema=ON --log-bin="$d/data/mariadb-bin" --server-id=1 \
@@ -153,7 +161,7 @@ SQL
         write_env mariadb
         touch "$d/ready"
     fi
-    say "mariadb up on 127.0.0.1:$port (pid $pid)"
+    say "mariadb up on 127.0.0.1:$port (pid $pid)${PRELOAD:+ with ${PRELOAD[0]}}"
 }
 
 # Initialise (first time only), start and wait for one PostgreSQL server.
@@ -192,7 +200,7 @@ start_pg() {
             [ "$name" = pg13 ] || echo "track_wal_io_timing = on"
         } >>"$d/data/postgresql.conf"
     fi
-    as_pg "$bin/pg_ctl" -D "$d/data" -l "$d/server.log" -w -t "$WAIT" start >/dev/null 2>&1 ||
+    as_pg env "${PRELOAD[@]}" "$bin/pg_ctl" -D "$d/data" -l "$d/server.log" -w -t "$WAIT" start >/dev/null 2>&1 ||
         fail_with_log "$name" "$d/server.log"
     if [ ! -f "$d/ready" ]; then
         {
@@ -211,7 +219,7 @@ SQL
         write_env "$name"
         touch "$d/ready"
     fi
-    say "$name up on 127.0.0.1:$port (pid $(server_pid "$name"))"
+    say "$name up on 127.0.0.1:$port (pid $(server_pid "$name"))${PRELOAD:+ with ${PRELOAD[0]}}"
 }
 
 # Run SQL from stdin as postgres over the unix socket of server $1, database $2.

@@ -27,6 +27,7 @@
 #define MIN_W 50
 #define MIN_H 12
 #define NPANES 5
+#define TUNING_SCREEN 5   /* the safe tuning pane's screen number */
 #define KEY_ESC 27
 
 static const struct pane_ops *const panes[NPANES] = {
@@ -691,6 +692,16 @@ static void undo_changes(struct ui *u, bool all)
 		set_msg(u, "reverting %s ...", all ? "every change" : "the newest change");
 }
 
+/* Opening screen 5: select the row the most severe finding's remedy is
+ * on (the finding and a then name the same setting and value). */
+static void select_remedy(struct ui *u)
+{
+	struct finding f[FINDINGS_MAX];
+	int r = tuning_row_of(u->m, findings_top_remedy(f, findings_eval(u->m, f, FINDINGS_MAX)));
+	if (r >= 0)
+		u->views[TUNING_SCREEN - 1].sel = r;
+}
+
 static void handle_key(struct ui *u, int ch)
 {
 	int idx;
@@ -751,6 +762,8 @@ static void handle_key(struct ui *u, int ch)
 		break;
 	case 't': next_theme(u); break;
 	case '\n': case '\r': case KEY_ENTER:
+		if (u->screen == 0 && u->focus + 1 == TUNING_SCREEN)
+			select_remedy(u);
 		if (u->screen == 0)
 			u->screen = u->focus + 1;
 		else if (v->nrows > 0)
@@ -774,6 +787,8 @@ static void handle_key(struct ui *u, int ch)
 			u->focus = (u->focus + NPANES - 1) % NPANES;
 		break;
 	case '0': case '1': case '2': case '3': case '4': case '5':
+		if (ch - '0' == TUNING_SCREEN && u->screen != TUNING_SCREEN)
+			select_remedy(u);
 		u->screen = ch - '0';
 		if (u->screen > 0)
 			u->focus = u->screen - 1;

@@ -1,5 +1,5 @@
 # Findings on live servers, against reproductions of the seed incidents:
-# commits waiting on fsync (MariaDB, flush=1), an idle root blocker
+# the durable MariaDB set-up on a fast disk is no finding, an idle root blocker
 # (PostgreSQL), the WAL writer flushing far more often than asynchronous
 # commits need (PostgreSQL, wal_writer_delay 10ms). Each must fire with its
 # evidence, and go quiet when the cause is gone.
@@ -20,23 +20,17 @@ trap cleanup EXIT
 # ids FILE: the finding ids of every record, one line per record
 ids() { jq -c '[.findings[]?.id]' "$1"; }
 
-# ---- MariaDB: commits wait on fsync (seeds 000/002) ----
+# ---- MariaDB: the durable set-up on a fast disk is no finding (issue 16 item 10) ----
+# (76_findings_evidence.sh makes the fsyncs slow and sees it fire)
 $DBTOP_MARIADB_CLIENT -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1"
-tests/load.sh sysbench mariadb --rate 200 --time 14 --threads 4 2>/dev/null &
+tests/load.sh sysbench mariadb --rate 200 --time 8 --threads 4 2>/dev/null &
 lp=$!
 sleep 2
 "$DBTOP" --batch --count 5 --interval 1 --format json "$DBTOP_MARIADB_URI" >"$tmp/my1.json" 2>/dev/null
-$DBTOP_MARIADB_CLIENT -e "SET GLOBAL innodb_flush_log_at_trx_commit=2"
-sleep 1
-"$DBTOP" --batch --count 4 --interval 1 --format json "$DBTOP_MARIADB_URI" >"$tmp/my2.json" 2>/dev/null
 wait "$lp"
-$DBTOP_MARIADB_CLIENT -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"
 n1=$(ids "$tmp/my1.json" | grep -c commit-fsync)
-check "mariadb flush=1 under commits: commit-fsync fires ($n1 of 5 records)" test "$n1" -ge 3
-check "mariadb: its evidence names fsyncs per commit and the setting" \
-    jq -se '[.[] | .findings[]? | select(.id == "commit-fsync")] | length > 0 and all(.[]; (.evidence | test("fsyncs/commit")) and (.evidence | test("innodb_flush_log_at_trx_commit=1")) and (.suggestion | test("innodb_flush_log_at_trx_commit=2")))' "$tmp/my1.json"
-n2=$(ids "$tmp/my2.json" | tail -n 3 | grep -c commit-fsync)
-check "mariadb flush=2: commit-fsync is quiet ($n2 of the last 3 records)" test "$n2" -eq 0
+echo "# mariadb fast disk: COMMIT avg $(jq -s '[.[] | .digests[]? | select(.text | test("^COMMIT")) | .avg_ms | select(. != null)] | if length == 0 then null else add / length end' "$tmp/my1.json") ms, $(mean "$tmp/my1.json" '.rates.fsyncs_per_commit') fsyncs/commit"
+check "mariadb flush=1 sync_binlog=1 under commits on a fast disk: commit-fsync quiet ($n1 of 5 records)" test "$n1" -eq 0
 
 # ---- PostgreSQL 15: an idle root blocker ----
 $P -qc "SET client_min_messages = warning; DROP TABLE IF EXISTS fd_t; CREATE TABLE fd_t (id int PRIMARY KEY, v int); INSERT INTO fd_t VALUES (1, 0)" >/dev/null
@@ -72,9 +66,11 @@ w1=$(ids "$tmp/pg3.json" | grep -c wal-writer-busy)
 check "pg15 async commits, wal_writer_delay=10ms: wal-writer-busy fires ($w1 of 4)" test "$w1" -ge 2
 check "pg15: its evidence gives the syncs and the delay" \
     jq -se '[.[] | .findings[]? | select(.id == "wal-writer-busy")] | length > 0 and all(.[]; (.evidence | test("WAL syncs/s")) and (.evidence | test("wal_writer_delay=10ms")))' "$tmp/pg3.json"
+check "pg15: its remedy is the wal_writer_delay row's: 1s, with the row's SQL" \
+    jq -se '[.[] | .findings[]? | select(.id == "wal-writer-busy")] | length > 0 and all(.[]; .setting == "wal_writer_delay" and .value == "1s" and (.suggestion | test("ALTER SYSTEM SET wal_writer_delay = .1s.; SELECT pg_reload_conf")))' "$tmp/pg3.json"
 w2=$(ids "$tmp/pg4.json" | tail -n 2 | grep -c wal-writer-busy)
 check "pg15 wal_writer_delay=1000ms: quiet ($w2 of the last 2)" test "$w2" -eq 0
 check "findings JSON: every finding has id, severity, summary, evidence, suggestion" \
     jq -se '[.[] | .findings[]?] | all(.[]; (.id | type == "string") and (.severity | IN("info", "warning", "critical")) and (.summary | length > 0) and (.evidence | length > 0) and (.suggestion | length > 0))' \
-    "$tmp/my1.json" "$tmp/pg1.json" "$tmp/pg3.json"
+    "$tmp/pg1.json" "$tmp/pg3.json"
 done_tests

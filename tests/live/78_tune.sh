@@ -1,6 +1,6 @@
 # Safe tuning on live servers, driven through the screen in tmux.
-# MariaDB: under a commit load with innodb_flush_log_at_trx_commit=1 the
-# fsync finding fires; 5, a, y sets 2 and fsyncs per commit fall by >= 40 %
+# MariaDB: under a commit load with innodb_flush_log_at_trx_commit=1 (a
+# fast disk: no finding); 5, a, y sets 2 and fsyncs per commit fall by >= 40 %
 # (measured by a separate batch dbtop); q restores 1; SIGHUP restores 1;
 # SIGKILL leaves the journal, and the next start offers the revert and does
 # it on y. PostgreSQL: synchronous_commit and wal_writer_delay round trips,
@@ -78,8 +78,10 @@ lp=$!
 mon=$!
 sleep 1
 if start "$DBTOP_MARIADB_ADMIN_URI"; then ok "mariadb: screen up"; else nok "mariadb: screen did not come up: $(screen)"; fi
-if wait_re "commits wait on fsync" 10; then ok "mariadb flush=1 under load: the fsync finding is on screen"; else nok "mariadb: no fsync finding: $(screen)"; fi
+# the sandbox's disk is fast: no commit-fsync finding here (76_findings_evidence.sh
+# slows the fsyncs down and follows the finding to screen 5); the row is driven by hand
 sleep 6
+if wait_re "commits wait on fsync" 1; then nok "mariadb fast disk: an fsync finding: $(screen)"; else ok "mariadb fast disk: no fsync finding under the commit load"; fi
 t_apply=$(date +%s.%N)
 if apply 0 "SET GLOBAL innodb_flush_log_at_trx_commit = 2"; then
     ok "mariadb: 5 a shows the exact SQL (SET GLOBAL innodb_flush_log_at_trx_commit = 2), the risk and the revert"

@@ -6,6 +6,7 @@
 
 #include "../../model/findings.h"
 #include "../../model/model.h"
+#include "../../model/tunables.h"
 #include "../../util/util.h"
 #include "tap.h"
 
@@ -54,31 +55,135 @@ static const char *ids(const struct model *m, struct finding *f, size_t *n)
 	return buf;
 }
 
+/* Digests over one second: COMMIT (calls/s at avg_ms) and one other
+ * statement taking other_ms of statement time per second. */
+static void digests(struct model *m, double calls, double avg_ms, double other_ms)
+{
+	for (int k = 0; k < 2; k++) {
+		struct digest_set *s = xcalloc(1, sizeof *s);
+		str_copy(s->source, sizeof s->source, "test");
+		struct digest_row *r = digest_set_add(s);
+		str_copy(r->key, sizeof r->key, "commit");
+		r->text = xstrdup("COMMIT");
+		r->c[DG_CALLS] = (uint64_t)(1000 + k * calls);
+		r->c[DG_TOTAL_NS] = (uint64_t)(1e9 + k * calls * avg_ms * 1e6);
+		r->have = 1u << DG_CALLS | 1u << DG_TOTAL_NS;
+		r = digest_set_add(s);
+		str_copy(r->key, sizeof r->key, "update");
+		r->text = xstrdup("UPDATE `sbtest1` SET `k` = `k` + ? WHERE `id` = ?");
+		r->c[DG_CALLS] = (uint64_t)(1000 + k * 500);
+		r->c[DG_TOTAL_NS] = (uint64_t)(1e9 + k * other_ms * 1e6);
+		r->have = 1u << DG_CALLS | 1u << DG_TOTAL_NS;
+		digest_table_update(&m->dg, s, k ? 1.0 : NAN, k == 0, 1000 + k);
+		digest_set_free(s);
+	}
+}
+
+/* A MariaDB with flush=1 and sync_binlog=1 committing at commits/s. */
+static void mysql_durable(struct model *m, double commits, double per)
+{
+	fresh(m, ENGINE_MYSQL, FLAVOUR_MARIADB);
+	set_setting(m, "innodb_flush_log_at_trx_commit", "1");
+	set_setting(m, "sync_binlog", "1");
+	set_setting(m, "log_bin", "ON");
+	set_rate(m, M_COMMITS, commits);
+	set_rate(m, M_FSYNCS_PER_COMMIT, per);
+	set_rate(m, M_BINLOG_FSYNCS, commits * per / 2);
+}
+
 static void test_commit_fsync_mysql(void)
 {
 	struct model m;
 	struct finding f[FINDINGS_MAX];
 	size_t n;
-	fresh(&m, ENGINE_MYSQL, FLAVOUR_MARIADB);
-	set_setting(&m, "innodb_flush_log_at_trx_commit", "1");
-	set_setting(&m, "sync_binlog", "1");
-	set_rate(&m, M_COMMITS, 160);
-	set_rate(&m, M_FSYNCS_PER_COMMIT, 2.0);
-	set_rate(&m, M_BINLOG_FSYNC_MS, 0.87);
-	CHECK_STR(ids(&m, f, &n), "commit-fsync", "commit-fsync fires at 2 fsyncs/commit with flush=1 (seed 000)");
-	CHECK(n == 1 && strstr(f[0].evidence, "2.00 fsyncs/commit") && strstr(f[0].evidence, "binlog sync 0.87 ms") &&
+	const struct tunable *flush = tunable_find("innodb_flush_log_at_trx_commit", FLAVOUR_MARIADB, 0);
+	const struct tunable *sb = tunable_find("sync_binlog", FLAVOUR_MARIADB, 0);
+
+	/* seed 000: COMMIT the top digest at 20.7 ms, ~160 fsyncs/s */
+	mysql_durable(&m, 80, 2.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 8.7);
+	digests(&m, 80, 20.7, 300);
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "seed 000: COMMIT 20.7 ms, 85% of statement time: commit-fsync fires");
+	CHECK(n == 1 && strstr(f[0].evidence, "COMMIT avg 20.7 ms") && strstr(f[0].evidence, "85% of statement time") &&
+		      strstr(f[0].evidence, "binlog sync 8.70 ms") && strstr(f[0].evidence, "2.00 fsyncs/commit") &&
 		      strstr(f[0].evidence, "innodb_flush_log_at_trx_commit=1 sync_binlog=1"),
-	      "commit-fsync: the evidence carries the numbers and the settings");
-	CHECK(n == 1 && strstr(f[0].suggestion, "innodb_flush_log_at_trx_commit=2") && strstr(f[0].suggestion, "lost"),
-	      "commit-fsync: the remedy with its risk");
+	      "commit-fsync: the evidence carries the latency, the share, the syncs and the settings");
+	CHECK(n == 1 && f[0].tune == flush && strcmp(f[0].value, "2") == 0,
+	      "commit-fsync: points at the innodb_flush_log_at_trx_commit row, value 2");
+	CHECK(n == 1 && strstr(f[0].suggestion, "SET GLOBAL innodb_flush_log_at_trx_commit = 2") &&
+		      strstr(f[0].suggestion, flush->trade),
+	      "commit-fsync: the suggestion is the row's SQL and the row's trade");
 	CHECK(n == 1 && strcmp(f[0].pane, "rates") == 0 && f[0].severity == SEV_WARN, "commit-fsync: a warning on the rates pane");
+	model_free(&m);
+
+	/* issue 16 item 10: the standard durable set-up on a healthy disk */
+	mysql_durable(&m, 300, 2.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 0.15);
+	digests(&m, 300, 0.41, 40);
+	CHECK_STR(ids(&m, f, &n), "", "healthy: COMMIT 0.41 ms, binlog sync 0.15 ms at 2 fsyncs/commit: quiet");
+	model_free(&m);
+	mysql_durable(&m, 300, 2.0);
+	digests(&m, 300, 2.4, 40);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 1.07);
+	CHECK_STR(ids(&m, f, &n), "", "healthy but busy box: COMMIT 2.4 ms, binlog sync 1.07 ms: quiet");
+	model_free(&m);
+
+	/* issue 25: group commit keeps fsyncs per commit below 1 */
+	mysql_durable(&m, 550, 0.7);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 4.1);
+	digests(&m, 550, 15.5, 6700);
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "issue 25: 0.7 fsyncs/commit, COMMIT 15.5 ms, 56% of statement time: fires");
+	CHECK(n == 1 && strstr(f[0].evidence, "0.70 fsyncs/commit") && strstr(f[0].evidence, "56% of statement time"),
+	      "issue 25: evidence");
+	model_free(&m);
+
+	/* the thresholds */
+	mysql_durable(&m, 300, 1.0);
+	digests(&m, 300, 4.9, 100);
+	CHECK_STR(ids(&m, f, &n), "", "COMMIT 4.9 ms: below COMMIT_SLOW_MS, quiet");
+	model_free(&m);
+	mysql_durable(&m, 300, 1.0);
+	digests(&m, 300, 5.1, 100);
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "COMMIT 5.1 ms: fires");
+	model_free(&m);
+	mysql_durable(&m, 300, 1.0);
+	digests(&m, 300, 8, 8000);
+	CHECK_STR(ids(&m, f, &n), "", "COMMIT 8 ms but 23% of statement time: quiet");
+	model_free(&m);
+	mysql_durable(&m, 300, 1.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 5.0);
+	set_rate(&m, M_REDO_FSYNC_MS, 1.9);
+	digests(&m, 300, 12, 100);
+	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && f[0].tune == sb && strcmp(f[0].value, "0") == 0,
+	      "redo sync measured fast (1.9 ms), binlog sync slow: the remedy is sync_binlog = 0");
+	set_rate(&m, M_BINLOG_FSYNC_MS, 1.9);
+	CHECK_STR(ids(&m, f, &n), "", "both syncs measured fast, COMMIT slow: not the sync, quiet");
+	model_free(&m);
+
+	/* after flush=2 the binlog sync is left: then sync_binlog (issue 25 acceptance 3) */
+	mysql_durable(&m, 300, 0.6);
 	set_setting(&m, "innodb_flush_log_at_trx_commit", "2");
-	set_rate(&m, M_FSYNCS_PER_COMMIT, 1.0);
-	CHECK_STR(ids(&m, f, &n), "", "commit-fsync: quiet once flush=2 and 1 fsync per commit");
-	set_setting(&m, "innodb_flush_log_at_trx_commit", "1");
-	set_rate(&m, M_FSYNCS_PER_COMMIT, 2.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 5.3);
+	digests(&m, 300, 8.4, 100);
+	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && f[0].tune == sb && strstr(f[0].summary, "COMMIT 8.4 ms") &&
+		      strstr(f[0].suggestion, "SET GLOBAL sync_binlog = 0") && strstr(f[0].suggestion, "replicas"),
+	      "flush=2, sync_binlog=1, binlog sync 5.3 ms: SET GLOBAL sync_binlog = 0 with its risk");
+	set_setting(&m, "sync_binlog", "0");
+	CHECK_STR(ids(&m, f, &n), "", "flush=2, sync_binlog=0: no sync at commit, quiet");
+	set_setting(&m, "sync_binlog", "1");
+	set_setting(&m, "log_bin", "OFF");
+	CHECK_STR(ids(&m, f, &n), "", "flush=2, sync_binlog=1 without a binary log: quiet");
+	model_free(&m);
+
+	/* no digests: COMMIT latency from the statement counters, the weight estimated */
+	mysql_durable(&m, 100, 2.0);
+	set_rate(&m, M_COMMIT_MS, 10);
+	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && strstr(f[0].evidence, "~1.0 sessions committing (estimate"),
+	      "without digests: COMMIT 10 ms x 100/s = ~1 session committing, said to be an estimate");
+	set_rate(&m, M_COMMITS, 20);
+	CHECK_STR(ids(&m, f, &n), "", "without digests: 20 commits/s x 10 ms = 0.2 sessions: quiet");
 	set_rate(&m, M_COMMITS, 2);
-	CHECK_STR(ids(&m, f, &n), "", "commit-fsync: quiet at 2 commits/s");
+	CHECK_STR(ids(&m, f, &n), "", "2 commits/s: quiet");
 	m.cur[M_COMMITS].st = RATE_INIT;
 	m.cur[M_COMMITS].v = NAN;
 	CHECK_STR(ids(&m, f, &n), "", "commit-fsync: quiet while the rate is unknown");
@@ -90,30 +195,59 @@ static void test_commit_walsync_pg(void)
 	struct model m;
 	struct finding f[FINDINGS_MAX];
 	size_t n;
+	const struct tunable *sc = tunable_find("synchronous_commit", FLAVOUR_POSTGRESQL, 0);
 	fresh(&m, ENGINE_POSTGRESQL, FLAVOUR_POSTGRESQL);
 	set_setting(&m, "synchronous_commit", "on");
 	set_setting(&m, "wal_writer_delay", "200ms");
 	set_rate(&m, M_COMMITS, 300);
 	set_rate(&m, M_FSYNCS_PER_COMMIT, 1.0);
 	set_rate(&m, M_WAL_SYNCS, 300);
-	set_rate(&m, M_WAL_SYNC_MS, 0.2);
+	set_rate(&m, M_WAL_SYNC_MS, 4.0);
 	struct wait_set *ws = wait_set_new(WS_SAMPLED);
 	ws->rounds = 10;
 	wait_set_add(ws, "IO:WALSync", 12, 0);
 	wait_set_add(ws, "Lock:transactionid", 3, 0);
 	wait_set_add(ws, "CPU", 30, 0);
 	wait_table_update(&m.wt, ws, 1, false);
-	CHECK_STR(ids(&m, f, &n), "commit-fsync", "PG: commits waiting on the WAL flush fire when IO:WALSync leads the waits");
-	CHECK(n == 1 && strstr(f[0].summary, "IO:WALSync") && strstr(f[0].suggestion, "synchronous_commit=off"),
-	      "PG: names the event and the remedy");
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "PG: WAL sync 4 ms, IO:WALSync leading: commit-fsync fires");
+	CHECK(n == 1 && strstr(f[0].summary, "IO:WALSync") && strstr(f[0].evidence, "WAL sync 4.00 ms") && f[0].tune == sc &&
+		      strcmp(f[0].value, "off") == 0 &&
+		      strstr(f[0].suggestion, "ALTER SYSTEM SET synchronous_commit = 'off'; SELECT pg_reload_conf()"),
+	      "PG: names the event, the sync time, and the synchronous_commit row's SQL");
+	set_rate(&m, M_WAL_SYNC_MS, 0.2);
+	CHECK_STR(ids(&m, f, &n), "", "PG healthy: WAL sync 0.2 ms with IO:WALSync leading: quiet");
+	m.cur[M_WAL_SYNC_MS].st = RATE_INIT;
+	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && strstr(f[0].evidence, "WAL sync 4.00 ms (estimate"),
+	      "PG without track_wal_io_timing: 1.2 sessions in IO:WALSync / 300 syncs/s = 4 ms, an estimate");
+	set_rate(&m, M_WAL_SYNCS, 1200);
+	set_rate(&m, M_FSYNCS_PER_COMMIT, 4.0);
+	CHECK_STR(ids(&m, f, &n), "", "PG without timing: 1.2 sessions / 1200 syncs/s = 1 ms: quiet");
+	set_rate(&m, M_WAL_SYNCS, 300);
+	set_rate(&m, M_FSYNCS_PER_COMMIT, 1.0);
+	set_rate(&m, M_WAL_SYNC_MS, 4.0);
 	set_setting(&m, "synchronous_commit", "off");
 	CHECK_STR(ids(&m, f, &n), "", "PG: quiet with synchronous_commit=off");
 	set_setting(&m, "synchronous_commit", "on");
+	set_rate(&m, M_FSYNCS_PER_COMMIT, 0.05);
+	set_rate(&m, M_WAL_SYNCS, 15);
+	CHECK_STR(ids(&m, f, &n), "", "PG: 0.05 WAL syncs per commit (the sessions commit asynchronously): quiet");
+	set_rate(&m, M_FSYNCS_PER_COMMIT, 0.3);
+	set_rate(&m, M_WAL_SYNCS, 90);
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "PG: 0.3 WAL syncs per commit (group flush; least 0.45): fires");
+	set_rate(&m, M_FSYNCS_PER_COMMIT, 1.0);
 	ws->n = 0;
-	wait_set_add(ws, "Lock:transactionid", 12, 0);
-	wait_set_add(ws, "IO:WALSync", 2, 0);
+	wait_set_add(ws, "Lock:transactionid", 60, 0);
+	wait_set_add(ws, "IO:WALSync", 9, 0);
 	wait_table_update(&m.wt, ws, 1, false);
-	CHECK_STR(ids(&m, f, &n), "", "PG: quiet when a lock, not the WAL flush, leads the waits");
+	set_rate(&m, M_COMMITS, 160);
+	set_rate(&m, M_WAL_SYNCS, 160);
+	set_rate(&m, M_WAL_SYNC_MS, 6.0);
+	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && strstr(f[0].summary, "busy 96% of the time") &&
+		      strstr(f[0].evidence, "Lock:transactionid leads"),
+	      "PG: a row lock held through a 6 ms flush leads, the flush busy 96%: fires (pgbench tpcb)");
+	set_rate(&m, M_COMMITS, 50);
+	set_rate(&m, M_WAL_SYNCS, 50);
+	CHECK_STR(ids(&m, f, &n), "", "PG: a lock leads and the flush is busy 30%: quiet");
 	wait_set_free(ws);
 	model_free(&m);
 }
@@ -129,8 +263,11 @@ static void test_wal_writer(void)
 	set_rate(&m, M_COMMITS, 400);
 	set_rate(&m, M_WAL_SYNCS, 90);
 	CHECK_STR(ids(&m, f, &n), "wal-writer-busy", "wal-writer-busy: 90 syncs/s for 400 async commits/s at 10ms (seed 004)");
-	CHECK(n == 1 && strstr(f[0].evidence, "wal_writer_delay=10ms") && strstr(f[0].suggestion, "wal_writer_delay"),
-	      "wal-writer-busy: evidence and remedy");
+	CHECK(n == 1 && strstr(f[0].evidence, "wal_writer_delay=10ms") && f[0].tune &&
+		      strcmp(f[0].tune->name, "wal_writer_delay") == 0 && strcmp(f[0].value, "1s") == 0 &&
+		      strstr(f[0].suggestion, "ALTER SYSTEM SET wal_writer_delay = '1s'; SELECT pg_reload_conf()"),
+	      "wal-writer-busy: evidence, and the wal_writer_delay row's value (1s) and SQL (issue 16 item 11)");
+	CHECK(n == 1 && findings_top_remedy(f, n) == f[0].tune, "the top finding's remedy row is wal_writer_delay");
 	set_setting(&m, "wal_writer_delay", "200ms");
 	set_rate(&m, M_WAL_SYNCS, 5);
 	CHECK_STR(ids(&m, f, &n), "", "wal-writer-busy: quiet at 200ms and 5 syncs/s");

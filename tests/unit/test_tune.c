@@ -63,6 +63,18 @@ static void test_table(void)
 	CHECK_STR(tunable_toggle(sc, "ON"), "off", "synchronous_commit on -> off (case folded)");
 	CHECK_STR(tunable_toggle(sc, "off"), "on", "synchronous_commit off -> on");
 	CHECK_STR(tunable_toggle(sc, "local"), "off", "synchronous_commit local -> off");
+	/* compared the way the server reads them (issue 16 item 11) */
+	const struct tunable *ww = tunable_find("wal_writer_delay", FLAVOUR_POSTGRESQL, 0);
+	CHECK(tune_value_same("1s", "1000ms") && tune_value_same("200ms", " 200ms") && !tune_value_same("200ms", "1s"),
+	      "time units: 1s = 1000ms, 200ms != 1s");
+	CHECK(tune_value_same("1min", "60s") && tune_value_same("8MB", "8192kB") && !tune_value_same("1s", "1kB"),
+	      "1min = 60s, 8MB = 8192kB, a time is never a size");
+	CHECK(tune_value_same("on", "true") && tune_value_same("OFF", "no") && !tune_value_same("on", "1") &&
+		      !tune_value_same("1", "2") && !tune_value_same("10", "10ms"),
+	      "booleans folded; 1 is a number, not on; a bare number is not a time");
+	CHECK_STR(tunable_toggle(ww, "1000ms"), "200ms", "wal_writer_delay 1000ms is the remedy 1s in force: a proposes 200ms");
+	CHECK_STR(tunable_toggle(ww, "10ms"), "1s", "wal_writer_delay 10ms -> 1s");
+	CHECK_STR(tunable_toggle(sc, "false"), "on", "synchronous_commit false is off: a proposes on");
 	/* apply SQL */
 	CHECK(tune_sql_apply(fl, "2", buf, sizeof buf) == 0, "flush apply builds");
 	CHECK_STR(buf, "SET GLOBAL innodb_flush_log_at_trx_commit = 2", "SET GLOBAL, never SET PERSIST");

@@ -1,0 +1,88 @@
+/* slowsync.c - an LD_PRELOAD shim that makes a database server's syncs slow,
+ * the way a slow disk does (seed 002: MariaDB on ZFS, seconds per commit).
+ * fsync, fdatasync and sync_file_range sleep DBTOP_SLOWSYNC_MS milliseconds
+ * (default 5, fractions allowed, at most 1000) after the real call, in the
+ * processes named in DBTOP_SLOWSYNC_PROCS (default "mariadbd mysqld
+ * postgres"; any other process that inherits the environment, a pg_ctl or a
+ * shell, is left alone). Built as build/tests/slowsync.so; the sandbox
+ * starts a server with it when DBTOP_SERVER_PRELOAD names it. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char *program_invocation_short_name;
+
+int fsync(int fd);
+int fdatasync(int fd);
+int sync_file_range(int fd, long long off, long long n, unsigned int flags);
+
+static long delay_ns = -1;   /* -1: not decided yet, 0: this process is left alone */
+
+/* The delay for this process, decided once. */
+static long delay(void)
+{
+	if (delay_ns >= 0)
+		return delay_ns;
+	const char *procs = getenv("DBTOP_SLOWSYNC_PROCS"), *ms = getenv("DBTOP_SLOWSYNC_MS");
+	const char *me = program_invocation_short_name;
+	char list[256];
+	long d = 0;
+	strncpy(list, procs && *procs ? procs : "mariadbd mysqld postgres", sizeof list - 1);
+	list[sizeof list - 1] = '\0';
+	for (char *save = NULL, *w = strtok_r(list, " ,", &save); w; w = strtok_r(NULL, " ,", &save))
+		if (me && strcmp(w, me) == 0) {
+			double v = ms && *ms ? strtod(ms, NULL) : 5.0;
+			if (v > 1000)
+				v = 1000;
+			d = v > 0 ? (long)(v * 1e6) : 0;
+			break;
+		}
+	delay_ns = d;
+	return d;
+}
+
+/* Sleep the delay, keeping errno (the caller reads the real call's). */
+static void slow(void)
+{
+	long d = delay();
+	int e = errno;
+	struct timespec ts = {d / 1000000000L, d % 1000000000L};
+	while (d > 0 && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	errno = e;
+}
+
+int fsync(int fd)
+{
+	static int (*real)(int);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "fsync");
+	int rc = real(fd);
+	slow();
+	return rc;
+}
+
+int fdatasync(int fd)
+{
+	static int (*real)(int);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "fdatasync");
+	int rc = real(fd);
+	slow();
+	return rc;
+}
+
+int sync_file_range(int fd, long long off, long long n, unsigned int flags)
+{
+	static int (*real)(int, long long, long long, unsigned int);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "sync_file_range");
+	int rc = real(fd, off, n, flags);
+	/* only the waiting kind is a sync (SYNC_FILE_RANGE_WAIT_AFTER = 4) */
+	if (flags & 4)
+		slow();
+	return rc;
+}
