@@ -95,6 +95,8 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	}
 	if (tv && tv->note[0] && y < cv->h && v->full)
 		y = cv_wrap(cv, y, 0, R_NOTE, tv->note, cv->h);
+	if (tv && tv->pending[0] && y < cv->h && v->full)
+		y = cv_wrap(cv, y, 0, R_CRIT, tv->pending, cv->h);
 	if (y >= cv->h)
 		return;
 	int wn = 36, wv = 12;
@@ -230,12 +232,21 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int key)
 	char apply[200], rev[300];
 	str_copy(v->ask.value, sizeof v->ask.value, to);
 	sql_pair(tv, i, to, apply, sizeof apply, rev, sizeof rev);
+	/* what is true of every change: the whole server, until reverted */
+	const char *lasts = t->kind == TK_PG_SYSTEM
+				    ? "ALTER SYSTEM writes it to postgresql.auto.conf: it survives a server restart until "
+				      "dbtop reverts it."
+			    : t->kind == TK_MY_GLOBAL ? "SET GLOBAL: lost at a server restart (my.cnf is not edited)."
+						      : "performance_schema.setup_instruments: lost at a server restart.";
+	char warn[TUNE_PENDING_LEN + 16] = "";
+	if (t->kind == TK_PG_SYSTEM && tv->pending[0])
+		str_printf(warn, sizeof warn, "WARNING: %s.  ", tv->pending);
 	str_printf(v->ask.what, sizeof v->ask.what,
-		   "SET %s from %s to %s on %s, for this dbtop session only.  Runs: %s.  Risk: %s.  Scope: %s.  "
-		   "Reverted on quit, u / U, Ctrl-C, a lost terminal (SIGHUP), SIGTERM%s, and at the next start after "
-		   "a crash, with: %s.",
-		   t->name, tv->current[i], to, m->caps.version[0] ? flavour_name(m->caps.flavour) : "the server", apply,
-		   t->trade, t->scope, tv->ttl > 0 ? ", --tune-ttl" : "", rev);
+		   "SET %s from %s to %s on %s: server-wide, for every session, until dbtop reverts it. %s  %s"
+		   "Runs: %s.  Risk: %s.  Scope: %s.  Reverted on quit, u / U, Ctrl-C, a lost terminal, SIGTERM%s, "
+		   "and at the next start after a crash, with: %s.",
+		   t->name, tv->current[i], to, m->caps.version[0] ? flavour_name(m->caps.flavour) : "the server", lasts,
+		   warn, apply, t->trade, t->scope, tv->ttl > 0 ? ", --tune-ttl" : "", rev);
 	return true;
 }
 

@@ -44,6 +44,8 @@ struct caps {
 
 struct source;
 
+#define TUNE_PENDING_LEN (2 * NOTE_LEN)
+
 /* One tuning step asked of a backend. */
 enum tune_call_what {
 	TC_PROBE = 1,   /* current value and privilege of every tunable of this flavour */
@@ -60,6 +62,10 @@ struct tune_call {
 	bool allowed[TUNABLES_MAX];
 	char undo_hint[TUNABLES_MAX][80];     /* the undo token a change now would save ("": unknown) */
 	char note[NOTE_LEN];                  /* a remark for the whole table */
+	/* PostgreSQL: what pg_reload_conf() would apply besides the change
+	 * (pending edits or errors of the configuration files), or that it
+	 * could not be checked; "": nothing */
+	char pending[TUNE_PENDING_LEN];
 	/* TC_PREV out */
 	char undo[80];
 	char was[TUNE_VALUE_LEN];
