@@ -497,7 +497,7 @@ static void read_option_dir(struct target *t, const char *dir, const char *group
 {
 	struct dirent **list = NULL;
 	int n = scandir(dir, &list, NULL, alphasort), i;
-	char err[8];
+	char err[NOTE_LEN];
 	for (i = 0; i < n; i++) {
 		const char *nm = list[i]->d_name;
 		size_t l = strlen(nm);
@@ -581,7 +581,7 @@ static int read_option_file_depth(struct target *t, const char *path, const char
 			if (strncmp(s, "!includedir", 11) == 0 && isspace((unsigned char)s[11]))
 				read_option_dir(t, trim(s + 11), group, depth);
 			else if (strncmp(s, "!include", 8) == 0 && isspace((unsigned char)s[8])) {
-				char e2[8];
+				char e2[NOTE_LEN];
 				read_option_file_depth(t, trim(s + 8), group, e2, sizeof e2, depth + 1);
 			}
 			continue;

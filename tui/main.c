@@ -507,8 +507,8 @@ int main(int argc, char **argv)
 			.tuner = replaying ? NULL : tuner, .start_mono = start_mono,
 		};
 		status = ui_run(&src, &m, &uo);
-		if (uo.exit_msg[0])
-			fprintf(stderr, "dbtop: %s\n", uo.exit_msg);
+		if (uo.exit_msg[0])   /* it may quote a server's error text */
+			fprintf(stderr, "dbtop: %s\n", text_sanitize(uo.exit_msg));
 		if (uo.worker_running) {
 			/* a query still runs in the sampler thread: leave everything it
 			 * may touch alone; exiting ends it */
