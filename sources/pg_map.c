@@ -268,6 +268,7 @@ void pg_pending_sql(struct strbuf *q, bool hba_rules, bool stat_file)
 	if (hba_rules)
 		sb_puts(q, " UNION ALL SELECT 'h', NULL, line_number, NULL, NULL, NULL, NULL, NULL, NULL, error "
 			   "FROM pg_hba_file_rules WHERE error IS NOT NULL");
+	/* (whole seconds: an edit in the second of the last load is not seen) */
 	if (stat_file)
 		sb_puts(q, " UNION ALL SELECT 'm', s.setting, NULL, s.name, NULL, NULL, NULL, NULL, NULL, NULL "
 			   "FROM pg_settings s WHERE s.name IN ('hba_file', 'ident_file') "
