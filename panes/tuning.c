@@ -238,15 +238,24 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int key)
 				      "dbtop reverts it."
 			    : t->kind == TK_MY_GLOBAL ? "SET GLOBAL: lost at a server restart (my.cnf is not edited)."
 						      : "performance_schema.setup_instruments: lost at a server restart.";
-	char warn[TUNE_PENDING_LEN + 16] = "";
-	if (t->kind == TK_PG_SYSTEM && tv->pending[0])
-		str_printf(warn, sizeof warn, "WARNING: %s.  ", tv->pending);
-	str_printf(v->ask.what, sizeof v->ask.what,
-		   "SET %s from %s to %s on %s: server-wide, for every session, until dbtop reverts it. %s  %s"
+	char head[400], tail[sizeof v->ask.what], warn[TUNE_PENDING_LEN + 16] = "";
+	str_printf(head, sizeof head, "SET %s from %s to %s on %s: server-wide, for every session, until dbtop "
+		   "reverts it. %s  ", t->name, tv->current[i], to,
+		   m->caps.version[0] ? flavour_name(m->caps.flavour) : "the server", lasts);
+	str_printf(tail, sizeof tail,
 		   "Runs: %s.  Risk: %s.  Scope: %s.  Reverted on quit, u / U, Ctrl-C, a lost terminal, SIGTERM%s, "
 		   "and at the next start after a crash, with: %s.",
-		   t->name, tv->current[i], to, m->caps.version[0] ? flavour_name(m->caps.flavour) : "the server", lasts,
-		   warn, apply, t->trade, t->scope, tv->ttl > 0 ? ", --tune-ttl" : "", rev);
+		   apply, t->trade, t->scope, tv->ttl > 0 ? ", --tune-ttl" : "", rev);
+	if (t->kind == TK_PG_SYSTEM && tv->pending[0]) {
+		/* what the reload also does, cut (not the revert at the end)
+		 * when the whole would not fit */
+		size_t room = sizeof v->ask.what - strlen(head) - strlen(tail);
+		if (room > sizeof warn)
+			room = sizeof warn;
+		if (room > 40 && (size_t)snprintf(warn, room, "WARNING: %s.  ", tv->pending) >= room)
+			str_copy(warn + room - 6, 6, "...  ");
+	}
+	str_printf(v->ask.what, sizeof v->ask.what, "%s%s%s", head, warn, tail);
 	return true;
 }
 
