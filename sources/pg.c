@@ -773,6 +773,8 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	return 0;
 }
 
+#define PENDING_RECHECK_S 0.2
+
 /* Tuning, part of TC_PROBE: what a pg_reload_conf() would apply besides
  * dbtop's change (c->pending; see pg_pending_sql), or why it is unknown. */
 static void pg_tune_pending(struct source *src, struct tune_call *c)
@@ -802,23 +804,33 @@ static void pg_tune_pending(struct source *src, struct tune_call *c)
 	}
 	sb_init(&q);
 	pg_pending_sql(&q, can_hba, can_stat);
-	rc = pg_run(src, q.s, &rs, err, sizeof err, &stalled, NULL);
-	sb_free(&q);
-	p->own_xacts++;
-	if (rc < 0) {
-		str_printf(c->pending, sizeof c->pending, "%s (%s): pg_reload_conf() applies whatever they hold", unread,
-			   err);
-		return;
+	/* a reload just asked for (dbtop's own change, a moment ago) reaches
+	 * this backend a little after the postmaster rereads the files: until
+	 * then the new lines look pending. Something pending is read again
+	 * once, PENDING_RECHECK_S later (then this backend has reloaded). */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			poll(NULL, 0, (int)(PENDING_RECHECK_S * 1000));
+		rc = pg_run(src, q.s, &rs, err, sizeof err, &stalled, NULL);
+		p->own_xacts++;
+		if (rc < 0) {
+			str_printf(c->pending, sizeof c->pending, "%s (%s): pg_reload_conf() applies whatever they hold",
+				   unread, err);
+			break;
+		}
+		const PGresult *r = rs.n ? rs.r[0] : NULL;
+		int n = r ? PQntuples(r) : 0;
+		const char *(*rows)[PGF__COUNT] = xcalloc(n ? (size_t)n : 1, sizeof *rows);
+		for (int i = 0; i < n; i++)
+			for (int k = 0; k < PGF__COUNT; k++)
+				rows[i][k] = cell(r, i, k);
+		pg_pending_note(c->pending, sizeof c->pending, (const char *const (*)[PGF__COUNT])rows, n);
+		free(rows);
+		pg_results_clear(&rs);
+		if (!c->pending[0])
+			break;
 	}
-	const PGresult *r = rs.n ? rs.r[0] : NULL;
-	int n = r ? PQntuples(r) : 0;
-	const char *(*rows)[PGF__COUNT] = xcalloc(n ? (size_t)n : 1, sizeof *rows);
-	for (int i = 0; i < n; i++)
-		for (int k = 0; k < PGF__COUNT; k++)
-			rows[i][k] = cell(r, i, k);
-	pg_pending_note(c->pending, sizeof c->pending, (const char *const (*)[PGF__COUNT])rows, n);
-	free(rows);
-	pg_results_clear(&rs);
+	sb_free(&q);
 }
 
 /* Tuning, TC_PROBE: current value and privilege of every tunable. */
