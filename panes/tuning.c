@@ -239,7 +239,7 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int key)
 			    : t->kind == TK_MY_GLOBAL ? "SET GLOBAL: lost at a server restart (my.cnf is not edited)."
 						      : "performance_schema.setup_instruments: lost at a server restart.";
 	char head[400], tail[sizeof v->ask.what], warn[TUNE_PENDING_LEN + 16] = "";
-	str_printf(head, sizeof head, "SET %s from %s to %s on %s: server-wide, for every session, until dbtop "
+	str_printf(head, sizeof head, "SET %s from %s to %s on %s: server-wide until dbtop "
 		   "reverts it. %s  ", t->name, tv->current[i], to,
 		   m->caps.version[0] ? flavour_name(m->caps.flavour) : "the server", lasts);
 	str_printf(tail, sizeof tail,

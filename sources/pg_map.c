@@ -383,6 +383,9 @@ bool pg_setting_same(const char *file, const char *now, const char *unit, const 
 			return (long long)(a < 0 ? a - 0.5 : a + 0.5) == (long long)(b < 0 ? b - 0.5 : b + 0.5);
 		return fabs(a - b) <= 1e-9 * (fabs(a) > fabs(b) ? fabs(a) : fabs(b)) + 1e-12;
 	}
+	/* enums that take boolean spellings (synchronous_commit = true is on) */
+	if (type && strcmp(type, "enum") == 0 && pg_bool(file) >= 0 && pg_bool(file) == pg_bool(now))
+		return true;
 	/* enums, and strings such as DateStyle, are read whatever their case (a
 	 * change of case alone in a path-like string goes unseen) */
 	return strcasecmp(file, now) == 0;

@@ -60,7 +60,7 @@ T send-keys -t s a
 if wait_re "Change this setting\?" 3; then
     f=$(flat)
     case $f in *"WARNING: pg_reload_conf() rereads every configuration file"*"work_mem = '7MB'"*) ok "confirmation: WARNING, the reload also applies work_mem = '7MB'" ;; *) nok "confirmation without the warning: $f" ;; esac
-    case $f in *"server-wide, for every session, until dbtop reverts it"*"postgresql.auto.conf: it survives a server restart until dbtop reverts it"*) ok "confirmation: server-wide, postgresql.auto.conf, survives a restart" ;; *) nok "confirmation wording: $f" ;; esac
+    case $f in *"server-wide until dbtop reverts it"*"postgresql.auto.conf: it survives a server restart until dbtop reverts it"*) ok "confirmation: server-wide, postgresql.auto.conf, survives a restart" ;; *) nok "confirmation wording: $f" ;; esac
     case $f in *"for this dbtop session only"*) nok "confirmation still says 'for this dbtop session only'" ;; *) ok "confirmation: no 'for this dbtop session only'" ;; esac
 else
     nok "no confirmation: $(screen)"

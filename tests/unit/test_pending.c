@@ -39,6 +39,8 @@ static void test_same(void)
 	/* enums and strings */
 	CHECK(pg_setting_same("ON", "on", NULL, "enum"), "same: enum case");
 	CHECK(!pg_setting_same("remote_apply", "on", NULL, "enum"), "same: enum differs");
+	CHECK(pg_setting_same("true", "on", NULL, "enum"), "same: an enum given a boolean spelling (synchronous_commit)");
+	CHECK(!pg_setting_same("true", "off", NULL, "enum"), "same: ... and a different one");
 	CHECK(pg_setting_same("iso, mdy", "ISO, MDY", NULL, "string"), "same: DateStyle written in lower case");
 	CHECK(!pg_setting_same("'$user', public", "\"$user\", public", NULL, "string"), "same: strings differ");
 	CHECK(!pg_setting_same(NULL, "on", NULL, "bool") && !pg_setting_same("on", NULL, NULL, "bool"),
