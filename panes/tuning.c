@@ -224,8 +224,10 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int key)
 		char rs[256];
 		tuner_revert_sql(e, rs, sizeof rs);
 		str_copy(v->ask.value, sizeof v->ask.value, e->was);
-		str_printf(v->ask.what, sizeof v->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s", t->name, e->val,
-			   e->was, rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "");
+		str_printf(v->ask.what, sizeof v->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s%s%s%s", t->name,
+			   e->val, e->was, rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "",
+			   t->kind == TK_PG_SYSTEM && tv->pending[0] ? ".  WARNING: " : "",
+			   t->kind == TK_PG_SYSTEM ? tv->pending : "", t->kind == TK_PG_SYSTEM && tv->pending[0] ? "." : "");
 		return true;
 	}
 	const char *to = tunable_toggle(t, tv->current[i]);

@@ -2,7 +2,8 @@
 # files that nobody reloaded yet. With work_mem = '7MB' appended to
 # postgresql.conf (4MB in force) and pg_hba.conf touched, screen 5 and the
 # confirmation of a name both; n changes nothing; y applies the change and,
-# as warned, work_mem 7MB with it; q reverts dbtop's change. An unknown
+# as warned, work_mem 7MB with it; a new edit is named in the revert's
+# confirmation too; q reverts dbtop's change (and applies that edit). An unknown
 # parameter in postgresql.conf: the confirmation says a reload applies none
 # of the files' settings. A monitoring role: the pane says the files could
 # not be checked. The confirmation says server-wide, postgresql.auto.conf
@@ -75,8 +76,20 @@ if value_is work_mem 7MB 5; then ok "y: as warned, the pending work_mem 7MB came
 # the change published on the screen (the apply and its probe are done) before anything else
 wait_re "TUNED 1 " 15 || nok "no TUNED badge after y: $(screen)"
 if ! wait_re "hold more than this change" 1; then ok "screen 5: nothing pending once reloaded (dbtop's own line in postgresql.auto.conf not named)"; else nok "screen 5 after the reload: $(screen)"; fi
+# the revert reloads too: its confirmation warns the same way
+mwm=$(pgv maintenance_work_mem)
+printf "maintenance_work_mem = '99MB'\n" >>"$conf"
+if wait_re "maintenance_work_mem = '99MB'" 12; then ok "screen 5 picks up a new pending edit while a change is in force"; else nok "new pending edit not shown: $(screen)"; fi
+T send-keys -t s a
+if wait_re "REVERT dbtop's change" 3; then
+    case $(flat) in *"WARNING: pg_reload_conf() rereads"*"maintenance_work_mem = '99MB'"*) ok "revert confirmation: the same warning" ;; *) nok "revert confirmation without the warning: $(flat)" ;; esac
+else
+    nok "no revert confirmation: $(screen)"
+fi
+T send-keys -t s n
 T send-keys -t s q
 if wait_re "EXITED 0" 10; then ok "q: exit 0"; else nok "q: $(screen)"; fi
+if [ "$mwm" != 99MB ] && [ "$(pgv maintenance_work_mem)" = 99MB ]; then ok "q: the revert's reload applied the pending maintenance_work_mem too (as warned)"; else nok "maintenance_work_mem $mwm -> $(pgv maintenance_work_mem)"; fi
 if [ "$(pgv synchronous_commit)" = on ]; then ok "q: dbtop's change reverted (on)"; else nok "q: synchronous_commit $(pgv synchronous_commit)"; fi
 
 # an error that makes a reload apply nothing
