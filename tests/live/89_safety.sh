@@ -25,6 +25,7 @@ cleanup() {
 trap cleanup EXIT
 myv() { $M -N -e "SELECT @@GLOBAL.$1"; }
 $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"
+touch "$tmp/started"
 
 # start URI: dbtop on the screen in tmux; its pid in $tmp/pid, stderr in $tmp/err
 start() {
@@ -117,11 +118,13 @@ done
 if [ "$workers" -ge 1 ] && [ "$workers_ok" = 1 ]; then ok "sampler thread blocks SIGHUP/SIGINT/SIGPIPE/SIGTERM ($workers worker thread)"; else nok "worker threads: $workers, masks: $(grep SigBlk /proc/"$pid"/task/*/status | tr '\n' ' ')"; fi
 if [ "$main_ok" = 1 ]; then ok "the UI thread takes the quit signals (not blocked)"; else nok "UI thread blocks a quit signal: $(grep SigBlk /proc/"$pid"/status)"; fi
 if awk '/^Max core file size/ {exit !($5 == 0 && $6 == 0)}' /proc/"$pid"/limits; then ok "no core file: RLIMIT_CORE 0 (soft and hard)"; else nok "core limit: $(grep 'core file' /proc/"$pid"/limits)"; fi
-# gdb: one session asks the process (an inferior call), a second drives the signals
-if command -v gdb >/dev/null && timeout 60 gdb -p "$pid" -batch -nx -ex 'print (int)prctl(3,0,0,0,0)' >"$tmp/gdb1.out" 2>&1 &&
+# gdb: one session asks the process (an inferior call), a second drives the
+# signals (gdb in $tmp without core files of its own: it may abort itself)
+G() { (cd "$tmp" && ulimit -c 0 && timeout 60 gdb "$@"); }
+if command -v gdb >/dev/null && G -p "$pid" -batch -nx -ex 'print (int)prctl(3,0,0,0,0)' >"$tmp/gdb1.out" 2>&1 &&
     grep -q '^\$1 = ' "$tmp/gdb1.out"; then
     if grep -q '^\$1 = 0$' "$tmp/gdb1.out"; then ok "not dumpable (prctl PR_GET_DUMPABLE = 0)"; else nok "dumpable: $(grep '^\$1' "$tmp/gdb1.out")"; fi
-    timeout 60 gdb -p "$pid" -batch -nx -ex 'set pagination off' -ex 'handle SIGSEGV stop nopass' \
+    G -p "$pid" -batch -nx -ex 'set pagination off' -ex 'handle SIGSEGV stop nopass' \
         -ex 'handle SIGABRT stop nopass' -ex 'break endwin' -ex 'signal SIGSEGV' -ex 'signal SIGABRT' \
         -ex 'signal SIGABRT' >"$tmp/gdb.out" 2>&1
     # (gdb itself may abort on the sanitizer build's exit: the count and the exit status say it)
@@ -142,7 +145,8 @@ if start "$DBTOP_MARIADB_ADMIN_URI"; then
     kill -SEGV "$(dpid)"
     if wait_re "EXITED 139" 5; then ok "SIGSEGV: dbtop dies by the signal (exit 139), no loop"; else nok "SIGSEGV: $(screen)"; fi
     check "SIGSEGV with a change in force: the message names the undo journal" grep -q "crashed while setting changes were in force" "$tmp/err"
-    ls "$tmp"/core* >/dev/null 2>&1 && nok "a core file was written" || ok "no core file in the working directory"
+    new_core=$(find . -maxdepth 1 -name 'core*' -newer "$tmp/started" 2>/dev/null)
+    if [ -z "$new_core" ]; then ok "no core file in dbtop's working directory"; else nok "core file written: $new_core"; fi
 else
     nok "screen did not come up for the SIGSEGV check: $(screen)"
 fi
