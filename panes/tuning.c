@@ -95,8 +95,10 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	}
 	if (tv && tv->note[0] && y < cv->h && v->full)
 		y = cv_wrap(cv, y, 0, R_NOTE, tv->note, cv->h);
-	if (tv && tv->pending[0] && y < cv->h && v->full)
-		y = cv_wrap(cv, y, 0, R_CRIT, tv->pending, cv->h);
+	if (tv && tv->pending[0] && y < cv->h && v->full)   /* a warning; not knowing: a note */
+		y = cv_wrap(cv, y, 0,
+			    strncmp(tv->pending, TUNE_PENDING_UNREAD, strlen(TUNE_PENDING_UNREAD)) == 0 ? R_NOTE : R_CRIT,
+			    tv->pending, cv->h);
 	if (y >= cv->h)
 		return;
 	int wn = 36, wv = 12;

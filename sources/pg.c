@@ -784,7 +784,7 @@ static void pg_tune_pending(struct source *src, struct tune_call *c)
 	struct strbuf q;
 	bool stalled;
 	char err[NOTE_LEN];
-	const char *unread = "pending edits of postgresql.conf / pg_hba.conf could not be checked";
+	const char *unread = TUNE_PENDING_UNREAD;
 	c->pending[0] = '\0';
 	int rc = pg_run(src, PG_PENDING_PRIV_SQL, &rs, err, sizeof err, &stalled, NULL);
 	p->own_xacts++;

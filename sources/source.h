@@ -45,6 +45,8 @@ struct caps {
 struct source;
 
 #define TUNE_PENDING_LEN (2 * NOTE_LEN)
+/* How tune_call.pending starts when the files could not be read. */
+#define TUNE_PENDING_UNREAD "pending edits of postgresql.conf / pg_hba.conf could not be checked"
 
 /* One tuning step asked of a backend. */
 enum tune_call_what {
