@@ -5,9 +5,9 @@
 # as warned, work_mem 7MB with it; a new edit is named in the revert's
 # confirmation too; q reverts dbtop's change (and applies that edit). An unknown
 # parameter in postgresql.conf: the confirmation says a reload applies none
-# of the files' settings. A monitoring role: the pane says the files could
+# of the files' settings; a bad pg_hba.conf line is named. A monitoring role: the pane says the files could
 # not be checked. The confirmation says server-wide, postgresql.auto.conf
-# and the restart. postgresql.conf is restored in the cleanup.
+# and the restart. postgresql.conf and pg_hba.conf are restored.
 . tests/lib.sh
 tmp=$(mktemp -d)
 sock=dbtop-pending-$$
@@ -17,10 +17,12 @@ T() { tmux -L "$sock" -f /dev/null "$@"; }
 conf=$($P -Atc "SHOW config_file")
 hba=$($P -Atc "SHOW hba_file")
 cp -p "$conf" "$tmp/postgresql.conf.orig"
+cp -p "$hba" "$tmp/pg_hba.conf.orig"
 cleanup() {
     T kill-server 2>/dev/null
-    # restore the file in place (owner and mode kept), then make it the one in force
+    # restore the files in place (owner and mode kept), then make them the ones in force
     [ -s "$tmp/postgresql.conf.orig" ] && cat "$tmp/postgresql.conf.orig" >"$conf"
+    [ -s "$tmp/pg_hba.conf.orig" ] && cat "$tmp/pg_hba.conf.orig" >"$hba"
     $P -qc "ALTER SYSTEM RESET synchronous_commit" >/dev/null 2>&1
     $P -qc "SELECT pg_reload_conf()" >/dev/null 2>&1
     rm -rf "$tmp"
@@ -92,8 +94,9 @@ if wait_re "EXITED 0" 10; then ok "q: exit 0"; else nok "q: $(screen)"; fi
 if [ "$mwm" != 99MB ] && [ "$(pgv maintenance_work_mem)" = 99MB ]; then ok "q: the revert's reload applied the pending maintenance_work_mem too (as warned)"; else nok "maintenance_work_mem $mwm -> $(pgv maintenance_work_mem)"; fi
 if [ "$(pgv synchronous_commit)" = on ]; then ok "q: dbtop's change reverted (on)"; else nok "q: synchronous_commit $(pgv synchronous_commit)"; fi
 
-# an error that makes a reload apply nothing
+# an error that makes a reload apply nothing, and one in pg_hba.conf
 printf "bogus_setting_dbtop = 1\n" >>"$conf"
+printf "host all all 127.0.0.2/32 bogusmethod\n" >>"$hba"
 start "$DBTOP_PG15_ADMIN_URI" 120 40
 T send-keys -t s 5 g
 wait_re "^synchronous_commit" 8
@@ -103,6 +106,7 @@ if wait_re "Change this setting\?" 3; then
     f=$(flat)
     case $f in *"bogus_setting_dbtop = '1': unrecognized configuration parameter"*) ok "confirmation names the error line" ;; *) nok "error line not named: $f" ;; esac
     case $f in *"applies NONE of their settings"*"not take effect"*) ok "confirmation: a reload would apply nothing, the change would not take effect" ;; *) nok "no 'NONE': $f" ;; esac
+    case $f in *"pg_hba.conf line "[0-9]*": invalid authentication method"*"keeps the old rules"*) ok "confirmation names the pg_hba.conf error (pg_hba_file_rules)" ;; *) nok "no pg_hba.conf error: $f" ;; esac
 else
     nok "no confirmation (error case): $(screen)"
 fi
@@ -110,6 +114,7 @@ T send-keys -t s n
 T send-keys -t s q
 wait_re "EXITED 0" 10
 cat "$tmp/postgresql.conf.orig" >"$conf"
+cat "$tmp/pg_hba.conf.orig" >"$hba"
 $P -qc "SELECT pg_reload_conf()" >/dev/null
 
 # a monitoring role cannot read the files: the pane says so
