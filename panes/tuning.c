@@ -122,6 +122,10 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	}
 	if (tv && tv->note[0] && y < cv->h && v->full)
 		y = cv_wrap(cv, y, 0, R_NOTE, tv->note, cv->h);
+	if (tv && tv->pending[0] && y < cv->h && v->full)   /* a warning; not knowing: a note */
+		y = cv_wrap(cv, y, 0,
+			    strncmp(tv->pending, TUNE_PENDING_UNREAD, strlen(TUNE_PENDING_UNREAD)) == 0 ? R_NOTE : R_CRIT,
+			    tv->pending, cv->h);
 	if (y >= cv->h)
 		return;
 	int wn = 36, wv = 12;
@@ -254,20 +258,40 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int key)
 		char rs[256];
 		tuner_revert_sql(e, rs, sizeof rs);
 		str_copy(v->ask.value, sizeof v->ask.value, e->was);
-		str_printf(v->ask.what, sizeof v->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s", t->name, e->val,
-			   e->was, rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "");
+		str_printf(v->ask.what, sizeof v->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s%s%s%s", t->name,
+			   e->val, e->was, rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "",
+			   t->kind == TK_PG_SYSTEM && tv->pending[0] ? ".  WARNING: " : "",
+			   t->kind == TK_PG_SYSTEM ? tv->pending : "", t->kind == TK_PG_SYSTEM && tv->pending[0] ? "." : "");
 		return true;
 	}
 	const char *to = tunable_toggle(t, tv->current[i]);
 	char apply[200], rev[300];
 	str_copy(v->ask.value, sizeof v->ask.value, to);
 	sql_pair(tv, i, to, apply, sizeof apply, rev, sizeof rev);
-	str_printf(v->ask.what, sizeof v->ask.what,
-		   "SET %s from %s to %s on %s, for this dbtop session only.  Runs: %s.  Risk: %s.  Scope: %s.  "
-		   "Reverted on quit, u / U, Ctrl-C, a lost terminal (SIGHUP), SIGTERM%s, and at the next start after "
-		   "a crash, with: %s.",
-		   t->name, tv->current[i], to, m->caps.version[0] ? flavour_name(m->caps.flavour) : "the server", apply,
-		   t->trade, t->scope, tv->ttl > 0 ? ", --tune-ttl" : "", rev);
+	/* what is true of every change: the whole server, until reverted */
+	const char *lasts = t->kind == TK_PG_SYSTEM
+				    ? "ALTER SYSTEM writes it to postgresql.auto.conf: it survives a server restart until "
+				      "dbtop reverts it."
+			    : t->kind == TK_MY_GLOBAL ? "SET GLOBAL: lost at a server restart (my.cnf is not edited)."
+						      : "performance_schema.setup_instruments: lost at a server restart.";
+	char head[400], tail[sizeof v->ask.what], warn[TUNE_PENDING_LEN + 16] = "";
+	str_printf(head, sizeof head, "SET %s from %s to %s on %s: server-wide until dbtop "
+		   "reverts it. %s  ", t->name, tv->current[i], to,
+		   m->caps.version[0] ? flavour_name(m->caps.flavour) : "the server", lasts);
+	str_printf(tail, sizeof tail,
+		   "Runs: %s.  Risk: %s.  Scope: %s.  Reverted on quit, u / U, Ctrl-C, a lost terminal, SIGTERM%s, "
+		   "and at the next start after a crash, with: %s.",
+		   apply, t->trade, t->scope, tv->ttl > 0 ? ", --tune-ttl" : "", rev);
+	if (t->kind == TK_PG_SYSTEM && tv->pending[0]) {
+		/* what the reload also does, cut (not the revert at the end)
+		 * when the whole would not fit */
+		size_t room = sizeof v->ask.what - strlen(head) - strlen(tail);
+		if (room > sizeof warn)
+			room = sizeof warn;
+		if (room > 40 && (size_t)snprintf(warn, room, "WARNING: %s.  ", tv->pending) >= room)
+			str_copy(warn + room - 6, 6, "...  ");
+	}
+	str_printf(v->ask.what, sizeof v->ask.what, "%s%s%s", head, warn, tail);
 	return true;
 }
 

@@ -64,7 +64,8 @@ T new-session -d -s pg -x 200 -y 50 "sh -c 'echo \$\$ > $tmp/pg.pid; exec $DBTOP
 sleep 3
 mp=$(cat "$tmp/my.pid") pp=$(cat "$tmp/pg.pid")
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
-fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+# (empty when unreadable: dbtop is not dumpable, so only root reads its fd list)
+fds() { [ -r "/proc/$1/fd" ] && ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 printf '# %6s %10s %8s %10s %8s\n' t_s my_rss_kB my_fds pg_rss_kB pg_fds
 start=$SECONDS
 declare -a T_S MYR MYF PGR PGF

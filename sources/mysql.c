@@ -44,18 +44,24 @@ struct my_priv {
 };
 
 /* The client's message, with the words for an errno it gives as a bare
- * number ("system error: 110" -> "... 110 (Connection timed out)"). */
+ * number ("system error: 110" -> "... 110 (Connection timed out)"), in buf
+ * and sanitised: the server's text may quote a user name or a statement
+ * with control characters or terminal escapes in it. Returns buf. */
 static const char *my_errtext(MYSQL *db, char *buf, size_t len)
 {
 	const char *m = mysql_error(db), *k = strstr(m, "system error: ");
 	char *end;
-	long e;
-	if (!k)
-		return m;
-	e = strtol(k + 14, &end, 10);
-	if (end == k + 14 || e <= 0 || e > 4095)
-		return m;
-	str_printf(buf, len, "%s (%s)", m, strerror((int)e));
+	long e = 0;
+	if (k) {
+		e = strtol(k + 14, &end, 10);
+		if (end == k + 14 || e > 4095)
+			e = 0;
+	}
+	if (e > 0)
+		str_printf(buf, len, "%s (%s)", m, strerror((int)e));
+	else
+		str_copy(buf, len, m);
+	text_sanitize(buf);
 	return buf;
 }
 

@@ -808,7 +808,66 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	return 0;
 }
 
-/* End a backend or cancel its query. */
+#define PENDING_RECHECK_S 0.2
+
+/* Tuning, part of TC_PROBE: what a pg_reload_conf() would apply besides
+ * dbtop's change (c->pending; see pg_pending_sql), or why it is unknown. */
+static void pg_tune_pending(struct source *src, struct tune_call *c)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct strbuf q;
+	bool stalled;
+	char err[NOTE_LEN];
+	const char *unread = TUNE_PENDING_UNREAD;
+	c->pending[0] = '\0';
+	int rc = pg_run(src, PG_PENDING_PRIV_SQL, &rs, err, sizeof err, &stalled, NULL);
+	p->own_xacts++;
+	if (rc < 0) {
+		str_printf(c->pending, sizeof c->pending, "%s (%s): pg_reload_conf() applies whatever they hold", unread,
+			   err);
+		return;
+	}
+	const char *files = cell(rs.n ? rs.r[0] : NULL, 0, 0), *hba = cell(rs.n ? rs.r[0] : NULL, 0, 1),
+		   *st = cell(rs.n ? rs.r[0] : NULL, 0, 2);
+	bool can_files = files && files[0] == 't', can_hba = hba && hba[0] == 't', can_stat = st && st[0] == 't';
+	pg_results_clear(&rs);
+	if (!can_files) {
+		str_printf(c->pending, sizeof c->pending, "%s (reading them needs superuser or EXECUTE on "
+			   "pg_show_all_file_settings()): pg_reload_conf() applies whatever they hold", unread);
+		return;
+	}
+	sb_init(&q);
+	pg_pending_sql(&q, can_hba, can_stat);
+	/* a reload just asked for (dbtop's own change, a moment ago) reaches
+	 * this backend a little after the postmaster rereads the files: until
+	 * then the new lines look pending. Something pending is read again
+	 * once, PENDING_RECHECK_S later (then this backend has reloaded). */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			poll(NULL, 0, (int)(PENDING_RECHECK_S * 1000));
+		rc = pg_run(src, q.s, &rs, err, sizeof err, &stalled, NULL);
+		p->own_xacts++;
+		if (rc < 0) {
+			str_printf(c->pending, sizeof c->pending, "%s (%s): pg_reload_conf() applies whatever they hold",
+				   unread, err);
+			break;
+		}
+		const PGresult *r = rs.n ? rs.r[0] : NULL;
+		int n = r ? PQntuples(r) : 0;
+		const char *(*rows)[PGF__COUNT] = xcalloc(n ? (size_t)n : 1, sizeof *rows);
+		for (int i = 0; i < n; i++)
+			for (int k = 0; k < PGF__COUNT; k++)
+				rows[i][k] = cell(r, i, k);
+		pg_pending_note(c->pending, sizeof c->pending, (const char *const (*)[PGF__COUNT])rows, n);
+		free(rows);
+		pg_results_clear(&rs);
+		if (!c->pending[0])
+			break;
+	}
+	sb_free(&q);
+}
+
 /* Tuning, TC_PROBE: current value and privilege of every tunable. */
 static int pg_tune_probe(struct source *src, struct tune_call *c)
 {
@@ -865,6 +924,7 @@ static int pg_tune_probe(struct source *src, struct tune_call *c)
 	pg_results_clear(&rs);
 	if (src->caps.in_recovery)
 		str_copy(c->note, sizeof c->note, "a standby: ALTER SYSTEM works, but these settings matter on the primary");
+	pg_tune_pending(src, c);
 	return 0;
 }
 
@@ -1006,6 +1066,7 @@ static int pg_tune(struct source *src, struct tune_call *c)
 	return 0;
 }
 
+/* End a backend or cancel its query. */
 static int pg_act(struct source *src, int what, long long id, char *msg, size_t len)
 {
 	struct pg_priv *p = src->priv;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../model/digests.h"
 #include "../util/util.h"
@@ -242,4 +243,234 @@ void pg_map_digest(struct digest_set *set, const char *const cell[PGD__COUNT])
 		r->first_seen = strtod(cell[PGD_SINCE], NULL);
 		r->epoch = (uint64_t)d_llround(r->first_seen * 1000);
 	}
+}
+
+void pg_pending_sql(struct strbuf *q, bool hba_rules, bool stat_file)
+{
+	/* the last line of a parameter is the one a reload applies; the value
+	 * in force is compared only where the files decide it (a command-line
+	 * or session value hides them; postmaster parameters wait for a
+	 * restart and show as errors) */
+	sb_puts(q, "WITH f AS (SELECT * FROM pg_show_all_file_settings()), "
+		   "l AS (SELECT DISTINCT ON (lower(name)) * FROM f WHERE name IS NOT NULL "
+		   "ORDER BY lower(name), seqno DESC) "
+		   "SELECT 'e', sourcefile, sourceline, name, setting, NULL, NULL, NULL, NULL, error FROM f "
+		   "WHERE error IS NOT NULL "
+		   "UNION ALL SELECT 'v', l.sourcefile, l.sourceline, s.name, l.setting, s.setting, s.unit, s.vartype, "
+		   "current_setting(s.name), NULL FROM l JOIN pg_settings s ON lower(s.name) = lower(l.name) "
+		   "WHERE l.error IS NULL AND s.context <> 'postmaster' "
+		   "AND s.source IN ('default', 'configuration file', 'environment variable') "
+		   "UNION ALL SELECT 'r', s.sourcefile, s.sourceline, s.name, NULL, s.setting, s.unit, s.vartype, "
+		   "current_setting(s.name), s.boot_val FROM pg_settings s WHERE s.source = 'configuration file' "
+		   "AND s.context <> 'postmaster' AND NOT EXISTS (SELECT 1 FROM l WHERE lower(l.name) = lower(s.name)) "
+		   "UNION ALL SELECT 'a', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+		   "(count(*) FILTER (WHERE applied))::text FROM f");
+	if (hba_rules)
+		sb_puts(q, " UNION ALL SELECT 'h', NULL, line_number, NULL, NULL, NULL, NULL, NULL, NULL, error "
+			   "FROM pg_hba_file_rules WHERE error IS NOT NULL");
+	/* (whole seconds: an edit in the second of the last load is not seen) */
+	if (stat_file)
+		sb_puts(q, " UNION ALL SELECT 'm', s.setting, NULL, s.name, NULL, NULL, NULL, NULL, NULL, NULL "
+			   "FROM pg_settings s WHERE s.name IN ('hba_file', 'ident_file') "
+			   "AND (pg_stat_file(s.setting, true)).modification > pg_conf_load_time()");
+}
+
+/* Factor of a unit name to its base (bytes or microseconds); kind 'm'
+ * memory, 't' time. 0 when not a unit (PostgreSQL's names, case-sensitive). */
+static double unit_factor(const char *u, size_t n, char *kind)
+{
+	static const struct {
+		const char *name;
+		double f;
+		char kind;
+	} units[] = {
+		{"B", 1, 'm'}, {"kB", 1024.0, 'm'}, {"MB", 1048576.0, 'm'}, {"GB", 1073741824.0, 'm'},
+		{"TB", 1099511627776.0, 'm'}, {"us", 1, 't'}, {"ms", 1e3, 't'}, {"s", 1e6, 't'},
+		{"min", 6e7, 't'}, {"h", 3.6e9, 't'}, {"d", 8.64e10, 't'},
+	};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strlen(units[i].name) == n && strncmp(units[i].name, u, n) == 0) {
+			*kind = units[i].kind;
+			return units[i].f;
+		}
+	return 0;
+}
+
+/* A number with an optional unit ("7MB", "1.5 s", "0x10") in base units
+ * (bytes, microseconds; or the plain number when unit is 0). */
+static bool number_in(const char *s, double *out, char *kind)
+{
+	char *end;
+	double v;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s)
+		return false;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		v = (double)strtoll(s, &end, 16);
+	else
+		v = strtod(s, &end);
+	if (end == s || !isfinite(v))
+		return false;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	size_t n = strlen(end);
+	while (n && (end[n - 1] == ' ' || end[n - 1] == '\t'))
+		n--;
+	*kind = 0;
+	if (n) {
+		double f = unit_factor(end, n, kind);
+		if (f == 0)
+			return false;
+		v *= f;
+	}
+	*out = v;
+	return true;
+}
+
+/* PostgreSQL's boolean spellings (parse_bool): 1 true, 0 false, -1 none. */
+static int pg_bool(const char *s)
+{
+	static const char *const yes[] = {"true", "yes", "on"}, *const no[] = {"false", "no", "off"};
+	size_t n = strlen(s);
+	if (n == 0)
+		return -1;
+	if (strcmp(s, "1") == 0)
+		return 1;
+	if (strcmp(s, "0") == 0)
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		/* "o" alone says neither on nor off */
+		size_t min = i == 2 ? 2 : 1;
+		if (n >= min && n <= strlen(yes[i]) && strncasecmp(s, yes[i], n) == 0)
+			return 1;
+		if (n >= min && n <= strlen(no[i]) && strncasecmp(s, no[i], n) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+bool pg_setting_same(const char *file, const char *now, const char *unit, const char *type)
+{
+	if (!file || !now)
+		return false;
+	if (type && strcmp(type, "bool") == 0) {
+		int a = pg_bool(file), b = pg_bool(now);
+		return a >= 0 && a == b;
+	}
+	if (type && (strcmp(type, "integer") == 0 || strcmp(type, "real") == 0)) {
+		double a, b, base = 1, mult = 1;
+		char ka, kb, kbase = 0;
+		if (!number_in(file, &a, &ka) || !number_in(now, &b, &kb) || kb)
+			return false;
+		if (unit && *unit) {
+			/* "8kB", "16MB", "ms": an optional count, then the unit */
+			char *end;
+			mult = strtod(unit, &end);
+			if (end == unit)
+				mult = 1;
+			base = unit_factor(end, strlen(end), &kbase);
+			if (base == 0)
+				return false;
+			base *= mult;
+		}
+		if (ka && ka != kbase)
+			return false;
+		/* a file value without a unit is in the parameter's unit */
+		if (ka)
+			a /= base;
+		if (strcmp(type, "integer") == 0)   /* PostgreSQL rounds to the unit */
+			return (long long)(a < 0 ? a - 0.5 : a + 0.5) == (long long)(b < 0 ? b - 0.5 : b + 0.5);
+		return fabs(a - b) <= 1e-9 * (fabs(a) > fabs(b) ? fabs(a) : fabs(b)) + 1e-12;
+	}
+	/* enums that take boolean spellings (synchronous_commit = true is on) */
+	if (type && strcmp(type, "enum") == 0 && pg_bool(file) >= 0 && pg_bool(file) == pg_bool(now))
+		return true;
+	/* enums, and strings such as DateStyle, are read whatever their case (a
+	 * change of case alone in a path-like string goes unseen) */
+	return strcasecmp(file, now) == 0;
+}
+
+/* The file name of a path. */
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s ? s + 1 : p ? p : "?";
+}
+
+/* At most this many items are named; the rest are counted. */
+#define PENDING_ITEMS 4
+
+void pg_pending_note(char *out, size_t len, const char *const (*rows)[PGF__COUNT], int nrows)
+{
+	struct strbuf b;
+	int items = 0, errors = 0;
+	bool none_applied = false;
+	sb_init(&b);
+	for (int i = 0; i < nrows; i++) {
+		const char *const *c = rows[i];
+		const char *k = c[PGF_KIND] ? c[PGF_KIND] : "";
+		char item[400];
+		item[0] = '\0';
+		switch (k[0]) {
+		case 'e':
+			errors++;
+			if (c[PGF_NAME])
+				str_printf(item, sizeof item, "%s:%s %s = '%s': %s", base_name(c[PGF_FILE]),
+					   c[PGF_LINE] ? c[PGF_LINE] : "?", c[PGF_NAME], c[PGF_VALUE] ? c[PGF_VALUE] : "",
+					   c[PGF_ERROR]);
+			else
+				str_printf(item, sizeof item, "%s:%s: %s", base_name(c[PGF_FILE]),
+					   c[PGF_LINE] ? c[PGF_LINE] : "?", c[PGF_ERROR]);
+			break;
+		case 'v':
+			if (!pg_setting_same(c[PGF_VALUE], c[PGF_NOW], c[PGF_UNIT], c[PGF_TYPE]))
+				str_printf(item, sizeof item, "%s = '%s' (%s:%s; now %s)", c[PGF_NAME],
+					   c[PGF_VALUE] ? c[PGF_VALUE] : "", base_name(c[PGF_FILE]),
+					   c[PGF_LINE] ? c[PGF_LINE] : "?", c[PGF_SHOW] ? c[PGF_SHOW] : "?");
+			break;
+		case 'r':
+			str_printf(item, sizeof item, "%s: its line is gone from the files (now %s; a reload resets it to "
+				   "%s)", c[PGF_NAME], c[PGF_SHOW] ? c[PGF_SHOW] : "?",
+				   c[PGF_ERROR] ? c[PGF_ERROR] : "the default");
+			break;
+		case 'h':
+			errors++;
+			str_printf(item, sizeof item, "pg_hba.conf line %s: %s (a reload keeps the old rules)",
+				   c[PGF_LINE] ? c[PGF_LINE] : "?", c[PGF_ERROR] ? c[PGF_ERROR] : "error");
+			break;
+		case 'm':
+			str_printf(item, sizeof item, "%s changed after the configuration was last loaded: a reload "
+				   "applies its edits", base_name(c[PGF_FILE]));
+			break;
+		case 'a':
+			none_applied = c[PGF_ERROR] && strcmp(c[PGF_ERROR], "0") == 0;
+			break;
+		default:
+			break;
+		}
+		if (!item[0])
+			continue;
+		if (items < PENDING_ITEMS) {
+			if (items)
+				sb_puts(&b, "; ");
+			sb_puts(&b, item);
+		}
+		items++;
+	}
+	out[0] = '\0';
+	if (!items) {
+		sb_free(&b);
+		return;
+	}
+	if (items > PENDING_ITEMS)
+		sb_printf(&b, "; and %d more", items - PENDING_ITEMS);
+	if (errors && none_applied)
+		str_printf(out, len, "while the configuration files have this error a reload applies NONE of their "
+			   "settings: the change would be written to postgresql.auto.conf but not take effect: %s", b.s);
+	else
+		str_printf(out, len, "pg_reload_conf() rereads every configuration file, and they hold more than this "
+			   "change: %s", b.s);
+	text_sanitize(out);
+	sb_free(&b);
 }

@@ -78,4 +78,43 @@ void pg_digest_key(char *key, size_t len, const char *userid, const char *dbid, 
 /* One pg_stat_statements row into set. */
 void pg_map_digest(struct digest_set *set, const char *const cell[PGD__COUNT]);
 
+/* What a pg_reload_conf() would apply besides dbtop's own change: edits of
+ * postgresql.conf (and its includes, postgresql.auto.conf) not reloaded
+ * yet, errors in them, errors in pg_hba.conf. Privileges first (one row):
+ * pg_show_all_file_settings(), pg_hba_file_rules, pg_stat_file(). */
+#define PG_PENDING_PRIV_SQL \
+	"SELECT has_function_privilege('pg_show_all_file_settings()', 'EXECUTE'), " \
+	"has_table_privilege('pg_hba_file_rules', 'SELECT') AND " \
+	"has_function_privilege('pg_hba_file_rules()', 'EXECUTE'), " \
+	"has_function_privilege('pg_stat_file(text, boolean)', 'EXECUTE')"
+/* Columns of pg_pending_sql(); PGF_KIND says what a row is:
+ *   e  a line of a configuration file with an error
+ *   v  the line in force of a parameter whose value in force comes from the
+ *      files or the default: pending when its value differs (PGF_VALUE vs
+ *      PGF_NOW in PGF_UNIT, PGF_TYPE is pg_settings.vartype, PGF_SHOW the
+ *      value in force as SHOW prints it)
+ *   r  a parameter set from a file whose line is gone: a reload resets it
+ *      (PGF_SHOW: the value in force, PGF_ERROR: its default)
+ *   h  a pg_hba.conf line with an error (PGF_LINE, PGF_ERROR)
+ *   m  pg_hba.conf / pg_ident.conf (PGF_NAME) changed since this backend
+ *      last read the configuration (PGF_FILE: the path)
+ *   a  PGF_ERROR: how many file lines are applied ("0" with an error: a
+ *      reload applies none of them) */
+enum {
+	PGF_KIND, PGF_FILE, PGF_LINE, PGF_NAME, PGF_VALUE, PGF_NOW, PGF_UNIT, PGF_TYPE, PGF_SHOW, PGF_ERROR,
+	PGF__COUNT
+};
+struct strbuf;
+/* The pending-edits query into q (after sb_init), for the readers granted. */
+void pg_pending_sql(struct strbuf *q, bool hba_rules, bool stat_file);
+/* Is a value written in a configuration file (file) the value in force
+ * (now, as pg_settings.setting gives it in unit, of pg_settings vartype
+ * type)? Units, booleans and enum case are compared as PostgreSQL reads
+ * them; NULL or unreadable values are not the same. */
+bool pg_setting_same(const char *file, const char *now, const char *unit, const char *type);
+/* Fold the rows of pg_pending_sql() into a remark for the confirmation
+ * ("" when a reload would apply nothing besides dbtop's change). rows[i] are
+ * the cells of row i (NULL for SQL NULL). */
+void pg_pending_note(char *out, size_t len, const char *const (*rows)[PGF__COUNT], int nrows);
+
 #endif

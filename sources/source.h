@@ -51,6 +51,10 @@ struct caps {
 
 struct source;
 
+#define TUNE_PENDING_LEN (2 * NOTE_LEN)
+/* How tune_call.pending starts when the files could not be read. */
+#define TUNE_PENDING_UNREAD "pending edits of postgresql.conf / pg_hba.conf could not be checked"
+
 /* One tuning step asked of a backend. */
 enum tune_call_what {
 	TC_PROBE = 1,   /* current value and privilege of every tunable of this flavour */
@@ -76,6 +80,10 @@ struct tune_call {
 	bool allowed[TUNABLES_MAX];
 	char undo_hint[TUNABLES_MAX][80];     /* the undo token a change now would save ("": unknown) */
 	char note[NOTE_LEN];                  /* a remark for the whole table */
+	/* PostgreSQL: what pg_reload_conf() would apply besides the change
+	 * (pending edits or errors of the configuration files), or that it
+	 * could not be checked; "": nothing */
+	char pending[TUNE_PENDING_LEN];
 	/* TC_PREV out */
 	char undo[80];
 	char was[TUNE_VALUE_LEN];

@@ -5,8 +5,10 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../util/util.h"
 
@@ -495,7 +497,7 @@ static void read_option_dir(struct target *t, const char *dir, const char *group
 {
 	struct dirent **list = NULL;
 	int n = scandir(dir, &list, NULL, alphasort), i;
-	char err[8];
+	char err[NOTE_LEN];
 	for (i = 0; i < n; i++) {
 		const char *nm = list[i]->d_name;
 		size_t l = strlen(nm);
@@ -558,6 +560,19 @@ static int read_option_file_depth(struct target *t, const char *path, const char
 		str_printf(err, errlen, "cannot read option file %s: %s", path, strerror(errno));
 		return -1;
 	}
+	/* as the mysql client: anyone could have put a host or a password in
+	 * a world-writable file (checked on the file opened, not the name) */
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & S_IWOTH)) {
+		fclose(f);
+		str_printf(err, errlen, "World-writable config file '%s' is ignored", path);
+		text_sanitize(err);
+		/* an include: its caller goes on with the rest (said once,
+		 * on the first of the two passes) */
+		if (depth > 0 && strcmp(group, "client") == 0)
+			fprintf(stderr, "dbtop: %s\n", err);
+		return OPTION_FILE_UNSAFE;
+	}
 	while (fgets(line, sizeof line, f)) {
 		char *s = trim(line), *eq;
 		if (!*s || *s == '#' || *s == ';')
@@ -566,7 +581,7 @@ static int read_option_file_depth(struct target *t, const char *path, const char
 			if (strncmp(s, "!includedir", 11) == 0 && isspace((unsigned char)s[11]))
 				read_option_dir(t, trim(s + 11), group, depth);
 			else if (strncmp(s, "!include", 8) == 0 && isspace((unsigned char)s[8])) {
-				char e2[8];
+				char e2[NOTE_LEN];
 				read_option_file_depth(t, trim(s + 8), group, e2, sizeof e2, depth + 1);
 			}
 			continue;
@@ -642,19 +657,29 @@ int target_apply_mysql_defaults(struct target *t, char *err, size_t errlen)
 	 * the URI and flags said */
 	target_init(&f);
 	if (t->defaults_file) {
-		if (target_read_option_file(&f, t->defaults_file, false, err, errlen) < 0) {
+		int rc = target_read_option_file(&f, t->defaults_file, false, err, errlen);
+		if (rc < 0) {
+			if (rc == OPTION_FILE_UNSAFE) {
+				size_t l = strlen(err);
+				str_printf(err + l, errlen - l, ": --defaults-file refused (chmod o-w it)");
+			}
 			target_free(&f);
 			return -1;
 		}
 	} else {
 		char path[4096];
 		const char *home = getenv("HOME");
-		char e2[8];
-		target_read_option_file(&f, "/etc/my.cnf", false, e2, sizeof e2);
-		target_read_option_file(&f, "/etc/mysql/my.cnf", false, e2, sizeof e2);
+		const char *files[3] = {"/etc/my.cnf", "/etc/mysql/my.cnf", NULL};
 		if (home) {
 			str_printf(path, sizeof path, "%s/.my.cnf", home);
-			target_read_option_file(&f, path, false, e2, sizeof e2);
+			files[2] = path;
+		}
+		for (int i = 0; i < 3; i++) {
+			char e2[NOTE_LEN];
+			/* a file that is not there is no error; an unsafe one is
+			 * skipped with the mysql client's warning */
+			if (files[i] && target_read_option_file(&f, files[i], false, e2, sizeof e2) == OPTION_FILE_UNSAFE)
+				fprintf(stderr, "dbtop: %s\n", e2);
 		}
 	}
 	merge_target(t, &f, true);

@@ -63,7 +63,10 @@ int target_apply_mysql_defaults(struct target *t, char *err, size_t errlen);
 /* Read one option file into t, for the groups [client] and [dbtop]; keys
  * already set by the caller's higher-precedence sources are not replaced
  * when keep_set is true. Follows !include / !includedir. Returns -1 if the
- * file cannot be opened. */
+ * file cannot be opened, OPTION_FILE_UNSAFE when it is world-writable (not
+ * read, as the mysql client does: err says so; a world-writable included
+ * file is skipped with that warning on stderr). */
+#define OPTION_FILE_UNSAFE (-2)
 int target_read_option_file(struct target *t, const char *path, bool keep_set,
 			    char *err, size_t errlen);
 

@@ -232,6 +232,7 @@ void tuner_probe(struct tuner *tu)
 		memcpy(tu->v.allowed, c->allowed, sizeof tu->v.allowed);
 		memcpy(tu->v.undo_hint, c->undo_hint, sizeof tu->v.undo_hint);
 		str_copy(tu->v.note, sizeof tu->v.note, c->note);
+		str_copy(tu->v.pending, sizeof tu->v.pending, c->pending);
 		tu->v.probed = true;
 		tu->v.flavour = tu->src->caps.flavour;
 	} else {

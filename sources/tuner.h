@@ -27,6 +27,7 @@ struct tune_view {
 	bool allowed[TUNABLES_MAX];
 	char undo_hint[TUNABLES_MAX][80];
 	char note[NOTE_LEN];          /* from the probe */
+	char pending[TUNE_PENDING_LEN]; /* from the probe: what a PostgreSQL reload also applies */
 	int nactive;                  /* changes in force, newest first */
 	struct jentry active[JOURNAL_MAX];
 	int orphans;                  /* of those, left by an earlier dbtop (found at start) */

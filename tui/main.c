@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -52,6 +54,10 @@ extern const unsigned char dbtop_demo_rec[];
 extern const size_t dbtop_demo_rec_len;
 
 static volatile sig_atomic_t stop_requested;
+
+/* The arguments as parsed (options point into them until exit); argv
+ * itself is scrubbed of passwords. */
+static char **args;
 
 /* SIGINT/SIGTERM/SIGHUP: finish the current record and exit. */
 static void on_signal(int sig)
@@ -246,7 +252,7 @@ static const struct option long_opts[] = {
 /* Parse argv into o and t; exits 2 on a usage error. */
 static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 {
-	int c, i;
+	int c;
 	char err[NOTE_LEN];
 
 	o->count = 0;
@@ -317,12 +323,27 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_VERSION: printf("dbtop %s\n", DBTOP_VERSION); exit(0);
 		case ':': die_usage("option needs a value:", argv[optind - 1]);
 		/* fall through */
-		default:
-			die_usage("unknown option", argv[optind - 1]);
+		default: {
+			/* the option only, never a value glued to it ("-pSECRET",
+			 * "--passwd=SECRET"): a short one by its letter */
+			char name[64];
+			if (optopt > 0 && optopt < 128)
+				str_printf(name, sizeof name, "-%c", optopt);
+			else
+				str_printf(name, sizeof name, "%.*s", (int)strcspn(argv[optind - 1], "="),
+					   argv[optind - 1]);
+			die_usage("unknown option", name);
+		}
 		}
 	}
-	if (optind < argc - 1)
-		die_usage("more than one target given:", argv[optind + 1]);
+	if (optind < argc - 1) {
+		/* not shown: a password typed after --password (which takes no
+		 * value: it asks) or a second URI may be anything */
+		fprintf(stderr, "dbtop: more than one target given (%d arguments; the extra one is not shown, it may "
+			"be a password: --password takes no value, it asks for one)\n", argc - optind);
+		usage(stderr);
+		exit(2);
+	}
 	if (o->replay || o->demo) {
 		if (o->replay && o->demo)
 			die_usage("--demo and --replay exclude each other:", "--demo");
@@ -339,9 +360,6 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		usage(stderr);
 		exit(2);
 	}
-	/* the password must not stay visible in ps (parsed copies are kept) */
-	for (i = 1; i < argc; i++)
-		target_scrub_arg(argv[i]);
 	if (target_guess_engine(t, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		usage(stderr);
@@ -392,8 +410,22 @@ int main(int argc, char **argv)
 	int status = 0;
 
 	double start_mono = clock_mono();
+	/* the memory holds passwords (given, typed, read from option files,
+	 * or by libpq from .pgpass) and query texts with their literals,
+	 * whatever the flags: no core file, and no ptrace or /proc/PID/mem by
+	 * other processes of the user */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	struct rlimit no_core = {0, 0};
+	setrlimit(RLIMIT_CORE, &no_core);
+	/* parse a copy and scrub the arguments ps shows at once: a password
+	 * never stays there, not even until a usage error */
+	args = xcalloc((size_t)argc + 1, sizeof *args);
+	for (int i = 0; i < argc; i++) {
+		args[i] = xstrdup(argv[i]);
+		target_scrub_arg(argv[i]);
+	}
 	target_init(&t);
-	parse_args(argc, argv, &o, &t);
+	parse_args(argc, args, &o, &t);
 	replaying = o.replay || o.demo;
 	if (t.engine == ENGINE_MYSQL && target_apply_mysql_defaults(&t, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
@@ -483,8 +515,8 @@ int main(int argc, char **argv)
 			.tuner = replaying ? NULL : tuner, .start_mono = start_mono,
 		};
 		status = ui_run(&src, &m, &uo);
-		if (uo.exit_msg[0])
-			fprintf(stderr, "dbtop: %s\n", uo.exit_msg);
+		if (uo.exit_msg[0])   /* it may quote a server's error text */
+			fprintf(stderr, "dbtop: %s\n", text_sanitize(uo.exit_msg));
 		if (uo.worker_running) {
 			/* a query still runs in the sampler thread: leave everything it
 			 * may touch alone; exiting ends it */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -208,7 +209,22 @@ int sampler_start(struct sampler *sp, struct source *src, double interval, bool 
 		pthread_cond_init(&sp->cv, &ca);
 		pthread_condattr_destroy(&ca);
 	}
-	if (pthread_create(&sp->th, NULL, worker, sp) != 0)
+	/* the worker inherits a mask that blocks the quit, terminal and pipe
+	 * signals: they reach the UI thread, whose poll() they interrupt and
+	 * whose handlers (ui.c, ncurses) act on them */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigaddset(&block, SIGPIPE);
+	sigaddset(&block, SIGWINCH);
+	sigaddset(&block, SIGTSTP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	int rc = pthread_create(&sp->th, NULL, worker, sp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
 		return -1;
 	sp->running = true;
 	return 0;

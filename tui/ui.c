@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,18 +105,46 @@ static void on_quit_signal(int sig)
 	ui_signal = sig;
 }
 
-/* A fatal signal: give the terminal back before dying. */
+/* A fatal signal: give the terminal back before dying. Installed with
+ * SA_RESETHAND, and only the first fatal signal restores the terminal: a
+ * fault inside endwin() (a corrupt heap, an abort()) goes straight to the
+ * default action instead of entering this handler again. */
 static void on_fatal_signal(int sig)
 {
 	static const char msg[] = "dbtop: crashed while setting changes were in force: they are in the undo "
 				  "journal; start dbtop against the same server to revert them\n";
-	if (curses_on)
-		endwin();
-	if (tuned_active && write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
-		/* nothing more to do */
+	static volatile sig_atomic_t in_fatal;
+	if (!in_fatal) {
+		in_fatal = 1;
+		if (curses_on)
+			endwin();
+		if (tuned_active && write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+			/* nothing more to do */
+		}
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+/* Consecutive wake-ups with stdin readable and nothing to read. */
+#define INPUT_EMPTY_MAX 3
+
+/* The terminal went away without a SIGHUP reaching dbtop (a pty closed
+ * whose controlling process is another, dbtop started in its own session,
+ * a hang-up signal ignored by a wrapper): poll() reports POLLHUP, POLLERR
+ * or POLLNVAL on stdin, or stdin is readable again and again with nothing
+ * in it (read() returns 0 or EIO, getch() ERR). got_key: a key was read
+ * on this wake-up; *empty counts the empty ones. */
+static bool input_gone(short revents, bool got_key, int *empty)
+{
+	int n = 0;
+	if (revents & (POLLHUP | POLLERR | POLLNVAL))
+		return true;
+	if (!(revents & POLLIN) || got_key || (ioctl(STDIN_FILENO, FIONREAD, &n) == 0 && n > 0)) {
+		*empty = 0;
+		return false;
+	}
+	return ++*empty >= INPUT_EMPTY_MAX;
 }
 
 static void restore_terminal(void)
@@ -1054,6 +1083,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = SA_RESETHAND;
 	for (i = 0; i < (int)(sizeof fatal / sizeof fatal[0]); i++)
 		sigaction(fatal[i], &sa, NULL);
 	cbreak();
@@ -1091,6 +1121,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	m->tune = &u->tv;
 	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
 	draw_frame(u);
+	int input_empty = 0;
 	while (!u->quit && !ui_signal) {
 		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = u->sp.wake[0], .events = POLLIN}};
 		bool dirty = false;
@@ -1107,13 +1138,20 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		}
 		if (tuning_tick(u))
 			dirty = true;
+		bool got_key = false;
 		while ((ch = getch()) != ERR) {
 			if (ch == '\r')
 				ch = '\n';
 			handle_key(u, ch);
 			dirty = true;
+			got_key = true;
 			if (u->quit)
 				break;
+		}
+		if (pr > 0 && !u->quit && input_gone(pf[0].revents, got_key, &input_empty)) {
+			/* as on SIGHUP: revert what is in force, then exit */
+			ui_signal = SIGHUP;
+			break;
 		}
 		if (dirty || pr == 0 || (pr < 0 && errno == EINTR))
 			draw_frame(u);

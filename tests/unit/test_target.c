@@ -639,6 +639,62 @@ static void test_label(void)
 	target_free(&t);
 }
 
+/* World-writable option files are not read (the mysql client ignores them
+ * with a warning): alone, through !include and through !includedir. */
+static void test_world_writable(void)
+{
+	struct target t;
+	char ww[512], top[512], dir[512], indir[600], spec[1400];
+
+	clear_env();
+	path_in(ww, sizeof ww, "ww.cnf");
+	path_in(top, sizeof top, "ww-top.cnf");
+	path_in(dir, sizeof dir, "ww.d");
+	mkdir(dir, 0700);
+	str_printf(indir, sizeof indir, "%s/ww-dir.cnf", dir);
+	write_file(ww, "[client]\npassword = evil\nhost = evil.example\n");
+	write_file(indir, "[client]\nuser = eviluser\n");
+	chmod(ww, 0666);
+	chmod(indir, 0666);
+
+	target_init(&t);
+	CHECK(target_read_option_file(&t, ww, false, err, sizeof err) == OPTION_FILE_UNSAFE,
+	      "world-writable: the file alone -> OPTION_FILE_UNSAFE");
+	CHECK(strstr(err, "World-writable config file") && strstr(err, "ww.cnf") && strstr(err, "is ignored"),
+	      "world-writable: the mysql client's warning, naming the file");
+	CHECK(!t.password && !t.host, "world-writable: nothing read from it");
+	target_free(&t);
+
+	str_printf(spec, sizeof spec, "[client]\nuser = gooduser\n!include %s\n!includedir %s\nport = 3310\n", ww, dir);
+	write_file(top, spec);
+	chmod(top, 0600);
+	target_init(&t);
+	CHECK(target_read_option_file(&t, top, false, err, sizeof err) == 0, "world-writable: a safe file including them reads");
+	CHECK(!t.password && !t.host, "world-writable: an !include of one is skipped");
+	CHECK(streq(t.user, "gooduser"), "world-writable: an !includedir file is skipped");
+	CHECK(t.port == 3310, "world-writable: the lines after the includes are read");
+	target_free(&t);
+
+	/* --defaults-file: refused */
+	target_init(&t);
+	t.defaults_file = xstrdup(ww);
+	CHECK(target_apply_mysql_defaults(&t, err, sizeof err) == -1 && strstr(err, "World-writable") &&
+	      strstr(err, "--defaults-file refused"), "world-writable --defaults-file: refused with the reason");
+	target_free(&t);
+
+	/* the same file, no longer world-writable: read */
+	chmod(ww, 0644);
+	target_init(&t);
+	CHECK(target_read_option_file(&t, ww, false, err, sizeof err) == 0 && streq(t.password, "evil"),
+	      "world-writable: read again once chmod o-w");
+	target_free(&t);
+
+	unlink(ww);
+	unlink(top);
+	unlink(indir);
+	rmdir(dir);
+}
+
 /* Remove tmpdir and what the test put there. */
 static void cleanup(void)
 {
@@ -668,6 +724,7 @@ int main(void)
 	test_pg_targets();
 	test_guess();
 	test_option_files();
+	test_world_writable();
 	test_ssl();
 	test_scrub();
 	test_label();
