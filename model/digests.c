@@ -390,6 +390,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 				e->rate[k] = from_zero && (r->have >> k & 1) ? (double)r->c[k] / ndt : NAN;
 			e->avg_ms = from_zero && r->c[DG_CALLS] ? (double)r->c[DG_TOTAL_NS] / (double)r->c[DG_CALLS] / 1e6 : NAN;
 			e->known = from_zero;
+			e->samples = s->sampled && from_zero ? r->samples : 0;
 			e->p95_ms = NAN;
 			e->moved = true;
 			adopt(e, r);
@@ -415,6 +416,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			e->avg_ms = NAN;
 		}
 		e->known = ok;
+		e->samples = s->sampled && ok && r->samples >= e->last.samples ? r->samples - e->last.samples : 0;
 		e->moved = !ok || !(r->have >> DG_CALLS & 1) || r->c[DG_CALLS] != e->last.c[DG_CALLS];
 		e->gone = false;
 		e->seen_tick = t->tick;
@@ -469,6 +471,31 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		if (e->moved)
 			drop_base(e);
 	}
+	if (s->sampled) {
+		/* what the estimate rests on: the interval's samples */
+		t->rounds = !fresh && t->rounds_prev && s->rounds >= t->rounds_prev ? s->rounds - t->rounds_prev : 0;
+		t->rounds_prev = s->rounds;
+		t->sessions = s->sessions;
+		for (i = 0; i < t->n; i++) {
+			struct digest_entry *e = &t->e[i];
+			double dc = e->rate[DG_CALLS] * dt;
+			/* a statement mostly seen once per execution (or not at all)
+			 * is shorter than the sampling period: many of its
+			 * executions were missed */
+			e->calls_lower = !t->rounds || !e->known || !((double)e->samples >= 2 * dc - 0.5);
+			if (e->calls_lower)
+				e->avg_ms = NAN;
+		}
+		digest_table_bound(t, 0);
+	} else {
+		t->rounds = t->rounds_prev = 0;
+		t->sessions = 0;
+		t->bound_scale = 1;
+		for (i = 0; i < t->n; i++) {
+			t->e[i].samples = 0;
+			t->e[i].calls_lower = false;
+		}
+	}
 	top_cache_reset(t);
 	for (i = 0; i < t->n; i++) {
 		struct digest_entry *e = &t->e[i];
@@ -484,6 +511,45 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		t->lost_prev = s->lost;
 		t->have_lost = true;
 	}
+}
+
+double dg_sampled_bound(double sampled_ms, double exact_ms, double sessions)
+{
+	double room;
+	if (!(sessions > 0) || !(sampled_ms > 0) || !isfinite(sampled_ms))
+		return 1;
+	room = sessions * 1000 - (exact_ms > 0 ? exact_ms : 0);
+	if (room <= 0)
+		return 0;
+	return sampled_ms > room ? room / sampled_ms : 1;
+}
+
+void digest_table_bound(struct digest_table *t, double exact_ms)
+{
+	double sum = 0, f;
+	size_t i;
+	for (i = 0; i < t->n; i++)
+		if (t->e[i].known && isfinite(t->e[i].rate[DG_TOTAL_NS]))
+			sum += t->e[i].rate[DG_TOTAL_NS] / 1e6;
+	f = dg_sampled_bound(sum, exact_ms, (double)t->sessions);
+	t->bound_scale = f;
+	if (f >= 1)
+		return;
+	for (i = 0; i < t->n; i++) {
+		struct digest_entry *e = &t->e[i];
+		e->rate[DG_TOTAL_NS] *= f;
+		e->avg_ms *= f;
+	}
+}
+
+void dg_fmt_hz(char *buf, size_t len, double hz)
+{
+	if (!isfinite(hz) || hz <= 0)
+		str_copy(buf, len, "?");
+	else if (hz >= 10)
+		str_printf(buf, len, "%.0f", hz);
+	else
+		str_printf(buf, len, "%.2g", hz);
 }
 
 /* The value an entry is ranked by. */

@@ -32,6 +32,7 @@ struct digest_row {
 	uint64_t epoch;        /* changes when the row is re-created (FIRST_SEEN, stats_since) */
 	double p95_ms;         /* NaN: not available */
 	double first_seen, last_seen; /* s since the epoch, 0: unknown */
+	uint64_t samples;      /* sampled sets: times seen active, cumulative (0: unknown) */
 };
 
 /* One latency histogram bucket of a digest as the server reports it
@@ -67,7 +68,9 @@ struct digest_set {
 	 * rows of other slices were not read and keep their rates */
 	unsigned split_n, split_k;
 	bool sampled;          /* built by sampling sessions (no statistics source) */
-	double sample_hz;      /* samples per second when sampled */
+	double sample_hz;      /* samples per second when sampled (the rate reached) */
+	uint64_t rounds;       /* sampled: samples taken, cumulative (0: unknown) */
+	unsigned sessions;     /* sampled: distinct sessions seen active since the previous set */
 	uint64_t lost;         /* cumulative: digests the server could not track */
 	bool have_lost;
 	char source[64];       /* "performance_schema", "pg_stat_statements 1.10", "sampled" */
@@ -117,6 +120,12 @@ struct digest_entry {
 	unsigned long hb_tick;       /* tick of the last histogram read */
 	bool moved;                  /* calls changed (or unknown) this tick */
 	double read_wall;            /* wall time it was last read (its rates cover the time since) */
+	/* sampled sets: the samples this interval that saw it (0 with
+	 * calls_lower when unknown), and whether calls are only a lower bound
+	 * (executions shorter than the sampling period are missed: most were
+	 * seen once or not at all; then avg_ms is NaN) */
+	uint64_t samples;
+	bool calls_lower;
 };
 
 struct digest_table {
@@ -131,7 +140,11 @@ struct digest_table {
 	uint64_t lost_prev;          /* the cumulative count last seen */
 	bool have_lost;
 	bool sampled;
-	double sample_hz;
+	double sample_hz;            /* sampled: the rate reached this interval */
+	uint64_t rounds_prev;        /* sampled: the set's cumulative rounds last time */
+	uint64_t rounds;             /* sampled: samples taken this interval (0: unknown) */
+	unsigned sessions;           /* sampled: sessions seen active this interval (0: unknown) */
+	double bound_scale;          /* sampled: factor the physics bound applied (1: none) */
 	char source[64];
 	unsigned split_n;            /* slices of the last split read, 0: none */
 	double split_wall[DG_SPLIT_MAX]; /* wall time each slice was last read */
@@ -149,6 +162,22 @@ void digest_table_free(struct digest_table *t);
  * connection (no rates). A row new after that counts from zero. */
 void digest_table_update(struct digest_table *t, const struct digest_set *s, double dt, bool fresh,
 			 double wall);
+
+/* The physics bound of sampled time: n sessions cannot spend more than
+ * n x 1000 ms per second between them. Given the sampled estimate's total
+ * (sampled_ms, ms/s), the time per second measured exactly beside it
+ * (exact_ms: statement statistics that cover part of the load; 0 when
+ * everything is sampled) and the sessions seen, the factor in [0, 1] to
+ * scale the sampled figures by so that exact + sampled <= 1000 x sessions.
+ * 1 when within the bound or when sessions is unknown (<= 0). */
+double dg_sampled_bound(double sampled_ms, double exact_ms, double sessions);
+/* Apply the bound to a sampled table's interval figures (rate of total
+ * time, avg_ms, total_ms_per_s) with t->sessions; sets t->bound_scale.
+ * digest_table_update does it for every sampled set; exact_ms as above. */
+void digest_table_bound(struct digest_table *t, double exact_ms);
+/* A sampling rate for people: "10", "2.5", "0.67" (two significant
+ * digits below 10, none above). */
+void dg_fmt_hz(char *buf, size_t len, double hz);
 
 /* Sort keys for digest_table_top. */
 enum dg_sort { DGS_TOTAL, DGS_CALLS, DGS_AVG, DGS_ROWS, DGS__COUNT };

@@ -27,9 +27,12 @@ void fallback_free(struct fallback *fb)
 	memset(fb, 0, sizeof *fb);
 }
 
-void fallback_round(struct fallback *fb)
+void fallback_round(struct fallback *fb, double now)
 {
+	if (!fb->pend_rounds)
+		fb->first_round = now;
 	fb->rounds++;
+	fb->pend_rounds++;
 }
 
 /* The statement slot for text hash h (created when missing); NULL when full. */
@@ -119,7 +122,13 @@ void fallback_observe(struct fallback *fb, uint64_t id, const char *start, doubl
 		free(clean);
 	}
 	st->samples++;
+	st->pend++;
 	se = session(fb, id);
+	if (se->built != fb->builds + 1) {
+		/* first sight of this session since the last build */
+		se->built = fb->builds + 1;
+		fb->pend_sessions++;
+	}
 	if (se->text_hash != h || se->seen + 1 < fb->rounds ||
 	    (start ? strcmp(se->start, start) != 0 : elapsed < se->elapsed)) {
 		st->calls++;   /* a new execution */
@@ -130,25 +139,41 @@ void fallback_observe(struct fallback *fb, uint64_t id, const char *start, doubl
 	se->seen = fb->rounds;
 }
 
-struct digest_set *fallback_build(const struct fallback *fb, const char *source)
+struct digest_set *fallback_build(struct fallback *fb, const char *source, double now)
 {
-	struct digest_set *set = xcalloc(1, sizeof *set);
+	struct digest_set *set;
 	size_t i;
+	double span;
+	if (!fb->pend_rounds)
+		return NULL;
+	/* the time these samples stand for: since the previous build (the
+	 * model's interval), else as long as they took at the rate aimed at */
+	span = fb->last_build > 0 && now > fb->last_build ? now - fb->last_build : (double)fb->pend_rounds / fb->hz;
+	set = xcalloc(1, sizeof *set);
 	set->sampled = true;
-	set->sample_hz = fb->hz;
+	set->sample_hz = fb->last_build > 0 && span > 0 ? (double)fb->pend_rounds / span : fb->hz;
+	set->rounds = fb->rounds;
+	set->sessions = fb->pend_sessions;
 	str_copy(set->source, sizeof set->source, source);
 	for (i = 0; i < fb->cap; i++) {
-		const struct fb_stmt *st = &fb->s[i];
+		struct fb_stmt *st = &fb->s[i];
 		struct digest_row *r;
 		if (!st->key[0])
 			continue;
+		st->total_ns += (double)st->pend / (double)fb->pend_rounds * span * 1e9;
+		st->pend = 0;
 		r = digest_set_add(set);
 		str_copy(r->key, sizeof r->key, st->key);
 		str_copy(r->schema, sizeof r->schema, st->schema);
 		r->text = st->text ? xstrdup(st->text) : NULL;
 		r->c[DG_CALLS] = st->calls;
-		r->c[DG_TOTAL_NS] = (uint64_t)((double)st->samples * 1e9 / fb->hz);
+		r->c[DG_TOTAL_NS] = (uint64_t)(st->total_ns + 0.5);
 		r->have = 1u << DG_CALLS | 1u << DG_TOTAL_NS;
+		r->samples = st->samples;
 	}
+	fb->pend_rounds = 0;
+	fb->pend_sessions = 0;
+	fb->builds++;
+	fb->last_build = now;
 	return set;
 }

@@ -406,13 +406,16 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 	fallback_init(&p->fb, src->sub_hz);
 	src->wants_subsample = p->fb_on;
 	if (p->fb_on)
-		notes_add(&src->caps.notes, "digests are sampled from the process list at %g Hz "
+		notes_add(&src->caps.notes, "digests are sampled from the process list at up to %g Hz "
 			  "(estimates; short statements are missed): performance_schema=ON gives exact figures",
 			  src->sub_hz);
 	return 0;
 }
 
-/* One look at the running statements for the sampled digests. */
+/* One look at the running statements for the sampled digests; the last
+ * row (UNION ALL runs it last) carries the server's own time for the
+ * statement in its fifth column, into src->sub_server_ms (MariaDB:
+ * SYSDATE(6) is the time of the call, NOW(6) the statement's start). */
 static void my_subsample(struct source *src)
 {
 	struct my_priv *p = src->priv;
@@ -424,18 +427,23 @@ static void my_subsample(struct source *src)
 	if (!p || !p->fb_on)
 		return;
 	res = my_query(src, maria
-		       ? "SELECT ID, DB, TIME_MS / 1000, INFO FROM information_schema.PROCESSLIST "
-			 "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"
+		       ? "SELECT ID, DB, TIME_MS / 1000, INFO, NULL FROM information_schema.PROCESSLIST "
+			 "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL "
+			 "UNION ALL SELECT NULL, NULL, NULL, NULL, TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)) / 1000"
 		       : "SELECT ID, DB, TIME, INFO FROM information_schema.PROCESSLIST "
 			 "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL",
 		       err, sizeof err, &failed, NULL, NULL);
 	if (failed)
 		return;
-	p->fb.hz = source_sub_hz(src);   /* fewer under --server-budget */
-	fallback_round(&p->fb);
-	while (res && (row = mysql_fetch_row(res)))
-		fallback_observe(&p->fb, row[0] ? strtoull(row[0], NULL, 10) : 0, NULL,
-				 row[2] ? strtod(row[2], NULL) : 0, row[1], row[3]);
+	p->fb.hz = src->sub_hz;
+	fallback_round(&p->fb, clock_mono());
+	while (res && (row = mysql_fetch_row(res))) {
+		if (maria && !row[0] && row[4])
+			src->sub_server_ms = strtod(row[4], NULL);
+		else
+			fallback_observe(&p->fb, row[0] ? strtoull(row[0], NULL, 10) : 0, NULL,
+					 row[2] ? strtod(row[2], NULL) : 0, row[1], row[3]);
+	}
 	if (res)
 		mysql_free_result(res);
 }
@@ -1076,9 +1084,14 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		return -1;
 
 	if (!c->ps_digests && p->fb_on && p->fb.rounds > 0) {
-		char src_name[64];
-		str_printf(src_name, sizeof src_name, "sampled process list at %g Hz", p->fb.hz);
-		out->digests = fallback_build(&p->fb, src_name);
+		/* NULL: no look since the last refresh; the next set covers both */
+		out->digests = fallback_build(&p->fb, "sampled process list", out->mono);
+		out->digests_skipped = !out->digests;
+		if (out->digests) {
+			char hz[16];
+			dg_fmt_hz(hz, sizeof hz, out->digests->sample_hz);
+			str_printf(out->digests->source, sizeof out->digests->source, "sampled process list at %s Hz", hz);
+		}
 	}
 	/* a costly lock graph read this refresh: digests just due wait one more */
 	double dnow = clock_mono();

@@ -77,16 +77,32 @@ struct pg_priv {
 	double next_profile;      /* monotonic s of the next pg_wait_sampling profile read */
 };
 
+/* A last row whose last column is the server's own time for the
+ * statement so far, ms (from the receipt of the statement: neither the
+ * network nor a busy client count), after n NULL columns: UNION ALL runs
+ * it after the rows before it. */
+#define PG_SERVER_MS_ROW(n) "SELECT " PG_NULLS_##n "(extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000)::float8"
+#define PG_NULLS_2 "NULL, NULL, "
+#define PG_NULLS_5 "NULL, NULL, NULL, NULL, NULL, "
+/* The server time of a result whose last row is PG_SERVER_MS_ROW (column
+ * col), ms; -1 when absent. */
+static double pg_server_ms(const PGresult *r, int col)
+{
+	int n = r ? PQntuples(r) : 0;
+	const char *v = n > 0 && !PQgetisnull(r, n - 1, col) ? PQgetvalue(r, n - 1, col) : NULL;
+	return v ? atof(v) : -1;
+}
+
 /* Sessions that are doing something (active client backends, background
  * processes not idling), by wait event; on-CPU as "CPU". (The per-backend
  * wait-event functions would be ~30 % cheaper, but up to PostgreSQL 13
  * they show no wait event for the auxiliary processes, which would then
  * count as on CPU.) */
 #define PG_WAIT_SAMPLE_SQL                                                                       \
-	"SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU'), count(*) FROM pg_stat_activity " \
+	"SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU'), count(*), NULL::float8 FROM pg_stat_activity " \
 	"WHERE pid <> pg_backend_pid() AND (state = 'active' OR (state IS NULL AND backend_type <> "   \
 	"'client backend')) AND coalesce(wait_event_type, '') NOT IN ('Activity', 'Client', 'Extension') " \
-	"GROUP BY 1"
+	"GROUP BY 1 UNION ALL " PG_SERVER_MS_ROW(2)
 /* pg_wait_sampling's profile (10 ms sampling on the server), idle events out. */
 #define PG_WAIT_PROFILE_SQL                                                                      \
 	"SELECT coalesce(event_type || ':' || event, 'CPU'), sum(count), "                          \
@@ -485,19 +501,21 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	}
 	src->wants_subsample = p->fb_on || p->ws == WS_SAMPLED;
 	if (p->fb_on)
-		notes_add(&src->caps.notes, "digests are sampled from pg_stat_activity at %g Hz "
+		notes_add(&src->caps.notes, "digests are sampled from pg_stat_activity at up to %g Hz "
 			  "(estimates; short statements are missed): install pg_stat_statements for exact figures",
 			  src->sub_hz);
 	return 0;
 }
 
-/* One look at the active sessions for the sampled digests. */
+/* One look at the active sessions for the sampled digests (and wait
+ * events); src->sub_server_ms: what the server says it spent. */
 static void pg_subsample(struct source *src)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
 	char err[NOTE_LEN];
 	bool stalled;
+	double server_ms = 0;
 	int i;
 	if (!p)
 		return;
@@ -511,31 +529,41 @@ static void pg_subsample(struct source *src)
 			p->wacc->cost_ms += ms;
 			for (i = 0; rs.n > 0 && i < PQntuples(rs.r[0]); i++) {
 				const char *n = cell(rs.r[0], i, 1);
-				wait_set_add(p->wacc, cell(rs.r[0], i, 0), n ? strtoull(n, NULL, 10) : 0, 0);
+				if (cell(rs.r[0], i, 0))
+					wait_set_add(p->wacc, cell(rs.r[0], i, 0), n ? strtoull(n, NULL, 10) : 0, 0);
 			}
+			double sm = pg_server_ms(rs.n > 0 ? rs.r[0] : NULL, 2);
+			server_ms = sm >= 0 && server_ms >= 0 ? server_ms + sm : -1;
 			pg_results_clear(&rs);
+		} else {
+			server_ms = -1;
 		}
 	}
-	if (!p->fb_on)
-		return;
-	if (pg_run(src, "SELECT pid, datname, query_start, "
-		   "extract(epoch FROM clock_timestamp() - query_start), query "
-		   "FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "
-		   "AND backend_type = 'client backend'",
-		   &rs, err, sizeof err, &stalled, NULL) < 0)
-		return;
-	p->own_xacts++;
-	p->fb.hz = source_sub_hz(src);   /* fewer under --server-budget */
-	fallback_round(&p->fb);
-	for (i = 0; rs.n > 0 && i < PQntuples(rs.r[0]); i++) {
-		const char *q = cell(rs.r[0], i, 4);
-		const char *el = cell(rs.r[0], i, 3);
-		if (!q || strncmp(q, "<insufficient privilege>", 24) == 0)
-			continue;
-		fallback_observe(&p->fb, strtoull(cell(rs.r[0], i, 0) ? cell(rs.r[0], i, 0) : "0", NULL, 10),
-				 cell(rs.r[0], i, 2), el ? strtod(el, NULL) : 0, cell(rs.r[0], i, 1), q);
+	if (p->fb_on) {
+		if (pg_run(src, "SELECT pid, datname, query_start, "
+			   "extract(epoch FROM clock_timestamp() - query_start), query, NULL::float8 "
+			   "FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "
+			   "AND backend_type = 'client backend' UNION ALL " PG_SERVER_MS_ROW(5),
+			   &rs, err, sizeof err, &stalled, NULL) < 0) {
+			src->sub_server_ms = -1;
+			return;
+		}
+		p->own_xacts++;
+		p->fb.hz = src->sub_hz;
+		fallback_round(&p->fb, clock_mono());
+		for (i = 0; rs.n > 0 && i < PQntuples(rs.r[0]); i++) {
+			const char *q = cell(rs.r[0], i, 4);
+			const char *el = cell(rs.r[0], i, 3);
+			if (!q || strncmp(q, "<insufficient privilege>", 24) == 0)
+				continue;
+			fallback_observe(&p->fb, strtoull(cell(rs.r[0], i, 0) ? cell(rs.r[0], i, 0) : "0", NULL, 10),
+					 cell(rs.r[0], i, 2), el ? strtod(el, NULL) : 0, cell(rs.r[0], i, 1), q);
+		}
+		double sm = pg_server_ms(rs.n > 0 ? rs.r[0] : NULL, 5);
+		server_ms = sm >= 0 && server_ms >= 0 ? server_ms + sm : -1;
+		pg_results_clear(&rs);
 	}
-	pg_results_clear(&rs);
+	src->sub_server_ms = server_ms;
 }
 
 /* Fill set's missing texts for keys not seen before (one more round trip,
@@ -778,9 +806,14 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		p->base_ms = p->base_ms > 0 ? 0.7 * p->base_ms + 0.3 * out->query_ms : out->query_ms;
 	}
 	if (!dsql && p->fb_on && p->fb.rounds > 0) {
-		char src_name[64];
-		str_printf(src_name, sizeof src_name, "sampled pg_stat_activity at %g Hz", p->fb.hz);
-		out->digests = fallback_build(&p->fb, src_name);
+		/* NULL: no look since the last refresh; the next set covers both */
+		out->digests = fallback_build(&p->fb, "sampled pg_stat_activity", out->mono);
+		out->digests_skipped = !out->digests;
+		if (out->digests) {
+			char hz[16];
+			dg_fmt_hz(hz, sizeof hz, out->digests->sample_hz);
+			str_printf(out->digests->source, sizeof out->digests->source, "sampled pg_stat_activity at %s Hz", hz);
+		}
 	}
 	if (want_settings && rs.n > next) {
 		r = rs.r[next];

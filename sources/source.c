@@ -299,16 +299,17 @@ double source_subsample(struct source *src)
 {
 	double t0 = clock_mono(), ms, every = src->sub_hz > 0 ? 1.0 / src->sub_hz : 1;
 	double iv = src->interval > 0 ? src->interval : 1, per = src->budget_ms * PACE_SHARE_SAMPLING;
+	double slowest = every > 1.0 / PACE_SUB_MIN_HZ ? every : 1.0 / PACE_SUB_MIN_HZ;
+	src->sub_server_ms = -1;
 	src->ops->subsample(src);
-	ms = (clock_mono() - t0) * 1000;
+	ms = src->sub_server_ms >= 0 ? src->sub_server_ms : (clock_mono() - t0) * 1000;
 	src->sub_cost_ms = src->sub_cost_ms > 0 ? 0.8 * src->sub_cost_ms + 0.2 * ms : ms;
 	if (per > 0 && src->sub_cost_ms >= PACE_SUB_FLOOR_MS) {
 		/* rounds per refresh that fit its share: per / cost (a look
-		 * cheaper than the floor is never paced: its cost is mostly the
-		 * round trip, which a busy client or network inflates) */
+		 * cheaper than the floor is never paced) */
 		double e = iv * src->sub_cost_ms / per;
-		if (e > 5 * iv)
-			e = 5 * iv;
+		if (e > slowest)
+			e = slowest;
 		if (e > every)
 			every = e;
 	}

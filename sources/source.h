@@ -142,7 +142,10 @@ struct source {
 	double budget_ms;
 	double interval;         /* s between refreshes (set by the caller; 0: 1) */
 	double sub_every;        /* s between subsamples now (source_subsample) */
-	double sub_cost_ms;      /* a subsample's cost, moving average */
+	double sub_cost_ms;      /* a subsample's server cost, moving average */
+	/* set by ops->subsample: the server's own time for the look, ms,
+	 * measured on the server (< 0: unknown, then the round trip counts) */
+	double sub_server_ms;
 	/* driver state */
 	bool connected;
 	uint32_t conn_gen;
@@ -193,11 +196,16 @@ double source_pace_next(const struct source *src, double now, double cost_ms, do
 #define PACE_SHARE_DIGESTS 0.5
 #define PACE_SHARE_SAMPLING 0.5
 #define PACE_SUB_FLOOR_MS 2.0   /* looks cheaper than this keep --sample-hz */
+#define PACE_SUB_MIN_HZ 2.0     /* the budget never slows the looks below this */
 
-/* One subsample (ops->subsample), timed. Returns the s until the next:
- * 1/sub_hz, or longer when a look at the sessions costs PACE_SUB_FLOOR_MS
- * or more and more than PACE_SHARE_SAMPLING of --server-budget per refresh
- * allows (thousands of sessions), at most 5 refreshes. Also sets sub_every. */
+/* One subsample (ops->subsample), timed by the server's own time for it
+ * (src->sub_server_ms; the round trip only when the backend cannot say):
+ * a busy client or network inflates the round trip, not the server's
+ * cost. Returns the s until the next: 1/sub_hz, or longer when a look
+ * costs PACE_SUB_FLOOR_MS or more and more than PACE_SHARE_SAMPLING of
+ * --server-budget per refresh allows (thousands of sessions), but never
+ * below PACE_SUB_MIN_HZ (or --sample-hz when that is lower). Also sets
+ * sub_every. */
 double source_subsample(struct source *src);
 /* Subsamples per second now (--sample-hz, or fewer under the budget). */
 double source_sub_hz(const struct source *src);

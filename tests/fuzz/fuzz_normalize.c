@@ -190,11 +190,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct fallback fb;
 		struct digest_set *set;
 		fallback_init(&fb, 10);
-		fallback_round(&fb);
+		fallback_round(&fb, 1);
 		fallback_observe(&fb, 7, "2024-01-01 00:00:00", 0.5, in, in);
-		fallback_round(&fb);
+		fallback_round(&fb, 1);
 		fallback_observe(&fb, 7, "2024-01-01 00:00:00", 0.6, "db", in);
-		set = fallback_build(&fb, "fuzz");
+		set = fallback_build(&fb, "fuzz", 2);
 		REQUIRE(set->n == 1);
 		REQUIRE(set->rows[0].text != NULL && is_clean(set->rows[0].text));
 		REQUIRE(is_clean(set->rows[0].schema));

@@ -200,6 +200,15 @@ static void fast_sub(struct source *src)
 	(void)src;
 }
 
+/* a look whose round trip takes 20 ms (a busy client) while the server
+ * says it spent 0.3 ms on it */
+static void busy_client_sub(struct source *src)
+{
+	struct timespec ts = {0, 20 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	src->sub_server_ms = 0.3;
+}
+
 /* a source at 10 Hz, 1 s refresh, whose looks are sub */
 static void sub_source(struct source *src, const struct source_ops *ops, double budget_ms)
 {
@@ -218,12 +227,16 @@ static void test_subsample(void)
 	double e = source_subsample(&src);
 	CHECK(sub_calls == 1 && near(e, 0.1) && near(source_sub_hz(&src), 10), "no budget: --sample-hz as given");
 	CHECK(src.sub_cost_ms >= 19, "the subsample is timed");
-	src.budget_ms = 10;   /* 5 ms of sampling per refresh: a 20 ms look every 4 s or so */
+	src.budget_ms = 100;   /* 50 ms of sampling per refresh: a 20 ms look every 0.4 s or so */
 	e = source_subsample(&src);
-	CHECK(e >= 3.5 && e <= 5 && near(source_sub_hz(&src), 1 / e), "a 20 ms look under a 10 ms budget: every ~4 s, sub_hz says so");
+	CHECK(e >= 0.35 && e <= 0.5 && near(source_sub_hz(&src), 1 / e), "a 20 ms look under a 100 ms budget: every ~0.4 s, sub_hz says so");
 	src.budget_ms = 0.01;
 	e = source_subsample(&src);
-	CHECK(near(e, 5), "never fewer than one look per 5 refreshes");
+	CHECK(near(e, 1 / PACE_SUB_MIN_HZ), "never fewer than 2 looks per second");
+	src.sub_hz = 1;
+	e = source_subsample(&src);
+	CHECK(near(e, 1), "--sample-hz below the floor is kept");
+	src.sub_hz = 10;
 	src.budget_ms = 1000;
 	e = source_subsample(&src);
 	CHECK(near(e, 0.1), "a big budget: --sample-hz again");
@@ -233,6 +246,13 @@ static void test_subsample(void)
 	sub_source(&f, &fast, 0.001);
 	e = source_subsample(&f);
 	CHECK(near(e, 0.1) && f.sub_cost_ms < PACE_SUB_FLOOR_MS, "a look under the floor is never paced");
+	/* the server's own time counts, not a round trip a busy client inflates */
+	static struct source_ops busy = {.name = "busy", .subsample = busy_client_sub};
+	struct source b;
+	sub_source(&b, &busy, 10);
+	for (int i = 0; i < 5; i++)
+		e = source_subsample(&b);
+	CHECK(near(e, 0.1) && b.sub_cost_ms < 1, "a slow round trip with a cheap server look keeps --sample-hz");
 }
 
 int main(void)
