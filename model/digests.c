@@ -542,6 +542,21 @@ void digest_table_bound(struct digest_table *t, double exact_ms)
 	}
 }
 
+void dg_sampled_text(const struct digest_table *t, bool utf8, char *buf, size_t len)
+{
+	char hz[16];
+	bool lower = false;
+	size_t i;
+	for (i = 0; i < t->n && !lower; i++)
+		lower = t->e[i].known && !t->e[i].gone && t->e[i].calls_lower && t->e[i].rate[DG_TOTAL_NS] > 0;
+	dg_fmt_hz(hz, sizeof hz, t->sample_hz);
+	str_printf(buf, len, "ESTIMATE from %llu samples of %u session%s (%s Hz): ms/s = share of the samples x "
+		   "sessions active%s%s%s", (unsigned long long)t->rounds, t->sessions, t->sessions == 1 ? "" : "s", hz,
+		   t->bound_scale < 1 ? ", scaled to the sessions seen" : "",
+		   lower ? "; calls/s " : "", lower ? (utf8 ? "\u2265 executions seen (shorter ones are missed), avg ms - there"
+							  : ">= executions seen (shorter ones are missed), avg ms - there") : "");
+}
+
 void dg_fmt_hz(char *buf, size_t len, double hz)
 {
 	if (!isfinite(hz) || hz <= 0)

@@ -175,6 +175,10 @@ double dg_sampled_bound(double sampled_ms, double exact_ms, double sessions);
  * time, avg_ms, total_ms_per_s) with t->sessions; sets t->bound_scale.
  * digest_table_update does it for every sampled set; exact_ms as above. */
 void digest_table_bound(struct digest_table *t, double exact_ms);
+/* The line saying what a sampled table's figures rest on: "estimate from
+ * 10 samples of 32 sessions (10 Hz); calls/s >= executions seen (shorter
+ * ones are missed), avg ms - where they are". utf8: "≥" else ">". */
+void dg_sampled_text(const struct digest_table *t, bool utf8, char *buf, size_t len);
 /* A sampling rate for people: "10", "2.5", "0.67" (two significant
  * digits below 10, none above). */
 void dg_fmt_hz(char *buf, size_t len, double hz);

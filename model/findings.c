@@ -335,9 +335,17 @@ static bool rule_no_statistics(const struct model *m, struct finding *f)
 	if (m->caps.engine == ENGINE_POSTGRESQL && !m->caps.pgss_version) {
 		f->severity = SEV_INFO;
 		str_copy(f->summary, sizeof f->summary, "no statement statistics: digests are sampled estimates");
-		str_copy(f->evidence, sizeof f->evidence, "pg_stat_statements is not installed in this database");
-		str_copy(f->suggestion, sizeof f->suggestion,
-			 "shared_preload_libraries = 'pg_stat_statements' (restart), then CREATE EXTENSION pg_stat_statements");
+		if (m->caps.pgss_loaded) {
+			/* the library is loaded: only the extension is missing here */
+			str_copy(f->evidence, sizeof f->evidence, "pg_stat_statements is loaded, but its extension is not "
+				  "created in this database (nor readable in another one)");
+			str_copy(f->suggestion, sizeof f->suggestion,
+				 "CREATE EXTENSION pg_stat_statements in this database (no restart needed)");
+		} else {
+			str_copy(f->evidence, sizeof f->evidence, "pg_stat_statements is not installed in this database");
+			str_copy(f->suggestion, sizeof f->suggestion,
+				 "shared_preload_libraries = 'pg_stat_statements' (restart), then CREATE EXTENSION pg_stat_statements");
+		}
 		return true;
 	}
 	return false;

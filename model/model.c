@@ -245,7 +245,8 @@ void model_update(struct model *m, const struct sample *s)
 	}
 	ring_push(&m->hist_t, s->wall);
 	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
-	if (fresh_conn || s->state != STATE_UP || s->digests || !s->digests_skipped) {
+	m->dg_fresh = fresh_conn || s->state != STATE_UP || s->digests || !s->digests_skipped;
+	if (m->dg_fresh) {
 		/* digest rates cover the time since the previous digest read */
 		double dg_dt = m->dg_mono > 0 ? s->mono - m->dg_mono : dt;
 		digest_table_update(&m->dg, s->state == STATE_UP ? s->digests : NULL, dg_dt,

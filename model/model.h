@@ -81,6 +81,7 @@ struct model {
 	unsigned long intervals;  /* model_update calls */
 	struct digest_table dg;   /* statement digests */
 	double dg_mono;           /* monotonic time of the last digest read, 0: none */
+	bool dg_fresh;            /* the newest sample updated dg (else its rates are an earlier read's) */
 	struct lock_set *locks;   /* newest lock snapshot (a copy), NULL: none */
 	struct ring lock_waiting; /* sessions waiting on a lock, per interval */
 	struct ring lock_wait_ms; /* row-lock wait time, ms/s (MySQL: counter; PG: waiters x 1000) */

@@ -327,3 +327,28 @@ void wait_table_json(const struct wait_table *t, int top, struct strbuf *out)
 		sb_putc(out, '}');
 	}
 }
+
+bool wait_table_lock_note(const struct wait_table *t, unsigned waiting_now, char *buf, size_t len)
+{
+	const struct wait_entry *r[WAIT_MAX];
+	size_t n = wait_table_ranked(t, r, WAIT_MAX), i, k = 0;
+	double sum = 0;
+	char parts[200] = "";
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		if (r[i]->cls == WC_LOCK && isfinite(r[i]->aas) && r[i]->aas > 0)
+			sum += r[i]->aas;
+	if (!(sum >= 0.05))
+		return false;
+	for (i = 0; i < n && k < 3; i++) {
+		size_t l = strlen(parts);
+		if (r[i]->cls != WC_LOCK || !(r[i]->aas >= 0.05))
+			continue;
+		str_printf(parts + l, sizeof parts - l, "%s%s %.1f", k ? ", " : "", r[i]->name, r[i]->aas);
+		k++;
+	}
+	str_printf(buf, len, "%.1f session%s %s waiting on locks in the last interval (on average: %s)%s", sum,
+		   sum >= 0.95 && sum < 1.05 ? "" : "s", t->source == WS_PERF_SCHEMA ? "measured" : "sampled", parts,
+		   waiting_now ? "" : "; none waiting at the last check");
+	return true;
+}

@@ -99,6 +99,14 @@ void wait_table_hold(struct wait_table *t);
  * name); returns how many were written to out (at most max). */
 size_t wait_table_ranked(const struct wait_table *t, const struct wait_entry **out, size_t max);
 
+/* What the wait profile saw of lock waits this interval, for the locks
+ * pane, whose check (one look per refresh) misses short waits on hot rows:
+ * false (buf "") when it saw none; else e.g. "18.2 sessions sampled
+ * waiting on locks in the last interval (on average: Lock:transactionid
+ * 16.1, Lock:tuple 2.1)", then "; none waiting at the last check" when
+ * waiting_now is 0. */
+bool wait_table_lock_note(const struct wait_table *t, unsigned waiting_now, char *buf, size_t len);
+
 struct strbuf;
 /* The JSON member ,"waits":[...] (top n by aas), null without a profile. */
 void wait_table_json(const struct wait_table *t, int n, struct strbuf *out);

@@ -173,10 +173,15 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		return;
 	}
 	/* status: source, total, sort, mode, losses */
-	str_printf(h1, sizeof h1, "%s  %s  total %.1f ms/s  sort: %s%s", t->source,
+	str_printf(h1, sizeof h1, "%s  %s  total %.1f ms/s  sort: %s", t->source,
 		   cum ? "since first seen (d: per interval)" : "per interval (d: cumulative)",
-		   t->total_ms_per_s, dg_sort_names[SORT_KEY(v)], t->sampled ? "  SAMPLED" : "");
+		   t->total_ms_per_s, dg_sort_names[SORT_KEY(v)]);
 	cv_text(cv, y++, 0, R_LABEL, h1);
+	if (t->sampled && y < cv->h) {
+		/* what the estimate rests on, and what it cannot say */
+		dg_sampled_text(t, cv->utf8, h1, sizeof h1);
+		cv_text(cv, y++, 0, R_NOTE, h1);
+	}
 	if (t->lost_delta > 0 && y < cv->h)
 		cv_printf(cv, y++, 0, R_WARN, "%llu statements not tracked this interval: %s",
 			  (unsigned long long)t->lost_delta,
@@ -193,7 +198,7 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 			   "schema");
 	else
 		str_printf(h1, sizeof h1, "%6s %9s %9s %8s%s%9s %9s %9s %-12s", "share", "ms/s", "calls/s",
-			   "avg ms", p95 ? "   p95 ms " : " ", "rows/s", pg ? "hit/s" : "lock ms/s",
+			   "avg ms", p95 ? "   p95 ms " : " ", t->sampled ? "samples" : "rows/s", pg ? "hit/s" : "lock ms/s",
 			   pg ? "read/s" : "exam/s", "schema");
 	textx = cv_text(cv, y, 0, R_LABEL, h1) + 1;
 	cv_text(cv, y++, textx, R_LABEL, "statement");
@@ -223,8 +228,17 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 			str_copy(c[0], 24, "-");
 		fmt_fig(ms, c[1], 24);
 		fmt_fig(fig(e, DG_CALLS, cum), c[2], 24);
+		if (!cum && t->sampled && e->calls_lower && isfinite(e->rate[DG_CALLS])) {
+			/* executions seen: at least that many ran */
+			char lb[24];
+			str_printf(lb, sizeof lb, "%s%s", cv->utf8 ? "\u2265" : ">=", c[2]);
+			str_copy(c[2], 24, lb);
+		}
 		fmt_fig(avg, c[3], 24);
-		fmt_fig(fig(e, DG_ROWS, cum), c[4], 24);
+		if (!cum && t->sampled)
+			str_printf(c[4], 24, "%llu", (unsigned long long)e->samples);
+		else
+			fmt_fig(fig(e, DG_ROWS, cum), c[4], 24);
 		if (pg) {
 			fmt_fig(fig(e, DG_BLKS_HIT, cum), c[5], 24);
 			fmt_fig(fig(e, DG_BLKS_READ, cum), c[6], 24);

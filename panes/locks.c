@@ -127,7 +127,9 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 	/* status line */
 	switch (ls->status) {
 	case LOCKS_IDLE:
-		str_printf(line, sizeof line, "no session waits for a lock (lock tables not queried)");
+		/* short waits the one check per refresh missed, seen by the wait profile */
+		if (!wait_table_lock_note(&m->wt, 0, line, sizeof line))
+			str_printf(line, sizeof line, "no session waits for a lock (lock tables not queried)");
 		break;
 	case LOCKS_READ:
 		str_printf(line, sizeof line, "%u waiting  %d root blocker%s%s  lock query %.1f ms", ls->waiting, ls->nroots,
@@ -148,6 +150,8 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 		line);
 	if (ls->status == LOCKS_READ && ls->note[0] && y < cv->h)
 		cv_text(cv, y++, 0, R_NOTE, ls->note);
+	if (ls->status != LOCKS_IDLE && y < cv->h && wait_table_lock_note(&m->wt, ls->waiting, line, sizeof line))
+		cv_text(cv, y++, 0, R_NOTE, line);
 	/* history: waiting sessions and wait time per second */
 	if (y < cv->h && cv->w >= 40) {
 		int sw = (cv->w - 40) / 2;

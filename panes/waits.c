@@ -74,7 +74,7 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 {
 	const struct wait_table *t = &m->wt;
 	const struct wait_entry *rows[WAIT_MAX];
-	char line[512];
+	char line[512], hz[16];
 	int y = 0;
 
 	v->nrows = 0;
@@ -89,9 +89,10 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 	}
 	switch (t->source) {
 	case WS_SAMPLED:
-		str_printf(line, sizeof line, "sampled pg_stat_activity at %g Hz (%u samples, %.2f ms each): waits shorter "
+		dg_fmt_hz(hz, sizeof hz, t->hz);
+		str_printf(line, sizeof line, "sampled pg_stat_activity at %s Hz (%u samples, %.2f ms each): waits shorter "
 			   "than a sample period are under-counted; install pg_wait_sampling for 10 ms sampling",
-			   t->hz, t->rounds, t->cost_per_sample_ms);
+			   hz, t->rounds, t->cost_per_sample_ms);
 		break;
 	case WS_PG_WAIT_SAMPLING:
 		str_printf(line, sizeof line, "pg_wait_sampling profile (sampled on the server every 10 ms): "

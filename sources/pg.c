@@ -62,6 +62,10 @@ static uint64_t *calls_slot(struct calls_map *m, uint64_t h)
 
 struct pg_priv {
 	PGconn *db;
+	/* pg_stat_statements loaded but not created in the connected database:
+	 * a second connection (same credentials) to one that has it, for the
+	 * digest reads only; NULL: none */
+	PGconn *dg_db;
 	uint64_t own_xacts;     /* transactions dbtop ran on this connection */
 	struct strset texts;    /* digest keys whose text we have */
 	bool fb_on;             /* sampled digests: no pg_stat_statements */
@@ -81,7 +85,8 @@ struct pg_priv {
  * statement so far, ms (from the receipt of the statement: neither the
  * network nor a busy client count), after n NULL columns: UNION ALL runs
  * it after the rows before it. */
-#define PG_SERVER_MS_ROW(n) "SELECT " PG_NULLS_##n "(extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000)::float8"
+#define PG_SERVER_MS_EXPR "(extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000)::float8"
+#define PG_SERVER_MS_ROW(n) "SELECT " PG_NULLS_##n PG_SERVER_MS_EXPR
 #define PG_NULLS_2 "NULL, NULL, "
 #define PG_NULLS_5 "NULL, NULL, NULL, NULL, NULL, "
 /* The server time of a result whose last row is PG_SERVER_MS_ROW (column
@@ -223,6 +228,18 @@ static int pg_run(struct source *src, const char *q, struct pg_results *rs, char
 	return pg_run_stmt(src, q, NULL, rs, err, errlen, stalled, ms);
 }
 
+/* pg_run on another connection of this source (the digest connection). */
+static int pg_run_on(struct source *src, PGconn *conn, const char *q, struct pg_results *rs, char *err,
+		     size_t errlen, bool *stalled, double *ms)
+{
+	struct pg_priv *p = src->priv;
+	PGconn *keep = p->db;
+	p->db = conn;
+	int rc = pg_run_stmt(src, q, NULL, rs, err, errlen, stalled, ms);
+	p->db = keep;
+	return rc;
+}
+
 /* Value of a cell, or NULL when NULL / out of range. */
 static const char *cell(const PGresult *r, int row, int col)
 {
@@ -246,6 +263,8 @@ static void pg_close(struct source *src)
 		return;
 	if (p->db)
 		PQfinish(p->db);
+	if (p->dg_db)
+		PQfinish(p->dg_db);
 	strset_clear(&p->texts);
 	fallback_free(&p->fb);
 	free(p);
@@ -363,6 +382,92 @@ static void pg_identity(struct source *src)
 	pg_results_clear(&rs);
 }
 
+#define PGSS_DB_TRIES 8   /* databases tried for pg_stat_statements */
+
+/* pg_stat_statements is loaded but not created in the connected database:
+ * look for a database that has it (postgres first, at most PGSS_DB_TRIES,
+ * each one short connection with the same parameters) and keep that
+ * connection for the digest reads. Says in the notes what it found. */
+static void pg_find_pgss(struct source *src)
+{
+	struct pg_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	struct pg_results rs;
+	bool stalled;
+	char err[NOTE_LEN], here[64] = "", names[PGSS_DB_TRIES][64];
+	int n = 0;
+	if (pg_run(src, "SELECT current_database(), (SELECT array_to_string(array_agg(datname ORDER BY "
+		   "datname <> 'postgres', oid), chr(1)) FROM (SELECT datname, oid FROM pg_database WHERE datallowconn "
+		   "AND NOT datistemplate AND datname <> current_database() AND has_database_privilege(datname, "
+		   "'CONNECT') ORDER BY datname <> 'postgres', oid LIMIT 8) d)",
+		   &rs, err, sizeof err, &stalled, NULL) < 0) {
+		p->own_xacts++;
+		return;
+	}
+	p->own_xacts++;
+	const char *cur = rs.n ? cell(rs.r[0], 0, 0) : NULL, *list = rs.n ? cell(rs.r[0], 0, 1) : NULL;
+	str_copy(here, sizeof here, cur ? cur : "?");
+	text_sanitize(here);
+	while (list && *list && n < PGSS_DB_TRIES) {
+		const char *e = strchr(list, 1);
+		size_t l = e ? (size_t)(e - list) : strlen(list);
+		str_copy(names[n], l + 1 < sizeof names[n] ? l + 1 : sizeof names[n], list);
+		n++;
+		list = e ? e + 1 : NULL;
+	}
+	pg_results_clear(&rs);
+	/* the parameters this connection uses, with another dbname */
+	PQconninfoOption *opts = PQconninfo(p->db);
+	for (int i = 0; opts && i < n && !p->dg_db; i++) {
+		const char *kw[48], *val[48];
+		int k = 0;
+		for (PQconninfoOption *o = opts; o->keyword && k < 46; o++)
+			if (o->val && *o->val && strcmp(o->keyword, "dbname") != 0) {
+				kw[k] = o->keyword;
+				val[k++] = o->val;
+			}
+		kw[k] = "dbname";
+		val[k++] = names[i];
+		kw[k] = NULL;
+		val[k] = NULL;
+		PGconn *db = PQconnectdbParams(kw, val, 0);
+		if (db)
+			PQsetNoticeProcessor(db, pg_notice_ignore, NULL);
+		if (!db || PQstatus(db) != CONNECTION_OK) {
+			if (db)
+				PQfinish(db);
+			continue;
+		}
+		int ver = 0;
+		if (pg_run_on(src, db, "SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements'", &rs,
+			      err, sizeof err, &stalled, NULL) == 0) {
+			const char *v = rs.n ? cell(rs.r[0], 0, 0) : NULL;
+			int maj = 0, min = 0;
+			if (v && sscanf(v, "%d.%d", &maj, &min) >= 1)
+				ver = maj * 100 + min;
+			pg_results_clear(&rs);
+		}
+		p->own_xacts++;
+		if (ver) {
+			p->dg_db = db;
+			c->pgss_version = ver;
+			str_copy(c->pgss_db, sizeof c->pgss_db, names[i]);
+			text_sanitize(c->pgss_db);
+		} else {
+			PQfinish(db);
+		}
+	}
+	PQconninfoFree(opts);
+	if (p->dg_db)
+		notes_add(&c->notes, "pg_stat_statements is loaded but not created in database %s: its statistics are "
+			  "read in database %s (one more connection, same credentials); CREATE EXTENSION "
+			  "pg_stat_statements in %s reads them here", here, c->pgss_db, here);
+	else
+		notes_add(&c->notes, "pg_stat_statements is loaded but not created in database %s (nor in another "
+			  "database this user can reach): CREATE EXTENSION pg_stat_statements in %s (no restart needed)",
+			  here, here);
+}
+
 static int pg_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
@@ -472,6 +577,8 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 		}
 		p->own_xacts++;
 	}
+	if (!src->caps.pgss_version && src->caps.pgss_loaded)
+		pg_find_pgss(src);
 	/* no statement statistics: sample the active sessions instead */
 	p->fb_on = src->caps.pgss_version == 0;
 	fallback_init(&p->fb, src->sub_hz);
@@ -598,7 +705,9 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 		free(q);
 		return 0;   /* no valid id */
 	}
-	rc = pg_run(src, q, &rs, out->error, sizeof out->error, &stalled, &out->query_ms);
+	double ms = 0;
+	rc = pg_run_on(src, p->dg_db ? p->dg_db : p->db, q, &rs, out->error, sizeof out->error, &stalled, &ms);
+	out->query_ms += ms;
 	free(q);
 	out->nqueries++;
 	p->own_xacts++;
@@ -717,11 +826,17 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		p->next_profile = clock_mono() + PG_PROFILE_EVERY_S;
 	}
 	out->waits_skipped = p->ws == WS_PG_WAIT_SAMPLING && !wprof;
-	if (dsql) {
-		sb_puts(&q, "; ");
+	/* pg_stat_statements read in another database: its own round trip */
+	bool other = dsql && p->dg_db;
+	if (dsql && !other) {
+		/* its server time: the clock before and after it (statement_timestamp
+		 * is the same for the whole string), neither the network nor a busy
+		 * client count */
+		sb_puts(&q, "; SELECT " PG_SERVER_MS_EXPR "; ");
 		sb_puts(&q, dsql);
 		if (info)
 			sb_puts(&q, "; SELECT dealloc FROM pg_stat_statements_info");
+		sb_puts(&q, "; SELECT " PG_SERVER_MS_EXPR);
 	}
 	if (want_settings) {
 		sb_puts(&q, "; ");
@@ -769,39 +884,81 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		p->wacc = wait_set_new(WS_SAMPLED);
 		p->wacc->hz = source_sub_hz(src);
 	}
-	if (dsql && rs.n > next) {
-		struct digest_set *set = xcalloc(1, sizeof *set);
-		const PGresult *d = rs.r[next++];
-		const char *dc[PGD__COUNT];
-		str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d", c->pgss_version / 100,
-			   c->pgss_version % 100);
-		for (i = 0; i < PQntuples(d); i++) {
-			for (int k = 0; k < PGD__COUNT; k++)
-				dc[k] = cell(d, i, k);
-			pg_map_digest(set, dc);
+	if (dsql) {
+		struct pg_results rd;
+		const PGresult *d = NULL, *dinfo = NULL;
+		double cost = -1;
+		rd.n = 0;
+		if (!other && rs.n > next + 1) {
+			double before = pg_server_ms(rs.r[next++], 0);
+			d = rs.r[next++];
+			if (info && rs.n > next)
+				dinfo = rs.r[next++];
+			double after = rs.n > next ? pg_server_ms(rs.r[next++], 0) : -1;
+			cost = before >= 0 && after >= before ? after - before : -1;
+		} else if (other) {
+			struct strbuf dq;
+			double ms = 0;
+			sb_init(&dq);
+			sb_puts(&dq, dsql);
+			if (info)
+				sb_puts(&dq, "; SELECT dealloc FROM pg_stat_statements_info");
+			sb_puts(&dq, "; SELECT " PG_SERVER_MS_EXPR);
+			rc = pg_run_on(src, p->dg_db, dq.s, &rd, out->error, sizeof out->error, &stalled, &ms);
+			sb_free(&dq);
+			out->query_ms += ms;
+			out->nqueries++;
+			p->own_xacts++;
+			if (rc < 0) {
+				pg_results_clear(&rs);
+				out->state = stalled ? STATE_STALLED : STATE_DOWN;
+				return -1;
+			}
+			d = rd.n > 0 ? rd.r[0] : NULL;
+			dinfo = info && rd.n > 1 ? rd.r[1] : NULL;
+			cost = rd.n > 0 ? pg_server_ms(rd.r[rd.n - 1], 0) : -1;
 		}
-		if (info && rs.n > next) {
-			const char *v = cell(rs.r[next++], 0, 0);
+		if (d) {
+			struct digest_set *set = xcalloc(1, sizeof *set);
+			const char *dc[PGD__COUNT];
+			char where[80] = "";
+			if (other)
+				str_printf(where, sizeof where, " in %s", c->pgss_db);
+			str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s", c->pgss_version / 100,
+				   c->pgss_version % 100, where);
+			for (i = 0; i < PQntuples(d); i++) {
+				for (int k = 0; k < PGD__COUNT; k++)
+					dc[k] = cell(d, i, k);
+				pg_map_digest(set, dc);
+			}
+			const char *v = dinfo ? cell(dinfo, 0, 0) : NULL;
 			if (v) {
 				set->lost = strtoull(v, NULL, 10);
 				set->have_lost = true;
 			}
+			out->digests = set;
+			double q0 = out->query_ms;
+			if (pg_fetch_texts(src, out, set, d) < 0) {
+				pg_results_clear(&rd);
+				pg_results_clear(&rs);
+				return -1;
+			}
+			/* its cost on the server (the texts' round trip as it came;
+			 * the refresh's queries less a refresh without digests when
+			 * the server could not say) */
+			if (cost < 0)
+				cost = out->query_ms > p->base_ms ? out->query_ms - p->base_ms : out->query_ms;
+			else
+				cost += out->query_ms - q0;
+			double now = clock_mono();
+			/* the second read comes at the next refresh whatever the cost: the
+			 * first rates need two */
+			p->dg_next = p->dg_reads++ ? source_pace_next(src, now, cost, PACE_SHARE_DIGESTS) : 0;
+			if (p->dg_next > now + 0.5)
+				str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s, read every %.0f s",
+					   c->pgss_version / 100, c->pgss_version % 100, where, p->dg_next - now + 0.1);
 		}
-		out->digests = set;
-		if (pg_fetch_texts(src, out, set, d) < 0) {
-			pg_results_clear(&rs);
-			return -1;
-		}
-		/* its cost: this refresh's queries less what a refresh without
-		 * digests takes (all of it until one was seen) */
-		double cost = out->query_ms > p->base_ms ? out->query_ms - p->base_ms : out->query_ms;
-		double now = clock_mono();
-		/* the second read comes at the next refresh whatever the cost: the
-		 * first rates need two */
-		p->dg_next = p->dg_reads++ ? source_pace_next(src, now, cost, PACE_SHARE_DIGESTS) : 0;
-		if (p->dg_next > now + 0.5)
-			str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d, read every %.0f s",
-				   c->pgss_version / 100, c->pgss_version % 100, p->dg_next - now + 0.1);
+		pg_results_clear(&rd);
 	} else if (!dg_read) {
 		p->base_ms = p->base_ms > 0 ? 0.7 * p->base_ms + 0.3 * out->query_ms : out->query_ms;
 	}

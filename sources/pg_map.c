@@ -46,11 +46,12 @@ void pg_caps_probe(struct caps *c, const char *const cell[PGP__COUNT])
 		c->pgss_version = maj * 100 + min;
 	}
 	c->pg_wait_sampling = cell[PGP_PGWS] != NULL;
-	if (!c->pgss_version)
-		notes_add(&c->notes, "pg_stat_statements %s: add it to shared_preload_libraries and "
-			  "CREATE EXTENSION pg_stat_statements in this database",
-			  (v = cell[PGP_PRELOAD]) && strstr(v, "pg_stat_statements")
-			  ? "is loaded but not created here" : "is not installed");
+	c->pgss_loaded = (v = cell[PGP_PRELOAD]) && strstr(v, "pg_stat_statements");
+	c->pgss_db[0] = '\0';
+	/* loaded but not created here: the backend says where it reads it */
+	if (!c->pgss_version && !c->pgss_loaded)
+		notes_add(&c->notes, "pg_stat_statements is not installed: add it to shared_preload_libraries "
+			  "(restart) and CREATE EXTENSION pg_stat_statements in this database");
 	c->track_wal_io_timing = (v = cell[PGP_TRACK_WAL_IO]) && strcmp(v, "on") == 0;
 	c->superuser = cell_true(cell[PGP_SUPER]);
 	c->pg_monitor = c->superuser || cell_true(cell[PGP_MONITOR]);

@@ -33,6 +33,8 @@ struct caps {
 	char commit_source[96];
 	/* PostgreSQL */
 	int pgss_version;        /* pg_stat_statements extversion *100, 0: none */
+	bool pgss_loaded;        /* pg_stat_statements is in shared_preload_libraries */
+	char pgss_db[64];        /* database whose pg_stat_statements is read ("": the connected one) */
 	int pg_wait_sampling;    /* 1 if the extension is created */
 	enum { WAL_NONE, WAL_LSN, WAL_STAT_WAL, WAL_STAT_IO } wal_stats;
 	bool track_wal_io_timing;

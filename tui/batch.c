@@ -33,7 +33,12 @@ static void collect_notes(const struct model *m, struct notes *n)
 		notes_add(n, "%s", m->last.notes.msg[i]);
 }
 
-/* The "digests" member: the top n by total time this interval. */
+/* The digest members: "digests_window_s" (the seconds the rates cover),
+ * "digests_fresh" (read for this record; false: the rates are an earlier
+ * read's, repeated while the reads are paced), for sampled digests
+ * "digests_sampled" (what the estimate rests on), then "digests": the top
+ * n by total time. A consumer adding up what ran takes calls_per_s x
+ * digests_window_s over the records whose digests_fresh is true. */
 static void json_digests(const struct model *m, int top, struct strbuf *out)
 {
 	const struct digest_table *t = &m->dg;
@@ -42,6 +47,16 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 	if (!t->have_data) {
 		sb_puts(out, ",\"digests\":null");
 		return;
+	}
+	sb_puts(out, ",\"digests_window_s\":");
+	json_num(out, t->interval_s > 0 ? d_round(t->interval_s * 1000) / 1000 : NAN);
+	sb_printf(out, ",\"digests_fresh\":%s", m->dg_fresh ? "true" : "false");
+	if (t->sampled) {
+		sb_printf(out, ",\"digests_sampled\":{\"samples\":%llu,\"hz\":", (unsigned long long)t->rounds);
+		json_num(out, d_round(t->sample_hz * 100) / 100);
+		sb_printf(out, ",\"sessions\":%u,\"bound_scale\":", t->sessions);
+		json_num(out, d_round(t->bound_scale * 1000) / 1000);
+		sb_putc(out, '}');
 	}
 	e = xcalloc((size_t)top + 1, sizeof *e);
 	n = digest_table_top(t, DGS_TOTAL, false, e, (size_t)top);
@@ -74,6 +89,9 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 		json_num(out, d_round(d->rate[DG_ROWS] * 1000) / 1000);
 		sb_puts(out, ",\"share\":");
 		json_num(out, t->total_ms_per_s > 0 ? d_round(ms / t->total_ms_per_s * 10000) / 10000 : NAN);
+		if (t->sampled)
+			sb_printf(out, ",\"samples\":%llu,\"calls_lower_bound\":%s", (unsigned long long)d->samples,
+				  d->calls_lower ? "true" : "false");
 		sb_putc(out, '}');
 	}
 	sb_puts(out, "]");
@@ -136,6 +154,15 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
 	sb_puts(out, "]");
 	json_digests(m, top, out);
 	lock_set_json(m->locks, out);
+	{
+		/* what the wait profile saw of lock waits (the lock check misses short ones) */
+		char ln[400];
+		sb_puts(out, ",\"lock_waits_profile\":");
+		if (wait_table_lock_note(&m->wt, m->locks ? m->locks->waiting : 0, ln, sizeof ln))
+			json_str(out, ln);
+		else
+			sb_puts(out, "null");
+	}
 	wait_table_json(&m->wt, top, out);
 	{
 		struct finding f[FINDINGS_MAX];
@@ -216,6 +243,12 @@ void batch_text(const struct model *m, const char *host, struct strbuf *out)
 		sb_putc(out, '\n');
 	}
 	batch_text_locks(m->locks, out);
+	{
+		char ln[400];
+		if (m->last.state == STATE_UP &&
+		    wait_table_lock_note(&m->wt, m->locks ? m->locks->waiting : 0, ln, sizeof ln))
+			sb_printf(out, "  lock waits (wait profile): %s\n", ln);
+	}
 	{
 		struct finding f[FINDINGS_MAX];
 		size_t nf = findings_eval(m, f, FINDINGS_MAX);
