@@ -35,7 +35,8 @@ static void collect_notes(const struct model *m, struct notes *n)
 
 /* The digest members: "digests_window_s" (the seconds the rates cover),
  * "digests_fresh" (read for this record; false: the rates are an earlier
- * read's, repeated while the reads are paced), for sampled digests
+ * read's, repeated while the reads are paced), "digests_source" (as the
+ * pane's status line says it), for sampled digests
  * "digests_sampled" (what the estimate rests on), then "digests": the top
  * n by total time. A consumer adding up what ran takes calls_per_s x
  * digests_window_s over the records whose digests_fresh is true. */
@@ -51,6 +52,8 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 	sb_puts(out, ",\"digests_window_s\":");
 	json_num(out, t->interval_s > 0 ? d_round(t->interval_s * 1000) / 1000 : NAN);
 	sb_printf(out, ",\"digests_fresh\":%s", m->dg_fresh ? "true" : "false");
+	sb_puts(out, ",\"digests_source\":");
+	json_str(out, t->source);
 	if (t->sampled) {
 		sb_printf(out, ",\"digests_sampled\":{\"samples\":%llu,\"hz\":", (unsigned long long)t->rounds);
 		json_num(out, d_round(t->sample_hz * 100) / 100);
