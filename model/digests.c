@@ -433,6 +433,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			e->moved = false;
 			continue;
 		}
+		e->samples = 0;   /* (sampled sets) not seen this interval */
 		if (s->partial && !fresh && !e->gone && dt > 0) {
 			/* unchanged since the last read: zero this interval, and
 			 * read now as far as its slice's rates go */

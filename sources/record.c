@@ -27,7 +27,9 @@ enum {
 	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
 	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST,
 	S_DIGESTS_SKIPPED, S_DIGEST_HIST, S_LOCK_META, S_LOCK_SESSION, S_LOCK_EDGE, S_WAIT_META, S_WAIT,
-	S_DIGEST_SPLIT, S_WAITS_SKIPPED
+	S_DIGEST_SPLIT, S_WAITS_SKIPPED,
+	S_DIGEST_SAMPLES,   /* sampled sets: key, the row's cumulative samples (u64), after its S_DIGEST */
+	S_DIGEST_SAMPLING,  /* sampled sets: cumulative rounds (u64), sessions seen (u32) */
 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
@@ -352,6 +354,7 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 		uint32_t have = row->have;
 		bool text;
 		fp = hash_bytes(fp, &row->epoch, sizeof row->epoch);
+		fp = hash_bytes(fp, &row->samples, sizeof row->samples);
 		fp = hash_bytes(fp, &have, sizeof have) | 1;   /* never 0: 0 means "not written" */
 		text = row->text && !sl->text;
 		if (sl->fp == fp && !text) {
@@ -389,6 +392,13 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 			sl->text = true;
 		}
 		put_field(b, S_DIGEST, f.s, f.len);
+		if (ds->sampled) {
+			f.len = 0;
+			sb_putc(&f, (char)strlen(row->key));
+			sb_puts(&f, row->key);
+			put_le(&f, row->samples, 8);
+			put_field(b, S_DIGEST_SAMPLES, f.s, f.len);
+		}
 	}
 	/* latency histograms: every one read (they are few), empty ones too */
 	for (i = 0; i < ds->nhist; i++) {
@@ -416,6 +426,12 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 	put_le(&f, ds->lost, 8);
 	sb_puts(&f, ds->source);
 	put_field(b, S_DIGEST_META, f.s, f.len);
+	if (ds->sampled) {
+		f.len = 0;
+		put_le(&f, ds->rounds, 8);
+		put_le(&f, ds->sessions, 4);
+		put_field(b, S_DIGEST_SAMPLING, f.s, f.len);
+	}
 	if (ds->split_n) {
 		f.len = 0;
 		put_le(&f, ds->split_n, 4);
@@ -860,6 +876,28 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_DIGEST_HIST:
 		read_digest_hist(s, d, n);
+		break;
+	case S_DIGEST_SAMPLES: {
+		/* the sample count of a row just read (the newest row of that key) */
+		char key[200];
+		size_t kl = n ? d[0] : 0;
+		if (n < 1 || kl + 9 != n || !s->digests)
+			break;
+		get_str(key, sizeof key, d + 1, kl);
+		for (size_t i = s->digests->n; i > 0; i--)
+			if (strcmp(s->digests->rows[i - 1].key, key) == 0) {
+				s->digests->rows[i - 1].samples = get_le(d + 1 + kl, 8);
+				break;
+			}
+		break;
+	}
+	case S_DIGEST_SAMPLING:
+		if (n != 12)
+			break;
+		if (!s->digests)
+			s->digests = xcalloc(1, sizeof *s->digests);
+		s->digests->rounds = get_le(d, 8);
+		s->digests->sessions = (unsigned)get_le(d + 8, 4);
 		break;
 	case S_DIGEST_SPLIT:
 		if (n != 8)

@@ -14,6 +14,35 @@ total() {
     jq -s --arg re "$3" "[.[] | select(.digests_fresh != false) | (.digests_window_s // .interval_s) as \$iv | (.digests // [])[] | select(.text | test(\$re; \"i\")) | (.$1 // 0) * \$iv] | add // 0" "$2"
 }
 
+# start_dbtop FILE URI: dbtop in the background (its pid in $dp), writing
+# records to FILE until stop_dbtop; returns once the first record (rates
+# known) is out, so that the workload that follows is watched whole
+start_dbtop() {
+    "$DBTOP" --batch --count 600 --interval 1 --top 100 --format json "$2" >"$1" 2>"$1.err" &
+    dp=$!
+    local i
+    for ((i = 0; i < 600; i++)); do
+        [ -s "$1" ] && return 0
+        kill -0 "$dp" 2>/dev/null || return 1
+        sleep 0.1
+    done
+}
+# stop_dbtop FILE: after the workload, wait for two more records of which
+# the last read the digests (its window covers the end of the workload),
+# then stop dbtop (SIGTERM: it finishes the record it is writing)
+stop_dbtop() {
+    local n0 i
+    n0=$(wc -l <"$1")
+    for ((i = 0; i < 600; i++)); do
+        if [ "$(wc -l <"$1")" -ge $((n0 + 2)) ] && tail -n 1 "$1" | jq -e '.digests_fresh != false' >/dev/null 2>&1; then
+            break
+        fi
+        sleep 0.1
+    done
+    kill -TERM "$dp" 2>/dev/null
+    wait "$dp"
+}
+
 # ---- MariaDB ----
 M=$DBTOP_MARIADB_CLIENT
 $M -e "CREATE TABLE IF NOT EXISTS dg_t (id INT PRIMARY KEY, v INT); INSERT IGNORE INTO dg_t SELECT seq, seq FROM seq_1_to_1000"
@@ -22,13 +51,12 @@ N=8000
     for i in $(seq $N); do echo "SELECT COUNT(*) FROM dg_t WHERE id BETWEEN $((i % 900 + 1)) AND $((i % 900 + 60));"; done
     for i in $(seq 200); do echo "BEGIN; UPDATE dg_t SET v = v + 1 WHERE id = $i; COMMIT;"; done
 } >"$tmp/my.sql"
-"$DBTOP" --batch --count 14 --interval 1 --top 100 --format json "$DBTOP_MARIADB_URI" >"$tmp/my.json" 2>"$tmp/my.err" &
-dp=$!
-sleep 2.5
+start_dbtop "$tmp/my.json" "$DBTOP_MARIADB_URI"
 ( $M -e "SELECT SLEEP(0.1)" >/dev/null ) &
 sp=$!
 $M <"$tmp/my.sql" >/dev/null
-wait "$sp" "$dp"
+wait "$sp"
+stop_dbtop "$tmp/my.json"
 calls=$(total calls_per_s "$tmp/my.json" '^SELECT COUNT')
 if within "$calls" $N 10; then ok "mariadb: cheap statement calls add up to $calls of $N sent"; else nok "mariadb: cheap statement calls $calls, sent $N"; fi
 cheap=$(total total_ms_per_s "$tmp/my.json" '^SELECT COUNT')
@@ -47,15 +75,14 @@ for name in pg15 pg18; do
     $psql -qc "DROP TABLE IF EXISTS dg_t; CREATE TABLE dg_t (id int PRIMARY KEY, v int); INSERT INTO dg_t SELECT g, g FROM generate_series(1, 1000) g" >/dev/null
     printf '\\set id random(1, 900)\nSELECT count(*) FROM dg_t WHERE id BETWEEN :id AND :id + 60;\n' >"$tmp/cheap.sql"
     printf 'BEGIN;\nUPDATE dg_t SET v = v + 1 WHERE id = 7;\nCOMMIT;\n' >"$tmp/commit.sql"
-    "$DBTOP" --batch --count 14 --interval 1 --top 100 --format json "${!uri_var}" >"$tmp/$name.json" 2>"$tmp/$name.err" &
-    dp=$!
-    sleep 2.5
+    start_dbtop "$tmp/$name.json" "${!uri_var}"
     pgb=(/usr/bin/pgbench -n -h "${!sock_var}" -p "${!port_var}" -U postgres dbtop_test)
     ( $psql -qc "SELECT pg_sleep(0.03)" >/dev/null ) &
     sp=$!
     "${pgb[@]}" -f "$tmp/cheap.sql" -t 4000 -c 2 -j 2 >"$tmp/$name.cheap" 2>&1
     "${pgb[@]}" -f "$tmp/commit.sql" -t 100 -c 2 -j 2 >"$tmp/$name.commit" 2>&1
-    wait "$sp" "$dp"
+    wait "$sp"
+    stop_dbtop "$tmp/$name.json"
     sent=$(awk '/number of transactions actually processed/ { split($NF, a, "/"); print a[1] }' "$tmp/$name.cheap")
     calls=$(total calls_per_s "$tmp/$name.json" '^SELECT count')
     if within "$calls" "${sent:-6000}" 10; then ok "$name: cheap statement calls add up to $calls of ${sent:-?} sent"; else nok "$name: cheap statement calls $calls, sent ${sent:-?}"; fi

@@ -1442,6 +1442,57 @@ static void test_corpus(void)
 	readout_free(&m);
 }
 
+/* A sampled digest set keeps what its estimate rests on through a
+ * recording: rounds, sessions seen, each row's samples. */
+static void test_sampled_digests(void)
+{
+	struct recorder r;
+	struct rec_reader rd;
+	struct rec_item it;
+	struct sample smp;
+	char err[256];
+	const char *path = tpath("sampled.dbrec");
+	bool got = false;
+
+	if (rec_open_write(&r, path, &g_hdr, false, err, sizeof err) < 0) {
+		CHECK(0, "sampled: open for writing");
+		return;
+	}
+	rec_write_caps(&r, &g_caps[0], g_gen[0], err, sizeof err);
+	memset(&smp, 0, sizeof smp);
+	smp.state = STATE_UP;
+	smp.conn_gen = g_gen[0];
+	smp.digests = xcalloc(1, sizeof *smp.digests);
+	smp.digests->sampled = true;
+	smp.digests->sample_hz = 9.5;
+	smp.digests->rounds = 1234;
+	smp.digests->sessions = 32;
+	struct digest_row *row = digest_set_add(smp.digests);
+	str_copy(row->key, sizeof row->key, "s:00000000000000aa");
+	row->text = xstrdup("UPDATE t SET v = ?");
+	row->c[DG_CALLS] = 7;
+	row->c[DG_TOTAL_NS] = 900000000;
+	row->have = 1u << DG_CALLS | 1u << DG_TOTAL_NS;
+	row->samples = 77;
+	CHECK(rec_write_sample(&r, &smp, err, sizeof err) == 0, "sampled: sample written");
+	sample_release(&smp);
+	rec_close(&r);
+	if (rec_open_read(&rd, path, NULL, 0, err, sizeof err) < 0) {
+		CHECK(0, "sampled: open for reading");
+		return;
+	}
+	while (rec_next(&rd, &it) == 1) {
+		if (it.type == REC_SAMPLE && it.sample.digests) {
+			const struct digest_set *d = it.sample.digests;
+			got = d->sampled && d->rounds == 1234 && d->sessions == 32 && d->n == 1 &&
+			      d->rows[0].samples == 77 && d->rows[0].c[DG_CALLS] == 7;
+		}
+		sample_release(&it.sample);
+	}
+	rec_reader_close(&rd);
+	CHECK(got, "sampled: rounds, sessions and each row's samples come back");
+}
+
 int main(void)
 {
 	str_copy(tmpdir, sizeof tmpdir, "/tmp/dbtop-test-record.XXXXXX");
@@ -1451,6 +1502,7 @@ int main(void)
 	}
 	make_ref();
 	test_round_trip();
+	test_sampled_digests();
 	test_mode();
 	test_truncation();
 	test_header_cuts();
