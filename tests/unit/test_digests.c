@@ -2573,8 +2573,73 @@ static void test_split_reads(void)
 	digest_table_free(&t);
 }
 
+/* A sampled row: calls, total ns and samples, cumulative. */
+static void sampled_row(struct digest_set *s, const char *key, uint64_t calls, uint64_t total_ns, uint64_t samples)
+{
+	struct digest_row *r = digest_set_add(s);
+	str_copy(r->key, sizeof r->key, key);
+	r->c[DG_CALLS] = calls;
+	r->c[DG_TOTAL_NS] = total_ns;
+	r->have = 1u << DG_CALLS | 1u << DG_TOTAL_NS;
+	r->samples = samples;
+}
+
+/* Sampled sets: calls a lower bound where most executions were seen once,
+ * the physics bound applied to whatever arrives. */
+static void test_sampled(void)
+{
+	struct digest_table t;
+	struct digest_set *a = xcalloc(1, sizeof *a), *b = xcalloc(1, sizeof *b);
+	digest_table_init(&t);
+	a->sampled = b->sampled = true;
+	a->rounds = 100;
+	b->rounds = 110;        /* 10 looks in the interval */
+	a->sessions = b->sessions = 4;
+	/* short: 10 executions seen, each once; long: 2 executions over 8 looks */
+	sampled_row(a, "s:short", 50, 5000000000ull, 50);
+	sampled_row(b, "s:short", 60, 6000000000ull, 60);
+	sampled_row(a, "s:long", 10, 9000000000ull, 40);
+	sampled_row(b, "s:long", 12, 9800000000ull, 48);
+	digest_table_update(&t, a, 1, true, 100);
+	digest_table_update(&t, b, 1, false, 101);
+	const struct digest_entry *e[4];
+	size_t n = digest_table_top(&t, DGS_TOTAL, false, e, 4);
+	CHECK(n == 2 && t.rounds == 10 && t.sessions == 4, "sampled: 10 looks, 4 sessions this interval");
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(e[i]->last.key, "s:short") == 0)
+			CHECK(e[i]->calls_lower && isnan(e[i]->avg_ms) && e[i]->samples == 10,
+			      "sampled: seen once per execution: calls a lower bound, no average, 10 samples");
+		else
+			CHECK(!e[i]->calls_lower && fabs(e[i]->avg_ms - 400) < 1e-6 && e[i]->samples == 8,
+			      "sampled: 4 looks per execution: calls and average (400 ms) estimated");
+	}
+	CHECK(t.bound_scale == 1 && fabs(t.total_ms_per_s - 1800) < 1e-6, "sampled: 1800 ms/s with 4 sessions: no bound");
+	/* a set claiming more than its sessions can spend is brought down */
+	struct digest_set *c = digest_set_dup(b);
+	c->rounds = 120;
+	c->sessions = 1;
+	c->rows[0].c[DG_TOTAL_NS] += 3000000000ull;
+	c->rows[0].samples += 10;
+	digest_table_update(&t, c, 1, false, 102);
+	CHECK(fabs(t.total_ms_per_s - 1000) < 1e-6 && fabs(t.bound_scale - 1.0 / 3) < 1e-9,
+	      "sampled: 3000 ms/s from 1 session scaled to 1000");
+	CHECK(fabs(dg_sampled_bound(3000, 0, 2) - 2.0 / 3) < 1e-12 && dg_sampled_bound(500, 0, 2) == 1 &&
+	      fabs(dg_sampled_bound(1500, 1000, 2) - 2.0 / 3) < 1e-12 && dg_sampled_bound(10, 5000, 2) == 0 &&
+	      dg_sampled_bound(1e9, 0, 0) == 1, "dg_sampled_bound: room left by exact time, unknown sessions");
+	char hz[16];
+	dg_fmt_hz(hz, sizeof hz, 0.673456);
+	CHECK(strcmp(hz, "0.67") == 0, "dg_fmt_hz: 0.67, not 0.673456");
+	dg_fmt_hz(hz, sizeof hz, 9.96);
+	CHECK(strcmp(hz, "10") == 0, "dg_fmt_hz: 10");
+	digest_set_free(a);
+	digest_set_free(b);
+	digest_set_free(c);
+	digest_table_free(&t);
+}
+
 int main(void)
 {
+	test_sampled();
 	test_split_reads();
 	have_python = system("command -v python3 >/dev/null 2>&1") == 0;
 	/* 1. the delta table */
