@@ -29,6 +29,7 @@ enum pane_action {
 struct pane_ask {
 	enum pane_action act;
 	long long id;        /* session id / tunable index / journal seq */
+	struct session_ident who; /* PA_TERMINATE / PA_CANCEL: the session as shown */
 	char value[64];      /* PA_TUNE_APPLY: the value */
 	char what[1200];     /* the confirmation text: whom, what, consequences */
 };
