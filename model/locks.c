@@ -461,6 +461,20 @@ void session_ident_text(const struct session_ident *id, bool cancel, char *out, 
 	}
 }
 
+/* Two times as text (a: x, b: y); with microseconds when they would read
+ * the same to the millisecond. */
+static void two_times(long long x, long long y, char *a, char *b, size_t len)
+{
+	session_time_text(x, a, len);
+	session_time_text(y, b, len);
+	if (x != y && strcmp(a, b) == 0) {
+		size_t n = strlen(a);
+		long long ux = ((x % 1000) + 1000) % 1000, uy = ((y % 1000) + 1000) % 1000;
+		str_printf(a + n, len - n, "%03lld", ux);
+		str_printf(b + n, len - n, "%03lld", uy);
+	}
+}
+
 bool session_ident_same(const struct session_ident *saw, const struct session_ident *now, bool present,
 			bool cancel, char *why, size_t len)
 {
@@ -472,14 +486,12 @@ bool session_ident_same(const struct session_ident *saw, const struct session_id
 	if (saw->start_us) {
 		/* PostgreSQL */
 		if (now->start_us != saw->start_us) {
-			session_time_text(now->start_us, a, sizeof a);
-			session_time_text(saw->start_us, b, sizeof b);
+			two_times(now->start_us, saw->start_us, a, b, sizeof a);
 			str_printf(why, len, "it started at %s (the one you saw at %s)", a, b);
 			return false;
 		}
 		if (saw->xact_us && now->xact_us != saw->xact_us) {
-			session_time_text(now->xact_us, a, sizeof a);
-			session_time_text(saw->xact_us, b, sizeof b);
+			two_times(now->xact_us, saw->xact_us, a, b, sizeof a);
 			if (now->xact_us)
 				str_printf(why, len, "it began another transaction at %s (you saw one begun at %s)", a, b);
 			else
@@ -487,8 +499,7 @@ bool session_ident_same(const struct session_ident *saw, const struct session_id
 			return false;
 		}
 		if (cancel && saw->stmt_us && now->stmt_us != saw->stmt_us) {
-			session_time_text(now->stmt_us, a, sizeof a);
-			session_time_text(saw->stmt_us, b, sizeof b);
+			two_times(now->stmt_us, saw->stmt_us, a, b, sizeof a);
 			str_printf(why, len, "it runs another statement, begun at %s (you saw one begun at %s)", a, b);
 			return false;
 		}
