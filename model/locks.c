@@ -505,7 +505,10 @@ bool session_ident_same(const struct session_ident *saw, const struct session_id
 		}
 		return true;
 	}
-	/* MySQL / MariaDB */
+	/* MySQL / MariaDB; MariaDB's QUERY_ID unchanged: no statement since,
+	 * so the same transaction (INNODB_TRX, a cached copy, may lag) */
+	if (!cancel && saw->trx_id[0] && saw->query_id && now->query_id == saw->query_id)
+		return true;
 	if (saw->trx_id[0] && !now->trx_id[0]) {
 		str_printf(why, len, "its transaction %s begun %s has ended", saw->trx_id, saw->trx_started);
 		return false;

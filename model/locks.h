@@ -152,7 +152,8 @@ void session_ident_text(const struct session_ident *id, bool cancel, char *out, 
  * query_start too. For MySQL / MariaDB: the same transaction (trx_id and
  * trx_started) when saw names one, else still none; the same query_id
  * (when known) for cancel, or when the transaction does not tell (none,
- * or MariaDB's read-only trx_id 0). When not, why says what changed:
+ * or MariaDB's read-only trx_id 0); a kill goes ahead on the same
+ * query_id alone (no statement since). When not, why says what changed:
  * "it started at ... (the one you saw at ...)", "it began another
  * transaction ...". */
 bool session_ident_same(const struct session_ident *saw, const struct session_ident *now, bool present,

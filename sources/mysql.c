@@ -41,7 +41,14 @@ struct my_priv {
 	struct my_hist_pick pick; /* whose latency histograms to read */
 	int mdl_plugin;          /* MariaDB metadata_lock_info: -1 not probed yet, 0, 1 */
 	double next_waits;       /* monotonic s of the next wait summary read */
+	double trx_read;         /* monotonic s of the last lock query (it reads INNODB_TRX) */
 };
+
+/* InnoDB refreshes the INNODB_TRX / INNODB_LOCKS cache only when no one
+ * has read it for 0.1 s (trx0i_s.cc, CACHE_MIN_IDLE_TIME_US): the identity
+ * check waits that long after dbtop's own lock query, so that its read
+ * is fresh unless other clients read those tables more often. */
+#define MY_TRX_CACHE_IDLE_S 0.12
 
 /* The client's message, with the words for an errno it gives as a bare
  * number ("system error: 110" -> "... 110 (Connection timed out)"). */
@@ -567,6 +574,7 @@ static int my_lock_query(struct source *src, struct sample *out, struct lock_set
 	double ms = 0;
 	MYSQL_RES *res = my_query(src, q, err, sizeof err, &failed, &stalled, &ms);
 	MYSQL_ROW row;
+	p->trx_read = clock_mono();
 	out->query_ms += ms;
 	ls->query_ms += ms;
 	out->nqueries++;
@@ -716,7 +724,10 @@ static void my_refused(struct source *src, long long id, const struct session_id
  * them; a cancel with a known QUERY_ID kills that statement only (KILL
  * QUERY ID). MySQL (no compound statements outside stored programs): the
  * identity is read, compared, and the KILL follows at once: a client
- * round trip is left between them. */
+ * round trip is left between them. INNODB_TRX is InnoDB's cached copy
+ * (MY_TRX_CACHE_IDLE_S): on MariaDB an unchanged QUERY_ID (read live from
+ * PROCESSLIST) settles it first: no statement since, so no other
+ * transaction. */
 static int my_act(struct source *src, int what, long long id, const struct session_ident *who, char *msg,
 		  size_t len)
 {
@@ -740,6 +751,10 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 			   id);
 		return -1;
 	}
+	struct my_priv *p = src->priv;
+	double idle = p->trx_read + MY_TRX_CACHE_IDLE_S;
+	if (clock_mono() < idle)
+		sleep_until(idle);
 	bool by_query = maria && cancel && who->query_id > 0;
 	if (by_query)
 		str_printf(kill, sizeof kill, "KILL QUERY ID %lld", who->query_id);

@@ -623,15 +623,24 @@ bool mysql_ident_cond(const struct session_ident *who, bool cancel, bool mariadb
 	size_t n;
 	if (!who->known)
 		return false;
+	bool q = mariadb && who->query_id > 0;
+	bool stmt = cancel || !who->trx_id[0] || strcmp(who->trx_id, "0") == 0;
 	if (who->trx_id[0]) {
 		if (!plain(who->trx_id, false) || !plain(who->trx_started, true))
 			return false;
-		n = str_printf(buf, len, "x.trx_id = '%s' AND x.trx_started = '%s'", who->trx_id, who->trx_started);
+		if (q && !stmt)
+			/* MariaDB, a kill: no statement since (QUERY_ID, read
+			 * live) is the same transaction, whatever INNODB_TRX's
+			 * cached copy says */
+			n = str_printf(buf, len, "(p.QUERY_ID = %lld OR x.trx_id = '%s' AND x.trx_started = '%s')",
+				       who->query_id, who->trx_id, who->trx_started);
+		else
+			n = str_printf(buf, len, "x.trx_id = '%s' AND x.trx_started = '%s'", who->trx_id,
+				       who->trx_started);
 	} else {
 		n = str_printf(buf, len, "x.trx_id IS NULL");
 	}
-	bool stmt = cancel || !who->trx_id[0] || strcmp(who->trx_id, "0") == 0;
-	if (stmt && mariadb && who->query_id > 0)
+	if (stmt && q)
 		str_printf(buf + n, len - n, " AND p.QUERY_ID = %lld", who->query_id);
 	return true;
 }

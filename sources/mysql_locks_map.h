@@ -202,8 +202,11 @@ bool mysql_mdl_conflicts(enum mdl_type req, enum mdl_type other, bool pending);
  * session is still the one `who` describes, as session_ident_same()
  * judges it: the same transaction (trx_id and trx_started) or still none;
  * the same QUERY_ID (MariaDB, when known) for a cancel, or when the
- * transaction does not tell (none, or a read-only trx_id 0). False when
- * who's values are not plain numbers / times (nothing written then). */
+ * transaction does not tell (none, or a read-only trx_id 0). A kill on
+ * MariaDB also goes ahead on the same QUERY_ID alone: INNODB_TRX is a
+ * cached copy that may lag, PROCESSLIST is read live, and no statement
+ * since means no other transaction. False when who's values are not
+ * plain numbers / times (nothing written then). */
 bool mysql_ident_cond(const struct session_ident *who, bool cancel, bool mariadb, char *buf, size_t len);
 
 /* The identity of session id now: one row (trx_id, trx_started, QUERY_ID

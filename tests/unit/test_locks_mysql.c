@@ -721,8 +721,11 @@ static void test_ident(void)
 	char c[200];
 	struct session_ident saw = b->ident;
 	CHECK(mysql_ident_cond(&saw, false, true, c, sizeof c) &&
+	      strcmp(c, "(p.QUERY_ID = 36 OR x.trx_id = '25' AND x.trx_started = '2026-12-01 14:12:48')") == 0,
+	      tname("cond: kill in a transaction: no statement since, or the same transaction (%s)", c));
+	CHECK(mysql_ident_cond(&saw, false, false, c, sizeof c) &&
 	      strcmp(c, "x.trx_id = '25' AND x.trx_started = '2026-12-01 14:12:48'") == 0,
-	      tname("cond: kill in a transaction: the transaction (%s)", c));
+	      tname("cond: MySQL kill in a transaction: the transaction (%s)", c));
 	CHECK(mysql_ident_cond(&saw, true, true, c, sizeof c) &&
 	      strcmp(c, "x.trx_id = '25' AND x.trx_started = '2026-12-01 14:12:48' AND p.QUERY_ID = 36") == 0,
 	      tname("cond: cancel: the statement too (%s)", c));
@@ -759,11 +762,15 @@ static void test_ident(void)
 	now = saw;
 	str_copy(now.trx_id, sizeof now.trx_id, "40");
 	str_copy(now.trx_started, sizeof now.trx_started, "2026-12-01 14:13:05");
+	CHECK(session_ident_same(&saw, &now, true, false, why, sizeof why),
+	      "no statement since (same QUERY_ID): the same transaction, whatever the cached INNODB_TRX says");
+	now.query_id = 40;
 	CHECK(!session_ident_same(&saw, &now, true, false, why, sizeof why) &&
 	      strcmp(why, "it began another transaction (40 at 2026-12-01 14:13:05; you saw 25 begun 2026-12-01 "
 			  "14:12:48)") == 0,
 	      tname("a new transaction: refused (%s)", why));
 	now.trx_id[0] = '\0';
+	now.query_id = 41;
 	CHECK(!session_ident_same(&saw, &now, true, false, why, sizeof why) && strstr(why, "has ended"),
 	      tname("transaction over: refused (%s)", why));
 	CHECK(!session_ident_same(&none, &saw, true, false, why, sizeof why) && strstr(why, "began a transaction"),
