@@ -6,7 +6,9 @@
 #    reused for real: a private PostgreSQL server runs in a PID namespace
 #    of its own, where writing ns_last_pid makes the next backend take the
 #    freed pid (needs root; skipped otherwise).
-# And the positive case: k y still ends the session that was seen.
+#  - c: the root blocker's statement ends and the next begins: refused.
+# And the positive cases: k y still ends the session that was seen, c y
+# cancels the statement seen (the session stays).
 . tests/lib.sh
 . tests/sessions.sh
 tmp=$(mktemp -d)
@@ -15,7 +17,7 @@ sockbase=dbtop-kid-$$
 T() { tmux -L "$sock" -f /dev/null "$@"; }
 nspid=
 cleanup() {
-    for n in mariadb pg15 pgns; do tmux -L "$sockbase-$n" kill-server 2>/dev/null; done
+    for n in mariadb pg15 mariadb-c pg15-c pgns; do tmux -L "$sockbase-$n" kill-server 2>/dev/null; done
     if [ -n "$nspid" ]; then
         # the namespace's pid 1 stops the server and leaves; killing it
         # (the fallback) ends every process of the namespace
@@ -65,7 +67,7 @@ say() {
     shift
     printf '%s\n' "$@" >"$tmp/$n.in"
 }
-# start_dbtop NAME TARGET: dbtop on screen 3 (locks), up and showing waiter $2... 
+# start_dbtop NAME TARGET: dbtop (tmux socket NAME) up, on screen 3 (locks)
 start_dbtop() {
     sock=$sockbase-$1
     T new-session -d -s s -x 200 -y 50 "$DBTOP --interval 0.5 --connect-timeout 2 '$2'; echo EXITED \$?; sleep 30"
@@ -163,6 +165,74 @@ for name in mariadb pg15; do
     check "$name: q quits with status 0" wait_re "EXITED 0" 5
     T kill-server 2>/dev/null
     endsess endid c b a
+done
+
+# ---- c: the statement seen -----------------------------------------------------
+# A holds a row and runs a short sleep, then a long one; c is asked during
+# the short one and answered during the long one: refused. c during the
+# long one cancels it; A stays, in its transaction.
+
+for name in mariadb pg15; do
+    if [ "$name" = mariadb ]; then
+        M=$DBTOP_MARIADB_CLIENT
+        uri=$DBTOP_MARIADB_ADMIN_URI
+        C="$M -n -N --force"   # the client goes on after its statement is cancelled
+        ID="SELECT CONNECTION_ID();"
+        LW="SET SESSION innodb_lock_wait_timeout = 20;"
+        SLEEP=SLEEP
+        present() { $M -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = $1"; }
+        endid() { $M -e "KILL $1"; }
+        running() { $M -N -e "SELECT COALESCE(INFO, '') FROM information_schema.PROCESSLIST WHERE ID = $1"; }
+    else
+        psql=$DBTOP_PG15_PSQL
+        uri=$DBTOP_PG15_ADMIN_URI
+        C="$psql -At"
+        ID="SELECT pg_backend_pid();"
+        LW="SET lock_timeout = '20s';"
+        SLEEP=pg_sleep
+        present() { $psql -Atc "SELECT count(*) FROM pg_stat_activity WHERE pid = $1"; }
+        endid() { $psql -Atc "SELECT pg_terminate_backend($1)"; }
+        running() { $psql -Atc "SELECT CASE WHEN state = 'active' THEN query ELSE '' END FROM pg_stat_activity WHERE pid = $1"; }
+    fi
+    sess a 20 "$C" "$ID" "BEGIN;" "UPDATE kid SET v = v + 1 WHERE id = 3;" "SELECT $SLEEP(4);" "SELECT $SLEEP(15);"
+    getid a
+    sess b 20 "$C" "$ID" "$LW" "UPDATE kid SET v = v + 2 WHERE id = 3;"
+    getid b
+    A=${sid[a]} B=${sid[b]}
+    if start_dbtop "$name-c" "$uri" && wait_re "[└\`]-? ?$B .*requested" 8 && wait_re "$SLEEP\(4\)" 3 &&
+        [ "$(running "$A")" = "SELECT $SLEEP(4);" -o "$(running "$A")" = "SELECT $SLEEP(4)" ] && ask c "$A" "[^)]*statement"; then
+        ok "$name c: the confirmation names $A and the statement it checks"
+    else
+        nok "$name c: no confirmation during $SLEEP(4): running '$(running "$A")': $(screen)"
+    fi
+    if slow_until 8 eval 'case "$(running "$A")" in *"$SLEEP(15)"*) true ;; *) false ;; esac'; then
+        ok "$name c: $A runs its next statement before y"
+    else
+        nok "$name c: $A did not move on: '$(running "$A")'"
+    fi
+    sleep 0.3
+    T send-keys -t s y
+    if wait_re "session $A (is not the one you saw|runs no statement now): nothing was done" 5; then
+        ok "$name c y: refused: $(T capture-pane -p -t s | grep -oE "session $A [^(]*nothing was done" | head -1)"
+    else
+        nok "$name c y: no refusal: $(screen)"
+    fi
+    if case "$(running "$A")" in *"$SLEEP(15)"*) true ;; *) false ;; esac; then ok "$name c: the statement $A runs now was left alone"; else nok "$name c: $A now runs '$(running "$A")'"; fi
+    sleep 0.6
+    if ask c "$A" "[^)]*statement"; then
+        T send-keys -t s y
+        if slow_until 4 eval '[ -z "$(running "$A")" ]' && [ "$(present "$A")" = 1 ]; then
+            ok "$name c y on the statement seen: cancelled, session $A stays: $(T capture-pane -p -t s | grep -oE "[A-Za-z_ ]+\([0-9]+\): done|KILL QUERY ID [0-9]+: done" | head -1)"
+        else
+            nok "$name c y: $A present $(present "$A"), running '$(running "$A")': $(screen)"
+        fi
+    else
+        nok "$name c: no second confirmation: $(screen)"
+    fi
+    T send-keys -t s q
+    check "$name c: q quits with status 0" wait_re "EXITED 0" 5
+    T kill-server 2>/dev/null
+    endsess endid b a
 done
 
 # ---- PostgreSQL: the pid reused by a new backend ----------------------------
