@@ -224,6 +224,10 @@ static bool locks_key(const struct model *m, struct pane_view *v, int key)
 		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no kill or cancel");
 		return true;
 	}
+	if (v->replay) {
+		str_copy(v->status, sizeof v->status, "a recording: k and c act on a live server only");
+		return true;
+	}
 	const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v) : NULL;
 	if (!t) {
 		str_copy(v->status, sizeof v->status, "no blocker selected");
@@ -231,11 +235,13 @@ static bool locks_key(const struct model *m, struct pane_view *v, int key)
 	}
 	bool term = key == 'k';
 	if (!t->ident.known || t->id <= 0) {
-		/* a recording, or a blocker without a session (a prepared transaction) */
+		/* another role's backend read without pg_read_all_stats, a lock
+		 * query without the identity columns, or a blocker without a
+		 * session (a prepared transaction) */
 		str_printf(v->status, sizeof v->status,
-			   "session %lld is not identified in this sample (start, transaction): nothing can be "
-			   "checked, so nothing is done",
-			   t->id);
+			   "session %lld is not identified in this sample (%s): nothing can be checked, so nothing "
+			   "is done",
+			   t->id, pg ? "its start: another role's needs pg_read_all_stats" : "its transaction");
 		return true;
 	}
 	char st[96], q[160], who[200], sql[64];

@@ -47,6 +47,7 @@ struct pane_view {
 	int nrows;           /* rows after filtering, set by draw */
 	char status[160];    /* a one-line message from the pane (e.g. sort) */
 	bool read_only;      /* --read-only: no action on the server */
+	bool replay;         /* a recording: no server to act on */
 	struct pane_ask ask; /* set by a pane key: the screen confirms it */
 };
 

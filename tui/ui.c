@@ -952,8 +952,10 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	u->src = src;
 	u->interval = o->interval;
 	u->recording = o->rec != NULL;
-	for (i = 0; i < NPANES; i++)
+	for (i = 0; i < NPANES; i++) {
 		u->views[i].read_only = o->read_only;
+		u->views[i].replay = o->replay;
+	}
 	setlocale(LC_ALL, "");
 	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
