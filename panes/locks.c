@@ -224,17 +224,13 @@ static bool locks_key(const struct model *m, struct pane_view *v, int key)
 		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no kill or cancel");
 		return true;
 	}
-	if (v->replay) {
-		str_copy(v->status, sizeof v->status, "a recording: k and c act on a live server only");
-		return true;
-	}
 	const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v) : NULL;
 	if (!t) {
 		str_copy(v->status, sizeof v->status, "no blocker selected");
 		return true;
 	}
 	bool term = key == 'k';
-	if (!t->ident.known || t->id <= 0) {
+	if (!v->replay && (!t->ident.known || t->id <= 0)) {
 		/* another role's backend read without pg_read_all_stats, a lock
 		 * query without the identity columns, or a blocker without a
 		 * session (a prepared transaction) */
@@ -258,15 +254,19 @@ static bool locks_key(const struct model *m, struct pane_view *v, int key)
 		str_printf(sql, sizeof sql, "KILL QUERY ID %lld", t->ident.query_id);
 	else
 		str_printf(sql, sizeof sql, "%s%lld", term ? "KILL " : "KILL QUERY ", t->id);
-	str_printf(v->ask.what, sizeof v->ask.what,
-		   "%s session %lld (user %s, %s, blocking %d) with %s? %s%s Checked %s: session %lld is still the "
-		   "one shown (%s); if not, nothing is done. Statement: %s",
+	/* (a recording made before identities were kept has none to name; its
+	 * replay cannot act anyway) */
+	char chk[320] = "";
+	if (t->ident.known)
+		str_printf(chk, sizeof chk, " Checked %s: session %lld is still the one shown (%s); if not, nothing is done.",
+			   pg || maria ? "in the same statement" : "just before", t->id, who);
+	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s, blocking %d) with %s? %s%s%s Statement: %s",
 		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", st, t->blocked, sql,
 		   term ? "Its open transaction is rolled back." : "Its transaction stays open.",
 		   !pg && !m->caps.priv_super ? "  [needs SUPER or CONNECTION_ADMIN for other users' sessions]"
 		   : pg && !m->caps.superuser ? "  [needs superuser, pg_signal_backend or the same role]"
 					      : "",
-		   pg || maria ? "in the same statement" : "just before", t->id, who, q);
+		   chk, q);
 	return true;
 }
 
