@@ -449,7 +449,11 @@ void session_ident_text(const struct session_ident *id, bool cancel, char *out, 
 		return;
 	}
 	bool stmt = id->query_id && (cancel || !id->trx_id[0] || strcmp(id->trx_id, "0") == 0);
-	if (id->trx_id[0])
+	if (id->trx_id[0] && !stmt && id->query_id)
+		/* MariaDB, a kill: session_ident_same() takes either */
+		str_printf(out, len, "transaction %s begun %s (or no statement since query id %lld)", id->trx_id,
+			   id->trx_started, id->query_id);
+	else if (id->trx_id[0])
 		str_printf(out, len, "%s %s begun %s",
 			   strcmp(id->trx_id, "0") == 0 ? "read-only transaction" : "transaction", id->trx_id,
 			   id->trx_started);

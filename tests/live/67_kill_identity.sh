@@ -106,7 +106,7 @@ for name in mariadb pg15; do
         # InnoDB refreshes INNODB_TRX only after 0.1 s without readers:
         # polled faster, it would show (to dbtop too) a stale copy
         trx() { $M -N -e "SELECT CONCAT(trx_id, ' ', trx_started) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = $1"; }
-        TRXRE="transaction [0-9]+ begun [0-9-]+ [0-9:]+\\)"
+        TRXRE="transaction [0-9]+ begun [0-9-]+ [0-9:]+ \\(or no statement since query id [0-9]+\\)\\)"
     else
         psql=$DBTOP_PG15_PSQL
         uri=$DBTOP_PG15_ADMIN_URI
@@ -145,7 +145,7 @@ for name in mariadb pg15; do
     sleep 0.3
     T send-keys -t s y
     if wait_re "session $A is not the one you saw: nothing was done" 5; then
-        ok "$name: y: refused, 'session $A is not the one you saw: nothing was done'"
+        ok "$name: y: refused: $(T capture-pane -p -t s | grep -oE "session $A is not the one you saw: nothing was done.*" | sed 's/ *$//')"
     else
         nok "$name: y: no refusal on the screen: $(screen)"
     fi
@@ -213,7 +213,7 @@ for name in mariadb pg15; do
     sleep 0.3
     T send-keys -t s y
     if wait_re "session $A (is not the one you saw|runs no statement now): nothing was done" 5; then
-        ok "$name c y: refused: $(T capture-pane -p -t s | grep -oE "session $A [^(]*nothing was done" | head -1)"
+        ok "$name c y: refused: $(T capture-pane -p -t s | grep -oE "session $A [^(]*nothing was done.*" | sed 's/ *$//' | head -1)"
     else
         nok "$name c y: no refusal: $(screen)"
     fi
@@ -319,7 +319,7 @@ fi
 s2=$(started "$A")
 T send-keys -t s y
 if wait_re "session $A is not the one you saw: nothing was done" 5 && joined_re "it started at $(date -u -d "$s2" '+%F %T')\\.[0-9]+ \\(the one you saw at $(date -u -d "$s1" '+%F %T')" 1; then
-    ok "pg pid reuse: y: refused, the screen says the pid's session started at another time"
+    ok "pg pid reuse: y: refused: $(T capture-pane -p -t s | grep -oE "session $A is not the one you saw: nothing was done.*" | sed 's/ *$//')"
 else
     nok "pg pid reuse: y: no refusal on the screen: $(screen)"
 fi
