@@ -904,25 +904,27 @@ static int pg_tune(struct source *src, struct tune_call *c)
 }
 
 /* The identity of backend pid as pg_stat_activity shows it now (for the
- * message of a refused action); false when there is none. */
-static bool pg_ident_now(struct source *src, long long pid, struct session_ident *now)
+ * message of a refused action): 1, 0 when there is none, -1 when the
+ * read failed (err set). */
+static int pg_ident_now(struct source *src, long long pid, struct session_ident *now, char *err, size_t errlen)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled, found = false;
-	char q[320], err[NOTE_LEN];
+	bool stalled;
+	int found = 0;
+	char q[320];
 	memset(now, 0, sizeof *now);
 	str_printf(q, sizeof q,
 		   "SELECT " PG_US("backend_start") ", " PG_US("xact_start") ", " PG_US("query_start")
 		   " FROM pg_stat_activity WHERE pid = %lld",
 		   pid);
-	if (pg_run(src, q, &rs, err, sizeof err, &stalled, NULL) < 0)
-		return false;
+	if (pg_run(src, q, &rs, err, errlen, &stalled, NULL) < 0)
+		return -1;
 	p->own_xacts++;
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	if (r && PQntuples(r) > 0) {
 		const char *v;
-		found = true;
+		found = 1;
 		now->known = true;
 		if ((v = cell(r, 0, 0)))
 			now->start_us = atoll(v);
@@ -991,10 +993,13 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 		return -1;
 	}
 	struct session_ident now;
-	bool present = pg_ident_now(src, id, &now);
-	if (!present)
+	char err[NOTE_LEN / 2];
+	int present = pg_ident_now(src, id, &now, err, sizeof err);
+	if (present < 0)
+		str_printf(msg, len, "session %lld may not be the one you saw: nothing was done (%s)", id, err);
+	else if (!present)
 		str_printf(msg, len, "session %lld has ended since: nothing was done", id);
-	else if (session_ident_same(who, &now, present, cancel, why, sizeof why))
+	else if (session_ident_same(who, &now, true, cancel, why, sizeof why))
 		str_printf(msg, len, "session %lld changed while it was checked: nothing was done", id);
 	else
 		str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
