@@ -238,7 +238,7 @@ done
 # ---- PostgreSQL: the pid reused by a new backend ----------------------------
 
 if [ "$(id -u)" != 0 ] || ! unshare --pid --fork --mount-proc true 2>/dev/null; then
-    ok "# SKIP pg pid reuse: a PID namespace needs root here"
+    ok "pg pid reuse # SKIP a PID namespace needs root here"
     done_tests
 fi
 pgbin=$DBTOP_PG15_BIN
@@ -304,7 +304,7 @@ for try in 1 2 3 4 5; do
     timeout 10 sh -c 'echo "reuse $1" >"$2"' sh "$A" "$tmp/ns.ctl"
     ack=$(timeout 10 cat "$tmp/ns.ack")
     if [ "$ack" = failed ] && [ "$try" = 1 ]; then
-        ok "# SKIP pg pid reuse: ns_last_pid cannot be written here"
+        ok "pg pid reuse # SKIP ns_last_pid cannot be written here"
         T send-keys -t s q
         endsess endid b
         done_tests
