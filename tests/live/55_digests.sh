@@ -18,11 +18,13 @@ total() {
 # records to FILE until stop_dbtop; returns once the first record (rates
 # known) is out, so that the workload that follows is watched whole
 start_dbtop() {
-    "$DBTOP" --batch --count 600 --interval 1 --top 100 --format json "$2" >"$1" 2>"$1.err" &
+    local f=$1 uri=$2
+    shift 2
+    "$DBTOP" --batch --count 600 --interval 1 --top 100 --format json "$@" "$uri" >"$f" 2>"$f.err" &
     dp=$!
     local i
     for ((i = 0; i < 600; i++)); do
-        [ -s "$1" ] && return 0
+        [ -s "$f" ] && return 0
         kill -0 "$dp" 2>/dev/null || return 1
         sleep 0.1
     done
@@ -93,6 +95,21 @@ for name in pg15 pg18; do
     if within "$commits" 200 10; then ok "$name: the explicit COMMIT digest ($commits of 200)"; else nok "$name: COMMIT digest calls $commits of 200"; fi
     check "$name: digests come from pg_stat_statements" jq -se 'any(.[]; (.digests | length) > 0)' "$tmp/$name.json"
 done
+
+# ---- paced digest reads (a tiny --server-budget): the records between two
+# reads repeat the last one's rates; adding up by digests_window_s over the
+# records that read still gives what ran ----
+start_dbtop "$tmp/paced.json" "$DBTOP_PG15_URI" --server-budget 0.05
+/usr/bin/pgbench -n -h "$DBTOP_PG15_SOCKET" -p "$DBTOP_PG15_PORT" -U postgres dbtop_test -f "$tmp/cheap.sql" -t 3000 -c 2 -j 2 >"$tmp/paced.pgb" 2>&1
+stop_dbtop "$tmp/paced.json"
+sent=$(awk '/number of transactions actually processed/ { split($NF, a, "/"); print a[1] }' "$tmp/paced.pgb")
+calls=$(total calls_per_s "$tmp/paced.json" '^SELECT count')
+stale=$(jq -s '[.[] | select(.digests_fresh == false)] | length' "$tmp/paced.json")
+if [ "${stale:-0}" -gt 0 ] && within "$calls" "${sent:-6000}" 10; then
+    ok "pg15 paced reads ($stale records repeat a read): calls add up to $calls of ${sent:-?} sent"
+else
+    nok "pg15 paced reads: $stale records repeat a read; calls $calls, sent ${sent:-?}"
+fi
 
 # ---- pg_stat_statements loaded but not created in the connected database:
 # read in a database that has it (the sampled fallback: 56_sampled_bound.sh) ----
