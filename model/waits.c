@@ -321,7 +321,7 @@ void wait_table_json(const struct wait_table *t, int top, struct strbuf *out)
 	}
 	if (t->source == WS_SAMPLED) {
 		sb_puts(out, ",\"waits_sampler\":{\"hz\":");
-		json_num(out, t->hz);
+		json_num(out, isfinite(t->hz) ? d_round(t->hz * 100) / 100 : NAN);
 		sb_printf(out, ",\"samples\":%u,\"ms_per_sample\":", t->rounds);
 		json_num(out, isfinite(t->cost_per_sample_ms) ? d_round(t->cost_per_sample_ms * 1000) / 1000 : NAN);
 		sb_putc(out, '}');
