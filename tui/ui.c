@@ -147,6 +147,23 @@ static bool input_gone(short revents, bool got_key, int *empty)
 	return ++*empty >= INPUT_EMPTY_MAX;
 }
 
+/* How long to wait for the hang-up signal after the terminal is seen gone. */
+#define HANGUP_SIGNAL_WAIT 1.0
+
+/* The terminal is gone. When it had a session, the kernel sends its
+ * foreground group SIGHUP and SIGCONT as the session ends, a few
+ * milliseconds after the hang-up shows on stdin: take them now, before
+ * the revert, so that they interrupt none of its queries (the handlers
+ * have no SA_RESTART) and no stop a debugger or sanitizer asks for while
+ * dbtop exits is cancelled by the SIGCONT. Bounded: a pty of dbtop's own
+ * session sends nothing. */
+static void await_hangup_signal(void)
+{
+	double until = clock_mono() + HANGUP_SIGNAL_WAIT;
+	while (!ui_signal && clock_mono() < until)
+		poll(NULL, 0, 50);
+}
+
 static void restore_terminal(void)
 {
 	if (curses_on) {
@@ -1157,6 +1174,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		}
 		if (pr > 0 && !u->quit && input_gone(pf[0].revents, got_key, &input_empty)) {
 			/* as on SIGHUP: revert what is in force, then exit */
+			await_hangup_signal();
 			ui_signal = SIGHUP;
 			break;
 		}
