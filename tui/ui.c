@@ -55,7 +55,8 @@ static const struct {
 	{'t', "t", "Theme", "next theme: dark, light, mono, high-contrast"},
 	{'\n', "Enter", "Details", "overview: open the focused pane; pane: details of the selected row"},
 	{KEY_ESC, "Esc", "Back", "back: close details, help or the prompt; then the overview"},
-	{'\t', "Tab", "Focus", "overview: focus the next pane (Shift-Tab: previous)"},
+	{'\t', "Tab", "Focus", "overview: focus the next pane (Shift-Tab: previous); it gets the spare rows first"},
+	{'z', "z", NULL, "overview: zoom the focused pane (the others keep their minimum); z again shares"},
 	{'0', "0-5", "Screens", "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
 	{'u', "u U", NULL, "undo the newest setting change dbtop made / all of them"},
 	{KEY_UP, "Up Down j k", NULL, "select a row (PgUp PgDn Home End too)"},
@@ -71,6 +72,7 @@ struct ui {
 	int focus;             /* focused pane in the overview */
 	struct pane_view views[NPANES];
 	bool paused, help, ended, quit;
+	bool zoom;             /* the overview gives the focused pane all the rows it can */
 	bool filtering;        /* the / prompt is open */
 	char fbuf[128];
 	char ferr[160];
@@ -416,6 +418,13 @@ static void draw_title(struct ui *u, struct canvas *cv, int idx, bool focused)
 		str_printf(t, sizeof t, "  filter /%s/ (%d rows)", v->filter_text, v->nrows);
 		x += cv_text(cv, 0, x, focused ? R_SELECTED : R_TITLE, t);
 	}
+	if (v->nshown < v->nrows && !v->details) {
+		/* the pane is cut: say how much shows */
+		str_printf(t, sizeof t, "  %d of %d rows", v->nshown, v->nrows);
+		x += cv_text(cv, 0, x, focused ? R_SELECTED : R_TITLE, t);
+	}
+	if (u->zoom && u->screen == 0 && focused)
+		x += cv_text(cv, 0, x, R_SELECTED, "  zoomed (z)");
 	if (idx == 0 && u->m->nsettings == 0 && u->m->intervals > 0)
 		cv_text(cv, 0, x, R_TITLE, "");
 }
@@ -443,6 +452,7 @@ static void draw_tile(struct ui *u, int idx, int y, int x, int h, int w, bool fo
 		return;
 	v->focused = focused;
 	v->full = u->screen != 0;
+	v->nshown = v->nrows = 0;
 	if (body.h > 0)
 		panes[idx]->draw(u->m, v, &body);   /* first: it counts the rows the title shows */
 	draw_title(u, &cv, idx, focused);
@@ -493,25 +503,98 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 	return y;
 }
 
+/* Overview priority of a pane: lower goes first for rows beyond the
+ * minimums (the focused pane before all). */
+static int tile_prio(const struct ui *u, int idx)
+{
+	static const int prio[NPANES] = {0, 2, 1, 3, 4};   /* rates, locks, digests, waits, tuning */
+	return idx == u->focus ? -1 : prio[idx];
+}
+
+/* Heights (title row included) of the n panes list[] stacked in h rows of
+ * width w: every pane first gets the rows of its minimum (a pane with
+ * nothing to show: its one-line summary), then the rest goes by priority up
+ * to each one's need; when even the minimums do not fit, the lowest
+ * priority give way first. Zoomed: the focused pane takes all the rest. */
+static void plan_column(struct ui *u, const int *list, int n, int w, int h, int *out)
+{
+	int need[NPANES], min[NPANES], order[NPANES], used = 0, i, k;
+	for (i = 0; i < n; i++) {
+		const struct pane_ops *p = panes[list[i]];
+		min[i] = 1;
+		need[i] = p->need ? p->need(u->m, &u->views[list[i]], w, &min[i]) : p->min_h;
+		if (min[i] < 1)
+			min[i] = 1;
+		if (need[i] < min[i])
+			need[i] = min[i];
+		out[i] = 1 + min[i];
+		used += out[i];
+		order[i] = i;
+	}
+	/* priority order, highest first */
+	for (i = 1; i < n; i++)
+		for (k = i; k > 0 && tile_prio(u, list[order[k - 1]]) > tile_prio(u, list[order[k]]); k--) {
+			int t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	/* too short for the minimums: the lowest priority shrink to their
+	 * summary first, then to their title */
+	for (int floor = 2; used > h && floor >= 1; floor--)
+		for (i = n - 1; i >= 0 && used > h; i--) {
+			int j = order[i];
+			int cut = out[j] - floor;
+			if (cut <= 0)
+				continue;
+			if (cut > used - h)
+				cut = used - h;
+			out[j] -= cut;
+			used -= cut;
+		}
+	/* the rest by priority and need */
+	for (i = 0; i < n && used < h; i++) {
+		int j = order[i], more = 1 + need[j] - out[j];
+		if (u->zoom && list[j] == u->focus)
+			more = h - used;
+		if (more > h - used)
+			more = h - used;
+		if (more > 0) {
+			out[j] += more;
+			used += more;
+		}
+		if (u->zoom && list[j] == u->focus)
+			break;
+	}
+	/* every need met: what is left goes to the last pane */
+	if (used < h && n > 0)
+		out[n - 1] += h - used;
+}
+
+static void draw_column(struct ui *u, const int *list, int n, int top, int x, int w, int h)
+{
+	int hh[NPANES], y = top;
+	plan_column(u, list, n, w, h, hh);
+	for (int i = 0; i < n; i++) {
+		draw_tile(u, list[i], y, x, hh[i], w, u->focus == list[i]);
+		y += hh[i];
+	}
+}
+
 static void draw_overview(struct ui *u, int top, int h)
 {
-	int others = NPANES - 1, i;
 	if (COLS >= 140) {
-		int lw = COLS * 11 / 20, rw = COLS - lw - 1, each = h / others, y = top;
-		draw_tile(u, 0, top, 0, h, lw, u->focus == 0);
-		for (i = 1; i < NPANES; i++) {
-			int th = i == NPANES - 1 ? top + h - y : each;
-			draw_tile(u, i, y, lw + 1, th, rw, u->focus == i);
-			y += th;
-		}
+		/* rates and digests on the left, the rest on the right, a rule between */
+		static const int left[] = {0, 1}, right[] = {2, 3, 4};
+		int lw = COLS * 11 / 20, rw = COLS - lw - 1;
+		struct canvas cv = screen_canvas(u, top, lw, h, 1);
+		draw_column(u, left, 2, top, 0, lw, h);
+		draw_column(u, right, 3, top, lw + 1, rw, h);
+		for (int y = 0; y < h; y++)
+			cv_text(&cv, y, 0, R_LABEL, u->utf8 ? "\xe2\x94\x82" : "|");
 		return;
 	}
-	int tile = h >= 22 ? 3 : h >= 16 ? 2 : 0;
-	int rh = h - tile * others, y;
-	draw_tile(u, 0, top, 0, rh, COLS, u->focus == 0);
-	y = top + rh;
-	for (i = 1; i < NPANES && tile; i++, y += tile)
-		draw_tile(u, i, y, 0, tile, COLS, u->focus == i);
+	static const int all[] = {0, 1, 2, 3, 4};
+	draw_column(u, all, NPANES, top, 0, COLS, h);
 }
 
 static void draw_help(struct ui *u)
@@ -790,6 +873,15 @@ static void handle_key(struct ui *u, int ch)
 		u->ferr[0] = '\0';
 		break;
 	case 't': next_theme(u); break;
+	case 'z':
+		if (u->screen == 0) {
+			u->zoom = !u->zoom;
+			if (u->zoom)
+				set_msg(u, "the %s pane zoomed: z again shares the rows", panes[idx]->name);
+			else
+				set_msg(u, "rows shared by need (z zooms the focused pane)");
+		}
+		break;
 	case '\n': case '\r': case KEY_ENTER:
 		if (u->screen == 0 && u->focus + 1 == TUNING_SCREEN)
 			select_remedy(u);
