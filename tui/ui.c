@@ -332,41 +332,41 @@ static void draw_header(struct ui *u)
 	str_printf(every, sizeof every, "  every %gs",
 		   u->o->replay && isfinite(m->interval_s) ? d_round(m->interval_s * 100) / 100 : u->interval);
 	str_printf(eng, sizeof eng, "  %s %s", flavour_name(m->caps.flavour), ver);
-	int rw = text_cols(right), room = COLS - x;
-	bool show_right = room >= rw + 24;
-	if (show_right)
-		room -= rw;
-	const char *fields[4] = {eng, NULL, up, every};
+	/* then as many whole fields as fit, by priority: the host, the engine,
+	 * the cost and clock, the interval, the uptime; the host is cut only
+	 * when nothing else is left beside the state */
 	char host[160];
 	str_printf(host, sizeof host, "  %s", u->o->host);
-	fields[1] = host;
-	for (int i = 0; i < 4 && room > 0; i++) {
-		int c = text_cols(fields[i]);
-		if (!c)
-			continue;
-		if (c <= room) {
-			x += cv_text(&cv, 0, x, R_HEADER, fields[i]);
-			room -= c;
-		} else if (i == 1 && room > 6) {
-			/* shorten the host label from the left, marking the cut */
-			const char *h = u->o->host, *tail = h + strlen(h);
-			int keep = room - 3;
-			char cut[200];
-			/* back from the end, whole characters only, up to keep columns */
-			while (tail > h) {
-				const char *q = tail - 1;
-				while (q > h && ((unsigned char)*q & 0xc0) == 0x80)
-					q--;
-				if (text_cols(q) > keep)
-					break;
-				tail = q;
+	const char *fields[4] = {eng, host, up, every};
+	static const int prio[] = {1, 0, 4, 3};   /* fields[] by priority: host, engine, (right), every, up */
+	bool on[4] = {false};
+	int rw = text_cols(right), room = COLS - x;
+	bool show_right = false;
+	for (int p = 0; p < 5; p++) {
+		if (p == 2) {
+			if (room >= rw) {
+				show_right = true;
+				room -= rw;
 			}
-			str_printf(cut, sizeof cut, "  %s%s", u->utf8 ? "\xe2\x80\xa6" : "~", tail);
-			x += cv_text(&cv, 0, x, R_HEADER, cut);
-			room = 0;
-		} else {
-			break;
+			continue;
 		}
+		for (int i = 0; i < 4; i++) {
+			int c = text_cols(fields[i]);
+			if (prio[i] != p || !c || c > room)
+				continue;
+			on[i] = true;
+			room -= c;
+		}
+	}
+	for (int i = 0; i < 4; i++)
+		if (on[i])
+			x += cv_text(&cv, 0, x, R_HEADER, fields[i]);
+	if (!on[1] && COLS - x > 8) {
+		/* not even the host fits whole: its start, with the cut marked */
+		char cut[200];
+		str_printf(cut, sizeof cut, "  %s", u->o->host);
+		struct canvas hc = cv_sub(&cv, 0, x, 1, COLS - x);
+		cv_text(&hc, 0, 0, R_HEADER, cut);
 	}
 	if (show_right)
 		cv_text_right(&cv, 0, COLS, R_HEADER, right);
@@ -474,7 +474,11 @@ static int draw_state_line(struct ui *u, int y)
 static int draw_findings(struct ui *u, int y, const char *pane, int max)
 {
 	struct finding f[FINDINGS_MAX];
-	size_t n = findings_eval(u->m, f, FINDINGS_MAX);
+	size_t n = findings_eval(u->m, f, FINDINGS_MAX), mine = 0;
+	for (size_t i = 0; i < n; i++)
+		mine += !pane || strcmp(f[i].pane, pane) == 0;
+	/* the overview: a finding may take two lines when all of them can */
+	int each = !pane && (int)mine * 2 <= max ? 2 : 1;
 	for (size_t i = 0; i < n && max > 0; i++) {
 		if (pane && strcmp(f[i].pane, pane) != 0)
 			continue;
@@ -486,6 +490,14 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 		if (!pane || max < 2) {
 			str_printf(line, sizeof line, "%s %s -> %s", f[i].severity == SEV_CRIT ? "!!" : "!", f[i].summary,
 				   f[i].suggestion);
+			if (each == 2 && wrap_rows(line, COLS) > 1) {
+				struct canvas two = screen_canvas(u, y, 0, 2, COLS);
+				cv_fill(&two, 1, 0, COLS, R_NORMAL);
+				cv_wrap(&two, 0, 0, r, line, 2);
+				y += 2;
+				max -= 2;
+				continue;
+			}
 			cv_text(&cv, 0, 0, r, line);
 			y++;
 			max--;
