@@ -348,6 +348,8 @@ int cv_wrap(struct canvas *cv, int y, int x, enum role r, const char *text, int 
 {
 	int w = cv->w - x;
 	const char *p = text;
+	if (maxy > cv->h)
+		maxy = cv->h;
 	if (w < 8)
 		return y + (cv_text(cv, y, x, r, text) > 0);
 	while (*p && y < maxy) {

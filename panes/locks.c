@@ -91,9 +91,9 @@ static void waiter_line(const struct lock_set *ls, const struct lock_session *s,
 	else
 		str_printf(head, hlen, "%lld waits %s for %lld: requested %s, %lld holds %s", s->id, w, b,
 			   e->requested[0] ? e->requested : "?", b, e->held[0] ? e->held : "?");
-	str_printf(tail, tlen, "on %s%s%s%s%s%s  %s: %s", e->object[0] ? e->object : "?", e->lock_type[0] ? " (" : "",
+	str_printf(tail, tlen, "on %s%s%s%s%s%s  %s%s%s", e->object[0] ? e->object : "?", e->lock_type[0] ? " (" : "",
 		   e->lock_type, e->lock_data[0] ? " " : "", e->lock_data, e->lock_type[0] ? ")" : "",
-		   s->user[0] ? s->user : "?",
+		   repeat ? "" : s->user[0] ? s->user : "?", repeat ? "" : ": ",
 		   repeat ? (e->cycle ? "[cycle: shown above]" : "[shown above]") : (s->query ? s->query : "(no statement)"));
 }
 

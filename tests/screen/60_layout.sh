@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# 60_layout.sh - golden screens of every bundled recording at the sizes
+# people use (80x24, 100x30, 120x40, 160x50, 200x50): the overview and
+# screens 1-5, each replayed at --speed 0 to a fixed moment (the lock chain
+# while it stands; the others at their end), so that a screen is the same
+# at every run. check_screens.py then holds every golden to the layout
+# rules (a pane with data shows a data row, the statement keeps 30 columns
+# at 80 wide, every cut shows its mark, no blank lines while a pane is cut,
+# a border between columns). UPDATE_GOLDEN=1 rewrites
+# tests/screen/golden/layout/*.txt: read them before committing.
+set -uo pipefail
+source "$(dirname "$0")/lib.bash"
+need_basics
+
+SIZES="80x24 100x30 120x40 160x50 200x50"
+SCREENS=(overview rates digests locks waits tuning)
+# recording and the sample its copy ends on (0: the whole recording)
+RECS=("mariadb-commit-fsync 0" "pg-lock-chain 16" "pg-wal-writer 0")
+
+# only_title NAME N: screen N alone is up (its title, no other pane's)
+only_title() {
+	local s
+	s=$(screen "$1")
+	grep -q "^\[$2\] " <<<"$s" && ! grep -E '(^|│)\[[1-5]\] ' <<<"$s" | grep -qv "^\[$2\] "
+}
+
+mkdir -p "$GOLDEN_DIR/layout"
+t0=$(date +%s)
+for r in "${RECS[@]}"; do
+	read -r rec n <<<"$r"
+	file=recordings/$rec.dbrec
+	if [ "$n" != 0 ]; then
+		file=$T/$rec-$n.dbrec
+		if ! python3 tests/screen/cutrec.py "recordings/$rec.dbrec" "$file" "$n"; then
+			nok "$rec: a copy ending on sample $n"
+			continue
+		fi
+	fi
+	for size in $SIZES; do
+		s=${rec%%-*}${size/x/_}
+		start "$s" "${size%x*}" "${size#*x}" --replay "$file" --speed 0
+		if ! wait_for "$s" "REPLAY ended" 15; then
+			nok "$rec $size: the replay reaches its end"
+			screen "$s" | note
+			continue
+		fi
+		golden "$s" "layout/$rec-overview-$size"
+		for k in 1 2 3 4 5; do
+			keys "$s" "$k"
+			if ! retry 5 only_title "$s" "$k"; then
+				nok "$rec $size: screen $k comes up"
+				continue
+			fi
+			golden "$s" "layout/$rec-${SCREENS[$k]}-$size"
+		done
+		tm kill-session -t "$s" 2>/dev/null
+	done
+done
+echo "# goldens taken in $(($(date +%s) - t0)) s" 
+python3 tests/screen/check_screens.py "$GOLDEN_DIR"/layout/*.txt | grep -E '^(not ok|ok)' | sed -E 's/^ok - .*/ok - &/; s/^ok - ok - /ok - layout rule /' 
+done_tests
