@@ -73,6 +73,7 @@ struct ui {
 	struct pane_view views[NPANES];
 	bool paused, help, ended, quit;
 	bool zoom;             /* the overview gives the focused pane all the rows it can */
+	bool focus_moved;      /* Tab moved the focus: the focused pane's need goes first */
 	bool filtering;        /* the / prompt is open */
 	char fbuf[128];
 	char ferr[160];
@@ -519,8 +520,8 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
  * minimums (the focused pane before all). */
 static int tile_prio(const struct ui *u, int idx)
 {
-	static const int prio[NPANES] = {0, 2, 1, 3, 4};   /* rates, locks, digests, waits, tuning */
-	return idx == u->focus ? -1 : prio[idx];
+	static const int prio[NPANES] = {1, 2, 0, 3, 4};   /* locks, rates, digests, waits, tuning */
+	return idx == u->focus && u->focus_moved ? -1 : prio[idx];
 }
 
 /* Heights (title row included) of the n panes list[] stacked in h rows of
@@ -592,9 +593,19 @@ static void draw_column(struct ui *u, const int *list, int n, int top, int x, in
 	}
 }
 
+/* True when the panes stacked at full width need more than h rows. */
+static bool column_cuts(struct ui *u, int h)
+{
+	int sum = 0, min;
+	for (int i = 0; i < NPANES; i++)
+		sum += 1 + (panes[i]->need ? panes[i]->need(u->m, &u->views[i], COLS, &min) : panes[i]->min_h);
+	return sum > h;
+}
+
 static void draw_overview(struct ui *u, int top, int h)
 {
-	if (COLS >= 140) {
+	/* two columns on a wide terminal when one would cut a pane */
+	if (COLS >= 140 && column_cuts(u, h)) {
 		/* rates and digests on the left, the rest on the right, a rule between */
 		static const int left[] = {0, 1}, right[] = {2, 3, 4};
 		int lw = COLS * 11 / 20, rw = COLS - lw - 1;
@@ -912,12 +923,16 @@ static void handle_key(struct ui *u, int ch)
 		u->msg[0] = '\0';
 		break;
 	case '\t':
-		if (u->screen == 0)
+		if (u->screen == 0) {
 			u->focus = (u->focus + 1) % NPANES;
+			u->focus_moved = true;
+		}
 		break;
 	case KEY_BTAB:
-		if (u->screen == 0)
+		if (u->screen == 0) {
 			u->focus = (u->focus + NPANES - 1) % NPANES;
+			u->focus_moved = true;
+		}
 		break;
 	case '0': case '1': case '2': case '3': case '4': case '5':
 		if (ch - '0' == TUNING_SCREEN && u->screen != TUNING_SCREEN)

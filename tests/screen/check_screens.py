@@ -30,7 +30,7 @@ def tiles(lines, width):
     for y, l in enumerate(lines):
         for m in TITLE.finditer(l):
             x = m.start()
-            if x == 0 or l[x - 1] in '\u2502|':
+            if x == 0 or l[x - 1] in ' \u2502|':
                 found.append((int(m.group(1)), x, y))
     out = []
     for i, (p, x, y) in enumerate(found):
@@ -116,8 +116,9 @@ def check(path):
     bad = []
     if width == 80:
         for l in lines:
-            if re.search(r'(share|ms/s).* statement', l):
-                x = l.index(' statement') + 1
+            if re.search(r'^ *share +(ms/s|total ms)', l):
+                t = l.rstrip()
+                x = t.index(' statement') + 1 if ' statement' in t else len(t)
                 if width - x < 30:
                     bad.append('%d columns' % (width - x))
     rule('statement', not bad, '; '.join(bad))
