@@ -169,8 +169,11 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		if (sel)
 			cv_fill(cv, y, 0, cv->w, R_SELECTED);
 		char line[400];
-		str_printf(line, sizeof line, "%-*.*s %-*.*s %-*.*s %-9s %s", wn, wn, t->name, wv, wv, now_v, wv, wv, to,
-			   may, state);
+		char cn[160], cv1[64], cv2[64];
+		text_pad(cn, sizeof cn, t->name, wn, false, cv->utf8);
+		text_pad(cv1, sizeof cv1, now_v, wv, false, cv->utf8);
+		text_pad(cv2, sizeof cv2, to, wv, false, cv->utf8);
+		str_printf(line, sizeof line, "%s %s %s %-9s %s", cn, cv1, cv2, may, state);
 		cv_text(cv, y++, 0, role, line);
 		v->nshown++;
 	}
