@@ -852,7 +852,7 @@ static void handle_key(struct ui *u, int ch)
 	if (u->ask.act && ch != KEY_RESIZE) {
 		if (ch == 'y' || ch == 'Y') {
 			int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
-			if (sampler_request(&u->sp, what, u->ask.id))
+			if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
 				set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 					u->ask.id);
 			else
@@ -1181,8 +1181,10 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	u->src = src;
 	u->interval = o->interval;
 	u->recording = o->rec != NULL;
-	for (i = 0; i < NPANES; i++)
+	for (i = 0; i < NPANES; i++) {
 		u->views[i].read_only = o->read_only;
+		u->views[i].replay = o->replay;
+	}
 	setlocale(LC_ALL, "");
 	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
@@ -1252,7 +1254,12 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		int act_rc;
 		char act_msg[NOTE_LEN];
 		if (sampler_action_result(&u->sp, &act_rc, act_msg, sizeof act_msg)) {
-			set_msg(u, "%s%s", act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 ? "" : "failed: ", act_msg);
+			set_msg(u, "%s%s",
+				act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 || strstr(act_msg, "nothing was done")
+					? ""
+					: "failed: ",
+				act_msg);
+			u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
 			dirty = true;
 		}
 		if (tuning_tick(u))
