@@ -371,13 +371,19 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 	sparkw = cv->w - labw - curw - statw - 2;
 	if (sparkw < 0)
 		sparkw = 0;
-	/* title row: column heads and the window span */
-	cv_printf(cv, y, 0, R_LABEL, "%-*s%*s", labw, "", curw, "now");
-	if (sparkw > 8)
-		cv_printf(cv, y, labw + curw + 1, R_LABEL, "last %.0fs", sparkw * iv);
-	if (statw)
-		cv_printf(cv, y, cv->w - statw, R_LABEL, "%8s %8s %8s", "min", "max", "avg");
-	y++;
+	/* title row: column heads and the window span (a tile too short
+	 * for its key rows shows the rows instead) */
+	int nkey = 0;
+	for (i = 0; i < n; i++)
+		nkey += pane_rows[idx[i]].key;
+	if (v->full || cv->h > (nkey < n ? nkey : n)) {
+		cv_printf(cv, y, 0, R_LABEL, "%-*s%*s", labw, "", curw, "now");
+		if (sparkw > 8)
+			cv_printf(cv, y, labw + curw + 1, R_LABEL, "last %.0fs", sparkw * iv);
+		if (statw)
+			cv_printf(cv, y, cv->w - statw, R_LABEL, "%8s %8s %8s", "min", "max", "avg");
+		y++;
+	}
 	nimp = rates_implications(m, lines, crit, 8);
 	int imp_rows = 0;
 	for (i = 0; i < nimp; i++)
@@ -385,9 +391,6 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 	if (imp_rows > 6)
 		imp_rows = 6;
 	rows_h = cv->h - y - imp_rows;
-	int nkey = 0;
-	for (i = 0; i < n; i++)
-		nkey += pane_rows[idx[i]].key;
 	if (rows_h < nkey) {
 		/* the key rows before the settings' lines */
 		rows_h = nkey < cv->h - y ? nkey : cv->h - y;
@@ -399,7 +402,8 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 		n = key_rows_first(idx, n, rows_h);
 	pane_clamp(v, n, rows_h);
 	v->nshown = n < rows_h ? n : rows_h;
-	for (i = v->top; i < n && y < 1 + rows_h; i++, y++) {
+	int row_end = y + rows_h;
+	for (i = v->top; i < n && y < row_end; i++, y++) {
 		int r = idx[i];
 		enum metric_id id = pane_rows[r].metric;
 		char cur[48];

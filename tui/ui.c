@@ -517,11 +517,14 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 }
 
 /* Overview priority of a pane: lower goes first for rows beyond the
- * minimums (the focused pane before all). */
-static int tile_prio(const struct ui *u, int idx)
+ * minimums: the focused pane after Tab, the lock tree while sessions wait
+ * (min > 1), then rates, digests, waits, tuning. */
+static int tile_prio(const struct ui *u, int idx, int min)
 {
-	static const int prio[NPANES] = {1, 2, 0, 3, 4};   /* locks, rates, digests, waits, tuning */
-	return idx == u->focus && u->focus_moved ? -1 : prio[idx];
+	static const int prio[NPANES] = {1, 2, 0, 3, 4};
+	if (idx == u->focus && u->focus_moved)
+		return -1;
+	return idx == 2 && min <= 1 ? 5 : prio[idx];
 }
 
 /* Heights (title row included) of the n panes list[] stacked in h rows of
@@ -546,17 +549,19 @@ static void plan_column(struct ui *u, const int *list, int n, int w, int h, int 
 	}
 	/* priority order, highest first */
 	for (i = 1; i < n; i++)
-		for (k = i; k > 0 && tile_prio(u, list[order[k - 1]]) > tile_prio(u, list[order[k]]); k--) {
+		for (k = i; k > 0 && tile_prio(u, list[order[k - 1]], min[order[k - 1]]) >
+				    tile_prio(u, list[order[k]], min[order[k]]); k--) {
 			int t = order[k];
 			order[k] = order[k - 1];
 			order[k - 1] = t;
 		}
 	/* too short for the minimums: the lowest priority shrink to their
-	 * summary first, then to their title */
-	for (int floor = 2; used > h && floor >= 1; floor--)
-		for (i = n - 1; i >= 0 && used > h; i--) {
+	 * summary first, then to their title; the first in priority last */
+	static const int pass[4][2] = {{2, 1}, {1, 1}, {2, 0}, {1, 0}};   /* floor, panes kept out */
+	for (int p = 0; p < 4 && used > h; p++)
+		for (i = n - 1; i >= pass[p][1] && used > h; i--) {
 			int j = order[i];
-			int cut = out[j] - floor;
+			int cut = out[j] - pass[p][0];
 			if (cut <= 0)
 				continue;
 			if (cut > used - h)
