@@ -143,7 +143,8 @@ static void tree_guides(const struct lock_row *rows, size_t n, bool utf8, char (
 {
 	bool later[GUIDE_DEPTH + 1] = {false};   /* a later sibling at that depth */
 	bool *last = xcalloc(n ? n : 1, sizeof *last);
-	const char *tee = utf8 ? "\u251c " : "|-", *elbow = utf8 ? "\u2514 " : "`-", *bar = utf8 ? "\u2502 " : "| ";
+	const char *tee = utf8 ? "\u251c " : "|- ", *elbow = utf8 ? "\u2514 " : "`- ", *bar = utf8 ? "\u2502 " : "|  ";
+	const char *none = utf8 ? "  " : "   ";
 	/* backwards: a row is its parent's last child when no sibling follows */
 	for (size_t k = n; k-- > 0;) {
 		int d = rows[k].depth > GUIDE_DEPTH ? GUIDE_DEPTH : rows[k].depth;
@@ -159,12 +160,12 @@ static void tree_guides(const struct lock_row *rows, size_t n, bool utf8, char (
 		pre[i][0] = cont[i][0] = '\0';
 		open[d] = !last[i];
 		for (int L = 1; L < d; L++)
-			l += (size_t)snprintf(pre[i] + l, sizeof pre[i] - l, "%s", open[L] ? bar : "  ");
+			l += (size_t)snprintf(pre[i] + l, sizeof pre[i] - l, "%s", open[L] ? bar : none);
 		if (d > 0)
 			snprintf(pre[i] + l, sizeof pre[i] - l, "%s", last[i] ? elbow : tee);
 		l = 0;
 		for (int L = 1; L <= d; L++)
-			l += (size_t)snprintf(cont[i] + l, sizeof cont[i] - l, "%s", open[L] ? bar : "  ");
+			l += (size_t)snprintf(cont[i] + l, sizeof cont[i] - l, "%s", open[L] ? bar : none);
 	}
 	free(last);
 }

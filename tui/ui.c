@@ -55,8 +55,8 @@ static const struct {
 	{'t', "t", "Theme", "next theme: dark, light, mono, high-contrast"},
 	{'\n', "Enter", "Details", "overview: open the focused pane; pane: details of the selected row"},
 	{KEY_ESC, "Esc", "Back", "back: close details, help or the prompt; then the overview"},
-	{'\t', "Tab", "Focus", "overview: focus the next pane (Shift-Tab: previous); it gets the spare rows first"},
-	{'z', "z", NULL, "overview: zoom the focused pane (the others keep their minimum); z again shares"},
+	{'\t', "Tab", "Focus", "overview: focus the next pane (Shift-Tab: previous)"},
+	{'z', "z", NULL, "overview: the focused pane takes the spare rows; z again shares"},
 	{'0', "0-5", "Screens", "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
 	{'u', "u U", NULL, "undo the newest setting change dbtop made / all of them"},
 	{KEY_UP, "Up Down j k", NULL, "select a row (PgUp PgDn Home End too)"},
@@ -334,17 +334,23 @@ static void draw_header(struct ui *u)
 		   u->o->replay && isfinite(m->interval_s) ? d_round(m->interval_s * 100) / 100 : u->interval);
 	str_printf(eng, sizeof eng, "  %s %s", flavour_name(m->caps.flavour), ver);
 	/* then as many whole fields as fit, by priority: the host, the engine,
-	 * the cost and clock, the interval, the uptime; the host is cut only
-	 * when nothing else is left beside the state */
+	 * the cost and clock (or the clock alone), the interval, the uptime;
+	 * the host is cut (marked) only when nothing else is left beside the
+	 * state */
 	char host[160];
 	str_printf(host, sizeof host, "  %s", u->o->host);
 	const char *fields[4] = {eng, host, up, every};
-	static const int prio[] = {1, 0, 4, 3};   /* fields[] by priority: host, engine, (right), every, up */
+	static const int prio[] = {1, 0, 4, 3};   /* fields[] by priority: host, engine, (clock), every, up */
 	bool on[4] = {false};
 	int rw = text_cols(right), room = COLS - x;
 	bool show_right = false;
 	for (int p = 0; p < 5; p++) {
 		if (p == 2) {
+			if (room < rw) {
+				/* the clock alone, without the cost */
+				str_printf(right, sizeof right, "  %s ", clock);
+				rw = text_cols(right);
+			}
 			if (room >= rw) {
 				show_right = true;
 				room -= rw;
