@@ -79,24 +79,13 @@ static void draw_details(const struct model *m, const struct digest_entry *e, st
 	char a[32], b[32], f[32], l[32];
 	const char *text = e->last.text ? e->last.text : "(text not fetched yet)";
 	int y = 0, k, w = cv->w;
-	size_t len = strlen(text), off = 0;
 	struct ring r;
 	double vals[60];
 
 	cv_printf(cv, y++, 0, R_TITLE, "digest %s  schema %s", e->last.key, e->last.schema[0] ? e->last.schema : "-");
-	/* the full text, wrapped (sanitised by the canvas) */
-	while (off < len && y < cv->h / 2) {
-		char line[1024];
-		size_t take = (size_t)(w > 1 ? w : 1);
-		if (take > sizeof line - 1)
-			take = sizeof line - 1;
-		if (take > len - off)
-			take = len - off;
-		memcpy(line, text + off, take);
-		line[take] = '\0';
-		cv_text(cv, y++, 0, R_NORMAL, line);
-		off += take;
-	}
+	/* the full text, wrapped at spaces (sanitised by the canvas); what
+	 * does not fit in half the pane ends in the cut mark */
+	y = cv_wrap(cv, y, 0, R_NORMAL, text, cv->h / 2 > y + 1 ? cv->h / 2 : y + 1);
 	fmt_time(e->last.first_seen, f, sizeof f);
 	fmt_time(e->last.last_seen, l, sizeof l);
 	cv_printf(cv, y++, 0, R_LABEL, "first seen %s   last seen %s", f, l);
