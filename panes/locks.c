@@ -134,20 +134,25 @@ static void draw_details(const struct lock_set *ls, const struct lock_row *r, st
 }
 
 #define GUIDE_DEPTH 32
+#define GUIDE_BYTES (GUIDE_DEPTH * 4 + 8)   /* a level: at most 4 bytes */
 
 /* The tree guides of each row ("├ ", "└ ", "│ " of the levels above) into
  * pre[i] (utf8 or ASCII), and the guides of a continuation line under it
- * into cont[i]. */
-static void tree_guides(const struct lock_row *rows, size_t n, bool utf8, char (*pre)[GUIDE_DEPTH * 4],
-			char (*cont)[GUIDE_DEPTH * 4])
+ * into cont[i]; levels below maxd (at most GUIDE_DEPTH) are drawn at maxd. */
+static void tree_guides(const struct lock_row *rows, size_t n, bool utf8, int maxd, char (*pre)[GUIDE_BYTES],
+			char (*cont)[GUIDE_BYTES])
 {
 	bool later[GUIDE_DEPTH + 1] = {false};   /* a later sibling at that depth */
 	bool *last = xcalloc(n ? n : 1, sizeof *last);
 	const char *tee = utf8 ? "\u251c " : "|- ", *elbow = utf8 ? "\u2514 " : "`- ", *bar = utf8 ? "\u2502 " : "|  ";
 	const char *none = utf8 ? "  " : "   ";
 	/* backwards: a row is its parent's last child when no sibling follows */
+	if (maxd > GUIDE_DEPTH)
+		maxd = GUIDE_DEPTH;
+	if (maxd < 1)
+		maxd = 1;
 	for (size_t k = n; k-- > 0;) {
-		int d = rows[k].depth > GUIDE_DEPTH ? GUIDE_DEPTH : rows[k].depth;
+		int d = rows[k].depth > maxd ? maxd : rows[k].depth;
 		last[k] = !later[d];
 		later[d] = true;
 		for (int j = d + 1; j <= GUIDE_DEPTH; j++)
@@ -155,7 +160,7 @@ static void tree_guides(const struct lock_row *rows, size_t n, bool utf8, char (
 	}
 	bool open[GUIDE_DEPTH + 1] = {false};    /* the level's line goes on below */
 	for (size_t i = 0; i < n; i++) {
-		int d = rows[i].depth > GUIDE_DEPTH ? GUIDE_DEPTH : rows[i].depth;
+		int d = rows[i].depth > maxd ? maxd : rows[i].depth;
 		size_t l = 0;
 		pre[i][0] = cont[i][0] = '\0';
 		open[d] = !last[i];
@@ -263,11 +268,11 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 		free(rows);
 		return;
 	}
-	char (*pre)[GUIDE_DEPTH * 4] = xcalloc(n, sizeof *pre), (*cont)[GUIDE_DEPTH * 4] = xcalloc(n, sizeof *cont);
+	char (*pre)[GUIDE_BYTES] = xcalloc(n, sizeof *pre), (*cont)[GUIDE_BYTES] = xcalloc(n, sizeof *cont);
 	char (*head)[640] = xcalloc(n, sizeof *head);
 	char *tail = xmalloc(2048), *text = xmalloc(2800);
 	int *lines = xcalloc(n, sizeof *lines);
-	tree_guides(rows, n, cv->utf8, pre, cont);
+	tree_guides(rows, n, cv->utf8, cv->w / 6, pre, cont);   /* guides take at most a third */
 	/* each row's text and its lines: a waiter too long for the width
 	 * wraps its object and statement under it on the full screen */
 	for (size_t i = 0; i < n; i++) {
