@@ -17,8 +17,10 @@ GOLDEN_DIR=${GOLDEN_ROOT:-$GOLDEN_DIR}
 
 SIZES="80x24 100x30 120x40 160x50 200x50"
 SCREENS=(overview rates digests locks waits tuning)
-# recording and the sample its copy ends on (0: the whole recording)
-RECS=("mariadb-commit-fsync 0" "pg-lock-chain 16" "pg-wal-writer 0")
+# recording, the sample its copy ends on (0: the whole recording), and
+# sizes of its own (160x40: one column would cut the lock chain's panes,
+# so the overview takes two, with the border)
+RECS=("mariadb-commit-fsync 0" "pg-lock-chain 16 160x40" "pg-wal-writer 0")
 
 # only_title NAME N: screen N alone is up (its title, no other pane's)
 only_title() {
@@ -30,7 +32,7 @@ only_title() {
 mkdir -p "$GOLDEN_DIR/layout"
 t0=$(date +%s)
 for r in "${RECS[@]}"; do
-	read -r rec n <<<"$r"
+	read -r rec n extra <<<"$r"
 	file=recordings/$rec.dbrec
 	if [ "$n" != 0 ]; then
 		file=$T/$rec-$n.dbrec
@@ -39,7 +41,7 @@ for r in "${RECS[@]}"; do
 			continue
 		fi
 	fi
-	for size in $SIZES; do
+	for size in $SIZES $extra; do
 		s=${rec%%-*}${size/x/_}
 		start "$s" "${size%x*}" "${size#*x}" --replay "$file" --speed 0
 		if ! wait_for "$s" "REPLAY ended" 15; then
