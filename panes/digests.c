@@ -296,9 +296,12 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 	}
 	/* column heads: the columns that fit beside TEXT_MIN of statement */
 	textx = dg_layout(m, cv->w, on);
-	dg_line(on, NULL, cum, pg, NAN, cv->utf8, h1, sizeof h1);
-	cv_text(cv, y, 0, R_LABEL, h1);
-	cv_text(cv, y++, textx, R_LABEL, "statement");
+	if (cv->h - y >= 2 || n == 0) {
+		/* one row only: the top statement rather than the heads */
+		dg_line(on, NULL, cum, pg, NAN, cv->utf8, h1, sizeof h1);
+		cv_text(cv, y, 0, R_LABEL, h1);
+		cv_text(cv, y++, textx, R_LABEL, "statement");
+	}
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no statement matches the filter"
 						      : "no statement ran in this interval");

@@ -131,8 +131,12 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 		namew = cv->w - 26 > 12 ? cv->w - 26 : 12;
 	str_printf(line, sizeof line, "%-*s %-6s %7s %6s%s", namew, "event", "class", "AAS", "share",
 		   ps ? "  waits/s   avg ms" : "");
-	int sx = cv_text(cv, y, 0, R_LABEL, line) + 2;
-	cv_text(cv, y++, sx, R_LABEL, "history");
+	int sx = text_cols(line) + 2;
+	if (cv->h - y >= 2 || n == 0) {
+		/* one row only: the top event rather than the heads */
+		cv_text(cv, y, 0, R_LABEL, line);
+		cv_text(cv, y++, sx, R_LABEL, "history");
+	}
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no event matches the filter" : "no session waited on anything this interval");
 		return;

@@ -56,7 +56,7 @@ static const struct {
 	{'\n', "Enter", "Details", "overview: open the focused pane; pane: details of the selected row"},
 	{KEY_ESC, "Esc", "Back", "back: close details, help or the prompt; then the overview"},
 	{'\t', "Tab", "Focus", "overview: focus the next pane (Shift-Tab: previous)"},
-	{'z', "z", NULL, "overview: the focused pane takes the spare rows; z again shares"},
+	{'z', "z", NULL, "overview: zoom the focused pane (others: one line each); z again shares"},
 	{'0', "0-5", "Screens", "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
 	{'u', "u U", NULL, "undo the newest setting change dbtop made / all of them"},
 	{KEY_UP, "Up Down j k", NULL, "select a row (PgUp PgDn Home End too)"},
@@ -528,7 +528,7 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 static int tile_prio(const struct ui *u, int idx, int min)
 {
 	static const int prio[NPANES] = {1, 2, 0, 3, 4};
-	if (idx == u->focus && u->focus_moved)
+	if (idx == u->focus && (u->focus_moved || u->zoom))
 		return -1;
 	return idx == 2 && min <= 1 ? 5 : prio[idx];
 }
@@ -537,7 +537,8 @@ static int tile_prio(const struct ui *u, int idx, int min)
  * width w: every pane first gets the rows of its minimum (a pane with
  * nothing to show: its one-line summary), then the rest goes by priority up
  * to each one's need; when even the minimums do not fit, the lowest
- * priority give way first. Zoomed: the focused pane takes all the rest. */
+ * priority give way first. Zoomed: the focused pane goes first and the
+ * others' minimum is their one-line summary. */
 static void plan_column(struct ui *u, const int *list, int n, int w, int h, int *out)
 {
 	int need[NPANES], min[NPANES], order[NPANES], used = 0, i, k;
@@ -547,6 +548,8 @@ static void plan_column(struct ui *u, const int *list, int n, int w, int h, int 
 		need[i] = p->need ? p->need(u->m, &u->views[list[i]], w, &min[i]) : p->min_h;
 		if (min[i] < 1)
 			min[i] = 1;
+		if (u->zoom && list[i] != u->focus)
+			min[i] = 1;   /* zoomed: the others keep their one-line summary */
 		if (need[i] < min[i])
 			need[i] = min[i];
 		out[i] = 1 + min[i];
@@ -578,16 +581,12 @@ static void plan_column(struct ui *u, const int *list, int n, int w, int h, int 
 	/* the rest by priority and need */
 	for (i = 0; i < n && used < h; i++) {
 		int j = order[i], more = 1 + need[j] - out[j];
-		if (u->zoom && list[j] == u->focus)
-			more = h - used;
 		if (more > h - used)
 			more = h - used;
 		if (more > 0) {
 			out[j] += more;
 			used += more;
 		}
-		if (u->zoom && list[j] == u->focus)
-			break;
 	}
 	/* every need met: what is left goes to the last pane */
 	if (used < h && n > 0)

@@ -61,7 +61,36 @@ for r in "${RECS[@]}"; do
 		tm kill-session -t "$s" 2>/dev/null
 	done
 done
-echo "# goldens taken in $(($(date +%s) - t0)) s" 
+echo "# goldens taken in $(($(date +%s) - t0)) s"
+
+# Tab and z on the lock chain: the focused pane grows
+# shown NAME N: the rows pane N's title says it shows ("4 of 10 rows" -> 4;
+# the whole: "all")
+shown() { screen "$1" | sed -nE "s/^\[$2\] [^│]*  ([0-9]+) of [0-9]+ rows.*/\1/p; /^\[$2\] [^│0-9]*\$/s/.*/all/p" | head -1; }
+start t 100 30 --replay "$T/pg-lock-chain-16.dbrec" --speed 0
+if wait_for t "REPLAY ended" 15; then
+	before=$(shown t 2)
+	keys t Tab
+	sleep 0.3
+	after=$(shown t 2)
+	check "100x30, Tab: the focused digests pane gets the spare rows first ($before -> $after rows)" \
+		bash -c '[ "$1" = all ] || [ "$1" -gt "$2" ]' _ "$after" "$before"
+else
+	nok "Tab: the lock chain replay reaches its end"
+fi
+start z 80 24 --replay "$T/pg-lock-chain-16.dbrec" --speed 0
+if wait_for z "REPLAY ended" 15; then
+	keys z Tab Tab z
+	check "80x24, z: the locks pane zoomed" wait_for z "[3] lock waits  zoomed (z)" 3
+	check "80x24, z: all six tree rows on the screen" test "$(screen z | grep -cE '^(▶|├|└|│)')" -ge 6
+	check "80x24, z: the other panes keep a line each" \
+		bash -c 'grep -qE "^commits/s " <<<"$1" && grep -q "UPDATE pgbench" <<<"$1" && grep -q "tuning is not available" <<<"$1"' _ "$(screen z)"
+	keys z z
+	check "80x24, z again: the rows shared by need (the tree 3 of 6 again)" wait_for z "[3] lock waits  3 of 6 rows" 3
+else
+	nok "z: the lock chain replay reaches its end"
+fi
+
 while IFS= read -r l; do
 	case $l in
 	"ok - "*) ok "layout rule ${l#ok - }" ;;
