@@ -56,7 +56,7 @@ static const struct {
 	{'\n', "Enter", "Details", "overview: open the focused pane; pane: details of the selected row"},
 	{KEY_ESC, "Esc", "Back", "back: close details, help or the prompt; then the overview"},
 	{'\t', "Tab", "Focus", "overview: focus the next pane (Shift-Tab: previous)"},
-	{'z', "z", NULL, "overview: zoom the focused pane (others: one line each); z again shares"},
+	{'z', "z", NULL, "overview: zoom the focused pane (z again: rows shared by need)"},
 	{'0', "0-5", "Screens", "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
 	{'u', "u U", NULL, "undo the newest setting change dbtop made / all of them"},
 	{KEY_UP, "Up Down j k", NULL, "select a row (PgUp PgDn Home End too)"},
