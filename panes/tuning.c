@@ -130,6 +130,13 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		y = cv_wrap(cv, y, 0,
 			    strncmp(tv->pending, TUNE_PENDING_UNREAD, strlen(TUNE_PENDING_UNREAD)) == 0 ? R_NOTE : R_CRIT,
 			    tv->pending, cv->h);
+	if (!v->full && cv->h - y < 2) {
+		/* a one-line tile: its summary, not a table head without rows */
+		if (y < cv->h)
+			cv_printf(cv, y, 0, R_UNKNOWN, "none of the %d settings changed by dbtop (screen 5 lists them)", n);
+		v->nrows = 0;
+		return;
+	}
 	if (y >= cv->h)
 		return;
 	int wn = 36, wv = 12;
