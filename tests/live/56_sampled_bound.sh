@@ -28,21 +28,21 @@ checks() {
         jq -se '.[1:] | length > 3 and all(.[]; .digests_sampled != null)' "$f"
     # the per-record digest list is the top 20: the shares below add them up
     local worst
-    worst=$(jq -s '[.[1:][] | select(.digests_sampled.sessions > 0) | ([.digests[]?.total_ms_per_s] | add // 0) / (1000 * .digests_sampled.sessions)] | max // "null" | if . == "null" then . else (. * 1000 | round) / 1000 end' "$f")
+    worst=$(jq -rs '[.[1:][] | select(.digests_sampled.sessions > 0) | ([.digests[]?.total_ms_per_s] | add // 0) / (1000 * .digests_sampled.sessions)] | max // "null" | if . == "null" then . else (. * 1000 | round) / 1000 end' "$f")
     if awk -v w="$worst" 'BEGIN { exit !(w != "null" && w <= 1.1) }'; then
         ok "$name: total ms/s <= 1000 x sessions seen in every record (worst $worst of the bound)"
     else
         nok "$name: total ms/s over 1000 x sessions seen: worst $worst of the bound; $(jq -c '[.digests_sampled, ([.digests[]?.total_ms_per_s] | add)]' "$f" | tr '\n' ' ')"
     fi
     local hz
-    hz=$(jq -s '[.[1:][] | .digests_sampled.hz // empty] | sort | if length == 0 then null else .[length / 2 | floor] end' "$f")
+    hz=$(jq -rs '[.[1:][] | .digests_sampled.hz // empty] | sort | if length == 0 then null else .[length / 2 | floor] end' "$f")
     if ge "$hz" 2; then ok "$name: the sampler's median rate $hz Hz (>= 2)"; else nok "$name: the sampler's median rate $hz Hz"; fi
     check "$name: every sampled digest carries its sample count" \
         jq -se '[.[1:][] | .digests[]?] | length > 0 and all(.[]; (.samples | type == "number") and (.calls_lower_bound | type == "boolean"))' "$f"
     check "$name: no average where calls are only a lower bound" \
         jq -se '[.[] | .digests[]? | select(.calls_lower_bound)] | all(.[]; .avg_ms == null)' "$f"
     local share
-    share=$(jq -s --arg k "$key" '[.[1:][] | .digests[]?] as $d | ([$d[] | .total_ms_per_s] | add) as $all
+    share=$(jq -rs --arg k "$key" '[.[1:][] | .digests[]?] as $d | ([$d[] | .total_ms_per_s] | add) as $all
         | ([$d[] | select(.text | ascii_downcase | startswith($k | ascii_downcase)) | .total_ms_per_s] | add // 0) as $top
         | if $all > 0 then ($top / $all * 1000 | round) / 10 else null end' "$f")
     if awk -v a="$share" -v b="$exact" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "null" && b != "" && d <= 10) }'; then
@@ -105,4 +105,5 @@ mkey=$($M -N -e "SELECT TRIM(SUBSTRING_INDEX(REPLACE(DIGEST_TEXT, '\`', ''), ' '
 mexact=$($M -N -e "SELECT ROUND(100 * SUM(IF(REPLACE(DIGEST_TEXT, '\`', '') LIKE CONCAT('$mkey', '%'), SUM_TIMER_WAIT, 0))
     / SUM(SUM_TIMER_WAIT), 1) $dg")
 checks mariadb "$tmp/my.json" "${mkey:-COMMIT}" "$mexact"
+grep -q "transactions:" "$tmp/sb" || nok "mariadb: sysbench did not run: $(tail -n 3 "$tmp/sb" "$tmp/sbp" | tr '\n' ' ')"
 done_tests
