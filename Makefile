@@ -38,7 +38,7 @@ CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ri
 	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c tui/batch.c tui/theme_parse.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := tui/main.c tui/ui.c tui/sampler.c tui/theme_curses.c
+MAIN_SRC := tui/main.c tui/ui.c tui/keys.c tui/sampler.c tui/theme_curses.c
 # the incident recording bundled into the binary for --demo
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

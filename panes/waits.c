@@ -154,16 +154,9 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 	}
 }
 
-static const struct key_help waits_keys[] = {
-	{'/', "/", "filter by regex over the event name and class"},
-	{'\n', "Enter", "details: the event's figures and a tall sparkline"},
-	{0, NULL, NULL},
-};
-
 const struct pane_ops waits_pane = {
 	.name = "waits",
 	.title = "WAL / redo waits",
 	.draw = waits_draw,
-	.keys = waits_keys,
 	.min_h = 4,
 };
