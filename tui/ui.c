@@ -379,7 +379,7 @@ static void draw_keybar(struct ui *u)
 		char k[16];
 		str_printf(k, sizeof k, "%.*s", (int)(sp - b->bar), b->bar);
 		if (x + text_cols(b->bar) > COLS)
-			continue;
+			break;
 		x += cv_text(&cv, 0, x, R_KEY, k);
 		x += cv_text(&cv, 0, x, R_KEYTEXT, sp);
 		x += cv_text(&cv, 0, x, R_KEYTEXT, "  ");
@@ -833,7 +833,7 @@ static void handle_key(struct ui *u, int ch)
 	case KA_PAUSE:
 		u->paused = !u->paused;
 		sampler_pause(&u->sp, u->paused);
-		set_msg(u, u->paused ? u->o->replay ? "paused: the replay waits (space resumes where it stopped)"
+		set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)"
 						    : "paused: data frozen (space resumes)"
 				     : "resumed");
 		break;
@@ -1090,9 +1090,9 @@ static void write_frame_stats(const struct ui *u)
 	f = fopen(path, "w");
 	if (!f)
 		return;
-	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f\n", u->frames, COLS, LINES,
-		u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
-		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0);
+	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f samples %lu\n", u->frames, COLS,
+		LINES, u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
+		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->m->intervals);
 	fclose(f);
 }
 
