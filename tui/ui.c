@@ -774,7 +774,11 @@ static void handle_key(struct ui *u, int ch)
 	if (u->ask.act && ch != KEY_RESIZE) {
 		if (ch == 'y' || ch == 'Y') {
 			int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
-			if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
+			if (u->o->replay) {
+				/* (said here: a paused replay's worker waits in its clock) */
+				set_msg(u, "failed: this source cannot act on sessions");
+				u->msg_until = clock_mono() + 10;
+			} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
 				set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 					u->ask.id);
 			else
