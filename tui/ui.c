@@ -366,6 +366,12 @@ static void draw_keybar(struct ui *u)
 			cv_text(&cv, 0, x + 2, R_KEYTEXT, "Enter apply  Esc cancel");
 		return;
 	}
+	if (u->ask.act) {
+		/* a confirmation is open: its answer, not an older message */
+		cv_text(&cv, 0, 0, R_KEY, "y");
+		cv_text(&cv, 0, 1, R_KEYTEXT, " does it, any other key declines");
+		return;
+	}
 	if (u->msg[0] && clock_mono() < u->msg_until) {
 		cv_text(&cv, 0, 0, R_NOTE, u->msg);
 		return;
@@ -556,16 +562,17 @@ static void draw_help(struct ui *u)
 	cv_text(&foot, 0, 0, R_KEYTEXT, f);
 }
 
-/* The confirmation of a pane's action: a framed box in the middle with a
- * blank margin around it, y / n. */
+/* The confirmation of a pane's action: a framed box in the middle, its
+ * rows blanked across the screen, y / n. */
 static void draw_ask(struct ui *u)
 {
 	int w = COLS - 4 < 90 ? COLS - 4 : 90, x0 = (COLS - w) / 2;
 	int need = wrap_rows(u->ask.what, w - 4) + 4, h = need < LINES - 2 ? need : LINES - 2, y0 = (LINES - h) / 2;
-	/* the margin: one blank column and row around the frame */
-	struct canvas m = screen_canvas(u, y0 - 1, x0 - 1, h + 2, w + 2);
+	/* its rows and one above and below blanked edge to edge: nothing of
+	 * the screen runs into the frame */
+	struct canvas m = screen_canvas(u, y0 - 1, 0, h + 2, COLS);
 	for (int i = 0; i < h + 2; i++)
-		cv_fill(&m, i, 0, w + 2, R_NORMAL);
+		cv_fill(&m, i, 0, COLS, R_NORMAL);
 	struct canvas cv = screen_canvas(u, y0, x0, h, w);
 	const char *hz = u->utf8 ? "\xe2\x94\x80" : "-", *vt = u->utf8 ? "\xe2\x94\x82" : "|";
 	char rule[90 * 3 + 1] = "";
