@@ -50,8 +50,8 @@ struct ui {
 	struct pane_view views[NPANES];
 	bool paused, help, ended, quit;
 	int help_top;          /* first help row shown */
-	int help_rows;         /* help rows in the last frame, and of them shown */
-	int help_shown;
+	int help_rows;         /* rows of the help in the last frame */
+	int help_shown;        /* of them shown at once */
 	bool filtering;        /* the / prompt is open */
 	char fbuf[128];
 	char ferr[160];
@@ -527,7 +527,7 @@ static int help_section(struct ui *u, struct canvas *cv, int y, bool mine)
 		key_where_text(b, where, sizeof where);
 		cv_text(cv, y, 1, R_KEY, b->name);
 		cv_text(cv, y, 12, R_LABEL, where);
-		y = cv_wrap(cv, y, 27, R_KEYTEXT, b->help, 1 << 20);
+		y = cv_wrap(cv, y, 28, R_KEYTEXT, b->help, 1 << 20);
 	}
 	return y;
 }

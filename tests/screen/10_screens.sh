@@ -111,7 +111,7 @@ help_pages() {
 
 # help_check FILE X0 W: every binding of the key table in the help rows of
 # FILE (box columns X0..X0+W-1): its name at box column 1, where it applies
-# at 12, its whole description from 27 (wrapped rows blank before it).
+# at 12, its whole description from 28 (wrapped rows blank before it).
 # Prints "ok N" or what is wrong.
 help_check() {
 	key_table >"$1.keys"
@@ -126,15 +126,16 @@ for line in open(sys.argv[2], encoding='utf-8'):
     n += 1
     found = False
     for i, r in enumerate(box):
-        if not (r.startswith(' ' + name + ' ') and r[1 + len(name):12].strip() == '' and len(r) > 27):
+        if not (r.startswith(' ' + name + ' ') and r[1 + len(name):12].strip() == '' and len(r) > 28):
             continue
-        if r[27] == ' ' or r[26] != ' ':
+        # (at least two blanks between where it applies and the text)
+        if r[28] == ' ' or r[26:28] != '  ':
             continue
-        d = r[27:]
+        d = r[28:]
         for r2 in box[i + 1:]:
-            if r2[:27].strip() or len(r2) <= 27 or r2[27] == ' ':
+            if r2[:28].strip() or len(r2) <= 28 or r2[28] == ' ':
                 break
-            d += ' ' + r2[27:]
+            d += ' ' + r2[28:]
         if d == text:
             found = True
             break
