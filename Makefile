@@ -76,6 +76,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lm
 
+# test_keys includes the key table's source (its key codes are curses.h
+# constants; nothing of curses is linked)
+$(BUILD)/tests/test_keys: tui/keys.c tui/keys.h
+
 # test tools (link the pure core): recordings with chosen contents
 TOOL_SRC := $(filter-out tests/tools/slowsync.c,$(wildcard tests/tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%) $(BUILD)/tests/slowsync.so
