@@ -32,5 +32,8 @@ wait_re() {
     done
     return 1
 }
+# unframe: stdin without a confirmation box's frame (its text rows as
+# they are, so that a text wrapped in the box reads whole once joined)
+unframe() { sed 's/^ *│ //; s/ *│ *$//'; }
 # screen: the non-empty lines of the screen on one line (for messages)
 screen() { T capture-pane -p -t s 2>/dev/null | grep -v '^ *$' | head -c 2500 | tr '\n' '|'; }
