@@ -503,6 +503,30 @@ static void draw_overview(struct ui *u, int top, int h)
 		draw_tile(u, i, y, 0, tile, COLS, u->focus == i);
 }
 
+/* text from row y, column x of cv, wrapped at spaces to the width left;
+ * rows outside cv are clipped (y may be negative), none is cut short.
+ * Returns the next row. (The key table's texts are ASCII.) */
+static int help_wrap(struct canvas *cv, int y, int x, enum role r, const char *text)
+{
+	int w = cv->w - x > 8 ? cv->w - x : 8;
+	while (*text) {
+		int n = (int)strlen(text), cut = n;
+		if (n > w) {
+			for (cut = w; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (cut == 0)
+				cut = w;
+		}
+		char line[256];
+		str_printf(line, sizeof line, "%.*s", cut, text);
+		cv_text(cv, y++, x, r, line);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+	return y;
+}
+
 /* Help rows from row y of cv (rows outside it are clipped: y may be
  * negative when scrolled) for the bindings of this screen (mine) or of
  * the others; returns the next row. */
@@ -527,7 +551,7 @@ static int help_section(struct ui *u, struct canvas *cv, int y, bool mine)
 		key_where_text(b, where, sizeof where);
 		cv_text(cv, y, 1, R_KEY, b->name);
 		cv_text(cv, y, 12, R_LABEL, where);
-		y = cv_wrap(cv, y, 28, R_KEYTEXT, b->help, 1 << 20);
+		y = help_wrap(cv, y, 28, R_KEYTEXT, b->help);
 	}
 	return y;
 }
