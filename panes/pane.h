@@ -49,6 +49,7 @@ struct pane_view {
 	void *filter;        /* compiled PCRE2 pattern or NULL */
 	char filter_text[128];
 	int nrows;           /* rows after filtering, set by draw */
+	int nshown;          /* of them drawn in the last frame, set by draw */
 	char status[160];    /* a one-line message from the pane (e.g. sort) */
 	bool read_only;      /* --read-only: no action on the server */
 	bool replay;         /* a recording: no server to act on */
@@ -63,6 +64,10 @@ struct pane_ops {
 	/* Handle a command (PK_*); false when the pane has none such. Optional. */
 	bool (*key)(const struct model *m, struct pane_view *v, int cmd);
 	int min_h;           /* rows it needs as a tile */
+	/* Body rows (below its title) the pane wants now at width w; *min:
+	 * the fewest that still show its data (the overview gives it at least
+	 * those), 1 when it has nothing to show but its one-line summary. */
+	int (*need)(const struct model *m, const struct pane_view *v, int w, int *min);
 };
 
 /* True when text passes the view's filter (always, without a filter). */
@@ -71,7 +76,8 @@ bool pane_filter_match(const struct pane_view *v, const char *text);
  * the PCRE2 error and its offset in err. */
 int pane_filter_set(struct pane_view *v, const char *pattern, char *err, size_t errlen);
 void pane_filter_free(struct pane_view *v);
-/* Keep v->sel and v->top inside nrows rows with `visible` rows shown. */
+/* Keep v->sel and v->top inside nrows rows with `visible` rows shown;
+ * no blank row below the last one while rows above are scrolled away. */
 void pane_clamp(struct pane_view *v, int nrows, int visible);
 
 extern const struct pane_ops rates_pane;

@@ -43,8 +43,12 @@ const struct key_bind key_binds[] = {
 	 "overview: open the focused pane; a pane: details of the selected row (Enter again closes them)"},
 	{{KEY_ESC}, KA_BACK, 0, KW_ALL, false, "Esc", "Esc Back",
 	 "back: close the details; then the overview"},
-	{{'\t'}, KA_FOCUS_NEXT, 0, KW_OVERVIEW, false, "Tab", "Tab Focus", "focus the next pane"},
+	{{'\t'}, KA_FOCUS_NEXT, 0, KW_OVERVIEW, false, "Tab", "Tab Focus",
+	 "focus the next pane; its need goes first"},
 	{{KEY_BTAB}, KA_FOCUS_PREV, 0, KW_OVERVIEW, false, "Shift-Tab", NULL, "focus the previous pane"},
+	{{'z'}, KA_ZOOM, 0, KW_OVERVIEW, false, "z", NULL,
+	 "zoom the focused pane: it gets every spare row, the others their one-line summary; z again shares "
+	 "the rows by need"},
 	{{'0', '1', '2', '3', '4', '5'}, KA_SCREEN, 0, KW_ALL, false, "0-5", "0-5 Screens",
 	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
 	{{'u'}, KA_UNDO, 0, KW_ALL, false, "u", NULL, "undo the newest setting change dbtop made"},

@@ -52,6 +52,8 @@ struct ui {
 	int help_top;          /* first help row shown */
 	int help_rows;         /* rows of the help in the last frame */
 	int help_shown;        /* of them shown at once */
+	bool zoom;             /* the overview gives the focused pane all the rows it can */
+	bool focus_moved;      /* Tab moved the focus: the focused pane's need goes first */
 	bool filtering;        /* the / prompt is open */
 	char fbuf[128];
 	char ferr[160];
@@ -126,6 +128,23 @@ static bool input_gone(short revents, bool got_key, int *empty)
 		return false;
 	}
 	return ++*empty >= INPUT_EMPTY_MAX;
+}
+
+/* How long to wait for the hang-up signal after the terminal is seen gone. */
+#define HANGUP_SIGNAL_WAIT 1.0
+
+/* The terminal is gone. When it had a session, the kernel sends its
+ * foreground group SIGHUP and SIGCONT as the session ends, a few
+ * milliseconds after the hang-up shows on stdin: take them now, before
+ * the revert, so that they interrupt none of its queries (the handlers
+ * have no SA_RESTART) and no stop a debugger or sanitizer asks for while
+ * dbtop exits is cancelled by the SIGCONT. Bounded: a pty of dbtop's own
+ * session sends nothing. */
+static void await_hangup_signal(void)
+{
+	double until = clock_mono() + HANGUP_SIGNAL_WAIT;
+	while (!ui_signal && clock_mono() < until)
+		poll(NULL, 0, 50);
 }
 
 static void restore_terminal(void)
@@ -311,41 +330,47 @@ static void draw_header(struct ui *u)
 	str_printf(every, sizeof every, "  every %gs",
 		   u->o->replay && isfinite(m->interval_s) ? d_round(m->interval_s * 100) / 100 : u->interval);
 	str_printf(eng, sizeof eng, "  %s %s", flavour_name(m->caps.flavour), ver);
-	int rw = text_cols(right), room = COLS - x;
-	bool show_right = room >= rw + 24;
-	if (show_right)
-		room -= rw;
-	const char *fields[4] = {eng, NULL, up, every};
+	/* then as many whole fields as fit, by priority: the host, the engine,
+	 * the cost and clock (or the clock alone), the interval, the uptime;
+	 * the host is cut (marked) only when nothing else is left beside the
+	 * state */
 	char host[160];
 	str_printf(host, sizeof host, "  %s", u->o->host);
-	fields[1] = host;
-	for (int i = 0; i < 4 && room > 0; i++) {
-		int c = text_cols(fields[i]);
-		if (!c)
-			continue;
-		if (c <= room) {
-			x += cv_text(&cv, 0, x, R_HEADER, fields[i]);
-			room -= c;
-		} else if (i == 1 && room > 6) {
-			/* shorten the host label from the left, marking the cut */
-			const char *h = u->o->host, *tail = h + strlen(h);
-			int keep = room - 3;
-			char cut[200];
-			/* back from the end, whole characters only, up to keep columns */
-			while (tail > h) {
-				const char *q = tail - 1;
-				while (q > h && ((unsigned char)*q & 0xc0) == 0x80)
-					q--;
-				if (text_cols(q) > keep)
-					break;
-				tail = q;
+	const char *fields[4] = {eng, host, up, every};
+	static const int prio[] = {1, 0, 4, 3};   /* fields[] by priority: host, engine, (clock), every, up */
+	bool on[4] = {false};
+	int rw = text_cols(right), room = COLS - x;
+	bool show_right = false;
+	for (int p = 0; p < 5; p++) {
+		if (p == 2) {
+			if (room < rw) {
+				/* the clock alone, without the cost */
+				str_printf(right, sizeof right, "  %s ", clock);
+				rw = text_cols(right);
 			}
-			str_printf(cut, sizeof cut, "  %s%s", u->utf8 ? "\xe2\x80\xa6" : "~", tail);
-			x += cv_text(&cv, 0, x, R_HEADER, cut);
-			room = 0;
-		} else {
-			break;
+			if (room >= rw) {
+				show_right = true;
+				room -= rw;
+			}
+			continue;
 		}
+		for (int i = 0; i < 4; i++) {
+			int c = text_cols(fields[i]);
+			if (prio[i] != p || !c || c > room)
+				continue;
+			on[i] = true;
+			room -= c;
+		}
+	}
+	for (int i = 0; i < 4; i++)
+		if (on[i])
+			x += cv_text(&cv, 0, x, R_HEADER, fields[i]);
+	if (!on[1] && COLS - x > 8) {
+		/* not even the host fits whole: its start, with the cut marked */
+		char cut[200];
+		str_printf(cut, sizeof cut, "  %s", u->o->host);
+		struct canvas hc = cv_sub(&cv, 0, x, 1, COLS - x);
+		cv_text(&hc, 0, 0, R_HEADER, cut);
 	}
 	if (show_right)
 		cv_text_right(&cv, 0, COLS, R_HEADER, right);
@@ -405,6 +430,13 @@ static void draw_title(struct ui *u, struct canvas *cv, int idx, bool focused)
 		str_printf(t, sizeof t, "  filter /%s/ (%d rows)", v->filter_text, v->nrows);
 		x += cv_text(cv, 0, x, focused ? R_SELECTED : R_TITLE, t);
 	}
+	if (v->nshown < v->nrows && !v->details) {
+		/* the pane is cut: say how much shows */
+		str_printf(t, sizeof t, "  %d of %d rows", v->nshown, v->nrows);
+		x += cv_text(cv, 0, x, focused ? R_SELECTED : R_TITLE, t);
+	}
+	if (u->zoom && u->screen == 0 && focused)
+		x += cv_text(cv, 0, x, R_SELECTED, "  zoomed (z)");
 	if (idx == 0 && u->m->nsettings == 0 && u->m->intervals > 0)
 		cv_text(cv, 0, x, R_TITLE, "");
 }
@@ -432,6 +464,7 @@ static void draw_tile(struct ui *u, int idx, int y, int x, int h, int w, bool fo
 		return;
 	v->focused = focused;
 	v->full = u->screen != 0;
+	v->nshown = v->nrows = 0;
 	if (body.h > 0)
 		panes[idx]->draw(u->m, v, &body);   /* first: it counts the rows the title shows */
 	draw_title(u, &cv, idx, focused);
@@ -453,7 +486,11 @@ static int draw_state_line(struct ui *u, int y)
 static int draw_findings(struct ui *u, int y, const char *pane, int max)
 {
 	struct finding f[FINDINGS_MAX];
-	size_t n = findings_eval(u->m, f, FINDINGS_MAX);
+	size_t n = findings_eval(u->m, f, FINDINGS_MAX), mine = 0;
+	for (size_t i = 0; i < n; i++)
+		mine += !pane || strcmp(f[i].pane, pane) == 0;
+	/* the overview: a finding may take two lines when all of them can */
+	int each = !pane && (int)mine * 2 <= max ? 2 : 1;
 	for (size_t i = 0; i < n && max > 0; i++) {
 		if (pane && strcmp(f[i].pane, pane) != 0)
 			continue;
@@ -465,6 +502,14 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 		if (!pane || max < 2) {
 			str_printf(line, sizeof line, "%s %s -> %s", f[i].severity == SEV_CRIT ? "!!" : "!", f[i].summary,
 				   f[i].suggestion);
+			if (each == 2 && wrap_rows(line, COLS) > 1) {
+				struct canvas two = screen_canvas(u, y, 0, 2, COLS);
+				cv_fill(&two, 1, 0, COLS, R_NORMAL);
+				cv_wrap(&two, 0, 0, r, line, 2);
+				y += 2;
+				max -= 2;
+				continue;
+			}
 			cv_text(&cv, 0, 0, r, line);
 			y++;
 			max--;
@@ -482,25 +527,112 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 	return y;
 }
 
+/* Overview priority of a pane: lower goes first for rows beyond the
+ * minimums: the focused pane after Tab, the lock tree while sessions wait
+ * (min > 1), then rates, digests, waits, tuning. */
+static int tile_prio(const struct ui *u, int idx, int min)
+{
+	static const int prio[NPANES] = {1, 2, 0, 3, 4};
+	if (idx == u->focus && (u->focus_moved || u->zoom))
+		return -1;
+	return idx == 2 && min <= 1 ? 5 : prio[idx];
+}
+
+/* Heights (title row included) of the n panes list[] stacked in h rows of
+ * width w: every pane first gets the rows of its minimum (a pane with
+ * nothing to show: its one-line summary), then the rest goes by priority up
+ * to each one's need; when even the minimums do not fit, the lowest
+ * priority give way first. Zoomed: the focused pane goes first and the
+ * others' minimum is their one-line summary. */
+static void plan_column(struct ui *u, const int *list, int n, int w, int h, int *out)
+{
+	int need[NPANES], min[NPANES], order[NPANES], used = 0, i, k;
+	for (i = 0; i < n; i++) {
+		const struct pane_ops *p = panes[list[i]];
+		min[i] = 1;
+		need[i] = p->need ? p->need(u->m, &u->views[list[i]], w, &min[i]) : p->min_h;
+		if (min[i] < 1)
+			min[i] = 1;
+		if (u->zoom && list[i] != u->focus)
+			min[i] = 1;   /* zoomed: the others keep their one-line summary */
+		if (need[i] < min[i])
+			need[i] = min[i];
+		out[i] = 1 + min[i];
+		used += out[i];
+		order[i] = i;
+	}
+	/* priority order, highest first */
+	for (i = 1; i < n; i++)
+		for (k = i; k > 0 && tile_prio(u, list[order[k - 1]], min[order[k - 1]]) >
+				    tile_prio(u, list[order[k]], min[order[k]]); k--) {
+			int t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	/* too short for the minimums: the lowest priority shrink to their
+	 * summary first, then to their title; the first in priority last */
+	static const int pass[4][2] = {{2, 1}, {1, 1}, {2, 0}, {1, 0}};   /* floor, panes kept out */
+	for (int p = 0; p < 4 && used > h; p++)
+		for (i = n - 1; i >= pass[p][1] && used > h; i--) {
+			int j = order[i];
+			int cut = out[j] - pass[p][0];
+			if (cut <= 0)
+				continue;
+			if (cut > used - h)
+				cut = used - h;
+			out[j] -= cut;
+			used -= cut;
+		}
+	/* the rest by priority and need */
+	for (i = 0; i < n && used < h; i++) {
+		int j = order[i], more = 1 + need[j] - out[j];
+		if (more > h - used)
+			more = h - used;
+		if (more > 0) {
+			out[j] += more;
+			used += more;
+		}
+	}
+	/* every need met: what is left goes to the last pane */
+	if (used < h && n > 0)
+		out[n - 1] += h - used;
+}
+
+static void draw_column(struct ui *u, const int *list, int n, int top, int x, int w, int h)
+{
+	int hh[NPANES], y = top;
+	plan_column(u, list, n, w, h, hh);
+	for (int i = 0; i < n; i++) {
+		draw_tile(u, list[i], y, x, hh[i], w, u->focus == list[i]);
+		y += hh[i];
+	}
+}
+
+/* True when the panes stacked at full width need more than h rows. */
+static bool column_cuts(struct ui *u, int h)
+{
+	int sum = 0, min;
+	for (int i = 0; i < NPANES; i++)
+		sum += 1 + (panes[i]->need ? panes[i]->need(u->m, &u->views[i], COLS, &min) : panes[i]->min_h);
+	return sum > h;
+}
+
 static void draw_overview(struct ui *u, int top, int h)
 {
-	int others = NPANES - 1, i;
-	if (COLS >= 140) {
-		int lw = COLS * 11 / 20, rw = COLS - lw - 1, each = h / others, y = top;
-		draw_tile(u, 0, top, 0, h, lw, u->focus == 0);
-		for (i = 1; i < NPANES; i++) {
-			int th = i == NPANES - 1 ? top + h - y : each;
-			draw_tile(u, i, y, lw + 1, th, rw, u->focus == i);
-			y += th;
-		}
+	/* two columns on a wide terminal when one would cut a pane */
+	if (COLS >= 140 && column_cuts(u, h)) {
+		/* rates and digests on the left, the rest on the right, a rule between */
+		static const int left[] = {0, 1}, right[] = {2, 3, 4};
+		int lw = COLS * 11 / 20, rw = COLS - lw - 1;
+		struct canvas cv = screen_canvas(u, top, lw, h, 1);
+		draw_column(u, left, 2, top, 0, lw, h);
+		draw_column(u, right, 3, top, lw + 1, rw, h);
+		for (int y = 0; y < h; y++)
+			cv_text(&cv, y, 0, R_LABEL, u->utf8 ? "\xe2\x94\x82" : "|");
 		return;
 	}
-	int tile = h >= 22 ? 3 : h >= 16 ? 2 : 0;
-	int rh = h - tile * others, y;
-	draw_tile(u, 0, top, 0, rh, COLS, u->focus == 0);
-	y = top + rh;
-	for (i = 1; i < NPANES && tile; i++, y += tile)
-		draw_tile(u, i, y, 0, tile, COLS, u->focus == i);
+	static const int all[] = {0, 1, 2, 3, 4};
+	draw_column(u, all, NPANES, top, 0, COLS, h);
 }
 
 /* text from row y, column x of cv, wrapped at spaces to the width left;
@@ -880,6 +1012,13 @@ static void handle_key(struct ui *u, int ch)
 		u->ferr[0] = '\0';
 		break;
 	case KA_THEME: next_theme(u); break;
+	case KA_ZOOM:
+		u->zoom = !u->zoom;
+		if (u->zoom)
+			set_msg(u, "the %s pane zoomed: z again shares the rows", panes[idx]->name);
+		else
+			set_msg(u, "rows shared by need (z zooms the focused pane)");
+		break;
 	case KA_ENTER:
 		if (u->screen == 0 && u->focus + 1 == TUNING_SCREEN)
 			select_remedy(u);
@@ -897,9 +1036,14 @@ static void handle_key(struct ui *u, int ch)
 			u->screen = 0;
 		u->msg[0] = '\0';
 		break;
-	case KA_FOCUS_NEXT: u->focus = (u->focus + 1) % NPANES; break;
-	case KA_FOCUS_PREV: u->focus = (u->focus + NPANES - 1) % NPANES; break;
-	case KA_ZOOM: break;
+	case KA_FOCUS_NEXT:
+		u->focus = (u->focus + 1) % NPANES;
+		u->focus_moved = true;
+		break;
+	case KA_FOCUS_PREV:
+		u->focus = (u->focus + NPANES - 1) % NPANES;
+		u->focus_moved = true;
+		break;
 	case KA_SCREEN:
 		if (ch - '0' == TUNING_SCREEN && u->screen != TUNING_SCREEN)
 			select_remedy(u);
@@ -1243,6 +1387,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		}
 		if (pr > 0 && !u->quit && input_gone(pf[0].revents, got_key, &input_empty)) {
 			/* as on SIGHUP: revert what is in force, then exit */
+			await_hangup_signal();
 			ui_signal = SIGHUP;
 			break;
 		}

@@ -85,7 +85,7 @@ for name in mariadb pg15; do
             continue
         fi
         T send-keys -t s 3
-        if wait_re "[└\`]-? ?$B .*requested" 5; then ok "$name $mode: screen 3 shows waiter $B and what it requested"; else nok "$name $mode: no waiter $B with 'requested' on screen 3: $(screen)"; fi
+        if wait_re "[├└\`|]-? ?$B .*requested" 5; then ok "$name $mode: screen 3 shows waiter $B and what it requested"; else nok "$name $mode: no waiter $B with 'requested' on screen 3: $(screen)"; fi
         T send-keys -t s x
         if [ $mode = rw ]; then
             if wait_re "$KILLWORD ?\(?$A\)?" 3 && wait_re "session $A" 1; then ok "$name: x asks for a confirmation naming root $A and $KILLWORD"; else nok "$name: no confirmation naming $A and $KILLWORD: $(screen)"; fi

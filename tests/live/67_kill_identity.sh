@@ -127,7 +127,7 @@ for name in mariadb pg15; do
     sess b 20 "$C" "$ID" "$LW" "UPDATE kid SET v = v + 2 WHERE id = 1;"
     getid b
     A=${sid[a]} B=${sid[b]}
-    if ! start_dbtop "$name" "$uri" || ! wait_re "[└\`]-? ?$B .*requested" 8; then
+    if ! start_dbtop "$name" "$uri" || ! wait_re "[├└\`|]-? ?$B .*requested" 8; then
         nok "$name: no wait of $B on screen 3: $(screen)"
         T kill-server 2>/dev/null
         endsess endid b a
@@ -157,7 +157,7 @@ for name in mariadb pg15; do
     # the positive case: a new waiter on A's new row lock; x y ends A
     sess c 20 "$C" "$ID" "$LW" "UPDATE kid SET v = v + 3 WHERE id = 2;"
     getid c
-    if wait_re "[└\`]-? ?${sid[c]} .*requested" 8 && ask x "$A" "$TRXRE"; then
+    if wait_re "[├└\`|]-? ?${sid[c]} .*requested" 8 && ask x "$A" "$TRXRE"; then
         T send-keys -t s y
         if gone "$A" 5; then ok "$name: x y on the session seen: $A ended"; else nok "$name: x y: $A still there: $(screen)"; fi
         if wait_re "done \(the session you saw" 3; then ok "$name: the screen says it was the session seen"; else nok "$name: no 'done' message: $(screen)"; fi
@@ -202,7 +202,7 @@ for name in mariadb pg15; do
     sess b 20 "$C" "$ID" "$LW" "UPDATE kid SET v = v + 2 WHERE id = 3;"
     getid b
     A=${sid[a]} B=${sid[b]}
-    if start_dbtop "$name-c" "$uri" && wait_re "[└\`]-? ?$B .*requested" 8 && wait_re "$SLEEP\(4\)" 3 &&
+    if start_dbtop "$name-c" "$uri" && wait_re "[├└\`|]-? ?$B .*requested" 8 && wait_re "$SLEEP\(4\)" 3 &&
         [ "$(running "$A")" = "SELECT $SLEEP(4);" -o "$(running "$A")" = "SELECT $SLEEP(4)" ] && ask c "$A" "[^)]*statement"; then
         ok "$name c: the confirmation names $A and the statement it checks"
     else
@@ -293,7 +293,7 @@ sess b 20 "$C" "SELECT pg_backend_pid();" "SET lock_timeout = '20s';" "UPDATE ki
 getid b
 A=${sid[a]} B=${sid[b]}
 s1=$(started "$A")
-if start_dbtop pgns "host=$ns user=postgres dbname=postgres" && wait_re "[└\`]-? ?$B .*requested" 8 &&
+if start_dbtop pgns "host=$ns user=postgres dbname=postgres" && wait_re "[├└\`|]-? ?$B .*requested" 8 &&
     ask x "$A" "started [0-9-]+ [0-9:.]+, transaction begun"; then
     ok "pg pid reuse: x: the confirmation names pid $A and its start"
 else
@@ -337,7 +337,7 @@ if [ -n "$reused" ] && [ "$(started "$A")" = "$s2" ]; then ok "pg pid reuse: the
 # the positive case on the new backend: a waiter, x y ends it
 sess c 20 "$C" "SELECT pg_backend_pid();" "SET lock_timeout = '20s';" "UPDATE kid SET v = v + 3 WHERE id = 2;"
 getid c
-if wait_re "[└\`]-? ?${sid[c]} .*requested" 8 && ask x "$A" "started [0-9-]+ [0-9:.]+, transaction begun"; then
+if wait_re "[├└\`|]-? ?${sid[c]} .*requested" 8 && ask x "$A" "started [0-9-]+ [0-9:.]+, transaction begun"; then
     T send-keys -t s y
     if gone "$A" 5; then ok "pg pid reuse: x y on the backend now seen: $A ended"; else nok "pg pid reuse: x y: $A still there: $(screen)"; fi
 else

@@ -38,12 +38,17 @@ root=$(grep -m1 '▶' <<<"$scr")
 rootpid=$(grep -oE '▶ [0-9]+' <<<"$root" | grep -oE '[0-9]+')
 check "tree: the root blocker first, idle in transaction, with its last statement" \
 	grep -qE '^▶ [0-9]+ postgres  idle in transaction [0-9.]+s  trx [0-9.]+s  blocks 3  last: UPDATE chain' <<<"$root"
-check "tree: a direct waiter, requested ShareLock against the held ExclusiveLock on a transaction id" \
-	grep -qE '^  └ [0-9]+ postgres  waiting [0-9.]+s  requested ShareLock ⟵ held ExclusiveLock  on transaction [0-9]+ on chain  \(transactionid ctid' <<<"$scr"
+check "tree: a direct waiter, a sentence naming its blocker: requested ShareLock, the root holds ExclusiveLock" \
+	grep -qE "^├ [0-9]+ waits [0-9.]+s for $rootpid: requested ShareLock, $rootpid holds ExclusiveLock" <<<"$scr"
+check "tree: at 160 columns its object and statement wrap under it, beside the guide" \
+	bash -c 'grep -A1 -E "^├ [0-9]+ waits [0-9.]+s for $2:" <<<"$1" | grep -qE "^│ on transaction [0-9]+ on chain \(transactionid ctid .*postgres: UPDATE chain"' _ "$scr" "$rootpid"
 check "tree: the second waiter indented one level deeper" \
-	grep -qE '^    └ [0-9]+ postgres  waiting [0-9.]+s  requested ShareLock ⟵ held ExclusiveLock' <<<"$scr"
+	grep -qE '^│ ├ [0-9]+ waits [0-9.]+s for [0-9]+: requested ShareLock, [0-9]+ holds ExclusiveLock' <<<"$scr"
+check "tree: the last waiter of the root closes its guide (└), deeper ones hang off │" \
+	grep -qE '^└ [0-9]+ waits ' <<<"$scr"
 check "tree: the ALTER TABLE waits for AccessExclusiveLock against RowExclusiveLock on the table" \
-	grep -qE '└ [0-9]+ postgres  waiting [0-9.]+s  requested AccessExclusiveLock ⟵ held RowExclusiveLock  on chain  \(relation\)  SET lock_timeout' <<<"$scr"
+	bash -c 'grep -qE "[├└] [0-9]+ waits [0-9.]+s for [0-9]+: requested AccessExclusiveLock, [0-9]+ holds RowExclusiveLock" <<<"$1" &&
+		grep -qE "on chain \(relation\)  postgres: SET lock_timeout" <<<"$1"' _ "$scr"
 check "tree: a waiter reached twice is expanded once" grep -q '\[shown above\]' <<<"$scr"
 check "history line: waiting sessions and lock wait time sparklines" \
 	bash -c 'grep -qE "^waiting +[▁▂▃▄▅▆▇█ ]+ +lock wait ms/s" <<<"$1"' _ "$scr"
@@ -141,7 +146,7 @@ fi
 if chain_at a --ascii; then
 	scr=$(screen a)
 	check "--ascii: the tree in ASCII" grep -qE '^>[0-9 ]' <<<"$scr"
-	check "--ascii: waiters as \`- and arrows as <-" grep -qE '^  `- [0-9]+ postgres  waiting .* requested ShareLock <- held ExclusiveLock' <<<"$scr"
+	check "--ascii: guides as |- and \`-" grep -qE '^\|- [0-9]+ waits .* requested ShareLock, [0-9]+ holds ExclusiveLock' <<<"$scr"
 	check "--ascii: no Unicode on the locks screen" bash -c '! LC_ALL=C grep -q "[^ -~]" <<<"$1"' _ "$scr"
 	keys a q
 else

@@ -352,39 +352,49 @@ keybar_expect() {
 }
 
 # header_expect COLS UTF8 STATE ENGINE_VERSION HOST UP EVERY RIGHT: the
-# header line of a COLS-wide terminal: " dbtop STATE", then as many whole
-# fields as fit of "  ENGINE_VERSION", "  HOST", "  UP", "  EVERY" (empty
-# ones skipped); a host that does not fit whole is shortened from the left
-# to the room left, behind a mark ("…", or "~" when UTF8 is 0), when at
-# least 4 of its characters fit. "  RIGHT " ends the line when 24 columns
-# are left beside it. Trailing blanks dropped, as tmux captures them.
+# header line of a COLS-wide terminal: " dbtop STATE", then the fields that
+# fit whole, chosen by priority (host, engine and version, "  RIGHT " or
+# when it does not fit the clock alone (RIGHT's last word), interval,
+# uptime) and shown in the order engine, host, uptime, interval; RIGHT at
+# the right end. A host that does not fit whole: its start, cut with the
+# mark ("…", or "..." when UTF8 is 0), when more than 8 columns are left.
+# Trailing blanks dropped, as tmux captures them.
 header_expect() {
 	local LC_ALL=C.UTF-8
 	local cols=$1 utf8=$2 state=$3 eng=$4 host=$5 up=$6 every=$7 right="  $8 "
-	local out=" dbtop $state" room f i keep mark=…
-	[ "$utf8" = 1 ] || mark=\~
+	local out=" dbtop $state" room p i f show_right=0 mark=… h keep
+	local -a fields=("$eng" "$host" "$up" "$every") on=(0 0 0 0) prio=(1 0 4 3)
+	[ "$utf8" = 1 ] || mark=...
 	room=$((cols - ${#out}))
-	local show_right=0
-	if ((room >= ${#right} + 24)); then
-		show_right=1
-		room=$((room - ${#right}))
-	fi
-	local -a fields=("$eng" "$host" "$up" "$every")
-	for i in 0 1 2 3; do
-		((room > 0)) || break
-		[ -n "${fields[$i]}" ] || continue
-		f="  ${fields[$i]}"
-		if ((${#f} <= room)); then
-			out+=$f
-			room=$((room - ${#f}))
-		elif [ "$i" = 1 ] && ((room - 3 >= 4)); then
-			keep=$((room - 3))
-			out+="  $mark${host: -$keep}"
-			room=0
-		else
-			break
+	for p in 0 1 2 3 4; do
+		if [ $p = 2 ]; then
+			((room < ${#right})) && right="  ${8##* } "
+			if ((room >= ${#right})); then
+				show_right=1
+				room=$((room - ${#right}))
+			fi
+			continue
 		fi
+		for i in 0 1 2 3; do
+			[ "${prio[$i]}" = $p ] && [ -n "${fields[$i]}" ] || continue
+			f="  ${fields[$i]}"
+			if ((${#f} <= room)); then
+				on[$i]=1
+				room=$((room - ${#f}))
+			fi
+		done
 	done
+	for i in 0 1 2 3; do
+		[ "${on[$i]}" = 1 ] && out+="  ${fields[$i]}"
+	done
+	if [ "${on[1]}" = 0 ] && ((cols - ${#out} > 8)); then
+		h="  $host"
+		if ((${#h} > cols - ${#out})); then
+			keep=$((cols - ${#out} - ${#mark}))
+			h="${h:0:$keep}$mark"
+		fi
+		out+=$h
+	fi
 	if [ $show_right = 1 ]; then
 		printf '%s%*s%s\n' "$out" $((cols - ${#out} - ${#right})) "" "${right% }"
 	else
