@@ -88,7 +88,7 @@ for name in mariadb pg15; do
         if wait_re "[├└\`|]-? ?$B .*requested" 5; then ok "$name $mode: screen 3 shows waiter $B and what it requested"; else nok "$name $mode: no waiter $B with 'requested' on screen 3: $(screen)"; fi
         T send-keys -t s x
         if [ $mode = rw ]; then
-            if wait_re "$KILLWORD ?\(?$A\)?" 3 && wait_re "session $A" 1; then ok "$name: x asks for a confirmation naming root $A and $KILLWORD"; else nok "$name: no confirmation naming $A and $KILLWORD: $(screen)"; fi
+            if framed_re "session $A .*$KILLWORD ?\(?$A\)?" 3; then ok "$name: x asks for a confirmation naming root $A and $KILLWORD"; else nok "$name: no confirmation naming $A and $KILLWORD: $(screen)"; fi
             T send-keys -t s n
             if wait_re "not done" 3; then ok "$name: n: 'not done'"; else nok "$name: n did not say 'not done': $(screen)"; fi
             sleep 1
@@ -107,7 +107,7 @@ for name in mariadb pg15; do
             # the waiter selected (one row down from its root): c y cancels
             # its statement; its blocker stays
             T send-keys -t s 3 g j c
-            if wait_re "CANCEL the statement of session $B " 3 && wait_re "$CANCELWORD" 1; then
+            if framed_re "CANCEL the statement of session $B .*$CANCELWORD" 3; then
                 ok "$name: c on the selected waiter asks to cancel $B ($CANCELWORD), not its root $A"
                 T send-keys -t s y
                 if waitfile "$tmp/b.out" "$CANCELLED" 5; then ok "$name: c y: the waiter's statement was cancelled ($(grep -m1 -oE "$CANCELLED" "$tmp/b.out"))"; else nok "$name: c y: no cancellation in the waiter's output: $(tail -c 300 "$tmp/b.out")"; fi
@@ -122,7 +122,7 @@ for name in mariadb pg15; do
             T send-keys -t s g
             if wait_re "${sid[b2]} .*requested" 8; then
                 T send-keys -t s g x
-                if wait_re "session $A" 3; then
+                if framed_re "END session $A " 3; then
                     T send-keys -t s y
                     if gone "$A" 3; then ok "$name: x y: blocker $A gone within 3 s"; else nok "$name: x y: blocker $A still there after 3 s: $(screen)"; fi
                 else
