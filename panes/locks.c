@@ -443,15 +443,19 @@ static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 			   pg || maria ? "in the same statement" : "just before", t->id, who);
 	/* a root: how many wait on it; a waiter: whom it waits for, who is
 	 * left alone */
-	char role[120], spare[120] = "";
+	char role[200], spare[120] = "";
 	if (bl) {
-		str_printf(role, sizeof role, "waiting for %lld", bl->id);
+		/* (its state would read "active": it waits) */
+		if (isfinite(t->wait_s))
+			str_printf(role, sizeof role, "waiting %.1fs for %lld", t->wait_s, bl->id);
+		else
+			str_printf(role, sizeof role, "waiting for %lld", bl->id);
 		str_printf(spare, sizeof spare, " Session %lld, which it waits for, is left alone.", bl->id);
 	} else {
-		str_printf(role, sizeof role, "blocking %d", t->blocked);
+		str_printf(role, sizeof role, "%s, blocking %d", st, t->blocked);
 	}
-	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s, %s) with %s? %s%s%s%s Statement: %s",
-		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", st, role, sql,
+	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s) with %s? %s%s%s%s Statement: %s",
+		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", role, sql,
 		   term ? "Its open transaction is rolled back." : "Its transaction stays open.", spare,
 		   !pg && !m->caps.priv_super ? "  [needs SUPER or CONNECTION_ADMIN for other users' sessions]"
 		   : pg && !m->caps.superuser ? "  [needs superuser, pg_signal_backend or the same role]"
