@@ -352,16 +352,16 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 	free(rows);
 }
 
-static bool digests_key(const struct model *m, struct pane_view *v, int key)
+static bool digests_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	(void)m;
-	if (key == 's') {
+	if (cmd == PK_SORT) {
 		v->sort = (v->sort & 4) | (((v->sort & 3) + 1) % DGS__COUNT);
 		str_printf(v->status, sizeof v->status, "digests sorted by %s", dg_sort_names[SORT_KEY(v)]);
 		v->sel = v->top = 0;
 		return true;
 	}
-	if (key == 'd') {
+	if (cmd == PK_CUMULATIVE) {
 		v->sort ^= 4;
 		str_copy(v->status, sizeof v->status,
 			 CUMULATIVE(v) ? "digests: totals since first seen" : "digests: per interval");
@@ -371,20 +371,11 @@ static bool digests_key(const struct model *m, struct pane_view *v, int key)
 	return false;
 }
 
-static const struct key_help digests_keys[] = {
-	{'s', "s", "sort by total time, calls, average latency, rows"},
-	{'d', "d", "per interval / cumulative since first seen"},
-	{'/', "/", "filter by regex over the statement text and schema"},
-	{'\n', "Enter", "details: full text, first/last seen, every counter, its sparkline"},
-	{0, NULL, NULL},
-};
-
 const struct pane_ops digests_pane = {
 	.name = "digests",
 	.title = "statement digests",
 	.draw = digests_draw,
 	.key = digests_key,
-	.keys = digests_keys,
 	.min_h = 4,
 	.need = digests_need,
 };

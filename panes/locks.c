@@ -1,8 +1,9 @@
 /* locks.c - the lock-wait pane: a tree of who blocks whom. Each root
  * blocker on top with its state, transaction age and statement; beneath it
  * every waiter, indented, each line saying which lock it asked for and
- * which lock of its blocker stands in the way. k / c ask the screen to end
- * the selected chain's root session or cancel its statement. */
+ * which lock of its blocker stands in the way. On screen 3 x / c ask the
+ * screen to end the selected session (a root blocker or a waiter) or to
+ * cancel its statement. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,36 +384,41 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 	free(rows);
 }
 
-/* The session k / c act on: the selected row's chain root. */
-static const struct lock_session *target(const struct lock_set *ls, const struct pane_view *v)
+/* The session x / c act on: the selected row's, a root blocker or a
+ * waiter; *blocker: the session it waits for on that row, or NULL. */
+static const struct lock_session *target(const struct lock_set *ls, const struct pane_view *v,
+					 const struct lock_session **blocker)
 {
 	struct lock_row *rows;
 	size_t n = shown_rows(ls, v, &rows);
 	const struct lock_session *t = NULL;
+	*blocker = NULL;
 	if (v->sel >= 0 && (size_t)v->sel < n) {
-		const struct lock_session *s = &ls->s[rows[v->sel].session];
-		t = s->root >= 0 ? &ls->s[s->root] : s;
+		t = &ls->s[rows[v->sel].session];
+		if (rows[v->sel].edge >= 0)
+			*blocker = &ls->s[ls->e[rows[v->sel].edge].blocker];
 	}
 	free(rows);
 	return t;
 }
 
-static bool locks_key(const struct model *m, struct pane_view *v, int key)
+static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	const struct lock_set *ls = m->locks;
 	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
-	if (key != 'k' && key != 'c')
+	const struct lock_session *bl = NULL;
+	if (cmd != PK_TERMINATE && cmd != PK_CANCEL)
 		return false;
 	if (v->read_only) {
 		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no kill or cancel");
 		return true;
 	}
-	const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v) : NULL;
+	const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl) : NULL;
 	if (!t) {
-		str_copy(v->status, sizeof v->status, "no blocker selected");
+		str_copy(v->status, sizeof v->status, "no session selected");
 		return true;
 	}
-	bool term = key == 'k';
+	bool term = cmd == PK_TERMINATE;
 	if (!v->replay && (!t->ident.known || t->id <= 0)) {
 		/* another role's backend read without pg_read_all_stats, a lock
 		 * query without the identity columns, or a blocker without a
@@ -443,9 +449,22 @@ static bool locks_key(const struct model *m, struct pane_view *v, int key)
 	if (t->ident.known)
 		str_printf(chk, sizeof chk, " Checked %s: session %lld is still the one shown (%s); if not, nothing is done.",
 			   pg || maria ? "in the same statement" : "just before", t->id, who);
-	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s, blocking %d) with %s? %s%s%s Statement: %s",
-		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", st, t->blocked, sql,
-		   term ? "Its open transaction is rolled back." : "Its transaction stays open.",
+	/* a root: how many wait on it; a waiter: whom it waits for, who is
+	 * left alone */
+	char role[200], spare[120] = "";
+	if (bl) {
+		/* (its state would read "active": it waits) */
+		if (isfinite(t->wait_s))
+			str_printf(role, sizeof role, "waiting %.1fs for %lld", t->wait_s, bl->id);
+		else
+			str_printf(role, sizeof role, "waiting for %lld", bl->id);
+		str_printf(spare, sizeof spare, " Session %lld, which it waits for, is left alone.", bl->id);
+	} else {
+		str_printf(role, sizeof role, "%s, blocking %d", st, t->blocked);
+	}
+	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s) with %s? %s%s%s%s Statement: %s",
+		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", role, sql,
+		   term ? "Its open transaction is rolled back." : "Its transaction stays open.", spare,
 		   !pg && !m->caps.priv_super ? "  [needs SUPER or CONNECTION_ADMIN for other users' sessions]"
 		   : pg && !m->caps.superuser ? "  [needs superuser, pg_signal_backend or the same role]"
 					      : "",
@@ -453,22 +472,11 @@ static bool locks_key(const struct model *m, struct pane_view *v, int key)
 	return true;
 }
 
-static const struct key_help locks_keys[] = {
-	{'k', "k", "end the selected chain's root blocker (KILL / pg_terminate_backend), after a confirmation; "
-		   "only while the server shows the same session (start, transaction)"},
-	{'c', "c", "cancel the root blocker's statement (KILL QUERY / pg_cancel_backend), after a confirmation; "
-		   "only while the same session runs the same statement"},
-	{'/', "/", "filter by regex over session id, user, statement and lock object"},
-	{'\n', "Enter", "details: every lock the session waits for or holds, its full statement"},
-	{0, NULL, NULL},
-};
-
 const struct pane_ops locks_pane = {
 	.name = "locks",
 	.title = "lock waits",
 	.draw = locks_draw,
 	.key = locks_key,
-	.keys = locks_keys,
 	.min_h = 4,
 	.need = locks_need,
 };

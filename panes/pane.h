@@ -9,11 +9,15 @@
 #include "../model/model.h"
 #include "canvas.h"
 
-/* A key a pane handles, with help text for the generated help screen. */
-struct key_help {
-	int key;             /* curses key code or character */
-	const char *name;    /* as shown: "s", "Enter", "Up/Down" */
-	const char *help;
+/* A command the screen's key table (tui/keys.c) passes to a pane; the
+ * keys that send them are named there only. */
+enum pane_cmd {
+	PK_SORT = 1,         /* next sort order */
+	PK_CUMULATIVE,       /* per interval / cumulative (digests) */
+	PK_TERMINATE,        /* end the selected session (locks) */
+	PK_CANCEL,           /* cancel the selected session's statement (locks) */
+	PK_TUNE_APPLY,       /* apply / revert the selected setting (tuning) */
+	PK_TUNE_KEEP,        /* keep dbtop's change of it (tuning) */
 };
 
 /* An action a pane asks the screen to confirm and run (locks pane). */
@@ -57,9 +61,8 @@ struct pane_ops {
 	const char *title;   /* "fsync / commit rates" */
 	/* Draw the pane into cv. */
 	void (*draw)(const struct model *m, struct pane_view *v, struct canvas *cv);
-	/* Handle a key; true when used. Optional. */
-	bool (*key)(const struct model *m, struct pane_view *v, int key);
-	const struct key_help *keys;   /* NULL-name-terminated, optional */
+	/* Handle a command (PK_*); false when the pane has none such. Optional. */
+	bool (*key)(const struct model *m, struct pane_view *v, int cmd);
 	int min_h;           /* rows it needs as a tile */
 	/* Body rows (below its title) the pane wants now at width w; *min:
 	 * the fewest that still show its data (the overview gives it at least

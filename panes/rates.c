@@ -438,10 +438,10 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 	}
 }
 
-static bool rates_key(const struct model *m, struct pane_view *v, int key)
+static bool rates_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	(void)m;
-	if (key == 's') {
+	if (cmd == PK_SORT) {
 		v->sort = !v->sort;
 		str_copy(v->status, sizeof v->status, v->sort ? "rates sorted by name" : "rates in table order");
 		return true;
@@ -449,18 +449,11 @@ static bool rates_key(const struct model *m, struct pane_view *v, int key)
 	return false;
 }
 
-static const struct key_help rates_keys[] = {
-	{'s', "s", "sort rows: table order / by name"},
-	{'\n', "Enter", "details of the selected rate: definition, source, tall graph"},
-	{0, NULL, NULL},
-};
-
 const struct pane_ops rates_pane = {
 	.name = "rates",
 	.title = "fsync / commit rates",
 	.draw = rates_draw,
 	.key = rates_key,
-	.keys = rates_keys,
 	.min_h = 8,
 	.need = rates_need,
 };

@@ -242,11 +242,11 @@ static int tuning_need(const struct model *m, const struct pane_view *v, int w, 
 	return extra + 1 + n;
 }
 
-static bool tuning_key(const struct model *m, struct pane_view *v, int key)
+static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	const struct tune_view *tv = m->tune;
 	int idx[TUNABLES_MAX], n = rows_of(m, idx);
-	if (key != 'a' && key != 'K')
+	if (cmd != PK_TUNE_APPLY && cmd != PK_TUNE_KEEP)
 		return false;
 	if (v->read_only) {
 		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no setting is changed");
@@ -263,7 +263,7 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int key)
 	int i = idx[v->sel];
 	const struct tunable *t = &tunables[i];
 	const struct jentry *e = change_of(tv, i);
-	if (key == 'K') {
+	if (cmd == PK_TUNE_KEEP) {
 		if (!e) {
 			str_copy(v->status, sizeof v->status, "K keeps a change dbtop made: this setting has none");
 			return true;
@@ -333,20 +333,11 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int key)
 	return true;
 }
 
-static const struct key_help tuning_keys[] = {
-	{'a', "a", "apply the selected setting's remedy (or revert dbtop's change of it), after a confirmation "
-		   "that shows the exact SQL, the risk and the revert"},
-	{'K', "K", "keep dbtop's change of the selected setting after dbtop exits (asks first)"},
-	{'u', "u U", "undo the newest change / all changes (any screen)"},
-	{0, NULL, NULL},
-};
-
 const struct pane_ops tuning_pane = {
 	.name = "tuning",
 	.title = "safe tuning",
 	.draw = tuning_draw,
 	.key = tuning_key,
-	.keys = tuning_keys,
 	.min_h = 4,
 	.need = tuning_need,
 };

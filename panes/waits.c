@@ -182,17 +182,10 @@ static int waits_need(const struct model *m, const struct pane_view *v, int w, i
 	return 3 + (t->note[0] != 0) + (n ? n : 1);
 }
 
-static const struct key_help waits_keys[] = {
-	{'/', "/", "filter by regex over the event name and class"},
-	{'\n', "Enter", "details: the event's figures and a tall sparkline"},
-	{0, NULL, NULL},
-};
-
 const struct pane_ops waits_pane = {
 	.name = "waits",
 	.title = "WAL / redo waits",
 	.draw = waits_draw,
-	.keys = waits_keys,
 	.min_h = 4,
 	.need = waits_need,
 };

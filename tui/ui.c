@@ -1,5 +1,6 @@
 /* ui.c - the full-screen interface: header, screens of panes, key bar,
- * help generated from the key tables, filter prompt, pause, themes.
+ * help and key bar generated from the key table (keys.c), filter prompt,
+ * pause, themes.
  * The only file besides theme_curses.c that includes curses.h. */
 #include "ui.h"
 
@@ -22,6 +23,7 @@
 #include "../model/findings.h"
 #include "../panes/pane.h"
 #include "../util/util.h"
+#include "keys.h"
 #include "sampler.h"
 #include "theme.h"
 
@@ -29,7 +31,6 @@
 #define MIN_H 12
 #define NPANES 5
 #define TUNING_SCREEN 5   /* the safe tuning pane's screen number */
-#define KEY_ESC 27
 
 static const struct pane_ops *const panes[NPANES] = {
 	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane,
@@ -38,30 +39,6 @@ static const struct pane_ops *const panes[NPANES] = {
 /* Refresh interval steps for + and -, s. */
 static const double intervals[] = {0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60};
 #define NINTERVALS (sizeof intervals / sizeof intervals[0])
-
-/* Global keys: the help screen and the key bar are generated from here. */
-static const struct {
-	int key;
-	const char *name;   /* in the help */
-	const char *bar;    /* in the key bar, NULL: not there */
-	const char *help;
-} global_keys[] = {
-	{'q', "q", "Quit", "quit (closes the recording)"},
-	{'?', "?", "Help", "help (also h); any key closes it"},
-	{' ', "space", "Pause", "pause: the data freeze, the screen stays responsive"},
-	{'+', "+ -", "Interval", "refresh interval longer / shorter (0.25 s to 60 s)"},
-	{'s', "s", "Sort", "sort the focused pane"},
-	{'/', "/", "Filter", "filter the focused pane's rows (PCRE2 regex, case-insensitive; empty clears)"},
-	{'t', "t", "Theme", "next theme: dark, light, mono, high-contrast"},
-	{'\n', "Enter", "Details", "overview: open the focused pane; pane: details of the selected row"},
-	{KEY_ESC, "Esc", "Back", "back: close details, help or the prompt; then the overview"},
-	{'\t', "Tab", "Focus", "overview: focus the next pane (Shift-Tab: previous)"},
-	{'z', "z", NULL, "overview: zoom the focused pane (z again: rows shared by need)"},
-	{'0', "0-5", "Screens", "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
-	{'u', "u U", NULL, "undo the newest setting change dbtop made / all of them"},
-	{KEY_UP, "Up Down j k", NULL, "select a row (PgUp PgDn Home End too)"},
-};
-#define NGLOBAL (sizeof global_keys / sizeof global_keys[0])
 
 struct ui {
 	struct model *m;
@@ -72,6 +49,9 @@ struct ui {
 	int focus;             /* focused pane in the overview */
 	struct pane_view views[NPANES];
 	bool paused, help, ended, quit;
+	int help_top;          /* first help row shown */
+	int help_rows;         /* rows of the help in the last frame */
+	int help_shown;        /* of them shown at once */
 	bool zoom;             /* the overview gives the focused pane all the rows it can */
 	bool focus_moved;      /* Tab moved the focus: the focused pane's need goes first */
 	bool filtering;        /* the / prompt is open */
@@ -411,20 +391,28 @@ static void draw_keybar(struct ui *u)
 			cv_text(&cv, 0, x + 2, R_KEYTEXT, "Enter apply  Esc cancel");
 		return;
 	}
+	if (u->ask.act) {
+		/* a confirmation is open: its answer, not an older message */
+		cv_text(&cv, 0, 0, R_KEY, "y");
+		cv_text(&cv, 0, 1, R_KEYTEXT, " does it, any other key declines");
+		return;
+	}
 	if (u->msg[0] && clock_mono() < u->msg_until) {
 		cv_text(&cv, 0, 0, R_NOTE, u->msg);
 		return;
 	}
-	for (i = 0; i < NGLOBAL && x < COLS; i++) {
-		char k[16];
-		if (!global_keys[i].bar)
+	/* the bindings of this screen that have a bar label, whole ones only */
+	for (i = 0; i < key_nbinds && x < COLS; i++) {
+		const struct key_bind *b = &key_binds[i];
+		if (!b->bar || !(b->where & KW_SCREEN(u->screen)))
 			continue;
-		str_printf(k, sizeof k, "%s", global_keys[i].key == '+' ? "+-" : global_keys[i].name);
-		if (x + text_cols(k) + 1 + text_cols(global_keys[i].bar) > COLS)
-			break;   /* whole entries only */
+		const char *sp = strchr(b->bar, ' ');
+		char k[16];
+		str_printf(k, sizeof k, "%.*s", (int)(sp - b->bar), b->bar);
+		if (x + text_cols(b->bar) > COLS)
+			break;
 		x += cv_text(&cv, 0, x, R_KEY, k);
-		x += cv_text(&cv, 0, x, R_KEYTEXT, " ");
-		x += cv_text(&cv, 0, x, R_KEYTEXT, global_keys[i].bar);
+		x += cv_text(&cv, 0, x, R_KEYTEXT, sp);
 		x += cv_text(&cv, 0, x, R_KEYTEXT, "  ");
 	}
 }
@@ -647,50 +635,120 @@ static void draw_overview(struct ui *u, int top, int h)
 	draw_column(u, all, NPANES, top, 0, COLS, h);
 }
 
-static void draw_help(struct ui *u)
+/* text from row y, column x of cv, wrapped at spaces to the width left;
+ * rows outside cv are clipped (y may be negative), none is cut short.
+ * Returns the next row. (The key table's texts are ASCII.) */
+static int help_wrap(struct canvas *cv, int y, int x, enum role r, const char *text)
 {
-	int w = COLS - 2 < 100 ? COLS - 2 : 100, h = LINES - 2, y = 0;
-	int x0 = (COLS - w) / 2;
-	struct canvas cv = screen_canvas(u, 1, x0, h, w);
-	const struct pane_ops *p = panes[u->screen == 0 ? u->focus : u->screen - 1];
-	struct canvas under = screen_canvas(u, 1, 0, h, COLS);
-	size_t i;
-	/* blank the rows under the box edge to edge: no pane shows beside it */
-	for (i = 0; (int)i < h; i++)
-		cv_fill(&under, (int)i, 0, COLS, R_NORMAL);
-	cv_printf(&cv, y++, 1, R_TITLE, "dbtop keys");
-	for (i = 0; i < NGLOBAL && y < h - 1; i++) {
-		cv_printf(&cv, y, 1, R_KEY, "%-12s", global_keys[i].name);
-		struct canvas sub = cv_sub(&cv, 0, 0, h - 1, w - 1);
-		y = cv_wrap(&sub, y, 14, R_KEYTEXT, global_keys[i].help, h - 1);
-	}
-	if (p->keys && y + 2 < h - 1) {
-		cv_printf(&cv, y++, 1, R_TITLE, "%s pane", p->title);
-		for (i = 0; p->keys[i].name && y < h - 1; i++) {
-			cv_printf(&cv, y, 1, R_KEY, "%-12s", p->keys[i].name);
-			struct canvas sub = cv_sub(&cv, 0, 0, h - 1, w - 1);
-			y = cv_wrap(&sub, y, 14, R_KEYTEXT, p->keys[i].help, h - 1);
+	int w = cv->w - x > 8 ? cv->w - x : 8;
+	while (*text) {
+		int n = (int)strlen(text), cut = n;
+		if (n > w) {
+			for (cut = w; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (cut == 0)
+				cut = w;
 		}
+		char line[256];
+		str_printf(line, sizeof line, "%.*s", cut, text);
+		cv_text(cv, y++, x, r, line);
+		text += cut;
+		while (*text == ' ')
+			text++;
 	}
-	cv_text(&cv, h - 1, 1, R_UNKNOWN, "unknown values show as '-' with the reason, never as 0; any key closes");
+	return y;
 }
 
-/* The confirmation of a pane's action: a box in the middle, y / n. */
+/* Help rows from row y of cv (rows outside it are clipped: y may be
+ * negative when scrolled) for the bindings of this screen (mine) or of
+ * the others; returns the next row. */
+static int help_section(struct ui *u, struct canvas *cv, int y, bool mine)
+{
+	static const char *const heads[] = {"on this screen", "on other screens"};
+	char where[64], title[96];
+	bool any = false;
+	for (size_t i = 0; i < key_nbinds; i++) {
+		const struct key_bind *b = &key_binds[i];
+		if (!!(b->where & KW_SCREEN(u->screen)) != mine)
+			continue;
+		if (!any) {
+			if (u->screen == 0 || !mine)
+				str_copy(title, sizeof title, heads[!mine]);
+			else
+				str_printf(title, sizeof title, "%s (%d %s)", heads[0], u->screen, panes[u->screen - 1]->title);
+			y++;   /* a blank row before the section */
+			cv_text(cv, y++, 1, R_TITLE, title);
+			any = true;
+		}
+		key_where_text(b, where, sizeof where);
+		cv_text(cv, y, 1, R_KEY, b->name);
+		cv_text(cv, y, 12, R_LABEL, where);
+		y = help_wrap(cv, y, 28, R_KEYTEXT, b->help);
+	}
+	return y;
+}
+
+/* The help: every binding of the key table, this screen's first, in a box
+ * over a screen blanked edge to edge; it scrolls (u->help_top). */
+static void draw_help(struct ui *u)
+{
+	int w = COLS - 2 < 100 ? COLS - 2 : 100, body = LINES - 3, x0 = (COLS - w) / 2;
+	struct canvas under = screen_canvas(u, 1, 0, LINES - 1, COLS);
+	/* blank every row under the box edge to edge, the key bar too */
+	for (int i = 0; i < LINES - 1; i++)
+		cv_fill(&under, i, 0, COLS, R_NORMAL);
+	/* count the rows on a canvas that shows none */
+	struct canvas none = screen_canvas(u, 1, x0, 0, w);
+	int total = help_section(u, &none, help_section(u, &none, 1, true), false);
+	if (u->help_top > total - body)
+		u->help_top = total - body;
+	if (u->help_top < 0)
+		u->help_top = 0;
+	u->help_rows = total;
+	u->help_shown = body;
+	struct canvas box = screen_canvas(u, 1, x0, body, w);
+	cv_text(&box, -u->help_top, 1, R_TITLE, "dbtop keys");
+	help_section(u, &box, help_section(u, &box, 1 - u->help_top, true), false);
+	struct canvas tail = screen_canvas(u, 1 + body, x0, 1, w);
+	cv_text(&tail, 0, 1, R_UNKNOWN, "unknown values show as '-' with the reason, never as 0");
+	struct canvas foot = screen_canvas(u, LINES - 1, 0, 1, COLS);
+	char f[160];
+	str_printf(f, sizeof f, "help %d-%d of %d  j k Up Down PgUp PgDn scroll  any other key closes",
+		   u->help_top + 1, u->help_top + body < total ? u->help_top + body : total, total);
+	cv_text(&foot, 0, 0, R_KEYTEXT, f);
+}
+
+/* The confirmation of a pane's action: a framed box in the middle, its
+ * rows blanked across the screen, y / n. */
 static void draw_ask(struct ui *u)
 {
 	int w = COLS - 4 < 90 ? COLS - 4 : 90, x0 = (COLS - w) / 2;
-	int need = wrap_rows(u->ask.what, w - 2) + 3, h = need < LINES - 2 ? need : LINES - 2, y0 = (LINES - h) / 2;
+	int need = wrap_rows(u->ask.what, w - 4) + 4, h = need < LINES - 2 ? need : LINES - 2, y0 = (LINES - h) / 2;
+	/* its rows and one above and below blanked edge to edge: nothing of
+	 * the screen runs into the frame */
+	struct canvas m = screen_canvas(u, y0 - 1, 0, h + 2, COLS);
+	for (int i = 0; i < h + 2; i++)
+		cv_fill(&m, i, 0, COLS, R_NORMAL);
 	struct canvas cv = screen_canvas(u, y0, x0, h, w);
-	for (int i = 0; i < h; i++)
-		cv_fill(&cv, i, 0, w, R_NORMAL);
+	const char *hz = u->utf8 ? "\xe2\x94\x80" : "-", *vt = u->utf8 ? "\xe2\x94\x82" : "|";
+	char rule[90 * 3 + 1] = "";
+	for (int i = 0; i < w - 2; i++)
+		strcat(rule, hz);
+	cv_printf(&cv, 0, 0, R_LABEL, "%s%s%s", u->utf8 ? "\xe2\x94\x8c" : "+", rule, u->utf8 ? "\xe2\x94\x90" : "+");
+	cv_printf(&cv, h - 1, 0, R_LABEL, "%s%s%s", u->utf8 ? "\xe2\x94\x94" : "+", rule, u->utf8 ? "\xe2\x94\x98" : "+");
+	for (int i = 1; i < h - 1; i++) {
+		cv_text(&cv, i, 0, R_LABEL, vt);
+		cv_text(&cv, i, w - 1, R_LABEL, vt);
+	}
+	struct canvas in = cv_sub(&cv, 1, 2, h - 2, w - 4);
 	const char *title = u->ask.act == PA_TERMINATE ? "End this session?"
 			    : u->ask.act == PA_CANCEL ? "Cancel this statement?"
 			    : u->ask.act == PA_TUNE_APPLY ? "Change this setting?"
 			    : u->ask.act == PA_TUNE_KEEP ? "Keep this change?"
 						     : "Revert the changes an earlier dbtop left in force?";
-	cv_text(&cv, 0, 1, R_CRIT, title);
-	cv_wrap(&cv, 1, 1, R_NORMAL, u->ask.what, h - 1);
-	cv_text(&cv, h - 1, 1, R_KEY, "y: do it    any other key: no");
+	cv_text(&in, 0, 0, R_CRIT, title);
+	cv_wrap(&in, 1, 0, R_NORMAL, u->ask.what, in.h - 1);
+	cv_text(&in, in.h - 1, 0, R_KEY, "y: do it    any other key: no");
 }
 
 static void draw_frame(struct ui *u)
@@ -879,7 +937,11 @@ static void handle_key(struct ui *u, int ch)
 	if (u->ask.act && ch != KEY_RESIZE) {
 		if (ch == 'y' || ch == 'Y') {
 			int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
-			if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
+			if (u->o->replay) {
+				/* (said here: a paused replay's worker waits in its clock) */
+				set_msg(u, "failed: this source cannot act on sessions");
+				u->msg_until = clock_mono() + 10;
+			} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
 				set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 					u->ask.id);
 			else
@@ -890,49 +952,74 @@ static void handle_key(struct ui *u, int ch)
 		u->ask.act = PA_NONE;
 		return;
 	}
-	if (u->help && ch != KEY_RESIZE) {
-		u->help = false;
-		if (ch != 'q')
-			return;
+	if (ch == KEY_RESIZE)
+		return;
+	if (u->help) {
+		/* the scroll keys scroll it; any other key closes it, and only that */
+		int d = key_help_scroll(ch), page = u->help_shown > 1 ? u->help_shown - 1 : 1;
+		if (d == 0)
+			u->help = false;
+		else
+			u->help_top = d == -3 ? 0 : d == 3 ? u->help_rows : u->help_top + (d == -2 ? -page : d == 2 ? page : d);
+		return;
 	}
-	if (ch != KEY_RESIZE && COLS >= MIN_W && LINES >= MIN_H && panes[idx]->key &&
-	    ch != '\n' && ch != '\r' && panes[idx]->key(u->m, v, ch)) {
+	const struct key_bind *b = COLS >= MIN_W && LINES >= MIN_H ? key_find(ch, u->screen) : NULL;
+	if (!b) {
+		if (ch == 'q' || ch == 'Q')   /* too small a terminal: q still quits */
+			u->quit = true;
+		for (int s = 0; s <= 5 && !u->quit && COLS >= MIN_W; s++) {
+			const struct key_bind *o = key_find(ch, s);
+			if (o) {
+				/* bound elsewhere: say where, do nothing here */
+				char where[64];
+				key_where_text(o, where, sizeof where);
+				set_msg(u, "%s does nothing here; it works on: %s", o->name, where);
+				break;
+			}
+		}
+		return;
+	}
+	switch (b->act) {
+	case KA_PANE:
+		if (!panes[idx]->key || !panes[idx]->key(u->m, v, b->cmd)) {
+			set_msg(u, "%s: not in the %s pane", b->name, panes[idx]->name);
+			break;
+		}
 		if (v->ask.act) {
 			u->ask = v->ask;
 			v->ask.act = PA_NONE;
+			u->msg[0] = '\0';   /* the confirmation replaces the message */
 		}
 		if (v->status[0]) {
 			set_msg(u, "%s", v->status);
 			v->status[0] = '\0';
 		}
 		return;
-	}
-	switch (ch) {
-	case 'q': case 'Q': u->quit = true; break;
-	case '?': case 'h': u->help = true; break;
-	case ' ':
+	case KA_QUIT: u->quit = true; break;
+	case KA_HELP: u->help = true; u->help_top = 0; break;
+	case KA_PAUSE:
 		u->paused = !u->paused;
-		set_msg(u, u->paused ? "paused: data frozen (space resumes)" : "resumed");
+		sampler_pause(&u->sp, u->paused);
+		set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)"
+						    : "paused: data frozen (space resumes)"
+				     : "resumed");
 		break;
-	case '+': case '=': change_interval(u, +1); break;
-	case '-': case '_': change_interval(u, -1); break;
-	case 's': set_msg(u, "the %s pane has no sort order yet", panes[idx]->name); break;
-	case '/':
+	case KA_SLOWER: change_interval(u, +1); break;
+	case KA_FASTER: change_interval(u, -1); break;
+	case KA_FILTER:
 		u->filtering = true;
 		str_copy(u->fbuf, sizeof u->fbuf, v->filter_text);
 		u->ferr[0] = '\0';
 		break;
-	case 't': next_theme(u); break;
-	case 'z':
-		if (u->screen == 0) {
-			u->zoom = !u->zoom;
-			if (u->zoom)
-				set_msg(u, "the %s pane zoomed: z again shares the rows", panes[idx]->name);
-			else
-				set_msg(u, "rows shared by need (z zooms the focused pane)");
-		}
+	case KA_THEME: next_theme(u); break;
+	case KA_ZOOM:
+		u->zoom = !u->zoom;
+		if (u->zoom)
+			set_msg(u, "the %s pane zoomed: z again shares the rows", panes[idx]->name);
+		else
+			set_msg(u, "rows shared by need (z zooms the focused pane)");
 		break;
-	case '\n': case '\r': case KEY_ENTER:
+	case KA_ENTER:
 		if (u->screen == 0 && u->focus + 1 == TUNING_SCREEN)
 			select_remedy(u);
 		if (u->screen == 0)
@@ -942,41 +1029,36 @@ static void handle_key(struct ui *u, int ch)
 		else
 			set_msg(u, "nothing to show details of");
 		break;
-	case KEY_ESC:
+	case KA_BACK:
 		if (v->details)
 			v->details = false;
 		else if (u->screen != 0)
 			u->screen = 0;
 		u->msg[0] = '\0';
 		break;
-	case '\t':
-		if (u->screen == 0) {
-			u->focus = (u->focus + 1) % NPANES;
-			u->focus_moved = true;
-		}
+	case KA_FOCUS_NEXT:
+		u->focus = (u->focus + 1) % NPANES;
+		u->focus_moved = true;
 		break;
-	case KEY_BTAB:
-		if (u->screen == 0) {
-			u->focus = (u->focus + NPANES - 1) % NPANES;
-			u->focus_moved = true;
-		}
+	case KA_FOCUS_PREV:
+		u->focus = (u->focus + NPANES - 1) % NPANES;
+		u->focus_moved = true;
 		break;
-	case '0': case '1': case '2': case '3': case '4': case '5':
+	case KA_SCREEN:
 		if (ch - '0' == TUNING_SCREEN && u->screen != TUNING_SCREEN)
 			select_remedy(u);
 		u->screen = ch - '0';
 		if (u->screen > 0)
 			u->focus = u->screen - 1;
 		break;
-	case 'u': case 'U': undo_changes(u, ch == 'U'); break;
-	case KEY_UP: case 'k': v->sel--; break;
-	case KEY_DOWN: case 'j': v->sel++; break;
-	case KEY_PPAGE: v->sel -= 10; break;
-	case KEY_NPAGE: v->sel += 10; break;
-	case KEY_HOME: case 'g': v->sel = 0; break;
-	case KEY_END: case 'G': v->sel = v->nrows - 1; break;
-	case KEY_RESIZE: break;
-	default: break;
+	case KA_UNDO: case KA_UNDO_ALL: undo_changes(u, b->act == KA_UNDO_ALL); break;
+	case KA_UP: v->sel--; break;
+	case KA_DOWN: v->sel++; break;
+	case KA_PGUP: v->sel -= 10; break;
+	case KA_PGDN: v->sel += 10; break;
+	case KA_HOME: v->sel = 0; break;
+	case KA_END: v->sel = v->nrows - 1; break;
+	case KA_NONE: break;
 	}
 	if (v->sel < 0)
 		v->sel = 0;
@@ -990,7 +1072,8 @@ static bool take_samples(struct ui *u)
 	struct sampler_msg *msg = xmalloc(sizeof *msg);
 	char err[NOTE_LEN];
 	bool any = false;
-	while (sampler_pop(&u->sp, msg)) {
+	/* a paused replay: the samples wait in the queue, none is dropped */
+	while (!(u->paused && u->o->replay) && sampler_pop(&u->sp, msg)) {
 		any = true;
 		if (msg->has_caps) {
 			model_set_caps(u->m, &msg->caps);
@@ -1186,9 +1269,9 @@ static void write_frame_stats(const struct ui *u)
 	f = fopen(path, "w");
 	if (!f)
 		return;
-	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f\n", u->frames, COLS, LINES,
-		u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
-		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0);
+	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f samples %lu\n", u->frames, COLS,
+		LINES, u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
+		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->m->intervals);
 	fclose(f);
 }
 
@@ -1271,7 +1354,8 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	draw_frame(u);
 	int input_empty = 0;
 	while (!u->quit && !ui_signal) {
-		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = u->sp.wake[0], .events = POLLIN}};
+		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+				       {.fd = u->paused && u->o->replay ? -1 : u->sp.wake[0], .events = POLLIN}};
 		bool dirty = false;
 		int ch, pr = poll(pf, 2, 1000);
 		if (pr < 0 && errno != EINTR)
@@ -1323,6 +1407,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		return status;
 	}
 	src->stop_flag = NULL;
+	src->pause_flag = NULL;
 	for (i = 0; i < NPANES; i++)
 		pane_filter_free(&u->views[i]);
 	free(u);

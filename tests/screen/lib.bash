@@ -304,28 +304,42 @@ attr_codes() {
 		grep -E '^[1247]$' | sort -u | tr '\n' ' '
 }
 
-# Global keys of tui/ui.c as the help names them, one a line.
-global_key_names() {
-	sed -n '/^} global_keys\[\] = {/,/^};/p' tui/ui.c |
-		sed -n 's/^[[:space:]]*{[^"]*"\([^"]*\)".*/\1/p'
+# The key table of tui/keys.c: "NAME<TAB>BAR<TAB>SCREENS<TAB>HELP" a line,
+# in table order; BAR "-" when none; SCREENS the screens (0 the overview)
+# where the binding applies, e.g. "012".
+key_table() {
+	python3 - tui/keys.c <<'PY'
+import re, sys
+src = open(sys.argv[1]).read()
+body = src[src.index('key_binds[] = {'):]
+body = body[:body.index('\n};')]
+for m in re.finditer(r'\{\{.*?\}, (KA_\w+), [^,]+, ([^,]+), (true|false), ((?:"(?:[^"\\]|\\.)*"\s*)+|NULL), ((?:"(?:[^"\\]|\\.)*"\s*)+|NULL),\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\}', body, re.S):
+    lit = lambda t: 'NULL' if t.strip() == 'NULL' else ''.join(re.findall(r'"((?:[^"\\]|\\.)*)"', t)).replace('\\"', '"')
+    where = m.group(2).strip()
+    scr = ''
+    for s in range(6):
+        if where == 'KW_ALL' or (s == 0 and 'KW_OVERVIEW' in where) or 'KW_SCREEN(%d)' % s in where:
+            scr += str(s)
+    bar = lit(m.group(5))
+    print('%s\t%s\t%s\t%s' % (lit(m.group(4)), '-' if bar == 'NULL' else bar, scr, lit(m.group(6))))
+PY
 }
 
-# Their help texts (the last string of each entry), one a line.
-global_key_helps() {
-	sed -n '/^} global_keys\[\] = {/,/^};/p' tui/ui.c |
-		sed -n 's/^[[:space:]]*{.*"\([^"]*\)"},*[[:space:]]*$/\1/p'
-}
+# The bindings as the help names them, one a line.
+global_key_names() { key_table | cut -f1; }
 
-# Global keys in the key bar: "KEY LABEL" a line, in table order. The bar
-# writes the key without its spaces ("+ -" as "+-").
+# Their help texts, one a line.
+global_key_helps() { key_table | cut -f4; }
+
+# The key bar's entries of screen S (default 0, the overview): "KEY LABEL"
+# a line, in table order.
 global_key_bars() {
-	sed -n '/^} global_keys\[\] = {/,/^};/p' tui/ui.c |
-		sed -n 's/^[[:space:]]*{[^"]*"\([^"]*\)", "\([^"]*\)",.*/\1\t\2/p' |
-		while IFS=$'\t' read -r k b; do printf '%s %s\n' "${k// /}" "$b"; done
+	key_table | awk -F'\t' -v s="${1:-0}" '$2 != "-" && index($3, s) { print $2 }'
 }
 
-# keybar_expect COLS: the key bar of a COLS-wide terminal: the entries
-# "KEY LABEL" in table order, two spaces apart, as many whole ones as fit.
+# keybar_expect COLS [SCREEN]: the key bar of a COLS-wide terminal: the
+# entries "KEY LABEL" of the screen in table order, two spaces apart, as
+# many whole ones as fit.
 keybar_expect() {
 	local LC_ALL=C.UTF-8
 	local cols=$1 e out= x=0
@@ -333,7 +347,7 @@ keybar_expect() {
 		((x + ${#e} > cols)) && break
 		out+="$e  "
 		x=$((x + ${#e} + 2))
-	done < <(global_key_bars)
+	done < <(global_key_bars "${2:-0}")
 	printf '%s\n' "${out%"${out##*[! ]}"}"
 }
 
