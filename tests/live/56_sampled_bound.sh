@@ -15,7 +15,7 @@ cleanup() {
     cp "$tmp/hba" "$hba"
     $psql -qAtc "SELECT pg_reload_conf()" >/dev/null 2>&1
     $psql -qc "DROP DATABASE IF EXISTS dbtop_nopgss" -qc "DROP ROLE IF EXISTS dbtop_app" >/dev/null 2>&1
-    $M -e "DROP USER IF EXISTS 'dbtop_sb'@'%'; DROP TABLE IF EXISTS dbtop_test.sbtest1, dbtop_test.sbtest2" >/dev/null 2>&1
+    $M -e "DROP USER IF EXISTS 'dbtop_sb'@'%'; DROP DATABASE IF EXISTS dbtop_sb56" >/dev/null 2>&1
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -88,8 +88,10 @@ check "pg15: the locks pane's source says what the sampler saw of lock waits" \
 # ---- MariaDB: no performance_schema access, sampled process list ----
 $M -e "DROP USER IF EXISTS 'dbtop_sb'@'%'; CREATE USER 'dbtop_sb'@'%' IDENTIFIED BY 'sbpw'; GRANT PROCESS ON *.* TO 'dbtop_sb'@'%'"
 sb=(sysbench oltp_read_write --db-driver=mysql --mysql-socket="$DBTOP_SANDBOX_DIR/mariadb/mysqld.sock"
-    --mysql-user=dbtop_admin --mysql-password=adminpw --mysql-db=dbtop_test --tables=2 --table-size=2000
+    --mysql-user=dbtop_admin --mysql-password=adminpw --mysql-db=dbtop_sb56 --tables=2 --table-size=2000
     --db-ps-mode=disable)
+# its own database: the sbtest1 other tests keep in dbtop_test stays theirs
+$M -e "DROP DATABASE IF EXISTS dbtop_sb56; CREATE DATABASE dbtop_sb56"
 "${sb[@]}" prepare >"$tmp/sbp" 2>&1
 $M -e "TRUNCATE performance_schema.events_statements_summary_by_digest" 2>/dev/null
 timeout 60 "${sb[@]}" --threads=16 --time=22 run >"$tmp/sb" 2>&1 &
@@ -100,7 +102,7 @@ timeout 60 "$DBTOP" --batch --count 15 --interval 1 --format json \
 wait "$bp"
 # the statement with the most time by the exact source (its first two
 # words), and the share of the digests that start so
-dg="FROM performance_schema.events_statements_summary_by_digest WHERE SCHEMA_NAME = 'dbtop_test'"
+dg="FROM performance_schema.events_statements_summary_by_digest WHERE SCHEMA_NAME = 'dbtop_sb56'"
 mkey=$($M -N -e "SELECT TRIM(SUBSTRING_INDEX(REPLACE(DIGEST_TEXT, '\`', ''), ' ', 2)) $dg ORDER BY SUM_TIMER_WAIT DESC LIMIT 1")
 mexact=$($M -N -e "SELECT ROUND(100 * SUM(IF(REPLACE(DIGEST_TEXT, '\`', '') LIKE CONCAT('$mkey', '%'), SUM_TIMER_WAIT, 0))
     / SUM(SUM_TIMER_WAIT), 1) $dg")
