@@ -334,6 +334,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 	t->tick++;
 	t->interval_s = dt;
 	t->total_ms_per_s = 0;
+	t->own_ms_per_s = 0;
 	t->lost_delta = 0;
 	if (!s) {
 		/* nothing this interval: every rate unknown, and what happened
@@ -474,7 +475,10 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		struct digest_entry *e = &t->e[i];
 		double ms = e->known ? e->rate[DG_TOTAL_NS] / 1e6 : NAN;
 		hist_push(e, ms);
-		if (e->known && isfinite(ms))
+		e->hidden = e->last.own && !t->show_own;
+		if (e->known && isfinite(ms) && e->last.own)
+			t->own_ms_per_s += ms;
+		if (e->known && isfinite(ms) && !e->hidden)
 			t->total_ms_per_s += ms;
 		top_cache_fill(t, i);
 	}
@@ -483,6 +487,24 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			t->lost_delta = s->lost - t->lost_prev;
 		t->lost_prev = s->lost;
 		t->have_lost = true;
+	}
+}
+
+void digest_table_show_own(struct digest_table *t, bool show)
+{
+	if (t->show_own == show)
+		return;
+	t->show_own = show;
+	if (t->topc)
+		top_cache_reset(t);
+	t->total_ms_per_s = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		struct digest_entry *e = &t->e[i];
+		e->hidden = e->last.own && !show;
+		if (e->known && !e->hidden && isfinite(e->rate[DG_TOTAL_NS]))
+			t->total_ms_per_s += e->rate[DG_TOTAL_NS] / 1e6;
+		if (t->topc)
+			top_cache_fill(t, i);
 	}
 }
 
@@ -510,7 +532,7 @@ static double rank_value(const struct digest_entry *e, enum dg_sort key, bool cu
 static double rank_or_nan(const struct digest_entry *e, enum dg_sort key, bool cumulative)
 {
 	double v;
-	if (e->gone || (!cumulative && !e->known))
+	if (e->gone || e->hidden || (!cumulative && !e->known))
 		return NAN;
 	v = rank_value(e, key, cumulative);
 	if (!isfinite(v))

@@ -32,6 +32,7 @@ struct digest_row {
 	uint64_t epoch;        /* changes when the row is re-created (FIRST_SEEN, stats_since) */
 	double p95_ms;         /* NaN: not available */
 	double first_seen, last_seen; /* s since the epoch, 0: unknown */
+	bool own;              /* dbtop's own statement (the source matched it to what it sends) */
 };
 
 /* One latency histogram bucket of a digest as the server reports it
@@ -116,6 +117,7 @@ struct digest_entry {
 	bool hb_ok;                  /* hb is a valid base for the next interval */
 	unsigned long hb_tick;       /* tick of the last histogram read */
 	bool moved;                  /* calls changed (or unknown) this tick */
+	bool hidden;                 /* dbtop's own and not shown: out of the ranking and the total */
 	double read_wall;            /* wall time it was last read (its rates cover the time since) */
 };
 
@@ -126,7 +128,9 @@ struct digest_table {
 	size_t nslot;                /* power of two, at least twice n */
 	unsigned long tick;
 	double interval_s;
-	double total_ms_per_s;       /* sum over known entries */
+	double total_ms_per_s;       /* sum over known entries (dbtop's own left out unless shown) */
+	double own_ms_per_s;         /* dbtop's own statements' time, ms/s */
+	bool show_own;               /* rank dbtop's own statements too */
 	uint64_t lost_delta;         /* digests lost this interval */
 	uint64_t lost_prev;          /* the cumulative count last seen */
 	bool have_lost;
@@ -143,6 +147,9 @@ struct digest_table {
 };
 
 void digest_table_init(struct digest_table *t);
+/* Show dbtop's own statements in the ranking and the total, or not (the
+ * default); takes effect at once. */
+void digest_table_show_own(struct digest_table *t, bool show);
 void digest_table_free(struct digest_table *t);
 /* Fold one set (may be NULL: the source had none this time) taken at wall
  * time `wall`, dt seconds after the previous one. fresh: first sample of a

@@ -3,10 +3,12 @@
  * statement time limit. */
 #include "source.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <mysql.h>
 #include <mysqld_error.h>
+#include <stdio.h>
 #include <errmsg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,20 @@
 #define ERR_MARIADB_STMT_TIMEOUT 1969
 #define ERR_MYSQL_QUERY_TIMEOUT 3024
 
+#define MY_OWN_SIGS 64     /* distinct statements of dbtop's own remembered */
+#define MY_CAND_MAX 4096   /* digests kept to check against dbtop's later statements */
+
+/* A digest whose text is not (yet) one of dbtop's own: its signature's
+ * hash and length, and whether the server cut the text short (the
+ * signature then ends before its last word). */
+struct my_cand {
+	char key[200];
+	uint64_t h;
+	size_t len;
+	bool cut;
+};
+#define MY_SIG_LEN 2048
+
 struct my_priv {
 	MYSQL *db;
 	uint64_t last_uptime;
@@ -40,6 +56,14 @@ struct my_priv {
 	struct fallback fb;
 	struct my_hist_pick pick; /* whose latency histograms to read */
 	int mdl_plugin;          /* MariaDB metadata_lock_info: -1 not probed yet, 0, 1 */
+	unsigned long long own_thread; /* performance_schema THREAD_ID of this connection, 0: unknown */
+	char *own_sig[MY_OWN_SIGS];   /* signatures of the statements dbtop sent (my_sig) */
+	size_t nown_sig;
+	struct strset own_keys;  /* digest keys whose text is one of dbtop's own statements */
+	struct my_cand *cand;    /* digests whose text matched none (yet): checked again when dbtop
+				  * sends a statement of a new kind (the digest table outlives dbtop) */
+	size_t ncand, capcand;
+	struct strset own_checked; /* digest keys whose text was checked */
 	double next_waits;       /* monotonic s of the next wait summary read */
 };
 
@@ -65,6 +89,124 @@ static const char *my_errtext(MYSQL *db, char *buf, size_t len)
 	return buf;
 }
 
+/* The signature of a statement: its words (keywords and identifiers,
+ * upper-cased, backquotes dropped) in order, without literals (quoted
+ * strings, numbers, NULL, TRUE, FALSE), which the server's digest text
+ * replaces by ? or (...). A statement dbtop sent and the digest text the
+ * server made of it have the same signature (the digest text's may be cut
+ * short). Writes at most len bytes to out. */
+static void my_sig(const char *q, char *out, size_t len)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	while (*q && n + 2 < len) {
+		unsigned char ch = (unsigned char)*q;
+		if (ch == '\'' || ch == '"') {
+			for (q++; *q && !(*q == (char)ch && q[1] != (char)ch); q++)
+				if (*q == '\\' && q[1])
+					q++;
+				else if (*q == (char)ch)
+					q++;   /* a doubled quote */
+			if (*q)
+				q++;
+			continue;
+		}
+		if (isdigit(ch)) {
+			while (isalnum((unsigned char)*q) || *q == '.' || *q == '_')
+				q++;
+			continue;
+		}
+		if (isalpha(ch) || ch == '_' || ch == '$' || ch == '`' || ch >= 0x80) {
+			char w[256];
+			size_t k = 0;
+			bool bq = ch == '`';
+			if (bq)
+				q++;
+			while (*q && (bq ? *q != '`' : (isalnum((unsigned char)*q) || *q == '_' || *q == '$' ||
+						       (unsigned char)*q >= 0x80))) {
+				if (k + 1 < sizeof w)
+					w[k++] = (char)toupper((unsigned char)*q);
+				q++;
+			}
+			if (bq && *q)
+				q++;
+			w[k] = '\0';
+			if (!k || strcmp(w, "NULL") == 0 || strcmp(w, "TRUE") == 0 || strcmp(w, "FALSE") == 0)
+				continue;
+			/* the server's digest spells some keywords its own way */
+			if (strcmp(w, "DISTINCTROW") == 0)
+				str_copy(w, sizeof w, "DISTINCT");
+			n += (size_t)snprintf(out + n, len - n, "%s%s", n ? " " : "", w);
+			if (n >= len)
+				n = len - 1;
+			continue;
+		}
+		q++;
+	}
+	out[n < len ? n : len - 1] = '\0';
+}
+
+/* True when own signature sig is the candidate c's. */
+static bool my_cand_is(const struct my_cand *c, const char *sig)
+{
+	size_t n = strlen(sig);
+	if (c->cut ? n < c->len || (sig[c->len] != ' ' && sig[c->len] != '\0') : n != c->len)
+		return false;
+	return hash_bytes(0, sig, c->len) == c->h;
+}
+
+/* Remember the signature of statement q as dbtop's own; digests seen
+ * before with that signature become dbtop's own. */
+static void my_own_note(struct my_priv *p, const char *q)
+{
+	char sig[MY_SIG_LEN];
+	my_sig(q, sig, sizeof sig);
+	for (size_t i = 0; i < p->nown_sig; i++)
+		if (strcmp(p->own_sig[i], sig) == 0)
+			return;
+	if (p->nown_sig < MY_OWN_SIGS)
+		p->own_sig[p->nown_sig++] = xstrdup(sig);
+	for (size_t i = 0; i < p->ncand;) {
+		if (my_cand_is(&p->cand[i], sig)) {
+			strset_add(&p->own_keys, p->cand[i].key);
+			p->cand[i] = p->cand[--p->ncand];
+		} else {
+			i++;
+		}
+	}
+}
+
+/* Digest key's text: dbtop's own statement (its key goes to own_keys), or
+ * kept as a candidate for statements dbtop sends later. */
+static void my_own_text(struct my_priv *p, const char *key, const char *text)
+{
+	char sig[MY_SIG_LEN];
+	struct my_cand c;
+	my_sig(text, sig, sizeof sig);
+	size_t n = strlen(sig);
+	if (!n)
+		return;
+	memset(&c, 0, sizeof c);
+	str_copy(c.key, sizeof c.key, key);
+	/* the server cuts a long digest text: all but its last (maybe cut) word */
+	char *sp = strrchr(sig, ' ');
+	c.cut = n >= 200 && sp;
+	c.len = c.cut ? (size_t)(sp - sig) : n;
+	c.h = hash_bytes(0, sig, c.len);
+	for (size_t i = 0; i < p->nown_sig; i++)
+		if (my_cand_is(&c, p->own_sig[i])) {
+			strset_add(&p->own_keys, key);
+			return;
+		}
+	if (p->ncand == MY_CAND_MAX)
+		return;
+	if (p->ncand == p->capcand) {
+		p->capcand = p->capcand ? p->capcand * 2 : 64;
+		p->cand = xrealloc(p->cand, p->capcand * sizeof *p->cand);
+	}
+	p->cand[p->ncand++] = c;
+}
+
 /* Run q; on failure fill err (and *stalled when it was a time limit).
  * Returns the result set (may be NULL for statements without one) or
  * sets *failed. Caller frees the result. */
@@ -74,6 +216,7 @@ static MYSQL_RES *my_query(struct source *src, const char *q, char *err, size_t 
 	struct my_priv *p = src->priv;
 	double t0 = clock_mono(), el;
 	MYSQL_RES *res = NULL;
+	my_own_note(p, q);
 	int rc = mysql_real_query(p->db, q, (unsigned long)strlen(q));
 	if (rc == 0)
 		res = mysql_store_result(p->db);
@@ -106,6 +249,11 @@ static void my_close(struct source *src)
 	if (p->db)
 		mysql_close(p->db);
 	strset_clear(&p->texts);
+	strset_clear(&p->own_keys);
+	strset_clear(&p->own_checked);
+	for (size_t i = 0; i < p->nown_sig; i++)
+		free(p->own_sig[i]);
+	free(p->cand);
 	fallback_free(&p->fb);
 	mysql_hist_pick_free(&p->pick);
 	free(p);
@@ -401,6 +549,18 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 		if (res)
 			mysql_free_result(res);
 	}
+	/* this connection's thread: its statements are dbtop's own, not the
+	 * server's load (issue 25); found by the connection id, not by text */
+	if (src->caps.ps_readable) {
+		bool failed;
+		char e2[NOTE_LEN];
+		MYSQL_RES *res = my_query(src, "SELECT THREAD_ID FROM performance_schema.threads "
+				     "WHERE PROCESSLIST_ID = CONNECTION_ID()", e2, sizeof e2, &failed, NULL, NULL);
+		MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+		p->own_thread = row && row[0] ? strtoull(row[0], NULL, 10) : 0;
+		if (res)
+			mysql_free_result(res);
+	}
 	/* no statement statistics: sample the process list instead */
 	p->fb_on = !src->caps.ps_digests && src->caps.priv_process;
 	fallback_init(&p->fb, src->sub_hz);
@@ -524,9 +684,15 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 			mysql_free_result(res);
 	}
 	sb_free(&in);
-	for (i = 0; i < set->n; i++)
-		if (set->rows[i].text)
-			strset_add(&p->texts, set->rows[i].key);
+	for (i = 0; i < set->n; i++) {
+		struct digest_row *r = &set->rows[i];
+		if (r->text) {
+			strset_add(&p->texts, r->key);
+			if (strset_add(&p->own_checked, r->key))
+				my_own_text(p, r->key, r->text);
+		}
+		r->own = strset_has(&p->own_keys, r->key);
+	}
 
 	/* latency histograms of the few digests that took the most time */
 	if (c->ps_digest_hist && mysql_hist_choose(&p->pick, set, MY_HIST_MAX) > 0) {
@@ -573,7 +739,13 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	"WHERE EVENT_NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "') "                         \
 	"UNION ALL SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT "                                 \
 	"FROM performance_schema.events_statements_summary_global_by_event_name "                  \
-	"WHERE EVENT_NAME = '" MY_COMMIT_EVENT "'"
+	"WHERE EVENT_NAME IN ('" MY_COMMIT_EVENT "','" MY_EXECUTE_EVENT "') "                      \
+	"UNION ALL SELECT '" MY_STMTS_ROW "', SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) "               \
+	"FROM performance_schema.events_statements_summary_global_by_event_name"
+/* dbtop's own statements, by its connection's thread (the %llu) */
+#define MY_OWN_SQL                                                                                 \
+	" UNION ALL SELECT '" MY_OWN_STMTS_ROW "', SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) "          \
+	"FROM performance_schema.events_statements_summary_by_thread_by_event_name WHERE THREAD_ID = %llu"
 /* wait events that ever happened, for the waits pane (ps -> ns on reading) */
 #define MY_WAITS_SQL                                                                               \
 	" UNION ALL SELECT CONCAT('w:', EVENT_NAME), COUNT_STAR, SUM_TIMER_WAIT FROM "              \
@@ -1026,11 +1198,15 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		if (waits)
 			p->next_waits = clock_mono() + MY_WAITS_EVERY_S;
 		out->waits_skipped = !waits;
-		res = my_query(src,
-			       c->flavour == FLAVOUR_MYSQL
-				   ? (waits ? MY_PS_SQL MY_WAITS_SQL MY_MDL_GATE_MYSQL : MY_PS_SQL MY_MDL_GATE_MYSQL)
-				   : (waits ? MY_PS_SQL MY_WAITS_SQL MY_MDL_GATE_MARIADB : MY_PS_SQL MY_MDL_GATE_MARIADB),
-			       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
+		char own[sizeof MY_OWN_SQL + 24] = "";
+		if (p->own_thread)
+			str_printf(own, sizeof own, MY_OWN_SQL, p->own_thread);
+		struct strbuf psq;
+		sb_init(&psq);
+		sb_printf(&psq, "%s%s%s%s", MY_PS_SQL, own, waits ? MY_WAITS_SQL : "",
+			  c->flavour == FLAVOUR_MYSQL ? MY_MDL_GATE_MYSQL : MY_MDL_GATE_MARIADB);
+		res = my_query(src, psq.s, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
+		sb_free(&psq);
 		out->nqueries++;
 		if (failed) {
 			out->state = stalled ? STATE_STALLED : STATE_DOWN;

@@ -41,6 +41,8 @@ enum {
 #define DGM_LOST 4u
 /* S_DIGEST: bit 31 of the have-mask says a text follows */
 #define DGR_TEXT (1u << 31)
+/* bit 30: the row is dbtop's own statement (older readers ignore it) */
+#define DGR_OWN (1u << 30)
 
 /* One digest row as last written: key and a fingerprint of its counters. */
 struct dg_slot {
@@ -364,7 +366,7 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 		sb_puts(&f, row->key);
 		sb_putc(&f, (char)strlen(row->schema));
 		sb_puts(&f, row->schema);
-		put_le(&f, have | (text ? DGR_TEXT : 0), 4);
+		put_le(&f, have | (text ? DGR_TEXT : 0) | (row->own ? DGR_OWN : 0), 4);
 		put_le(&f, row->epoch, 8);
 		{
 			uint64_t v;
@@ -699,6 +701,7 @@ static void read_digest(struct sample *s, const unsigned char *d, size_t n)
 	get_str(r->schema, sizeof r->schema, d + 2 + kl, sl);
 	off += 4;
 	r->have = have & ((1u << DG__COUNT) - 1);
+	r->own = (have & DGR_OWN) != 0;
 	r->epoch = get_le(d + off, 8);
 	r->p95_ms = get_f64(d + off + 8);
 	r->first_seen = get_f64(d + off + 16);
