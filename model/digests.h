@@ -68,6 +68,9 @@ struct digest_set {
 	 * rows of other slices were not read and keep their rates */
 	unsigned split_n, split_k;
 	bool sampled;          /* built by sampling sessions (no statistics source) */
+	/* only the sampled estimates of the statements the digests miss ("s:"
+	 * rows) were read: the exact rows were not, and keep their rates */
+	bool estimates_only;
 	double sample_hz;      /* samples per second when sampled */
 	uint64_t lost;         /* cumulative: digests the server could not track */
 	bool have_lost;
@@ -147,6 +150,16 @@ struct digest_table {
 };
 
 void digest_table_init(struct digest_table *t);
+/* True when e is a sampled estimate in a set of exact digests (the
+ * statements the digests miss, sampled from the sessions: "s:" keys). */
+bool digest_is_estimate(const struct digest_table *t, const struct digest_entry *e);
+/* Scale the estimates' time this interval to total_ms_per_s, what the
+ * server measured for the statements they stand for: the sampling gives
+ * each one's share, the server the sum (never more: sessions cannot
+ * spend more time than they ran). Every estimate's average is unknown
+ * (sampling counts a fraction of the calls). Returns the factor (1: no
+ * change or nothing to scale). */
+double digest_table_bound_estimates(struct digest_table *t, double bound_ms_per_s);
 /* Show dbtop's own statements in the ranking and the total, or not (the
  * default); takes effect at once. */
 void digest_table_show_own(struct digest_table *t, bool show);

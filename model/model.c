@@ -225,6 +225,20 @@ static void update_locks(struct model *m, const struct sample *s, const struct s
 	ring_push(&m->lock_wait_ms, ms);
 }
 
+/* The bound of the sampled estimates of the statements the digests miss
+ * (prepared statements), ms/s since the previous set of digests: the
+ * time the server measured for those statements (statement/com/Execute):
+ * their sum is scaled to it. NaN when not known. One function, so that
+ * another bound can take its place. */
+static double gap_bound_ms(const struct model *m, const struct sample *s)
+{
+	const struct ctr *a = &m->dg_exec_ns, *b = &s->c[CTR_EXEC_NS];
+	double dt = s->mono - m->dg_exec_mono;
+	if (!(dt > 0) || !a->present || !b->present || a->epoch != b->epoch || b->v < a->v)
+		return NAN;
+	return (double)(b->v - a->v) / 1e6 / dt;
+}
+
 /* Counter a's rate over the interval, NaN when not known. */
 static double ctr_rate(const struct sample *p, const struct sample *s, int a, double dt)
 {
@@ -296,7 +310,14 @@ void model_update(struct model *m, const struct sample *s)
 		double dg_dt = m->dg_mono > 0 ? s->mono - m->dg_mono : dt;
 		digest_table_update(&m->dg, s->state == STATE_UP ? s->digests : NULL, dg_dt,
 				    fresh_conn || !(dt > 0), s->wall);
-		m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
+		m->est_scale = 1;
+		if (s->state == STATE_UP && s->digests) {
+			m->est_scale = digest_table_bound_estimates(&m->dg, gap_bound_ms(m, s));
+			m->dg_exec_ns = s->c[CTR_EXEC_NS];
+			m->dg_exec_mono = s->mono;
+		}
+		if (!(s->state == STATE_UP && s->digests && s->digests->estimates_only))
+			m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
 	}
 	update_coverage(m, s, p, dt);
 	update_locks(m, s, p, dt, fresh_conn);

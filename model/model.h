@@ -105,6 +105,9 @@ struct model {
 	double wt_mono;           /* monotonic time of the last wait profile read, 0: none */
 	const struct tune_view *tune; /* tuning state (the screen's copy), NULL: none */
 	struct dg_coverage cov;   /* how much of the statement load the digests account for */
+	struct ctr dg_exec_ns;    /* CTR_EXEC_NS at the last set of digests (the estimates' bound) */
+	double dg_exec_mono;      /* monotonic time of that set */
+	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
 };
 
 /* history_len: intervals kept (>= 1). */

@@ -177,6 +177,10 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		   cum ? "since first seen (d: per interval)" : "per interval (d: cumulative)",
 		   t->total_ms_per_s, dg_sort_names[SORT_KEY(v)], t->sampled ? "  SAMPLED" : "");
 	cv_text(cv, y++, 0, R_LABEL, h1);
+	if (m->cov.known && m->cov.share < DG_COVERAGE_LOW && y < cv->h)
+		cv_printf(cv, y++, 0, R_WARN, "digests cover %.0f%% of the statements%s%s%s", m->cov.share * 100,
+			  m->cov.reason ? ": " : "", m->cov.reason ? m->cov.reason : "",
+			  m->cov.reason ? "; ~ rows: sampled from their sessions (estimates, time capped at the measured)" : "");
 	if (t->lost_delta > 0 && y < cv->h)
 		cv_printf(cv, y++, 0, R_WARN, "%llu statements not tracked this interval: %s",
 			  (unsigned long long)t->lost_delta,
@@ -243,8 +247,10 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		if (sel)
 			cv_fill(cv, y, 0, cv->w, R_SELECTED);
 		cv_text(cv, y, 0, sel ? R_SELECTED : R_VALUE, line);
-		cv_text(cv, y, textx, sel ? R_SELECTED : R_NORMAL,
-			e->last.text ? e->last.text : "(text not fetched yet)");
+		/* ~: a sampled estimate of statements the digests miss; *: dbtop's own */
+		cv_printf(cv, y, textx, sel ? R_SELECTED : R_NORMAL, "%s%s",
+			  digest_is_estimate(t, e) ? "~" : e->last.own ? "*" : "",
+			  e->last.text ? e->last.text : "(text not fetched yet)");
 	}
 	free(rows);
 }
@@ -255,6 +261,13 @@ static bool digests_key(const struct model *m, struct pane_view *v, int key)
 	if (key == 's') {
 		v->sort = (v->sort & 4) | (((v->sort & 3) + 1) % DGS__COUNT);
 		str_printf(v->status, sizeof v->status, "digests sorted by %s", dg_sort_names[SORT_KEY(v)]);
+		v->sel = v->top = 0;
+		return true;
+	}
+	if (key == 'o') {
+		v->sort ^= DIGESTS_SHOW_OWN;
+		str_copy(v->status, sizeof v->status, v->sort & DIGESTS_SHOW_OWN
+			 ? "digests: dbtop's own statements shown" : "digests: dbtop's own statements left out");
 		v->sel = v->top = 0;
 		return true;
 	}
@@ -271,6 +284,7 @@ static bool digests_key(const struct model *m, struct pane_view *v, int key)
 static const struct key_help digests_keys[] = {
 	{'s', "s", "sort by total time, calls, average latency, rows"},
 	{'d', "d", "per interval / cumulative since first seen"},
+	{'o', "o", "show dbtop's own statements too (left out of the ranking and total by default)"},
 	{'/', "/", "filter by regex over the statement text and schema"},
 	{'\n', "Enter", "details: full text, first/last seen, every counter, its sparkline"},
 	{0, NULL, NULL},

@@ -71,6 +71,8 @@ void pane_clamp(struct pane_view *v, int nrows, int visible);
 
 extern const struct pane_ops rates_pane;
 extern const struct pane_ops digests_pane;
+/* pane_view.sort bit of the digests pane: dbtop's own statements shown (o) */
+#define DIGESTS_SHOW_OWN 8
 extern const struct pane_ops locks_pane;
 extern const struct pane_ops waits_pane;
 extern const struct pane_ops tuning_pane;

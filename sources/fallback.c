@@ -17,6 +17,12 @@ void fallback_init(struct fallback *fb, double hz)
 	fb->hz = hz > 0 ? hz : 1;
 }
 
+void fallback_init_timed(struct fallback *fb, double hz)
+{
+	fallback_init(fb, hz);
+	fb->timed = true;
+}
+
 void fallback_free(struct fallback *fb)
 {
 	size_t i;
@@ -30,6 +36,11 @@ void fallback_free(struct fallback *fb)
 void fallback_round(struct fallback *fb)
 {
 	fb->rounds++;
+	if (fb->timed) {
+		double now = clock_mono(), w = fb->round_mono > 0 ? now - fb->round_mono : 1 / fb->hz;
+		fb->round_w = w > 1 ? 1 : w;
+		fb->round_mono = now;
+	}
 }
 
 /* The statement slot for text hash h (created when missing); NULL when full. */
@@ -119,6 +130,7 @@ void fallback_observe(struct fallback *fb, uint64_t id, const char *start, doubl
 		free(clean);
 	}
 	st->samples++;
+	st->time_s += fb->round_w;
 	se = session(fb, id);
 	if (se->text_hash != h || se->seen + 1 < fb->rounds ||
 	    (start ? strcmp(se->start, start) != 0 : elapsed < se->elapsed)) {
@@ -147,7 +159,7 @@ struct digest_set *fallback_build(const struct fallback *fb, const char *source)
 		str_copy(r->schema, sizeof r->schema, st->schema);
 		r->text = st->text ? xstrdup(st->text) : NULL;
 		r->c[DG_CALLS] = st->calls;
-		r->c[DG_TOTAL_NS] = (uint64_t)((double)st->samples * 1e9 / fb->hz);
+		r->c[DG_TOTAL_NS] = fb->timed ? (uint64_t)(st->time_s * 1e9) : (uint64_t)((double)st->samples * 1e9 / fb->hz);
 		r->have = 1u << DG_CALLS | 1u << DG_TOTAL_NS;
 	}
 	return set;

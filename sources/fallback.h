@@ -19,6 +19,7 @@ struct fb_stmt {
 	char *text;         /* normalised text (owned) */
 	uint64_t samples;   /* times seen active */
 	uint64_t calls;     /* distinct executions seen */
+	double time_s;      /* timed: the time the rounds it was seen in stood for, s */
 };
 
 struct fb_session {
@@ -36,9 +37,15 @@ struct fallback {
 	size_t nsess, capsess;
 	unsigned long rounds;   /* samples taken */
 	double hz;              /* sampling rate, samples per second */
+	/* timed (fallback_init_timed): each round stands for the time since
+	 * the previous one (at most 1 s), so a slower pace is not counted at
+	 * the nominal rate */
+	bool timed;
+	double round_mono, round_w; /* monotonic s of the current round, the s it stands for */
 };
 
 void fallback_init(struct fallback *fb, double hz);
+void fallback_init_timed(struct fallback *fb, double hz);
 void fallback_free(struct fallback *fb);
 /* Start a sampling round. */
 void fallback_round(struct fallback *fb);

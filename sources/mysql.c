@@ -51,6 +51,13 @@ struct my_priv {
 	char last_seen[40];      /* newest digest LAST_SEEN read, as the server prints it */
 	struct strset texts;     /* digest keys whose text we have */
 	bool fb_on;              /* sampled digests: no performance_schema digests */
+	/* the digests' gap (issue 25): server-side prepared statements have no
+	 * digest row; their sessions (COMMAND Execute) are sampled instead, in
+	 * fb, and added to the digest set as estimates ("s:" keys) */
+	bool fill_on;
+	bool fill_have_prev;
+	uint64_t fill_stmts, fill_exec; /* the counters at the previous sample */
+	unsigned long fill_rounds;      /* fb.rounds when the estimates were last added */
 	double dg_next;          /* monotonic s of the next digest read (--server-budget) */
 	unsigned dg_reads;       /* digest reads on this connection */
 	struct fallback fb;
@@ -572,6 +579,59 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 	return 0;
 }
 
+/* Prepared statements' share of the statements at which their sessions
+ * are sampled (and below which they no longer are). */
+#define FILL_ON_SHARE 0.3
+#define FILL_OFF_SHARE 0.05
+#define FILL_MIN_STMTS 20   /* statements per sample needed to decide */
+#define FILL_MIN_ROUNDS 10  /* looks at the sessions between two sets of estimates alone */
+
+/* Start or stop sampling the sessions that run prepared statements, from
+ * this sample's statement counters. */
+static void my_fill_decide(struct source *src, const struct sample *out)
+{
+	struct my_priv *p = src->priv;
+	const struct ctr *st = &out->c[CTR_STMTS], *ex = &out->c[CTR_EXEC_STMTS];
+	if (p->fb_on || !src->caps.priv_process || !st->present || !ex->present)
+		return;
+	/* the first sample of a connection decides on the totals since the
+	 * server started (or its statistics were reset) */
+	uint64_t s0 = p->fill_have_prev ? p->fill_stmts : 0, e0 = p->fill_have_prev ? p->fill_exec : 0;
+	if (st->v >= s0 && ex->v >= e0) {
+		double ds = (double)(st->v - s0), de = (double)(ex->v - e0);
+		if (ds >= FILL_MIN_STMTS) {
+			if (!p->fill_on && de >= FILL_ON_SHARE * ds) {
+				p->fill_on = true;
+				fallback_free(&p->fb);
+				fallback_init_timed(&p->fb, src->sub_hz);
+			} else if (p->fill_on && de < FILL_OFF_SHARE * ds) {
+				p->fill_on = false;
+			}
+		}
+	}
+	p->fill_stmts = st->v;
+	p->fill_exec = ex->v;
+	p->fill_have_prev = true;
+	src->wants_subsample = p->fill_on;
+}
+
+/* Append the sampled prepared statements (fb) to the digest set. */
+static void my_fill_add(struct my_priv *p, struct digest_set *set)
+{
+	char name[64];
+	if (!p->fill_on || p->fb.rounds == 0)
+		return;
+	p->fill_rounds = p->fb.rounds;
+	str_printf(name, sizeof name, "prepared");
+	struct digest_set *fs = fallback_build(&p->fb, name);
+	for (size_t i = 0; i < fs->n; i++) {
+		struct digest_row *r = digest_set_add(set);
+		*r = fs->rows[i];
+		fs->rows[i].text = NULL;   /* moved */
+	}
+	digest_set_free(fs);
+}
+
 /* One look at the running statements for the sampled digests. */
 static void my_subsample(struct source *src)
 {
@@ -581,13 +641,18 @@ static void my_subsample(struct source *src)
 	bool failed;
 	char err[NOTE_LEN];
 	bool maria = src->caps.flavour == FLAVOUR_MARIADB;
-	if (!p || !p->fb_on)
+	if (!p || !(p->fb_on || p->fill_on))
 		return;
+	/* the gap's sessions run prepared statements: COMMAND Execute */
 	res = my_query(src, maria
-		       ? "SELECT ID, DB, TIME_MS / 1000, INFO FROM information_schema.PROCESSLIST "
-			 "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"
-		       : "SELECT ID, DB, TIME, INFO FROM information_schema.PROCESSLIST "
-			 "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL",
+		       ? (p->fill_on ? "SELECT ID, DB, TIME_MS / 1000, INFO FROM information_schema.PROCESSLIST "
+				       "WHERE COMMAND = 'Execute' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"
+				     : "SELECT ID, DB, TIME_MS / 1000, INFO FROM information_schema.PROCESSLIST "
+				       "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL")
+		       : (p->fill_on ? "SELECT ID, DB, TIME, INFO FROM information_schema.PROCESSLIST "
+				       "WHERE COMMAND = 'Execute' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"
+				     : "SELECT ID, DB, TIME, INFO FROM information_schema.PROCESSLIST "
+				       "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"),
 		       err, sizeof err, &failed, NULL, NULL);
 	if (failed)
 		return;
@@ -1248,6 +1313,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 			mysql_free_result(res);
 	}
 	mysql_map_finish(out, c, p->restarts);
+	my_fill_decide(src, out);
 	if (my_read_locks(src, out, (unsigned)row_waits, mdl_waits) < 0)
 		return -1;
 
@@ -1261,6 +1327,15 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	bool busy = src->lk_last && src->lk_read >= t0;
 	if (c->ps_digests && (dnow < p->dg_next || (busy && dnow < p->dg_next + 1.0))) {
 		out->digests_skipped = true;   /* costly: read every few refreshes (--server-budget) */
+		if (p->fill_on && p->fb.rounds >= p->fill_rounds + FILL_MIN_ROUNDS) {
+			/* the sampled estimates are cheap: at every refresh that has
+			 * enough new looks at the sessions (fewer: they hold) */
+			struct digest_set *es = xcalloc(1, sizeof *es);
+			es->partial = es->estimates_only = true;
+			str_copy(es->source, sizeof es->source, "performance_schema");
+			my_fill_add(p, es);
+			out->digests = es;
+		}
 	} else if (c->ps_digests) {
 		double before = out->query_ms;
 		out->digests = my_digests(src, out, have_lost, lost);
@@ -1268,6 +1343,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 			out->state = out->state == STATE_STALLED ? STATE_STALLED : STATE_DOWN;
 			return -1;
 		}
+		my_fill_add(p, out->digests);
 		double now = clock_mono();
 		/* the second read comes at the next refresh: the first rates need two */
 		p->dg_next = p->dg_reads++ ? source_pace_next(src, now, out->query_ms - before, PACE_SHARE_DIGESTS) : 0;

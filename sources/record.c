@@ -39,6 +39,7 @@ enum {
 #define DGM_PARTIAL 1u
 #define DGM_SAMPLED 2u
 #define DGM_LOST 4u
+#define DGM_ESTIMATES 8u   /* only the sampled estimates: the exact rows were not read */
 /* S_DIGEST: bit 31 of the have-mask says a text follows */
 #define DGR_TEXT (1u << 31)
 /* bit 30: the row is dbtop's own statement (older readers ignore it) */
@@ -409,7 +410,7 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 	}
 	f.len = 0;
 	sb_putc(&f, (char)((ds->partial || skipped ? DGM_PARTIAL : 0) | (ds->sampled ? DGM_SAMPLED : 0) |
-			   (ds->have_lost ? DGM_LOST : 0)));
+			   (ds->have_lost ? DGM_LOST : 0) | (ds->estimates_only ? DGM_ESTIMATES : 0)));
 	{
 		uint64_t v;
 		memcpy(&v, &ds->sample_hz, 8);
@@ -848,6 +849,7 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		s->digests->partial = d[0] & DGM_PARTIAL;
 		s->digests->sampled = d[0] & DGM_SAMPLED;
 		s->digests->have_lost = d[0] & DGM_LOST;
+		s->digests->estimates_only = d[0] & DGM_ESTIMATES;
 		s->digests->sample_hz = get_f64(d + 1);
 		s->digests->lost = get_le(d + 9, 8);
 		get_str(s->digests->source, sizeof s->digests->source, d + 17, n - 17);

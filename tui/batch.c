@@ -74,6 +74,8 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 		json_num(out, d_round(d->rate[DG_ROWS] * 1000) / 1000);
 		sb_puts(out, ",\"share\":");
 		json_num(out, t->total_ms_per_s > 0 ? d_round(ms / t->total_ms_per_s * 10000) / 10000 : NAN);
+		if (digest_is_estimate(t, d))
+			sb_puts(out, ",\"estimate\":true");
 		sb_putc(out, '}');
 	}
 	sb_puts(out, "]");
