@@ -602,6 +602,7 @@ static void my_fill_decide(struct source *src, const struct sample *out)
 		if (ds >= FILL_MIN_STMTS) {
 			if (!p->fill_on && de >= FILL_ON_SHARE * ds) {
 				p->fill_on = true;
+				p->fill_rounds = 0;
 				fallback_free(&p->fb);
 				fallback_init_timed(&p->fb, src->sub_hz);
 			} else if (p->fill_on && de < FILL_OFF_SHARE * ds) {
@@ -619,7 +620,8 @@ static void my_fill_decide(struct source *src, const struct sample *out)
 static void my_fill_add(struct my_priv *p, struct digest_set *set)
 {
 	char name[64];
-	if (!p->fill_on || p->fb.rounds == 0)
+	/* the first estimates wait for enough looks at the sessions */
+	if (!p->fill_on || p->fb.rounds < (p->fill_rounds ? 1 : FILL_MIN_ROUNDS))
 		return;
 	p->fill_rounds = p->fb.rounds;
 	str_printf(name, sizeof name, "prepared");
