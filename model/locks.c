@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../util/redact.h"
 #include "../util/util.h"
@@ -407,6 +408,130 @@ void lock_state_text(const struct lock_session *s, char *out, size_t len)
 		str_printf(out, len, "%s %s", s->state, d);
 	else
 		str_copy(out, len, s->state);
+}
+
+void session_time_text(long long us, char *out, size_t len)
+{
+	struct tm tm;
+	time_t t;
+	char d[32];
+	if (us == 0) {
+		str_copy(out, len, "?");
+		return;
+	}
+	t = (time_t)(us / 1000000);
+	long long frac = us % 1000000;
+	if (frac < 0) {
+		t--;
+		frac += 1000000;
+	}
+	if (!localtime_r(&t, &tm) || !strftime(d, sizeof d, "%Y-%m-%d %H:%M:%S", &tm)) {
+		str_printf(out, len, "%lld us", us);
+		return;
+	}
+	str_printf(out, len, "%s.%03lld", d, frac / 1000);
+}
+
+void session_ident_text(const struct session_ident *id, bool cancel, char *out, size_t len)
+{
+	char a[40], b[40], c[40];
+	if (!id->known) {
+		str_copy(out, len, "not known");
+		return;
+	}
+	if (id->start_us) {
+		session_time_text(id->start_us, a, sizeof a);
+		session_time_text(id->xact_us, b, sizeof b);
+		session_time_text(id->stmt_us, c, sizeof c);
+		str_printf(out, len, "started %s%s%s%s%s", a, id->xact_us ? ", transaction begun " : ", no transaction",
+			   id->xact_us ? b : "", cancel && id->stmt_us ? ", statement begun " : "",
+			   cancel && id->stmt_us ? c : "");
+		return;
+	}
+	bool stmt = id->query_id && (cancel || !id->trx_id[0] || strcmp(id->trx_id, "0") == 0);
+	if (id->trx_id[0] && !stmt && id->query_id)
+		/* MariaDB, a kill: session_ident_same() takes either */
+		str_printf(out, len, "transaction %s begun %s (or no statement since query id %lld)", id->trx_id,
+			   id->trx_started, id->query_id);
+	else if (id->trx_id[0])
+		str_printf(out, len, "%s %s begun %s",
+			   strcmp(id->trx_id, "0") == 0 ? "read-only transaction" : "transaction", id->trx_id,
+			   id->trx_started);
+	else
+		str_copy(out, len, "no transaction");
+	if (stmt) {
+		size_t n = strlen(out);
+		str_printf(out + n, len - n, ", statement query id %lld", id->query_id);
+	}
+}
+
+/* Two times as text (a: x, b: y); with microseconds when they would read
+ * the same to the millisecond. */
+static void two_times(long long x, long long y, char *a, char *b, size_t len)
+{
+	session_time_text(x, a, len);
+	session_time_text(y, b, len);
+	if (x != y && strcmp(a, b) == 0) {
+		size_t n = strlen(a);
+		long long ux = ((x % 1000) + 1000) % 1000, uy = ((y % 1000) + 1000) % 1000;
+		str_printf(a + n, len - n, "%03lld", ux);
+		str_printf(b + n, len - n, "%03lld", uy);
+	}
+}
+
+bool session_ident_same(const struct session_ident *saw, const struct session_ident *now, bool present,
+			bool cancel, char *why, size_t len)
+{
+	char a[40], b[40];
+	if (!present) {
+		str_copy(why, len, "it has ended since");
+		return false;
+	}
+	if (saw->start_us) {
+		/* PostgreSQL */
+		if (now->start_us != saw->start_us) {
+			two_times(now->start_us, saw->start_us, a, b, sizeof a);
+			str_printf(why, len, "it started at %s (the one you saw at %s)", a, b);
+			return false;
+		}
+		if (saw->xact_us && now->xact_us != saw->xact_us) {
+			two_times(now->xact_us, saw->xact_us, a, b, sizeof a);
+			if (now->xact_us)
+				str_printf(why, len, "it began another transaction at %s (you saw one begun at %s)", a, b);
+			else
+				str_printf(why, len, "its transaction begun at %s has ended", b);
+			return false;
+		}
+		if (cancel && saw->stmt_us && now->stmt_us != saw->stmt_us) {
+			two_times(now->stmt_us, saw->stmt_us, a, b, sizeof a);
+			str_printf(why, len, "it runs another statement, begun at %s (you saw one begun at %s)", a, b);
+			return false;
+		}
+		return true;
+	}
+	/* MySQL / MariaDB; MariaDB's QUERY_ID unchanged: no statement since,
+	 * so the same transaction (INNODB_TRX, a cached copy, may lag) */
+	if (!cancel && saw->trx_id[0] && saw->query_id && now->query_id == saw->query_id)
+		return true;
+	if (saw->trx_id[0] && !now->trx_id[0]) {
+		str_printf(why, len, "its transaction %s begun %s has ended", saw->trx_id, saw->trx_started);
+		return false;
+	}
+	if (strcmp(saw->trx_id, now->trx_id) != 0 || strcmp(saw->trx_started, now->trx_started) != 0) {
+		if (saw->trx_id[0])
+			str_printf(why, len, "it began another transaction (%s at %s; you saw %s begun %s)", now->trx_id,
+				   now->trx_started, saw->trx_id, saw->trx_started);
+		else
+			str_printf(why, len, "it began a transaction (%s at %s) since", now->trx_id, now->trx_started);
+		return false;
+	}
+	bool stmt = cancel || !saw->trx_id[0] || strcmp(saw->trx_id, "0") == 0;
+	if (stmt && saw->query_id && now->query_id != saw->query_id) {
+		str_printf(why, len, "it has run another statement since (query id %lld; you saw %lld)", now->query_id,
+			   saw->query_id);
+		return false;
+	}
+	return true;
 }
 
 const char *lock_status_name(enum lock_status st)

@@ -12,6 +12,29 @@
 #define LOCK_QUERY_MAX 1024      /* bytes of statement text kept per session */
 #define LOCK_NOTE_LEN 240
 
+/* What tells a session from a later one with the same id, as the lock
+ * query read it: k / c act only while the server still shows the same
+ * (sources/pg.c pg_act, sources/mysql.c my_act). PostgreSQL pids are
+ * reused; a pooled MySQL / MariaDB connection keeps its id across
+ * transactions. Times are the server's. */
+#define SESSION_TRX_ID_LEN 24
+#define SESSION_TIME_LEN 24
+struct session_ident {
+	bool known;              /* read with the session (false: a recording or
+				  * a lock query without these columns) */
+	/* PostgreSQL: pg_stat_activity, microseconds since the epoch, 0 when NULL */
+	long long start_us;      /* backend_start */
+	long long xact_us;       /* xact_start: 0 when no transaction is open */
+	long long stmt_us;       /* query_start: the current or last statement */
+	/* MySQL / MariaDB: information_schema.INNODB_TRX and PROCESSLIST */
+	char trx_id[SESSION_TRX_ID_LEN];       /* trx_id; "" when no transaction
+						* (MariaDB: "0" for any read-only one) */
+	char trx_started[SESSION_TIME_LEN];    /* trx_started, "YYYY-MM-DD hh:mm:ss" */
+	long long query_id;      /* MariaDB PROCESSLIST.QUERY_ID of the current or
+				  * last statement (a server-wide counter); 0: unknown
+				  * (MySQL has no such column) */
+};
+
 /* A session taking part in a wait: a waiter, a blocker or both. */
 struct lock_session {
 	long long id;            /* MySQL processlist id / PostgreSQL pid */
@@ -22,6 +45,7 @@ struct lock_session {
 	double wait_s;           /* s waiting for a lock, NaN when it does not wait */
 	bool query_is_last;      /* query is the last statement of an idle session */
 	char *query;             /* current or last statement, sanitised, owned; may be NULL */
+	struct session_ident ident;
 	/* analysis (lock_set_analyse) */
 	bool waits;              /* waiter in at least one edge */
 	bool blocks;             /* blocker in at least one edge */
@@ -110,5 +134,29 @@ const char *lock_status_name(enum lock_status st);
 
 /* Plain-words state of a session: "idle in transaction 42s", "active 3.1s". */
 void lock_state_text(const struct lock_session *s, char *out, size_t len);
+
+/* A server time in microseconds since the epoch as local time,
+ * "2026-12-01 14:31:02.123"; "?" for 0. */
+void session_time_text(long long us, char *out, size_t len);
+
+/* The identity a k (cancel false) or c (cancel true) checks before it
+ * acts, in words for the confirmation: "started 2026-12-01 14:31:02.123,
+ * transaction begun 14:31:03.456" (PostgreSQL: a known start_us) or
+ * "transaction 25 begun 2026-12-01 14:12:48, ..." (MySQL / MariaDB). */
+void session_ident_text(const struct session_ident *id, bool cancel, char *out, size_t len);
+
+/* Is `now` (the session with the same id as read just before acting;
+ * present false: there is none) still the one `saw` describes? For
+ * PostgreSQL (saw->start_us set): the same backend_start; the same
+ * xact_start when saw names a transaction; for cancel the same
+ * query_start too. For MySQL / MariaDB: the same transaction (trx_id and
+ * trx_started) when saw names one, else still none; the same query_id
+ * (when known) for cancel, or when the transaction does not tell (none,
+ * or MariaDB's read-only trx_id 0); a kill goes ahead on the same
+ * query_id alone (no statement since). When not, why says what changed:
+ * "it started at ... (the one you saw at ...)", "it began another
+ * transaction ...". */
+bool session_ident_same(const struct session_ident *saw, const struct session_ident *now, bool present,
+			bool cancel, char *why, size_t len);
 
 #endif

@@ -229,30 +229,52 @@ static bool locks_key(const struct model *m, struct pane_view *v, int key)
 		str_copy(v->status, sizeof v->status, "no blocker selected");
 		return true;
 	}
-	char st[96], q[160];
+	bool term = key == 'k';
+	if (!v->replay && (!t->ident.known || t->id <= 0)) {
+		/* another role's backend read without pg_read_all_stats, a lock
+		 * query without the identity columns, or a blocker without a
+		 * session (a prepared transaction) */
+		str_printf(v->status, sizeof v->status,
+			   "session %lld is not identified in this sample (%s): nothing can be checked, so nothing "
+			   "is done",
+			   t->id, pg ? "its start: another role's needs pg_read_all_stats" : "its transaction");
+		return true;
+	}
+	char st[96], q[160], who[200], sql[64];
 	lock_state_text(t, st, sizeof st);
 	str_printf(q, sizeof q, "%s", t->query ? t->query : "(statement not available)");
-	bool term = key == 'k';
+	session_ident_text(&t->ident, !term, who, sizeof who);
 	v->ask.act = term ? PA_TERMINATE : PA_CANCEL;
 	v->ask.id = t->id;
-	char sql[64];
+	v->ask.who = t->ident;
+	bool maria = !pg && m->caps.flavour == FLAVOUR_MARIADB;
 	if (pg)
 		str_printf(sql, sizeof sql, "%s(%lld)", term ? "pg_terminate_backend" : "pg_cancel_backend", t->id);
+	else if (maria && !term && t->ident.query_id > 0)
+		str_printf(sql, sizeof sql, "KILL QUERY ID %lld", t->ident.query_id);
 	else
 		str_printf(sql, sizeof sql, "%s%lld", term ? "KILL " : "KILL QUERY ", t->id);
-	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s, blocking %d) with %s? %s%s Statement: %s",
+	/* (a recording made before identities were kept has none to name; its
+	 * replay cannot act anyway) */
+	char chk[320] = "";
+	if (t->ident.known)
+		str_printf(chk, sizeof chk, " Checked %s: session %lld is still the one shown (%s); if not, nothing is done.",
+			   pg || maria ? "in the same statement" : "just before", t->id, who);
+	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s, blocking %d) with %s? %s%s%s Statement: %s",
 		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", st, t->blocked, sql,
 		   term ? "Its open transaction is rolled back." : "Its transaction stays open.",
 		   !pg && !m->caps.priv_super ? "  [needs SUPER or CONNECTION_ADMIN for other users' sessions]"
 		   : pg && !m->caps.superuser ? "  [needs superuser, pg_signal_backend or the same role]"
 					      : "",
-		   q);
+		   chk, q);
 	return true;
 }
 
 static const struct key_help locks_keys[] = {
-	{'k', "k", "end the selected chain's root blocker (KILL / pg_terminate_backend), after a confirmation"},
-	{'c', "c", "cancel the root blocker's statement (KILL QUERY / pg_cancel_backend), after a confirmation"},
+	{'k', "k", "end the selected chain's root blocker (KILL / pg_terminate_backend), after a confirmation; "
+		   "only while the server shows the same session (start, transaction)"},
+	{'c', "c", "cancel the root blocker's statement (KILL QUERY / pg_cancel_backend), after a confirmation; "
+		   "only while the same session runs the same statement"},
 	{'/', "/", "filter by regex over session id, user, statement and lock object"},
 	{'\n', "Enter", "details: every lock the session waits for or holds, its full statement"},
 	{0, NULL, NULL},

@@ -29,6 +29,7 @@ enum pane_action {
 struct pane_ask {
 	enum pane_action act;
 	long long id;        /* session id / tunable index / journal seq */
+	struct session_ident who; /* PA_TERMINATE / PA_CANCEL: the session as shown */
 	char value[64];      /* PA_TUNE_APPLY: the value */
 	char what[1200];     /* the confirmation text: whom, what, consequences */
 };
@@ -46,6 +47,7 @@ struct pane_view {
 	int nrows;           /* rows after filtering, set by draw */
 	char status[160];    /* a one-line message from the pane (e.g. sort) */
 	bool read_only;      /* --read-only: no action on the server */
+	bool replay;         /* a recording: no server to act on */
 	struct pane_ask ask; /* set by a pane key: the screen confirms it */
 };
 

@@ -72,7 +72,14 @@ struct my_priv {
 	size_t ncand, capcand;
 	struct strset own_checked; /* digest keys whose text was checked */
 	double next_waits;       /* monotonic s of the next wait summary read */
+	double trx_read;         /* monotonic s of the last lock query (it reads INNODB_TRX) */
 };
+
+/* InnoDB refreshes the INNODB_TRX / INNODB_LOCKS cache only when no one
+ * has read it for 0.1 s (trx0i_s.cc, CACHE_MIN_IDLE_TIME_US): the identity
+ * check waits that long after dbtop's own lock query, so that its read
+ * is fresh unless other clients read those tables more often. */
+#define MY_TRX_CACHE_IDLE_S 0.12
 
 /* The client's message, with the words for an errno it gives as a bare
  * number ("system error: 110" -> "... 110 (Connection timed out)"), in buf
@@ -858,6 +865,7 @@ static int my_lock_query(struct source *src, struct sample *out, struct lock_set
 	double ms = 0;
 	MYSQL_RES *res = my_query(src, q, err, sizeof err, &failed, &stalled, &ms);
 	MYSQL_ROW row;
+	p->trx_read = clock_mono();
 	out->query_ms += ms;
 	ls->query_ms += ms;
 	out->nqueries++;
@@ -949,11 +957,76 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 	return 0;
 }
 
-/* End a session or cancel its statement. */
-static int my_act(struct source *src, int what, long long id, char *msg, size_t len)
+/* The identity of session id now (for the check and the message of a
+ * refused action); present false when the session is gone. -1 when the
+ * read failed (err set). */
+static int my_ident_now(struct source *src, long long id, struct session_ident *now, bool *present, char *err,
+			size_t errlen)
 {
-	bool failed, stalled;
-	char q[64];
+	bool failed;
+	char q[320];
+	MYSQL_ROW row;
+	memset(now, 0, sizeof *now);
+	*present = false;
+	MYSQL_RES *res = my_query(src, mysql_ident_sql(src->caps.flavour, id, q, sizeof q), err, errlen, &failed,
+				  NULL, NULL);
+	if (failed) {
+		if (res)
+			mysql_free_result(res);
+		return -1;
+	}
+	if (res && (row = mysql_fetch_row(res))) {
+		*present = true;
+		now->known = true;
+		if (row[0]) {
+			str_copy(now->trx_id, sizeof now->trx_id, row[0]);
+			str_copy(now->trx_started, sizeof now->trx_started, row[1] ? row[1] : "");
+			text_sanitize(now->trx_id);
+			text_sanitize(now->trx_started);
+		}
+		if (row[2])
+			now->query_id = atoll(row[2]);
+	}
+	if (res)
+		mysql_free_result(res);
+	return 0;
+}
+
+/* Why an action was refused, into msg: what changed since the sample. */
+static void my_refused(struct source *src, long long id, const struct session_ident *who, bool cancel, char *msg,
+		       size_t len)
+{
+	struct session_ident now;
+	bool present;
+	char why[NOTE_LEN / 2], err[NOTE_LEN / 2];
+	if (my_ident_now(src, id, &now, &present, err, sizeof err) < 0)
+		str_printf(msg, len, "session %lld may not be the one you saw: nothing was done (%s)", id, err);
+	else if (!present)
+		str_printf(msg, len, "session %lld has ended since: nothing was done", id);
+	else if (session_ident_same(who, &now, present, cancel, why, sizeof why))
+		str_printf(msg, len, "session %lld changed while it was checked: nothing was done", id);
+	else
+		str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
+}
+
+/* End a session or cancel its statement, only while it is the session
+ * `who` describes (mysql_ident_cond). MariaDB: the check and the KILL are
+ * one compound statement, run by the server without a round trip between
+ * them; a cancel with a known QUERY_ID kills that statement only (KILL
+ * QUERY ID). MySQL (no compound statements outside stored programs): the
+ * identity is read, compared, and the KILL follows at once: a client
+ * round trip is left between them. INNODB_TRX is InnoDB's cached copy
+ * (MY_TRX_CACHE_IDLE_S): on MariaDB an unchanged QUERY_ID (read live from
+ * PROCESSLIST) settles it first: no statement since, so no other
+ * transaction. */
+static int my_act(struct source *src, int what, long long id, const struct session_ident *who, char *msg,
+		  size_t len)
+{
+	bool failed, present, cancel = what != SRC_ACT_TERMINATE;
+	bool maria = src->caps.flavour == FLAVOUR_MARIADB;
+	char cond[200], q[640], why[NOTE_LEN / 2], kill[64];
+	MYSQL_RES *res;
+	MYSQL_ROW row;
 	if (src->read_only) {
 		str_copy(msg, len, "--read-only: refused");
 		return -1;
@@ -962,13 +1035,69 @@ static int my_act(struct source *src, int what, long long id, char *msg, size_t 
 		str_printf(msg, len, "%lld is not a session id", id);
 		return -1;
 	}
-	str_printf(q, sizeof q, "KILL %s%lld", what == SRC_ACT_TERMINATE ? "" : "QUERY ", id);
-	MYSQL_RES *res = my_query(src, q, msg, len, &failed, &stalled, NULL);
-	if (res)
-		mysql_free_result(res);
-	if (failed)
+	if (!who || !mysql_ident_cond(who, cancel, maria, cond, sizeof cond)) {
+		str_printf(msg, len,
+			   "session %lld: nothing was done: the sample did not show its transaction, so it cannot be "
+			   "told from later work of the same connection",
+			   id);
 		return -1;
-	str_printf(msg, len, "%s: done", q);
+	}
+	struct my_priv *p = src->priv;
+	double idle = p->trx_read + MY_TRX_CACHE_IDLE_S;
+	if (clock_mono() < idle)
+		sleep_until(idle);
+	bool by_query = maria && cancel && who->query_id > 0;
+	if (by_query)
+		str_printf(kill, sizeof kill, "KILL QUERY ID %lld", who->query_id);
+	else
+		str_printf(kill, sizeof kill, "KILL %s%lld", cancel ? "QUERY " : "", id);
+	if (maria) {
+		str_printf(q, sizeof q,
+			   "BEGIN NOT ATOMIC IF (SELECT COUNT(*) FROM information_schema.PROCESSLIST p "
+			   "LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID "
+			   "WHERE p.ID = %lld AND %s) = 1 THEN SET @dbtop_act = 1; %s; ELSE SET @dbtop_act = 0; "
+			   "END IF; END",
+			   id, cond, kill);
+		res = my_query(src, q, msg, len, &failed, NULL, NULL);
+		if (res)
+			mysql_free_result(res);
+		if (failed) {
+			if (by_query && strstr(msg, "nknown query id"))
+				str_printf(msg, len,
+					   "session %lld runs no statement now: nothing was done (the one you saw, query "
+					   "id %lld, has finished)",
+					   id, who->query_id);
+			return -1;
+		}
+		res = my_query(src, "SELECT @dbtop_act", msg, len, &failed, NULL, NULL);
+		bool done = !failed && res && (row = mysql_fetch_row(res)) && row[0] && row[0][0] == '1';
+		if (res)
+			mysql_free_result(res);
+		if (failed)
+			return -1;
+		if (!done) {
+			my_refused(src, id, who, cancel, msg, len);
+			return -1;
+		}
+	} else {
+		struct session_ident now;
+		if (my_ident_now(src, id, &now, &present, msg, len) < 0)
+			return -1;
+		if (!present || !session_ident_same(who, &now, present, cancel, why, sizeof why)) {
+			if (!present)
+				str_printf(msg, len, "session %lld has ended since: nothing was done", id);
+			else
+				str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
+			return -1;
+		}
+		res = my_query(src, kill, msg, len, &failed, NULL, NULL);
+		if (res)
+			mysql_free_result(res);
+		if (failed)
+			return -1;
+	}
+	str_printf(msg, len, "%s: done (the session you saw: %s)", kill,
+		   who->trx_id[0] ? "same transaction" : "no transaction, same statement");
 	return 0;
 }
 

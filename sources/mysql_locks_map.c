@@ -78,7 +78,8 @@ static const char row_mysql[] =
 	"bt.PROCESSLIST_TIME, " AGE("bx.trx_started") ", " AGE("bx.trx_wait_started") ", "
 	"COALESCE(bx.trx_query, bt.PROCESSLIST_INFO), bs.SQL_TEXT, "
 	"r.OBJECT_SCHEMA, r.OBJECT_NAME, r.INDEX_NAME, r.LOCK_TYPE, r.LOCK_MODE, b.LOCK_MODE, "
-	"r.LOCK_DATA, b.LOCK_DATA, IF(w.queued, 'PENDING', 'GRANTED') "
+	"r.LOCK_DATA, b.LOCK_DATA, IF(w.queued, 'PENDING', 'GRANTED'), "
+	"rx.trx_id, rx.trx_started, NULL, bx.trx_id, bx.trx_started, NULL "
 	"FROM (SELECT g.ENGINE, g.REQUESTING_ENGINE_LOCK_ID, g.BLOCKING_ENGINE_LOCK_ID, g.queued "
 	"FROM (SELECT g0.*, MAX(NOT g0.queued) OVER (PARTITION BY g0.ENGINE, g0.REQUESTING_ENGINE_LOCK_ID) "
 	"AS granted_blocker "
@@ -150,7 +151,8 @@ static const char row_mariadb[] =
 	"NULLIF(bx.trx_mysql_thread_id, 0), bp.USER, bp.COMMAND, bp.STATE, bp.TIME_MS / 1000, "
 	AGE("bx.trx_started") ", " AGE("bx.trx_wait_started") ", COALESCE(bx.trx_query, bp.INFO), NULL, "
 	"NULL, rl.lock_table, rl.lock_index, rl.lock_type, rl.lock_mode, bl.lock_mode, "
-	"rl.lock_data, bl.lock_data, IF(w.queued, 'PENDING', 'GRANTED') "
+	"rl.lock_data, bl.lock_data, IF(w.queued, 'PENDING', 'GRANTED'), "
+	"rx.trx_id, rx.trx_started, rp.QUERY_ID, bx.trx_id, bx.trx_started, bp.QUERY_ID "
 	"FROM w "
 	"JOIN information_schema.INNODB_LOCKS rl ON rl.lock_id = w.requested_lock_id "
 	"JOIN information_schema.INNODB_LOCKS bl ON bl.lock_id = w.blocking_lock_id "
@@ -337,7 +339,8 @@ char *mysql_locks_mdl_sql(enum flavour fl, unsigned ms, char *buf, size_t len)
 		"CASE WHEN b.LOCK_STATUS = 'PENDING' THEN bt.PROCESSLIST_TIME END, "
 		"bt.PROCESSLIST_INFO, bs.SQL_TEXT, "
 		"w.OBJECT_SCHEMA, w.OBJECT_NAME, NULL, 'METADATA', w.LOCK_TYPE, b.LOCK_TYPE, "
-		"CASE WHEN w.OBJECT_TYPE <> 'TABLE' THEN w.OBJECT_TYPE END, NULL, b.LOCK_STATUS "
+		"CASE WHEN w.OBJECT_TYPE <> 'TABLE' THEN w.OBJECT_TYPE END, NULL, b.LOCK_STATUS, "
+		"wx.trx_id, wx.trx_started, NULL, bx.trx_id, bx.trx_started, NULL "
 		"FROM performance_schema.metadata_locks w "
 		"JOIN performance_schema.metadata_locks b ON b.OBJECT_TYPE = w.OBJECT_TYPE "
 		"AND b.OBJECT_SCHEMA <=> w.OBJECT_SCHEMA AND b.OBJECT_NAME <=> w.OBJECT_NAME "
@@ -419,10 +422,29 @@ static void cell_copy(char *dst, size_t len, const char *s)
 	text_sanitize(dst);
 }
 
-/* What the row says about one session; NULL: not said. */
+/* What the row says about one session; NULL: not said. ident: the row
+ * has the identity columns (trx_id, trx_started, query_id). */
 struct side {
 	const char *user, *command, *state, *time, *trx_age, *wait, *query, *last;
+	bool ident;
+	const char *trx_id, *trx_started, *query_id;
 };
+
+/* A session's identity from its cells (see struct side). */
+static void ident_fill(struct session_ident *id, const struct side *d)
+{
+	long long q;
+	memset(id, 0, sizeof *id);
+	id->known = d->ident;
+	if (!d->ident)
+		return;
+	if (d->trx_id) {
+		cell_copy(id->trx_id, sizeof id->trx_id, d->trx_id);
+		cell_copy(id->trx_started, sizeof id->trx_started, d->trx_started);
+	}
+	if (parse_id(d->query_id, &q))
+		id->query_id = q;
+}
 
 static void session_fill(struct lock_session *s, const struct side *d)
 {
@@ -449,6 +471,8 @@ static void session_fill(struct lock_session *s, const struct side *d)
 		lock_session_query(s, d->query, false);
 	else if (d->last && (!s->query || s->query_is_last))
 		lock_session_query(s, d->last, true);
+	if (d->ident || !s->ident.known)
+		ident_fill(&s->ident, d);
 }
 
 /* Read a backquoted identifier at *p (`` is a quote) into out; advances *p. */
@@ -528,7 +552,7 @@ void mysql_locks_map_row(struct lock_set *ls, const char *const *cell, int ncell
 {
 	long long wid, bid = 0;
 	struct lock_edge f;
-	if (!ls || !cell || ncells < MYL__COUNT || !parse_id(cell[MYL_W_ID], &wid))
+	if (!ls || !cell || ncells < MYL_IDENT_FIRST || !parse_id(cell[MYL_W_ID], &wid))
 		return;
 	if (cell[MYL_B_ID] && !parse_id(cell[MYL_B_ID], &bid))
 		return;
@@ -559,13 +583,18 @@ void mysql_locks_map_row(struct lock_set *ls, const char *const *cell, int ncell
 		f.root = e->root;
 		*e = f;
 	}
+	bool id = ncells >= MYL__COUNT;
 	const struct side w = {
 		cell[MYL_W_USER], cell[MYL_W_COMMAND], cell[MYL_W_STATE], cell[MYL_W_TIME],
 		cell[MYL_W_TRX_AGE], cell[MYL_W_WAIT], cell[MYL_W_QUERY], NULL,
+		id, id ? cell[MYL_W_TRX_ID] : NULL, id ? cell[MYL_W_TRX_STARTED] : NULL,
+		id ? cell[MYL_W_QUERY_ID] : NULL,
 	};
 	const struct side b = {
 		cell[MYL_B_USER], cell[MYL_B_COMMAND], cell[MYL_B_STATE], cell[MYL_B_TIME],
 		cell[MYL_B_TRX_AGE], cell[MYL_B_WAIT], cell[MYL_B_QUERY], cell[MYL_B_LAST],
+		id, id ? cell[MYL_B_TRX_ID] : NULL, id ? cell[MYL_B_TRX_STARTED] : NULL,
+		id ? cell[MYL_B_QUERY_ID] : NULL,
 	};
 	/* lock_session_get may move ls->s: index first, then the pointer */
 	int wi = lock_session_get(ls, wid), bi = lock_session_get(ls, bid);
@@ -574,6 +603,55 @@ void mysql_locks_map_row(struct lock_set *ls, const char *const *cell, int ncell
 	session_fill(bs, &b);
 	if (!cell[MYL_B_ID] && !bs->state[0])
 		str_copy(bs->state, sizeof bs->state, "no client session");
+}
+
+/* ---- acting on the session that was seen ---------------------------------- */
+
+/* Only digits (a trx_id), or digits, '-', ':', ' ' and '.' (a DATETIME). */
+static bool plain(const char *s, bool datetime)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s) && !(datetime && strchr("-: .", *s)))
+			return false;
+	return true;
+}
+
+bool mysql_ident_cond(const struct session_ident *who, bool cancel, bool mariadb, char *buf, size_t len)
+{
+	size_t n;
+	if (!who->known)
+		return false;
+	bool q = mariadb && who->query_id > 0;
+	bool stmt = cancel || !who->trx_id[0] || strcmp(who->trx_id, "0") == 0;
+	if (who->trx_id[0]) {
+		if (!plain(who->trx_id, false) || !plain(who->trx_started, true))
+			return false;
+		if (q && !stmt)
+			/* MariaDB, a kill: no statement since (QUERY_ID, read
+			 * live) is the same transaction, whatever INNODB_TRX's
+			 * cached copy says */
+			n = str_printf(buf, len, "(p.QUERY_ID = %lld OR x.trx_id = '%s' AND x.trx_started = '%s')",
+				       who->query_id, who->trx_id, who->trx_started);
+		else
+			n = str_printf(buf, len, "x.trx_id = '%s' AND x.trx_started = '%s'", who->trx_id,
+				       who->trx_started);
+	} else {
+		n = str_printf(buf, len, "x.trx_id IS NULL");
+	}
+	if (stmt && q)
+		str_printf(buf + n, len - n, " AND p.QUERY_ID = %lld", who->query_id);
+	return true;
+}
+
+char *mysql_ident_sql(enum flavour fl, long long id, char *buf, size_t len)
+{
+	str_printf(buf, len,
+		   "SELECT x.trx_id, x.trx_started, %s FROM information_schema.PROCESSLIST p "
+		   "LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID WHERE p.ID = %lld",
+		   fl == FLAVOUR_MARIADB ? "p.QUERY_ID" : "NULL", id);
+	return buf;
 }
 
 /* ---- statements: tables and the lock they ask for ---------------------------- */
@@ -787,14 +865,14 @@ char *mariadb_mdl_sql(bool have_plugin, unsigned ms, char *buf, size_t len)
 	sb_init(&b);
 	select_head(&b, FLAVOUR_MARIADB, ms);
 	sb_puts(&b, "'W', p.ID, p.USER, p.COMMAND, p.STATE, p.TIME_MS / 1000, " AGE("x.trx_started")
-		", p.INFO, p.DB, NULL, NULL, NULL "
+		", p.INFO, p.DB, NULL, NULL, NULL, x.trx_id, x.trx_started, p.QUERY_ID "
 		"FROM information_schema.PROCESSLIST p "
 		"LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID "
 		"WHERE p.STATE LIKE 'Waiting for%metadata lock'");
 	if (have_plugin)
 		sb_puts(&b, " UNION ALL SELECT 'H', m.THREAD_ID, p.USER, p.COMMAND, p.STATE, "
 			"p.TIME_MS / 1000, " AGE("x.trx_started") ", p.INFO, p.DB, m.LOCK_MODE, "
-			"m.TABLE_SCHEMA, m.TABLE_NAME "
+			"m.TABLE_SCHEMA, m.TABLE_NAME, x.trx_id, x.trx_started, p.QUERY_ID "
 			"FROM information_schema.METADATA_LOCK_INFO m "
 			"LEFT JOIN information_schema.PROCESSLIST p ON p.ID = m.THREAD_ID "
 			"LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = m.THREAD_ID "
@@ -819,6 +897,8 @@ struct mdl_holder {
 	enum mdl_type mode;
 	char table[MYL_NAME_MAX]; /* schema.table */
 	char *user, *command, *state, *time, *trx_age, *info;
+	bool ident;
+	char *trx_id, *trx_started, *query_id;
 };
 
 struct mariadb_mdl {
@@ -845,13 +925,17 @@ void mariadb_mdl_map_row(struct mariadb_mdl *m, struct lock_set *ls, const char 
 			 int ncells)
 {
 	long long id;
-	if (!m || !ls || !cell || ncells < MMD__COUNT || !cell[MMD_KIND] ||
+	if (!m || !ls || !cell || ncells < MMD_IDENT_FIRST || !cell[MMD_KIND] ||
 	    !parse_id(cell[MMD_ID], &id))
 		return;
+	bool ident = ncells >= MMD__COUNT;
+	const char *trx_id = ident ? cell[MMD_TRX_ID] : NULL, *trx_started = ident ? cell[MMD_TRX_STARTED] : NULL,
+		   *query_id = ident ? cell[MMD_QUERY_ID] : NULL;
 	if (cell[MMD_KIND][0] == 'W') {
 		struct side d = {
 			cell[MMD_USER], cell[MMD_COMMAND], cell[MMD_STATE], cell[MMD_TIME],
 			cell[MMD_TRX_AGE], cell[MMD_TIME], cell[MMD_INFO], NULL,
+			ident, trx_id, trx_started, query_id,
 		};
 		int si = lock_session_get(ls, id);
 		session_fill(&ls->s[si], &d);
@@ -884,6 +968,10 @@ void mariadb_mdl_map_row(struct mariadb_mdl *m, struct lock_set *ls, const char 
 		h->time = dup_or_null(cell[MMD_TIME]);
 		h->trx_age = dup_or_null(cell[MMD_TRX_AGE]);
 		h->info = dup_or_null(cell[MMD_INFO]);
+		h->ident = ident;
+		h->trx_id = dup_or_null(trx_id);
+		h->trx_started = dup_or_null(trx_started);
+		h->query_id = dup_or_null(query_id);
 	}
 }
 
@@ -977,7 +1065,8 @@ void mariadb_mdl_finish(struct mariadb_mdl *m, struct lock_set *ls)
 				continue;
 			w->paired = true;
 			/* MariaDB keeps no last statement of an idle session */
-			struct side d = {h->user, h->command, h->state, h->time, h->trx_age, NULL, h->info, NULL};
+			struct side d = {h->user, h->command, h->state, h->time, h->trx_age, NULL, h->info, NULL,
+					 h->ident, h->trx_id, h->trx_started, h->query_id};
 			session_fill(&ls->s[ls->e[ls->ne - 1].blocker], &d);
 		}
 		for (size_t j = 0; j < m->nw; j++) {
@@ -1014,6 +1103,9 @@ void mariadb_mdl_finish(struct mariadb_mdl *m, struct lock_set *ls)
 		free(m->h[j].time);
 		free(m->h[j].trx_age);
 		free(m->h[j].info);
+		free(m->h[j].trx_id);
+		free(m->h[j].trx_started);
+		free(m->h[j].query_id);
 	}
 	free(m->h);
 	free(m->w);

@@ -80,6 +80,7 @@
 #include "sample.h"
 
 struct lock_set;
+struct session_ident;
 
 #define MYL_SQL_MAX 8192
 #define MYL_GATE_STATUS "Innodb_row_lock_current_waits"
@@ -107,7 +108,13 @@ struct lock_set;
  *             (metadata locks: OBJECT_TYPE when it is not TABLE)
  *   HELD_STATUS            GRANTED, or PENDING when the blocker only
  *             queues ahead with a request that conflicts (metadata locks;
- *             row locks when no granted lock blocks the request) */
+ *             row locks when no granted lock blocks the request)
+ * Then each session's identity (struct session_ident), optional (rows
+ * recorded before them have MYL_IDENT_FIRST cells; the identity is then
+ * unknown):
+ *   TRX_ID, TRX_STARTED    INNODB_TRX trx_id and trx_started, NULL
+ *             without a transaction
+ *   QUERY_ID  MariaDB PROCESSLIST.QUERY_ID; NULL on MySQL */
 enum {
 	MYL_W_ID, MYL_W_USER, MYL_W_COMMAND, MYL_W_STATE, MYL_W_TIME, MYL_W_TRX_AGE,
 	MYL_W_WAIT, MYL_W_QUERY,
@@ -115,8 +122,11 @@ enum {
 	MYL_B_WAIT, MYL_B_QUERY, MYL_B_LAST,
 	MYL_SCHEMA, MYL_TABLE, MYL_INDEX, MYL_LOCK_TYPE, MYL_REQUESTED, MYL_HELD,
 	MYL_LOCK_DATA, MYL_HELD_DATA, MYL_HELD_STATUS,
+	MYL_W_TRX_ID, MYL_W_TRX_STARTED, MYL_W_QUERY_ID,
+	MYL_B_TRX_ID, MYL_B_TRX_STARTED, MYL_B_QUERY_ID,
 	MYL__COUNT
 };
+#define MYL_IDENT_FIRST MYL_W_TRX_ID
 
 /* The row-lock query of flavour (FLAVOUR_MYSQL: MySQL 8.0+,
  * FLAVOUR_MARIADB: MariaDB 10.x). */
@@ -158,8 +168,8 @@ bool mysql_locks_count(const char *cell, unsigned *n);
  * requested, held, lock_data (the requested lock's, else the blocking
  * one's), soft when HELD_STATUS is PENDING. Every string is sanitised.
  * NULL cells are fine; a row without a waiter id, with fewer than
- * MYL__COUNT cells, or (metadata locks) with compatible lock types is
- * ignored. */
+ * MYL_IDENT_FIRST cells, or (metadata locks) with compatible lock types is
+ * ignored. With the identity columns, both sessions' ident is set (known). */
 void mysql_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells);
 
 /* MDL lock types, as performance_schema.metadata_locks names them
@@ -181,6 +191,27 @@ enum mdl_type mysql_mdl_type(const char *name);
  * not with SHARED or EXCLUSIVE). Unknown types conflict with everything
  * when granted and wait only behind a pending EXCLUSIVE. */
 bool mysql_mdl_conflicts(enum mdl_type req, enum mdl_type other, bool pending);
+
+/* ---- acting on the session that was seen ------------------------------------
+ * k / c (sources/mysql.c my_act) end or cancel a session only while the
+ * server still shows the one a sample read (struct session_ident). Both
+ * builders take a session id and write SQL over information_schema
+ * PROCESSLIST p LEFT JOIN INNODB_TRX x ON x.trx_mysql_thread_id = p.ID. */
+
+/* The condition (for a WHERE after p.ID = id) that holds while the
+ * session is still the one `who` describes, as session_ident_same()
+ * judges it: the same transaction (trx_id and trx_started) or still none;
+ * the same QUERY_ID (MariaDB, when known) for a cancel, or when the
+ * transaction does not tell (none, or a read-only trx_id 0). A kill on
+ * MariaDB also goes ahead on the same QUERY_ID alone: INNODB_TRX is a
+ * cached copy that may lag, PROCESSLIST is read live, and no statement
+ * since means no other transaction. False when who's values are not
+ * plain numbers / times (nothing written then). */
+bool mysql_ident_cond(const struct session_ident *who, bool cancel, bool mariadb, char *buf, size_t len);
+
+/* The identity of session id now: one row (trx_id, trx_started, QUERY_ID
+ * or NULL on MySQL), none when the session is gone. */
+char *mysql_ident_sql(enum flavour fl, long long id, char *buf, size_t len);
 
 /* ---- MariaDB metadata locks ------------------------------------------------
  * MariaDB lists waiting sessions in PROCESSLIST (STATE 'Waiting for table
@@ -221,8 +252,10 @@ bool mysql_mdl_conflicts(enum mdl_type req, enum mdl_type other, bool pending);
 enum {
 	MMD_KIND, MMD_ID, MMD_USER, MMD_COMMAND, MMD_STATE, MMD_TIME, MMD_TRX_AGE,
 	MMD_INFO, MMD_DB, MMD_MODE, MMD_SCHEMA, MMD_TABLE,
+	MMD_TRX_ID, MMD_TRX_STARTED, MMD_QUERY_ID,   /* identity, as MYL_*; optional */
 	MMD__COUNT
 };
+#define MMD_IDENT_FIRST MMD_TRX_ID
 char *mariadb_mdl_sql(bool have_plugin, unsigned ms, char *buf, size_t len);
 
 struct mariadb_mdl;

@@ -1066,14 +1066,54 @@ static int pg_tune(struct source *src, struct tune_call *c)
 	return 0;
 }
 
-/* End a backend or cancel its query. */
-static int pg_act(struct source *src, int what, long long id, char *msg, size_t len)
+/* The identity of backend pid as pg_stat_activity shows it now (for the
+ * message of a refused action): 1, 0 when there is none, -1 when the
+ * read failed (err set). */
+static int pg_ident_now(struct source *src, long long pid, struct session_ident *now, char *err, size_t errlen)
 {
 	struct pg_priv *p = src->priv;
-	const char *fn = what == SRC_ACT_TERMINATE ? "pg_terminate_backend" : "pg_cancel_backend";
 	struct pg_results rs;
 	bool stalled;
-	char q[96];
+	int found = 0;
+	char q[320];
+	memset(now, 0, sizeof *now);
+	str_printf(q, sizeof q,
+		   "SELECT " PG_US("backend_start") ", " PG_US("xact_start") ", " PG_US("query_start")
+		   " FROM pg_stat_activity WHERE pid = %lld",
+		   pid);
+	if (pg_run(src, q, &rs, err, errlen, &stalled, NULL) < 0)
+		return -1;
+	p->own_xacts++;
+	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
+	if (r && PQntuples(r) > 0) {
+		const char *v;
+		found = 1;
+		now->known = true;
+		if ((v = cell(r, 0, 0)))
+			now->start_us = atoll(v);
+		if ((v = cell(r, 0, 1)))
+			now->xact_us = atoll(v);
+		if ((v = cell(r, 0, 2)))
+			now->stmt_us = atoll(v);
+	}
+	pg_results_clear(&rs);
+	return found;
+}
+
+/* End a backend or cancel its query: one statement that signals the pid
+ * only while pg_stat_activity shows the backend `who` describes (its
+ * backend_start; its xact_start when it had a transaction; for a cancel
+ * its query_start). Left of the race: the microseconds between that
+ * statement's read of the backend table and its kill(). */
+static int pg_act(struct source *src, int what, long long id, const struct session_ident *who, char *msg,
+		  size_t len)
+{
+	struct pg_priv *p = src->priv;
+	bool cancel = what != SRC_ACT_TERMINATE;
+	const char *fn = cancel ? "pg_cancel_backend" : "pg_terminate_backend";
+	struct pg_results rs;
+	bool stalled;
+	char q[512], why[NOTE_LEN / 2];
 	const char *v;
 	if (src->read_only) {
 		str_copy(msg, len, "--read-only: refused");
@@ -1083,18 +1123,50 @@ static int pg_act(struct source *src, int what, long long id, char *msg, size_t 
 		str_printf(msg, len, "%lld is not a backend pid", id);
 		return -1;
 	}
-	str_printf(q, sizeof q, "SELECT %s(%lld)", fn, id);
+	if (!who || !who->known || !who->start_us) {
+		str_printf(msg, len,
+			   "session %lld: nothing was done: the sample did not show when it started (another role's "
+			   "session needs pg_read_all_stats), so it cannot be told from a later one",
+			   id);
+		return -1;
+	}
+	size_t n = str_printf(q, sizeof q,
+			      "SELECT %s(pid) FROM pg_stat_activity WHERE pid = %lld AND " PG_US("backend_start")
+			      " = %lld",
+			      fn, id, who->start_us);
+	if (who->xact_us)
+		n += str_printf(q + n, sizeof q - n, " AND " PG_US("xact_start") " = %lld", who->xact_us);
+	if (cancel && who->stmt_us)
+		str_printf(q + n, sizeof q - n, " AND " PG_US("query_start") " = %lld", who->stmt_us);
 	if (pg_run(src, q, &rs, msg, len, &stalled, NULL) < 0)
 		return -1;
 	p->own_xacts++;
-	v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
+	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
+	int rows = r ? PQntuples(r) : 0;
+	v = rows > 0 ? cell(r, 0, 0) : NULL;
 	bool done = v && v[0] == 't';
 	pg_results_clear(&rs);
-	if (done)
-		str_printf(msg, len, "%s(%lld): done", fn, id);
-	else
+	if (done) {
+		str_printf(msg, len, "%s(%lld): done (the session you saw: same start%s)", fn, id,
+			   who->xact_us ? ", same transaction" : "");
+		return 0;
+	}
+	if (rows > 0) {
 		str_printf(msg, len, "%s(%lld) returned false: the session is gone already", fn, id);
-	return done ? 0 : -1;
+		return -1;
+	}
+	struct session_ident now;
+	char err[NOTE_LEN / 2];
+	int present = pg_ident_now(src, id, &now, err, sizeof err);
+	if (present < 0)
+		str_printf(msg, len, "session %lld may not be the one you saw: nothing was done (%s)", id, err);
+	else if (!present)
+		str_printf(msg, len, "session %lld has ended since: nothing was done", id);
+	else if (session_ident_same(who, &now, true, cancel, why, sizeof why))
+		str_printf(msg, len, "session %lld changed while it was checked: nothing was done", id);
+	else
+		str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
+	return -1;
 }
 
 const struct source_ops pg_source_ops = {

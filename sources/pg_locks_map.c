@@ -82,7 +82,7 @@
 #define PGL_SQL(ws, wait) \
 	"WITH RECURSIVE a AS MATERIALIZED (" \
 	" SELECT pid, datid, datname, usename, state, backend_type, leader_pid, state_change," \
-	" xact_start, left(query, 1024) AS query FROM pg_stat_activity)," \
+	" xact_start, backend_start, query_start, left(query, 1024) AS query FROM pg_stat_activity)," \
 	" c AS (SELECT (SELECT datid FROM a WHERE pid = pg_backend_pid()) AS datid," \
 	" statement_timestamp() AS ts)," \
 	" l AS MATERIALIZED (" \
@@ -149,7 +149,9 @@
 	" extract(epoch FROM c.ts - wa.xact_start), " wait ", wa.backend_type, wa.query," \
 	" ba.usename, CASE WHEN e.bpid = 0 THEN 'prepared transaction' ELSE ba.state END," \
 	" extract(epoch FROM c.ts - ba.state_change), extract(epoch FROM c.ts - ba.xact_start)," \
-	" ba.backend_type, ba.query" \
+	" ba.backend_type, ba.query," \
+	" " PG_US("wa.backend_start") ", " PG_US("wa.xact_start") ", " PG_US("wa.query_start") "," \
+	" " PG_US("ba.backend_start") ", " PG_US("ba.xact_start") ", " PG_US("ba.query_start") \
 	" FROM r e CROSS JOIN c" \
 	" LEFT JOIN tu ON tu.pid = e.pid AND e.locktype = 'transactionid'" \
 	" LEFT JOIN a wa ON wa.pid = e.pid" \
@@ -232,6 +234,30 @@ static void field(char *dst, size_t len, const char *src)
 	text_sanitize(dst);
 }
 
+/* A microseconds cell: 0 for NULL or garbage. */
+static long long cell_us(const char *s)
+{
+	char *end;
+	long long v;
+	if (!s || !*s)
+		return 0;
+	v = strtoll(s, &end, 10);
+	return end == s || *end ? 0 : v;
+}
+
+/* The identity columns start (backend_start), xact and query of a
+ * session; unknown without a backend_start (a prepared transaction, a
+ * recorded row without the columns, another role's session read without
+ * pg_read_all_stats). */
+static void ident_fill(struct session_ident *id, const char *start, const char *xact, const char *query)
+{
+	memset(id, 0, sizeof *id);
+	id->start_us = cell_us(start);
+	id->known = id->start_us != 0;
+	id->xact_us = cell_us(xact);
+	id->stmt_us = cell_us(query);
+}
+
 /* Fill session s from the columns starting at user (PGL_W_USER or
  * PGL_B_USER; both groups are in the same order, the waiter's with the
  * wait in between). */
@@ -287,12 +313,16 @@ void pg_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells)
 	bnew = ls->ns > before;
 	/* every row of a session carries the same activity columns: read
 	 * them once */
-	if (wnew)
+	if (wnew) {
 		session_fill(&ls->s[wi], c[PGL_W_USER], c[PGL_W_STATE], c[PGL_W_STATE_S], c[PGL_W_XACT_S],
 			     c[PGL_W_BACKEND], c[PGL_W_QUERY]);
-	if (bnew)
+		ident_fill(&ls->s[wi].ident, c[PGL_W_START_US], c[PGL_W_XACT_US], c[PGL_W_QUERY_US]);
+	}
+	if (bnew) {
 		session_fill(&ls->s[bi], c[PGL_B_USER], c[PGL_B_STATE], c[PGL_B_STATE_S], c[PGL_B_XACT_S],
 			     c[PGL_B_BACKEND], c[PGL_B_QUERY]);
+		ident_fill(&ls->s[bi].ident, c[PGL_B_START_US], c[PGL_B_XACT_US], c[PGL_B_QUERY_US]);
+	}
 	/* a session first seen as a blocker may wait too */
 	if (isnan(ls->s[wi].wait_s))
 		ls->s[wi].wait_s = cell_secs(c[PGL_W_WAIT_S]);

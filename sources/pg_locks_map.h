@@ -92,8 +92,22 @@ enum {
 	PGL_B_XACT_S,
 	PGL_B_BACKEND,
 	PGL_B_QUERY,
+	/* the sessions' identity (struct session_ident), microseconds since the
+	 * epoch as PG_US() computes them; recorded rows without these columns
+	 * leave the identity unknown */
+	PGL_W_START_US,  /* backend_start */
+	PGL_W_XACT_US,   /* xact_start, NULL: no transaction */
+	PGL_W_QUERY_US,  /* query_start */
+	PGL_B_START_US,
+	PGL_B_XACT_US,
+	PGL_B_QUERY_US,
 	PGL__COUNT
 };
+
+/* A timestamptz column as whole microseconds since the epoch (bigint):
+ * what the lock query reads and pg_act compares, computed alike. */
+#define PG_US(col) "(extract(epoch FROM " col ") * 1000000)::bigint"
+
 
 /* Edges the lock query returns at most (it asks for one row more, to tell
  * a cut answer from a full one). */

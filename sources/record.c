@@ -27,7 +27,7 @@ enum {
 	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
 	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST,
 	S_DIGESTS_SKIPPED, S_DIGEST_HIST, S_LOCK_META, S_LOCK_SESSION, S_LOCK_EDGE, S_WAIT_META, S_WAIT,
-	S_DIGEST_SPLIT, S_WAITS_SKIPPED
+	S_DIGEST_SPLIT, S_WAITS_SKIPPED, S_LOCK_IDENT
 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
@@ -478,6 +478,17 @@ static void put_locks(struct recorder *r, struct strbuf *b, const struct lock_se
 			}
 		}
 		put_field(b, S_LOCK_SESSION, f.s, f.len);
+		if (x->ident.known) {
+			f.len = 0;
+			put_le(&f, (uint64_t)x->id, 8);
+			put_le(&f, (uint64_t)x->ident.start_us, 8);
+			put_le(&f, (uint64_t)x->ident.xact_us, 8);
+			put_le(&f, (uint64_t)x->ident.stmt_us, 8);
+			put_le(&f, (uint64_t)x->ident.query_id, 8);
+			put_short(&f, x->ident.trx_id);
+			sb_puts(&f, x->ident.trx_started);
+			put_field(b, S_LOCK_IDENT, f.s, f.len);
+		}
 	}
 	for (size_t k = 0; k < ls->ne; k++) {
 		const struct lock_edge *e = &ls->e[k];
@@ -779,6 +790,26 @@ static void read_lock_session(struct sample *s, const unsigned char *d, size_t n
 	}
 }
 
+/* One S_LOCK_IDENT field (after its session's S_LOCK_SESSION); damaged
+ * fields are ignored. */
+static void read_lock_ident(struct sample *s, const unsigned char *d, size_t n)
+{
+	char trx_id[SESSION_TRX_ID_LEN];
+	size_t off = 40;
+	if (n < 40 || !s->locks || !get_short(trx_id, sizeof trx_id, d, n, &off))
+		return;
+	int i = lock_session_get(s->locks, (long long)get_le(d, 8));
+	struct session_ident *id = &s->locks->s[i].ident;
+	memset(id, 0, sizeof *id);
+	id->known = true;
+	id->start_us = (long long)get_le(d + 8, 8);
+	id->xact_us = (long long)get_le(d + 16, 8);
+	id->stmt_us = (long long)get_le(d + 24, 8);
+	id->query_id = (long long)get_le(d + 32, 8);
+	str_copy(id->trx_id, sizeof id->trx_id, trx_id);
+	get_str(id->trx_started, sizeof id->trx_started, d + off, n - off);
+}
+
 /* One S_LOCK_EDGE field; damaged fields are ignored. */
 static void read_lock_edge(struct sample *s, const unsigned char *d, size_t n)
 {
@@ -889,6 +920,9 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_LOCK_EDGE:
 		read_lock_edge(s, d, n);
+		break;
+	case S_LOCK_IDENT:
+		read_lock_ident(s, d, n);
 		break;
 	case S_WAIT_META:
 		if (n < 29)

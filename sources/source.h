@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../model/locks.h"
 #include "../model/tunables.h"
 #include "sample.h"
 #include "target.h"
@@ -112,9 +113,15 @@ struct source_ops {
 	 * server has no statement statistics); errors wait for the next
 	 * sample. Called only when src->wants_subsample. */
 	void (*subsample)(struct source *src);
-	/* Optional: end a session (what 1) or cancel its statement (what 2).
-	 * Returns 0 with what happened in msg, or -1 with the server's reason. */
-	int (*act)(struct source *src, int what, long long id, char *msg, size_t len);
+	/* Optional: end session id (what 1) or cancel its statement (what 2),
+	 * only while the server still shows the session `who` describes (as a
+	 * sample read it: session_ident_same() says what must match); the
+	 * check runs in the statement that acts (PostgreSQL, MariaDB) or just
+	 * before it (MySQL). Returns 0 with what happened in msg, or -1 with
+	 * the server's reason or what changed ("session 1234 is not the one
+	 * you saw: ...; nothing was done"). */
+	int (*act)(struct source *src, int what, long long id, const struct session_ident *who, char *msg,
+		   size_t len);
 	/* Optional: tuning (sources/tuner.c drives it, on the sampler thread).
 	 * Returns 0, or -1 with c->err. */
 	int (*tune)(struct source *src, struct tune_call *c);

@@ -105,6 +105,7 @@ static void *worker(void *arg)
 		if (sp->act) {
 			int what = sp->act, rc = -1;
 			long long id = sp->act_id;
+			struct session_ident who = sp->act_who;
 			char msg[NOTE_LEN], value[TUNE_VALUE_LEN];
 			str_copy(value, sizeof value, sp->act_value);
 			pthread_mutex_unlock(&sp->mu);
@@ -116,7 +117,7 @@ static void *worker(void *arg)
 			else if (!src->connected)
 				str_copy(msg, sizeof msg, "not connected: nothing was done");
 			else
-				rc = src->ops->act(src, what, id, msg, sizeof msg);
+				rc = src->ops->act(src, what, id, &who, msg, sizeof msg);
 			if (what < SP_TUNE_APPLY)
 				source_locks_forget(src);   /* the sample that follows shows the effect */
 			pthread_mutex_lock(&sp->mu);
@@ -238,7 +239,7 @@ void sampler_set_interval(struct sampler *sp, double interval)
 	pthread_mutex_unlock(&sp->mu);
 }
 
-bool sampler_request(struct sampler *sp, int what, long long id)
+bool sampler_request(struct sampler *sp, int what, long long id, const struct session_ident *who)
 {
 	bool ok;
 	pthread_mutex_lock(&sp->mu);
@@ -246,6 +247,7 @@ bool sampler_request(struct sampler *sp, int what, long long id)
 	if (ok) {
 		sp->act = what;
 		sp->act_id = id;
+		sp->act_who = *who;
 		sp->act_done = false;
 		pthread_cond_broadcast(&sp->cv);
 	}

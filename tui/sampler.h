@@ -39,6 +39,7 @@ struct sampler {
 	/* one action on the server at a time (kill / cancel), under mu */
 	int act;                 /* SRC_ACT_*, 0: none pending */
 	long long act_id;
+	struct session_ident act_who;   /* kill / cancel: the session as the prompt showed it */
 	bool act_done;           /* act_msg holds the outcome */
 	int act_rc;
 	char act_msg[NOTE_LEN];
@@ -69,8 +70,9 @@ void sampler_set_interval(struct sampler *sp, double interval);
  * the wake-up pipe. */
 bool sampler_pop(struct sampler *sp, struct sampler_msg *out);
 /* Ask the worker to run action what (SRC_ACT_*) on session id before its
- * next sample. False when one is still pending. */
-bool sampler_request(struct sampler *sp, int what, long long id);
+ * next sample, if it is still the session who describes (ops->act). False
+ * when one is still pending. */
+bool sampler_request(struct sampler *sp, int what, long long id, const struct session_ident *who);
 /* A tuning request (SP_TUNE_*); value for SP_TUNE_APPLY. */
 bool sampler_tune(struct sampler *sp, int what, long long id, const char *value);
 /* Ask for a fresh probe of the tunables. */

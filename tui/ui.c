@@ -147,6 +147,23 @@ static bool input_gone(short revents, bool got_key, int *empty)
 	return ++*empty >= INPUT_EMPTY_MAX;
 }
 
+/* How long to wait for the hang-up signal after the terminal is seen gone. */
+#define HANGUP_SIGNAL_WAIT 1.0
+
+/* The terminal is gone. When it had a session, the kernel sends its
+ * foreground group SIGHUP and SIGCONT as the session ends, a few
+ * milliseconds after the hang-up shows on stdin: take them now, before
+ * the revert, so that they interrupt none of its queries (the handlers
+ * have no SA_RESTART) and no stop a debugger or sanitizer asks for while
+ * dbtop exits is cancelled by the SIGCONT. Bounded: a pty of dbtop's own
+ * session sends nothing. */
+static void await_hangup_signal(void)
+{
+	double until = clock_mono() + HANGUP_SIGNAL_WAIT;
+	while (!ui_signal && clock_mono() < until)
+		poll(NULL, 0, 50);
+}
+
 static void restore_terminal(void)
 {
 	if (curses_on) {
@@ -748,7 +765,7 @@ static void handle_key(struct ui *u, int ch)
 	if (u->ask.act && ch != KEY_RESIZE) {
 		if (ch == 'y' || ch == 'Y') {
 			int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
-			if (sampler_request(&u->sp, what, u->ask.id))
+			if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
 				set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 					u->ask.id);
 			else
@@ -1064,8 +1081,10 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	u->src = src;
 	u->interval = o->interval;
 	u->recording = o->rec != NULL;
-	for (i = 0; i < NPANES; i++)
+	for (i = 0; i < NPANES; i++) {
 		u->views[i].read_only = o->read_only;
+		u->views[i].replay = o->replay;
+	}
 	setlocale(LC_ALL, "");
 	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
@@ -1135,7 +1154,12 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		int act_rc;
 		char act_msg[NOTE_LEN];
 		if (sampler_action_result(&u->sp, &act_rc, act_msg, sizeof act_msg)) {
-			set_msg(u, "%s%s", act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 ? "" : "failed: ", act_msg);
+			set_msg(u, "%s%s",
+				act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 || strstr(act_msg, "nothing was done")
+					? ""
+					: "failed: ",
+				act_msg);
+			u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
 			dirty = true;
 		}
 		if (tuning_tick(u))
@@ -1152,6 +1176,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		}
 		if (pr > 0 && !u->quit && input_gone(pf[0].revents, got_key, &input_empty)) {
 			/* as on SIGHUP: revert what is in force, then exit */
+			await_hangup_signal();
 			ui_signal = SIGHUP;
 			break;
 		}

@@ -258,6 +258,15 @@ static void test_record_roundtrip(void)
 		ls->s[b].trx_age_s = 43.5;
 		lock_session_query(&ls->s[b], "INSERT INTO website VALUES ('secret-uuid', 'a.example', 1) ON DUPLICATE KEY UPDATE hits = hits + 1", true);
 		ls->s[lock_session_get(ls, 10)].wait_s = 3.2;
+		struct session_ident *bi = &ls->s[b].ident, *wi = &ls->s[lock_session_get(ls, 10)].ident;
+		bi->known = true;
+		str_copy(bi->trx_id, sizeof bi->trx_id, "4242");
+		str_copy(bi->trx_started, sizeof bi->trx_started, "2026-12-01 14:12:48");
+		bi->query_id = 77;
+		wi->known = true;
+		wi->start_us = 1796134368123456LL;
+		wi->xact_us = 1796134369000001LL;
+		wi->stmt_us = 1796134370000002LL;
 		bool wrote = rec_open_write(&r, path, &h, redact, err, sizeof err) == 0 &&
 			     rec_write_sample(&r, &smp, err, sizeof err) == 0;
 		rec_close(&r);
@@ -282,6 +291,13 @@ static void test_record_roundtrip(void)
 				      strcmp(g->e[0].object, "retoday.website.PRIMARY") == 0,
 			      "record: edge fields kept");
 			CHECK(g->nroots == 1 && gb && gb->is_root && gb->blocked == 2, "record: analysis redone on reading");
+			CHECK(gb && gb->ident.known && strcmp(gb->ident.trx_id, "4242") == 0 &&
+				      strcmp(gb->ident.trx_started, "2026-12-01 14:12:48") == 0 && gb->ident.query_id == 77 &&
+				      gw && gw->ident.known && gw->ident.start_us == 1796134368123456LL &&
+				      gw->ident.xact_us == 1796134369000001LL && gw->ident.stmt_us == 1796134370000002LL,
+			      "record: the sessions' identity kept (what k / c check)");
+			const struct lock_session *g11 = sess(g, 11);
+			CHECK(g11 && !g11->ident.known, "record: a session without an identity has none after reading");
 			if (redact)
 				CHECK(gb && gb->query && !strstr(gb->query, "secret-uuid") && strstr(gb->query, "ON DUPLICATE KEY"),
 				      "record: --redact takes the literals out of lock statements");

@@ -692,6 +692,130 @@ static void test_grouped_rows(void)
 	fx_free(&f);
 }
 
+/* ---- session identity (k / c act only on the session that was seen) ---------- */
+
+static void test_ident(void)
+{
+	struct lock_set *ls = lock_set_new();
+	const char *row[MYL__COUNT] = {
+		[MYL_W_ID] = "51", [MYL_W_COMMAND] = "Query", [MYL_B_ID] = "52", [MYL_B_COMMAND] = "Sleep",
+		[MYL_LOCK_TYPE] = "RECORD", [MYL_REQUESTED] = "X", [MYL_HELD] = "X", [MYL_HELD_STATUS] = "GRANTED",
+		[MYL_W_TRX_ID] = "31", [MYL_W_TRX_STARTED] = "2026-12-01 14:12:50", [MYL_W_QUERY_ID] = "77",
+		[MYL_B_TRX_ID] = "25", [MYL_B_TRX_STARTED] = "2026-12-01 14:12:48", [MYL_B_QUERY_ID] = "36",
+	};
+	mysql_locks_map_row(ls, row, MYL__COUNT);
+	const struct lock_session *w = S(ls, 51), *b = S(ls, 52);
+	CHECK(w && w->ident.known && strcmp(w->ident.trx_id, "31") == 0 &&
+	      strcmp(w->ident.trx_started, "2026-12-01 14:12:50") == 0 && w->ident.query_id == 77 && !w->ident.start_us,
+	      "ident: the waiter's trx_id, trx_started, QUERY_ID");
+	CHECK(b && b->ident.known && strcmp(b->ident.trx_id, "25") == 0 && b->ident.query_id == 36,
+	      "ident: the blocker's");
+	/* a row recorded before the identity columns still maps, identity unknown */
+	row[MYL_W_ID] = "53";
+	row[MYL_B_ID] = "54";
+	mysql_locks_map_row(ls, row, MYL_IDENT_FIRST);
+	CHECK(S(ls, 53) && !S(ls, 53)->ident.known && S(ls, 54) && !S(ls, 54)->ident.known,
+	      "ident: a row without the columns maps, identity unknown");
+
+	/* the condition checked on the server (MariaDB: in the KILL's compound statement) */
+	char c[200];
+	struct session_ident saw = b->ident;
+	CHECK(mysql_ident_cond(&saw, false, true, c, sizeof c) &&
+	      strcmp(c, "(p.QUERY_ID = 36 OR x.trx_id = '25' AND x.trx_started = '2026-12-01 14:12:48')") == 0,
+	      tname("cond: kill in a transaction: no statement since, or the same transaction (%s)", c));
+	CHECK(mysql_ident_cond(&saw, false, false, c, sizeof c) &&
+	      strcmp(c, "x.trx_id = '25' AND x.trx_started = '2026-12-01 14:12:48'") == 0,
+	      tname("cond: MySQL kill in a transaction: the transaction (%s)", c));
+	CHECK(mysql_ident_cond(&saw, true, true, c, sizeof c) &&
+	      strcmp(c, "x.trx_id = '25' AND x.trx_started = '2026-12-01 14:12:48' AND p.QUERY_ID = 36") == 0,
+	      tname("cond: cancel: the statement too (%s)", c));
+	CHECK(mysql_ident_cond(&saw, true, false, c, sizeof c) && !strstr(c, "QUERY_ID"),
+	      tname("cond: MySQL has no QUERY_ID (%s)", c));
+	struct session_ident ro = saw;
+	str_copy(ro.trx_id, sizeof ro.trx_id, "0");
+	CHECK(mysql_ident_cond(&ro, false, true, c, sizeof c) && strstr(c, "x.trx_id = '0'") && strstr(c, "p.QUERY_ID = 36"),
+	      tname("cond: MariaDB read-only trx_id 0: the statement too (%s)", c));
+	struct session_ident none = saw;
+	none.trx_id[0] = none.trx_started[0] = '\0';
+	CHECK(mysql_ident_cond(&none, false, true, c, sizeof c) &&
+	      strcmp(c, "x.trx_id IS NULL AND p.QUERY_ID = 36") == 0,
+	      tname("cond: no transaction: still none, same statement (%s)", c));
+	struct session_ident bad = saw;
+	str_copy(bad.trx_started, sizeof bad.trx_started, "x' OR '1'='1");
+	CHECK(!mysql_ident_cond(&bad, false, true, c, sizeof c), "cond: not a plain time: refused");
+	struct session_ident unknown = {0};
+	CHECK(!mysql_ident_cond(&unknown, false, true, c, sizeof c), "cond: unknown identity: refused");
+	char q[400];
+	mysql_ident_sql(FLAVOUR_MARIADB, 52, q, sizeof q);
+	CHECK(strstr(q, "p.QUERY_ID FROM information_schema.PROCESSLIST p") && strstr(q, "WHERE p.ID = 52"),
+	      tname("identity read: %s", q));
+
+	/* the check, as the message of a refusal says it */
+	char why[200];
+	struct session_ident now = saw;
+	CHECK(session_ident_same(&saw, &now, true, false, why, sizeof why), "same transaction: kill goes ahead");
+	now.query_id = 99;
+	CHECK(session_ident_same(&saw, &now, true, false, why, sizeof why),
+	      "same transaction, another statement: kill goes ahead");
+	CHECK(!session_ident_same(&saw, &now, true, true, why, sizeof why) && strstr(why, "query id 99; you saw 36"),
+	      tname("another statement: cancel refused (%s)", why));
+	now = saw;
+	str_copy(now.trx_id, sizeof now.trx_id, "40");
+	str_copy(now.trx_started, sizeof now.trx_started, "2026-12-01 14:13:05");
+	CHECK(session_ident_same(&saw, &now, true, false, why, sizeof why),
+	      "no statement since (same QUERY_ID): the same transaction, whatever the cached INNODB_TRX says");
+	now.query_id = 40;
+	CHECK(!session_ident_same(&saw, &now, true, false, why, sizeof why) &&
+	      strcmp(why, "it began another transaction (40 at 2026-12-01 14:13:05; you saw 25 begun 2026-12-01 "
+			  "14:12:48)") == 0,
+	      tname("a new transaction: refused (%s)", why));
+	now.trx_id[0] = '\0';
+	now.query_id = 41;
+	CHECK(!session_ident_same(&saw, &now, true, false, why, sizeof why) && strstr(why, "has ended"),
+	      tname("transaction over: refused (%s)", why));
+	CHECK(!session_ident_same(&none, &saw, true, false, why, sizeof why) && strstr(why, "began a transaction"),
+	      tname("seen idle, now in a transaction: refused (%s)", why));
+	now = none;
+	now.query_id = 37;
+	CHECK(!session_ident_same(&none, &now, true, false, why, sizeof why) && strstr(why, "another statement"),
+	      tname("seen idle, ran a statement since: refused (%s)", why));
+	char t[200];
+	session_ident_text(&saw, false, t, sizeof t);
+	CHECK(strcmp(t, "transaction 25 begun 2026-12-01 14:12:48 (or no statement since query id 36)") == 0,
+	      tname("ident text: %s", t));
+	session_ident_text(&saw, true, t, sizeof t);
+	CHECK(strcmp(t, "transaction 25 begun 2026-12-01 14:12:48, statement query id 36") == 0, tname("ident text: %s", t));
+	struct session_ident my = saw;
+	my.query_id = 0;
+	session_ident_text(&my, false, t, sizeof t);
+	CHECK(strcmp(t, "transaction 25 begun 2026-12-01 14:12:48") == 0, tname("ident text (MySQL): %s", t));
+	session_ident_text(&none, true, t, sizeof t);
+	CHECK(strcmp(t, "no transaction, statement query id 36") == 0, tname("ident text: %s", t));
+	lock_set_free(ls);
+
+	/* MariaDB metadata locks: waiters and holders carry it too */
+	struct mariadb_mdl *m = mariadb_mdl_new(true);
+	ls = lock_set_new();
+	const char *mw[MMD__COUNT] = {
+		[MMD_KIND] = "W", [MMD_ID] = "61", [MMD_COMMAND] = "Query",
+		[MMD_STATE] = "Waiting for table metadata lock", [MMD_INFO] = "ALTER TABLE t ADD c INT", [MMD_DB] = "d",
+		[MMD_QUERY_ID] = "120",
+	};
+	const char *mh[MMD__COUNT] = {
+		[MMD_KIND] = "H", [MMD_ID] = "62", [MMD_COMMAND] = "Sleep", [MMD_MODE] = "MDL_SHARED_READ",
+		[MMD_SCHEMA] = "d", [MMD_TABLE] = "t", [MMD_TRX_ID] = "0", [MMD_TRX_STARTED] = "2026-12-01 14:10:00",
+		[MMD_QUERY_ID] = "118",
+	};
+	mariadb_mdl_map_row(m, ls, mw, MMD__COUNT);
+	mariadb_mdl_map_row(m, ls, mh, MMD__COUNT);
+	mariadb_mdl_finish(m, ls);
+	CHECK(S(ls, 61) && S(ls, 61)->ident.known && !S(ls, 61)->ident.trx_id[0] && S(ls, 61)->ident.query_id == 120,
+	      "mdl ident: the waiter");
+	CHECK(S(ls, 62) && S(ls, 62)->ident.known && strcmp(S(ls, 62)->ident.trx_id, "0") == 0 &&
+	      S(ls, 62)->ident.query_id == 118, "mdl ident: the holder");
+	lock_set_free(ls);
+}
+
 int main(void)
 {
 	test_sql();
@@ -701,5 +825,6 @@ int main(void)
 	test_mariadb_rows();
 	test_grouped_rows();
 	test_nulls_and_escapes();
+	test_ident();
 	return TAP_DONE();
 }
