@@ -38,7 +38,7 @@ CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ri
 	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c tui/batch.c tui/theme_parse.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := tui/main.c tui/ui.c tui/sampler.c tui/theme_curses.c
+MAIN_SRC := tui/main.c tui/ui.c tui/keys.c tui/sampler.c tui/theme_curses.c
 # the incident recording bundled into the binary for --demo
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -75,6 +75,10 @@ $(BUILD)/demo_rec.o: $(BUILD)/demo_rec.c
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lm
+
+# test_keys includes the key table's source (its key codes are curses.h
+# constants; nothing of curses is linked)
+$(BUILD)/tests/test_keys: tui/keys.c tui/keys.h
 
 # test tools (link the pure core): recordings with chosen contents
 TOOL_SRC := $(filter-out tests/tools/slowsync.c,$(wildcard tests/tools/*.c))

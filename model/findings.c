@@ -298,7 +298,7 @@ static bool rule_idle_blocker(const struct model *m, struct finding *f)
 		   worst->query ? (worst->query_is_last ? "last statement: " : "statement: ") : "",
 		   worst->query ? worst->query : "");
 	str_copy(f->suggestion, sizeof f->suggestion,
-		 "end it with k on screen 3 (its transaction rolls back); then find the code path that leaves a "
+		 "end it with x on screen 3 (its transaction rolls back); then find the code path that leaves a "
 		 "transaction open (idle_in_transaction_session_timeout / wait_timeout bound the damage)");
 	return true;
 }

@@ -13,7 +13,7 @@
 #define LOCK_NOTE_LEN 240
 
 /* What tells a session from a later one with the same id, as the lock
- * query read it: k / c act only while the server still shows the same
+ * query read it: x / c act only while the server still shows the same
  * (sources/pg.c pg_act, sources/mysql.c my_act). PostgreSQL pids are
  * reused; a pooled MySQL / MariaDB connection keeps its id across
  * transactions. Times are the server's. */

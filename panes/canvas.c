@@ -104,13 +104,29 @@ static int clip_cols(char *s, int maxcols)
 	return clip_cols_at(s, maxcols, NULL);
 }
 
-int cv_text(struct canvas *cv, int y, int x, enum role r, const char *s)
+/* The cut mark: "…" (one column), or "..." without UTF-8. */
+static const char *cut_mark(const struct canvas *cv, int *cols)
+{
+	*cols = cv->utf8 ? 1 : 3;
+	return cv->utf8 ? "\xe2\x80\xa6" : "...";
+}
+
+/* True when s holds something other than blanks. */
+static bool has_ink(const char *s)
+{
+	for (; *s; s++)
+		if (*s != ' ')
+			return true;
+	return false;
+}
+
+/* Draw s clipped to the room; *cut says whether visible text was left out. */
+static int text_clip(struct canvas *cv, int y, int x, enum role r, const char *s, bool *cutp)
 {
 	char stack[512], *buf = stack;
 	size_t len;
 	int cols;
-	if (y < 0 || y >= cv->h || x < 0 || x >= cv->w || !s)
-		return 0;
+	*cutp = false;
 	/* the common case: what fits is printable ASCII, which sanitising
 	 * leaves alone and which takes one column a byte */
 	int room = cv->w - x;
@@ -119,6 +135,7 @@ int cv_text(struct canvas *cv, int y, int x, enum role r, const char *s)
 	while (k < room && u[k] >= 0x20 && u[k] < 0x7f)
 		k++;
 	if (!u[k] || (k == room && k < (int)sizeof stack)) {
+		*cutp = u[k] && has_ink(s + k);
 		if (k > 0) {
 			const char *t = s;
 			if (u[k]) {
@@ -151,6 +168,7 @@ int cv_text(struct canvas *cv, int y, int x, enum role r, const char *s)
 		text_sanitize(stack);
 		cols = clip_cols_at(stack, room, &cut);
 		if (cut) {
+			*cutp = true;
 			if (cols > 0)
 				cv->ops->put(cv, cv->y0 + y, cv->x0 + x, r, stack, cols);
 			return cols;
@@ -161,11 +179,31 @@ int cv_text(struct canvas *cv, int y, int x, enum role r, const char *s)
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	text_sanitize(buf);
-	cols = clip_cols(buf, cv->w - x);
+	bool cut;
+	cols = clip_cols_at(buf, cv->w - x, &cut);
+	*cutp = cut;
 	if (cols > 0)
 		cv->ops->put(cv, cv->y0 + y, cv->x0 + x, r, buf, cols);
 	if (buf != stack)
 		free(buf);
+	return cols;
+}
+
+int cv_text(struct canvas *cv, int y, int x, enum role r, const char *s)
+{
+	bool cut = false;
+	int cols, mc;
+	const char *mark;
+	if (y < 0 || y >= cv->h || x < 0 || x >= cv->w || !s)
+		return 0;
+	cols = text_clip(cv, y, x, r, s, &cut);
+	if (!cut)
+		return cols;
+	/* a cut shows: the mark over the last columns drawn */
+	mark = cut_mark(cv, &mc);
+	if (mc > cv->w - x)
+		return cols;
+	cv->ops->put(cv, cv->y0 + y, cv->x0 + cv->w - mc, r, mark, mc);
 	return cols;
 }
 
@@ -310,11 +348,18 @@ int cv_wrap(struct canvas *cv, int y, int x, enum role r, const char *text, int 
 {
 	int w = cv->w - x;
 	const char *p = text;
+	if (maxy > cv->h)
+		maxy = cv->h;
 	if (w < 8)
 		return y + (cv_text(cv, y, x, r, text) > 0);
 	while (*p && y < maxy) {
 		int cut = wrap_cut(p, w);
 		char line[1024];
+		if (y == maxy - 1 && p[cut]) {
+			/* the last row: the rest, cut with the mark */
+			cv_text(cv, y++, x, r, p);
+			break;
+		}
 		str_printf(line, sizeof line, "%.*s", cut, p);
 		cv_text(cv, y++, x, r, line);
 		p += cut;
@@ -337,4 +382,34 @@ int wrap_rows(const char *text, int w)
 		n++;
 	}
 	return n ? n : 1;
+}
+
+void text_fit(char *out, size_t len, const char *s, int w, bool utf8)
+{
+	bool cut;
+	int mc = utf8 ? 1 : 3;
+	str_copy(out, len, s ? s : "");
+	text_sanitize(out);
+	if (w <= 0) {
+		out[0] = '\0';
+		return;
+	}
+	if (text_cols(out) <= w)
+		return;
+	clip_cols_at(out, w > mc ? w - mc : w, &cut);
+	if (w > mc && strlen(out) + 4 < len)
+		strcat(out, utf8 ? "\xe2\x80\xa6" : "...");
+}
+
+void text_pad(char *out, size_t len, const char *s, int w, bool right, bool utf8)
+{
+	char t[512];
+	text_fit(t, sizeof t, s, w, utf8);
+	int pad = w - text_cols(t);
+	if (pad < 0)
+		pad = 0;
+	if (right)
+		str_printf(out, len, "%*s%s", pad, "", t);
+	else
+		str_printf(out, len, "%s%*s", t, pad, "");
 }

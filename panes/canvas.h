@@ -48,6 +48,11 @@ void cv_spark(struct canvas *cv, int y, int x, int width, const struct ring *his
 int cv_wrap(struct canvas *cv, int y, int x, enum role r, const char *text, int maxy);
 /* Rows cv_wrap needs for text in width w. */
 int wrap_rows(const char *text, int w);
+/* s cut to w columns into out, ending in "…" ("..." without UTF-8) when
+ * something was left out; sanitised. */
+void text_fit(char *out, size_t len, const char *s, int w, bool utf8);
+/* text_fit, then padded with blanks to w columns (right: aligned right). */
+void text_pad(char *out, size_t len, const char *s, int w, bool right, bool utf8);
 /* Columns text occupies on the terminal (UTF-8 aware). */
 int text_cols(const char *s);
 

@@ -79,24 +79,13 @@ static void draw_details(const struct model *m, const struct digest_entry *e, st
 	char a[32], b[32], f[32], l[32];
 	const char *text = e->last.text ? e->last.text : "(text not fetched yet)";
 	int y = 0, k, w = cv->w;
-	size_t len = strlen(text), off = 0;
 	struct ring r;
 	double vals[60];
 
 	cv_printf(cv, y++, 0, R_TITLE, "digest %s  schema %s", e->last.key, e->last.schema[0] ? e->last.schema : "-");
-	/* the full text, wrapped (sanitised by the canvas) */
-	while (off < len && y < cv->h / 2) {
-		char line[1024];
-		size_t take = (size_t)(w > 1 ? w : 1);
-		if (take > sizeof line - 1)
-			take = sizeof line - 1;
-		if (take > len - off)
-			take = len - off;
-		memcpy(line, text + off, take);
-		line[take] = '\0';
-		cv_text(cv, y++, 0, R_NORMAL, line);
-		off += take;
-	}
+	/* the full text, wrapped at spaces (sanitised by the canvas); what
+	 * does not fit in half the pane ends in the cut mark */
+	y = cv_wrap(cv, y, 0, R_NORMAL, text, cv->h / 2 > y + 1 ? cv->h / 2 : y + 1);
 	fmt_time(e->last.first_seen, f, sizeof f);
 	fmt_time(e->last.last_seen, l, sizeof l);
 	cv_printf(cv, y++, 0, R_LABEL, "first seen %s   last seen %s", f, l);
@@ -141,14 +130,129 @@ static void draw_details(const struct model *m, const struct digest_entry *e, st
 	}
 }
 
+/* The columns of the table: data, not format strings. A narrow pane drops
+ * the lowest priority first, so that the statement keeps TEXT_MIN columns. */
+enum dg_col_id { C_SHARE, C_MS, C_CALLS, C_AVG, C_P95, C_ROWS, C_HIT, C_READ, C_LOCK, C_EXAM, C_SCHEMA, C__N };
+#define DGE_MY 1
+#define DGE_PG 2
+static const struct dg_col {
+	const char *head;      /* per interval */
+	const char *head_cum;  /* since first seen */
+	int w;
+	int prio;              /* higher stays longer */
+	int engines;           /* DGE_MY | DGE_PG */
+	bool left;             /* left-aligned (text) */
+} dg_cols[C__N] = {
+	[C_SHARE] = {"share", "share", 6, 9, DGE_MY | DGE_PG, false},
+	[C_MS] = {"ms/s", "total ms", 9, 10, DGE_MY | DGE_PG, false},
+	[C_CALLS] = {"calls/s", "calls", 9, 8, DGE_MY | DGE_PG, false},
+	[C_AVG] = {"avg ms", "avg ms", 8, 7, DGE_MY | DGE_PG, false},
+	[C_P95] = {"p95 ms", "p95 ms", 8, 5, DGE_MY, false},
+	[C_ROWS] = {"rows/s", "rows", 9, 4, DGE_MY | DGE_PG, false},
+	[C_HIT] = {"hit/s", "hit", 9, 2, DGE_PG, false},
+	[C_READ] = {"read/s", "read", 9, 3, DGE_PG, false},
+	[C_LOCK] = {"lock ms/s", "lock ms", 9, 3, DGE_MY, false},
+	[C_EXAM] = {"exam/s", "examined", 9, 2, DGE_MY, false},
+	[C_SCHEMA] = {"schema", "schema", 12, 6, DGE_MY | DGE_PG, true},
+};
+#define TEXT_MIN 30
+
+/* Columns shown at width w: on[] set; returns the statement's column. */
+static int dg_layout(const struct model *m, int w, bool on[C__N])
+{
+	int eng = m->caps.engine == ENGINE_POSTGRESQL ? DGE_PG : DGE_MY, x = 0, c;
+	for (c = 0; c < C__N; c++) {
+		on[c] = (dg_cols[c].engines & eng) && (c != C_P95 || m->caps.ps_digest_hist);
+		if (on[c])
+			x += dg_cols[c].w + 1;
+	}
+	while (w - x < TEXT_MIN) {
+		int drop = -1;
+		for (c = 0; c < C__N; c++)
+			if (on[c] && c != C_MS && (drop < 0 || dg_cols[c].prio < dg_cols[drop].prio))
+				drop = c;
+		if (drop < 0)
+			break;
+		on[drop] = false;
+		x -= dg_cols[drop].w + 1;
+	}
+	return x;
+}
+
+/* One cell of entry e. */
+static void dg_cell(const struct digest_entry *e, int c, bool cum, bool pg, double share, char *buf, size_t len)
+{
+	double ms = cum ? (double)e->last.c[DG_TOTAL_NS] / 1e6 : e->rate[DG_TOTAL_NS] / 1e6;
+	switch (c) {
+	case C_SHARE:
+		if (isfinite(share))
+			str_printf(buf, len, "%5.1f%%", share * 100);
+		else
+			str_copy(buf, len, "-");
+		break;
+	case C_MS: fmt_fig(ms, buf, len); break;
+	case C_CALLS: fmt_fig(fig(e, DG_CALLS, cum), buf, len); break;
+	case C_AVG:
+		fmt_fig(cum ? (e->last.c[DG_CALLS] ? (double)e->last.c[DG_TOTAL_NS] / (double)e->last.c[DG_CALLS] / 1e6 : NAN)
+			    : e->avg_ms, buf, len);
+		break;
+	case C_P95: fmt_fig(cum ? e->last.p95_ms : e->p95_ms, buf, len); break;
+	case C_ROWS: fmt_fig(fig(e, DG_ROWS, cum), buf, len); break;
+	case C_HIT: fmt_fig(fig(e, DG_BLKS_HIT, cum), buf, len); break;
+	case C_READ: fmt_fig(fig(e, DG_BLKS_READ, cum), buf, len); break;
+	case C_LOCK: fmt_fig(fig(e, DG_LOCK_NS, cum) / 1e6, buf, len); break;
+	case C_EXAM: fmt_fig(fig(e, DG_ROWS_EXAMINED, cum), buf, len); break;
+	case C_SCHEMA: str_copy(buf, len, e->last.schema); break;
+	default: buf[0] = '\0';
+	}
+	(void)pg;
+}
+
+/* The row of cells (or heads when e is NULL) in the shown columns. */
+static void dg_line(const bool on[C__N], const struct digest_entry *e, bool cum, bool pg, double share, bool utf8,
+		    char *out, size_t len)
+{
+	size_t l = 0;
+	out[0] = '\0';
+	for (int c = 0; c < C__N && l + 1 < len; c++) {
+		char v[64], p[128];
+		if (!on[c])
+			continue;
+		if (e)
+			dg_cell(e, c, cum, pg, share, v, sizeof v);
+		else
+			str_copy(v, sizeof v, cum ? dg_cols[c].head_cum : dg_cols[c].head);
+		text_pad(p, sizeof p, v, dg_cols[c].w, !dg_cols[c].left, utf8);
+		str_printf(out + l, len - l, "%s ", p);
+		l = strlen(out);
+	}
+}
+
+static int digests_need(const struct model *m, const struct pane_view *v, int w, int *min)
+{
+	const struct digest_table *t = &m->dg;
+	(void)w;
+	*min = 1;
+	if (!t->have_data)
+		return 1 + (m->caps.notes.n > 0);
+	const struct digest_entry **rows = xcalloc(MAX_ROWS, sizeof *rows);
+	int n = (int)ranked(m, v, rows);
+	free(rows);
+	if (n == 0)
+		return 2;
+	*min = 1 + (n < 3 ? n : 3);
+	return 2 + (t->lost_delta > 0) + n;
+}
+
 static void digests_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	const struct digest_table *t = &m->dg;
 	const struct digest_entry **rows;
-	bool pg = m->caps.engine == ENGINE_POSTGRESQL, cum = CUMULATIVE(v), p95 = m->caps.ps_digest_hist;
+	bool pg = m->caps.engine == ENGINE_POSTGRESQL, cum = CUMULATIVE(v);
+	bool on[C__N];
 	size_t n, i;
 	int y = 0, textx;
-	char h1[256];
+	char h1[512];
 
 	v->nrows = 0;
 	if (!t->have_data) {
@@ -169,19 +273,24 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 	if (v->details && n > 0) {
 		pane_clamp(v, (int)n, 1);
 		draw_details(m, rows[v->sel], cv);
+		v->nshown = 1;
 		free(rows);
 		return;
 	}
-	/* status: source, total, sort, mode, losses */
-	str_printf(h1, sizeof h1, "%s  %s  total %.1f ms/s  sort: %s%s", t->source,
-		   cum ? "since first seen (d: per interval)" : "per interval (d: cumulative)",
-		   t->total_ms_per_s, dg_sort_names[SORT_KEY(v)], t->sampled ? "  SAMPLED" : "");
-	cv_text(cv, y++, 0, R_LABEL, h1);
-	if (m->cov.known && m->cov.share < DG_COVERAGE_LOW && y < cv->h)
+	/* status: source, total, sort, mode, losses; left out first when short */
+	int want = (int)(n < 3 ? n : 3) + 1;
+	if (cv->h >= want + 1 || n == 0) {
+		str_printf(h1, sizeof h1, "%s  %s  total %.1f ms/s  sort: %s%s", t->source,
+			   cum ? "since first seen (d: per interval)" : "per interval (d: cumulative)",
+			   t->total_ms_per_s, dg_sort_names[SORT_KEY(v)], t->sampled ? "  SAMPLED" : "");
+		cv_text(cv, y++, 0, R_LABEL, h1);
+	}
+	/* a note line: the statements the digests miss, and why */
+	if (m->cov.known && m->cov.share < DG_COVERAGE_LOW && y < cv->h && cv->h >= want + 2)
 		cv_printf(cv, y++, 0, R_WARN, "digests cover %.0f%% of the statements%s%s%s", m->cov.share * 100,
 			  m->cov.reason ? ": " : "", m->cov.reason ? m->cov.reason : "",
-			  m->cov.reason ? "; ~ rows: sampled from their sessions (estimates, time capped at the measured)" : "");
-	if (t->lost_delta > 0 && y < cv->h)
+			  m->cov.reason ? "; ~ rows: sampled from their sessions (estimates, time scaled to the measured)" : "");
+	if (t->lost_delta > 0 && y < cv->h && cv->h >= want + 2)
 		cv_printf(cv, y++, 0, R_WARN, "%llu statements not tracked this interval: %s",
 			  (unsigned long long)t->lost_delta,
 			  pg ? "pg_stat_statements evicted entries (raise pg_stat_statements.max)"
@@ -190,17 +299,14 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		free(rows);
 		return;
 	}
-	/* column heads; p95 only where the server has latency histograms */
-	if (cum)
-		str_printf(h1, sizeof h1, "%6s %9s %9s %8s%s%9s %9s %9s %-12s", "share", "total ms", "calls",
-			   "avg ms", p95 ? "   p95 ms " : " ", "rows", pg ? "hit" : "lock ms", pg ? "read" : "examined",
-			   "schema");
-	else
-		str_printf(h1, sizeof h1, "%6s %9s %9s %8s%s%9s %9s %9s %-12s", "share", "ms/s", "calls/s",
-			   "avg ms", p95 ? "   p95 ms " : " ", "rows/s", pg ? "hit/s" : "lock ms/s",
-			   pg ? "read/s" : "exam/s", "schema");
-	textx = cv_text(cv, y, 0, R_LABEL, h1) + 1;
-	cv_text(cv, y++, textx, R_LABEL, "statement");
+	/* column heads: the columns that fit beside TEXT_MIN of statement */
+	textx = dg_layout(m, cv->w, on);
+	if (cv->h - y >= 2 || n == 0) {
+		/* one row only: the top statement rather than the heads */
+		dg_line(on, NULL, cum, pg, NAN, cv->utf8, h1, sizeof h1);
+		cv_text(cv, y, 0, R_LABEL, h1);
+		cv_text(cv, y++, textx, R_LABEL, "statement");
+	}
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no statement matches the filter"
 						      : "no statement ran in this interval");
@@ -214,36 +320,12 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 			total += (double)rows[i]->last.c[DG_TOTAL_NS];
 	for (i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
 		const struct digest_entry *e = rows[i];
-		char c[7][24], pc[24] = "", line[512];
+		char line[512];
 		double ms = cum ? (double)e->last.c[DG_TOTAL_NS] / 1e6 : e->rate[DG_TOTAL_NS] / 1e6;
 		double share = cum ? (total > 0 ? (double)e->last.c[DG_TOTAL_NS] / total : NAN)
 				   : (t->total_ms_per_s > 0 ? ms / t->total_ms_per_s : NAN);
-		double avg = cum ? (e->last.c[DG_CALLS] ? (double)e->last.c[DG_TOTAL_NS] / (double)e->last.c[DG_CALLS] / 1e6 : NAN)
-				 : e->avg_ms;
 		bool sel = v->focused && (int)i == v->sel;
-		if (isfinite(share))
-			str_printf(c[0], 24, "%5.1f%%", share * 100);
-		else
-			str_copy(c[0], 24, "-");
-		fmt_fig(ms, c[1], 24);
-		fmt_fig(fig(e, DG_CALLS, cum), c[2], 24);
-		fmt_fig(avg, c[3], 24);
-		fmt_fig(fig(e, DG_ROWS, cum), c[4], 24);
-		if (pg) {
-			fmt_fig(fig(e, DG_BLKS_HIT, cum), c[5], 24);
-			fmt_fig(fig(e, DG_BLKS_READ, cum), c[6], 24);
-		} else {
-			fmt_fig(fig(e, DG_LOCK_NS, cum) / 1e6, c[5], 24);
-			fmt_fig(fig(e, DG_ROWS_EXAMINED, cum), c[6], 24);
-		}
-		if (p95) {
-			/* per interval from the histograms; since first seen: QUANTILE_95 */
-			char f[24];
-			fmt_fig(cum ? e->last.p95_ms : e->p95_ms, f, sizeof f);
-			str_printf(pc, sizeof pc, " %8s ", f);
-		}
-		str_printf(line, sizeof line, "%6s %9s %9s %8s%s%9s %9s %9s %-12.12s", c[0], c[1], c[2], c[3],
-			   p95 ? pc : " ", c[4], c[5], c[6], e->last.schema);
+		dg_line(on, e, cum, pg, share, cv->utf8, line, sizeof line);
 		if (sel)
 			cv_fill(cv, y, 0, cv->w, R_SELECTED);
 		cv_text(cv, y, 0, sel ? R_SELECTED : R_VALUE, line);
@@ -251,27 +333,28 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		cv_printf(cv, y, textx, sel ? R_SELECTED : R_NORMAL, "%s%s",
 			  digest_is_estimate(t, e) ? "~" : e->last.own ? "*" : "",
 			  e->last.text ? e->last.text : "(text not fetched yet)");
+		v->nshown++;
 	}
 	free(rows);
 }
 
-static bool digests_key(const struct model *m, struct pane_view *v, int key)
+static bool digests_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	(void)m;
-	if (key == 's') {
+	if (cmd == PK_SORT) {
 		v->sort = (v->sort & 4) | (((v->sort & 3) + 1) % DGS__COUNT);
 		str_printf(v->status, sizeof v->status, "digests sorted by %s", dg_sort_names[SORT_KEY(v)]);
 		v->sel = v->top = 0;
 		return true;
 	}
-	if (key == 'o') {
+	if (cmd == PK_SHOW_OWN) {
 		v->sort ^= DIGESTS_SHOW_OWN;
 		str_copy(v->status, sizeof v->status, v->sort & DIGESTS_SHOW_OWN
 			 ? "digests: dbtop's own statements shown" : "digests: dbtop's own statements left out");
 		v->sel = v->top = 0;
 		return true;
 	}
-	if (key == 'd') {
+	if (cmd == PK_CUMULATIVE) {
 		v->sort ^= 4;
 		str_copy(v->status, sizeof v->status,
 			 CUMULATIVE(v) ? "digests: totals since first seen" : "digests: per interval");
@@ -281,20 +364,11 @@ static bool digests_key(const struct model *m, struct pane_view *v, int key)
 	return false;
 }
 
-static const struct key_help digests_keys[] = {
-	{'s', "s", "sort by total time, calls, average latency, rows"},
-	{'d', "d", "per interval / cumulative since first seen"},
-	{'o', "o", "show dbtop's own statements too (left out of the ranking and total by default)"},
-	{'/', "/", "filter by regex over the statement text and schema"},
-	{'\n', "Enter", "details: full text, first/last seen, every counter, its sparkline"},
-	{0, NULL, NULL},
-};
-
 const struct pane_ops digests_pane = {
 	.name = "digests",
 	.title = "statement digests",
 	.draw = digests_draw,
 	.key = digests_key,
-	.keys = digests_keys,
 	.min_h = 4,
+	.need = digests_need,
 };

@@ -1,8 +1,9 @@
 /* locks.c - the lock-wait pane: a tree of who blocks whom. Each root
  * blocker on top with its state, transaction age and statement; beneath it
  * every waiter, indented, each line saying which lock it asked for and
- * which lock of its blocker stands in the way. k / c ask the screen to end
- * the selected chain's root session or cancel its statement. */
+ * which lock of its blocker stands in the way. On screen 3 x / c ask the
+ * screen to end the selected session (a root blocker or a waiter) or to
+ * cancel its statement. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,27 +64,46 @@ static void root_line(const struct lock_set *ls, const struct lock_session *s, c
 	(void)ls;
 }
 
-/* The line of a waiter reached through edge e. */
-static void waiter_line(const struct lock_session *s, const struct lock_edge *e, bool repeat, char *out, size_t len,
-			bool utf8)
+/* A session's state in words: a waiting session says so ("waiting 2.0s"),
+ * whatever the server calls it ("active"). */
+static void state_words(const struct lock_session *s, char *out, size_t len)
+{
+	if (isfinite(s->wait_s)) {
+		char w[24];
+		fmt_secs(s->wait_s, w, sizeof w);
+		str_printf(out, len, "waiting %s", w);
+	} else {
+		lock_state_text(s, out, len);
+	}
+}
+
+/* The sentence of a waiter reached through edge e, in two parts: who waits
+ * for whom and which locks (head), then the object and the statement
+ * (tail), which wrap under the line at narrow widths. */
+static void waiter_line(const struct lock_set *ls, const struct lock_session *s, const struct lock_edge *e,
+			bool repeat, char *head, size_t hlen, char *tail, size_t tlen)
 {
 	char w[24];
+	long long b = ls->s[e->blocker].id;
 	fmt_secs(s->wait_s, w, sizeof w);
-	str_printf(out, len, "%s %lld %s  waiting %s  requested %s %s held %s%s  on %s%s%s%s%s%s  %s",
-		   utf8 ? "\u2514" : "`-", s->id, s->user[0] ? s->user : "?", w,
-		   e->requested[0] ? e->requested : "?", utf8 ? "\u27f5" : "<-", e->held[0] ? e->held : "?",
-		   e->soft ? " (queued ahead)" : "", e->object[0] ? e->object : "?",
-		   e->lock_type[0] ? "  (" : "", e->lock_type, e->lock_data[0] ? " " : "", e->lock_data,
-		   e->lock_type[0] ? ")" : "",
-		   repeat ? (e->cycle ? "[cycle: shown above]" : "[shown above]") : (s->query ? s->query : ""));
+	if (e->soft)
+		str_printf(head, hlen, "%lld waits %s for %lld: requested %s, %lld is queued ahead for %s", s->id, w, b,
+			   e->requested[0] ? e->requested : "?", b, e->held[0] ? e->held : "?");
+	else
+		str_printf(head, hlen, "%lld waits %s for %lld: requested %s, %lld holds %s", s->id, w, b,
+			   e->requested[0] ? e->requested : "?", b, e->held[0] ? e->held : "?");
+	str_printf(tail, tlen, "on %s%s%s%s%s%s  %s%s%s", e->object[0] ? e->object : "?", e->lock_type[0] ? " (" : "",
+		   e->lock_type, e->lock_data[0] ? " " : "", e->lock_data, e->lock_type[0] ? ")" : "",
+		   repeat ? "" : s->user[0] ? s->user : "?", repeat ? "" : ": ",
+		   repeat ? (e->cycle ? "[cycle: shown above]" : "[shown above]") : (s->query ? s->query : "(no statement)"));
 }
 
 static void draw_details(const struct lock_set *ls, const struct lock_row *r, struct canvas *cv)
 {
 	const struct lock_session *s = &ls->s[r->session];
-	char st[96], a[24];
+	char st[96], a[24], text[2048];
 	int y = 0;
-	lock_state_text(s, st, sizeof st);
+	state_words(s, st, sizeof st);
 	fmt_secs(s->trx_age_s, a, sizeof a);
 	cv_printf(cv, y++, 0, R_TITLE, "session %lld  user %s  %s  transaction %s%s", s->id, s->user[0] ? s->user : "?", st,
 		  isfinite(s->trx_age_s) ? a : "-", s->in_cycle ? "  on a wait cycle (deadlock)" : "");
@@ -95,15 +115,81 @@ static void draw_details(const struct lock_set *ls, const struct lock_row *r, st
 		if (e->waiter != r->session && e->blocker != r->session)
 			continue;
 		bool w = e->waiter == r->session;
-		cv_printf(cv, y++, 0, w ? R_WAITER : R_BLOCKER, "%s %lld: requested %s, held %s%s on %s %s %s%s", w ? "waits for" : "blocks",
-			  w ? ls->s[e->blocker].id : ls->s[e->waiter].id, e->requested, e->held,
-			  e->soft ? " (queued ahead)" : "", e->object, e->lock_type, e->lock_data,
-			  e->cycle ? "  [cycle]" : "");
+		long long wid = ls->s[e->waiter].id, bid = ls->s[e->blocker].id;
+		char secs[24];
+		fmt_secs(ls->s[e->waiter].wait_s, secs, sizeof secs);
+		if (w)
+			str_printf(text, sizeof text, "waits %s for %lld: requested %s, %lld %s %s on %s (%s%s%s)%s", secs, bid,
+				   e->requested, bid, e->soft ? "is queued ahead for" : "holds", e->held, e->object,
+				   e->lock_type, e->lock_data[0] ? " " : "", e->lock_data, e->cycle ? "  [cycle]" : "");
+		else
+			str_printf(text, sizeof text, "blocks %lld (waiting %s): it requested %s, %lld %s %s on %s (%s%s%s)%s", wid,
+				   secs, e->requested, bid, e->soft ? "is queued ahead for" : "holds", e->held, e->object,
+				   e->lock_type, e->lock_data[0] ? " " : "", e->lock_data, e->cycle ? "  [cycle]" : "");
+		y = cv_wrap(cv, y, 0, w ? R_WAITER : R_BLOCKER, text, cv->h - 3 > y + 1 ? cv->h - 3 : y + 1);
 	}
 	if (y < cv->h) {
 		cv_text(cv, y++, 0, R_LABEL, s->query_is_last ? "last statement:" : "statement:");
 		cv_wrap(cv, y, 2, R_NORMAL, s->query ? s->query : "(not available)", cv->h);
 	}
+}
+
+#define GUIDE_DEPTH 32
+#define GUIDE_BYTES (GUIDE_DEPTH * 4 + 8)   /* a level: at most 4 bytes */
+
+/* The tree guides of each row ("├ ", "└ ", "│ " of the levels above) into
+ * pre[i] (utf8 or ASCII), and the guides of a continuation line under it
+ * into cont[i]; levels below maxd (at most GUIDE_DEPTH) are drawn at maxd. */
+static void tree_guides(const struct lock_row *rows, size_t n, bool utf8, int maxd, char (*pre)[GUIDE_BYTES],
+			char (*cont)[GUIDE_BYTES])
+{
+	bool later[GUIDE_DEPTH + 1] = {false};   /* a later sibling at that depth */
+	bool *last = xcalloc(n ? n : 1, sizeof *last);
+	const char *tee = utf8 ? "\u251c " : "|- ", *elbow = utf8 ? "\u2514 " : "`- ", *bar = utf8 ? "\u2502 " : "|  ";
+	const char *none = utf8 ? "  " : "   ";
+	/* backwards: a row is its parent's last child when no sibling follows */
+	if (maxd > GUIDE_DEPTH)
+		maxd = GUIDE_DEPTH;
+	if (maxd < 1)
+		maxd = 1;
+	for (size_t k = n; k-- > 0;) {
+		int d = rows[k].depth > maxd ? maxd : rows[k].depth;
+		last[k] = !later[d];
+		later[d] = true;
+		for (int j = d + 1; j <= GUIDE_DEPTH; j++)
+			later[j] = false;
+	}
+	bool open[GUIDE_DEPTH + 1] = {false};    /* the level's line goes on below */
+	for (size_t i = 0; i < n; i++) {
+		int d = rows[i].depth > maxd ? maxd : rows[i].depth;
+		size_t l = 0;
+		pre[i][0] = cont[i][0] = '\0';
+		open[d] = !last[i];
+		for (int L = 1; L < d; L++)
+			l += (size_t)snprintf(pre[i] + l, sizeof pre[i] - l, "%s", open[L] ? bar : none);
+		if (d > 0)
+			snprintf(pre[i] + l, sizeof pre[i] - l, "%s", last[i] ? elbow : tee);
+		l = 0;
+		for (int L = 1; L <= d; L++)
+			l += (size_t)snprintf(cont[i] + l, sizeof cont[i] - l, "%s", open[L] ? bar : none);
+	}
+	free(last);
+}
+
+static int locks_need(const struct model *m, const struct pane_view *v, int w, int *min)
+{
+	const struct lock_set *ls = m->locks;
+	(void)w;
+	*min = 1;
+	if (m->last.state != STATE_UP || !ls || ls->status != LOCKS_READ)
+		return 1 + (!ls && m->caps.engine != ENGINE_POSTGRESQL && !m->caps.priv_process);
+	struct lock_row *rows;
+	int n = (int)shown_rows(ls, v, &rows);
+	free(rows);
+	if (n == 0)
+		return 2;
+	*min = 1 + (n < 3 ? n : 3);
+	return 2 + (ls->note[0] != 0) + n;
 }
 
 static void locks_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
@@ -124,6 +210,9 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 			cv_text(cv, 1, 0, R_NOTE, "fix: GRANT PROCESS ON *.* TO the monitoring user (lock tables need it)");
 		return;
 	}
+	struct lock_row *rows = NULL;
+	size_t n = ls->status == LOCKS_READ ? shown_rows(ls, v, &rows) : 0;
+	int want = n ? 1 + (int)(n < 3 ? n : 3) : 1;   /* status, root and two waiters */
 	/* status line */
 	switch (ls->status) {
 	case LOCKS_IDLE:
@@ -146,10 +235,10 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 		: ls->status == LOCKS_READ || ls->status == LOCKS_TIMED_OUT ? R_WARN
 		: ls->status == LOCKS_UNAVAILABLE ? R_NOTE : R_LABEL,
 		line);
-	if (ls->status == LOCKS_READ && ls->note[0] && y < cv->h)
+	/* the note and the history only where the tree keeps its minimum */
+	if (ls->status == LOCKS_READ && ls->note[0] && y < cv->h && cv->h - y > want)
 		cv_text(cv, y++, 0, R_NOTE, ls->note);
-	/* history: waiting sessions and wait time per second */
-	if (y < cv->h && cv->w >= 40) {
+	if (y < cv->h && cv->w >= 40 && (n == 0 || cv->h - y >= want)) {
 		int sw = (cv->w - 40) / 2;
 		if (sw > 60)
 			sw = 60;
@@ -162,10 +251,10 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 			y++;
 		}
 	}
-	if (ls->status != LOCKS_READ || y >= cv->h)
+	if (ls->status != LOCKS_READ || y >= cv->h) {
+		free(rows);
 		return;
-	struct lock_row *rows;
-	size_t n = shown_rows(ls, v, &rows);
+	}
 	v->nrows = (int)n;
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no session matches the filter" : "no wait edge found");
@@ -176,60 +265,152 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 		pane_clamp(v, (int)n, 1);
 		struct canvas sub = cv_sub(cv, y, 0, cv->h - y, cv->w);
 		draw_details(ls, &rows[v->sel], &sub);
+		v->nshown = 1;
 		free(rows);
 		return;
 	}
-	pane_clamp(v, (int)n, cv->h - y);
-	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
+	char (*pre)[GUIDE_BYTES] = xcalloc(n, sizeof *pre), (*cont)[GUIDE_BYTES] = xcalloc(n, sizeof *cont);
+	char (*head)[640] = xcalloc(n, sizeof *head);
+	char *tail = xmalloc(2048), *text = xmalloc(2800);
+	int *lines = xcalloc(n, sizeof *lines);
+	tree_guides(rows, n, cv->utf8, cv->w / 6, pre, cont);   /* guides take at most a third */
+	/* each row's text and its lines: a waiter too long for the width
+	 * wraps its object and statement under it on the full screen */
+	for (size_t i = 0; i < n; i++) {
+		const struct lock_session *s = &ls->s[rows[i].session];
+		lines[i] = 1;
+		if (rows[i].edge < 0) {
+			root_line(ls, s, head[i], sizeof head[i], cv->utf8);
+			continue;
+		}
+		waiter_line(ls, s, &ls->e[rows[i].edge], rows[i].repeat, head[i], sizeof head[i], tail, 2048);
+		int tw = cv->w - text_cols(pre[i]);
+		if (v->full && text_cols(head[i]) + 2 + text_cols(tail) > tw) {
+			/* the object and the statement under the sentence */
+			lines[i] = wrap_rows(head[i], tw) + wrap_rows(tail, tw);
+			if (lines[i] > 4)
+				lines[i] = 4;
+		}
+	}
+	/* scroll in lines: the selection shows, no blank line while rows are
+	 * above, and the chain's root stays pinned on the first line */
+	int avail = cv->h - y;
+	if (v->sel >= (int)n)
+		v->sel = (int)n - 1;
+	if (v->sel < 0)
+		v->sel = 0;
+	if (v->top > v->sel)
+		v->top = v->sel;
+	for (int pass = 0; pass < 2; pass++) {
+		int room = avail - (v->top > 0 && rows[v->top].depth > 0);
+		int used = 0;
+		for (int i = v->top; i <= v->sel; i++)
+			used += lines[i];
+		while (used > room && v->top < v->sel) {
+			used -= lines[v->top++];
+			room = avail - (rows[v->top].depth > 0);
+		}
+		/* fill from above while the rows below leave room */
+		used = 0;
+		for (size_t i = (size_t)v->top; i < n; i++)
+			used += lines[i];
+		while (v->top > 0 && used + lines[v->top - 1] + (rows[v->top - 1].depth > 0 && v->top - 1 > 0) <= avail) {
+			v->top--;
+			used += lines[v->top];
+		}
+	}
+	if (v->top > 0 && rows[v->top].depth > 0 && y < cv->h) {
+		/* the pinned root of the chain scrolled into */
+		int r = v->top;
+		while (r > 0 && rows[r].depth > 0)
+			r--;
+		cv_text(cv, y++, 0, R_BLOCKER, head[r]);
+	}
+	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++) {
 		const struct lock_row *r = &rows[i];
 		const struct lock_session *s = &ls->s[r->session];
 		bool sel = v->focused && (int)i == v->sel;
-		int indent = r->depth * 2 > cv->w / 3 ? cv->w / 3 : r->depth * 2;
-		if (r->edge < 0)
-			root_line(ls, s, line, sizeof line, cv->utf8);
-		else
-			waiter_line(s, &ls->e[r->edge], r->repeat, line, sizeof line, cv->utf8);
+		enum role role = sel ? R_SELECTED
+				 : r->edge < 0 ? (s->in_cycle ? R_CRIT : R_BLOCKER)
+				 : ls->e[r->edge].cycle ? R_CRIT : R_WAITER;
 		if (sel)
 			cv_fill(cv, y, 0, cv->w, R_SELECTED);
-		cv_text(cv, y, indent,
-			sel ? R_SELECTED
-			: r->edge < 0 ? (s->in_cycle ? R_CRIT : R_BLOCKER)
-			: (r->edge >= 0 && ls->e[r->edge].cycle) ? R_CRIT : R_WAITER,
-			line);
+		int x = cv_text(cv, y, 0, sel ? R_SELECTED : R_LABEL, pre[i]), k;
+		if (r->edge < 0) {
+			str_copy(text, 2800, head[i]);
+		} else {
+			waiter_line(ls, s, &ls->e[r->edge], r->repeat, head[i], sizeof head[i], tail, 2048);
+			str_printf(text, 2800, "%s  %s", head[i], tail);
+		}
+		if (lines[i] == 1) {
+			cv_text(cv, y++, x, role, text);
+		} else if (r->edge >= 0) {
+			for (k = 1; k < lines[i] && y + k < cv->h; k++) {
+				if (sel)
+					cv_fill(cv, y + k, 0, cv->w, R_SELECTED);
+				cv_text(cv, y + k, 0, sel ? R_SELECTED : R_LABEL, cont[i]);
+			}
+			struct canvas sub = cv_sub(cv, y, x, lines[i], cv->w - x);
+			int hy = cv_wrap(&sub, 0, 0, role, head[i], lines[i] - 1);
+			cv_wrap(&sub, hy, 0, role, tail, lines[i]);
+			y += lines[i];
+		} else {
+			/* wrapped: the guides go on beside the lines below */
+			for (k = 1; k < lines[i] && y + k < cv->h; k++) {
+				if (sel)
+					cv_fill(cv, y + k, 0, cv->w, R_SELECTED);
+				cv_text(cv, y + k, 0, sel ? R_SELECTED : R_LABEL, cont[i]);
+			}
+			struct canvas sub = cv_sub(cv, y, x, lines[i], cv->w - x);
+			cv_wrap(&sub, 0, 0, role, text, lines[i]);
+			y += lines[i];
+		}
+		v->nshown++;
 	}
+	free(pre);
+	free(cont);
+	free(head);
+	free(tail);
+	free(text);
+	free(lines);
 	free(rows);
 }
 
-/* The session k / c act on: the selected row's chain root. */
-static const struct lock_session *target(const struct lock_set *ls, const struct pane_view *v)
+/* The session x / c act on: the selected row's, a root blocker or a
+ * waiter; *blocker: the session it waits for on that row, or NULL. */
+static const struct lock_session *target(const struct lock_set *ls, const struct pane_view *v,
+					 const struct lock_session **blocker)
 {
 	struct lock_row *rows;
 	size_t n = shown_rows(ls, v, &rows);
 	const struct lock_session *t = NULL;
+	*blocker = NULL;
 	if (v->sel >= 0 && (size_t)v->sel < n) {
-		const struct lock_session *s = &ls->s[rows[v->sel].session];
-		t = s->root >= 0 ? &ls->s[s->root] : s;
+		t = &ls->s[rows[v->sel].session];
+		if (rows[v->sel].edge >= 0)
+			*blocker = &ls->s[ls->e[rows[v->sel].edge].blocker];
 	}
 	free(rows);
 	return t;
 }
 
-static bool locks_key(const struct model *m, struct pane_view *v, int key)
+static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	const struct lock_set *ls = m->locks;
 	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
-	if (key != 'k' && key != 'c')
+	const struct lock_session *bl = NULL;
+	if (cmd != PK_TERMINATE && cmd != PK_CANCEL)
 		return false;
 	if (v->read_only) {
 		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no kill or cancel");
 		return true;
 	}
-	const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v) : NULL;
+	const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl) : NULL;
 	if (!t) {
-		str_copy(v->status, sizeof v->status, "no blocker selected");
+		str_copy(v->status, sizeof v->status, "no session selected");
 		return true;
 	}
-	bool term = key == 'k';
+	bool term = cmd == PK_TERMINATE;
 	if (!v->replay && (!t->ident.known || t->id <= 0)) {
 		/* another role's backend read without pg_read_all_stats, a lock
 		 * query without the identity columns, or a blocker without a
@@ -260,9 +441,22 @@ static bool locks_key(const struct model *m, struct pane_view *v, int key)
 	if (t->ident.known)
 		str_printf(chk, sizeof chk, " Checked %s: session %lld is still the one shown (%s); if not, nothing is done.",
 			   pg || maria ? "in the same statement" : "just before", t->id, who);
-	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s, blocking %d) with %s? %s%s%s Statement: %s",
-		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", st, t->blocked, sql,
-		   term ? "Its open transaction is rolled back." : "Its transaction stays open.",
+	/* a root: how many wait on it; a waiter: whom it waits for, who is
+	 * left alone */
+	char role[200], spare[120] = "";
+	if (bl) {
+		/* (its state would read "active": it waits) */
+		if (isfinite(t->wait_s))
+			str_printf(role, sizeof role, "waiting %.1fs for %lld", t->wait_s, bl->id);
+		else
+			str_printf(role, sizeof role, "waiting for %lld", bl->id);
+		str_printf(spare, sizeof spare, " Session %lld, which it waits for, is left alone.", bl->id);
+	} else {
+		str_printf(role, sizeof role, "%s, blocking %d", st, t->blocked);
+	}
+	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s) with %s? %s%s%s%s Statement: %s",
+		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", role, sql,
+		   term ? "Its open transaction is rolled back." : "Its transaction stays open.", spare,
 		   !pg && !m->caps.priv_super ? "  [needs SUPER or CONNECTION_ADMIN for other users' sessions]"
 		   : pg && !m->caps.superuser ? "  [needs superuser, pg_signal_backend or the same role]"
 					      : "",
@@ -270,21 +464,11 @@ static bool locks_key(const struct model *m, struct pane_view *v, int key)
 	return true;
 }
 
-static const struct key_help locks_keys[] = {
-	{'k', "k", "end the selected chain's root blocker (KILL / pg_terminate_backend), after a confirmation; "
-		   "only while the server shows the same session (start, transaction)"},
-	{'c', "c", "cancel the root blocker's statement (KILL QUERY / pg_cancel_backend), after a confirmation; "
-		   "only while the same session runs the same statement"},
-	{'/', "/", "filter by regex over session id, user, statement and lock object"},
-	{'\n', "Enter", "details: every lock the session waits for or holds, its full statement"},
-	{0, NULL, NULL},
-};
-
 const struct pane_ops locks_pane = {
 	.name = "locks",
 	.title = "lock waits",
 	.draw = locks_draw,
 	.key = locks_key,
-	.keys = locks_keys,
 	.min_h = 4,
+	.need = locks_need,
 };

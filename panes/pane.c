@@ -65,6 +65,8 @@ void pane_clamp(struct pane_view *v, int nrows, int visible)
 		v->top = v->sel;
 	if (v->sel >= v->top + visible)
 		v->top = v->sel - visible + 1;
+	if (v->top > nrows - visible)
+		v->top = nrows - visible;
 	if (v->top < 0)
 		v->top = 0;
 }

@@ -9,11 +9,16 @@
 #include "../model/model.h"
 #include "canvas.h"
 
-/* A key a pane handles, with help text for the generated help screen. */
-struct key_help {
-	int key;             /* curses key code or character */
-	const char *name;    /* as shown: "s", "Enter", "Up/Down" */
-	const char *help;
+/* A command the screen's key table (tui/keys.c) passes to a pane; the
+ * keys that send them are named there only. */
+enum pane_cmd {
+	PK_SORT = 1,         /* next sort order */
+	PK_CUMULATIVE,       /* per interval / cumulative (digests) */
+	PK_TERMINATE,        /* end the selected session (locks) */
+	PK_CANCEL,           /* cancel the selected session's statement (locks) */
+	PK_TUNE_APPLY,       /* apply / revert the selected setting (tuning) */
+	PK_TUNE_KEEP,        /* keep dbtop's change of it (tuning) */
+	PK_SHOW_OWN,         /* show dbtop's own statements too (digests) */
 };
 
 /* An action a pane asks the screen to confirm and run (locks pane). */
@@ -45,6 +50,7 @@ struct pane_view {
 	void *filter;        /* compiled PCRE2 pattern or NULL */
 	char filter_text[128];
 	int nrows;           /* rows after filtering, set by draw */
+	int nshown;          /* of them drawn in the last frame, set by draw */
 	char status[160];    /* a one-line message from the pane (e.g. sort) */
 	bool read_only;      /* --read-only: no action on the server */
 	bool replay;         /* a recording: no server to act on */
@@ -56,10 +62,13 @@ struct pane_ops {
 	const char *title;   /* "fsync / commit rates" */
 	/* Draw the pane into cv. */
 	void (*draw)(const struct model *m, struct pane_view *v, struct canvas *cv);
-	/* Handle a key; true when used. Optional. */
-	bool (*key)(const struct model *m, struct pane_view *v, int key);
-	const struct key_help *keys;   /* NULL-name-terminated, optional */
+	/* Handle a command (PK_*); false when the pane has none such. Optional. */
+	bool (*key)(const struct model *m, struct pane_view *v, int cmd);
 	int min_h;           /* rows it needs as a tile */
+	/* Body rows (below its title) the pane wants now at width w; *min:
+	 * the fewest that still show its data (the overview gives it at least
+	 * those), 1 when it has nothing to show but its one-line summary. */
+	int (*need)(const struct model *m, const struct pane_view *v, int w, int *min);
 };
 
 /* True when text passes the view's filter (always, without a filter). */
@@ -68,7 +77,8 @@ bool pane_filter_match(const struct pane_view *v, const char *text);
  * the PCRE2 error and its offset in err. */
 int pane_filter_set(struct pane_view *v, const char *pattern, char *err, size_t errlen);
 void pane_filter_free(struct pane_view *v);
-/* Keep v->sel and v->top inside nrows rows with `visible` rows shown. */
+/* Keep v->sel and v->top inside nrows rows with `visible` rows shown;
+ * no blank row below the last one while rows above are scrolled away. */
 void pane_clamp(struct pane_view *v, int nrows, int visible);
 
 extern const struct pane_ops rates_pane;

@@ -86,24 +86,25 @@ static const struct {
 	const char *label;
 	int indent;
 	double warn, crit;   /* thresholds for the current value, 0: none */
+	bool key;            /* shown first when the tile is short */
 } pane_rows[] = {
-	{M_COMMITS, "commits/s", 0, 0, 0},
-	{M_FSYNCS, "fsyncs/s", 0, 0, 0},
-	{M_REDO_FSYNCS, "redo", 1, 0, 0},
-	{M_BINLOG_FSYNCS, "binlog", 1, 0, 0},
-	{M_WAL_WRITES, "WAL writes/s", 0, 0, 0},
-	{M_FSYNCS_PER_COMMIT, "fsyncs/commit", 0, 1.5, 2.5},
-	{M_COMMIT_MS, "commit latency ms", 0, 10, 100},
-	{M_REDO_FSYNC_MS, "redo sync ms", 0, 5, 50},
-	{M_BINLOG_FSYNC_MS, "binlog sync ms", 0, 5, 50},
-	{M_WAL_SYNC_MS, "WAL sync ms", 0, 5, 50},
-	{M_WAL_WRITE_MS, "WAL write ms", 0, 5, 50},
-	{M_REDO_BYTES, "redo bytes/s", 0, 0, 0},
-	{M_WAL_BYTES, "WAL bytes/s", 0, 0, 0},
-	{M_WAL_BYTES_PER_COMMIT, "WAL bytes/commit", 0, 0, 0},
-	{M_BINLOG_COMMITS_PER_GROUP, "commits/group", 0, 0, 0},
-	{M_WAL_BUFFERS_FULL, "WAL buffers full/s", 0, 1, 50},
-	{M_ROLLBACKS, "rollbacks/s", 0, 0, 0},
+	{M_COMMITS, "commits/s", 0, 0, 0, true},
+	{M_FSYNCS, "fsyncs/s", 0, 0, 0, true},
+	{M_REDO_FSYNCS, "redo", 1, 0, 0, false},
+	{M_BINLOG_FSYNCS, "binlog", 1, 0, 0, false},
+	{M_WAL_WRITES, "WAL writes/s", 0, 0, 0, false},
+	{M_FSYNCS_PER_COMMIT, "fsyncs/commit", 0, 1.5, 2.5, true},
+	{M_COMMIT_MS, "commit latency ms", 0, 10, 100, false},
+	{M_REDO_FSYNC_MS, "redo sync ms", 0, 5, 50, true},
+	{M_BINLOG_FSYNC_MS, "binlog sync ms", 0, 5, 50, true},
+	{M_WAL_SYNC_MS, "WAL sync ms", 0, 5, 50, true},
+	{M_WAL_WRITE_MS, "WAL write ms", 0, 5, 50, false},
+	{M_REDO_BYTES, "redo bytes/s", 0, 0, 0, false},
+	{M_WAL_BYTES, "WAL bytes/s", 0, 0, 0, false},
+	{M_WAL_BYTES_PER_COMMIT, "WAL bytes/commit", 0, 0, 0, false},
+	{M_BINLOG_COMMITS_PER_GROUP, "commits/group", 0, 0, 0, false},
+	{M_WAL_BUFFERS_FULL, "WAL buffers full/s", 0, 1, 50, false},
+	{M_ROLLBACKS, "rollbacks/s", 0, 0, 0, false},
 };
 #define NPANE_ROWS (sizeof pane_rows / sizeof pane_rows[0])
 
@@ -231,6 +232,48 @@ static int visible_rows(const struct model *m, const struct pane_view *v, int *i
 	return n;
 }
 
+/* In a short tile: keep the key rows (in table order) and as many others
+ * as fit in rows_h; returns the rows kept. */
+static int key_rows_first(int *idx, int n, int rows_h)
+{
+	int keep[NPANE_ROWS], k = 0, nkey = 0, i;
+	bool take[NPANE_ROWS] = {false};
+	if (n <= rows_h)
+		return n;
+	for (i = 0; i < n && nkey < rows_h; i++)
+		if (pane_rows[idx[i]].key) {
+			take[i] = true;
+			nkey++;
+		}
+	for (i = 0; i < n && nkey < rows_h; i++)
+		if (!take[i]) {
+			take[i] = true;
+			nkey++;
+		}
+	for (i = 0; i < n; i++)
+		if (take[i])
+			keep[k++] = idx[i];
+	memcpy(idx, keep, (size_t)k * sizeof *idx);
+	return k;
+}
+
+static int rates_need(const struct model *m, const struct pane_view *v, int w, int *min)
+{
+	int idx[NPANE_ROWS], n = visible_rows(m, v, idx), nkey = 0, i;
+	char lines[8][160];
+	bool crit[8];
+	*min = 1;
+	if (!m->have_caps || n == 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		nkey += pane_rows[idx[i]].key;
+	int nimp = rates_implications(m, lines, crit, 8), imp = 0;
+	for (i = 0; i < nimp; i++)
+		imp += wrap_rows(lines[i], w);
+	*min = 1 + nkey;
+	return 1 + n + (imp > 6 ? 6 : imp);
+}
+
 /* Role of a current value after its thresholds. */
 static enum role value_role(int row, const struct rate *r)
 {
@@ -328,13 +371,19 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 	sparkw = cv->w - labw - curw - statw - 2;
 	if (sparkw < 0)
 		sparkw = 0;
-	/* title row: column heads and the window span */
-	cv_printf(cv, y, 0, R_LABEL, "%-*s%*s", labw, "", curw, "now");
-	if (sparkw > 8)
-		cv_printf(cv, y, labw + curw + 1, R_LABEL, "last %.0fs", sparkw * iv);
-	if (statw)
-		cv_printf(cv, y, cv->w - statw, R_LABEL, "%8s %8s %8s", "min", "max", "avg");
-	y++;
+	/* title row: column heads and the window span (a tile too short
+	 * for its key rows shows the rows instead) */
+	int nkey = 0;
+	for (i = 0; i < n; i++)
+		nkey += pane_rows[idx[i]].key;
+	if (v->full || cv->h > (nkey < n ? nkey : n)) {
+		cv_printf(cv, y, 0, R_LABEL, "%-*s%*s", labw, "", curw, "now");
+		if (sparkw > 8)
+			cv_printf(cv, y, labw + curw + 1, R_LABEL, "last %.0fs", sparkw * iv);
+		if (statw)
+			cv_printf(cv, y, cv->w - statw, R_LABEL, "%8s %8s %8s", "min", "max", "avg");
+		y++;
+	}
 	nimp = rates_implications(m, lines, crit, 8);
 	int imp_rows = 0;
 	for (i = 0; i < nimp; i++)
@@ -342,10 +391,19 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 	if (imp_rows > 6)
 		imp_rows = 6;
 	rows_h = cv->h - y - imp_rows;
-	if (rows_h < 1)
-		rows_h = cv->h - y;
+	if (rows_h < nkey) {
+		/* the key rows before the settings' lines */
+		rows_h = nkey < cv->h - y ? nkey : cv->h - y;
+		imp_rows = cv->h - y - rows_h;
+	}
+	if (!v->full && !v->focused)
+		n = key_rows_first(idx, n, rows_h);
+	else if (!v->full && n > rows_h && v->sel < rows_h)
+		n = key_rows_first(idx, n, rows_h);
 	pane_clamp(v, n, rows_h);
-	for (i = v->top; i < n && y < 1 + rows_h; i++, y++) {
+	v->nshown = n < rows_h ? n : rows_h;
+	int row_end = y + rows_h;
+	for (i = v->top; i < n && y < row_end; i++, y++) {
 		int r = idx[i];
 		enum metric_id id = pane_rows[r].metric;
 		char cur[48];
@@ -380,10 +438,10 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 	}
 }
 
-static bool rates_key(const struct model *m, struct pane_view *v, int key)
+static bool rates_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	(void)m;
-	if (key == 's') {
+	if (cmd == PK_SORT) {
 		v->sort = !v->sort;
 		str_copy(v->status, sizeof v->status, v->sort ? "rates sorted by name" : "rates in table order");
 		return true;
@@ -391,17 +449,11 @@ static bool rates_key(const struct model *m, struct pane_view *v, int key)
 	return false;
 }
 
-static const struct key_help rates_keys[] = {
-	{'s', "s", "sort rows: table order / by name"},
-	{'\n', "Enter", "details of the selected rate: definition, source, tall graph"},
-	{0, NULL, NULL},
-};
-
 const struct pane_ops rates_pane = {
 	.name = "rates",
 	.title = "fsync / commit rates",
 	.draw = rates_draw,
 	.key = rates_key,
-	.keys = rates_keys,
 	.min_h = 8,
+	.need = rates_need,
 };

@@ -91,7 +91,11 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	}
 	if (!tv || !tv->available) {
 		const char *why = tv && tv->why[0] ? tv->why : "tuning is not available";
-		y = cv_wrap(cv, y, 0, R_NOTE, why, cv->h);
+		y = cv_wrap(cv, y, 0, R_NOTE, why, v->full ? cv->h : 1);
+		if (!v->full) {
+			v->nrows = 0;   /* a tile: the one-line summary */
+			return;
+		}
 	}
 	if (tv && tv->nactive) {
 		char age[32];
@@ -126,6 +130,13 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		y = cv_wrap(cv, y, 0,
 			    strncmp(tv->pending, TUNE_PENDING_UNREAD, strlen(TUNE_PENDING_UNREAD)) == 0 ? R_NOTE : R_CRIT,
 			    tv->pending, cv->h);
+	if (!v->full && cv->h - y < 2) {
+		/* a one-line tile: its summary, not a table head without rows */
+		if (y < cv->h)
+			cv_printf(cv, y, 0, R_UNKNOWN, "none of the %d settings changed by dbtop (screen 5 lists them)", n);
+		v->nrows = 0;
+		return;
+	}
 	if (y >= cv->h)
 		return;
 	int wn = 36, wv = 12;
@@ -141,6 +152,11 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	pane_clamp(v, n, visible);
 	struct finding fs[FINDINGS_MAX];
 	const struct tunable *hint = findings_top_remedy(fs, findings_eval(m, fs, FINDINGS_MAX));
+	int hr = tuning_row_of(m, hint);
+	if (!v->full && !v->focused && hr >= 0 && (hr < v->top || hr >= v->top + visible)) {
+		/* a short tile shows the row the finding points at */
+		v->top = hr - visible + 1 > 0 ? hr - visible + 1 : 0;
+	}
 	for (int r = v->top; r < n && y < cv->h && r < v->top + visible; r++) {
 		int i = idx[r];
 		const struct tunable *t = &tunables[i];
@@ -160,9 +176,13 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		if (sel)
 			cv_fill(cv, y, 0, cv->w, R_SELECTED);
 		char line[400];
-		str_printf(line, sizeof line, "%-*.*s %-*.*s %-*.*s %-9s %s", wn, wn, t->name, wv, wv, now_v, wv, wv, to,
-			   may, state);
+		char cn[160], cv1[64], cv2[64];
+		text_pad(cn, sizeof cn, t->name, wn, false, cv->utf8);
+		text_pad(cv1, sizeof cv1, now_v, wv, false, cv->utf8);
+		text_pad(cv2, sizeof cv2, to, wv, false, cv->utf8);
+		str_printf(line, sizeof line, "%s %s %s %-9s %s", cn, cv1, cv2, may, state);
 		cv_text(cv, y++, 0, role, line);
+		v->nshown++;
 	}
 	if (!v->full || y + 2 >= cv->h || n == 0)
 		return;
@@ -204,11 +224,29 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	}
 }
 
-static bool tuning_key(const struct model *m, struct pane_view *v, int key)
+static int tuning_need(const struct model *m, const struct pane_view *v, int w, int *min)
 {
 	const struct tune_view *tv = m->tune;
 	int idx[TUNABLES_MAX], n = rows_of(m, idx);
-	if (key != 'a' && key != 'K')
+	*min = 1;
+	if (!m->have_caps || !tv || !tv->available)
+		return 1;
+	int extra = (tv->nactive > 0) + (tv->nforeign ? 1 : 0) + (tv->nsuperseded > 0);
+	struct finding fs[FINDINGS_MAX];
+	if (findings_top_remedy(fs, findings_eval(m, fs, FINDINGS_MAX)))
+		*min = 2 + (tv->nactive > 0);
+	else if (tv->nactive > 0)
+		*min = 1;
+	(void)v;
+	(void)w;
+	return extra + 1 + n;
+}
+
+static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
+{
+	const struct tune_view *tv = m->tune;
+	int idx[TUNABLES_MAX], n = rows_of(m, idx);
+	if (cmd != PK_TUNE_APPLY && cmd != PK_TUNE_KEEP)
 		return false;
 	if (v->read_only) {
 		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no setting is changed");
@@ -225,7 +263,7 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int key)
 	int i = idx[v->sel];
 	const struct tunable *t = &tunables[i];
 	const struct jentry *e = change_of(tv, i);
-	if (key == 'K') {
+	if (cmd == PK_TUNE_KEEP) {
 		if (!e) {
 			str_copy(v->status, sizeof v->status, "K keeps a change dbtop made: this setting has none");
 			return true;
@@ -295,19 +333,11 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int key)
 	return true;
 }
 
-static const struct key_help tuning_keys[] = {
-	{'a', "a", "apply the selected setting's remedy (or revert dbtop's change of it), after a confirmation "
-		   "that shows the exact SQL, the risk and the revert"},
-	{'K', "K", "keep dbtop's change of the selected setting after dbtop exits (asks first)"},
-	{'u', "u U", "undo the newest change / all changes (any screen)"},
-	{0, NULL, NULL},
-};
-
 const struct pane_ops tuning_pane = {
 	.name = "tuning",
 	.title = "safe tuning",
 	.draw = tuning_draw,
 	.key = tuning_key,
-	.keys = tuning_keys,
 	.min_h = 4,
+	.need = tuning_need,
 };

@@ -103,29 +103,40 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 	default:
 		str_copy(line, sizeof line, "no source");
 	}
-	cv_text(cv, y++, 0, R_LABEL, line);
-	if (y < cv->h) {
+	size_t n = shown(m, v, rows);
+	/* the head and three events first; then the WAL / redo line, the
+	 * source, the note */
+	int spare = cv->h - 1 - (int)(n < 3 ? (n ? n : 1) : 3);
+	if (spare >= 2 || v->details)
+		cv_text(cv, y++, 0, R_LABEL, line);
+	if (y < cv->h && (spare >= 1 || v->details)) {
 		durability_line(m, line, sizeof line);
 		cv_text(cv, y++, 0, R_VALUE, line);
 	}
-	if (t->note[0] && y < cv->h)
+	if (t->note[0] && y < cv->h && (spare >= 3 || v->details))
 		cv_text(cv, y++, 0, R_NOTE, t->note);
-	size_t n = shown(m, v, rows);
 	v->nrows = (int)n;
 	if (v->details && n > 0) {
 		pane_clamp(v, (int)n, 1);
 		struct canvas sub = cv_sub(cv, y, 0, cv->h - y, cv->w);
 		draw_details(m, rows[v->sel], &sub);
+		v->nshown = 1;
 		return;
 	}
 	if (y >= cv->h)
 		return;
 	bool ps = t->source == WS_PERF_SCHEMA;
 	int namew = cv->w >= 120 ? 40 : 30;
+	if (namew > cv->w - 26)
+		namew = cv->w - 26 > 12 ? cv->w - 26 : 12;
 	str_printf(line, sizeof line, "%-*s %-6s %7s %6s%s", namew, "event", "class", "AAS", "share",
 		   ps ? "  waits/s   avg ms" : "");
-	int sx = cv_text(cv, y, 0, R_LABEL, line) + 2;
-	cv_text(cv, y++, sx, R_LABEL, "history");
+	int sx = text_cols(line) + 2;
+	if (cv->h - y >= 2 || n == 0) {
+		/* one row only: the top event rather than the heads */
+		cv_text(cv, y, 0, R_LABEL, line);
+		cv_text(cv, y++, sx, R_LABEL, "history");
+	}
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no event matches the filter" : "no session waited on anything this interval");
 		return;
@@ -144,26 +155,36 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 				str_printf(c2, sizeof c2, "%.3f", e->avg_ms);
 			str_printf(extra, sizeof extra, "  %7s %8s", c1, c2);
 		}
-		str_printf(line, sizeof line, "%-*.*s %-6s %7.3f %5.1f%%%s", namew, namew, e->name, wait_class_name(e->cls),
+		char name[WAIT_NAME_LEN + 8];
+		text_pad(name, sizeof name, e->name, namew, false, cv->utf8);
+		str_printf(line, sizeof line, "%s %-6s %7.3f %5.1f%%%s", name, wait_class_name(e->cls),
 			   e->aas, isfinite(share) ? share : 0.0, extra);
 		if (sel)
 			cv_fill(cv, y, 0, cv->w, R_SELECTED);
 		cv_text(cv, y, 0, sel ? R_SELECTED : wait_is_durability(e->name) ? R_WARN : R_VALUE, line);
 		if (cv->w - sx > 4)
 			cv_spark(cv, y, sx, cv->w - sx, &e->hist, 0, R_SPARK);
+		v->nshown++;
 	}
 }
 
-static const struct key_help waits_keys[] = {
-	{'/', "/", "filter by regex over the event name and class"},
-	{'\n', "Enter", "details: the event's figures and a tall sparkline"},
-	{0, NULL, NULL},
-};
+static int waits_need(const struct model *m, const struct pane_view *v, int w, int *min)
+{
+	const struct wait_table *t = &m->wt;
+	const struct wait_entry *rows[WAIT_MAX];
+	(void)w;
+	*min = 1;
+	if (!t->have_data)
+		return 1;
+	int n = (int)shown(m, v, rows);
+	*min = 1 + (n < 3 ? (n ? n : 1) : 3);
+	return 3 + (t->note[0] != 0) + (n ? n : 1);
+}
 
 const struct pane_ops waits_pane = {
 	.name = "waits",
 	.title = "WAL / redo waits",
 	.draw = waits_draw,
-	.keys = waits_keys,
 	.min_h = 4,
+	.need = waits_need,
 };

@@ -193,7 +193,7 @@ enum mdl_type mysql_mdl_type(const char *name);
 bool mysql_mdl_conflicts(enum mdl_type req, enum mdl_type other, bool pending);
 
 /* ---- acting on the session that was seen ------------------------------------
- * k / c (sources/mysql.c my_act) end or cancel a session only while the
+ * x / c (sources/mysql.c my_act) end or cancel a session only while the
  * server still shows the one a sample read (struct session_ident). Both
  * builders take a session id and write SQL over information_schema
  * PROCESSLIST p LEFT JOIN INNODB_TRX x ON x.trx_mysql_thread_id = p.ID. */

@@ -88,10 +88,22 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 		return 0;
 	}
 	due = p->base_real + (out->mono - p->base_rec) / cfg->speed;
-	/* in short steps, so that a quitting screen does not wait for it */
-	while (clock_mono() < due && !(src->stop_flag && *src->stop_flag)) {
-		double step = clock_mono() + 0.05;
-		sleep_until(step < due ? step : due);
+	/* in short steps, so that a quitting screen does not wait for it;
+	 * paused, the clock stands still: the pause moves the origin on */
+	for (;;) {
+		double now = clock_mono();
+		if (src->stop_flag && *src->stop_flag)
+			break;
+		if (src->pause_flag && *src->pause_flag) {
+			sleep_until(now + 0.05);
+			double d = clock_mono() - now;
+			p->base_real += d;
+			due += d;
+			continue;
+		}
+		if (now >= due)
+			break;
+		sleep_until(now + 0.05 < due ? now + 0.05 : due);
 	}
 	return 0;
 }

@@ -143,6 +143,7 @@ struct source {
 	double query_timeout;    /* s, per statement */
 	bool read_only;          /* --read-only: read-only session, no writes */
 	volatile int *stop_flag; /* when set and non-zero: stop waiting (replay pacing) */
+	volatile int *pause_flag; /* when set and non-zero: the replay clock stands still */
 	/* --server-budget: server time per refresh (ms) that the costly reads
 	 * (lock graph, statement digests) may take on average; 0: read them
 	 * on every refresh */

@@ -32,5 +32,19 @@ wait_re() {
     done
     return 1
 }
+# unframe: stdin without a confirmation box's frame (its text rows as
+# they are, so that a text wrapped in the box reads whole once joined)
+unframe() { sed 's/^ *│ //; s/ *│ *$//'; }
+# framed_re ERE SECONDS: poll the text inside a confirmation's frame, its
+# rows joined with one space (a text wrapped in the box reads whole), for ERE
+framed_re() {
+    local i
+    for ((i = 0; i < $2 * 20; i++)); do
+        T capture-pane -p -t s 2>/dev/null | sed -n 's/^.*│ \(.*[^ ]\) *│ *$/\1/p' | tr '\n' ' ' |
+            grep -qE -- "$1" && return 0
+        sleep 0.05
+    done
+    return 1
+}
 # screen: the non-empty lines of the screen on one line (for messages)
 screen() { T capture-pane -p -t s 2>/dev/null | grep -v '^ *$' | head -c 2500 | tr '\n' '|'; }

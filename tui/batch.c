@@ -9,6 +9,7 @@
 #include "../model/findings.h"
 #include "../panes/rates.h"
 #include <stdlib.h>
+#include <stdio.h>
 
 /* Engine name for output: mariadb / mysql / postgresql. */
 static const char *engine_label(const struct model *m)
@@ -179,85 +180,262 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
 		  m->last.nqueries);
 }
 
-/* Lock waits in the text record: a summary, then each chain's root and
- * every edge under it, one per line. */
-static void batch_text_locks(const struct lock_set *ls, struct strbuf *out)
+/* ---- the text form: like top -b ---- */
+
+#define TEXT_COLS 160
+
+/* Append line (no newline) and a newline, cut at TEXT_COLS code points
+ * with "..." unless st->wide. */
+static void text_line(const struct batch_text_state *st, struct strbuf *out, const char *line)
 {
-	char st[96];
+	const char *p = line;
+	int cols = 0;
+	if (st && st->wide) {
+		sb_puts(out, line);
+		sb_putc(out, '\n');
+		return;
+	}
+	for (; *p; p++)
+		cols += ((unsigned char)*p & 0xc0) != 0x80;
+	if (cols <= TEXT_COLS) {
+		sb_puts(out, line);
+		sb_putc(out, '\n');
+		return;
+	}
+	/* the first TEXT_COLS - 3 code points, then the mark */
+	cols = 0;
+	for (p = line; *p; p++) {
+		if (((unsigned char)*p & 0xc0) != 0x80 && ++cols > TEXT_COLS - 3)
+			break;
+	}
+	sb_printf(out, "%.*s...\n", (int)(p - line), line);
+}
+
+/* Append text as lines within TEXT_COLS (unless st->wide), broken at
+ * spaces, the continuation indented by indent columns. */
+static void text_wrap(const struct batch_text_state *st, struct strbuf *out, const char *text, int indent)
+{
+	const char *p = text;
+	int first = 1;
+	if (st && st->wide) {
+		text_line(st, out, text);
+		return;
+	}
+	while (*p) {
+		int room = TEXT_COLS - (first ? 0 : indent), cols = 0;
+		const char *q = p, *cut = NULL;
+		/* the last space within room code points, or room of them */
+		for (; *q && cols < room; q++) {
+			if (((unsigned char)*q & 0xc0) == 0x80)
+				continue;
+			if (*q == ' ')
+				cut = q;
+			cols++;
+		}
+		/* (q: past room code points, or the end) */
+		while (*q && ((unsigned char)*q & 0xc0) == 0x80)
+			q++;
+		if (!*q)
+			cut = q;
+		else if (*q == ' ')
+			cut = q;
+		else if (!cut || cut == p)
+			cut = q;
+		sb_printf(out, "%*s%.*s\n", first ? 0 : indent, "", (int)(cut - p), p);
+		p = cut;
+		while (*p == ' ')
+			p++;
+		first = 0;
+	}
+}
+
+/* The summary line's figures: the commit and durability rates. */
+static const enum metric_id summary_metrics[] = {
+	M_COMMITS, M_FSYNCS, M_FSYNCS_PER_COMMIT, M_REDO_FSYNC_MS, M_BINLOG_FSYNC_MS, M_WAL_SYNC_MS,
+	M_COMMIT_MS, M_WAL_BYTES, M_REDO_BYTES,
+};
+
+/* The rates pane's label of metric id, or its key. */
+static const char *metric_label(enum metric_id id)
+{
+	for (size_t i = 0; i < rates_nrows; i++)
+		if (rates_rows[i].metric == id)
+			return rates_rows[i].label;
+	return metric_defs[id].key;
+}
+
+/* One line per interval: time, engine, host, state, the rates, the cost. */
+static void text_summary(const struct model *m, const char *host, const struct batch_text_state *st,
+			 struct strbuf *out)
+{
+	char tbuf[32], v[48], ver[32];
+	time_t t = (time_t)m->last.wall;
+	struct tm tm;
+	struct strbuf l;
+
+	sb_init(&l);
+	localtime_r(&t, &tm);
+	strftime(tbuf, sizeof tbuf, "%Y-%m-%d %H:%M:%S", &tm);
+	/* the version without the distribution's suffix */
+	str_copy(ver, sizeof ver, m->caps.version);
+	ver[strspn(ver, "0123456789.")] = '\0';
+	sb_printf(&l, "%s  %s %s  %s  %s", tbuf, engine_label(m), ver, host,
+		  m->last.state == STATE_UP ? "UP" : m->last.state == STATE_STALLED ? "STALLED" : "DOWN");
+	if (m->last.state == STATE_DOWN)
+		sb_printf(&l, " - retrying in %.0fs", d_ceil(m->last.retry_in));
+	if (isfinite(m->interval_s))
+		sb_printf(&l, "  every %.2fs", m->interval_s);
+	char cost[48];
+	str_printf(cost, sizeof cost, "  cost %.1fms/%uq", m->last.query_ms, m->last.nqueries);
+	/* whole figures, in order, as many as fit beside the cost */
+	for (size_t i = 0; i < sizeof summary_metrics / sizeof summary_metrics[0]; i++) {
+		enum metric_id id = summary_metrics[i];
+		char f[96];
+		if (!model_metric_applies(m, id) || (m->cur[id].st == RATE_UNAVAIL && id > M_FSYNCS_PER_COMMIT))
+			continue;
+		rates_format(id, &m->cur[id], v, sizeof v);
+		str_printf(f, sizeof f, "  %s %s", metric_label(id), v);
+		if (!(st && st->wide) && l.len + strlen(f) + strlen(cost) > TEXT_COLS)
+			break;
+		sb_puts(&l, f);
+	}
+	sb_puts(&l, cost);
+	text_line(st, out, l.s);
+	sb_free(&l);
+}
+
+/* The top digests by total time this interval, one line each. */
+static void text_digests(const struct model *m, const struct batch_text_state *st, struct strbuf *out)
+{
+	const struct digest_table *t = &m->dg;
+	int top = st ? st->top : 5;
+	if (!t->have_data || top <= 0)
+		return;
+	const struct digest_entry **e = xcalloc((size_t)top + 1, sizeof *e);
+	size_t n = digest_table_top(t, DGS_TOTAL, false, e, (size_t)top);
+	for (size_t i = 0; i < n; i++) {
+		const struct digest_entry *d = e[i];
+		char text[2048], line[2300];
+		double ms = d->rate[DG_TOTAL_NS] / 1e6;
+		if (!d->known || !(ms > 0 || d->rate[DG_CALLS] > 0))
+			continue;
+		str_copy(text, sizeof text, d->last.text ? d->last.text : "(text not fetched yet)");
+		text_sanitize(text);
+		str_printf(line, sizeof line, "  stmt %8.1f ms/s %9.1f calls/s %8.2f ms avg  %s%s%s", ms, d->rate[DG_CALLS],
+			   d->avg_ms, d->last.schema[0] ? d->last.schema : "", d->last.schema[0] ? ": " : "", text);
+		text_line(st, out, line);
+	}
+	free(e);
+}
+
+/* Lock waits in the text record: a summary, then each chain's root and
+ * every edge under it, one a line. */
+static void text_locks(const struct lock_set *ls, const struct batch_text_state *st, struct strbuf *out)
+{
+	char st_text[96], line[1200];
 	if (!ls || ls->status == LOCKS_IDLE)
 		return;
 	if (ls->status != LOCKS_READ) {
-		sb_printf(out, "  locks: %u waiting; %s: %s\n", ls->waiting,
-			  ls->status == LOCKS_TIMED_OUT ? "lock query timed out" : "unavailable", ls->note);
+		str_printf(line, sizeof line, "  locks: %u waiting; %s: %s", ls->waiting,
+			   ls->status == LOCKS_TIMED_OUT ? "lock query timed out" : "unavailable", ls->note);
+		text_line(st, out, line);
 		return;
 	}
-	sb_printf(out, "  locks: %u waiting, %d root blocker%s%s\n", ls->waiting, ls->nroots, ls->nroots == 1 ? "" : "s",
-		  ls->ncycles ? ", DEADLOCK in progress" : "");
-	if (ls->note[0])
-		sb_printf(out, "    (%s)\n", ls->note);
+	str_printf(line, sizeof line, "  locks: %u waiting, %d root blocker%s%s%s%s", ls->waiting, ls->nroots,
+		   ls->nroots == 1 ? "" : "s", ls->ncycles ? ", DEADLOCK in progress" : "", ls->note[0] ? "; " : "",
+		   ls->note);
+	text_line(st, out, line);
 	for (size_t i = 0; i < ls->ns; i++) {
 		const struct lock_session *r = &ls->s[i];
 		if (!r->is_root)
 			continue;
-		lock_state_text(r, st, sizeof st);
-		sb_printf(out, "    root %lld %s %s, blocks %d: %.120s\n", r->id, r->user, st, r->blocked,
-			  r->query ? r->query : "(statement not available)");
+		lock_state_text(r, st_text, sizeof st_text);
+		str_printf(line, sizeof line, "    root %lld %s %s, blocks %d: %s", r->id, r->user, st_text, r->blocked,
+			   r->query ? r->query : "(statement not available)");
+		text_line(st, out, line);
 		for (size_t k = 0; k < ls->ne; k++) {
 			const struct lock_edge *e = &ls->e[k];
 			if (e->root != (int)i)
 				continue;
-			sb_printf(out, "      %lld waits %.1fs for %lld: requested %s, held %s%s on %s %s %s\n",
-				  ls->s[e->waiter].id, ls->s[e->waiter].wait_s, ls->s[e->blocker].id, e->requested,
-				  e->held, e->soft ? " (queued ahead)" : "", e->object, e->lock_type, e->lock_data);
+			str_printf(line, sizeof line, "      %lld waits %.1fs for %lld: requested %s, held %s%s on %s %s%s%s",
+				   ls->s[e->waiter].id, ls->s[e->waiter].wait_s, ls->s[e->blocker].id, e->requested, e->held,
+				   e->soft ? " (queued ahead)" : "", e->object, e->lock_type, e->lock_data[0] ? " " : "",
+				   e->lock_data);
+			text_line(st, out, line);
 		}
 	}
 }
 
-void batch_text(const struct model *m, const char *host, struct strbuf *out)
+/* FNV-1a of s: notes and settings already printed are known by it. */
+static unsigned long text_hash(const char *s)
 {
-	char tbuf[32], v[48];
-	time_t t = (time_t)m->last.wall;
-	struct tm tm;
-	struct notes n;
-	size_t i;
-	int col = 0;
+	unsigned long h = 1469598103934665603UL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211UL;
+	return h;
+}
 
-	localtime_r(&t, &tm);
-	strftime(tbuf, sizeof tbuf, "%Y-%m-%d %H:%M:%S", &tm);
-	sb_printf(out, "%s  %s %s  %s  %s", tbuf, engine_label(m), m->caps.version, host,
-		  m->last.state == STATE_UP ? "UP" : m->last.state == STATE_STALLED ? "STALLED" : "DOWN");
-	if (m->last.state == STATE_DOWN)
-		sb_printf(out, " - retrying in %.0fs", d_ceil(m->last.retry_in));
-	if (isfinite(m->interval_s))
-		sb_printf(out, "  interval %.2fs", m->interval_s);
-	sb_printf(out, "  cost %.1fms/%uq\n", m->last.query_ms, m->last.nqueries);
-	for (i = 0; i < rates_nrows; i++) {
-		enum metric_id id = rates_rows[i].metric;
-		if (!model_metric_applies(m, id) ||
-		    (m->cur[id].st == RATE_UNAVAIL && id > M_FSYNCS_PER_COMMIT))
-			continue;
-		rates_format(id, &m->cur[id], v, sizeof v);
-		sb_printf(out, "  %-20s %14s", rates_rows[i].label, v);
-		if (++col % 2 == 0)
-			sb_putc(out, '\n');
-	}
-	if (col % 2)
-		sb_putc(out, '\n');
-	if (m->nsettings) {
-		sb_puts(out, "  settings:");
-		for (i = 0; i < m->nsettings; i++)
-			sb_printf(out, " %s=%s", m->settings[i].name, m->settings[i].value);
-		sb_putc(out, '\n');
-	}
-	batch_text_locks(m->locks, out);
+void batch_text(const struct model *m, const char *host, struct batch_text_state *st, struct strbuf *out)
+{
+	struct notes n;
+	struct strbuf l;
+	int i;
+
+	text_summary(m, host, st, out);
 	{
 		struct finding f[FINDINGS_MAX];
 		size_t nf = findings_eval(m, f, FINDINGS_MAX);
-		for (size_t k = 0; k < nf; k++)
-			sb_printf(out, "  finding (%s) %s: %s; %s -> %s\n", finding_severity_name(f[k].severity), f[k].id,
-				  f[k].summary, f[k].evidence, f[k].suggestion);
+		for (size_t k = 0; k < nf; k++) {
+			char line[1400];
+			str_printf(line, sizeof line, "  %s %s: %s -> %s", f[k].severity == SEV_CRIT ? "!!" : "!", f[k].id,
+				   f[k].summary, f[k].suggestion);
+			text_wrap(st, out, line, 6);
+		}
 	}
+	text_digests(m, st, out);
+	text_locks(m->locks, st, out);
+	/* the settings and the notes: when they appear or change */
+	sb_init(&l);
+	if (m->nsettings) {
+		/* never cut (they say what the rates mean): wrapped between two
+		 * settings instead, the rest indented under the first */
+		size_t cur = 0;   /* columns of the line being filled */
+		sb_puts(&l, "  settings:");
+		cur = l.len;
+		for (size_t k = 0; k < m->nsettings; k++) {
+			char one[200];
+			str_printf(one, sizeof one, " %s=%s", m->settings[k].name, m->settings[k].value);
+			if (!(st && st->wide) && cur > 11 && cur + strlen(one) > TEXT_COLS) {
+				sb_puts(&l, "\n           ");
+				cur = 11;
+			}
+			sb_puts(&l, one);
+			cur += strlen(one);
+		}
+		unsigned long h = text_hash(l.s);
+		if (!st || h != st->settings_seen) {
+			sb_puts(out, l.s);
+			sb_putc(out, '\n');
+			if (st)
+				st->settings_seen = h;
+		}
+	}
+	sb_free(&l);
 	collect_notes(m, &n);
-	for (i = 0; i < (size_t)n.n; i++)
-		sb_printf(out, "  note: %s\n", n.msg[i]);
+	unsigned long seen[NOTES_MAX];
+	for (i = 0; i < n.n && i < NOTES_MAX; i++) {
+		bool old = false;
+		seen[i] = text_hash(n.msg[i]);
+		for (int k = 0; st && k < st->nnotes; k++)
+			old |= st->notes_seen[k] == seen[i];
+		if (!old) {
+			char line[NOTE_LEN + 16];
+			str_printf(line, sizeof line, "  note: %s", n.msg[i]);
+			text_wrap(st, out, line, 8);
+		}
+	}
+	if (st) {
+		memcpy(st->notes_seen, seen, sizeof seen[0] * (size_t)i);
+		st->nnotes = i;
+	}
 }

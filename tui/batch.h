@@ -11,7 +11,20 @@
 /* Append one JSON record (no newline) for the model's newest interval,
  * with the top n statement digests by total time. */
 void batch_json(const struct model *m, const char *host, int top, struct strbuf *out);
-/* Append the text form of the same record (ends with a newline). */
-void batch_text(const struct model *m, const char *host, struct strbuf *out);
+/* What the text form keeps from one record to the next. */
+struct batch_text_state {
+	bool wide;                 /* --wide: lines are not cut at 160 columns */
+	int top;                   /* statement digests per record */
+	unsigned long settings_seen;        /* hash of the settings line printed last */
+	unsigned long notes_seen[NOTES_MAX]; /* hashes of the notes in force */
+	int nnotes;
+};
+
+/* Append the text form, like top -b: one summary line (time, engine, host,
+ * state, the commit and durability rates, the cost), the findings, the top
+ * digests, the lock chains; the settings and each note only when they
+ * appear or change (st NULL: always). Each line within 160 columns (cut
+ * with "...") unless st->wide. Ends with a newline. */
+void batch_text(const struct model *m, const char *host, struct batch_text_state *st, struct strbuf *out);
 
 #endif

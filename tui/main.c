@@ -42,7 +42,8 @@ struct opts {
 	double speed;             /* replay speed, 0: no waiting */
 	double from;              /* replay start offset, s */
 	const char *theme;        /* --theme NAME|PATH */
-	int top;                  /* --top N digests in JSON */
+	int top;                  /* --top N digests per record; -1: 20 in JSON, 5 in text */
+	bool wide;                /* --wide: text lines not cut at 160 columns */
 	double sample_hz;         /* --sample-hz */
 	bool ascii;               /* --ascii */
 	bool read_only;           /* --read-only */
@@ -98,7 +99,9 @@ static void usage(FILE *f)
 	      "  -n, --count N             records to print, then exit (batch)\n"
 	      "  -i, --interval S          refresh interval, 0.25 to 60 s (default 1)\n"
 	      "      --format json|text    batch record format (default text)\n"
-	      "      --top N               statement digests per JSON record (default 20)\n"
+	      "      --top N               statement digests per record (default 20 in JSON,\n"
+	      "                            5 in text)\n"
+	      "      --wide                text lines are not cut at 160 columns\n"
 	      "      --sample-hz N         session samples per second when the server has no\n"
 	      "                            statement statistics (default 10)\n"
 	      "screen:\n"
@@ -207,7 +210,7 @@ static char *prompt_password(void)
 
 enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
-	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
+	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_WIDE, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 	OPT_TUNE_TTL, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
 };
@@ -232,6 +235,7 @@ static const struct option long_opts[] = {
 	{"count", required_argument, NULL, 'n'},
 	{"interval", required_argument, NULL, 'i'},
 	{"format", required_argument, NULL, OPT_FORMAT},
+	{"wide", no_argument, NULL, OPT_WIDE},
 	{"record", required_argument, NULL, OPT_RECORD},
 	{"redact", no_argument, NULL, OPT_REDACT},
 	{"replay", required_argument, NULL, OPT_REPLAY},
@@ -260,7 +264,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 	o->query_timeout = 2.0;
 	o->server_budget = 10;
 	o->speed = 1.0;
-	o->top = 20;
+	o->top = -1;
 	o->sample_hz = 10;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h:P:u:S:d:bn:i:", long_opts, NULL)) != -1) {
@@ -306,6 +310,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 			else
 				die_usage("unknown format (use json or text):", optarg);
 			break;
+		case OPT_WIDE: o->wide = true; break;
 		case OPT_RECORD: o->record = optarg; break;
 		case OPT_REDACT: o->redact = true; break;
 		case OPT_REPLAY: o->replay = optarg; break;
@@ -397,6 +402,7 @@ int main(int argc, char **argv)
 	struct model m;
 	struct sample s;
 	struct strbuf out;
+	struct batch_text_state txt;
 	struct sigaction sa;
 	struct recorder rec = {0};
 	struct replay_cfg rcfg = {0};
@@ -527,6 +533,9 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	/* the first sample only primes the counters */
+	memset(&txt, 0, sizeof txt);
+	txt.wide = o.wide;
+	txt.top = o.top < 0 ? 5 : o.top;
 	next = clock_mono();
 	for (;;) {
 		source_tick(&src, &s);
@@ -553,9 +562,9 @@ int main(int argc, char **argv)
 		if (m.intervals > 1 && s.wall >= src.start_wall + o.from) {
 			out.len = 0;
 			if (o.json)
-				batch_json(&m, host, o.top, &out);
+				batch_json(&m, host, o.top < 0 ? 20 : o.top, &out);
 			else
-				batch_text(&m, host, &out);
+				batch_text(&m, host, &txt, &out);
 			sb_putc(&out, '\n');
 			if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
 				break;

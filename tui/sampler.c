@@ -196,6 +196,7 @@ int sampler_start(struct sampler *sp, struct source *src, double interval, bool 
 	}
 	sp->src = src;
 	src->stop_flag = &sp->stop_flag;
+	src->pause_flag = &sp->pause_flag;
 	sp->interval = interval;
 	sp->self_paced = self_paced;
 	sp->caps_gen = 0;
@@ -229,6 +230,11 @@ int sampler_start(struct sampler *sp, struct source *src, double interval, bool 
 		return -1;
 	sp->running = true;
 	return 0;
+}
+
+void sampler_pause(struct sampler *sp, bool paused)
+{
+	sp->pause_flag = paused;
 }
 
 void sampler_set_interval(struct sampler *sp, double interval)

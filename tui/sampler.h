@@ -29,6 +29,7 @@ struct sampler {
 	bool self_paced;         /* the source sets the pace (replay) */
 	bool stop;
 	volatile int stop_flag;  /* stop, readable by the source without the lock */
+	volatile int pause_flag; /* paused: a replay's clock stands still */
 	bool running;
 	struct sampler_msg *q;   /* SAMPLER_QUEUE slots */
 	int head, len;
@@ -66,6 +67,9 @@ int sampler_start(struct sampler *sp, struct source *src, double interval, bool 
 		  struct tuner *tuner);
 /* Change the interval; takes effect at once. */
 void sampler_set_interval(struct sampler *sp, double interval);
+/* Pause or resume: a self-paced source (a replay) stops its clock while
+ * paused and goes on from there, so no sample is skipped. */
+void sampler_pause(struct sampler *sp, bool paused);
 /* Take the oldest message into out; false when the queue is empty. Drains
  * the wake-up pipe. */
 bool sampler_pop(struct sampler *sp, struct sampler_msg *out);

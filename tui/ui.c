@@ -1,5 +1,6 @@
 /* ui.c - the full-screen interface: header, screens of panes, key bar,
- * help generated from the key tables, filter prompt, pause, themes.
+ * help and key bar generated from the key table (keys.c), filter prompt,
+ * pause, themes.
  * The only file besides theme_curses.c that includes curses.h. */
 #include "ui.h"
 
@@ -22,6 +23,7 @@
 #include "../model/findings.h"
 #include "../panes/pane.h"
 #include "../util/util.h"
+#include "keys.h"
 #include "sampler.h"
 #include "theme.h"
 
@@ -29,7 +31,6 @@
 #define MIN_H 12
 #define NPANES 5
 #define TUNING_SCREEN 5   /* the safe tuning pane's screen number */
-#define KEY_ESC 27
 
 static const struct pane_ops *const panes[NPANES] = {
 	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane,
@@ -38,29 +39,6 @@ static const struct pane_ops *const panes[NPANES] = {
 /* Refresh interval steps for + and -, s. */
 static const double intervals[] = {0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60};
 #define NINTERVALS (sizeof intervals / sizeof intervals[0])
-
-/* Global keys: the help screen and the key bar are generated from here. */
-static const struct {
-	int key;
-	const char *name;   /* in the help */
-	const char *bar;    /* in the key bar, NULL: not there */
-	const char *help;
-} global_keys[] = {
-	{'q', "q", "Quit", "quit (closes the recording)"},
-	{'?', "?", "Help", "help (also h); any key closes it"},
-	{' ', "space", "Pause", "pause: the data freeze, the screen stays responsive"},
-	{'+', "+ -", "Interval", "refresh interval longer / shorter (0.25 s to 60 s)"},
-	{'s', "s", "Sort", "sort the focused pane"},
-	{'/', "/", "Filter", "filter the focused pane's rows (PCRE2 regex, case-insensitive; empty clears)"},
-	{'t', "t", "Theme", "next theme: dark, light, mono, high-contrast"},
-	{'\n', "Enter", "Details", "overview: open the focused pane; pane: details of the selected row"},
-	{KEY_ESC, "Esc", "Back", "back: close details, help or the prompt; then the overview"},
-	{'\t', "Tab", "Focus", "overview: focus the next pane (Shift-Tab: previous)"},
-	{'0', "0-5", "Screens", "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
-	{'u', "u U", NULL, "undo the newest setting change dbtop made / all of them"},
-	{KEY_UP, "Up Down j k", NULL, "select a row (PgUp PgDn Home End too)"},
-};
-#define NGLOBAL (sizeof global_keys / sizeof global_keys[0])
 
 struct ui {
 	struct model *m;
@@ -71,6 +49,11 @@ struct ui {
 	int focus;             /* focused pane in the overview */
 	struct pane_view views[NPANES];
 	bool paused, help, ended, quit;
+	int help_top;          /* first help row shown */
+	int help_rows;         /* rows of the help in the last frame */
+	int help_shown;        /* of them shown at once */
+	bool zoom;             /* the overview gives the focused pane all the rows it can */
+	bool focus_moved;      /* Tab moved the focus: the focused pane's need goes first */
 	bool filtering;        /* the / prompt is open */
 	char fbuf[128];
 	char ferr[160];
@@ -347,41 +330,47 @@ static void draw_header(struct ui *u)
 	str_printf(every, sizeof every, "  every %gs",
 		   u->o->replay && isfinite(m->interval_s) ? d_round(m->interval_s * 100) / 100 : u->interval);
 	str_printf(eng, sizeof eng, "  %s %s", flavour_name(m->caps.flavour), ver);
-	int rw = text_cols(right), room = COLS - x;
-	bool show_right = room >= rw + 24;
-	if (show_right)
-		room -= rw;
-	const char *fields[4] = {eng, NULL, up, every};
+	/* then as many whole fields as fit, by priority: the host, the engine,
+	 * the cost and clock (or the clock alone), the interval, the uptime;
+	 * the host is cut (marked) only when nothing else is left beside the
+	 * state */
 	char host[160];
 	str_printf(host, sizeof host, "  %s", u->o->host);
-	fields[1] = host;
-	for (int i = 0; i < 4 && room > 0; i++) {
-		int c = text_cols(fields[i]);
-		if (!c)
-			continue;
-		if (c <= room) {
-			x += cv_text(&cv, 0, x, R_HEADER, fields[i]);
-			room -= c;
-		} else if (i == 1 && room > 6) {
-			/* shorten the host label from the left, marking the cut */
-			const char *h = u->o->host, *tail = h + strlen(h);
-			int keep = room - 3;
-			char cut[200];
-			/* back from the end, whole characters only, up to keep columns */
-			while (tail > h) {
-				const char *q = tail - 1;
-				while (q > h && ((unsigned char)*q & 0xc0) == 0x80)
-					q--;
-				if (text_cols(q) > keep)
-					break;
-				tail = q;
+	const char *fields[4] = {eng, host, up, every};
+	static const int prio[] = {1, 0, 4, 3};   /* fields[] by priority: host, engine, (clock), every, up */
+	bool on[4] = {false};
+	int rw = text_cols(right), room = COLS - x;
+	bool show_right = false;
+	for (int p = 0; p < 5; p++) {
+		if (p == 2) {
+			if (room < rw) {
+				/* the clock alone, without the cost */
+				str_printf(right, sizeof right, "  %s ", clock);
+				rw = text_cols(right);
 			}
-			str_printf(cut, sizeof cut, "  %s%s", u->utf8 ? "\xe2\x80\xa6" : "~", tail);
-			x += cv_text(&cv, 0, x, R_HEADER, cut);
-			room = 0;
-		} else {
-			break;
+			if (room >= rw) {
+				show_right = true;
+				room -= rw;
+			}
+			continue;
 		}
+		for (int i = 0; i < 4; i++) {
+			int c = text_cols(fields[i]);
+			if (prio[i] != p || !c || c > room)
+				continue;
+			on[i] = true;
+			room -= c;
+		}
+	}
+	for (int i = 0; i < 4; i++)
+		if (on[i])
+			x += cv_text(&cv, 0, x, R_HEADER, fields[i]);
+	if (!on[1] && COLS - x > 8) {
+		/* not even the host fits whole: its start, with the cut marked */
+		char cut[200];
+		str_printf(cut, sizeof cut, "  %s", u->o->host);
+		struct canvas hc = cv_sub(&cv, 0, x, 1, COLS - x);
+		cv_text(&hc, 0, 0, R_HEADER, cut);
 	}
 	if (show_right)
 		cv_text_right(&cv, 0, COLS, R_HEADER, right);
@@ -402,20 +391,28 @@ static void draw_keybar(struct ui *u)
 			cv_text(&cv, 0, x + 2, R_KEYTEXT, "Enter apply  Esc cancel");
 		return;
 	}
+	if (u->ask.act) {
+		/* a confirmation is open: its answer, not an older message */
+		cv_text(&cv, 0, 0, R_KEY, "y");
+		cv_text(&cv, 0, 1, R_KEYTEXT, " does it, any other key declines");
+		return;
+	}
 	if (u->msg[0] && clock_mono() < u->msg_until) {
 		cv_text(&cv, 0, 0, R_NOTE, u->msg);
 		return;
 	}
-	for (i = 0; i < NGLOBAL && x < COLS; i++) {
-		char k[16];
-		if (!global_keys[i].bar)
+	/* the bindings of this screen that have a bar label, whole ones only */
+	for (i = 0; i < key_nbinds && x < COLS; i++) {
+		const struct key_bind *b = &key_binds[i];
+		if (!b->bar || !(b->where & KW_SCREEN(u->screen)))
 			continue;
-		str_printf(k, sizeof k, "%s", global_keys[i].key == '+' ? "+-" : global_keys[i].name);
-		if (x + text_cols(k) + 1 + text_cols(global_keys[i].bar) > COLS)
-			break;   /* whole entries only */
+		const char *sp = strchr(b->bar, ' ');
+		char k[16];
+		str_printf(k, sizeof k, "%.*s", (int)(sp - b->bar), b->bar);
+		if (x + text_cols(b->bar) > COLS)
+			break;
 		x += cv_text(&cv, 0, x, R_KEY, k);
-		x += cv_text(&cv, 0, x, R_KEYTEXT, " ");
-		x += cv_text(&cv, 0, x, R_KEYTEXT, global_keys[i].bar);
+		x += cv_text(&cv, 0, x, R_KEYTEXT, sp);
 		x += cv_text(&cv, 0, x, R_KEYTEXT, "  ");
 	}
 }
@@ -433,6 +430,13 @@ static void draw_title(struct ui *u, struct canvas *cv, int idx, bool focused)
 		str_printf(t, sizeof t, "  filter /%s/ (%d rows)", v->filter_text, v->nrows);
 		x += cv_text(cv, 0, x, focused ? R_SELECTED : R_TITLE, t);
 	}
+	if (v->nshown < v->nrows && !v->details) {
+		/* the pane is cut: say how much shows */
+		str_printf(t, sizeof t, "  %d of %d rows", v->nshown, v->nrows);
+		x += cv_text(cv, 0, x, focused ? R_SELECTED : R_TITLE, t);
+	}
+	if (u->zoom && u->screen == 0 && focused)
+		x += cv_text(cv, 0, x, R_SELECTED, "  zoomed (z)");
 	if (idx == 0 && u->m->nsettings == 0 && u->m->intervals > 0)
 		cv_text(cv, 0, x, R_TITLE, "");
 }
@@ -460,6 +464,7 @@ static void draw_tile(struct ui *u, int idx, int y, int x, int h, int w, bool fo
 		return;
 	v->focused = focused;
 	v->full = u->screen != 0;
+	v->nshown = v->nrows = 0;
 	if (panes[idx] == &digests_pane)   /* o in the digests pane: dbtop's own statements too */
 		digest_table_show_own(&u->m->dg, (v->sort & DIGESTS_SHOW_OWN) != 0);
 	if (body.h > 0)
@@ -483,7 +488,11 @@ static int draw_state_line(struct ui *u, int y)
 static int draw_findings(struct ui *u, int y, const char *pane, int max)
 {
 	struct finding f[FINDINGS_MAX];
-	size_t n = findings_eval(u->m, f, FINDINGS_MAX);
+	size_t n = findings_eval(u->m, f, FINDINGS_MAX), mine = 0;
+	for (size_t i = 0; i < n; i++)
+		mine += !pane || strcmp(f[i].pane, pane) == 0;
+	/* the overview: a finding may take two lines when all of them can */
+	int each = !pane && (int)mine * 2 <= max ? 2 : 1;
 	for (size_t i = 0; i < n && max > 0; i++) {
 		if (pane && strcmp(f[i].pane, pane) != 0)
 			continue;
@@ -495,6 +504,14 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 		if (!pane || max < 2) {
 			str_printf(line, sizeof line, "%s %s -> %s", f[i].severity == SEV_CRIT ? "!!" : "!", f[i].summary,
 				   f[i].suggestion);
+			if (each == 2 && wrap_rows(line, COLS) > 1) {
+				struct canvas two = screen_canvas(u, y, 0, 2, COLS);
+				cv_fill(&two, 1, 0, COLS, R_NORMAL);
+				cv_wrap(&two, 0, 0, r, line, 2);
+				y += 2;
+				max -= 2;
+				continue;
+			}
 			cv_text(&cv, 0, 0, r, line);
 			y++;
 			max--;
@@ -512,71 +529,228 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 	return y;
 }
 
+/* Overview priority of a pane: lower goes first for rows beyond the
+ * minimums: the focused pane after Tab, the lock tree while sessions wait
+ * (min > 1), then rates, digests, waits, tuning. */
+static int tile_prio(const struct ui *u, int idx, int min)
+{
+	static const int prio[NPANES] = {1, 2, 0, 3, 4};
+	if (idx == u->focus && (u->focus_moved || u->zoom))
+		return -1;
+	return idx == 2 && min <= 1 ? 5 : prio[idx];
+}
+
+/* Heights (title row included) of the n panes list[] stacked in h rows of
+ * width w: every pane first gets the rows of its minimum (a pane with
+ * nothing to show: its one-line summary), then the rest goes by priority up
+ * to each one's need; when even the minimums do not fit, the lowest
+ * priority give way first. Zoomed: the focused pane goes first and the
+ * others' minimum is their one-line summary. */
+static void plan_column(struct ui *u, const int *list, int n, int w, int h, int *out)
+{
+	int need[NPANES], min[NPANES], order[NPANES], used = 0, i, k;
+	for (i = 0; i < n; i++) {
+		const struct pane_ops *p = panes[list[i]];
+		min[i] = 1;
+		need[i] = p->need ? p->need(u->m, &u->views[list[i]], w, &min[i]) : p->min_h;
+		if (min[i] < 1)
+			min[i] = 1;
+		if (u->zoom && list[i] != u->focus)
+			min[i] = 1;   /* zoomed: the others keep their one-line summary */
+		if (need[i] < min[i])
+			need[i] = min[i];
+		out[i] = 1 + min[i];
+		used += out[i];
+		order[i] = i;
+	}
+	/* priority order, highest first */
+	for (i = 1; i < n; i++)
+		for (k = i; k > 0 && tile_prio(u, list[order[k - 1]], min[order[k - 1]]) >
+				    tile_prio(u, list[order[k]], min[order[k]]); k--) {
+			int t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	/* too short for the minimums: the lowest priority shrink to their
+	 * summary first, then to their title; the first in priority last */
+	static const int pass[4][2] = {{2, 1}, {1, 1}, {2, 0}, {1, 0}};   /* floor, panes kept out */
+	for (int p = 0; p < 4 && used > h; p++)
+		for (i = n - 1; i >= pass[p][1] && used > h; i--) {
+			int j = order[i];
+			int cut = out[j] - pass[p][0];
+			if (cut <= 0)
+				continue;
+			if (cut > used - h)
+				cut = used - h;
+			out[j] -= cut;
+			used -= cut;
+		}
+	/* the rest by priority and need */
+	for (i = 0; i < n && used < h; i++) {
+		int j = order[i], more = 1 + need[j] - out[j];
+		if (more > h - used)
+			more = h - used;
+		if (more > 0) {
+			out[j] += more;
+			used += more;
+		}
+	}
+	/* every need met: what is left goes to the last pane */
+	if (used < h && n > 0)
+		out[n - 1] += h - used;
+}
+
+static void draw_column(struct ui *u, const int *list, int n, int top, int x, int w, int h)
+{
+	int hh[NPANES], y = top;
+	plan_column(u, list, n, w, h, hh);
+	for (int i = 0; i < n; i++) {
+		draw_tile(u, list[i], y, x, hh[i], w, u->focus == list[i]);
+		y += hh[i];
+	}
+}
+
+/* True when the panes stacked at full width need more than h rows. */
+static bool column_cuts(struct ui *u, int h)
+{
+	int sum = 0, min;
+	for (int i = 0; i < NPANES; i++)
+		sum += 1 + (panes[i]->need ? panes[i]->need(u->m, &u->views[i], COLS, &min) : panes[i]->min_h);
+	return sum > h;
+}
+
 static void draw_overview(struct ui *u, int top, int h)
 {
-	int others = NPANES - 1, i;
-	if (COLS >= 140) {
-		int lw = COLS * 11 / 20, rw = COLS - lw - 1, each = h / others, y = top;
-		draw_tile(u, 0, top, 0, h, lw, u->focus == 0);
-		for (i = 1; i < NPANES; i++) {
-			int th = i == NPANES - 1 ? top + h - y : each;
-			draw_tile(u, i, y, lw + 1, th, rw, u->focus == i);
-			y += th;
-		}
+	/* two columns on a wide terminal when one would cut a pane */
+	if (COLS >= 140 && column_cuts(u, h)) {
+		/* rates and digests on the left, the rest on the right, a rule between */
+		static const int left[] = {0, 1}, right[] = {2, 3, 4};
+		int lw = COLS * 11 / 20, rw = COLS - lw - 1;
+		struct canvas cv = screen_canvas(u, top, lw, h, 1);
+		draw_column(u, left, 2, top, 0, lw, h);
+		draw_column(u, right, 3, top, lw + 1, rw, h);
+		for (int y = 0; y < h; y++)
+			cv_text(&cv, y, 0, R_LABEL, u->utf8 ? "\xe2\x94\x82" : "|");
 		return;
 	}
-	int tile = h >= 22 ? 3 : h >= 16 ? 2 : 0;
-	int rh = h - tile * others, y;
-	draw_tile(u, 0, top, 0, rh, COLS, u->focus == 0);
-	y = top + rh;
-	for (i = 1; i < NPANES && tile; i++, y += tile)
-		draw_tile(u, i, y, 0, tile, COLS, u->focus == i);
+	static const int all[] = {0, 1, 2, 3, 4};
+	draw_column(u, all, NPANES, top, 0, COLS, h);
 }
 
+/* text from row y, column x of cv, wrapped at spaces to the width left;
+ * rows outside cv are clipped (y may be negative), none is cut short.
+ * Returns the next row. (The key table's texts are ASCII.) */
+static int help_wrap(struct canvas *cv, int y, int x, enum role r, const char *text)
+{
+	int w = cv->w - x > 8 ? cv->w - x : 8;
+	while (*text) {
+		int n = (int)strlen(text), cut = n;
+		if (n > w) {
+			for (cut = w; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (cut == 0)
+				cut = w;
+		}
+		char line[256];
+		str_printf(line, sizeof line, "%.*s", cut, text);
+		cv_text(cv, y++, x, r, line);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+	return y;
+}
+
+/* Help rows from row y of cv (rows outside it are clipped: y may be
+ * negative when scrolled) for the bindings of this screen (mine) or of
+ * the others; returns the next row. */
+static int help_section(struct ui *u, struct canvas *cv, int y, bool mine)
+{
+	static const char *const heads[] = {"on this screen", "on other screens"};
+	char where[64], title[96];
+	bool any = false;
+	for (size_t i = 0; i < key_nbinds; i++) {
+		const struct key_bind *b = &key_binds[i];
+		if (!!(b->where & KW_SCREEN(u->screen)) != mine)
+			continue;
+		if (!any) {
+			if (u->screen == 0 || !mine)
+				str_copy(title, sizeof title, heads[!mine]);
+			else
+				str_printf(title, sizeof title, "%s (%d %s)", heads[0], u->screen, panes[u->screen - 1]->title);
+			y++;   /* a blank row before the section */
+			cv_text(cv, y++, 1, R_TITLE, title);
+			any = true;
+		}
+		key_where_text(b, where, sizeof where);
+		cv_text(cv, y, 1, R_KEY, b->name);
+		cv_text(cv, y, 12, R_LABEL, where);
+		y = help_wrap(cv, y, 28, R_KEYTEXT, b->help);
+	}
+	return y;
+}
+
+/* The help: every binding of the key table, this screen's first, in a box
+ * over a screen blanked edge to edge; it scrolls (u->help_top). */
 static void draw_help(struct ui *u)
 {
-	int w = COLS - 2 < 100 ? COLS - 2 : 100, h = LINES - 2, y = 0;
-	int x0 = (COLS - w) / 2;
-	struct canvas cv = screen_canvas(u, 1, x0, h, w);
-	const struct pane_ops *p = panes[u->screen == 0 ? u->focus : u->screen - 1];
-	struct canvas under = screen_canvas(u, 1, 0, h, COLS);
-	size_t i;
-	/* blank the rows under the box edge to edge: no pane shows beside it */
-	for (i = 0; (int)i < h; i++)
-		cv_fill(&under, (int)i, 0, COLS, R_NORMAL);
-	cv_printf(&cv, y++, 1, R_TITLE, "dbtop keys");
-	for (i = 0; i < NGLOBAL && y < h - 1; i++) {
-		cv_printf(&cv, y, 1, R_KEY, "%-12s", global_keys[i].name);
-		struct canvas sub = cv_sub(&cv, 0, 0, h - 1, w - 1);
-		y = cv_wrap(&sub, y, 14, R_KEYTEXT, global_keys[i].help, h - 1);
-	}
-	if (p->keys && y + 2 < h - 1) {
-		cv_printf(&cv, y++, 1, R_TITLE, "%s pane", p->title);
-		for (i = 0; p->keys[i].name && y < h - 1; i++) {
-			cv_printf(&cv, y, 1, R_KEY, "%-12s", p->keys[i].name);
-			struct canvas sub = cv_sub(&cv, 0, 0, h - 1, w - 1);
-			y = cv_wrap(&sub, y, 14, R_KEYTEXT, p->keys[i].help, h - 1);
-		}
-	}
-	cv_text(&cv, h - 1, 1, R_UNKNOWN, "unknown values show as '-' with the reason, never as 0; any key closes");
+	int w = COLS - 2 < 100 ? COLS - 2 : 100, body = LINES - 3, x0 = (COLS - w) / 2;
+	struct canvas under = screen_canvas(u, 1, 0, LINES - 1, COLS);
+	/* blank every row under the box edge to edge, the key bar too */
+	for (int i = 0; i < LINES - 1; i++)
+		cv_fill(&under, i, 0, COLS, R_NORMAL);
+	/* count the rows on a canvas that shows none */
+	struct canvas none = screen_canvas(u, 1, x0, 0, w);
+	int total = help_section(u, &none, help_section(u, &none, 1, true), false);
+	if (u->help_top > total - body)
+		u->help_top = total - body;
+	if (u->help_top < 0)
+		u->help_top = 0;
+	u->help_rows = total;
+	u->help_shown = body;
+	struct canvas box = screen_canvas(u, 1, x0, body, w);
+	cv_text(&box, -u->help_top, 1, R_TITLE, "dbtop keys");
+	help_section(u, &box, help_section(u, &box, 1 - u->help_top, true), false);
+	struct canvas tail = screen_canvas(u, 1 + body, x0, 1, w);
+	cv_text(&tail, 0, 1, R_UNKNOWN, "unknown values show as '-' with the reason, never as 0");
+	struct canvas foot = screen_canvas(u, LINES - 1, 0, 1, COLS);
+	char f[160];
+	str_printf(f, sizeof f, "help %d-%d of %d  j k Up Down PgUp PgDn scroll  any other key closes",
+		   u->help_top + 1, u->help_top + body < total ? u->help_top + body : total, total);
+	cv_text(&foot, 0, 0, R_KEYTEXT, f);
 }
 
-/* The confirmation of a pane's action: a box in the middle, y / n. */
+/* The confirmation of a pane's action: a framed box in the middle, its
+ * rows blanked across the screen, y / n. */
 static void draw_ask(struct ui *u)
 {
 	int w = COLS - 4 < 90 ? COLS - 4 : 90, x0 = (COLS - w) / 2;
-	int need = wrap_rows(u->ask.what, w - 2) + 3, h = need < LINES - 2 ? need : LINES - 2, y0 = (LINES - h) / 2;
+	int need = wrap_rows(u->ask.what, w - 4) + 4, h = need < LINES - 2 ? need : LINES - 2, y0 = (LINES - h) / 2;
+	/* its rows and one above and below blanked edge to edge: nothing of
+	 * the screen runs into the frame */
+	struct canvas m = screen_canvas(u, y0 - 1, 0, h + 2, COLS);
+	for (int i = 0; i < h + 2; i++)
+		cv_fill(&m, i, 0, COLS, R_NORMAL);
 	struct canvas cv = screen_canvas(u, y0, x0, h, w);
-	for (int i = 0; i < h; i++)
-		cv_fill(&cv, i, 0, w, R_NORMAL);
+	const char *hz = u->utf8 ? "\xe2\x94\x80" : "-", *vt = u->utf8 ? "\xe2\x94\x82" : "|";
+	char rule[90 * 3 + 1] = "";
+	for (int i = 0; i < w - 2; i++)
+		strcat(rule, hz);
+	cv_printf(&cv, 0, 0, R_LABEL, "%s%s%s", u->utf8 ? "\xe2\x94\x8c" : "+", rule, u->utf8 ? "\xe2\x94\x90" : "+");
+	cv_printf(&cv, h - 1, 0, R_LABEL, "%s%s%s", u->utf8 ? "\xe2\x94\x94" : "+", rule, u->utf8 ? "\xe2\x94\x98" : "+");
+	for (int i = 1; i < h - 1; i++) {
+		cv_text(&cv, i, 0, R_LABEL, vt);
+		cv_text(&cv, i, w - 1, R_LABEL, vt);
+	}
+	struct canvas in = cv_sub(&cv, 1, 2, h - 2, w - 4);
 	const char *title = u->ask.act == PA_TERMINATE ? "End this session?"
 			    : u->ask.act == PA_CANCEL ? "Cancel this statement?"
 			    : u->ask.act == PA_TUNE_APPLY ? "Change this setting?"
 			    : u->ask.act == PA_TUNE_KEEP ? "Keep this change?"
 						     : "Revert the changes an earlier dbtop left in force?";
-	cv_text(&cv, 0, 1, R_CRIT, title);
-	cv_wrap(&cv, 1, 1, R_NORMAL, u->ask.what, h - 1);
-	cv_text(&cv, h - 1, 1, R_KEY, "y: do it    any other key: no");
+	cv_text(&in, 0, 0, R_CRIT, title);
+	cv_wrap(&in, 1, 0, R_NORMAL, u->ask.what, in.h - 1);
+	cv_text(&in, in.h - 1, 0, R_KEY, "y: do it    any other key: no");
 }
 
 static void draw_frame(struct ui *u)
@@ -765,7 +939,11 @@ static void handle_key(struct ui *u, int ch)
 	if (u->ask.act && ch != KEY_RESIZE) {
 		if (ch == 'y' || ch == 'Y') {
 			int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
-			if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
+			if (u->o->replay) {
+				/* (said here: a paused replay's worker waits in its clock) */
+				set_msg(u, "failed: this source cannot act on sessions");
+				u->msg_until = clock_mono() + 10;
+			} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
 				set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 					u->ask.id);
 			else
@@ -776,40 +954,74 @@ static void handle_key(struct ui *u, int ch)
 		u->ask.act = PA_NONE;
 		return;
 	}
-	if (u->help && ch != KEY_RESIZE) {
-		u->help = false;
-		if (ch != 'q')
-			return;
+	if (ch == KEY_RESIZE)
+		return;
+	if (u->help) {
+		/* the scroll keys scroll it; any other key closes it, and only that */
+		int d = key_help_scroll(ch), page = u->help_shown > 1 ? u->help_shown - 1 : 1;
+		if (d == 0)
+			u->help = false;
+		else
+			u->help_top = d == -3 ? 0 : d == 3 ? u->help_rows : u->help_top + (d == -2 ? -page : d == 2 ? page : d);
+		return;
 	}
-	if (ch != KEY_RESIZE && COLS >= MIN_W && LINES >= MIN_H && panes[idx]->key &&
-	    ch != '\n' && ch != '\r' && panes[idx]->key(u->m, v, ch)) {
+	const struct key_bind *b = COLS >= MIN_W && LINES >= MIN_H ? key_find(ch, u->screen) : NULL;
+	if (!b) {
+		if (ch == 'q' || ch == 'Q')   /* too small a terminal: q still quits */
+			u->quit = true;
+		for (int s = 0; s <= 5 && !u->quit && COLS >= MIN_W; s++) {
+			const struct key_bind *o = key_find(ch, s);
+			if (o) {
+				/* bound elsewhere: say where, do nothing here */
+				char where[64];
+				key_where_text(o, where, sizeof where);
+				set_msg(u, "%s does nothing here; it works on: %s", o->name, where);
+				break;
+			}
+		}
+		return;
+	}
+	switch (b->act) {
+	case KA_PANE:
+		if (!panes[idx]->key || !panes[idx]->key(u->m, v, b->cmd)) {
+			set_msg(u, "%s: not in the %s pane", b->name, panes[idx]->name);
+			break;
+		}
 		if (v->ask.act) {
 			u->ask = v->ask;
 			v->ask.act = PA_NONE;
+			u->msg[0] = '\0';   /* the confirmation replaces the message */
 		}
 		if (v->status[0]) {
 			set_msg(u, "%s", v->status);
 			v->status[0] = '\0';
 		}
 		return;
-	}
-	switch (ch) {
-	case 'q': case 'Q': u->quit = true; break;
-	case '?': case 'h': u->help = true; break;
-	case ' ':
+	case KA_QUIT: u->quit = true; break;
+	case KA_HELP: u->help = true; u->help_top = 0; break;
+	case KA_PAUSE:
 		u->paused = !u->paused;
-		set_msg(u, u->paused ? "paused: data frozen (space resumes)" : "resumed");
+		sampler_pause(&u->sp, u->paused);
+		set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)"
+						    : "paused: data frozen (space resumes)"
+				     : "resumed");
 		break;
-	case '+': case '=': change_interval(u, +1); break;
-	case '-': case '_': change_interval(u, -1); break;
-	case 's': set_msg(u, "the %s pane has no sort order yet", panes[idx]->name); break;
-	case '/':
+	case KA_SLOWER: change_interval(u, +1); break;
+	case KA_FASTER: change_interval(u, -1); break;
+	case KA_FILTER:
 		u->filtering = true;
 		str_copy(u->fbuf, sizeof u->fbuf, v->filter_text);
 		u->ferr[0] = '\0';
 		break;
-	case 't': next_theme(u); break;
-	case '\n': case '\r': case KEY_ENTER:
+	case KA_THEME: next_theme(u); break;
+	case KA_ZOOM:
+		u->zoom = !u->zoom;
+		if (u->zoom)
+			set_msg(u, "the %s pane zoomed: z again shares the rows", panes[idx]->name);
+		else
+			set_msg(u, "rows shared by need (z zooms the focused pane)");
+		break;
+	case KA_ENTER:
 		if (u->screen == 0 && u->focus + 1 == TUNING_SCREEN)
 			select_remedy(u);
 		if (u->screen == 0)
@@ -819,37 +1031,36 @@ static void handle_key(struct ui *u, int ch)
 		else
 			set_msg(u, "nothing to show details of");
 		break;
-	case KEY_ESC:
+	case KA_BACK:
 		if (v->details)
 			v->details = false;
 		else if (u->screen != 0)
 			u->screen = 0;
 		u->msg[0] = '\0';
 		break;
-	case '\t':
-		if (u->screen == 0)
-			u->focus = (u->focus + 1) % NPANES;
+	case KA_FOCUS_NEXT:
+		u->focus = (u->focus + 1) % NPANES;
+		u->focus_moved = true;
 		break;
-	case KEY_BTAB:
-		if (u->screen == 0)
-			u->focus = (u->focus + NPANES - 1) % NPANES;
+	case KA_FOCUS_PREV:
+		u->focus = (u->focus + NPANES - 1) % NPANES;
+		u->focus_moved = true;
 		break;
-	case '0': case '1': case '2': case '3': case '4': case '5':
+	case KA_SCREEN:
 		if (ch - '0' == TUNING_SCREEN && u->screen != TUNING_SCREEN)
 			select_remedy(u);
 		u->screen = ch - '0';
 		if (u->screen > 0)
 			u->focus = u->screen - 1;
 		break;
-	case 'u': case 'U': undo_changes(u, ch == 'U'); break;
-	case KEY_UP: case 'k': v->sel--; break;
-	case KEY_DOWN: case 'j': v->sel++; break;
-	case KEY_PPAGE: v->sel -= 10; break;
-	case KEY_NPAGE: v->sel += 10; break;
-	case KEY_HOME: case 'g': v->sel = 0; break;
-	case KEY_END: case 'G': v->sel = v->nrows - 1; break;
-	case KEY_RESIZE: break;
-	default: break;
+	case KA_UNDO: case KA_UNDO_ALL: undo_changes(u, b->act == KA_UNDO_ALL); break;
+	case KA_UP: v->sel--; break;
+	case KA_DOWN: v->sel++; break;
+	case KA_PGUP: v->sel -= 10; break;
+	case KA_PGDN: v->sel += 10; break;
+	case KA_HOME: v->sel = 0; break;
+	case KA_END: v->sel = v->nrows - 1; break;
+	case KA_NONE: break;
 	}
 	if (v->sel < 0)
 		v->sel = 0;
@@ -863,7 +1074,8 @@ static bool take_samples(struct ui *u)
 	struct sampler_msg *msg = xmalloc(sizeof *msg);
 	char err[NOTE_LEN];
 	bool any = false;
-	while (sampler_pop(&u->sp, msg)) {
+	/* a paused replay: the samples wait in the queue, none is dropped */
+	while (!(u->paused && u->o->replay) && sampler_pop(&u->sp, msg)) {
 		any = true;
 		if (msg->has_caps) {
 			model_set_caps(u->m, &msg->caps);
@@ -1059,9 +1271,9 @@ static void write_frame_stats(const struct ui *u)
 	f = fopen(path, "w");
 	if (!f)
 		return;
-	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f\n", u->frames, COLS, LINES,
-		u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
-		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0);
+	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f samples %lu\n", u->frames, COLS,
+		LINES, u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
+		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->m->intervals);
 	fclose(f);
 }
 
@@ -1144,7 +1356,8 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	draw_frame(u);
 	int input_empty = 0;
 	while (!u->quit && !ui_signal) {
-		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = u->sp.wake[0], .events = POLLIN}};
+		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+				       {.fd = u->paused && u->o->replay ? -1 : u->sp.wake[0], .events = POLLIN}};
 		bool dirty = false;
 		int ch, pr = poll(pf, 2, 1000);
 		if (pr < 0 && errno != EINTR)
@@ -1196,6 +1409,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		return status;
 	}
 	src->stop_flag = NULL;
+	src->pause_flag = NULL;
 	for (i = 0; i < NPANES; i++)
 		pane_filter_free(&u->views[i]);
 	free(u);

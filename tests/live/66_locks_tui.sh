@@ -1,7 +1,9 @@
 # The locks screen on live servers, in tmux: a row-lock wait shows up on
-# screen 3; k asks for a confirmation naming the root blocker and the
-# statement that ends it; n leaves it alone; k then y ends it; with
-# --read-only k does nothing but say so.
+# screen 3; x asks for a confirmation naming the root blocker and the
+# statement that ends it; n leaves it alone; the waiter selected (Down), c
+# then y cancels its statement and leaves its blocker alone; x then y on
+# the root ends it; on the overview x and c do nothing; with --read-only x
+# does nothing but say so.
 # dbtop runs as the admin user here: ending another user's session needs
 # privileges the monitoring user does not have.
 . tests/lib.sh
@@ -18,6 +20,15 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
+# waitfile FILE ERE SECONDS: poll FILE for ERE
+waitfile() {
+    local i
+    for ((i = 0; i < $3 * 20; i++)); do
+        grep -qE -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    return 1
+}
 export TZ=UTC LANG=C.UTF-8
 
 # gone ID SECONDS: poll until session ID has left the server's session list
@@ -38,6 +49,8 @@ for name in mariadb pg15; do
         ID="SELECT CONNECTION_ID();"
         LW="SET SESSION innodb_lock_wait_timeout = 20;"
         KILLWORD=KILL
+        CANCELWORD="KILL QUERY (ID )?[0-9]+"
+        CANCELLED="Query execution was interrupted|interrupted"
         $M -e "DROP TABLE IF EXISTS lk_tui; CREATE TABLE lk_tui (id INT PRIMARY KEY, v INT) ENGINE=InnoDB; INSERT INTO lk_tui VALUES (1, 0), (2, 0)"
         present() { $M -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = $1"; }
         endid() { $M -e "KILL $1"; }
@@ -48,6 +61,8 @@ for name in mariadb pg15; do
         ID="SELECT pg_backend_pid();"
         LW="SET lock_timeout = '20s';"
         KILLWORD=pg_terminate_backend
+        CANCELWORD="pg_cancel_backend"
+        CANCELLED="canceling statement due to user request"
         $psql -qc "DROP TABLE IF EXISTS lk_tui" -qc "CREATE TABLE lk_tui (id int PRIMARY KEY, v int)" -qc "INSERT INTO lk_tui VALUES (1, 0), (2, 0)" >/dev/null 2>&1
         present() { $psql -Atc "SELECT count(*) FROM pg_stat_activity WHERE pid = $1"; }
         endid() { $psql -Atc "SELECT pg_terminate_backend($1)"; }
@@ -70,23 +85,55 @@ for name in mariadb pg15; do
             continue
         fi
         T send-keys -t s 3
-        if wait_re "[└\`]-? ?$B .*requested" 5; then ok "$name $mode: screen 3 shows waiter $B and what it requested"; else nok "$name $mode: no waiter $B with 'requested' on screen 3: $(screen)"; fi
-        T send-keys -t s k
+        if wait_re "[├└\`|]-? ?$B .*requested" 5; then ok "$name $mode: screen 3 shows waiter $B and what it requested"; else nok "$name $mode: no waiter $B with 'requested' on screen 3: $(screen)"; fi
+        T send-keys -t s x
         if [ $mode = rw ]; then
-            if wait_re "$KILLWORD ?\(?$A\)?" 3 && wait_re "session $A" 1; then ok "$name: k asks for a confirmation naming root $A and $KILLWORD"; else nok "$name: no confirmation naming $A and $KILLWORD: $(screen)"; fi
+            if framed_re "session $A .*$KILLWORD ?\(?$A\)?" 3; then ok "$name: x asks for a confirmation naming root $A and $KILLWORD"; else nok "$name: no confirmation naming $A and $KILLWORD: $(screen)"; fi
             T send-keys -t s n
             if wait_re "not done" 3; then ok "$name: n: 'not done'"; else nok "$name: n did not say 'not done': $(screen)"; fi
             sleep 1
             if [ "$(present "$A")" = 1 ]; then ok "$name: n: blocker $A still there"; else nok "$name: n: blocker $A is gone"; fi
-            T send-keys -t s k
-            if wait_re "session $A" 3; then
-                T send-keys -t s y
-                if gone "$A" 3; then ok "$name: k y: blocker $A gone within 3 s"; else nok "$name: k y: blocker $A still there after 3 s: $(screen)"; fi
+            # the overview: the locks tile focused, j j k x c ask nothing
+            T send-keys -t s 0
+            T send-keys -t s Tab Tab j j k x
+            if wait_re "x does nothing here" 3; then ok "$name: overview: x does nothing (says where it works)"; else nok "$name: overview: x: $(screen)"; fi
+            T send-keys -t s c
+            sleep 1
+            if ! T capture-pane -p -t s | grep -qE "End this session|Cancel this statement" && [ "$(present "$A")" = 1 ] && [ "$(present "$B")" = 1 ]; then
+                ok "$name: overview: x and c asked nothing, ended nothing"
             else
-                nok "$name: second k: no confirmation: $(screen)"
+                nok "$name: overview: a confirmation or a session gone: $(screen)"
             fi
+            # the waiter selected (one row down from its root): c y cancels
+            # its statement; its blocker stays
+            T send-keys -t s 3 g j c
+            if framed_re "CANCEL the statement of session $B .*$CANCELWORD" 3; then
+                ok "$name: c on the selected waiter asks to cancel $B ($CANCELWORD), not its root $A"
+                T send-keys -t s y
+                if waitfile "$tmp/b.out" "$CANCELLED" 5; then ok "$name: c y: the waiter's statement was cancelled ($(grep -m1 -oE "$CANCELLED" "$tmp/b.out"))"; else nok "$name: c y: no cancellation in the waiter's output: $(tail -c 300 "$tmp/b.out")"; fi
+                sleep 1
+                if [ "$(present "$A")" = 1 ]; then ok "$name: c y on the waiter: its blocker $A untouched"; else nok "$name: c y on the waiter: blocker $A is gone"; fi
+            else
+                nok "$name: c on the selected waiter: no confirmation naming $B: $(screen)"
+            fi
+            # a new waiter; x y on the root ends it
+            sess b2 15 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 3 WHERE id = 1;"
+            getid b2
+            T send-keys -t s g
+            if wait_re "${sid[b2]} .*requested" 8; then
+                T send-keys -t s g x
+                if framed_re "END session $A " 3; then
+                    T send-keys -t s y
+                    if gone "$A" 3; then ok "$name: x y: blocker $A gone within 3 s"; else nok "$name: x y: blocker $A still there after 3 s: $(screen)"; fi
+                else
+                    nok "$name: second x: no confirmation: $(screen)"
+                fi
+            else
+                nok "$name: the new waiter ${sid[b2]} is not on screen 3: $(screen)"
+            fi
+            endsess endid b2
         else
-            if wait_re "read-only" 3; then ok "$name --read-only: k says read-only"; else nok "$name --read-only: k did not say read-only: $(screen)"; fi
+            if wait_re "read-only" 3; then ok "$name --read-only: x says read-only"; else nok "$name --read-only: x did not say read-only: $(screen)"; fi
             T send-keys -t s y
             sleep 1.5
             if [ "$(present "$A")" = 1 ] && ! T capture-pane -p -t s | grep -qE "End this session|ending session"; then ok "$name --read-only: nothing killed, no confirmation asked"; else nok "$name --read-only: blocker $A present: $(present "$A"); screen: $(screen)"; fi

@@ -1,4 +1,4 @@
-# k / c act only on the session that was seen. Between the confirmation and
+# x / c act only on the session that was seen. Between the confirmation and
 # y the session changes; y then does nothing and the screen says why:
 #  - MariaDB and PostgreSQL: the root blocker commits and begins another
 #    transaction (a pooled connection doing other work);
@@ -7,7 +7,7 @@
 #    of its own, where writing ns_last_pid makes the next backend take the
 #    freed pid (needs root; skipped otherwise).
 #  - c: the root blocker's statement ends and the next begins: refused.
-# And the positive cases: k y still ends the session that was seen, c y
+# And the positive cases: x y still ends the session that was seen, c y
 # cancels the statement seen (the session stays).
 . tests/lib.sh
 . tests/sessions.sh
@@ -78,7 +78,10 @@ start_dbtop() {
 joined_re() {
     local i
     for ((i = 0; i < $2 * 20; i++)); do
-        T capture-pane -p -t s 2>/dev/null | sed 's/^ *//; s/ *$//' | tr '\n' ' ' | grep -qE -- "$1" && return 0
+        # (and the text inside a confirmation's frame, its rows joined)
+        { T capture-pane -p -t s 2>/dev/null | sed 's/^ *//; s/ *$//' | tr '\n' ' '
+          echo; T capture-pane -p -t s 2>/dev/null | sed -n 's/^.*│ \(.*[^ ]\) *│ *$/\1/p' | tr '\n' ' '; } |
+            grep -qE -- "$1" && return 0
         sleep 0.05
     done
     return 1
@@ -124,7 +127,7 @@ for name in mariadb pg15; do
     sess b 20 "$C" "$ID" "$LW" "UPDATE kid SET v = v + 2 WHERE id = 1;"
     getid b
     A=${sid[a]} B=${sid[b]}
-    if ! start_dbtop "$name" "$uri" || ! wait_re "[└\`]-? ?$B .*requested" 8; then
+    if ! start_dbtop "$name" "$uri" || ! wait_re "[├└\`|]-? ?$B .*requested" 8; then
         nok "$name: no wait of $B on screen 3: $(screen)"
         T kill-server 2>/dev/null
         endsess endid b a
@@ -132,7 +135,7 @@ for name in mariadb pg15; do
     fi
     slow_until 5 eval '[ -n "$(trx "$A")" ]'
     t1=$(trx "$A")
-    if ask k "$A" "$TRXRE"; then ok "$name: k: the confirmation names $A and the transaction it checks"; else nok "$name: k: no confirmation with the identity: $(screen)"; fi
+    if ask x "$A" "$TRXRE"; then ok "$name: x: the confirmation names $A and the transaction it checks"; else nok "$name: x: no confirmation with the identity: $(screen)"; fi
     # between the prompt and y: A commits (B gets its row and ends its
     # statement) and begins another transaction
     say a "COMMIT;" "BEGIN;" "UPDATE kid SET v = v + 1 WHERE id = 2;"
@@ -151,12 +154,12 @@ for name in mariadb pg15; do
     fi
     if wait_re "another transaction" 1; then ok "$name: the screen says it began another transaction"; else nok "$name: the reason is not on the screen: $(screen)"; fi
     if [ "$(present "$A")" = 1 ] && [ "$(trx "$A")" = "$t2" ]; then ok "$name: $A and its new transaction are left alone"; else nok "$name: $A present $(present "$A"), transaction '$(trx "$A")' (was '$t2')"; fi
-    # the positive case: a new waiter on A's new row lock; k y ends A
+    # the positive case: a new waiter on A's new row lock; x y ends A
     sess c 20 "$C" "$ID" "$LW" "UPDATE kid SET v = v + 3 WHERE id = 2;"
     getid c
-    if wait_re "[└\`]-? ?${sid[c]} .*requested" 8 && ask k "$A" "$TRXRE"; then
+    if wait_re "[├└\`|]-? ?${sid[c]} .*requested" 8 && ask x "$A" "$TRXRE"; then
         T send-keys -t s y
-        if gone "$A" 5; then ok "$name: k y on the session seen: $A ended"; else nok "$name: k y: $A still there: $(screen)"; fi
+        if gone "$A" 5; then ok "$name: x y on the session seen: $A ended"; else nok "$name: x y: $A still there: $(screen)"; fi
         if wait_re "done \(the session you saw" 3; then ok "$name: the screen says it was the session seen"; else nok "$name: no 'done' message: $(screen)"; fi
     else
         nok "$name: no confirmation for the second chain: $(screen)"
@@ -199,7 +202,7 @@ for name in mariadb pg15; do
     sess b 20 "$C" "$ID" "$LW" "UPDATE kid SET v = v + 2 WHERE id = 3;"
     getid b
     A=${sid[a]} B=${sid[b]}
-    if start_dbtop "$name-c" "$uri" && wait_re "[└\`]-? ?$B .*requested" 8 && wait_re "$SLEEP\(4\)" 3 &&
+    if start_dbtop "$name-c" "$uri" && wait_re "[├└\`|]-? ?$B .*requested" 8 && wait_re "$SLEEP\(4\)" 3 &&
         [ "$(running "$A")" = "SELECT $SLEEP(4);" -o "$(running "$A")" = "SELECT $SLEEP(4)" ] && ask c "$A" "[^)]*statement"; then
         ok "$name c: the confirmation names $A and the statement it checks"
     else
@@ -290,9 +293,9 @@ sess b 20 "$C" "SELECT pg_backend_pid();" "SET lock_timeout = '20s';" "UPDATE ki
 getid b
 A=${sid[a]} B=${sid[b]}
 s1=$(started "$A")
-if start_dbtop pgns "host=$ns user=postgres dbname=postgres" && wait_re "[└\`]-? ?$B .*requested" 8 &&
-    ask k "$A" "started [0-9-]+ [0-9:.]+, transaction begun"; then
-    ok "pg pid reuse: k: the confirmation names pid $A and its start"
+if start_dbtop pgns "host=$ns user=postgres dbname=postgres" && wait_re "[├└\`|]-? ?$B .*requested" 8 &&
+    ask x "$A" "started [0-9-]+ [0-9:.]+, transaction begun"; then
+    ok "pg pid reuse: x: the confirmation names pid $A and its start"
 else
     nok "pg pid reuse: no confirmation for $A: $(screen)"
 fi
@@ -331,12 +334,12 @@ else
     nok "pg pid reuse: y: no refusal on the screen: $(screen)"
 fi
 if [ -n "$reused" ] && [ "$(started "$A")" = "$s2" ]; then ok "pg pid reuse: the new backend $A is left alone"; else nok "pg pid reuse: the new backend $A: '$(started "$A")' (was '$s2')"; fi
-# the positive case on the new backend: a waiter, k y ends it
+# the positive case on the new backend: a waiter, x y ends it
 sess c 20 "$C" "SELECT pg_backend_pid();" "SET lock_timeout = '20s';" "UPDATE kid SET v = v + 3 WHERE id = 2;"
 getid c
-if wait_re "[└\`]-? ?${sid[c]} .*requested" 8 && ask k "$A" "started [0-9-]+ [0-9:.]+, transaction begun"; then
+if wait_re "[├└\`|]-? ?${sid[c]} .*requested" 8 && ask x "$A" "started [0-9-]+ [0-9:.]+, transaction begun"; then
     T send-keys -t s y
-    if gone "$A" 5; then ok "pg pid reuse: k y on the backend now seen: $A ended"; else nok "pg pid reuse: k y: $A still there: $(screen)"; fi
+    if gone "$A" 5; then ok "pg pid reuse: x y on the backend now seen: $A ended"; else nok "pg pid reuse: x y: $A still there: $(screen)"; fi
 else
     nok "pg pid reuse: no confirmation for the new chain: $(screen)"
 fi

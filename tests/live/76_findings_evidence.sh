@@ -40,7 +40,7 @@ start() {
     wait_re " UP " 10
 }
 # flat: the screen on one line, blanks squeezed (wrapped text greps whole)
-flat() { T capture-pane -p -t s | tr -s ' \n' ' '; }
+flat() { T capture-pane -p -t s | unframe | tr -s ' \n' ' '; }
 # slow NAME: restart a sandbox server with its fsyncs 5 ms slower
 slow() {
     slowed="$slowed $1"

@@ -66,7 +66,7 @@ apply() {
     sleep 0.3
     T send-keys -t s a
     wait_re "Change this setting\?" 3 || return 1
-    T capture-pane -p -t s | tr -s ' \n' ' ' | grep -qF -- "$2" || return 1
+    T capture-pane -p -t s | unframe | tr -s ' \n' ' ' | grep -qF -- "$2" || return 1
     T send-keys -t s y
 }
 
@@ -88,7 +88,7 @@ if apply 0 "SET GLOBAL innodb_flush_log_at_trx_commit = 2"; then
 else
     nok "mariadb: confirmation without the SQL: $(screen)"
 fi
-check "mariadb: the confirmation names the risk and the revert" bash -c "tmux -L $sock capture-pane -p -t s | tr -s ' \n' ' ' | grep -q 'up to ~1 s of committed transactions' && tmux -L $sock capture-pane -p -t s | tr -s ' \n' ' ' | grep -q 'SET GLOBAL innodb_flush_log_at_trx_commit = 1'" || true
+check "mariadb: the confirmation names the risk and the revert" bash -c "tmux -L $sock capture-pane -p -t s | sed 's/^ *│ //; s/ *│ *\$//' | tr -s ' \n' ' ' | grep -q 'up to ~1 s of committed transactions' && tmux -L $sock capture-pane -p -t s | sed 's/^ *│ //; s/ *│ *\$//' | tr -s ' \n' ' ' | grep -q 'SET GLOBAL innodb_flush_log_at_trx_commit = 1'" || true
 if value_is innodb_flush_log_at_trx_commit 2 3; then ok "mariadb: y set innodb_flush_log_at_trx_commit=2"; else nok "mariadb: value is $(myv innodb_flush_log_at_trx_commit): $(screen)"; fi
 t_applied=$(date +%s.%N)
 if wait_re "TUNED 1 " 3; then ok "mariadb: TUNED 1 badge in the header"; else nok "mariadb: no TUNED badge: $(screen)"; fi
@@ -133,7 +133,7 @@ check "mariadb: after SIGKILL both changes are still in force" test "$(myv innod
 check "mariadb: after SIGKILL the journal is there" test "$(journals)" = 1
 start "$DBTOP_MARIADB_ADMIN_URI"
 if wait_re "Revert the changes an earlier dbtop left in force" 6; then ok "mariadb: the next start shows the pending journal"; else nok "mariadb: no revert offer: $(screen)"; fi
-check "mariadb: the offer lists both statements" bash -c "tmux -L $sock capture-pane -p -t s | tr -s ' \n' ' ' | grep -q 'SET GLOBAL sync_binlog = 1' && tmux -L $sock capture-pane -p -t s | tr -s ' \n' ' ' | grep -q 'SET GLOBAL innodb_flush_log_at_trx_commit = 1'"
+check "mariadb: the offer lists both statements" bash -c "tmux -L $sock capture-pane -p -t s | sed 's/^ *│ //; s/ *│ *\$//' | tr -s ' \n' ' ' | grep -q 'SET GLOBAL sync_binlog = 1' && tmux -L $sock capture-pane -p -t s | sed 's/^ *│ //; s/ *│ *\$//' | tr -s ' \n' ' ' | grep -q 'SET GLOBAL innodb_flush_log_at_trx_commit = 1'"
 T send-keys -t s y
 if value_is innodb_flush_log_at_trx_commit 1 5 && value_is sync_binlog 1 3; then ok "mariadb: y reverted both (flush=1, sync_binlog=1)"; else nok "mariadb: after y: $(myv innodb_flush_log_at_trx_commit)/$(myv sync_binlog)"; fi
 T send-keys -t s q
@@ -186,10 +186,10 @@ before_stmts=$($M -N -e "SELECT IFNULL(SUM(COUNT_STAR),0) FROM performance_schem
 start "$DBTOP_MARIADB_ADMIN_URI" --read-only
 T send-keys -t s 5 a
 if wait_re "read-only" 3; then ok "mariadb --read-only: a says read-only"; else nok "mariadb --read-only: a: $(screen)"; fi
-T send-keys -t s y u U 3 k y c y
+T send-keys -t s y u U 3 x y c y
 sleep 1.5
 after_stmts=$($M -N -e "SELECT IFNULL(SUM(COUNT_STAR),0) FROM performance_schema.events_statements_summary_by_digest WHERE DIGEST_TEXT LIKE 'SET GLOBAL%' OR DIGEST_TEXT LIKE 'KILL%'")
-check "mariadb --read-only: a, y, u, U, k, c sent no SET GLOBAL or KILL ($before_stmts -> $after_stmts)" test "$before_stmts" = "$after_stmts"
+check "mariadb --read-only: a, y, u, U, x, c sent no SET GLOBAL or KILL ($before_stmts -> $after_stmts)" test "$before_stmts" = "$after_stmts"
 check "mariadb --read-only: flush still 1" test "$(myv innodb_flush_log_at_trx_commit)" = 1
 check "mariadb --read-only: no journal written" test "$(journals)" = 0
 check "mariadb --read-only: the server reports the monitoring session read-only" \
@@ -213,11 +213,11 @@ $P -qAtc "SELECT pg_reload_conf()" >/dev/null
 auto_before=$(auto)
 if start "$DBTOP_PG15_ADMIN_URI"; then ok "pg15: screen up"; else nok "pg15: screen did not come up: $(screen)"; fi
 if apply 0 "ALTER SYSTEM SET synchronous_commit = 'off'; SELECT pg_reload_conf()"; then ok "pg15: a shows ALTER SYSTEM + pg_reload_conf()"; else nok "pg15: confirmation: $(screen)"; fi
-check "pg15: the confirmation shows the revert (RESET: no earlier line)" bash -c "tmux -L $sock capture-pane -p -t s | tr -s ' \n' ' ' | grep -q 'ALTER SYSTEM RESET synchronous_commit'" || true
+check "pg15: the confirmation shows the revert (RESET: no earlier line)" bash -c "tmux -L $sock capture-pane -p -t s | sed 's/^ *│ //; s/ *│ *\$//' | tr -s ' \n' ' ' | grep -q 'ALTER SYSTEM RESET synchronous_commit'" || true
 sleep 1
 check "pg15: synchronous_commit is off for new sessions" test "$(pgv synchronous_commit)" = off
 if apply 1 "ALTER SYSTEM SET wal_writer_delay = '1s'"; then ok "pg15: wal_writer_delay 10ms -> 1s asked"; else nok "pg15: wal_writer_delay confirmation: $(screen)"; fi
-check "pg15: that confirmation restores the earlier ALTER SYSTEM value" bash -c "tmux -L $sock capture-pane -p -t s | tr -s ' \n' ' ' | grep -q \"ALTER SYSTEM SET wal_writer_delay = '10ms'\"" || true
+check "pg15: that confirmation restores the earlier ALTER SYSTEM value" bash -c "tmux -L $sock capture-pane -p -t s | sed 's/^ *│ //; s/ *│ *\$//' | tr -s ' \n' ' ' | grep -q \"ALTER SYSTEM SET wal_writer_delay = '10ms'\"" || true
 sleep 1
 check "pg15: wal_writer_delay is 1s" test "$(pgv wal_writer_delay)" = 1s
 check "pg15: postgresql.auto.conf holds both changes" bash -c "[ \"\$(cat \"\$(${P} -Atc 'SHOW data_directory')/postgresql.auto.conf\" | grep -c \"synchronous_commit = 'off'\\|wal_writer_delay = '1s'\")\" = 2 ]"

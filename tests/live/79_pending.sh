@@ -45,7 +45,7 @@ start() {
     wait_re " UP " 15
 }
 # the confirmation box on one line
-flat() { T capture-pane -p -t s | tr -s ' \n' ' '; }
+flat() { T capture-pane -p -t s | unframe | tr -s ' \n' ' '; }
 
 $P -qc "ALTER SYSTEM RESET synchronous_commit" -qc "SELECT pg_reload_conf()" >/dev/null
 value_is synchronous_commit on 5

@@ -84,11 +84,11 @@ HOST_SAN='db?]0;pwned??[2J?[10;10H?[200~?????end:3306'
 HHDR=("DOWN - retrying in 4s  REPLAY ended" "mariadb 10.11.6" "$HOST_SAN" "" "every 1s" "cost 0.0ms  19:00:07")
 want=$(header_expect 100 1 "${HHDR[@]}")
 if [ "$(line h 0)" = "$want" ]; then
-	ok "header: the host label neutralised, shortened from the left behind '…' ('$(sed 's/.*  \(…[^ ]*\).*/\1/' <<<"$want")')"
+	ok "header: the host label neutralised and whole (it goes before the engine), the clock at the right"
 else
 	nok "header: got '$(line h 0)', want '$want'"
 fi
-check "header: the version shown as its number only" grep -qF '  mariadb 10.11.6  ' <<<"$(line h 0)"
+check "header: the version as its number only, or left out for the host" bash -c '! grep -qE "10\.11\.6[^ ]" <<<"$1"' _ "$(line h 0)"
 # the C1 CSI and the right-to-left mark one '?' each, the raw 0x9b byte too
 got_err=$(line h 1)
 want='DOWN: lost ?]0;pwned? ?[2J ?[10;10H ?[200~ ?2J ? ? ?? ?x ERR-BEFORE-NUL'

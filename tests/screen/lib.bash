@@ -304,28 +304,42 @@ attr_codes() {
 		grep -E '^[1247]$' | sort -u | tr '\n' ' '
 }
 
-# Global keys of tui/ui.c as the help names them, one a line.
-global_key_names() {
-	sed -n '/^} global_keys\[\] = {/,/^};/p' tui/ui.c |
-		sed -n 's/^[[:space:]]*{[^"]*"\([^"]*\)".*/\1/p'
+# The key table of tui/keys.c: "NAME<TAB>BAR<TAB>SCREENS<TAB>HELP" a line,
+# in table order; BAR "-" when none; SCREENS the screens (0 the overview)
+# where the binding applies, e.g. "012".
+key_table() {
+	python3 - tui/keys.c <<'PY'
+import re, sys
+src = open(sys.argv[1]).read()
+body = src[src.index('key_binds[] = {'):]
+body = body[:body.index('\n};')]
+for m in re.finditer(r'\{\{.*?\}, (KA_\w+), [^,]+, ([^,]+), (true|false), ((?:"(?:[^"\\]|\\.)*"\s*)+|NULL), ((?:"(?:[^"\\]|\\.)*"\s*)+|NULL),\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\}', body, re.S):
+    lit = lambda t: 'NULL' if t.strip() == 'NULL' else ''.join(re.findall(r'"((?:[^"\\]|\\.)*)"', t)).replace('\\"', '"')
+    where = m.group(2).strip()
+    scr = ''
+    for s in range(6):
+        if where == 'KW_ALL' or (s == 0 and 'KW_OVERVIEW' in where) or 'KW_SCREEN(%d)' % s in where:
+            scr += str(s)
+    bar = lit(m.group(5))
+    print('%s\t%s\t%s\t%s' % (lit(m.group(4)), '-' if bar == 'NULL' else bar, scr, lit(m.group(6))))
+PY
 }
 
-# Their help texts (the last string of each entry), one a line.
-global_key_helps() {
-	sed -n '/^} global_keys\[\] = {/,/^};/p' tui/ui.c |
-		sed -n 's/^[[:space:]]*{.*"\([^"]*\)"},*[[:space:]]*$/\1/p'
-}
+# The bindings as the help names them, one a line.
+global_key_names() { key_table | cut -f1; }
 
-# Global keys in the key bar: "KEY LABEL" a line, in table order. The bar
-# writes the key without its spaces ("+ -" as "+-").
+# Their help texts, one a line.
+global_key_helps() { key_table | cut -f4; }
+
+# The key bar's entries of screen S (default 0, the overview): "KEY LABEL"
+# a line, in table order.
 global_key_bars() {
-	sed -n '/^} global_keys\[\] = {/,/^};/p' tui/ui.c |
-		sed -n 's/^[[:space:]]*{[^"]*"\([^"]*\)", "\([^"]*\)",.*/\1\t\2/p' |
-		while IFS=$'\t' read -r k b; do printf '%s %s\n' "${k// /}" "$b"; done
+	key_table | awk -F'\t' -v s="${1:-0}" '$2 != "-" && index($3, s) { print $2 }'
 }
 
-# keybar_expect COLS: the key bar of a COLS-wide terminal: the entries
-# "KEY LABEL" in table order, two spaces apart, as many whole ones as fit.
+# keybar_expect COLS [SCREEN]: the key bar of a COLS-wide terminal: the
+# entries "KEY LABEL" of the screen in table order, two spaces apart, as
+# many whole ones as fit.
 keybar_expect() {
 	local LC_ALL=C.UTF-8
 	local cols=$1 e out= x=0
@@ -333,44 +347,54 @@ keybar_expect() {
 		((x + ${#e} > cols)) && break
 		out+="$e  "
 		x=$((x + ${#e} + 2))
-	done < <(global_key_bars)
+	done < <(global_key_bars "${2:-0}")
 	printf '%s\n' "${out%"${out##*[! ]}"}"
 }
 
 # header_expect COLS UTF8 STATE ENGINE_VERSION HOST UP EVERY RIGHT: the
-# header line of a COLS-wide terminal: " dbtop STATE", then as many whole
-# fields as fit of "  ENGINE_VERSION", "  HOST", "  UP", "  EVERY" (empty
-# ones skipped); a host that does not fit whole is shortened from the left
-# to the room left, behind a mark ("…", or "~" when UTF8 is 0), when at
-# least 4 of its characters fit. "  RIGHT " ends the line when 24 columns
-# are left beside it. Trailing blanks dropped, as tmux captures them.
+# header line of a COLS-wide terminal: " dbtop STATE", then the fields that
+# fit whole, chosen by priority (host, engine and version, "  RIGHT " or
+# when it does not fit the clock alone (RIGHT's last word), interval,
+# uptime) and shown in the order engine, host, uptime, interval; RIGHT at
+# the right end. A host that does not fit whole: its start, cut with the
+# mark ("…", or "..." when UTF8 is 0), when more than 8 columns are left.
+# Trailing blanks dropped, as tmux captures them.
 header_expect() {
 	local LC_ALL=C.UTF-8
 	local cols=$1 utf8=$2 state=$3 eng=$4 host=$5 up=$6 every=$7 right="  $8 "
-	local out=" dbtop $state" room f i keep mark=…
-	[ "$utf8" = 1 ] || mark=\~
+	local out=" dbtop $state" room p i f show_right=0 mark=… h keep
+	local -a fields=("$eng" "$host" "$up" "$every") on=(0 0 0 0) prio=(1 0 4 3)
+	[ "$utf8" = 1 ] || mark=...
 	room=$((cols - ${#out}))
-	local show_right=0
-	if ((room >= ${#right} + 24)); then
-		show_right=1
-		room=$((room - ${#right}))
-	fi
-	local -a fields=("$eng" "$host" "$up" "$every")
-	for i in 0 1 2 3; do
-		((room > 0)) || break
-		[ -n "${fields[$i]}" ] || continue
-		f="  ${fields[$i]}"
-		if ((${#f} <= room)); then
-			out+=$f
-			room=$((room - ${#f}))
-		elif [ "$i" = 1 ] && ((room - 3 >= 4)); then
-			keep=$((room - 3))
-			out+="  $mark${host: -$keep}"
-			room=0
-		else
-			break
+	for p in 0 1 2 3 4; do
+		if [ $p = 2 ]; then
+			((room < ${#right})) && right="  ${8##* } "
+			if ((room >= ${#right})); then
+				show_right=1
+				room=$((room - ${#right}))
+			fi
+			continue
 		fi
+		for i in 0 1 2 3; do
+			[ "${prio[$i]}" = $p ] && [ -n "${fields[$i]}" ] || continue
+			f="  ${fields[$i]}"
+			if ((${#f} <= room)); then
+				on[$i]=1
+				room=$((room - ${#f}))
+			fi
+		done
 	done
+	for i in 0 1 2 3; do
+		[ "${on[$i]}" = 1 ] && out+="  ${fields[$i]}"
+	done
+	if [ "${on[1]}" = 0 ] && ((cols - ${#out} > 8)); then
+		h="  $host"
+		if ((${#h} > cols - ${#out})); then
+			keep=$((cols - ${#out} - ${#mark}))
+			h="${h:0:$keep}$mark"
+		fi
+		out+=$h
+	fi
 	if [ $show_right = 1 ]; then
 		printf '%s%*s%s\n' "$out" $((cols - ${#out} - ${#right})) "" "${right% }"
 	else

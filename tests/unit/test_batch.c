@@ -37,8 +37,32 @@ static char *text_of(const struct model *m, const char *host)
 {
 	struct strbuf b;
 	sb_init(&b);
-	batch_text(m, host, &b);
+	batch_text(m, host, NULL, &b);
 	return b.s;
+}
+
+/* The text form with state kept between records. */
+static char *text_st(const struct model *m, const char *host, struct batch_text_state *st)
+{
+	struct strbuf b;
+	sb_init(&b);
+	batch_text(m, host, st, &b);
+	return b.s;
+}
+
+/* The longest line of t in code points. */
+static int widest(const char *t)
+{
+	int w = 0, c = 0;
+	for (; *t; t++) {
+		if (*t == '\n') {
+			c = 0;
+			continue;
+		}
+		if (((unsigned char)*t & 0xc0) != 0x80 && ++c > w)
+			w = c;
+	}
+	return w;
 }
 
 /* One MariaDB status sample. */
@@ -161,6 +185,30 @@ static void test_mariadb(void)
 	CHECK(t[strlen(t) - 1] == '\n', "text mariadb: ends with a newline");
 	free(t);
 
+	/* like top -b: the notes and the settings once, lines within 160 */
+	{
+		struct batch_text_state st = {.top = 5};
+		char host[300];
+		memset(host, 'h', 220);
+		host[220] = '\0';
+		char *t1 = text_st(&m, "db1:3306", &st), *t2 = text_st(&m, "db1:3306", &st);
+		CHECK(strstr(t1, "note: ") && !strstr(t2, "note: "), "text state: a note printed when it appears, not again");
+		CHECK(strstr(t1, "settings: ") && !strstr(t2, "settings: "), "text state: the settings once while unchanged");
+		CHECK(strstr(t2, "commits/s 300") != NULL, "text state: every record has its summary line");
+		free(t1);
+		free(t2);
+		st.nnotes = 0;
+		t1 = text_st(&m, host, &st);
+		CHECK(widest(t1) <= 160, "text: every line within 160 columns (a 220-character host)");
+		CHECK(strstr(t1, "...\n") != NULL, "text: the cut line ends with ...");
+		CHECK(strstr(t1, "note: ") != NULL, "text state: a note printed again once it was gone");
+		free(t1);
+		st.wide = true;
+		t1 = text_st(&m, host, &st);
+		CHECK(widest(t1) > 220, "text --wide: the long line whole");
+		free(t1);
+	}
+
 	/* DOWN */
 	memset(&s, 0, sizeof s);
 	s.state = STATE_DOWN;
@@ -272,7 +320,7 @@ static void test_pg(void)
 
 	t = text_of(&m, "/var/run/postgresql");
 	CHECK(strstr(t, "postgresql 17.2") && strstr(t, "  UP"), "text pg: engine, version, UP");
-	CHECK(strstr(t, "WAL syncs/s") != NULL, "text pg: WAL syncs row");
+	CHECK(strstr(t, "fsyncs/s 200") && strstr(t, "fsyncs/commit") != NULL, "text pg: the WAL syncs as fsyncs/s, fsyncs/commit in the summary line");
 	CHECK(!strstr(t, "Com_commit"), "text pg: no MySQL rows");
 	free(t);
 	model_free(&m);

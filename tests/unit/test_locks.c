@@ -295,7 +295,7 @@ static void test_record_roundtrip(void)
 				      strcmp(gb->ident.trx_started, "2026-12-01 14:12:48") == 0 && gb->ident.query_id == 77 &&
 				      gw && gw->ident.known && gw->ident.start_us == 1796134368123456LL &&
 				      gw->ident.xact_us == 1796134369000001LL && gw->ident.stmt_us == 1796134370000002LL,
-			      "record: the sessions' identity kept (what k / c check)");
+			      "record: the sessions' identity kept (what x / c check)");
 			const struct lock_session *g11 = sess(g, 11);
 			CHECK(g11 && !g11->ident.known, "record: a session without an identity has none after reading");
 			if (redact)

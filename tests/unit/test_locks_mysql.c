@@ -692,7 +692,7 @@ static void test_grouped_rows(void)
 	fx_free(&f);
 }
 
-/* ---- session identity (k / c act only on the session that was seen) ---------- */
+/* ---- session identity (x / c act only on the session that was seen) ---------- */
 
 static void test_ident(void)
 {

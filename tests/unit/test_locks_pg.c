@@ -571,7 +571,7 @@ static void test_sanitise(void)
 	lock_set_free(ls);
 }
 
-/* ---- session identity (k / c act only on the session that was seen) ------- */
+/* ---- session identity (x / c act only on the session that was seen) ------- */
 
 static void test_ident(void)
 {

@@ -1,0 +1,90 @@
+/* test_keys.c - the key table (tui/keys.c) that drives dispatch, the help
+ * and the key bar: no key bound twice on a screen, nothing that acts on
+ * the server reachable from the overview or from a movement key, x / c on
+ * screen 3, and the help's scroll keys (q is not one: it closes the help). */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../tui/keys.c"
+#include "tap.h"
+
+static bool movement(enum key_act a)
+{
+	return a >= KA_UP && a <= KA_END;
+}
+
+static void test_unique(void)
+{
+	int dup = 0;
+	for (int s = 0; s <= 5; s++)
+		for (size_t i = 0; i < key_nbinds; i++)
+			for (int k = 0; k < KEY_CODES && key_binds[i].keys[k]; k++)
+				if (key_find(key_binds[i].keys[k], s) != &key_binds[i] &&
+				    (key_binds[i].where & KW_SCREEN(s))) {
+					printf("# key %d bound twice on screen %d\n", key_binds[i].keys[k], s);
+					dup++;
+				}
+	CHECK(dup == 0, "no key code bound twice on one screen");
+}
+
+static void test_acting_keys(void)
+{
+	int bad = 0, nacts = 0;
+	for (size_t i = 0; i < key_nbinds; i++) {
+		const struct key_bind *b = &key_binds[i];
+		if (!b->acts)
+			continue;
+		nacts++;
+		if (b->where & KW_OVERVIEW)
+			bad++;
+		/* the same key code moves on no screen */
+		for (int k = 0; k < KEY_CODES && b->keys[k]; k++)
+			for (int s = 0; s <= 5; s++) {
+				const struct key_bind *o = key_find(b->keys[k], s);
+				if (o && movement(o->act))
+					bad++;
+			}
+	}
+	CHECK(nacts >= 4, "the acting bindings are marked (x, c, a, K)");
+	CHECK(bad == 0, "no acting binding on the overview, none on a movement key");
+	for (int ch = 1; ch < 512; ch++) {
+		const struct key_bind *b = key_find(ch, 0);
+		if (b && b->act == KA_PANE && (b->cmd == PK_TERMINATE || b->cmd == PK_CANCEL || b->cmd == PK_TUNE_APPLY ||
+					       b->cmd == PK_TUNE_KEEP))
+			bad++;
+	}
+	CHECK(bad == 0, "on the overview no key ends, cancels or changes anything");
+	const struct key_bind *x = key_find('x', 3), *c = key_find('c', 3), *k = key_find('k', 3);
+	CHECK(x && x->act == KA_PANE && x->cmd == PK_TERMINATE, "screen 3: x ends the selected session");
+	CHECK(c && c->act == KA_PANE && c->cmd == PK_CANCEL, "screen 3: c cancels its statement");
+	CHECK(k && k->act == KA_UP, "screen 3: k moves up, nothing else");
+	CHECK(!key_find('x', 0) && !key_find('c', 0), "overview: x and c are not bound");
+	CHECK(!key_find('x', 2) && !key_find('a', 3), "x only on screen 3, a only on screen 5");
+}
+
+static void test_help(void)
+{
+	int bare = 0;
+	char where[64];
+	for (size_t i = 0; i < key_nbinds; i++)
+		bare += !key_binds[i].name || !key_binds[i].help || !key_binds[i].keys[0];
+	CHECK(bare == 0, "every binding has key codes, a name and a help text");
+	CHECK(key_help_scroll('q') == 0 && key_help_scroll(KEY_ESC) == 0, "help: q and Esc are not scroll keys (they close it)");
+	CHECK(key_help_scroll('j') == 1 && key_help_scroll(KEY_UP) == -1 && key_help_scroll(KEY_NPAGE) == 2,
+	      "help: j / Up / PgDn scroll it");
+	key_where_text(key_find('x', 3), where, sizeof where);
+	CHECK(strcmp(where, "screen 3") == 0, tname("where x applies: '%s'", where));
+	key_where_text(key_find('q', 0), where, sizeof where);
+	CHECK(strcmp(where, "everywhere") == 0, tname("where q applies: '%s'", where));
+	key_where_text(key_find('d', 0), where, sizeof where);
+	CHECK(strcmp(where, "overview, 2") == 0, tname("where d applies: '%s'", where));
+}
+
+int main(void)
+{
+	test_unique();
+	test_acting_keys();
+	test_help();
+	return tap_failed ? 1 : 0;
+}

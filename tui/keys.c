@@ -1,0 +1,115 @@
+/* keys.c - the key table: dispatch, the help screen and the key bar all
+ * read it. Keys that act on the server (end, cancel, change a setting)
+ * apply only on the screen that shows their target, never on the
+ * overview, and none of them is a movement key. */
+#include "keys.h"
+
+#include <curses.h>
+#include <string.h>
+
+#include "../panes/pane.h"
+#include "../util/util.h"
+
+const struct key_bind key_binds[] = {
+	{{'q', 'Q'}, KA_QUIT, 0, KW_ALL, false, "q", "q Quit",
+	 "quit (reverts the setting changes dbtop made; closes the recording)"},
+	{{'?', 'h'}, KA_HELP, 0, KW_ALL, false, "? h", "? Help",
+	 "this help; Up Down j k PgUp PgDn Home End scroll it, any other key closes it"},
+	{{'x'}, KA_PANE, PK_TERMINATE, KW_SCREEN(3), true, "x", "x End",
+	 "end the selected session, root blocker or waiter (KILL / pg_terminate_backend), after a confirmation; "
+	 "only while the server shows the same session (start, transaction)"},
+	{{'c'}, KA_PANE, PK_CANCEL, KW_SCREEN(3), true, "c", "c Cancel",
+	 "cancel the selected session's statement (KILL QUERY / pg_cancel_backend), after a confirmation; "
+	 "only while the same session runs the same statement; its blocker is left alone"},
+	{{'a'}, KA_PANE, PK_TUNE_APPLY, KW_SCREEN(5), true, "a", "a Apply",
+	 "apply the selected setting's remedy (or revert dbtop's change of it), after a confirmation that "
+	 "shows the exact SQL, the risk and the revert"},
+	{{'K'}, KA_PANE, PK_TUNE_KEEP, KW_SCREEN(5), true, "K", NULL,
+	 "keep dbtop's change of the selected setting after dbtop exits (asks first)"},
+	{{' '}, KA_PAUSE, 0, KW_ALL, false, "space", "space Pause",
+	 "pause: the data freeze (a replay's clock stops: nothing is skipped), the screen stays responsive; "
+	 "space resumes"},
+	{{'+', '='}, KA_SLOWER, 0, KW_ALL, false, "+", "+- Interval", "longer refresh interval (up to 60 s)"},
+	{{'-', '_'}, KA_FASTER, 0, KW_ALL, false, "-", NULL, "shorter refresh interval (down to 0.25 s)"},
+	{{'s'}, KA_PANE, PK_SORT, KW_OVERVIEW | KW_SCREEN(1) | KW_SCREEN(2), false, "s", "s Sort",
+	 "sort: rates in table order / by name; digests by total time, calls, average latency, rows"},
+	{{'d'}, KA_PANE, PK_CUMULATIVE, KW_OVERVIEW | KW_SCREEN(2), false, "d", NULL,
+	 "digests per interval / cumulative since first seen"},
+	{{'o'}, KA_PANE, PK_SHOW_OWN, KW_OVERVIEW | KW_SCREEN(2), false, "o", NULL,
+	 "digests: show dbtop's own statements too (marked *; left out of the ranking and the total by default)"},
+	{{'/'}, KA_FILTER, 0, KW_ALL, false, "/", "/ Filter",
+	 "filter the focused pane's rows (PCRE2 regex, case-insensitive; empty clears): digests by text and "
+	 "schema, locks by session, user, statement and object, waits by event"},
+	{{'t'}, KA_THEME, 0, KW_ALL, false, "t", "t Theme", "next theme: dark, light, mono, high-contrast"},
+	{{'\n', '\r', KEY_ENTER}, KA_ENTER, 0, KW_ALL, false, "Enter", "Enter Details",
+	 "overview: open the focused pane; a pane: details of the selected row (Enter again closes them)"},
+	{{KEY_ESC}, KA_BACK, 0, KW_ALL, false, "Esc", "Esc Back",
+	 "back: close the details; then the overview"},
+	{{'\t'}, KA_FOCUS_NEXT, 0, KW_OVERVIEW, false, "Tab", "Tab Focus",
+	 "focus the next pane; its need goes first"},
+	{{KEY_BTAB}, KA_FOCUS_PREV, 0, KW_OVERVIEW, false, "Shift-Tab", NULL, "focus the previous pane"},
+	{{'z'}, KA_ZOOM, 0, KW_OVERVIEW, false, "z", NULL,
+	 "zoom the focused pane: it gets every spare row, the others their one-line summary; z again shares "
+	 "the rows by need"},
+	{{'0', '1', '2', '3', '4', '5'}, KA_SCREEN, 0, KW_ALL, false, "0-5", "0-5 Screens",
+	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
+	{{'u'}, KA_UNDO, 0, KW_ALL, false, "u", NULL, "undo the newest setting change dbtop made"},
+	{{'U'}, KA_UNDO_ALL, 0, KW_ALL, false, "U", NULL, "undo every setting change dbtop made"},
+	{{KEY_UP, 'k'}, KA_UP, 0, KW_ALL, false, "Up k", NULL, "select the row above"},
+	{{KEY_DOWN, 'j'}, KA_DOWN, 0, KW_ALL, false, "Down j", NULL, "select the row below"},
+	{{KEY_PPAGE}, KA_PGUP, 0, KW_ALL, false, "PgUp", NULL, "ten rows up"},
+	{{KEY_NPAGE}, KA_PGDN, 0, KW_ALL, false, "PgDn", NULL, "ten rows down"},
+	{{KEY_HOME, 'g'}, KA_HOME, 0, KW_ALL, false, "Home g", NULL, "the first row"},
+	{{KEY_END, 'G'}, KA_END, 0, KW_ALL, false, "End G", NULL, "the last row"},
+};
+const size_t key_nbinds = sizeof key_binds / sizeof key_binds[0];
+
+/* Does binding b list key code ch? */
+static bool binds(const struct key_bind *b, int ch)
+{
+	for (int i = 0; i < KEY_CODES && b->keys[i]; i++)
+		if (b->keys[i] == ch)
+			return true;
+	return false;
+}
+
+const struct key_bind *key_find(int ch, int screen)
+{
+	if (ch == 0 || screen < 0 || screen > 5)
+		return NULL;
+	for (size_t i = 0; i < key_nbinds; i++)
+		if ((key_binds[i].where & KW_SCREEN(screen)) && binds(&key_binds[i], ch))
+			return &key_binds[i];
+	return NULL;
+}
+
+void key_where_text(const struct key_bind *b, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (b->where == KW_ALL) {
+		str_copy(buf, len, "everywhere");
+		return;
+	}
+	for (int s = 0; s <= 5; s++) {
+		size_t l = strlen(buf);
+		if (!(b->where & KW_SCREEN(s)))
+			continue;
+		if (s == 0)
+			str_printf(buf + l, len - l, "%soverview", l ? ", " : "");
+		else
+			str_printf(buf + l, len - l, "%s%s%d", l ? ", " : "", l ? "" : "screen ", s);
+	}
+}
+
+int key_help_scroll(int ch)
+{
+	switch (ch) {
+	case KEY_UP: case 'k': return -1;
+	case KEY_DOWN: case 'j': return 1;
+	case KEY_PPAGE: return -2;
+	case KEY_NPAGE: return 2;
+	case KEY_HOME: case 'g': return -3;
+	case KEY_END: case 'G': return 3;
+	default: return 0;
+	}
+}

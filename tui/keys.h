@@ -1,0 +1,71 @@
+/* keys.h - every key binding of the screen in one table: the key codes,
+ * the action, where it applies and its help text. The screen dispatches
+ * through key_find() and generates the help and the key bar from the same
+ * table, so the two cannot drift apart. */
+#ifndef DBTOP_KEYS_H
+#define DBTOP_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define KEY_ESC 27
+
+/* What a binding does. KA_PANE passes cmd (PK_* of pane.h) to the pane. */
+enum key_act {
+	KA_NONE = 0,
+	KA_QUIT,
+	KA_HELP,
+	KA_PAUSE,
+	KA_SLOWER,           /* longer refresh interval */
+	KA_FASTER,
+	KA_FILTER,
+	KA_THEME,
+	KA_ENTER,            /* open the focused pane / details of the row */
+	KA_BACK,
+	KA_FOCUS_NEXT,
+	KA_FOCUS_PREV,
+	KA_ZOOM,
+	KA_SCREEN,           /* cmd: the screen, 0 the overview */
+	KA_UNDO,
+	KA_UNDO_ALL,
+	KA_UP,
+	KA_DOWN,
+	KA_PGUP,
+	KA_PGDN,
+	KA_HOME,
+	KA_END,
+	KA_PANE,
+};
+
+/* Where a binding applies: the overview (screen 0) and screens 1..5. */
+#define KW_SCREEN(n) (1u << (n))
+#define KW_OVERVIEW KW_SCREEN(0)
+#define KW_PANES (KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(4) | KW_SCREEN(5))
+#define KW_ALL (KW_OVERVIEW | KW_PANES)
+
+#define KEY_CODES 12
+
+struct key_bind {
+	int keys[KEY_CODES];  /* the key codes, 0-terminated */
+	enum key_act act;
+	int cmd;              /* KA_PANE: the pane's command; KA_SCREEN: the screen */
+	unsigned where;       /* KW_* */
+	bool acts;            /* acts on the server (ends, cancels, changes): only
+			       * on the screen that shows its target */
+	const char *name;     /* in the help: "x", "Up Down j k" */
+	const char *bar;      /* in the key bar; NULL: not there */
+	const char *help;
+};
+
+extern const struct key_bind key_binds[];
+extern const size_t key_nbinds;
+
+/* The binding of key code ch on screen (0: the overview), or NULL. */
+const struct key_bind *key_find(int ch, int screen);
+/* Where b applies, for the help: "everywhere", "overview", "screen 3". */
+void key_where_text(const struct key_bind *b, char *buf, size_t len);
+/* Scroll keys of the help screen: -1 / +1 a line, -2 / +2 a page, -3 / +3
+ * the top / the end; 0: not a scroll key (it closes the help). */
+int key_help_scroll(int ch);
+
+#endif
