@@ -334,6 +334,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 	t->tick++;
 	t->interval_s = dt;
 	t->total_ms_per_s = 0;
+	t->own_ms_per_s = 0;
 	t->lost_delta = 0;
 	if (!s) {
 		/* nothing this interval: every rate unknown, and what happened
@@ -368,7 +369,8 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 	t->split_n = sn;
 	t->sampled = s->sampled;
 	t->sample_hz = s->sample_hz;
-	str_copy(t->source, sizeof t->source, s->source);
+	if (!s->estimates_only)
+		str_copy(t->source, sizeof t->source, s->source);
 	for (i = 0; i < s->n; i++) {
 		const struct digest_row *r = &s->rows[i];
 		struct digest_entry *e;
@@ -399,7 +401,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			continue;
 		}
 		/* its rates cover the time since it was last read */
-		double edt = sn && e->read_wall > 0 ? wall - e->read_wall : dt;
+		double edt = (sn || s->estimates_only) && e->read_wall > 0 ? wall - e->read_wall : dt;
 		bool ok = !fresh && !e->gone && edt > 0 && e->last.epoch == r->epoch;
 		for (k = 0; ok && k < DG__COUNT; k++)
 			if ((r->have >> k & 1) && (e->last.have >> k & 1) && r->c[k] < e->last.c[k])
@@ -428,6 +430,11 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		struct digest_entry *e = &t->e[i];
 		if (e->seen_tick == t->tick)
 			continue;
+		if (s->estimates_only && !fresh && strncmp(e->last.key, "s:", 2) != 0) {
+			/* an exact row: not read now, its rates stand */
+			e->moved = false;
+			continue;
+		}
 		if (sn && !fresh && digest_key_slice(e->last.key, sn) != sk) {
 			/* another slice: not read now, its rates stand */
 			e->moved = false;
@@ -502,7 +509,10 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		struct digest_entry *e = &t->e[i];
 		double ms = e->known ? e->rate[DG_TOTAL_NS] / 1e6 : NAN;
 		hist_push(e, ms);
-		if (e->known && isfinite(ms))
+		e->hidden = e->last.own && !t->show_own;
+		if (e->known && isfinite(ms) && e->last.own)
+			t->own_ms_per_s += ms;
+		if (e->known && isfinite(ms) && !e->hidden)
 			t->total_ms_per_s += ms;
 		top_cache_fill(t, i);
 	}
@@ -568,6 +578,73 @@ void dg_fmt_hz(char *buf, size_t len, double hz)
 		str_printf(buf, len, "%.2g", hz);
 }
 
+bool digest_is_estimate(const struct digest_table *t, const struct digest_entry *e)
+{
+	return !t->sampled && strncmp(e->last.key, "s:", 2) == 0;
+}
+
+double digest_table_bound_estimates(struct digest_table *t, double bound_ms_per_s)
+{
+	double sum = 0, f = 1;
+	size_t i, nest = 0;
+	for (i = 0; i < t->n; i++) {
+		struct digest_entry *e = &t->e[i];
+		if (!digest_is_estimate(t, e))
+			continue;
+		nest++;
+		/* sampling sees a session once per run of a statement at best: the
+		 * calls are a lower bound, and an average from them means nothing */
+		e->avg_ms = NAN;
+		if (e->known && !e->gone && isfinite(e->rate[DG_TOTAL_NS]))
+			sum += e->rate[DG_TOTAL_NS] / 1e6;
+	}
+	if (!nest)
+		return 1;
+	if (sum > 0 && bound_ms_per_s >= 0)
+		f = bound_ms_per_s / sum;
+	for (i = 0; i < t->n; i++) {
+		struct digest_entry *e = &t->e[i];
+		if (!digest_is_estimate(t, e))
+			continue;
+		if (!(e->known && !e->gone && isfinite(e->rate[DG_TOTAL_NS])) || f == 1) {
+			if (t->topc)
+				top_cache_fill(t, i);
+			continue;
+		}
+		double ms = e->rate[DG_TOTAL_NS] / 1e6;
+		e->rate[DG_TOTAL_NS] *= f;
+		if (!e->hidden)
+			t->total_ms_per_s -= ms * (1 - f);
+		/* the newest history point is this interval's */
+		e->hist[(e->hist_head + 59) % 60] = (float)(ms * f);
+		if (t->topc)
+			top_cache_fill(t, i);
+	}
+	if (t->topc)
+		for (int k = 0; k < DGS__COUNT; k++)
+			for (int c = 0; c < 2; c++)
+				t->topc->list[k][c].valid = false;
+	return f;
+}
+
+void digest_table_show_own(struct digest_table *t, bool show)
+{
+	if (t->show_own == show)
+		return;
+	t->show_own = show;
+	if (t->topc)
+		top_cache_reset(t);
+	t->total_ms_per_s = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		struct digest_entry *e = &t->e[i];
+		e->hidden = e->last.own && !show;
+		if (e->known && !e->hidden && isfinite(e->rate[DG_TOTAL_NS]))
+			t->total_ms_per_s += e->rate[DG_TOTAL_NS] / 1e6;
+		if (t->topc)
+			top_cache_fill(t, i);
+	}
+}
+
 /* The value an entry is ranked by. */
 static double rank_value(const struct digest_entry *e, enum dg_sort key, bool cumulative)
 {
@@ -592,7 +669,7 @@ static double rank_value(const struct digest_entry *e, enum dg_sort key, bool cu
 static double rank_or_nan(const struct digest_entry *e, enum dg_sort key, bool cumulative)
 {
 	double v;
-	if (e->gone || (!cumulative && !e->known))
+	if (e->gone || e->hidden || (!cumulative && !e->known))
 		return NAN;
 	v = rank_value(e, key, cumulative);
 	if (!isfinite(v))

@@ -33,6 +33,7 @@ struct digest_row {
 	double p95_ms;         /* NaN: not available */
 	double first_seen, last_seen; /* s since the epoch, 0: unknown */
 	uint64_t samples;      /* sampled sets: times seen active, cumulative (0: unknown) */
+	bool own;              /* dbtop's own statement (the source matched it to what it sends) */
 };
 
 /* One latency histogram bucket of a digest as the server reports it
@@ -71,6 +72,9 @@ struct digest_set {
 	double sample_hz;      /* samples per second when sampled (the rate reached) */
 	uint64_t rounds;       /* sampled: samples taken, cumulative (0: unknown) */
 	unsigned sessions;     /* sampled: distinct sessions seen active since the previous set */
+	/* only the sampled estimates of the statements the digests miss ("s:"
+	 * rows) were read: the exact rows were not, and keep their rates */
+	bool estimates_only;
 	uint64_t lost;         /* cumulative: digests the server could not track */
 	bool have_lost;
 	char source[64];       /* "performance_schema", "pg_stat_statements 1.10", "sampled" */
@@ -119,6 +123,7 @@ struct digest_entry {
 	bool hb_ok;                  /* hb is a valid base for the next interval */
 	unsigned long hb_tick;       /* tick of the last histogram read */
 	bool moved;                  /* calls changed (or unknown) this tick */
+	bool hidden;                 /* dbtop's own and not shown: out of the ranking and the total */
 	double read_wall;            /* wall time it was last read (its rates cover the time since) */
 	/* sampled sets: the samples this interval that saw it (0 with
 	 * calls_lower when unknown), and whether calls are only a lower bound
@@ -135,7 +140,9 @@ struct digest_table {
 	size_t nslot;                /* power of two, at least twice n */
 	unsigned long tick;
 	double interval_s;
-	double total_ms_per_s;       /* sum over known entries */
+	double total_ms_per_s;       /* sum over known entries (dbtop's own left out unless shown) */
+	double own_ms_per_s;         /* dbtop's own statements' time, ms/s */
+	bool show_own;               /* rank dbtop's own statements too */
 	uint64_t lost_delta;         /* digests lost this interval */
 	uint64_t lost_prev;          /* the cumulative count last seen */
 	bool have_lost;
@@ -156,6 +163,19 @@ struct digest_table {
 };
 
 void digest_table_init(struct digest_table *t);
+/* True when e is a sampled estimate in a set of exact digests (the
+ * statements the digests miss, sampled from the sessions: "s:" keys). */
+bool digest_is_estimate(const struct digest_table *t, const struct digest_entry *e);
+/* Scale the estimates' time this interval to total_ms_per_s, what the
+ * server measured for the statements they stand for: the sampling gives
+ * each one's share, the server the sum (never more: sessions cannot
+ * spend more time than they ran). Every estimate's average is unknown
+ * (sampling counts a fraction of the calls). Returns the factor (1: no
+ * change or nothing to scale). */
+double digest_table_bound_estimates(struct digest_table *t, double bound_ms_per_s);
+/* Show dbtop's own statements in the ranking and the total, or not (the
+ * default); takes effect at once. */
+void digest_table_show_own(struct digest_table *t, bool show);
 void digest_table_free(struct digest_table *t);
 /* Fold one set (may be NULL: the source had none this time) taken at wall
  * time `wall`, dt seconds after the previous one. fresh: first sample of a

@@ -24,6 +24,7 @@
  * 1.5 (often below 1) exactly when many sessions commit at once. */
 #define MIN_COMMITS_PER_S 5.0     /* below this, commit costs do not matter */
 #define COMMIT_SLOW_MS 5.0        /* COMMIT average above a healthy disk's (2x the worst seen healthy) */
+#define COMMIT_EST_SLOW_MS 10.0   /* the same from a sampled estimate, when no sync time says slow */
 #define SYNC_SLOW_MS 2.0          /* one redo / binlog / WAL sync above a healthy disk's */
 #define COMMIT_SHARE_MIN 0.25     /* COMMIT at least this share of statement time */
 #define COMMIT_BUSY_MIN 0.25      /* without digests: sessions committing on average */
@@ -133,11 +134,19 @@ static bool commit_fsync_mysql(const struct model *m, struct finding *f, double 
 	if (!name)
 		return false;
 	const struct digest_entry *d = commit_digest(m);
-	double cms = d && isfinite(d->avg_ms) ? d->avg_ms : rate(m, M_COMMIT_MS);
+	/* a sampled COMMIT (prepared statements have no digest): its time is
+	 * the sessions found in COMMIT, its latency by Little's law */
+	bool est = d && digest_is_estimate(&m->dg, d);
+	double cms = d && !est && isfinite(d->avg_ms) ? d->avg_ms : rate(m, M_COMMIT_MS);
+	if (!isfinite(cms) && est && d->known && commits > 0)
+		cms = d->rate[DG_TOTAL_NS] / 1e9 / commits * 1000;
 	double share = d && d->known && m->dg.total_ms_per_s > 0 ? d->rate[DG_TOTAL_NS] / 1e6 / m->dg.total_ms_per_s : NAN;
 	double busy = commits * cms / 1000;   /* sessions committing on average (Little's law) */
-	/* latency: COMMIT slow when measured, else the sync itself */
-	if (isfinite(cms) ? cms < COMMIT_SLOW_MS : !(sync_ms >= SYNC_SLOW_MS))
+	/* latency: COMMIT slow when measured, else the sync itself; an
+	 * estimate needs twice the margin unless a sync is measured slow */
+	bool sync_slow = redo_ms >= SYNC_SLOW_MS || bin_ms >= SYNC_SLOW_MS;
+	if (isfinite(cms) ? cms < (est && !isfinite(rate(m, M_COMMIT_MS)) && !sync_slow ? COMMIT_EST_SLOW_MS : COMMIT_SLOW_MS)
+			  : !(sync_ms >= SYNC_SLOW_MS))
 		return false;
 	/* weight: COMMIT a large share of statement time */
 	if (isfinite(share) ? share < COMMIT_SHARE_MIN : !(busy >= COMMIT_BUSY_MIN))
@@ -146,9 +155,11 @@ static bool commit_fsync_mysql(const struct model *m, struct finding *f, double 
 	struct strbuf e;
 	sb_init(&e);
 	if (isfinite(cms))
-		sb_printf(&e, "COMMIT avg %.1f ms", cms);
+		sb_printf(&e, "COMMIT avg %.1f ms%s", cms,
+			  est && !isfinite(rate(m, M_COMMIT_MS)) ? " (estimate: sessions in COMMIT / commits/s)" : "");
 	if (isfinite(share))
-		sb_printf(&e, ", %.0f%% of statement time%s", share * 100, m->dg.sampled ? " (sampled estimate)" : "");
+		sb_printf(&e, ", %.0f%% of statement time%s", share * 100,
+			  m->dg.sampled || est ? " (sampled estimate)" : "");
 	else if (isfinite(busy))
 		sb_printf(&e, ", ~%.1f sessions committing (estimate: commits/s x COMMIT avg)", busy);
 	if (isfinite(redo_ms))

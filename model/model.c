@@ -63,6 +63,12 @@ const struct metric_def metric_defs[M__COUNT] = {
 		M_WAL_BYTES, M_COMMITS, "WAL bytes per commit"},
 	[M_COMMIT_MS] = {M_COMMIT_MS, "commit_avg_ms", "ms", ENG_MY, MK_AVG_MS,
 		CTR_COMMIT_NS, CTR_COMMIT_STMTS, "average COMMIT statement latency (performance_schema)"},
+	[M_STMTS] = {M_STMTS, "statements_per_s", "/s", ENG_MY, MK_RATE_NET,
+		CTR_STMTS, CTR_OWN_STMTS, "statements run per second, dbtop's own left out (performance_schema)"},
+	[M_EXEC_STMTS] = {M_EXEC_STMTS, "prepared_executes_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_EXEC_STMTS, 0, "server-side prepared statements run per second (statement/com/Execute)"},
+	[M_OWN_STMTS] = {M_OWN_STMTS, "own_statements_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_OWN_STMTS, 0, "dbtop's own statements per second (its connection's thread)"},
 };
 
 void model_init(struct model *m, size_t history_len)
@@ -219,6 +225,60 @@ static void update_locks(struct model *m, const struct sample *s, const struct s
 	ring_push(&m->lock_wait_ms, ms);
 }
 
+/* The bound of the sampled estimates of the statements the digests miss
+ * (prepared statements), ms/s since the previous set of digests: the
+ * time the server measured for those statements (statement/com/Execute):
+ * their sum is scaled to it. NaN when not known. One function, so that
+ * another bound can take its place. */
+static double gap_bound_ms(const struct model *m, const struct sample *s)
+{
+	const struct ctr *a = &m->dg_exec_ns, *b = &s->c[CTR_EXEC_NS];
+	double dt = s->mono - m->dg_exec_mono;
+	if (!(dt > 0) || !a->present || !b->present || a->epoch != b->epoch || b->v < a->v)
+		return NAN;
+	return (double)(b->v - a->v) / 1e6 / dt;
+}
+
+/* Counter a's rate over the interval, NaN when not known. */
+static double ctr_rate(const struct sample *p, const struct sample *s, int a, double dt)
+{
+	uint64_t d;
+	if (!(dt > 0) || !p->c[a].present || !s->c[a].present || s->c[a].epoch != p->c[a].epoch || s->c[a].v < p->c[a].v)
+		return NAN;
+	d = s->c[a].v - p->c[a].v;
+	return (double)d / dt;
+}
+
+/* m->cov for this interval: the digests' calls against the statement
+ * events (both with dbtop's own statements), and the reason when a large
+ * share is missing. */
+static void update_coverage(struct model *m, const struct sample *s, const struct sample *p, double dt)
+{
+	struct dg_coverage *c = &m->cov;
+	double stmts = ctr_rate(p, s, CTR_STMTS, dt), calls = 0;
+	memset(c, 0, sizeof *c);
+	c->share = c->stmts_per_s = c->digest_calls_per_s = c->exec_per_s = c->exec_ms_per_s = c->own_per_s = NAN;
+	if (s->state != STATE_UP || !m->have_prev || p->conn_gen != s->conn_gen || !isfinite(stmts) ||
+	    !m->dg.have_data || m->dg.sampled)
+		return;
+	for (size_t i = 0; i < m->dg.n; i++) {
+		const struct digest_entry *e = &m->dg.e[i];
+		if (e->known && !e->gone && isfinite(e->rate[DG_CALLS]) && strncmp(e->last.key, "s:", 2) != 0)
+			calls += e->rate[DG_CALLS];
+	}
+	c->known = true;
+	c->stmts_per_s = stmts;
+	c->digest_calls_per_s = calls;
+	c->share = stmts > 0 ? (calls < stmts ? calls / stmts : 1) : 1;
+	c->exec_per_s = ctr_rate(p, s, CTR_EXEC_STMTS, dt);
+	c->exec_ms_per_s = ctr_rate(p, s, CTR_EXEC_NS, dt) / 1e6;
+	c->own_per_s = ctr_rate(p, s, CTR_OWN_STMTS, dt);
+	if (c->share < DG_COVERAGE_LOW && c->exec_per_s >= DG_EXEC_SHARE * (stmts - calls))
+		c->reason = m->caps.flavour == FLAVOUR_MARIADB
+				    ? "server-side prepared statements (COM_STMT_EXECUTE): MariaDB gives them no digest row"
+				    : "server-side prepared statements (COM_STMT_EXECUTE) are not in the digest table";
+}
+
 void model_update(struct model *m, const struct sample *s)
 {
 	int i;
@@ -251,8 +311,16 @@ void model_update(struct model *m, const struct sample *s)
 		double dg_dt = m->dg_mono > 0 ? s->mono - m->dg_mono : dt;
 		digest_table_update(&m->dg, s->state == STATE_UP ? s->digests : NULL, dg_dt,
 				    fresh_conn || !(dt > 0), s->wall);
-		m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
+		m->est_scale = 1;
+		if (s->state == STATE_UP && s->digests) {
+			m->est_scale = digest_table_bound_estimates(&m->dg, gap_bound_ms(m, s));
+			m->dg_exec_ns = s->c[CTR_EXEC_NS];
+			m->dg_exec_mono = s->mono;
+		}
+		if (!(s->state == STATE_UP && s->digests && s->digests->estimates_only))
+			m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
 	}
+	update_coverage(m, s, p, dt);
 	update_locks(m, s, p, dt, fresh_conn);
 	if (s->state == STATE_UP && !fresh_conn && !s->waits && s->waits_skipped) {
 		wait_table_hold(&m->wt);

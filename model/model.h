@@ -43,6 +43,7 @@ enum metric_id {
 	M_WAL_RECORDS, M_WAL_FPI, M_WAL_BYTES, M_WAL_BUFFERS_FULL,
 	M_WAL_WRITES, M_WAL_WRITE_MS, M_WAL_SYNCS, M_WAL_SYNC_MS, M_WAL_BYTES_PER_COMMIT,
 	M_COMMIT_MS,
+	M_STMTS, M_EXEC_STMTS, M_OWN_STMTS,
 	M__COUNT
 };
 
@@ -64,6 +65,22 @@ struct rate {
 };
 
 struct tune_view;
+
+/* Digest coverage (issue 25): the statements the digests account for
+ * against the server's statement events this interval. MySQL / MariaDB
+ * with performance_schema only; known false elsewhere. */
+#define DG_COVERAGE_LOW 0.5      /* below: the pane and JSON say a share is missing */
+#define DG_EXEC_SHARE 0.5        /* prepared runs at least this share of the missing statements: the reason */
+struct dg_coverage {
+	bool known;
+	double share;                /* digest calls / statement events, 0..1 */
+	double stmts_per_s;          /* statement events per second (dbtop's own included, as in the digests) */
+	double digest_calls_per_s;   /* calls the digests counted */
+	double exec_per_s;           /* prepared statements run (statement/com/Execute): no digest row */
+	double exec_ms_per_s;        /* their time */
+	double own_per_s;            /* dbtop's own statements (its connection's thread) */
+	const char *reason;          /* why statements are missing, NULL: not known */
+};
 
 struct model {
 	struct caps caps;         /* of the current connection */
@@ -88,6 +105,10 @@ struct model {
 	struct wait_table wt;     /* wait events */
 	double wt_mono;           /* monotonic time of the last wait profile read, 0: none */
 	const struct tune_view *tune; /* tuning state (the screen's copy), NULL: none */
+	struct dg_coverage cov;   /* how much of the statement load the digests account for */
+	struct ctr dg_exec_ns;    /* CTR_EXEC_NS at the last set of digests (the estimates' bound) */
+	double dg_exec_mono;      /* monotonic time of that set */
+	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
 };
 
 /* history_len: intervals kept (>= 1). */

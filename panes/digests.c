@@ -306,6 +306,11 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		dg_sampled_text(t, cv->utf8, h1, sizeof h1);
 		cv_text(cv, y++, 0, R_NOTE, h1);
 	}
+	/* a note line: the statements the digests miss, and why */
+	if (m->cov.known && m->cov.share < DG_COVERAGE_LOW && y < cv->h && cv->h >= want + 2)
+		cv_printf(cv, y++, 0, R_WARN, "digests cover %.0f%% of the statements%s%s%s", m->cov.share * 100,
+			  m->cov.reason ? ": " : "", m->cov.reason ? m->cov.reason : "",
+			  m->cov.reason ? "; ~ rows: sampled from their sessions (estimates, time scaled to the measured)" : "");
 	if (t->lost_delta > 0 && y < cv->h && cv->h >= want + 2)
 		cv_printf(cv, y++, 0, R_WARN, "%llu statements not tracked this interval: %s",
 			  (unsigned long long)t->lost_delta,
@@ -345,8 +350,10 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		if (sel)
 			cv_fill(cv, y, 0, cv->w, R_SELECTED);
 		cv_text(cv, y, 0, sel ? R_SELECTED : R_VALUE, line);
-		cv_text(cv, y, textx, sel ? R_SELECTED : R_NORMAL,
-			e->last.text ? e->last.text : "(text not fetched yet)");
+		/* ~: a sampled estimate of statements the digests miss; *: dbtop's own */
+		cv_printf(cv, y, textx, sel ? R_SELECTED : R_NORMAL, "%s%s",
+			  digest_is_estimate(t, e) ? "~" : e->last.own ? "*" : "",
+			  e->last.text ? e->last.text : "(text not fetched yet)");
 		v->nshown++;
 	}
 	free(rows);
@@ -358,6 +365,13 @@ static bool digests_key(const struct model *m, struct pane_view *v, int cmd)
 	if (cmd == PK_SORT) {
 		v->sort = (v->sort & 4) | (((v->sort & 3) + 1) % DGS__COUNT);
 		str_printf(v->status, sizeof v->status, "digests sorted by %s", dg_sort_names[SORT_KEY(v)]);
+		v->sel = v->top = 0;
+		return true;
+	}
+	if (cmd == PK_SHOW_OWN) {
+		v->sort ^= DIGESTS_SHOW_OWN;
+		str_copy(v->status, sizeof v->status, v->sort & DIGESTS_SHOW_OWN
+			 ? "digests: dbtop's own statements shown" : "digests: dbtop's own statements left out");
 		v->sel = v->top = 0;
 		return true;
 	}

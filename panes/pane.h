@@ -18,6 +18,7 @@ enum pane_cmd {
 	PK_CANCEL,           /* cancel the selected session's statement (locks) */
 	PK_TUNE_APPLY,       /* apply / revert the selected setting (tuning) */
 	PK_TUNE_KEEP,        /* keep dbtop's change of it (tuning) */
+	PK_SHOW_OWN,         /* show dbtop's own statements too (digests) */
 };
 
 /* An action a pane asks the screen to confirm and run (locks pane). */
@@ -82,6 +83,8 @@ void pane_clamp(struct pane_view *v, int nrows, int visible);
 
 extern const struct pane_ops rates_pane;
 extern const struct pane_ops digests_pane;
+/* pane_view.sort bit of the digests pane: dbtop's own statements shown (o) */
+#define DIGESTS_SHOW_OWN 8
 extern const struct pane_ops locks_pane;
 extern const struct pane_ops waits_pane;
 extern const struct pane_ops tuning_pane;

@@ -2,8 +2,10 @@
 # Record the bundled incident recordings (recordings/*.dbrec) from real
 # throwaway servers with scripted, bounded loads. Run again after a change of
 # what dbtop samples: `scripts/record-incidents.sh [NAME...]`.
-#   mariadb-commit-fsync  seeds 000/002: commit storm with two fsyncs per commit,
-#                         then innodb_flush_log_at_trx_commit=2 halfway
+#   mariadb-commit-fsync  seed 000: commit storm with the redo log on a slow disk
+#                         (its syncs take 10 ms: tests/tools/slowsync.c preloaded
+#                         into mariadbd), innodb_flush_log_at_trx_commit=1 and
+#                         sync_binlog=1; innodb_flush_log_at_trx_commit=2 halfway
 #   pg-lock-chain         seed 001 shape on PostgreSQL: an idle-in-transaction
 #                         root blocker, a chain of row-lock waiters, a table lock
 #   pg-wal-writer         seed 004: asynchronous commits with wal_writer_delay
@@ -16,7 +18,11 @@ chmod 755 "$DBTOP_SANDBOX_DIR"
 trap 'tests/sandbox.sh stop >/dev/null 2>&1 || true' EXIT INT TERM
 names=${*:-mariadb-commit-fsync pg-lock-chain pg-wal-writer}
 [ -x ./dbtop ] || make -s dbtop
-tests/sandbox.sh start mariadb pg15 >/dev/null
+[ -r build/tests/slowsync.so ] || make -s build/tests/slowsync.so
+servers=
+case " $names " in *" mariadb-"*) servers=mariadb ;; esac
+case " $names " in *" pg-"*) servers="$servers pg15" ;; esac
+tests/sandbox.sh start $servers >/dev/null
 eval "$(tests/sandbox.sh env)"
 bg=()
 
@@ -29,6 +35,9 @@ record() {
 
 mariadb_commit_fsync() {
     local sql=$DBTOP_MARIADB_CLIENT
+    # seed 000: the redo log (ib_logfile*) syncs slowly, the binlog does not
+    DBTOP_SERVER_PRELOAD=build/tests/slowsync.so DBTOP_SLOWSYNC_MS=10 DBTOP_SLOWSYNC_FILES=ib_logfile \
+        tests/sandbox.sh restart mariadb >/dev/null
     $sql -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1"
     tests/load.sh sysbench mariadb --rate 300 --time 44 --threads 8 2>/dev/null &
     bg+=($!)
@@ -41,6 +50,7 @@ mariadb_commit_fsync() {
     $sql -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"
     wait "${bg[@]}" || true
     bg=()
+    tests/sandbox.sh restart mariadb >/dev/null # without the shim
 }
 
 pg_lock_chain() {

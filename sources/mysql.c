@@ -3,10 +3,12 @@
  * statement time limit. */
 #include "source.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <mysql.h>
 #include <mysqld_error.h>
+#include <stdio.h>
 #include <errmsg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,20 @@
 #define ERR_MARIADB_STMT_TIMEOUT 1969
 #define ERR_MYSQL_QUERY_TIMEOUT 3024
 
+#define MY_OWN_SIGS 64     /* distinct statements of dbtop's own remembered */
+#define MY_CAND_MAX 4096   /* digests kept to check against dbtop's later statements */
+
+/* A digest whose text is not (yet) one of dbtop's own: its signature's
+ * hash and length, and whether the server cut the text short (the
+ * signature then ends before its last word). */
+struct my_cand {
+	char key[200];
+	uint64_t h;
+	size_t len;
+	bool cut;
+};
+#define MY_SIG_LEN 2048
+
 struct my_priv {
 	MYSQL *db;
 	uint64_t last_uptime;
@@ -35,11 +51,26 @@ struct my_priv {
 	char last_seen[40];      /* newest digest LAST_SEEN read, as the server prints it */
 	struct strset texts;     /* digest keys whose text we have */
 	bool fb_on;              /* sampled digests: no performance_schema digests */
+	/* the digests' gap (issue 25): server-side prepared statements have no
+	 * digest row; their sessions (COMMAND Execute) are sampled instead, in
+	 * fb, and added to the digest set as estimates ("s:" keys) */
+	bool fill_on;
+	bool fill_have_prev;
+	uint64_t fill_stmts, fill_exec; /* the counters at the previous sample */
+	unsigned long fill_rounds;      /* fb.rounds when the estimates were last added */
 	double dg_next;          /* monotonic s of the next digest read (--server-budget) */
 	unsigned dg_reads;       /* digest reads on this connection */
 	struct fallback fb;
 	struct my_hist_pick pick; /* whose latency histograms to read */
 	int mdl_plugin;          /* MariaDB metadata_lock_info: -1 not probed yet, 0, 1 */
+	unsigned long long own_thread; /* performance_schema THREAD_ID of this connection, 0: unknown */
+	char *own_sig[MY_OWN_SIGS];   /* signatures of the statements dbtop sent (my_sig) */
+	size_t nown_sig;
+	struct strset own_keys;  /* digest keys whose text is one of dbtop's own statements */
+	struct my_cand *cand;    /* digests whose text matched none (yet): checked again when dbtop
+				  * sends a statement of a new kind (the digest table outlives dbtop) */
+	size_t ncand, capcand;
+	struct strset own_checked; /* digest keys whose text was checked */
 	double next_waits;       /* monotonic s of the next wait summary read */
 	double trx_read;         /* monotonic s of the last lock query (it reads INNODB_TRX) */
 };
@@ -72,6 +103,124 @@ static const char *my_errtext(MYSQL *db, char *buf, size_t len)
 	return buf;
 }
 
+/* The signature of a statement: its words (keywords and identifiers,
+ * upper-cased, backquotes dropped) in order, without literals (quoted
+ * strings, numbers, NULL, TRUE, FALSE), which the server's digest text
+ * replaces by ? or (...). A statement dbtop sent and the digest text the
+ * server made of it have the same signature (the digest text's may be cut
+ * short). Writes at most len bytes to out. */
+static void my_sig(const char *q, char *out, size_t len)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	while (*q && n + 2 < len) {
+		unsigned char ch = (unsigned char)*q;
+		if (ch == '\'' || ch == '"') {
+			for (q++; *q && !(*q == (char)ch && q[1] != (char)ch); q++)
+				if (*q == '\\' && q[1])
+					q++;
+				else if (*q == (char)ch)
+					q++;   /* a doubled quote */
+			if (*q)
+				q++;
+			continue;
+		}
+		if (isdigit(ch)) {
+			while (isalnum((unsigned char)*q) || *q == '.' || *q == '_')
+				q++;
+			continue;
+		}
+		if (isalpha(ch) || ch == '_' || ch == '$' || ch == '`' || ch >= 0x80) {
+			char w[256];
+			size_t k = 0;
+			bool bq = ch == '`';
+			if (bq)
+				q++;
+			while (*q && (bq ? *q != '`' : (isalnum((unsigned char)*q) || *q == '_' || *q == '$' ||
+						       (unsigned char)*q >= 0x80))) {
+				if (k + 1 < sizeof w)
+					w[k++] = (char)toupper((unsigned char)*q);
+				q++;
+			}
+			if (bq && *q)
+				q++;
+			w[k] = '\0';
+			if (!k || strcmp(w, "NULL") == 0 || strcmp(w, "TRUE") == 0 || strcmp(w, "FALSE") == 0)
+				continue;
+			/* the server's digest spells some keywords its own way */
+			if (strcmp(w, "DISTINCTROW") == 0)
+				str_copy(w, sizeof w, "DISTINCT");
+			n += (size_t)snprintf(out + n, len - n, "%s%s", n ? " " : "", w);
+			if (n >= len)
+				n = len - 1;
+			continue;
+		}
+		q++;
+	}
+	out[n < len ? n : len - 1] = '\0';
+}
+
+/* True when own signature sig is the candidate c's. */
+static bool my_cand_is(const struct my_cand *c, const char *sig)
+{
+	size_t n = strlen(sig);
+	if (c->cut ? n < c->len || (sig[c->len] != ' ' && sig[c->len] != '\0') : n != c->len)
+		return false;
+	return hash_bytes(0, sig, c->len) == c->h;
+}
+
+/* Remember the signature of statement q as dbtop's own; digests seen
+ * before with that signature become dbtop's own. */
+static void my_own_note(struct my_priv *p, const char *q)
+{
+	char sig[MY_SIG_LEN];
+	my_sig(q, sig, sizeof sig);
+	for (size_t i = 0; i < p->nown_sig; i++)
+		if (strcmp(p->own_sig[i], sig) == 0)
+			return;
+	if (p->nown_sig < MY_OWN_SIGS)
+		p->own_sig[p->nown_sig++] = xstrdup(sig);
+	for (size_t i = 0; i < p->ncand;) {
+		if (my_cand_is(&p->cand[i], sig)) {
+			strset_add(&p->own_keys, p->cand[i].key);
+			p->cand[i] = p->cand[--p->ncand];
+		} else {
+			i++;
+		}
+	}
+}
+
+/* Digest key's text: dbtop's own statement (its key goes to own_keys), or
+ * kept as a candidate for statements dbtop sends later. */
+static void my_own_text(struct my_priv *p, const char *key, const char *text)
+{
+	char sig[MY_SIG_LEN];
+	struct my_cand c;
+	my_sig(text, sig, sizeof sig);
+	size_t n = strlen(sig);
+	if (!n)
+		return;
+	memset(&c, 0, sizeof c);
+	str_copy(c.key, sizeof c.key, key);
+	/* the server cuts a long digest text: all but its last (maybe cut) word */
+	char *sp = strrchr(sig, ' ');
+	c.cut = n >= 200 && sp;
+	c.len = c.cut ? (size_t)(sp - sig) : n;
+	c.h = hash_bytes(0, sig, c.len);
+	for (size_t i = 0; i < p->nown_sig; i++)
+		if (my_cand_is(&c, p->own_sig[i])) {
+			strset_add(&p->own_keys, key);
+			return;
+		}
+	if (p->ncand == MY_CAND_MAX)
+		return;
+	if (p->ncand == p->capcand) {
+		p->capcand = p->capcand ? p->capcand * 2 : 64;
+		p->cand = xrealloc(p->cand, p->capcand * sizeof *p->cand);
+	}
+	p->cand[p->ncand++] = c;
+}
+
 /* Run q; on failure fill err (and *stalled when it was a time limit).
  * Returns the result set (may be NULL for statements without one) or
  * sets *failed. Caller frees the result. */
@@ -81,6 +230,7 @@ static MYSQL_RES *my_query(struct source *src, const char *q, char *err, size_t 
 	struct my_priv *p = src->priv;
 	double t0 = clock_mono(), el;
 	MYSQL_RES *res = NULL;
+	my_own_note(p, q);
 	int rc = mysql_real_query(p->db, q, (unsigned long)strlen(q));
 	if (rc == 0)
 		res = mysql_store_result(p->db);
@@ -113,6 +263,11 @@ static void my_close(struct source *src)
 	if (p->db)
 		mysql_close(p->db);
 	strset_clear(&p->texts);
+	strset_clear(&p->own_keys);
+	strset_clear(&p->own_checked);
+	for (size_t i = 0; i < p->nown_sig; i++)
+		free(p->own_sig[i]);
+	free(p->cand);
 	fallback_free(&p->fb);
 	mysql_hist_pick_free(&p->pick);
 	free(p);
@@ -408,6 +563,18 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 		if (res)
 			mysql_free_result(res);
 	}
+	/* this connection's thread: its statements are dbtop's own, not the
+	 * server's load (issue 25); found by the connection id, not by text */
+	if (src->caps.ps_readable) {
+		bool failed;
+		char e2[NOTE_LEN];
+		MYSQL_RES *res = my_query(src, "SELECT THREAD_ID FROM performance_schema.threads "
+				     "WHERE PROCESSLIST_ID = CONNECTION_ID()", e2, sizeof e2, &failed, NULL, NULL);
+		MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+		p->own_thread = row && row[0] ? strtoull(row[0], NULL, 10) : 0;
+		if (res)
+			mysql_free_result(res);
+	}
 	/* no statement statistics: sample the process list instead */
 	p->fb_on = !src->caps.ps_digests && src->caps.priv_process;
 	fallback_init(&p->fb, src->sub_hz);
@@ -417,6 +584,63 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 			  "(estimates; short statements are missed): performance_schema=ON gives exact figures",
 			  src->sub_hz);
 	return 0;
+}
+
+/* Prepared statements' share of the statements at which their sessions
+ * are sampled (and below which they no longer are). */
+#define FILL_ON_SHARE 0.3
+#define FILL_OFF_SHARE 0.05
+#define FILL_MIN_STMTS 20   /* statements per sample needed to decide */
+#define FILL_MIN_ROUNDS 10  /* looks at the sessions between two sets of estimates alone */
+
+/* Start or stop sampling the sessions that run prepared statements, from
+ * this sample's statement counters. */
+static void my_fill_decide(struct source *src, const struct sample *out)
+{
+	struct my_priv *p = src->priv;
+	const struct ctr *st = &out->c[CTR_STMTS], *ex = &out->c[CTR_EXEC_STMTS];
+	if (p->fb_on || !src->caps.priv_process || !st->present || !ex->present)
+		return;
+	/* the first sample of a connection decides on the totals since the
+	 * server started (or its statistics were reset) */
+	uint64_t s0 = p->fill_have_prev ? p->fill_stmts : 0, e0 = p->fill_have_prev ? p->fill_exec : 0;
+	if (st->v >= s0 && ex->v >= e0) {
+		double ds = (double)(st->v - s0), de = (double)(ex->v - e0);
+		if (ds >= FILL_MIN_STMTS) {
+			if (!p->fill_on && de >= FILL_ON_SHARE * ds) {
+				p->fill_on = true;
+				p->fill_rounds = 0;
+				fallback_free(&p->fb);
+				fallback_init(&p->fb, src->sub_hz);
+			} else if (p->fill_on && de < FILL_OFF_SHARE * ds) {
+				p->fill_on = false;
+			}
+		}
+	}
+	p->fill_stmts = st->v;
+	p->fill_exec = ex->v;
+	p->fill_have_prev = true;
+	src->wants_subsample = p->fill_on;
+}
+
+/* Append the sampled prepared statements (fb) to the digest set. */
+static void my_fill_add(struct my_priv *p, struct digest_set *set)
+{
+	char name[64];
+	/* the first estimates wait for enough looks at the sessions */
+	if (!p->fill_on || p->fb.rounds < (p->fill_rounds ? 1 : FILL_MIN_ROUNDS))
+		return;
+	p->fill_rounds = p->fb.rounds;
+	str_printf(name, sizeof name, "prepared");
+	struct digest_set *fs = fallback_build(&p->fb, name, clock_mono());
+	if (!fs)
+		return;
+	for (size_t i = 0; i < fs->n; i++) {
+		struct digest_row *r = digest_set_add(set);
+		*r = fs->rows[i];
+		fs->rows[i].text = NULL;   /* moved */
+	}
+	digest_set_free(fs);
 }
 
 /* One look at the running statements for the sampled digests; the last
@@ -431,14 +655,22 @@ static void my_subsample(struct source *src)
 	bool failed;
 	char err[NOTE_LEN];
 	bool maria = src->caps.flavour == FLAVOUR_MARIADB;
-	if (!p || !p->fb_on)
+	if (!p || !(p->fb_on || p->fill_on))
 		return;
+	/* the gap's sessions run prepared statements: COMMAND Execute */
 	res = my_query(src, maria
-		       ? "SELECT ID, DB, TIME_MS / 1000, INFO, NULL FROM information_schema.PROCESSLIST "
-			 "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL "
-			 "UNION ALL SELECT NULL, NULL, NULL, NULL, TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)) / 1000"
-		       : "SELECT ID, DB, TIME, INFO FROM information_schema.PROCESSLIST "
-			 "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL",
+		       ? (p->fill_on ? "SELECT ID, DB, TIME_MS / 1000, INFO, NULL FROM information_schema.PROCESSLIST "
+				       "WHERE COMMAND = 'Execute' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL "
+				       "UNION ALL SELECT NULL, NULL, NULL, NULL, "
+				       "TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)) / 1000"
+				     : "SELECT ID, DB, TIME_MS / 1000, INFO, NULL FROM information_schema.PROCESSLIST "
+				       "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL "
+				       "UNION ALL SELECT NULL, NULL, NULL, NULL, "
+				       "TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)) / 1000")
+		       : (p->fill_on ? "SELECT ID, DB, TIME, INFO FROM information_schema.PROCESSLIST "
+				       "WHERE COMMAND = 'Execute' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"
+				     : "SELECT ID, DB, TIME, INFO FROM information_schema.PROCESSLIST "
+				       "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"),
 		       err, sizeof err, &failed, NULL, NULL);
 	if (failed)
 		return;
@@ -539,9 +771,15 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 			mysql_free_result(res);
 	}
 	sb_free(&in);
-	for (i = 0; i < set->n; i++)
-		if (set->rows[i].text)
-			strset_add(&p->texts, set->rows[i].key);
+	for (i = 0; i < set->n; i++) {
+		struct digest_row *r = &set->rows[i];
+		if (r->text) {
+			strset_add(&p->texts, r->key);
+			if (strset_add(&p->own_checked, r->key))
+				my_own_text(p, r->key, r->text);
+		}
+		r->own = strset_has(&p->own_keys, r->key);
+	}
 
 	/* latency histograms of the few digests that took the most time */
 	if (c->ps_digest_hist && mysql_hist_choose(&p->pick, set, MY_HIST_MAX) > 0) {
@@ -588,7 +826,13 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	"WHERE EVENT_NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "') "                         \
 	"UNION ALL SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT "                                 \
 	"FROM performance_schema.events_statements_summary_global_by_event_name "                  \
-	"WHERE EVENT_NAME = '" MY_COMMIT_EVENT "'"
+	"WHERE EVENT_NAME IN ('" MY_COMMIT_EVENT "','" MY_EXECUTE_EVENT "') "                      \
+	"UNION ALL SELECT '" MY_STMTS_ROW "', SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) "               \
+	"FROM performance_schema.events_statements_summary_global_by_event_name"
+/* dbtop's own statements, by its connection's thread (the %llu) */
+#define MY_OWN_SQL                                                                                 \
+	" UNION ALL SELECT '" MY_OWN_STMTS_ROW "', SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) "          \
+	"FROM performance_schema.events_statements_summary_by_thread_by_event_name WHERE THREAD_ID = %llu"
 /* wait events that ever happened, for the waits pane (ps -> ns on reading) */
 #define MY_WAITS_SQL                                                                               \
 	" UNION ALL SELECT CONCAT('w:', EVENT_NAME), COUNT_STAR, SUM_TIMER_WAIT FROM "              \
@@ -1163,11 +1407,15 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		if (waits)
 			p->next_waits = clock_mono() + MY_WAITS_EVERY_S;
 		out->waits_skipped = !waits;
-		res = my_query(src,
-			       c->flavour == FLAVOUR_MYSQL
-				   ? (waits ? MY_PS_SQL MY_WAITS_SQL MY_MDL_GATE_MYSQL : MY_PS_SQL MY_MDL_GATE_MYSQL)
-				   : (waits ? MY_PS_SQL MY_WAITS_SQL MY_MDL_GATE_MARIADB : MY_PS_SQL MY_MDL_GATE_MARIADB),
-			       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
+		char own[sizeof MY_OWN_SQL + 24] = "";
+		if (p->own_thread)
+			str_printf(own, sizeof own, MY_OWN_SQL, p->own_thread);
+		struct strbuf psq;
+		sb_init(&psq);
+		sb_printf(&psq, "%s%s%s%s", MY_PS_SQL, own, waits ? MY_WAITS_SQL : "",
+			  c->flavour == FLAVOUR_MYSQL ? MY_MDL_GATE_MYSQL : MY_MDL_GATE_MARIADB);
+		res = my_query(src, psq.s, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
+		sb_free(&psq);
 		out->nqueries++;
 		if (failed) {
 			out->state = stalled ? STATE_STALLED : STATE_DOWN;
@@ -1209,6 +1457,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 			mysql_free_result(res);
 	}
 	mysql_map_finish(out, c, p->restarts);
+	my_fill_decide(src, out);
 	if (my_read_locks(src, out, (unsigned)row_waits, mdl_waits) < 0)
 		return -1;
 
@@ -1227,6 +1476,15 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	bool busy = src->lk_last && src->lk_read >= t0;
 	if (c->ps_digests && (dnow < p->dg_next || (busy && dnow < p->dg_next + 1.0))) {
 		out->digests_skipped = true;   /* costly: read every few refreshes (--server-budget) */
+		if (p->fill_on && p->fb.rounds >= p->fill_rounds + FILL_MIN_ROUNDS) {
+			/* the sampled estimates are cheap: at every refresh that has
+			 * enough new looks at the sessions (fewer: they hold) */
+			struct digest_set *es = xcalloc(1, sizeof *es);
+			es->partial = es->estimates_only = true;
+			str_copy(es->source, sizeof es->source, "performance_schema");
+			my_fill_add(p, es);
+			out->digests = es;
+		}
 	} else if (c->ps_digests) {
 		double before = out->query_ms;
 		out->digests = my_digests(src, out, have_lost, lost);
@@ -1234,6 +1492,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 			out->state = out->state == STATE_STALLED ? STATE_STALLED : STATE_DOWN;
 			return -1;
 		}
+		my_fill_add(p, out->digests);
 		double now = clock_mono();
 		/* the second read comes at the next refresh: the first rates need two */
 		p->dg_next = p->dg_reads++ ? source_pace_next(src, now, out->query_ms - before, PACE_SHARE_DIGESTS) : 0;

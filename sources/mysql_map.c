@@ -172,6 +172,15 @@ void mysql_map_file(struct sample *out, const struct caps *c, const char *event,
 	} else if (strcmp(event, MY_COMMIT_EVENT) == 0 && c->ps_readable) {
 		sample_set(out, CTR_COMMIT_STMTS, n, 0);
 		sample_set(out, CTR_COMMIT_NS, ps / 1000, 0);
+	} else if (strcmp(event, MY_EXECUTE_EVENT) == 0 && c->ps_readable) {
+		sample_set(out, CTR_EXEC_STMTS, n, 0);
+		sample_set(out, CTR_EXEC_NS, ps / 1000, 0);
+	} else if (strcmp(event, MY_STMTS_ROW) == 0 && c->ps_readable) {
+		sample_set(out, CTR_STMTS, n, 0);
+		sample_set(out, CTR_STMT_NS, ps / 1000, 0);
+	} else if (strcmp(event, MY_OWN_STMTS_ROW) == 0 && c->ps_readable) {
+		sample_set(out, CTR_OWN_STMTS, n, 0);
+		sample_set(out, CTR_OWN_STMT_NS, ps / 1000, 0);
 	}
 }
 

@@ -12,6 +12,11 @@
 #define MY_REDO_EVENT "wait/io/file/innodb/innodb_log_file"
 #define MY_BINLOG_EVENT "wait/io/file/sql/binlog"
 #define MY_COMMIT_EVENT "statement/sql/commit"
+/* prepared statements run through the binary protocol: no digest row */
+#define MY_EXECUTE_EVENT "statement/com/Execute"
+/* pseudo event names of dbtop's statement totals query rows */
+#define MY_STMTS_ROW "dbtop:stmts"
+#define MY_OWN_STMTS_ROW "dbtop:own_stmts"
 
 /* From SELECT VERSION(), @@version_comment, @@performance_schema, @@log_bin. */
 void mysql_caps_version(struct caps *c, const char *version, const char *comment,

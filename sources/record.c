@@ -41,8 +41,11 @@ enum {
 #define DGM_PARTIAL 1u
 #define DGM_SAMPLED 2u
 #define DGM_LOST 4u
+#define DGM_ESTIMATES 8u   /* only the sampled estimates: the exact rows were not read */
 /* S_DIGEST: bit 31 of the have-mask says a text follows */
 #define DGR_TEXT (1u << 31)
+/* bit 30: the row is dbtop's own statement (older readers ignore it) */
+#define DGR_OWN (1u << 30)
 
 /* One digest row as last written: key and a fingerprint of its counters. */
 struct dg_slot {
@@ -367,7 +370,7 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 		sb_puts(&f, row->key);
 		sb_putc(&f, (char)strlen(row->schema));
 		sb_puts(&f, row->schema);
-		put_le(&f, have | (text ? DGR_TEXT : 0), 4);
+		put_le(&f, have | (text ? DGR_TEXT : 0) | (row->own ? DGR_OWN : 0), 4);
 		put_le(&f, row->epoch, 8);
 		{
 			uint64_t v;
@@ -417,7 +420,7 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 	}
 	f.len = 0;
 	sb_putc(&f, (char)((ds->partial || skipped ? DGM_PARTIAL : 0) | (ds->sampled ? DGM_SAMPLED : 0) |
-			   (ds->have_lost ? DGM_LOST : 0)));
+			   (ds->have_lost ? DGM_LOST : 0) | (ds->estimates_only ? DGM_ESTIMATES : 0)));
 	{
 		uint64_t v;
 		memcpy(&v, &ds->sample_hz, 8);
@@ -726,6 +729,7 @@ static void read_digest(struct sample *s, const unsigned char *d, size_t n)
 	get_str(r->schema, sizeof r->schema, d + 2 + kl, sl);
 	off += 4;
 	r->have = have & ((1u << DG__COUNT) - 1);
+	r->own = (have & DGR_OWN) != 0;
 	r->epoch = get_le(d + off, 8);
 	r->p95_ms = get_f64(d + off + 8);
 	r->first_seen = get_f64(d + off + 16);
@@ -892,6 +896,7 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		s->digests->partial = d[0] & DGM_PARTIAL;
 		s->digests->sampled = d[0] & DGM_SAMPLED;
 		s->digests->have_lost = d[0] & DGM_LOST;
+		s->digests->estimates_only = d[0] & DGM_ESTIMATES;
 		s->digests->sample_hz = get_f64(d + 1);
 		s->digests->lost = get_le(d + 9, 8);
 		get_str(s->digests->source, sizeof s->digests->source, d + 17, n - 17);

@@ -54,6 +54,14 @@ enum ctr_id {
 	/* lock waits */
 	CTR_ROW_LOCK_WAITS,   /* MySQL/MariaDB Innodb_row_lock_waits */
 	CTR_ROW_LOCK_TIME_MS, /* Innodb_row_lock_time, ms */
+	/* MySQL / MariaDB statement events (events_statements_summary_global_by_event_name):
+	 * what the digests should account for (issue 25) */
+	CTR_STMTS,            /* every statement event, dbtop's own included */
+	CTR_STMT_NS,          /* their total latency, ns */
+	CTR_EXEC_STMTS,       /* statement/com/Execute: prepared statements run (COM_STMT_EXECUTE) */
+	CTR_EXEC_NS,          /* ns */
+	CTR_OWN_STMTS,        /* dbtop's own connection's statements (its thread) */
+	CTR_OWN_STMT_NS,      /* ns */
 	CTR__COUNT
 };
 

@@ -79,6 +79,12 @@ static const char *const ctr_names[CTR__COUNT] = {
 	[CTR_COMMIT_NS] = "commit_ns",
 	[CTR_ROW_LOCK_WAITS] = "row_lock_waits",
 	[CTR_ROW_LOCK_TIME_MS] = "row_lock_time_ms",
+	[CTR_STMTS] = "stmts",
+	[CTR_STMT_NS] = "stmt_ns",
+	[CTR_EXEC_STMTS] = "exec_stmts",
+	[CTR_EXEC_NS] = "exec_ns",
+	[CTR_OWN_STMTS] = "own_stmts",
+	[CTR_OWN_STMT_NS] = "own_stmt_ns",
 };
 
 const char *ctr_name(enum ctr_id id)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bounded load against the sandbox servers of tests/sandbox.sh (never anything else).
 #   tests/load.sh pgbench NAME --rate R --time T [--clients C]     NAME: pg15 pg18 pg13
-#   tests/load.sh sysbench mariadb --rate R --time T [--threads C]
+#   tests/load.sh sysbench mariadb --rate R --time T [--threads C] [--ps]   --ps: server-side prepared statements
 #   tests/load.sh commits mariadb --rate R --time T                  one autocommit INSERT per commit
 # The load tool's summary goes to stderr; exit status is non-zero if the tool fails.
 set -euo pipefail
@@ -41,13 +41,14 @@ mariadb_opts() {
 }
 
 # Time-bounded sysbench oltp_write_only run; the table is prepared once. Plain
-# text statements (no server-side prepare), as most applications send them.
+# text statements (no server-side prepare), or with --ps server-side prepared
+# statements (sysbench's default, as Connector/J and Go's database/sql send them).
 run_sysbench() {
     local rc=0 n
     mariadb_opts
     local sb=(sysbench oltp_write_only --db-driver=mysql --mysql-socket="$DIR/mariadb/mysqld.sock"
         --mysql-user=dbtop_admin --mysql-password=adminpw --mysql-db=dbtop_test
-        --tables=1 --table-size=10000 --db-ps-mode=disable)
+        --tables=1 --table-size=10000 --db-ps-mode="$PS_MODE")
     n=$(mariadb "${MARIADB_OPTS[@]}" -N -e "SELECT COUNT(*) FROM sbtest1" 2>/dev/null) || n=0
     if [ "$n" != 10000 ]; then
         "${sb[@]}" cleanup >/dev/null 2>&1 || true
@@ -92,13 +93,14 @@ run_commits() {
 MODE=${1:-} NAME=${2:-}
 [ $# -ge 2 ] || die "usage: $0 pgbench NAME|sysbench mariadb|commits mariadb --rate R --time T [--clients C]"
 shift 2
-RATE="" TIME="" CLIENTS=4
+RATE="" TIME="" CLIENTS=4 PS_MODE=disable
 while [ $# -gt 0 ]; do
-    case $1 in --*) [ $# -ge 2 ] || die "$1 needs a value" ;; esac
+    case $1 in --ps) ;; --*) [ $# -ge 2 ] || die "$1 needs a value" ;; esac
     case $1 in
     --rate) RATE=${2:-}; shift 2 ;;
     --time) TIME=${2:-}; shift 2 ;;
     --clients | --threads) CLIENTS=${2:-}; shift 2 ;;
+    --ps) PS_MODE=auto; shift ;;
     *) die "unknown option '$1'" ;;
     esac
 done

@@ -96,10 +96,43 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 		if (t->sampled)
 			sb_printf(out, ",\"samples\":%llu,\"calls_lower_bound\":%s", (unsigned long long)d->samples,
 				  d->calls_lower ? "true" : "false");
+		if (digest_is_estimate(t, d))
+			sb_puts(out, ",\"estimate\":true");
 		sb_putc(out, '}');
 	}
 	sb_puts(out, "]");
 	free(e);
+}
+
+/* The "digests_coverage" member (issue 25): null where not measured. */
+static void json_coverage(const struct model *m, struct strbuf *out)
+{
+	const struct dg_coverage *c = &m->cov;
+	sb_puts(out, ",\"digests_coverage\":");
+	if (!c->known) {
+		sb_puts(out, "null");
+		return;
+	}
+	sb_puts(out, "{\"share\":");
+	json_num(out, d_round(c->share * 10000) / 10000);
+	sb_puts(out, ",\"low\":");
+	sb_puts(out, c->share < DG_COVERAGE_LOW ? "true" : "false");
+	sb_puts(out, ",\"statements_per_s\":");
+	json_num(out, d_round(c->stmts_per_s * 1000) / 1000);
+	sb_puts(out, ",\"digest_calls_per_s\":");
+	json_num(out, d_round(c->digest_calls_per_s * 1000) / 1000);
+	sb_puts(out, ",\"prepared_executes_per_s\":");
+	json_num(out, d_round(c->exec_per_s * 1000) / 1000);
+	sb_puts(out, ",\"prepared_ms_per_s\":");
+	json_num(out, d_round(c->exec_ms_per_s * 1000) / 1000);
+	sb_puts(out, ",\"own_statements_per_s\":");
+	json_num(out, d_round(c->own_per_s * 1000) / 1000);
+	sb_puts(out, ",\"reason\":");
+	if (c->reason)
+		json_str(out, c->reason);
+	else
+		sb_puts(out, "null");
+	sb_putc(out, '}');
 }
 
 void batch_json(const struct model *m, const char *host, int top, struct strbuf *out)
@@ -168,6 +201,7 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
 			sb_puts(out, "null");
 	}
 	wait_table_json(&m->wt, top, out);
+	json_coverage(m, out);
 	{
 		struct finding f[FINDINGS_MAX];
 		findings_json(f, findings_eval(m, f, FINDINGS_MAX), out);

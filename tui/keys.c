@@ -35,6 +35,8 @@ const struct key_bind key_binds[] = {
 	 "sort: rates in table order / by name; digests by total time, calls, average latency, rows"},
 	{{'d'}, KA_PANE, PK_CUMULATIVE, KW_OVERVIEW | KW_SCREEN(2), false, "d", NULL,
 	 "digests per interval / cumulative since first seen"},
+	{{'o'}, KA_PANE, PK_SHOW_OWN, KW_OVERVIEW | KW_SCREEN(2), false, "o", NULL,
+	 "digests: show dbtop's own statements too (marked *; left out of the ranking and the total by default)"},
 	{{'/'}, KA_FILTER, 0, KW_ALL, false, "/", "/ Filter",
 	 "filter the focused pane's rows (PCRE2 regex, case-insensitive; empty clears): digests by text and "
 	 "schema, locks by session, user, statement and object, waits by event"},

@@ -465,6 +465,8 @@ static void draw_tile(struct ui *u, int idx, int y, int x, int h, int w, bool fo
 	v->focused = focused;
 	v->full = u->screen != 0;
 	v->nshown = v->nrows = 0;
+	if (panes[idx] == &digests_pane)   /* o in the digests pane: dbtop's own statements too */
+		digest_table_show_own(&u->m->dg, (v->sort & DIGESTS_SHOW_OWN) != 0);
 	if (body.h > 0)
 		panes[idx]->draw(u->m, v, &body);   /* first: it counts the rows the title shows */
 	draw_title(u, &cv, idx, focused);

@@ -514,8 +514,15 @@ if wait_for m8 "REPLAY ended" 15; then
 	esac
 	check "80x24 header: state and clock kept" grep -q "^ dbtop UP  REPLAY ended .*${MARIADB_HDR[5]##* } *\$" <<<"$hdr"
 	check "80x24 key bar: the whole entries that fit, none cut" test "$(line m8 23)" = "$(keybar_expect 80)"
-	check "80x24 overview: the redo implication whole, wrapped at spaces" \
-		shown_wrapped m8 "redo synced about once a second: up to ~1 s of commits lost on an OS crash or power loss"
+	# the demo's end has six digests that want the rows too: the implication
+	# is whole (wrapped at spaces) or its start is shown, cut behind a mark
+	# (screen 1 below shows it whole)
+	if shown_wrapped m8 "redo synced about once a second: up to ~1 s of commits lost on an OS crash or power loss" ||
+		screen m8 | grep -q '^redo synced about once a second: up to ~1 s of commits lost.*…$'; then
+		ok "80x24 overview: the redo implication whole, or its start cut behind a mark"
+	else
+		nok "80x24 overview: the redo implication neither whole nor marked as cut"
+	fi
 	keys m8 1
 	wait_for m8 "note: redo fsyncs" 5
 	# the rates and the implications above the notes; the notes apart

@@ -90,8 +90,10 @@ sleep 0.3
 check "200x50: the key bar has every entry" test "$(line r 49)" = "$(keybar_expect 200)"
 check "200x50: the header has every field whole, cost and clock at the right" \
 	test "$(line r 0)" = "$(header_expect 200 1 "${MARIADB_HDR[@]}")"
-check "200x50: one column: every pane fits at full width (two only where one would cut a pane)" \
-	grep -q '^\[1\] fsync / commit rates *$' <<<"$(line r 1)"
+# the demo's end has a long wait profile: a second column holds it rather
+# than cutting it; the rates pane is first, at the left, either way
+check "200x50: the rates pane first, at the left (a second column only where one would cut a pane)" \
+	grep -q '^\[1\] fsync / commit rates *\($\|│\)' <<<"$(line r 1)"
 golden r mariadb-overview-200x50 "${MARIADB_OVERVIEW_200x50[@]}"
 # odd sizes in a row must not crash it
 for sz in 1x1 10x2 2x30 300x3 80x1 1x80 100x30; do
@@ -213,7 +215,9 @@ tm kill-session -t nc
 start dark 100 30 --demo --speed 0
 wait_for dark "REPLAY ended" 15
 sleep 0.2
-dark_e=$(screen_e dark | head -29)
+# colours as set: the resets ncurses sends depend on what was drawn before
+norm_e() { sed -e 's/\x1b\[0m//g; s/\x1b\[39m//g; s/\x1b\[49m//g'; }
+dark_e=$(screen_e dark | head -29 | norm_e)
 check "dark (default): colours used" test -n "$(colour_codes <<<"$dark_e")"
 tm kill-session -t dark
 for th in light mono high-contrast; do
@@ -238,7 +242,7 @@ if wait_for th-missing "REPLAY ended" 15 && wait_for th-missing "theme:" 3; then
 	msg=$(line th-missing 29)
 	check "--theme /nonexistent: the message names the file" grep -qF "/nonexistent" <<<"$msg"
 	check "--theme /nonexistent: the message says it falls back to dark" grep -qF "using dark" <<<"$msg"
-	check "--theme /nonexistent: looks like dark" test "$(screen_e th-missing | head -29)" = "$dark_e"
+	check "--theme /nonexistent: looks like dark" test "$(screen_e th-missing | head -29 | norm_e)" = "$dark_e"
 else
 	nok "--theme /nonexistent: starts with a message"
 	screen th-missing | note
@@ -251,7 +255,7 @@ if wait_for th-bad "REPLAY ended" 15 && wait_for th-bad "theme:" 3; then
 	check "bad theme file: the message names the file" grep -qF "broken.theme" <<<"$msg"
 	check "bad theme file: the message says 'line 3'" grep -qF "line 3" <<<"$msg"
 	check "bad theme file: the message says what is wrong ('purple')" grep -qF "purple" <<<"$msg"
-	check "bad theme file: falls back to dark" test "$(screen_e th-bad | head -29)" = "$dark_e"
+	check "bad theme file: falls back to dark" test "$(screen_e th-bad | head -29 | norm_e)" = "$dark_e"
 else
 	nok "bad theme file: starts with a message"
 	screen th-bad | note

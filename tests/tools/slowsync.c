@@ -4,10 +4,13 @@
  * (default 5, fractions allowed, at most 1000) after the real call, in the
  * processes named in DBTOP_SLOWSYNC_PROCS (default "mariadbd mysqld
  * postgres"; any other process that inherits the environment, a pg_ctl or a
- * shell, is left alone). Built as build/tests/slowsync.so; the sandbox
+ * shell, is left alone). DBTOP_SLOWSYNC_FILES, when set, limits the delay to
+ * the files whose path contains one of its words (e.g. "ib_logfile": only
+ * the redo log is slow, as in seed 000). Built as build/tests/slowsync.so; the sandbox
  * starts a server with it when DBTOP_SERVER_PRELOAD names it. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,11 +47,33 @@ static long delay(void)
 	return d;
 }
 
-/* Sleep the delay, keeping errno (the caller reads the real call's). */
-static void slow(void)
+/* True if fd's file is one DBTOP_SLOWSYNC_FILES names (or it is not set). */
+static int slow_file(int fd)
+{
+	const char *files = getenv("DBTOP_SLOWSYNC_FILES");
+	char link[64], path[4096], list[256];
+	if (!files || !*files)
+		return 1;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, sizeof path - 1);
+	if (n <= 0)
+		return 0;
+	path[n] = '\0';
+	strncpy(list, files, sizeof list - 1);
+	list[sizeof list - 1] = '\0';
+	for (char *save = NULL, *w = strtok_r(list, " ,", &save); w; w = strtok_r(NULL, " ,", &save))
+		if (strstr(path, w))
+			return 1;
+	return 0;
+}
+
+/* Sleep the delay for a sync of fd, keeping errno (the caller reads the real call's). */
+static void slow(int fd)
 {
 	long d = delay();
 	int e = errno;
+	if (d > 0 && !slow_file(fd))
+		d = 0;
 	struct timespec ts = {d / 1000000000L, d % 1000000000L};
 	while (d > 0 && nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
@@ -61,7 +86,7 @@ int fsync(int fd)
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "fsync");
 	int rc = real(fd);
-	slow();
+	slow(fd);
 	return rc;
 }
 
@@ -71,7 +96,7 @@ int fdatasync(int fd)
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "fdatasync");
 	int rc = real(fd);
-	slow();
+	slow(fd);
 	return rc;
 }
 
@@ -83,6 +108,6 @@ int sync_file_range(int fd, long long off, long long n, unsigned int flags)
 	int rc = real(fd, off, n, flags);
 	/* only the waiting kind is a sync (SYNC_FILE_RANGE_WAIT_AFTER = 4) */
 	if (flags & 4)
-		slow();
+		slow(fd);
 	return rc;
 }
