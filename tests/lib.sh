@@ -48,3 +48,15 @@ framed_re() {
 }
 # screen: the non-empty lines of the screen on one line (for messages)
 screen() { T capture-pane -p -t s 2>/dev/null | grep -v '^ *$' | head -c 2500 | tr '\n' '|'; }
+# fresh_tmux: end the test's tmux server (T) and wait until it is gone, so
+# that the next new-session does not reach a server still shutting down
+# ("server exited unexpectedly")
+fresh_tmux() {
+    local i
+    T kill-server 2>/dev/null
+    for ((i = 0; i < 40; i++)); do
+        T has-session 2>/dev/null || break
+        sleep 0.05
+    done
+    sleep 0.1
+}

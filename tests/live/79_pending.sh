@@ -39,7 +39,7 @@ value_is() {
     return 1
 }
 start() {
-    T kill-server 2>/dev/null
+    fresh_tmux
     rm -f "$tmp/err"
     T new-session -d -s s -x "${2:-200}" -y "${3:-50}" "$DBTOP --interval 0.5 --connect-timeout 2 '$1' 2>$tmp/err; echo EXITED \$?; sleep 30"
     wait_re " UP " 15

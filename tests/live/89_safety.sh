@@ -29,7 +29,7 @@ touch "$tmp/started"
 
 # start URI: dbtop on the screen in tmux; its pid in $tmp/pid, stderr in $tmp/err
 start() {
-    T kill-server 2>/dev/null
+    fresh_tmux
     rm -f "$tmp/pid" "$tmp/err"
     T new-session -d -s s -x 120 -y 40 "sh -c 'echo \$\$ > $tmp/pid; exec $DBTOP --interval 0.5 --connect-timeout 2 \"$1\" 2>$tmp/err'; echo EXITED \$?; sleep 30"
     wait_re " UP " 15
