@@ -645,7 +645,7 @@ for name in mariadb pg15; do
     for mode in batch screen; do
         d=$tmp/full.$name.$mode
         mkdir -p "$d"
-        if ! mount -t tmpfs -o size=32k,mode=0700 tmpfs "$d" 2>"$tmp/mount.err"; then
+        if ! mount -t tmpfs -o size=64k,mode=0700 tmpfs "$d" 2>"$tmp/mount.err"; then
             nok "$name disk full ($mode): cannot mount a tmpfs: $(head -c 200 "$tmp/mount.err")"
             continue
         fi
