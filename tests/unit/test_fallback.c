@@ -82,7 +82,7 @@ int main(void)
 			for (int j = 0; j < nr; j++) {
 				fallback_round(&b, t + j * 0.1);
 				for (int sid = 0; sid < 4; sid++) {
-					char st[16];
+					char st[48];
 					snprintf(st, sizeof st, "%d-%d-%d", k, j, sid);
 					fallback_observe(&b, (uint64_t)sid + 1, st, 0, "", sid % 2 ? "UPDATE a SET v = 1" : "SELECT 1");
 				}
