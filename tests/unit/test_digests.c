@@ -2504,7 +2504,8 @@ static void test_hist_record(void)
 					caps_ok &= !it.caps.ps_digest_hist;
 				else if (it.sample.digests && ++nsamp && it.sample.digests->nhist)
 					hist_ok = 0;
-				digest_set_free(it.type == REC_SAMPLE ? it.sample.digests : NULL);
+				if (it.type == REC_SAMPLE)
+					sample_release(&it.sample);
 			}
 			rec_reader_close(&rd);
 		}
