@@ -78,6 +78,15 @@ static void sql_pair(const struct tune_view *tv, int i, const char *value, char 
 	}
 }
 
+/* Why nothing can be changed: the tuner's reason, or that a recording has
+ * no server to act on. */
+static const char *unavailable_why(const struct tune_view *tv, const struct pane_view *v)
+{
+	if (tv && tv->why[0])
+		return tv->why;
+	return v->replay ? "tuning acts on a live server only (this is a recording)" : "tuning is not available";
+}
+
 static void tuning_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	const struct tune_view *tv = m->tune;
@@ -90,7 +99,7 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		return;
 	}
 	if (!tv || !tv->available) {
-		const char *why = tv && tv->why[0] ? tv->why : "tuning is not available";
+		const char *why = unavailable_why(tv, v);
 		y = cv_wrap(cv, y, 0, R_NOTE, why, v->full ? cv->h : 1);
 		if (!v->full) {
 			v->nrows = 0;   /* a tile: the one-line summary */
@@ -253,7 +262,7 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
 		return true;
 	}
 	if (!tv || !tv->available) {
-		str_printf(v->status, sizeof v->status, "%s", tv && tv->why[0] ? tv->why : "tuning is not available");
+		str_copy(v->status, sizeof v->status, unavailable_why(tv, v));
 		return true;
 	}
 	if (n == 0 || v->sel >= n) {
