@@ -33,12 +33,17 @@ LDLIBS := $(BASE_LIBS)
 
 BUILD ?= build
 BIN ?= dbtop
-CORE_SRC := util/util.c util/redact.c sources/record.c sources/replay.c model/ring.c model/model.c model/digests.c model/locks.c model/waits.c model/findings.c model/tunables.c sources/source.c sources/registry.c sources/target.c sources/journal.c sources/tuner.c \
-	sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/fallback.c \
-	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c tui/batch.c tui/theme_parse.c
+CORE_SRC := util/util.c util/redact.c core/tunables.c \
+	model/ring.c model/model.c model/digests.c model/locks.c model/waits.c model/findings.c \
+	config/target.c \
+	sources/source.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/fallback.c \
+	record/record.c record/replay.c \
+	tune/journal.c tune/tuner.c \
+	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c \
+	tui/theme_parse.c app/batch.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := tui/main.c tui/ui.c tui/keys.c tui/sampler.c tui/theme_curses.c
+MAIN_SRC := app/main.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
 # the incident recording bundled into the binary for --demo
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

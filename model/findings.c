@@ -10,7 +10,7 @@
 
 #include "../util/util.h"
 #include "model.h"
-#include "tunables.h"
+#include "../core/tunables.h"
 
 /* Thresholds (README "### Findings" says the same, with the reasons).
  *

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../sources/sample.h"
-#include "../sources/source.h"
+#include "../core/sample.h"
+#include "../core/caps.h"
 #include "digests.h"
 #include "locks.h"
 #include "waits.h"
@@ -64,7 +64,6 @@ struct rate {
 	enum rate_status st;
 };
 
-struct tune_view;
 
 /* Digest coverage (issue 25): the statements the digests account for
  * against the server's statement events this interval. MySQL / MariaDB
@@ -104,7 +103,6 @@ struct model {
 	struct ring lock_wait_ms; /* row-lock wait time, ms/s (MySQL: counter; PG: waiters x 1000) */
 	struct wait_table wt;     /* wait events */
 	double wt_mono;           /* monotonic time of the last wait profile read, 0: none */
-	const struct tune_view *tune; /* tuning state (the screen's copy), NULL: none */
 	struct dg_coverage cov;   /* how much of the statement load the digests account for */
 	struct ctr dg_exec_ns;    /* CTR_EXEC_NS at the last set of digests (the estimates' bound) */
 	double dg_exec_mono;      /* monotonic time of that set */

@@ -1,5 +1,5 @@
 /* canvas.h - what panes draw on: a clipped rectangle of character cells
- * with semantic roles. The screen (tui/screen.c) implements it with curses;
+ * with semantic roles. The screen (tui/ui.c) implements it with curses;
  * tests implement it with a text grid. Text is sanitised before drawing. */
 #ifndef DBTOP_CANVAS_H
 #define DBTOP_CANVAS_H
@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "../model/ring.h"
-#include "../tui/theme.h"
+#include "role.h"
 
 struct canvas;
 

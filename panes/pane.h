@@ -39,6 +39,8 @@ struct pane_ask {
 	char what[1200];     /* the confirmation text: whom, what, consequences */
 };
 
+struct tune_view;
+
 /* Per-pane view state owned by the screen. */
 struct pane_view {
 	int sel;             /* selected row */
@@ -54,6 +56,7 @@ struct pane_view {
 	char status[160];    /* a one-line message from the pane (e.g. sort) */
 	bool read_only;      /* --read-only: no action on the server */
 	bool replay;         /* a recording: no server to act on */
+	const struct tune_view *tune; /* the tuner's state (the screen's copy), NULL: none */
 	struct pane_ask ask; /* set by a pane key: the screen confirms it */
 };
 

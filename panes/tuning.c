@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "../model/findings.h"
-#include "../sources/tuner.h"
+#include "../tune/tuner.h"
 #include "../util/util.h"
 #include "pane.h"
 
@@ -89,7 +89,7 @@ static const char *unavailable_why(const struct tune_view *tv, const struct pane
 
 static void tuning_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
-	const struct tune_view *tv = m->tune;
+	const struct tune_view *tv = v->tune;
 	int idx[TUNABLES_MAX], n = rows_of(m, idx), y = 0;
 	double now = clock_wall();
 
@@ -235,7 +235,7 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 
 static int tuning_need(const struct model *m, const struct pane_view *v, int w, int *min)
 {
-	const struct tune_view *tv = m->tune;
+	const struct tune_view *tv = v->tune;
 	int idx[TUNABLES_MAX], n = rows_of(m, idx);
 	*min = 1;
 	if (!m->have_caps || !tv || !tv->available)
@@ -253,7 +253,7 @@ static int tuning_need(const struct model *m, const struct pane_view *v, int w, 
 
 static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
 {
-	const struct tune_view *tv = m->tune;
+	const struct tune_view *tv = v->tune;
 	int idx[TUNABLES_MAX], n = rows_of(m, idx);
 	if (cmd != PK_TUNE_APPLY && cmd != PK_TUNE_KEEP)
 		return false;

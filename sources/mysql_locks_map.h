@@ -77,7 +77,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sample.h"
+#include "../core/sample.h"
 
 struct lock_set;
 struct session_ident;

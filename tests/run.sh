@@ -36,6 +36,24 @@ run_one() {
     failed=$((failed + f))
 }
 
+# the layering rule (docs/architecture.md): includes go only downward; and
+# the check must catch an upward include planted in a copy of the tree
+layers_test() {
+    local t
+    if msg=$(scripts/check_layers.sh .); then echo "ok - $msg"; else echo "$msg"; echo "not ok - an include goes upward"; fi
+    t=$(mktemp -d)
+    cp -r util core model config sources record tune run panes tui app "$t"/
+    printf '#include "../tui/ui.h"\n' >>"$t/model/ring.c"
+    msg=$(scripts/check_layers.sh "$t")
+    if [ $? = 1 ] && grep -q '^model/ring.c:[0-9]*: includes "../tui/ui.h": tui is above model' <<<"$msg"; then
+        echo "ok - layers: a planted upward include (model/ring.c -> tui/ui.h) is caught"
+    else
+        echo "not ok - layers: the planted upward include was not caught: $msg"
+    fi
+    rm -rf "$t"
+}
+run_one "layers" layers_test
+
 for bin in "$@"; do
     run_one "$bin" "$bin"
 done

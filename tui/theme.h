@@ -7,26 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum role {
-	R_NORMAL,       /* default text */
-	R_HEADER,       /* top header line, server up */
-	R_HEADER_DOWN,  /* header when DOWN / STALLED */
-	R_TITLE,        /* pane titles */
-	R_LABEL,        /* row labels */
-	R_VALUE,        /* figures */
-	R_UNKNOWN,      /* unknown values, gaps, "why" texts */
-	R_WARN,         /* worrying values */
-	R_CRIT,         /* alarming values */
-	R_SPARK,        /* sparklines */
-	R_NOTE,         /* notes: what is missing and how to fix it */
-	R_KEY,          /* key names in the key bar and help */
-	R_KEYTEXT,      /* key descriptions */
-	R_SELECTED,     /* selected row / focused pane title */
-	R_WAITER,       /* lock waiter */
-	R_BLOCKER,      /* lock blocker */
-	R_BORDER,       /* pane frames */
-	R__COUNT
-};
+#include "../panes/role.h"
 
 #define THEME_DEFAULT_COLOR (-1)
 #define THEME_ATTR_BOLD 1u

@@ -24,7 +24,7 @@
 #include "../panes/pane.h"
 #include "../util/util.h"
 #include "keys.h"
-#include "sampler.h"
+#include "../run/sampler.h"
 #include "theme.h"
 
 #define MIN_W 50
@@ -1351,7 +1351,8 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		free(u);
 		return 1;
 	}
-	m->tune = &u->tv;
+	for (int p = 0; p < NPANES; p++)
+		u->views[p].tune = &u->tv;
 	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
 	draw_frame(u);
 	int input_empty = 0;
@@ -1400,7 +1401,6 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	revert_on_exit(u);
 	bool joined = sampler_stop(&u->sp, 0.5);
 	restore_terminal();
-	m->tune = NULL;
 	if (!joined) {
 		/* the worker is still inside a query: it owns the connection and
 		 * the sampler's memory until the process exits */

@@ -5,9 +5,9 @@
 #include <stdbool.h>
 
 #include "../model/model.h"
-#include "../sources/record.h"
+#include "../record/record.h"
 #include "../sources/source.h"
-#include "../sources/tuner.h"
+#include "../tune/tuner.h"
 
 struct ui_opts {
 	double interval;        /* s */

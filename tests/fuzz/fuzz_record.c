@@ -10,7 +10,7 @@
 #include "../../model/digests.h"
 #include "../../model/locks.h"
 #include "../../model/waits.h"
-#include "../../sources/record.h"
+#include "../../record/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -117,7 +117,7 @@ fi
 # The long note (kept to NOTE_LEN - 1 bytes when read) wraps whole:
 # "note: LONGNOTE", then rows of the neutralised pieces cut at the width (no
 # space to wrap at), full rows but the last, every stored byte shown.
-note_len=$(sed -n 's/^#define NOTE_LEN \([0-9][0-9]*\).*/\1/p' sources/sample.h)
+note_len=$(sed -n 's/^#define NOTE_LEN \([0-9][0-9]*\).*/\1/p' core/sample.h)
 want_len=$((${note_len:-0} - 1 - 9))   # "LONGNOTE " is 9 bytes
 mapfile -t rows < <(screen h)
 ln=-1

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sources/record.h"
+#include "../../record/record.h"
 #include "../../util/util.h"
 
 /* The hostile pieces. */

@@ -10,7 +10,7 @@
 #include "../../panes/rates.h"
 #include "../../sources/mysql_map.h"
 #include "../../sources/pg_map.h"
-#include "../../tui/batch.h"
+#include "../../app/batch.h"
 #include "../../util/util.h"
 #include "tap.h"
 

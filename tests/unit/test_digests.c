@@ -17,7 +17,7 @@
 #include "../../model/model.h"
 #include "../../sources/mysql_map.h"
 #include "../../sources/pg_map.h"
-#include "../../tui/batch.h"
+#include "../../app/batch.h"
 #include "../../util/util.h"
 #include "tap.h"
 
@@ -2296,7 +2296,7 @@ static void test_hist_output(void)
 
 /* ---- recordings keep the histograms ------------------------------------------ */
 
-#include "../../sources/record.h"
+#include "../../record/record.h"
 
 static void put_le(struct strbuf *b, uint64_t v, int n)
 {

@@ -6,7 +6,7 @@
 
 #include "../../model/findings.h"
 #include "../../model/model.h"
-#include "../../model/tunables.h"
+#include "../../core/tunables.h"
 #include "../../util/util.h"
 #include "tap.h"
 

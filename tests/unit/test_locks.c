@@ -9,8 +9,8 @@
 #include "../../model/digests.h"
 
 #include "../../model/locks.h"
-#include "../../sources/record.h"
-#include "../../sources/sample.h"
+#include "../../record/record.h"
+#include "../../core/sample.h"
 #include "../../util/util.h"
 #include "tap.h"
 

@@ -20,7 +20,7 @@
 #include "../../model/digests.h"
 #include "../../model/locks.h"
 #include "../../model/waits.h"
-#include "../../sources/record.h"
+#include "../../record/record.h"
 #include "../../util/util.h"
 #include "tap.h"
 

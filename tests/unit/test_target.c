@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../sources/target.h"
+#include "../../config/target.h"
 #include "../../util/util.h"
 #include "tap.h"
 

@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../model/tunables.h"
-#include "../../sources/journal.h"
-#include "../../sources/tuner.h"
+#include "../../core/tunables.h"
+#include "../../tune/journal.h"
+#include "../../tune/tuner.h"
 #include "../../util/util.h"
 #include "tap.h"
 

@@ -1,6 +1,6 @@
 /* replay.c - a recording as a source: the same samples, the same model,
  * the same output, paced like the original (or faster). */
-#include "source.h"
+#include "../sources/source.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../sources/sample.h"
+#include "sample.h"
 
 enum tune_kind {
 	TK_MY_GLOBAL = 1,   /* SET GLOBAL name = value (never SET PERSIST) */

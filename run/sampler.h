@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "../sources/source.h"
-#include "../sources/tuner.h"
+#include "../tune/tuner.h"
 
 struct sampler_msg {
 	struct sample s;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "journal.h"
-#include "source.h"
+#include "../sources/source.h"
 
 #define TUNE_LIST_MAX 8
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "source.h"
+#include "../sources/source.h"
 
 #define REC_MAGIC "DBTOPREC"
 #define REC_MAJOR 1

@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../model/tunables.h"
+#include "../core/tunables.h"
 
 #define JOURNAL_MAX 64
 

@@ -13,12 +13,12 @@
 
 #include "../model/digests.h"
 #include "../model/model.h"
-#include "../sources/record.h"
+#include "../record/record.h"
 #include "../sources/source.h"
-#include "../sources/tuner.h"
+#include "../tune/tuner.h"
 #include "../util/util.h"
 #include "batch.h"
-#include "ui.h"
+#include "../tui/ui.h"
 
 #ifndef DBTOP_VERSION
 #define DBTOP_VERSION "0.1.0"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sample.h"
+#include "../core/sample.h"
 
 /* TLS of the connection, by MySQL's --ssl-mode names (libpq's sslmode in
  * brackets). SSL_MODE_UNSET: the client library's default. */

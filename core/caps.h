@@ -1,0 +1,52 @@
+/* caps.h - what the connected server has, probed at connect time: the
+ * flavour and version, which instruments and privileges are there, and the
+ * server's own identity. Filled by a source, kept by the model, read by the
+ * panes and the tuner. */
+#ifndef DBTOP_CAPS_H
+#define DBTOP_CAPS_H
+
+#include <stdbool.h>
+
+#include "sample.h"
+
+/* What the server has, probed at connect time (not from version numbers). */
+struct caps {
+	enum engine engine;
+	enum flavour flavour;
+	char version[64];        /* server version string, sanitised */
+	long version_num;        /* e.g. 101106 (10.11.6), 180004 */
+	/* MySQL / MariaDB */
+	bool perf_schema;        /* performance_schema=ON */
+	bool ps_readable;        /* SELECT on performance_schema granted */
+	bool ps_redo_file;       /* redo-log file instrument enabled+timed */
+	bool ps_binlog_file;     /* binlog file instrument enabled+timed */
+	bool has_os_log_fsyncs;  /* status Innodb_os_log_fsyncs exists */
+	bool binlog_on;          /* log_bin=ON */
+	bool priv_process;       /* PROCESS (or SUPER) privilege */
+	bool priv_super;         /* can SET GLOBAL */
+	bool ps_digests;         /* events_statements_summary_by_digest readable */
+	bool ps_digest_p95;      /* ... with QUANTILE_95 (MySQL 8) */
+	bool ps_digest_hist;     /* events_statements_histogram_by_digest (MySQL 8): per-interval p95 */
+	char redo_fsync_source[96];
+	char commit_source[96];
+	/* PostgreSQL */
+	int pgss_version;        /* pg_stat_statements extversion *100, 0: none */
+	bool pgss_loaded;        /* pg_stat_statements is in shared_preload_libraries */
+	char pgss_db[64];        /* database whose pg_stat_statements is read ("": the connected one) */
+	int pg_wait_sampling;    /* 1 if the extension is created */
+	enum { WAL_NONE, WAL_LSN, WAL_STAT_WAL, WAL_STAT_IO } wal_stats;
+	bool track_wal_io_timing;
+	bool in_recovery;
+	bool superuser;
+	bool pg_monitor;
+	/* The server's own identity, read at connect (never recorded): MySQL
+	 * @@server_uuid; MariaDB @@server_id, @@hostname, @@port, @@datadir;
+	 * PostgreSQL pg_control_system()'s system_identifier and the port.
+	 * The undo journal is keyed by it. "" when it could not be read: then
+	 * server_label says why (and tuning is off). */
+	char server_id[160];
+	char server_label[128];  /* the same for people: "MariaDB vm:3306 (server_id 1)" */
+	struct notes notes;      /* what is missing and how to fix it */
+};
+
+#endif
