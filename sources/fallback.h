@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/util.h"
+
 struct digest_set;
 
 struct fb_stmt {
@@ -34,8 +36,7 @@ struct fb_session {
 };
 
 struct fallback {
-	struct fb_stmt *s;
-	size_t n, cap;          /* statements (open addressing by key) */
+	struct hmap stmts;      /* key -> struct fb_stmt */
 	struct fb_session *sess;
 	size_t nsess, capsess;
 	unsigned long rounds;   /* samples taken */

@@ -20,43 +20,6 @@
 #include "../model/locks.h"
 #include "../model/waits.h"
 
-/* Calls of each digest at its last read, by key hash (open addressing;
- * hash 0 marks a free slot). */
-struct calls_map {
-	uint64_t *h, *v;
-	size_t cap, n;
-};
-
-static uint64_t *calls_slot(struct calls_map *m, uint64_t h)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		struct calls_map g = {.cap = m->cap ? m->cap * 2 : 1024};
-		g.h = xcalloc(g.cap, sizeof *g.h);
-		g.v = xcalloc(g.cap, sizeof *g.v);
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->h[i]) {
-				size_t j = m->h[i] & (g.cap - 1);
-				while (g.h[j])
-					j = (j + 1) & (g.cap - 1);
-				g.h[j] = m->h[i];
-				g.v[j] = m->v[i];
-				g.n++;
-			}
-		free(m->h);
-		free(m->v);
-		*m = g;
-	}
-	size_t j = h & (m->cap - 1);
-	while (m->h[j] && m->h[j] != h)
-		j = (j + 1) & (m->cap - 1);
-	if (!m->h[j]) {
-		m->h[j] = h;
-		m->v[j] = UINT64_MAX;   /* never read */
-		m->n++;
-	}
-	return &m->v[j];
-}
-
 /* s between two reads of the pg_wait_sampling profile */
 #define PG_PROFILE_EVERY_S 4.5
 
@@ -69,7 +32,7 @@ struct pg_priv {
 	uint64_t own_xacts;     /* transactions dbtop ran on this connection */
 	struct strset texts;    /* digest keys whose text we have */
 	bool fb_on;             /* sampled digests: no pg_stat_statements */
-	struct calls_map calls; /* calls per digest key at its last read */
+	struct hmap calls;      /* calls per digest at its last read, by key hash (uint64_t) */
 	bool dg_first_done;     /* the first (whole) digest read of this connection is done */
 	double dg_next;         /* monotonic s of the next pg_stat_statements read (--server-budget) */
 	double base_ms;         /* query time of a refresh without digests (moving average; 0: none yet) */
@@ -254,9 +217,7 @@ static void pg_close(struct source *src)
 		struct pg_priv *pp = src->priv;
 		wait_set_free(pp->wacc);
 		pp->wacc = NULL;
-		free(pp->calls.h);
-		free(pp->calls.v);
-		memset(&pp->calls, 0, sizeof pp->calls);
+		hmap_free(&pp->calls);
 	}
 	struct pg_priv *p = src->priv;
 	if (!p)
@@ -479,6 +440,7 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	memset(&src->caps, 0, sizeof src->caps);
 	src->caps.engine = ENGINE_POSTGRESQL;
 	src->priv = p;
+	hmap_init(&p->calls, true, sizeof(uint64_t), 1024);
 	if (gss_pointless(t)) {
 		kw[n] = "gssencmode";
 		val[n++] = "disable";
@@ -691,7 +653,10 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 	 * whole for each fetch, so the thousands of idle digests of the first
 	 * read never cost one */
 	for (i = 0; i < set->n; i++) {
-		uint64_t *c = calls_slot(&p->calls, hash_str(set->rows[i].key) | 1);
+		bool added;
+		uint64_t *c = hmap_put_u64(&p->calls, hash_str(set->rows[i].key), &added);
+		if (added)
+			*c = UINT64_MAX;   /* never read */
 		bool moved = *c != set->rows[i].c[DG_CALLS] && (*c != UINT64_MAX || p->dg_first_done);
 		*c = set->rows[i].c[DG_CALLS];
 		if (moved && n < TEXT_FETCH_MAX && !strset_has(&p->texts, set->rows[i].key))
