@@ -221,11 +221,10 @@ static void my_own_text(struct my_priv *p, const char *key, const char *text)
 	p->cand[p->ncand++] = c;
 }
 
-/* Run q; on failure fill err (and *stalled when it was a time limit).
- * Returns the result set (may be NULL for statements without one) or
- * sets *failed. Caller frees the result. */
-static MYSQL_RES *my_query(struct source *src, const char *q, char *err, size_t errlen,
-			   bool *failed, bool *stalled, double *ms)
+/* Run q; r says whether it failed (why, and whether it was the time
+ * limit) and how long it took. Returns the result set (NULL for statements
+ * without one, and on failure). Caller frees the result. */
+static MYSQL_RES *my_query(struct source *src, const char *q, struct qres *r)
 {
 	struct my_priv *p = src->priv;
 	double t0 = clock_mono(), el;
@@ -235,22 +234,20 @@ static MYSQL_RES *my_query(struct source *src, const char *q, char *err, size_t 
 	if (rc == 0)
 		res = mysql_store_result(p->db);
 	el = clock_mono() - t0;
-	if (ms)
-		*ms += el * 1000.0;
-	*failed = false;
+	r->ms = el * 1000.0;
+	r->failed = r->stalled = false;
+	r->err[0] = '\0';
 	if (rc != 0 || (!res && mysql_field_count(p->db) != 0)) {
 		unsigned e = mysql_errno(p->db);
-		*failed = true;
-		if (stalled)
-			*stalled = e == ERR_MARIADB_STMT_TIMEOUT || e == ERR_MYSQL_QUERY_TIMEOUT ||
-				   ((e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR) &&
-				    el >= src->query_timeout * 0.9);
 		char eb[NOTE_LEN];
-		if (stalled && *stalled)
-			str_printf(err, errlen, "query exceeded %.1fs time limit (%s)",
-				   src->query_timeout, my_errtext(p->db, eb, sizeof eb));
+		r->failed = true;
+		r->stalled = e == ERR_MARIADB_STMT_TIMEOUT || e == ERR_MYSQL_QUERY_TIMEOUT ||
+			     ((e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR) && el >= src->query_timeout * 0.9);
+		if (r->stalled)
+			str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (%s)", src->query_timeout,
+				   my_errtext(p->db, eb, sizeof eb));
 		else
-			str_printf(err, errlen, "%s (error %u)", my_errtext(p->db, eb, sizeof eb), e);
+			str_printf(r->err, sizeof r->err, "%s (error %u)", my_errtext(p->db, eb, sizeof eb), e);
 	}
 	return res;
 }
@@ -280,16 +277,16 @@ static void my_close(struct source *src)
 static void my_identity(struct source *src)
 {
 	struct caps *c = &src->caps;
-	bool mysql = c->flavour == FLAVOUR_MYSQL, failed;
-	char e2[NOTE_LEN], a[80], h[64], port[16], dir[200];
+	bool mysql = c->flavour == FLAVOUR_MYSQL;
+	char a[80], h[64], port[16], dir[200];
+	struct qres qr;
 	MYSQL_RES *res = my_query(src, mysql ? "SELECT @@server_uuid, @@hostname, @@port, ''"
-					     : "SELECT @@server_id, @@hostname, @@port, @@datadir",
-				  e2, sizeof e2, &failed, NULL, NULL);
+					     : "SELECT @@server_id, @@hostname, @@port, @@datadir", &qr);
 	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
 	c->server_id[0] = '\0';
 	if (!row || !row[0] || !*row[0]) {
 		str_printf(c->server_label, sizeof c->server_label, "the server's identity is unreadable: %s",
-			   failed ? e2 : "no value");
+			   qr.failed ? qr.err : "no value");
 		if (res)
 			mysql_free_result(res);
 		return;
@@ -325,13 +322,15 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 	struct caps *c = &src->caps;
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed, has_os_log_fsyncs = false, ps_failed = false;
-	char q[96], e2[NOTE_LEN], ps_err[NOTE_LEN];
+	bool has_os_log_fsyncs = false;
+	char q[96];
+	struct qres qr, ps = {0};
 
-	res = my_query(src, "SELECT VERSION(), @@version_comment, @@performance_schema, @@log_bin",
-		       err, errlen, &failed, NULL, NULL);
-	if (failed)
+	res = my_query(src, "SELECT VERSION(), @@version_comment, @@performance_schema, @@log_bin", &qr);
+	if (qr.failed) {
+		str_copy(err, errlen, qr.err);
 		return -1;
+	}
 	row = res ? mysql_fetch_row(res) : NULL;
 	if (!row) {
 		if (res)
@@ -348,7 +347,7 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 	else
 		str_printf(q, sizeof q, "SET SESSION max_execution_time=%ld",
 			   (long)(src->query_timeout * 1000));
-	res = my_query(src, q, e2, sizeof e2, &failed, NULL, NULL);
+	res = my_query(src, q, &qr);
 	if (res)
 		mysql_free_result(res);
 
@@ -357,7 +356,7 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 		       "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES "
 		       "WHERE GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(),'@',1), '''@''', "
 		       "SUBSTRING_INDEX(CURRENT_USER(),'@',-1), '''')",
-		       e2, sizeof e2, &failed, NULL, NULL);
+		       &qr);
 	while (res && (row = mysql_fetch_row(res)))
 		mysql_caps_privilege(c, row[0]);
 	if (res)
@@ -367,27 +366,27 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 		res = my_query(src,
 			       "SELECT NAME, ENABLED, TIMED FROM performance_schema.setup_instruments "
 			       "WHERE NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "')",
-			       ps_err, sizeof ps_err, &ps_failed, NULL, NULL);
+			       &ps);
 		while (res && (row = mysql_fetch_row(res)))
 			mysql_caps_instrument(c, row[0], row[1], row[2]);
 		if (res)
 			mysql_free_result(res);
 	}
 
-	if (c->perf_schema && !ps_failed) {
+	if (c->perf_schema && !ps.failed) {
 		bool consumer = false;
 		res = my_query(src,
 			       "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS "
 			       "WHERE TABLE_SCHEMA = 'performance_schema' "
 			       "AND TABLE_NAME IN ('events_statements_summary_by_digest', '" MY_HIST_TABLE "') "
 			       "AND COLUMN_NAME IN ('DIGEST', 'QUANTILE_95', 'COUNT_BUCKET')",
-			       e2, sizeof e2, &failed, NULL, NULL);
+			       &qr);
 		while (res && (row = mysql_fetch_row(res)))
 			mysql_caps_digest_column(c, row[0], row[1]);
 		if (res)
 			mysql_free_result(res);
 		res = my_query(src, "SELECT ENABLED FROM performance_schema.setup_consumers "
-			       "WHERE NAME = 'statements_digest'", e2, sizeof e2, &failed, NULL, NULL);
+			       "WHERE NAME = 'statements_digest'", &qr);
 		if (res && (row = mysql_fetch_row(res)) && row[0] && strcasecmp(row[0], "YES") == 0)
 			consumer = true;
 		if (res)
@@ -404,13 +403,12 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 	if (!c->ps_digests)
 		c->ps_digest_hist = false;
 
-	res = my_query(src, "SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'", e2, sizeof e2,
-		       &failed, NULL, NULL);
+	res = my_query(src, "SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'", &qr);
 	if (res) {
 		has_os_log_fsyncs = mysql_num_rows(res) > 0;
 		mysql_free_result(res);
 	}
-	mysql_caps_finish(c, has_os_log_fsyncs, ps_failed ? ps_err : NULL);
+	mysql_caps_finish(c, has_os_log_fsyncs, ps.failed ? ps.err : NULL);
 	my_identity(src);
 	return 0;
 }
@@ -540,19 +538,19 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 		return -1;
 	}
 	if (src->read_only) {
-		bool failed;
-		MYSQL_RES *res = my_query(src, "SET SESSION TRANSACTION READ ONLY", err, errlen, &failed, NULL, NULL);
+		struct qres qr;
+		MYSQL_RES *res = my_query(src, "SET SESSION TRANSACTION READ ONLY", &qr);
 		if (res)
 			mysql_free_result(res);
-		if (failed) {
+		if (qr.failed) {
+			str_copy(err, errlen, qr.err);
 			my_close(src);
 			return -1;
 		}
 		/* the server's word on it (MySQL 8 has only transaction_read_only) */
-		char e2[NOTE_LEN];
-		res = my_query(src, "SELECT @@session.transaction_read_only", e2, sizeof e2, &failed, NULL, NULL);
-		if (failed)
-			res = my_query(src, "SELECT @@session.tx_read_only", e2, sizeof e2, &failed, NULL, NULL);
+		res = my_query(src, "SELECT @@session.transaction_read_only", &qr);
+		if (qr.failed)
+			res = my_query(src, "SELECT @@session.tx_read_only", &qr);
 		MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
 		if (row && row[0] && strcmp(row[0], "1") == 0)
 			notes_add(&src->caps.notes, "--read-only: this session is read-only (SET SESSION TRANSACTION READ ONLY; "
@@ -566,10 +564,9 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 	/* this connection's thread: its statements are dbtop's own, not the
 	 * server's load (issue 25); found by the connection id, not by text */
 	if (src->caps.ps_readable) {
-		bool failed;
-		char e2[NOTE_LEN];
+		struct qres qr;
 		MYSQL_RES *res = my_query(src, "SELECT THREAD_ID FROM performance_schema.threads "
-				     "WHERE PROCESSLIST_ID = CONNECTION_ID()", e2, sizeof e2, &failed, NULL, NULL);
+				     "WHERE PROCESSLIST_ID = CONNECTION_ID()", &qr);
 		MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
 		p->own_thread = row && row[0] ? strtoull(row[0], NULL, 10) : 0;
 		if (res)
@@ -652,8 +649,7 @@ static void my_subsample(struct source *src)
 	struct my_priv *p = src->priv;
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed;
-	char err[NOTE_LEN];
+	struct qres qr;
 	bool maria = src->caps.flavour == FLAVOUR_MARIADB;
 	if (!p || !(p->fb_on || p->fill_on))
 		return;
@@ -671,8 +667,8 @@ static void my_subsample(struct source *src)
 				       "WHERE COMMAND = 'Execute' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"
 				     : "SELECT ID, DB, TIME, INFO FROM information_schema.PROCESSLIST "
 				       "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"),
-		       err, sizeof err, &failed, NULL, NULL);
-	if (failed)
+		       &qr);
+	if (qr.failed)
 		return;
 	p->fb.hz = src->sub_hz;
 	fallback_round(&p->fb, clock_mono());
@@ -699,7 +695,7 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	char q[1024], newest[40];
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed, stalled = false;
+	struct qres qr;
 	struct strbuf in;
 	size_t i, nfetch = 0;
 
@@ -708,11 +704,10 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	set->lost = lost;
 	str_copy(set->source, sizeof set->source, "performance_schema");
 	str_copy(newest, sizeof newest, p->last_seen);
-	res = my_query(src, mysql_digest_sql(c, p->last_seen, q, sizeof q), out->error,
-		       sizeof out->error, &failed, &stalled, &out->query_ms);
-	out->nqueries++;
-	if (failed) {
-		out->state = stalled ? STATE_STALLED : STATE_DOWN;
+	res = my_query(src, mysql_digest_sql(c, p->last_seen, q, sizeof q), &qr);
+	qres_count(out, &qr);
+	if (qr.failed) {
+		qres_fail(out, &qr);
 		digest_set_free(set);
 		return NULL;
 	}
@@ -748,12 +743,12 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 		sb_init(&tq);
 		sb_printf(&tq, "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT FROM "
 			  "performance_schema.events_statements_summary_by_digest WHERE DIGEST IN (%s)", in.s);
-		res = my_query(src, tq.s, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-		out->nqueries++;
+		res = my_query(src, tq.s, &qr);
+		qres_count(out, &qr);
 		sb_free(&tq);
-		if (failed) {
+		if (qr.failed) {
 			sb_free(&in);
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
+			qres_fail(out, &qr);
 			digest_set_free(set);
 			return NULL;
 		}
@@ -786,21 +781,20 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 		struct strbuf hq;
 		sb_init(&hq);
 		if (mysql_hist_sql(set, &hq)) {
-			res = my_query(src, hq.s, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-			out->nqueries++;
-			unsigned en = failed ? mysql_errno(p->db) : 0;
-			if (failed && (stalled || (en >= 2000 && en < 3000))) {
+			res = my_query(src, hq.s, &qr);
+			qres_count(out, &qr);
+			unsigned en = qr.failed ? mysql_errno(p->db) : 0;
+			if (qr.failed && (qr.stalled || (en >= 2000 && en < 3000))) {
 				/* a time limit or a client error (connection lost):
 				 * the sample fails */
 				sb_free(&hq);
-				out->state = stalled ? STATE_STALLED : STATE_DOWN;
+				qres_fail(out, &qr);
 				digest_set_free(set);
 				return NULL;
 			}
-			if (failed) {
+			if (qr.failed) {
 				/* the server refused the statement: no p95 this time */
-				notes_add(&out->notes, "digest p95: %s", out->error);
-				out->error[0] = '\0';
+				notes_add(&out->notes, "digest p95: %s", qr.err);
 				for (i = 0; i < set->nhist; i++)
 					free(set->hist[i].b);
 				set->nhist = 0;
@@ -873,24 +867,18 @@ static int my_lock_query(struct source *src, struct sample *out, struct lock_set
 			 struct mariadb_mdl *mdl)
 {
 	struct my_priv *p = src->priv;
-	bool failed, stalled = false;
-	char err[NOTE_LEN];
-	double ms = 0;
-	MYSQL_RES *res = my_query(src, q, err, sizeof err, &failed, &stalled, &ms);
+	struct qres qr;
+	MYSQL_RES *res = my_query(src, q, &qr);
 	MYSQL_ROW row;
 	p->trx_read = clock_mono();
-	out->query_ms += ms;
-	ls->query_ms += ms;
-	out->nqueries++;
-	if (failed) {
+	qres_count(out, &qr);
+	ls->query_ms += qr.ms;
+	if (qr.failed) {
 		unsigned e = mysql_errno(p->db);
-		if (e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR) {
-			str_copy(out->error, sizeof out->error, err);
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
-		ls->status = stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
-		str_copy(ls->note, sizeof ls->note, err);
+		if (e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
+			return qres_fail(out, &qr);
+		ls->status = qr.stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
+		str_copy(ls->note, sizeof ls->note, qr.err);
 		return 1;
 	}
 	unsigned nf = res ? mysql_num_fields(res) : 0;
@@ -943,14 +931,12 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 			rc = my_lock_query(src, out, ls, mysql_locks_mdl_sql(c->flavour, ms, q, sizeof q), NULL);
 		} else {
 			if (p->mdl_plugin < 0) {
-				bool failed, stalled;
-				char err[NOTE_LEN];
+				struct qres qr;
 				unsigned n = 0;
-				MYSQL_RES *res = my_query(src, MARIADB_MDL_PLUGIN_SQL, err, sizeof err, &failed, &stalled,
-							  &out->query_ms);
+				MYSQL_RES *res = my_query(src, MARIADB_MDL_PLUGIN_SQL, &qr);
 				MYSQL_ROW row;
-				out->nqueries++;
-				if (!failed && res && (row = mysql_fetch_row(res)))
+				qres_count(out, &qr);
+				if (!qr.failed && res && (row = mysql_fetch_row(res)))
 					mysql_locks_count(row[0], &n);
 				if (res)
 					mysql_free_result(res);
@@ -976,16 +962,14 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 static int my_ident_now(struct source *src, long long id, struct session_ident *now, bool *present, char *err,
 			size_t errlen)
 {
-	bool failed;
+	struct qres qr;
 	char q[320];
 	MYSQL_ROW row;
 	memset(now, 0, sizeof *now);
 	*present = false;
-	MYSQL_RES *res = my_query(src, mysql_ident_sql(src->caps.flavour, id, q, sizeof q), err, errlen, &failed,
-				  NULL, NULL);
-	if (failed) {
-		if (res)
-			mysql_free_result(res);
+	MYSQL_RES *res = my_query(src, mysql_ident_sql(src->caps.flavour, id, q, sizeof q), &qr);
+	if (qr.failed) {
+		str_copy(err, errlen, qr.err);
 		return -1;
 	}
 	if (res && (row = mysql_fetch_row(res))) {
@@ -1035,7 +1019,8 @@ static void my_refused(struct source *src, long long id, const struct session_id
 static int my_act(struct source *src, int what, long long id, const struct session_ident *who, char *msg,
 		  size_t len)
 {
-	bool failed, present, cancel = what != SRC_ACT_TERMINATE;
+	bool present, cancel = what != SRC_ACT_TERMINATE;
+	struct qres qr;
 	bool maria = src->caps.flavour == FLAVOUR_MARIADB;
 	char cond[200], q[640], why[NOTE_LEN / 2], kill[64];
 	MYSQL_RES *res;
@@ -1071,23 +1056,26 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 			   "WHERE p.ID = %lld AND %s) = 1 THEN SET @dbtop_act = 1; %s; ELSE SET @dbtop_act = 0; "
 			   "END IF; END",
 			   id, cond, kill);
-		res = my_query(src, q, msg, len, &failed, NULL, NULL);
+		res = my_query(src, q, &qr);
 		if (res)
 			mysql_free_result(res);
-		if (failed) {
-			if (by_query && strstr(msg, "nknown query id"))
+		if (qr.failed) {
+			str_copy(msg, len, qr.err);
+			if (by_query && strstr(qr.err, "nknown query id"))
 				str_printf(msg, len,
 					   "session %lld runs no statement now: nothing was done (the one you saw, query "
 					   "id %lld, has finished)",
 					   id, who->query_id);
 			return -1;
 		}
-		res = my_query(src, "SELECT @dbtop_act", msg, len, &failed, NULL, NULL);
-		bool done = !failed && res && (row = mysql_fetch_row(res)) && row[0] && row[0][0] == '1';
+		res = my_query(src, "SELECT @dbtop_act", &qr);
+		bool done = !qr.failed && res && (row = mysql_fetch_row(res)) && row[0] && row[0][0] == '1';
 		if (res)
 			mysql_free_result(res);
-		if (failed)
+		if (qr.failed) {
+			str_copy(msg, len, qr.err);
 			return -1;
+		}
 		if (!done) {
 			my_refused(src, id, who, cancel, msg, len);
 			return -1;
@@ -1103,11 +1091,13 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 				str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
 			return -1;
 		}
-		res = my_query(src, kill, msg, len, &failed, NULL, NULL);
+		res = my_query(src, kill, &qr);
 		if (res)
 			mysql_free_result(res);
-		if (failed)
+		if (qr.failed) {
+			str_copy(msg, len, qr.err);
 			return -1;
+		}
 	}
 	str_printf(msg, len, "%s: done (the session you saw: %s)", kill,
 		   who->trx_id[0] ? "same transaction" : "no transaction, same statement");
@@ -1130,16 +1120,18 @@ static int my_tune_prev(struct source *src, struct tune_call *c)
 {
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed;
+	struct qres qr;
 	char q[256];
 	if (c->t->kind == TK_MY_GLOBAL)
 		str_printf(q, sizeof q, "SELECT @@GLOBAL.%s, NULL", c->t->name);
 	else
 		str_printf(q, sizeof q, "SELECT ENABLED, TIMED FROM performance_schema.setup_instruments "
 			   "WHERE NAME = '%s'", c->t->name);
-	res = my_query(src, q, c->err, sizeof c->err, &failed, NULL, NULL);
-	if (failed)
+	res = my_query(src, q, &qr);
+	if (qr.failed) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	row = res ? mysql_fetch_row(res) : NULL;
 	if (!row || !row[0]) {
 		str_copy(c->err, sizeof c->err, "the server returned no value");
@@ -1162,7 +1154,7 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 {
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed;
+	struct qres qr;
 	char q[512];
 	enum flavour fl = src->caps.flavour;
 	struct strbuf names, privs;
@@ -1177,9 +1169,11 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 		}
 	str_printf(q, sizeof q, "SHOW GLOBAL VARIABLES WHERE Variable_name IN (%s)", names.s ? names.s : "''");
 	sb_free(&names);
-	res = my_query(src, q, c->err, sizeof c->err, &failed, NULL, NULL);
-	if (failed)
+	res = my_query(src, q, &qr);
+	if (qr.failed) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	while (res && (row = mysql_fetch_row(res)))
 		for (size_t i = 0; row[0] && i < ntunables; i++)
 			if (tunables[i].kind == TK_MY_GLOBAL && strcmp(tunables[i].name, row[0]) == 0) {
@@ -1190,10 +1184,9 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 	if (res)
 		mysql_free_result(res);
 	if (src->caps.perf_schema) {
-		char e2[NOTE_LEN];
 		res = my_query(src, "SELECT NAME, ENABLED, TIMED FROM performance_schema.setup_instruments "
 			       "WHERE NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "')",
-			       e2, sizeof e2, &failed, NULL, NULL);
+			       &qr);
 		while (res && (row = mysql_fetch_row(res)))
 			for (size_t i = 0; row[0] && i < ntunables; i++)
 				if (tunables[i].kind == TK_MY_INSTRUMENT && strcmp(tunables[i].name, row[0]) == 0) {
@@ -1204,8 +1197,8 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 				}
 		if (res)
 			mysql_free_result(res);
-		if (failed)
-			str_printf(c->note, sizeof c->note, "performance_schema instruments unreadable: %s", e2);
+		if (qr.failed)
+			str_printf(c->note, sizeof c->note, "performance_schema instruments unreadable: %s", qr.err);
 	} else {
 		str_copy(c->note, sizeof c->note, "performance_schema is off (performance_schema=ON in my.cnf and a "
 			 "restart): its instruments cannot be switched");
@@ -1217,7 +1210,7 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = "
 		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND TABLE_NAME = 'setup_instruments'"
 		       " AND PRIVILEGE_TYPE = 'UPDATE'",
-		       c->err, sizeof c->err, &failed, NULL, NULL);
+		       &qr);
 	sb_putc(&privs, '|');
 	while (res && (row = mysql_fetch_row(res)))
 		if (row[0]) {
@@ -1254,16 +1247,20 @@ static int my_tune_lock(struct source *src, struct tune_call *c)
 {
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed;
+	struct qres qr;
 	if (c->what == TC_UNLOCK) {
-		res = my_query(src, "SELECT RELEASE_LOCK('" TUNE_LOCK_NAME "')", c->err, sizeof c->err, &failed, NULL, NULL);
+		res = my_query(src, "SELECT RELEASE_LOCK('" TUNE_LOCK_NAME "')", &qr);
 		if (res)
 			mysql_free_result(res);
-		return failed ? -1 : 0;
+		if (qr.failed)
+			str_copy(c->err, sizeof c->err, qr.err);
+		return qr.failed ? -1 : 0;
 	}
-	res = my_query(src, "SELECT GET_LOCK('" TUNE_LOCK_NAME "', 0)", c->err, sizeof c->err, &failed, NULL, NULL);
-	if (failed)
+	res = my_query(src, "SELECT GET_LOCK('" TUNE_LOCK_NAME "', 0)", &qr);
+	if (qr.failed) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	row = res ? mysql_fetch_row(res) : NULL;
 	c->got = row && row[0] && strcmp(row[0], "1") == 0;
 	if (res)
@@ -1273,7 +1270,7 @@ static int my_tune_lock(struct source *src, struct tune_call *c)
 	res = my_query(src,
 		       "SELECT IS_USED_LOCK('" TUNE_LOCK_NAME "'), (SELECT CONCAT(USER, '@', HOST) FROM "
 		       "information_schema.PROCESSLIST WHERE ID = IS_USED_LOCK('" TUNE_LOCK_NAME "'))",
-		       c->err, sizeof c->err, &failed, NULL, NULL);
+		       &qr);
 	row = res ? mysql_fetch_row(res) : NULL;
 	if (row && row[0])
 		str_printf(c->holder, sizeof c->holder, "session %s%s%s", row[0], row[1] ? ", " : "",
@@ -1292,7 +1289,7 @@ static int my_tune(struct source *src, struct tune_call *c)
 {
 	struct my_priv *p = src->priv;
 	MYSQL_RES *res;
-	bool failed, stalled = false;
+	struct qres qr;
 	if (c->what == TC_PROBE)
 		return my_tune_probe(src, c);
 	if (c->what == TC_PREV)
@@ -1303,12 +1300,13 @@ static int my_tune(struct source *src, struct tune_call *c)
 	}
 	if (c->what == TC_LOCK || c->what == TC_UNLOCK)
 		return my_tune_lock(src, c);
-	res = my_query(src, c->sql, c->err, sizeof c->err, &failed, &stalled, NULL);
+	res = my_query(src, c->sql, &qr);
 	if (res)
 		mysql_free_result(res);
-	if (failed) {
+	if (qr.failed) {
 		unsigned e = mysql_errno(p->db);
-		c->unsure = stalled || e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR;
+		str_copy(c->err, sizeof c->err, qr.err);
+		c->unsure = qr.stalled || e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR;
 		return -1;
 	}
 	return 0;
@@ -1323,18 +1321,16 @@ static bool my_privileges_granted(struct source *src, struct sample *out)
 {
 	const struct caps *c = &src->caps;
 	const char *what = NULL;
-	char e2[NOTE_LEN];
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed;
+	struct qres qr;
 
 	if (c->perf_schema && !c->ps_readable) {
-		res = my_query(src, "SELECT 1 FROM performance_schema.setup_consumers LIMIT 0", e2, sizeof e2, &failed,
-			       NULL, &out->query_ms);
-		out->nqueries++;
+		res = my_query(src, "SELECT 1 FROM performance_schema.setup_consumers LIMIT 0", &qr);
+		qres_count(out, &qr);
 		if (res)
 			mysql_free_result(res);
-		if (!failed)
+		if (!qr.failed)
 			what = "SELECT on performance_schema";
 	}
 	if (!what && !c->priv_process) {
@@ -1343,8 +1339,8 @@ static bool my_privileges_granted(struct source *src, struct sample *out)
 			       "WHERE GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(),'@',1), '''@''', "
 			       "SUBSTRING_INDEX(CURRENT_USER(),'@',-1), '''') "
 			       "AND PRIVILEGE_TYPE IN ('PROCESS', 'SUPER', 'SYSTEM_VARIABLES_ADMIN')",
-			       e2, sizeof e2, &failed, NULL, &out->query_ms);
-		out->nqueries++;
+			       &qr);
+		qres_count(out, &qr);
 		if (res && (row = mysql_fetch_row(res)) && row[0] && atol(row[0]) > 0)
 			what = "PROCESS";
 		if (res)
@@ -1363,7 +1359,8 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	struct caps *c = &src->caps;
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed, stalled = false, have_lost = false;
+	struct qres qr;
+	bool have_lost = false;
 	uint64_t uptime = 0, lost = 0, row_waits = 0;
 	unsigned mdl_waits = 0;
 	double t0;
@@ -1375,12 +1372,10 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		       "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
 		       "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
 		       "'Innodb_row_lock_current_waits')",
-		       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-	out->nqueries++;
-	if (failed) {
-		out->state = stalled ? STATE_STALLED : STATE_DOWN;
-		return -1;
-	}
+		       &qr);
+	qres_count(out, &qr);
+	if (qr.failed)
+		return qres_fail(out, &qr);
 	out->mono = (t0 + clock_mono()) / 2;
 	out->wall = clock_wall();
 	while (res && (row = mysql_fetch_row(res))) {
@@ -1414,13 +1409,11 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		sb_init(&psq);
 		sb_printf(&psq, "%s%s%s%s", MY_PS_SQL, own, waits ? MY_WAITS_SQL : "",
 			  c->flavour == FLAVOUR_MYSQL ? MY_MDL_GATE_MYSQL : MY_MDL_GATE_MARIADB);
-		res = my_query(src, psq.s, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
+		res = my_query(src, psq.s, &qr);
 		sb_free(&psq);
-		out->nqueries++;
-		if (failed) {
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
+		qres_count(out, &qr);
+		if (qr.failed)
+			return qres_fail(out, &qr);
 		struct wait_set *ws = waits ? wait_set_new(WS_PERF_SCHEMA) : NULL;
 		out->waits = ws;
 		if (ws)
@@ -1445,12 +1438,10 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		/* the metadata-lock gate alone */
 		char q[MYL_SQL_MAX];
 		mysql_locks_mdl_count_sql(c->flavour, (unsigned)(src->query_timeout * 1000), q, sizeof q);
-		res = my_query(src, q, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-		out->nqueries++;
-		if (failed) {
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
+		res = my_query(src, q, &qr);
+		qres_count(out, &qr);
+		if (qr.failed)
+			return qres_fail(out, &qr);
 		if (res && (row = mysql_fetch_row(res)) && !mysql_locks_count(row[0], &mdl_waits))
 			mdl_waits = 0;
 		if (res)
@@ -1507,12 +1498,10 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 			       "'sync_binlog','innodb_flush_method','innodb_doublewrite','log_bin',"
 			       "'binlog_commit_wait_count','binlog_commit_wait_usec',"
 			       "'binlog_group_commit_sync_delay','innodb_log_file_size')",
-			       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-		out->nqueries++;
-		if (failed) {
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
+			       &qr);
+		qres_count(out, &qr);
+		if (qr.failed)
+			return qres_fail(out, &qr);
 		while (res && (row = mysql_fetch_row(res)))
 			if (row[0])
 				sample_setting(out, row[0], row[1]);

@@ -103,59 +103,63 @@ static void pg_errcpy(char *err, size_t errlen, const char *msg)
 	text_sanitize(err);
 }
 
-/* Run q and collect every result before the deadline. Returns 0, or -1
- * with err set and *stalled when the time limit hit. */
+/* Run q (the prepared statement stmt instead when not NULL) and collect
+ * every result before the deadline; r says how it went. Returns 0, or -1
+ * (r->failed, r->err; r->stalled when the time limit hit). */
 static int pg_run_stmt(struct source *src, const char *q, const char *stmt, struct pg_results *rs,
-		       char *err, size_t errlen, bool *stalled, double *ms)
+		       struct qres *r)
 {
 	struct pg_priv *p = src->priv;
 	double t0 = clock_mono(), deadline = t0 + src->query_timeout;
-	PGresult *r;
+	PGresult *res;
 	int rc = 0;
 
 	rs->n = 0;
-	*stalled = false;
+	r->failed = r->stalled = false;
+	r->ms = 0;
+	r->err[0] = '\0';
 	/* a query abandoned at its time limit (a subsample's, between two
 	 * refreshes) still holds the connection: that is the reason to report,
 	 * not libpq's "another command is already in progress" */
 	if (PQtransactionStatus(p->db) == PQTRANS_ACTIVE) {
-		*stalled = true;
-		str_printf(err, errlen, "query exceeded %.1fs time limit (an earlier query still has no answer)",
+		r->stalled = true;
+		str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (an earlier query still has no answer)",
 			   src->query_timeout);
 		return -1;
 	}
 	if (!(stmt ? PQsendQueryPrepared(p->db, stmt, 0, NULL, NULL, NULL, 0) : PQsendQuery(p->db, q))) {
-		pg_errcpy(err, errlen, PQerrorMessage(p->db));
+		pg_errcpy(r->err, sizeof r->err, PQerrorMessage(p->db));
+		r->failed = true;
 		return -1;
 	}
 	for (;;) {
 		while (!PQisBusy(p->db)) {
-			r = PQgetResult(p->db);
-			if (!r)
+			res = PQgetResult(p->db);
+			if (!res)
 				goto done;
-			ExecStatusType st = PQresultStatus(r);
+			ExecStatusType st = PQresultStatus(res);
 			if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-				const char *code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+				const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
 				if (rc == 0) {
-					pg_errcpy(err, errlen, PQresultErrorMessage(r));
+					pg_errcpy(r->err, sizeof r->err, PQresultErrorMessage(res));
 					if (code && strcmp(code, "57014") == 0) {
-						*stalled = true;
-						str_printf(err, errlen, "query exceeded %.1fs time limit (statement_timeout)",
+						r->stalled = true;
+						str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (statement_timeout)",
 							   src->query_timeout);
 					}
 				}
 				rc = -1;
-				PQclear(r);
+				PQclear(res);
 			} else if (rs->n < PG_MAXRES) {
-				rs->r[rs->n++] = r;
+				rs->r[rs->n++] = res;
 			} else {
-				PQclear(r);
+				PQclear(res);
 			}
 		}
 		double left = deadline - clock_mono();
 		if (left <= 0) {
-			*stalled = true;
-			str_printf(err, errlen, "query exceeded %.1fs time limit (no answer from server)",
+			r->stalled = true;
+			str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (no answer from server)",
 				   src->query_timeout);
 			rc = -1;
 			break;
@@ -163,42 +167,41 @@ static int pg_run_stmt(struct source *src, const char *q, const char *stmt, stru
 		struct pollfd pfd = {.fd = PQsocket(p->db), .events = POLLIN};
 		int pr = poll(&pfd, 1, (int)d_ceil(left * 1000));
 		if (pr < 0 && errno != EINTR) {
-			str_printf(err, errlen, "poll: %s", strerror(errno));
+			str_printf(r->err, sizeof r->err, "poll: %s", strerror(errno));
 			rc = -1;
 			break;
 		}
 		if (pr > 0 && !PQconsumeInput(p->db)) {
-			pg_errcpy(err, errlen, PQerrorMessage(p->db));
+			pg_errcpy(r->err, sizeof r->err, PQerrorMessage(p->db));
 			rc = -1;
 			break;
 		}
 	}
 done:
-	if (ms)
-		*ms += (clock_mono() - t0) * 1000.0;
+	r->ms = (clock_mono() - t0) * 1000.0;
 	if (PQstatus(p->db) == CONNECTION_BAD && rc == 0) {
-		pg_errcpy(err, errlen, PQerrorMessage(p->db));
+		pg_errcpy(r->err, sizeof r->err, PQerrorMessage(p->db));
 		rc = -1;
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		r->failed = true;
 		pg_results_clear(rs);
+	}
 	return rc;
 }
 
-static int pg_run(struct source *src, const char *q, struct pg_results *rs, char *err, size_t errlen,
-		  bool *stalled, double *ms)
+static int pg_run(struct source *src, const char *q, struct pg_results *rs, struct qres *r)
 {
-	return pg_run_stmt(src, q, NULL, rs, err, errlen, stalled, ms);
+	return pg_run_stmt(src, q, NULL, rs, r);
 }
 
 /* pg_run on another connection of this source (the digest connection). */
-static int pg_run_on(struct source *src, PGconn *conn, const char *q, struct pg_results *rs, char *err,
-		     size_t errlen, bool *stalled, double *ms)
+static int pg_run_on(struct source *src, PGconn *conn, const char *q, struct pg_results *rs, struct qres *r)
 {
 	struct pg_priv *p = src->priv;
 	PGconn *keep = p->db;
 	p->db = conn;
-	int rc = pg_run_stmt(src, q, NULL, rs, err, errlen, stalled, ms);
+	int rc = pg_run_stmt(src, q, NULL, rs, r);
 	p->db = keep;
 	return rc;
 }
@@ -238,12 +241,15 @@ static int pg_probe(struct source *src, char *err, size_t errlen)
 	struct caps *c = &src->caps;
 	struct pg_results rs;
 	const char *cells[PGP__COUNT];
-	bool stalled, io_has_wal = false;
+	bool io_has_wal = false;
+	struct qres qr;
 	const char *v;
 	int i;
 
-	if (pg_run(src, PG_PROBE_SQL, &rs, err, errlen, &stalled, NULL) < 0)
+	if (pg_run(src, PG_PROBE_SQL, &rs, &qr) < 0) {
+		str_copy(err, errlen, qr.err);
 		return -1;
+	}
 	if (rs.n < 1 || PQntuples(rs.r[0]) != 1 || PQnfields(rs.r[0]) != PGP__COUNT) {
 		pg_results_clear(&rs);
 		str_copy(err, errlen, "probe returned no row");
@@ -255,8 +261,10 @@ static int pg_probe(struct source *src, char *err, size_t errlen)
 	bool ask_io = c->wal_stats != WAL_STAT_WAL && (v = cells[PGP_HAS_IO]) && v[0] == 't';
 	pg_results_clear(&rs);
 	if (ask_io) {
-		if (pg_run(src, PG_IO_WAL_SQL, &rs, err, errlen, &stalled, NULL) < 0)
+		if (pg_run(src, PG_IO_WAL_SQL, &rs, &qr) < 0) {
+			str_copy(err, errlen, qr.err);
 			return -1;
+		}
 		io_has_wal = rs.n > 0 && (v = cell(rs.r[0], 0, 0)) && atol(v) > 0;
 		pg_results_clear(&rs);
 	}
@@ -318,14 +326,13 @@ static void pg_identity(struct source *src)
 	struct pg_priv *p = src->priv;
 	struct caps *c = &src->caps;
 	struct pg_results rs;
-	bool stalled;
-	char e2[NOTE_LEN];
+	struct qres qr;
 	c->server_id[0] = '\0';
 	if (pg_run(src, "SELECT (SELECT system_identifier FROM pg_control_system())::text, current_setting('port')", &rs,
-		   e2, sizeof e2, &stalled, NULL) < 0) {
+		   &qr) < 0) {
 		str_printf(c->server_label, sizeof c->server_label,
 			   "pg_control_system() is not readable (%s): GRANT EXECUTE ON FUNCTION pg_control_system() TO "
-			   "this user", e2);
+			   "this user", qr.err);
 		p->own_xacts++;
 		return;
 	}
@@ -354,14 +361,14 @@ static void pg_find_pgss(struct source *src)
 	struct pg_priv *p = src->priv;
 	struct caps *c = &src->caps;
 	struct pg_results rs;
-	bool stalled;
-	char err[NOTE_LEN], here[64] = "", names[PGSS_DB_TRIES][64];
+	struct qres qr;
+	char here[64] = "", names[PGSS_DB_TRIES][64];
 	int n = 0;
 	if (pg_run(src, "SELECT current_database(), (SELECT array_to_string(array_agg(datname ORDER BY "
 		   "datname <> 'postgres', oid), chr(1)) FROM (SELECT datname, oid FROM pg_database WHERE datallowconn "
 		   "AND NOT datistemplate AND datname <> current_database() AND has_database_privilege(datname, "
 		   "'CONNECT') ORDER BY datname <> 'postgres', oid LIMIT 8) d)",
-		   &rs, err, sizeof err, &stalled, NULL) < 0) {
+		   &rs, &qr) < 0) {
 		p->own_xacts++;
 		return;
 	}
@@ -401,7 +408,7 @@ static void pg_find_pgss(struct source *src)
 		}
 		int ver = 0;
 		if (pg_run_on(src, db, "SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements'", &rs,
-			      err, sizeof err, &stalled, NULL) == 0) {
+			      &qr) == 0) {
 			const char *v = rs.n ? cell(rs.r[0], 0, 0) : NULL;
 			int maj = 0, min = 0;
 			if (v && sscanf(v, "%d.%d", &maj, &min) >= 1)
@@ -524,10 +531,9 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	if (src->read_only) {
 		/* --read-only: the server says whether this session is */
 		struct pg_results rs;
-		bool stalled;
-		char e2[NOTE_LEN];
+		struct qres qr;
 		const char *v = NULL;
-		if (pg_run(src, "SHOW transaction_read_only", &rs, e2, sizeof e2, &stalled, NULL) == 0) {
+		if (pg_run(src, "SHOW transaction_read_only", &rs, &qr) == 0) {
 			v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
 			if (v && strcmp(v, "on") == 0)
 				notes_add(&src->caps.notes, "--read-only: this session is read-only "
@@ -549,15 +555,13 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	p->ws = WS_SAMPLED;
 	if (src->caps.pg_wait_sampling) {
 		struct pg_results rs;
-		bool stalled;
-		char e2[NOTE_LEN];
-		if (pg_run(src, "SELECT count(*) FROM pg_wait_sampling_profile WHERE false", &rs, e2, sizeof e2, &stalled,
-			   NULL) == 0) {
+		struct qres qr;
+		if (pg_run(src, "SELECT count(*) FROM pg_wait_sampling_profile WHERE false", &rs, &qr) == 0) {
 			p->ws = WS_PG_WAIT_SAMPLING;
 			pg_results_clear(&rs);
 		} else {
 			notes_add(&src->caps.notes, "pg_wait_sampling is installed but not readable (%s): wait events "
-				  "are sampled by dbtop instead", e2);
+				  "are sampled by dbtop instead", qr.err);
 		}
 		p->own_xacts++;
 	}
@@ -582,20 +586,17 @@ static void pg_subsample(struct source *src)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	char err[NOTE_LEN];
-	bool stalled;
+	struct qres qr;
 	double server_ms = 0;
 	int i;
 	if (!p)
 		return;
 	if (p->ws == WS_SAMPLED && p->wacc) {
 		/* wait events: one look at what the busy sessions wait on */
-		double ms = 0;
-		if (pg_run_stmt(src, PG_WAIT_SAMPLE_SQL, p->ws_prepared ? "dbtop_waits" : NULL, &rs, err, sizeof err,
-				&stalled, &ms) == 0) {
+		if (pg_run_stmt(src, PG_WAIT_SAMPLE_SQL, p->ws_prepared ? "dbtop_waits" : NULL, &rs, &qr) == 0) {
 			p->own_xacts++;
 			p->wacc->rounds++;
-			p->wacc->cost_ms += ms;
+			p->wacc->cost_ms += qr.ms;
 			for (i = 0; rs.n > 0 && i < PQntuples(rs.r[0]); i++) {
 				const char *n = cell(rs.r[0], i, 1);
 				if (cell(rs.r[0], i, 0))
@@ -613,7 +614,7 @@ static void pg_subsample(struct source *src)
 			   "extract(epoch FROM clock_timestamp() - query_start), query, NULL::float8 "
 			   "FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "
 			   "AND backend_type = 'client backend' UNION ALL " PG_SERVER_MS_ROW(5),
-			   &rs, err, sizeof err, &stalled, NULL) < 0) {
+			   &rs, &qr) < 0) {
 			src->sub_server_ms = -1;
 			return;
 		}
@@ -644,7 +645,7 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 	const char *ids[TEXT_FETCH_MAX];
 	size_t i, n = 0;
 	struct pg_results rs;
-	bool stalled;
+	struct qres qr;
 	char *q;
 	int rc, k;
 
@@ -670,16 +671,12 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 		free(q);
 		return 0;   /* no valid id */
 	}
-	double ms = 0;
-	rc = pg_run_on(src, p->dg_db ? p->dg_db : p->db, q, &rs, out->error, sizeof out->error, &stalled, &ms);
-	out->query_ms += ms;
+	rc = pg_run_on(src, p->dg_db ? p->dg_db : p->db, q, &rs, &qr);
+	qres_count(out, &qr);
 	free(q);
-	out->nqueries++;
 	p->own_xacts++;
-	if (rc < 0) {
-		out->state = stalled ? STATE_STALLED : STATE_DOWN;
-		return -1;
-	}
+	if (rc < 0)
+		return qres_fail(out, &qr);
 	for (k = 0; rs.n > 0 && k < PQntuples(rs.r[0]); k++) {
 		char key[200];
 		pg_digest_key(key, sizeof key, cell(rs.r[0], k, 0), cell(rs.r[0], k, 1), cell(rs.r[0], k, 2),
@@ -703,9 +700,8 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 	struct pg_priv *p = src->priv;
 	struct lock_set *ls = lock_set_new();
 	struct pg_results rs;
-	bool stalled;
-	char q[8192], err[NOTE_LEN];
-	double ms = 0;
+	struct qres qr;
+	char q[8192];
 
 	out->locks = ls;
 	ls->waiting = waiting;
@@ -727,20 +723,16 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 		str_copy(ls->note, sizeof ls->note, "lock query too long for its buffer");
 		return 0;
 	}
-	int rc = pg_run(src, q, &rs, err, sizeof err, &stalled, &ms);
-	out->query_ms += ms;
-	out->nqueries++;
+	int rc = pg_run(src, q, &rs, &qr);
+	qres_count(out, &qr);
 	p->own_xacts++;
-	ls->query_ms = ms;
+	ls->query_ms = qr.ms;
 	if (rc < 0) {
-		if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE) {
-			str_copy(out->error, sizeof out->error, err);
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
-		ls->status = stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
-		str_copy(ls->note, sizeof ls->note, err);
-		source_locks_read(src, ls, ms, now);
+		if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE)
+			return qres_fail(out, &qr);
+		ls->status = qr.stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
+		str_copy(ls->note, sizeof ls->note, qr.err);
+		source_locks_read(src, ls, qr.ms, now);
 		return 0;
 	}
 	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
@@ -754,7 +746,7 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 	pg_results_clear(&rs);
 	ls->status = LOCKS_READ;
 	lock_set_analyse(ls);
-	source_locks_read(src, ls, ms, now);
+	source_locks_read(src, ls, qr.ms, now);
 	return 0;
 }
 
@@ -766,7 +758,8 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	struct strbuf q;
 	const char *cells[PGC__COUNT];
 	const char *dsql = pg_digest_sql(c);
-	bool stalled, info = c->pgss_version >= 109;
+	struct qres qr;
+	bool info = c->pgss_version >= 109;
 	const PGresult *r;
 	double t0;
 	int rc, i, next;
@@ -810,14 +803,12 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		sb_puts(&q, "; SELECT pg_has_role(current_user, 'pg_monitor', 'MEMBER')");
 	}
 	t0 = clock_mono();
-	rc = pg_run(src, q.s, &rs, out->error, sizeof out->error, &stalled, &out->query_ms);
+	rc = pg_run(src, q.s, &rs, &qr);
 	sb_free(&q);
-	out->nqueries++;
+	qres_count(out, &qr);
 	p->own_xacts++;
-	if (rc < 0) {
-		out->state = stalled ? STATE_STALLED : STATE_DOWN;
-		return -1;
-	}
+	if (rc < 0)
+		return qres_fail(out, &qr);
 	out->mono = (t0 + clock_mono()) / 2;
 	out->wall = clock_wall();
 	r = rs.n > 0 ? rs.r[0] : NULL;
@@ -863,21 +854,18 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 			cost = before >= 0 && after >= before ? after - before : -1;
 		} else if (other) {
 			struct strbuf dq;
-			double ms = 0;
 			sb_init(&dq);
 			sb_puts(&dq, dsql);
 			if (info)
 				sb_puts(&dq, "; SELECT dealloc FROM pg_stat_statements_info");
 			sb_puts(&dq, "; SELECT " PG_SERVER_MS_EXPR);
-			rc = pg_run_on(src, p->dg_db, dq.s, &rd, out->error, sizeof out->error, &stalled, &ms);
+			rc = pg_run_on(src, p->dg_db, dq.s, &rd, &qr);
 			sb_free(&dq);
-			out->query_ms += ms;
-			out->nqueries++;
+			qres_count(out, &qr);
 			p->own_xacts++;
 			if (rc < 0) {
 				pg_results_clear(&rs);
-				out->state = stalled ? STATE_STALLED : STATE_DOWN;
-				return -1;
+				return qres_fail(out, &qr);
 			}
 			d = rd.n > 0 ? rd.r[0] : NULL;
 			dinfo = info && rd.n > 1 ? rd.r[1] : NULL;
@@ -972,15 +960,14 @@ static void pg_tune_pending(struct source *src, struct tune_call *c)
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
 	struct strbuf q;
-	bool stalled;
-	char err[NOTE_LEN];
+	struct qres qr;
 	const char *unread = TUNE_PENDING_UNREAD;
 	c->pending[0] = '\0';
-	int rc = pg_run(src, PG_PENDING_PRIV_SQL, &rs, err, sizeof err, &stalled, NULL);
+	int rc = pg_run(src, PG_PENDING_PRIV_SQL, &rs, &qr);
 	p->own_xacts++;
 	if (rc < 0) {
 		str_printf(c->pending, sizeof c->pending, "%s (%s): pg_reload_conf() applies whatever they hold", unread,
-			   err);
+			   qr.err);
 		return;
 	}
 	const char *files = cell(rs.n ? rs.r[0] : NULL, 0, 0), *hba = cell(rs.n ? rs.r[0] : NULL, 0, 1),
@@ -1001,11 +988,11 @@ static void pg_tune_pending(struct source *src, struct tune_call *c)
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
 			poll(NULL, 0, (int)(PENDING_RECHECK_S * 1000));
-		rc = pg_run(src, q.s, &rs, err, sizeof err, &stalled, NULL);
+		rc = pg_run(src, q.s, &rs, &qr);
 		p->own_xacts++;
 		if (rc < 0) {
 			str_printf(c->pending, sizeof c->pending, "%s (%s): pg_reload_conf() applies whatever they hold",
-				   unread, err);
+				   unread, qr.err);
 			break;
 		}
 		const PGresult *r = rs.n ? rs.r[0] : NULL;
@@ -1029,7 +1016,7 @@ static int pg_tune_probe(struct source *src, struct tune_call *c)
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
 	struct strbuf q;
-	bool stalled;
+	struct qres qr;
 	const char *allowed = src->caps.superuser ? "true"
 			      : src->caps.version_num >= 150000
 				  ? "has_parameter_privilege(name, 'ALTER SYSTEM') AND "
@@ -1055,11 +1042,13 @@ static int pg_tune_probe(struct source *src, struct tune_call *c)
 			first = false;
 		}
 	sb_puts(&q, "')");
-	int rc = pg_run(src, q.s, &rs, c->err, sizeof c->err, &stalled, NULL);
+	int rc = pg_run(src, q.s, &rs, &qr);
 	sb_free(&q);
 	p->own_xacts++;
-	if (rc < 0)
+	if (rc < 0) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	for (int row = 0; r && row < PQntuples(r); row++) {
 		const char *name = cell(r, row, 0), *v = cell(r, row, 1), *ok = cell(r, row, 2);
@@ -1089,7 +1078,7 @@ static int pg_tune_prev(struct source *src, struct tune_call *c)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled;
+	struct qres qr;
 	char q[640];
 	const char *n = c->t->name;
 	str_printf(q, sizeof q,
@@ -1098,10 +1087,12 @@ static int pg_tune_prev(struct source *src, struct tune_call *c)
 		   "(SELECT count(*) FROM pg_file_settings WHERE name = '%s' "
 		   "AND sourcefile LIKE '%%/postgresql.auto.conf')",
 		   n, n, n);
-	int rc = pg_run(src, q, &rs, c->err, sizeof c->err, &stalled, NULL);
+	int rc = pg_run(src, q, &rs, &qr);
 	p->own_xacts++;
-	if (rc < 0)
+	if (rc < 0) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	const char *cur = cell(r, 0, 0), *file = cell(r, 0, 1), *cnt = cell(r, 0, 2);
 	if (!cur || !cnt) {
@@ -1137,25 +1128,31 @@ static int pg_tune_lock(struct source *src, struct tune_call *c)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled;
+	struct qres qr;
 	const char *v;
 	p->own_xacts++;
 	if (c->what == TC_UNLOCK) {
-		if (pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &rs, c->err, sizeof c->err, &stalled, NULL) < 0)
+		if (pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &rs, &qr) < 0) {
+			str_copy(c->err, sizeof c->err, qr.err);
 			return -1;
+		}
 		pg_results_clear(&rs);
 		return 0;
 	}
-	if (pg_run(src, "SELECT pg_try_advisory_lock(" PG_LOCK_KEYS ")", &rs, c->err, sizeof c->err, &stalled, NULL) < 0)
+	if (pg_run(src, "SELECT pg_try_advisory_lock(" PG_LOCK_KEYS ")", &rs, &qr) < 0) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
 	c->got = v && v[0] == 't';
 	pg_results_clear(&rs);
 	p->own_xacts++;
-	if (pg_run(src, PG_LOCK_HOLDER_SQL, &rs, c->err, sizeof c->err, &stalled, NULL) < 0) {
-		if (c->got && pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &rs, c->err, sizeof c->err,
-				     &stalled, NULL) == 0)
+	if (pg_run(src, PG_LOCK_HOLDER_SQL, &rs, &qr) < 0) {
+		str_copy(c->err, sizeof c->err, qr.err);
+		if (c->got && pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &rs, &qr) == 0)
 			pg_results_clear(&rs);
+		else if (c->got)
+			str_copy(c->err, sizeof c->err, qr.err);
 		c->got = false;
 		return -1;
 	}
@@ -1172,9 +1169,8 @@ static int pg_tune_lock(struct source *src, struct tune_call *c)
 		if (c->got) {
 			/* taken here while another database has it: not ours */
 			struct pg_results r2;
-			char e2[NOTE_LEN];
 			p->own_xacts++;
-			if (pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &r2, e2, sizeof e2, &stalled, NULL) == 0)
+			if (pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &r2, &qr) == 0)
 				pg_results_clear(&r2);
 			c->got = false;
 		}
@@ -1190,7 +1186,7 @@ static int pg_tune(struct source *src, struct tune_call *c)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled = false;
+	struct qres qr;
 	if (c->what == TC_PROBE)
 		return pg_tune_probe(src, c);
 	if (c->what == TC_PREV)
@@ -1201,19 +1197,21 @@ static int pg_tune(struct source *src, struct tune_call *c)
 	}
 	if (c->what == TC_LOCK || c->what == TC_UNLOCK)
 		return pg_tune_lock(src, c);
-	int rc = pg_run(src, c->sql, &rs, c->err, sizeof c->err, &stalled, NULL);
+	int rc = pg_run(src, c->sql, &rs, &qr);
 	p->own_xacts++;
 	if (rc < 0) {
-		c->unsure = stalled || PQstatus(p->db) != CONNECTION_OK;
+		str_copy(c->err, sizeof c->err, qr.err);
+		c->unsure = qr.stalled || PQstatus(p->db) != CONNECTION_OK;
 		return -1;
 	}
 	pg_results_clear(&rs);
 	if (!c->reload)
 		return 0;
-	rc = pg_run(src, "SELECT pg_reload_conf()", &rs, c->err, sizeof c->err, &stalled, NULL);
+	rc = pg_run(src, "SELECT pg_reload_conf()", &rs, &qr);
 	p->own_xacts++;
 	if (rc < 0) {
 		/* postgresql.auto.conf is changed already: the change must be reverted */
+		str_copy(c->err, sizeof c->err, qr.err);
 		c->unsure = true;
 		return -1;
 	}
@@ -1228,7 +1226,7 @@ static int pg_ident_now(struct source *src, long long pid, struct session_ident 
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled;
+	struct qres qr;
 	int found = 0;
 	char q[320];
 	memset(now, 0, sizeof *now);
@@ -1236,8 +1234,10 @@ static int pg_ident_now(struct source *src, long long pid, struct session_ident 
 		   "SELECT " PG_US("backend_start") ", " PG_US("xact_start") ", " PG_US("query_start")
 		   " FROM pg_stat_activity WHERE pid = %lld",
 		   pid);
-	if (pg_run(src, q, &rs, err, errlen, &stalled, NULL) < 0)
+	if (pg_run(src, q, &rs, &qr) < 0) {
+		str_copy(err, errlen, qr.err);
 		return -1;
+	}
 	p->own_xacts++;
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	if (r && PQntuples(r) > 0) {
@@ -1267,7 +1267,7 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 	bool cancel = what != SRC_ACT_TERMINATE;
 	const char *fn = cancel ? "pg_cancel_backend" : "pg_terminate_backend";
 	struct pg_results rs;
-	bool stalled;
+	struct qres qr;
 	char q[512], why[NOTE_LEN / 2];
 	const char *v;
 	if (src->read_only) {
@@ -1293,8 +1293,10 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 		n += str_printf(q + n, sizeof q - n, " AND " PG_US("xact_start") " = %lld", who->xact_us);
 	if (cancel && who->stmt_us)
 		str_printf(q + n, sizeof q - n, " AND " PG_US("query_start") " = %lld", who->stmt_us);
-	if (pg_run(src, q, &rs, msg, len, &stalled, NULL) < 0)
+	if (pg_run(src, q, &rs, &qr) < 0) {
+		str_copy(msg, len, qr.err);
 		return -1;
+	}
 	p->own_xacts++;
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	int rows = r ? PQntuples(r) : 0;

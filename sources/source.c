@@ -129,6 +129,19 @@ const char *state_name(enum source_state st)
 	}
 }
 
+void qres_count(struct sample *out, const struct qres *r)
+{
+	out->query_ms += r->ms;
+	out->nqueries++;
+}
+
+int qres_fail(struct sample *out, const struct qres *r)
+{
+	str_copy(out->error, sizeof out->error, r->err);
+	out->state = r->stalled ? STATE_STALLED : STATE_DOWN;
+	return -1;
+}
+
 void source_init(struct source *src, const struct source_ops *ops, struct target *t,
 		 double query_timeout)
 {

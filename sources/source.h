@@ -131,6 +131,22 @@ struct source {
 	uint32_t lk_gen;           /* conn_gen of lk_last */
 };
 
+/* What one statement of a backend came to: failed with the reason in err
+ * (stalled when its time limit hit, or the connection dropped at it), and
+ * its round trip. Backends fill it; the helpers below account for it. */
+struct qres {
+	bool failed;
+	bool stalled;
+	double ms;               /* round trip, ms */
+	char err[NOTE_LEN];      /* sanitised; "" unless failed */
+};
+/* Count the statement in out: its round trip (out->query_ms) and one more
+ * query (out->nqueries). */
+void qres_count(struct sample *out, const struct qres *r);
+/* The statement failed the sample: its reason into out->error, out->state
+ * STALLED when the time limit hit, DOWN otherwise. Returns -1. */
+int qres_fail(struct sample *out, const struct qres *r);
+
 /* The ops table for an engine, or NULL (sources/registry.c: links the
  * client libraries). */
 const struct source_ops *source_ops_for(enum engine e);
