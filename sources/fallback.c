@@ -156,3 +156,14 @@ struct digest_set *fallback_build(struct fallback *fb, const char *source, doubl
 	fb->last_build = now;
 	return set;
 }
+
+struct digest_set *fallback_build_sampled(struct fallback *fb, const char *what, double now)
+{
+	struct digest_set *set = fallback_build(fb, what, now);
+	if (set) {
+		char hz[16];
+		dg_fmt_hz(hz, sizeof hz, set->sample_hz);
+		str_printf(set->source, sizeof set->source, "%s at %s Hz", what, hz);
+	}
+	return set;
+}

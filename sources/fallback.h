@@ -68,5 +68,9 @@ void fallback_observe(struct fallback *fb, uint64_t session, const char *start, 
  * reached. NULL when no sample was taken since the previous build: the
  * caller reports the digests as skipped (the next build covers both). */
 struct digest_set *fallback_build(struct fallback *fb, const char *source, double now);
+/* fallback_build for a sample: the set's source says what was sampled and
+ * at what rate reached ("sampled pg_stat_activity at 9.8 Hz"); NULL as
+ * there. */
+struct digest_set *fallback_build_sampled(struct fallback *fb, const char *what, double now);
 
 #endif

@@ -18,6 +18,7 @@
 #include "../util/util.h"
 #include "../model/digests.h"
 #include "fallback.h"
+#include "pace.h"
 #include "mysql_map.h"
 #include "mysql_locks_map.h"
 #include "../model/locks.h"
@@ -58,8 +59,7 @@ struct my_priv {
 	bool fill_have_prev;
 	uint64_t fill_stmts, fill_exec; /* the counters at the previous sample */
 	unsigned long fill_rounds;      /* fb.rounds when the estimates were last added */
-	double dg_next;          /* monotonic s of the next digest read (--server-budget) */
-	unsigned dg_reads;       /* digest reads on this connection */
+	struct pacer dg_pace;    /* digest reads (--server-budget) */
 	struct fallback fb;
 	struct my_hist_pick pick; /* whose latency histograms to read */
 	int mdl_plugin;          /* MariaDB metadata_lock_info: -1 not probed yet, 0, 1 */
@@ -71,7 +71,7 @@ struct my_priv {
 				  * sends a statement of a new kind (the digest table outlives dbtop) */
 	size_t ncand, capcand;
 	struct strset own_checked; /* digest keys whose text was checked */
-	double next_waits;       /* monotonic s of the next wait summary read */
+	struct pacer waits_pace; /* wait summary reads */
 	double trx_read;         /* monotonic s of the last lock query (it reads INNODB_TRX) */
 };
 
@@ -832,8 +832,6 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	" UNION ALL SELECT CONCAT('w:', EVENT_NAME), COUNT_STAR, SUM_TIMER_WAIT FROM "              \
 	"performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0 "       \
 	"AND EVENT_NAME <> 'idle'"
-/* s between two reads of the wait summary */
-#define MY_WAITS_EVERY_S 4.5
 #define MY_MDL_GATE_MYSQL                                                                          \
 	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM performance_schema.metadata_locks " \
 	"WHERE LOCK_STATUS = 'PENDING'"
@@ -899,24 +897,15 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 {
 	struct my_priv *p = src->priv;
 	struct caps *c = &src->caps;
-	struct lock_set *ls = lock_set_new();
 	/* the server gives up at half the client's deadline: a slow lock query
 	 * says so on the pane instead of failing the whole refresh */
 	unsigned ms = (unsigned)(src->query_timeout * 500);
 	char q[MYL_SQL_MAX];
 	int rc = 0;
+	double now;
+	struct lock_set *ls = source_locks_begin(src, out, row_waits + mdl_waits, false, &now);
 
-	out->locks = ls;
-	ls->waiting = row_waits + mdl_waits;
-	double now = clock_mono();
-	struct lock_set *kept = source_locks_reuse(src, ls->waiting, now, false);
-	if (kept) {
-		/* a costly graph read a moment ago (--server-budget) */
-		lock_set_free(ls);
-		out->locks = kept;
-		return 0;
-	}
-	if (ls->waiting == 0)
+	if (!ls)
 		return 0;
 	if (!c->priv_process) {
 		ls->status = LOCKS_UNAVAILABLE;
@@ -949,10 +938,7 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 	}
 	if (rc < 0)
 		return -1;
-	if (rc == 0)
-		ls->status = LOCKS_READ;
-	lock_set_analyse(ls);
-	source_locks_read(src, ls, ls->query_ms, now);
+	source_locks_end(src, ls, rc == 0, now);
 	return 0;
 }
 
@@ -995,15 +981,9 @@ static void my_refused(struct source *src, long long id, const struct session_id
 {
 	struct session_ident now;
 	bool present;
-	char why[NOTE_LEN / 2], err[NOTE_LEN / 2];
-	if (my_ident_now(src, id, &now, &present, err, sizeof err) < 0)
-		str_printf(msg, len, "session %lld may not be the one you saw: nothing was done (%s)", id, err);
-	else if (!present)
-		str_printf(msg, len, "session %lld has ended since: nothing was done", id);
-	else if (session_ident_same(who, &now, present, cancel, why, sizeof why))
-		str_printf(msg, len, "session %lld changed while it was checked: nothing was done", id);
-	else
-		str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
+	char err[NOTE_LEN / 2];
+	int rc = my_ident_now(src, id, &now, &present, err, sizeof err);
+	source_act_refused(msg, len, id, rc < 0 ? -1 : present, who, &now, cancel, err);
 }
 
 /* End a session or cancel its statement, only while it is the session
@@ -1284,23 +1264,12 @@ static int my_tune_lock(struct source *src, struct tune_call *c)
 	return 0;
 }
 
-/* Tuning: probe, read the state to restore, or run a change. */
-static int my_tune(struct source *src, struct tune_call *c)
+/* Tuning, TC_EXEC: run c->sql. */
+static int my_tune_exec(struct source *src, struct tune_call *c)
 {
 	struct my_priv *p = src->priv;
-	MYSQL_RES *res;
 	struct qres qr;
-	if (c->what == TC_PROBE)
-		return my_tune_probe(src, c);
-	if (c->what == TC_PREV)
-		return my_tune_prev(src, c);
-	if (src->read_only) {
-		str_copy(c->err, sizeof c->err, "--read-only: refused");
-		return -1;
-	}
-	if (c->what == TC_LOCK || c->what == TC_UNLOCK)
-		return my_tune_lock(src, c);
-	res = my_query(src, c->sql, &qr);
+	MYSQL_RES *res = my_query(src, c->sql, &qr);
 	if (res)
 		mysql_free_result(res);
 	if (qr.failed) {
@@ -1310,6 +1279,13 @@ static int my_tune(struct source *src, struct tune_call *c)
 		return -1;
 	}
 	return 0;
+}
+
+/* Tuning: probe, read the state to restore, or run a change. */
+static int my_tune(struct source *src, struct tune_call *c)
+{
+	static const struct tune_steps steps = {my_tune_probe, my_tune_prev, my_tune_lock, my_tune_exec};
+	return source_tune(src, c, &steps);
 }
 
 /* True (with out->error and out->state set) when a privilege the probe
@@ -1398,9 +1374,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		 * requests (MySQL 8), sessions in that state (MariaDB) */
 		/* the wait summary costs the server more than the rest together
 		 * (it adds up every thread's counters): read every few seconds */
-		bool waits = clock_mono() >= p->next_waits;
-		if (waits)
-			p->next_waits = clock_mono() + MY_WAITS_EVERY_S;
+		bool waits = pace_every(&p->waits_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
 		out->waits_skipped = !waits;
 		char own[sizeof MY_OWN_SQL + 24] = "";
 		if (p->own_thread)
@@ -1454,18 +1428,13 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 
 	if (!c->ps_digests && p->fb_on && p->fb.rounds > 0) {
 		/* NULL: no look since the last refresh; the next set covers both */
-		out->digests = fallback_build(&p->fb, "sampled process list", out->mono);
+		out->digests = fallback_build_sampled(&p->fb, "sampled process list", out->mono);
 		out->digests_skipped = !out->digests;
-		if (out->digests) {
-			char hz[16];
-			dg_fmt_hz(hz, sizeof hz, out->digests->sample_hz);
-			str_printf(out->digests->source, sizeof out->digests->source, "sampled process list at %s Hz", hz);
-		}
 	}
 	/* a costly lock graph read this refresh: digests just due wait one more */
 	double dnow = clock_mono();
 	bool busy = src->lk_last && src->lk_read >= t0;
-	if (c->ps_digests && (dnow < p->dg_next || (busy && dnow < p->dg_next + 1.0))) {
+	if (c->ps_digests && !pace_due(&p->dg_pace, dnow, busy)) {
 		out->digests_skipped = true;   /* costly: read every few refreshes (--server-budget) */
 		if (p->fill_on && p->fb.rounds >= p->fill_rounds + FILL_MIN_ROUNDS) {
 			/* the sampled estimates are cheap: at every refresh that has
@@ -1484,12 +1453,10 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 			return -1;
 		}
 		my_fill_add(p, out->digests);
-		double now = clock_mono();
-		/* the second read comes at the next refresh: the first rates need two */
-		p->dg_next = p->dg_reads++ ? source_pace_next(src, now, out->query_ms - before, PACE_SHARE_DIGESTS) : 0;
-		if (p->dg_next > now + 0.5)
-			str_printf(out->digests->source, sizeof out->digests->source,
-				   "performance_schema, read every %.0f s", p->dg_next - now + 0.1);
+		double every = pace_done(&p->dg_pace, src, clock_mono(), out->query_ms - before, PACE_SHARE_DIGESTS);
+		if (every > 0)
+			str_printf(out->digests->source, sizeof out->digests->source, "performance_schema, read every %.0f s",
+				   every);
 	}
 
 	if (want_settings) {
@@ -1515,12 +1482,4 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	return 0;
 }
 
-const struct source_ops mysql_source_ops = {
-	.name = "mysql",
-	.connect = my_connect,
-	.sample = my_sample,
-	.close = my_close,
-	.subsample = my_subsample,
-	.act = my_act,
-	.tune = my_tune,
-};
+const struct source_ops mysql_source_ops = SOURCE_OPS("mysql", my);

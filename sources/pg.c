@@ -15,13 +15,11 @@
 #include "../util/util.h"
 #include "../model/digests.h"
 #include "fallback.h"
+#include "pace.h"
 #include "pg_map.h"
 #include "pg_locks_map.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
-
-/* s between two reads of the pg_wait_sampling profile */
-#define PG_PROFILE_EVERY_S 4.5
 
 struct pg_priv {
 	PGconn *db;
@@ -34,14 +32,13 @@ struct pg_priv {
 	bool fb_on;             /* sampled digests: no pg_stat_statements */
 	struct hmap calls;      /* calls per digest at its last read, by key hash (uint64_t) */
 	bool dg_first_done;     /* the first (whole) digest read of this connection is done */
-	double dg_next;         /* monotonic s of the next pg_stat_statements read (--server-budget) */
+	struct pacer dg_pace;   /* pg_stat_statements reads (--server-budget) */
 	double base_ms;         /* query time of a refresh without digests (moving average; 0: none yet) */
-	unsigned dg_reads;      /* pg_stat_statements reads on this connection */
 	struct fallback fb;
 	enum wait_source ws;    /* where wait events come from */
 	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
 	bool ws_prepared;       /* the sampling statement is prepared */
-	double next_profile;      /* monotonic s of the next pg_wait_sampling profile read */
+	struct pacer profile_pace; /* pg_wait_sampling profile reads */
 };
 
 /* A last row whose last column is the server's own time for the
@@ -698,23 +695,14 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 static int pg_read_locks(struct source *src, struct sample *out, unsigned waiting, bool busy)
 {
 	struct pg_priv *p = src->priv;
-	struct lock_set *ls = lock_set_new();
 	struct pg_results rs;
 	struct qres qr;
 	char q[8192];
+	double now;
+	struct lock_set *ls = source_locks_begin(src, out, waiting, busy, &now);
 
-	out->locks = ls;
-	ls->waiting = waiting;
-	double now = clock_mono();
-	struct lock_set *kept = source_locks_reuse(src, waiting, now, busy);
-	if (kept) {
-		/* a costly graph read a moment ago (--server-budget) */
-		lock_set_free(ls);
-		out->locks = kept;
+	if (!ls)
 		return 0;
-	}
-	if (waiting == 0)
-		return 0;   /* LOCKS_IDLE: no lock-table query */
 	/* the server gives up at half the client's deadline: a lock query
 	 * that is too slow then says so on the pane (LOCKS_TIMED_OUT) instead
 	 * of failing the whole refresh */
@@ -732,7 +720,7 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 			return qres_fail(out, &qr);
 		ls->status = qr.stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
 		str_copy(ls->note, sizeof ls->note, qr.err);
-		source_locks_read(src, ls, qr.ms, now);
+		source_locks_end(src, ls, false, now);
 		return 0;
 	}
 	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
@@ -744,9 +732,7 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 		pg_locks_map_row(ls, cl, PGL__COUNT);
 	}
 	pg_results_clear(&rs);
-	ls->status = LOCKS_READ;
-	lock_set_analyse(ls);
-	source_locks_read(src, ls, qr.ms, now);
+	source_locks_end(src, ls, true, now);
 	return 0;
 }
 
@@ -767,7 +753,7 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	/* A large pg_stat_statements (its function builds every entry, however
 	 * few are asked for) is read every few refreshes under --server-budget;
 	 * the digest rates cover the time between reads. */
-	bool dg_read = dsql && clock_mono() >= p->dg_next;
+	bool dg_read = dsql && pace_due(&p->dg_pace, clock_mono(), false);
 	if (dsql && !dg_read) {
 		dsql = NULL;
 		out->digests_skipped = true;
@@ -778,11 +764,9 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	sb_puts(&q, "; " PG_LOCKS_GATE_QUERY);
 	/* pg_wait_sampling's profile grows with sessions x events x queries:
 	 * read every few seconds (its rates cover the time between) */
-	bool wprof = p->ws == WS_PG_WAIT_SAMPLING && clock_mono() >= p->next_profile;
-	if (wprof) {
+	bool wprof = p->ws == WS_PG_WAIT_SAMPLING && pace_every(&p->profile_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
+	if (wprof)
 		sb_puts(&q, "; " PG_WAIT_PROFILE_SQL);
-		p->next_profile = clock_mono() + PG_PROFILE_EVERY_S;
-	}
 	out->waits_skipped = p->ws == WS_PG_WAIT_SAMPLING && !wprof;
 	/* pg_stat_statements read in another database: its own round trip */
 	bool other = dsql && p->dg_db;
@@ -903,13 +887,10 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 				cost = out->query_ms > p->base_ms ? out->query_ms - p->base_ms : out->query_ms;
 			else
 				cost += out->query_ms - q0;
-			double now = clock_mono();
-			/* the second read comes at the next refresh whatever the cost: the
-			 * first rates need two */
-			p->dg_next = p->dg_reads++ ? source_pace_next(src, now, cost, PACE_SHARE_DIGESTS) : 0;
-			if (p->dg_next > now + 0.5)
+			double every = pace_done(&p->dg_pace, src, clock_mono(), cost, PACE_SHARE_DIGESTS);
+			if (every > 0)
 				str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s, read every %.0f s",
-					   c->pgss_version / 100, c->pgss_version % 100, where, p->dg_next - now + 0.1);
+					   c->pgss_version / 100, c->pgss_version % 100, where, every);
 		}
 		pg_results_clear(&rd);
 	} else if (!dg_read) {
@@ -917,13 +898,8 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	}
 	if (!dsql && p->fb_on && p->fb.rounds > 0) {
 		/* NULL: no look since the last refresh; the next set covers both */
-		out->digests = fallback_build(&p->fb, "sampled pg_stat_activity", out->mono);
+		out->digests = fallback_build_sampled(&p->fb, "sampled pg_stat_activity", out->mono);
 		out->digests_skipped = !out->digests;
-		if (out->digests) {
-			char hz[16];
-			dg_fmt_hz(hz, sizeof hz, out->digests->sample_hz);
-			str_printf(out->digests->source, sizeof out->digests->source, "sampled pg_stat_activity at %s Hz", hz);
-		}
 	}
 	if (want_settings && rs.n > next) {
 		r = rs.r[next];
@@ -945,7 +921,7 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	}
 	pg_results_clear(&rs);
 	/* busy: this refresh read a costly pg_stat_statements */
-	if (pg_read_locks(src, out, waiting, dg_read && p->dg_next > clock_mono() + 0.5) < 0)
+	if (pg_read_locks(src, out, waiting, dg_read && p->dg_pace.next > clock_mono() + 0.5) < 0)
 		return -1;
 	out->state = STATE_UP;
 	return 0;
@@ -1181,22 +1157,12 @@ static int pg_tune_lock(struct source *src, struct tune_call *c)
 	return 0;
 }
 
-/* Tuning: probe, read the state to restore, or run a change. */
-static int pg_tune(struct source *src, struct tune_call *c)
+/* Tuning, TC_EXEC: run c->sql, then pg_reload_conf() when c->reload. */
+static int pg_tune_exec(struct source *src, struct tune_call *c)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
 	struct qres qr;
-	if (c->what == TC_PROBE)
-		return pg_tune_probe(src, c);
-	if (c->what == TC_PREV)
-		return pg_tune_prev(src, c);
-	if (src->read_only) {
-		str_copy(c->err, sizeof c->err, "--read-only: refused");
-		return -1;
-	}
-	if (c->what == TC_LOCK || c->what == TC_UNLOCK)
-		return pg_tune_lock(src, c);
 	int rc = pg_run(src, c->sql, &rs, &qr);
 	p->own_xacts++;
 	if (rc < 0) {
@@ -1217,6 +1183,13 @@ static int pg_tune(struct source *src, struct tune_call *c)
 	}
 	pg_results_clear(&rs);
 	return 0;
+}
+
+/* Tuning: probe, read the state to restore, or run a change. */
+static int pg_tune(struct source *src, struct tune_call *c)
+{
+	static const struct tune_steps steps = {pg_tune_probe, pg_tune_prev, pg_tune_lock, pg_tune_exec};
+	return source_tune(src, c, &steps);
 }
 
 /* The identity of backend pid as pg_stat_activity shows it now (for the
@@ -1268,7 +1241,7 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 	const char *fn = cancel ? "pg_cancel_backend" : "pg_terminate_backend";
 	struct pg_results rs;
 	struct qres qr;
-	char q[512], why[NOTE_LEN / 2];
+	char q[512];
 	const char *v;
 	if (src->read_only) {
 		str_copy(msg, len, "--read-only: refused");
@@ -1315,23 +1288,8 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 	struct session_ident now;
 	char err[NOTE_LEN / 2];
 	int present = pg_ident_now(src, id, &now, err, sizeof err);
-	if (present < 0)
-		str_printf(msg, len, "session %lld may not be the one you saw: nothing was done (%s)", id, err);
-	else if (!present)
-		str_printf(msg, len, "session %lld has ended since: nothing was done", id);
-	else if (session_ident_same(who, &now, true, cancel, why, sizeof why))
-		str_printf(msg, len, "session %lld changed while it was checked: nothing was done", id);
-	else
-		str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
+	source_act_refused(msg, len, id, present, who, &now, cancel, err);
 	return -1;
 }
 
-const struct source_ops pg_source_ops = {
-	.name = "postgresql",
-	.connect = pg_connect,
-	.sample = pg_sample,
-	.close = pg_close,
-	.subsample = pg_subsample,
-	.act = pg_act,
-	.tune = pg_tune,
-};
+const struct source_ops pg_source_ops = SOURCE_OPS("postgresql", pg);
