@@ -252,6 +252,13 @@ static MYSQL_RES *my_query(struct source *src, const char *q, struct qres *r)
 	return res;
 }
 
+/* The first n cells of a row of nf columns into cells (the rest left). */
+static void my_cells(MYSQL_ROW row, unsigned nf, const char **cells, size_t n)
+{
+	for (size_t i = 0; i < n && i < nf; i++)
+		cells[i] = row[i];
+}
+
 static void my_close(struct source *src)
 {
 	struct my_priv *p = src->priv;
@@ -316,6 +323,46 @@ static void my_identity(struct source *src)
 	}
 }
 
+/* Probe, the statement digests: the digest and histogram columns and the consumer
+ * when performance_schema is readable; the notes when digests are off. */
+static void my_probe_digests(struct source *src, bool readable)
+{
+	struct caps *c = &src->caps;
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	struct qres qr;
+
+	if (readable) {
+		bool consumer = false;
+		res = my_query(src,
+			       "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS "
+			       "WHERE TABLE_SCHEMA = 'performance_schema' "
+			       "AND TABLE_NAME IN ('events_statements_summary_by_digest', '" MY_HIST_TABLE "') "
+			       "AND COLUMN_NAME IN ('DIGEST', 'QUANTILE_95', 'COUNT_BUCKET')",
+			       &qr);
+		while (res && (row = mysql_fetch_row(res)))
+			mysql_caps_digest_column(c, row[0], row[1]);
+		if (res)
+			mysql_free_result(res);
+		res = my_query(src, "SELECT ENABLED FROM performance_schema.setup_consumers "
+			       "WHERE NAME = 'statements_digest'", &qr);
+		if (res && (row = mysql_fetch_row(res)) && row[0] && strcasecmp(row[0], "YES") == 0)
+			consumer = true;
+		if (res)
+			mysql_free_result(res);
+		if (c->ps_digests && !consumer) {
+			c->ps_digests = false;
+			notes_add(&c->notes, "digests: the statements_digest consumer is off: UPDATE "
+				  "performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME='statements_digest'");
+		}
+	}
+	if (!c->ps_digests)
+		notes_add(&c->notes, "digests unavailable: needs performance_schema=ON (restart) and "
+			  "SELECT on performance_schema.*");
+	if (!c->ps_digests)
+		c->ps_digest_hist = false;
+}
+
 /* Probe flavour, version, performance_schema, privileges, counters. */
 static int my_probe(struct source *src, char *err, size_t errlen)
 {
@@ -373,36 +420,7 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 			mysql_free_result(res);
 	}
 
-	if (c->perf_schema && !ps.failed) {
-		bool consumer = false;
-		res = my_query(src,
-			       "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS "
-			       "WHERE TABLE_SCHEMA = 'performance_schema' "
-			       "AND TABLE_NAME IN ('events_statements_summary_by_digest', '" MY_HIST_TABLE "') "
-			       "AND COLUMN_NAME IN ('DIGEST', 'QUANTILE_95', 'COUNT_BUCKET')",
-			       &qr);
-		while (res && (row = mysql_fetch_row(res)))
-			mysql_caps_digest_column(c, row[0], row[1]);
-		if (res)
-			mysql_free_result(res);
-		res = my_query(src, "SELECT ENABLED FROM performance_schema.setup_consumers "
-			       "WHERE NAME = 'statements_digest'", &qr);
-		if (res && (row = mysql_fetch_row(res)) && row[0] && strcasecmp(row[0], "YES") == 0)
-			consumer = true;
-		if (res)
-			mysql_free_result(res);
-		if (c->ps_digests && !consumer) {
-			c->ps_digests = false;
-			notes_add(&c->notes, "digests: the statements_digest consumer is off: UPDATE "
-				  "performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME='statements_digest'");
-		}
-	}
-	if (!c->ps_digests)
-		notes_add(&c->notes, "digests unavailable: needs performance_schema=ON (restart) and "
-			  "SELECT on performance_schema.*");
-	if (!c->ps_digests)
-		c->ps_digest_hist = false;
-
+	my_probe_digests(src, c->perf_schema && !ps.failed);
 	res = my_query(src, "SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'", &qr);
 	if (res) {
 		has_os_log_fsyncs = mysql_num_rows(res) > 0;
@@ -479,6 +497,47 @@ static int my_tls_check(MYSQL *db, const struct target *t, enum ssl_mode m, cons
 	return -1;
 }
 
+/* --read-only: this session's transactions read only, and a note of what
+ * the server says about it. Returns 0, or -1 with the reason in err. */
+static int my_read_only(struct source *src, char *err, size_t errlen)
+{
+	struct qres qr;
+	MYSQL_RES *res = my_query(src, "SET SESSION TRANSACTION READ ONLY", &qr);
+	if (res)
+		mysql_free_result(res);
+	if (qr.failed) {
+		str_copy(err, errlen, qr.err);
+		return -1;
+	}
+	/* the server's word on it (MySQL 8 has only transaction_read_only) */
+	res = my_query(src, "SELECT @@session.transaction_read_only", &qr);
+	if (qr.failed)
+		res = my_query(src, "SELECT @@session.tx_read_only", &qr);
+	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+	if (row && row[0] && strcmp(row[0], "1") == 0)
+		notes_add(&src->caps.notes, "--read-only: this session is read-only (SET SESSION TRANSACTION READ ONLY; "
+			  "the server reports transaction_read_only=1)");
+	else
+		notes_add(&src->caps.notes, "--read-only: the server does not report this session read-only; dbtop "
+			  "still sends no write");
+	if (res)
+		mysql_free_result(res);
+	return 0;
+}
+
+/* This connection's performance_schema THREAD_ID (0: unknown). */
+static unsigned long long my_own_thread(struct source *src)
+{
+	struct qres qr;
+	MYSQL_RES *res = my_query(src, "SELECT THREAD_ID FROM performance_schema.threads "
+				  "WHERE PROCESSLIST_ID = CONNECTION_ID()", &qr);
+	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+	unsigned long long id = row && row[0] ? strtoull(row[0], NULL, 10) : 0;
+	if (res)
+		mysql_free_result(res);
+	return id;
+}
+
 static int my_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
@@ -537,41 +596,14 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 		my_close(src);
 		return -1;
 	}
-	if (src->read_only) {
-		struct qres qr;
-		MYSQL_RES *res = my_query(src, "SET SESSION TRANSACTION READ ONLY", &qr);
-		if (res)
-			mysql_free_result(res);
-		if (qr.failed) {
-			str_copy(err, errlen, qr.err);
-			my_close(src);
-			return -1;
-		}
-		/* the server's word on it (MySQL 8 has only transaction_read_only) */
-		res = my_query(src, "SELECT @@session.transaction_read_only", &qr);
-		if (qr.failed)
-			res = my_query(src, "SELECT @@session.tx_read_only", &qr);
-		MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-		if (row && row[0] && strcmp(row[0], "1") == 0)
-			notes_add(&src->caps.notes, "--read-only: this session is read-only (SET SESSION TRANSACTION READ ONLY; "
-				  "the server reports transaction_read_only=1)");
-		else
-			notes_add(&src->caps.notes, "--read-only: the server does not report this session read-only; dbtop "
-				  "still sends no write");
-		if (res)
-			mysql_free_result(res);
+	if (src->read_only && my_read_only(src, err, errlen) < 0) {
+		my_close(src);
+		return -1;
 	}
 	/* this connection's thread: its statements are dbtop's own, not the
 	 * server's load (issue 25); found by the connection id, not by text */
-	if (src->caps.ps_readable) {
-		struct qres qr;
-		MYSQL_RES *res = my_query(src, "SELECT THREAD_ID FROM performance_schema.threads "
-				     "WHERE PROCESSLIST_ID = CONNECTION_ID()", &qr);
-		MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-		p->own_thread = row && row[0] ? strtoull(row[0], NULL, 10) : 0;
-		if (res)
-			mysql_free_result(res);
-	}
+	if (src->caps.ps_readable)
+		p->own_thread = my_own_thread(src);
 	/* no statement statistics: sample the process list instead */
 	p->fb_on = !src->caps.ps_digests && src->caps.priv_process;
 	fallback_init(&p->fb, src->sub_hz);
@@ -683,39 +715,24 @@ static void my_subsample(struct source *src)
 		mysql_free_result(res);
 }
 
-/* Digest rows changed since the last read (all on the first read), with
- * the text of digests not seen before. NULL on a failed query (out->error
- * and out->state set). */
-static struct digest_set *my_digests(struct source *src, struct sample *out, bool have_lost,
-				     uint64_t lost)
+/* The digest rows changed since the last read (all on the first read)
+ * into set. Returns 0, or -1 (sample failed). */
+static int my_digest_rows(struct source *src, struct sample *out, struct digest_set *set)
 {
 	struct my_priv *p = src->priv;
-	struct caps *c = &src->caps;
-	struct digest_set *set = xcalloc(1, sizeof *set);
 	char q[1024], newest[40];
-	MYSQL_RES *res;
 	MYSQL_ROW row;
 	struct qres qr;
-	struct strbuf in;
-	size_t i, nfetch = 0;
 
-	set->partial = p->last_seen[0] != '\0';
-	set->have_lost = have_lost;
-	set->lost = lost;
-	str_copy(set->source, sizeof set->source, "performance_schema");
 	str_copy(newest, sizeof newest, p->last_seen);
-	res = my_query(src, mysql_digest_sql(c, p->last_seen, q, sizeof q), &qr);
+	MYSQL_RES *res = my_query(src, mysql_digest_sql(&src->caps, p->last_seen, q, sizeof q), &qr);
 	qres_count(out, &qr);
-	if (qr.failed) {
-		qres_fail(out, &qr);
-		digest_set_free(set);
-		return NULL;
-	}
+	if (qr.failed)
+		return qres_fail(out, &qr);
 	unsigned nf = res ? mysql_num_fields(res) : 0;
 	while (res && (row = mysql_fetch_row(res))) {
 		const char *cells[MYD__COUNT] = {0};
-		for (i = 0; i < MYD__COUNT && i < nf; i++)
-			cells[i] = row[i];
+		my_cells(row, nf, cells, MYD__COUNT);
 		mysql_map_digest(set, cells, (int)nf);
 		if (row[MYD_LAST_RAW] && strcmp(row[MYD_LAST_RAW], newest) > 0)
 			str_copy(newest, sizeof newest, row[MYD_LAST_RAW]);
@@ -723,8 +740,19 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	if (res)
 		mysql_free_result(res);
 	str_copy(p->last_seen, sizeof p->last_seen, newest);
+	return 0;
+}
 
-	/* texts of digests we have not seen yet (bounded per refresh) */
+/* The texts of the digests of set not seen yet (bounded per refresh).
+ * Returns 0, or -1 (sample failed). */
+static int my_fetch_texts(struct source *src, struct sample *out, struct digest_set *set)
+{
+	struct my_priv *p = src->priv;
+	struct strbuf in, tq;
+	MYSQL_ROW row;
+	struct qres qr;
+	size_t i, nfetch = 0;
+
 	sb_init(&in);
 	for (i = 0; i < set->n && nfetch < TEXT_FETCH_MAX; i++) {
 		const char *d = strrchr(set->rows[i].key, '/');
@@ -738,35 +766,91 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 		sb_puts(&in, "'");
 		nfetch++;
 	}
-	if (nfetch) {
-		struct strbuf tq;
-		sb_init(&tq);
-		sb_printf(&tq, "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT FROM "
-			  "performance_schema.events_statements_summary_by_digest WHERE DIGEST IN (%s)", in.s);
-		res = my_query(src, tq.s, &qr);
+	if (!nfetch) {
+		sb_free(&in);
+		return 0;
+	}
+	sb_init(&tq);
+	sb_printf(&tq, "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT FROM "
+		  "performance_schema.events_statements_summary_by_digest WHERE DIGEST IN (%s)", in.s);
+	sb_free(&in);
+	MYSQL_RES *res = my_query(src, tq.s, &qr);
+	qres_count(out, &qr);
+	sb_free(&tq);
+	if (qr.failed)
+		return qres_fail(out, &qr);
+	while (res && (row = mysql_fetch_row(res))) {
+		char key[200];
+		str_printf(key, sizeof key, "%s/%s", row[0] ? row[0] : "", row[1] ? row[1] : "(null)");
+		text_sanitize(key);
+		for (i = 0; i < set->n; i++)
+			if (!set->rows[i].text && strcmp(set->rows[i].key, key) == 0) {
+				set->rows[i].text = redact_secrets(row[2] ? row[2] : "");
+				strset_add(&p->texts, key);
+			}
+	}
+	if (res)
+		mysql_free_result(res);
+	return 0;
+}
+
+/* Latency histograms of the few digests of set that took the most time.
+ * Returns 0 (a refusal: a note, no p95 this time), or -1 (sample failed:
+ * a time limit or a client error). */
+static int my_digest_hist(struct source *src, struct sample *out, struct digest_set *set)
+{
+	struct my_priv *p = src->priv;
+	struct strbuf hq;
+	MYSQL_ROW row;
+	struct qres qr;
+	int rc = 0;
+
+	if (!src->caps.ps_digest_hist || mysql_hist_choose(&p->pick, set, MY_HIST_MAX) == 0)
+		return 0;
+	sb_init(&hq);
+	if (mysql_hist_sql(set, &hq)) {
+		MYSQL_RES *res = my_query(src, hq.s, &qr);
 		qres_count(out, &qr);
-		sb_free(&tq);
-		if (qr.failed) {
-			sb_free(&in);
-			qres_fail(out, &qr);
-			digest_set_free(set);
-			return NULL;
+		unsigned en = qr.failed ? mysql_errno(p->db) : 0;
+		if (qr.failed && (qr.stalled || (en >= 2000 && en < 3000))) {
+			rc = qres_fail(out, &qr);
+		} else if (qr.failed) {
+			/* the server refused the statement: no p95 this time */
+			notes_add(&out->notes, "digest p95: %s", qr.err);
+			for (size_t i = 0; i < set->nhist; i++)
+				free(set->hist[i].b);
+			set->nhist = 0;
 		}
-		while (res && (row = mysql_fetch_row(res))) {
-			char key[200];
-			str_printf(key, sizeof key, "%s/%s", row[0] ? row[0] : "", row[1] ? row[1] : "(null)");
-			text_sanitize(key);
-			for (i = 0; i < set->n; i++)
-				if (!set->rows[i].text && strcmp(set->rows[i].key, key) == 0) {
-					set->rows[i].text = redact_secrets(row[2] ? row[2] : "");
-					strset_add(&p->texts, key);
-				}
+		unsigned nf = res ? mysql_num_fields(res) : 0;
+		while (res && nf >= MYH__COUNT && (row = mysql_fetch_row(res))) {
+			const char *cells[MYH__COUNT];
+			my_cells(row, nf, cells, MYH__COUNT);
+			mysql_map_hist(set, cells);
 		}
 		if (res)
 			mysql_free_result(res);
 	}
-	sb_free(&in);
-	for (i = 0; i < set->n; i++) {
+	sb_free(&hq);
+	return rc;
+}
+
+/* Digest rows changed since the last read (all on the first read), with
+ * the text of digests not seen before and dbtop's own marked. NULL on a
+ * failed query (out->error and out->state set). */
+static struct digest_set *my_digests(struct source *src, struct sample *out, bool have_lost, uint64_t lost)
+{
+	struct my_priv *p = src->priv;
+	struct digest_set *set = xcalloc(1, sizeof *set);
+
+	set->partial = p->last_seen[0] != '\0';
+	set->have_lost = have_lost;
+	set->lost = lost;
+	str_copy(set->source, sizeof set->source, "performance_schema");
+	if (my_digest_rows(src, out, set) < 0 || my_fetch_texts(src, out, set) < 0) {
+		digest_set_free(set);
+		return NULL;
+	}
+	for (size_t i = 0; i < set->n; i++) {
 		struct digest_row *r = &set->rows[i];
 		if (r->text) {
 			strset_add(&p->texts, r->key);
@@ -775,41 +859,9 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 		}
 		r->own = strset_has(&p->own_keys, r->key);
 	}
-
-	/* latency histograms of the few digests that took the most time */
-	if (c->ps_digest_hist && mysql_hist_choose(&p->pick, set, MY_HIST_MAX) > 0) {
-		struct strbuf hq;
-		sb_init(&hq);
-		if (mysql_hist_sql(set, &hq)) {
-			res = my_query(src, hq.s, &qr);
-			qres_count(out, &qr);
-			unsigned en = qr.failed ? mysql_errno(p->db) : 0;
-			if (qr.failed && (qr.stalled || (en >= 2000 && en < 3000))) {
-				/* a time limit or a client error (connection lost):
-				 * the sample fails */
-				sb_free(&hq);
-				qres_fail(out, &qr);
-				digest_set_free(set);
-				return NULL;
-			}
-			if (qr.failed) {
-				/* the server refused the statement: no p95 this time */
-				notes_add(&out->notes, "digest p95: %s", qr.err);
-				for (i = 0; i < set->nhist; i++)
-					free(set->hist[i].b);
-				set->nhist = 0;
-			}
-			nf = res ? mysql_num_fields(res) : 0;
-			while (res && nf >= MYH__COUNT && (row = mysql_fetch_row(res))) {
-				const char *cells[MYH__COUNT];
-				for (i = 0; i < MYH__COUNT; i++)
-					cells[i] = row[i];
-				mysql_map_hist(set, cells);
-			}
-			if (res)
-				mysql_free_result(res);
-		}
-		sb_free(&hq);
+	if (my_digest_hist(src, out, set) < 0) {
+		digest_set_free(set);
+		return NULL;
 	}
 	return set;
 }
@@ -986,6 +1038,39 @@ static void my_refused(struct source *src, long long id, const struct session_id
 	source_act_refused(msg, len, id, rc < 0 ? -1 : present, who, &now, cancel, err);
 }
 
+/* MariaDB: the check (cond) and the KILL in one compound statement.
+ * Returns 1 when it killed, 0 when the session was not the one cond
+ * describes, -1 on failure (the reason in msg). */
+static int my_act_compound(struct source *src, long long id, const char *cond, const char *kill, char *msg,
+			   size_t len)
+{
+	struct qres qr;
+	MYSQL_ROW row;
+	char q[640];
+	str_printf(q, sizeof q,
+		   "BEGIN NOT ATOMIC IF (SELECT COUNT(*) FROM information_schema.PROCESSLIST p "
+		   "LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID "
+		   "WHERE p.ID = %lld AND %s) = 1 THEN SET @dbtop_act = 1; %s; ELSE SET @dbtop_act = 0; "
+		   "END IF; END",
+		   id, cond, kill);
+	MYSQL_RES *res = my_query(src, q, &qr);
+	if (res)
+		mysql_free_result(res);
+	if (qr.failed) {
+		str_copy(msg, len, qr.err);
+		return -1;
+	}
+	res = my_query(src, "SELECT @dbtop_act", &qr);
+	bool done = !qr.failed && res && (row = mysql_fetch_row(res)) && row[0] && row[0][0] == '1';
+	if (res)
+		mysql_free_result(res);
+	if (qr.failed) {
+		str_copy(msg, len, qr.err);
+		return -1;
+	}
+	return done;
+}
+
 /* End a session or cancel its statement, only while it is the session
  * `who` describes (mysql_ident_cond). MariaDB: the check and the KILL are
  * one compound statement, run by the server without a round trip between
@@ -1002,9 +1087,8 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 	bool present, cancel = what != SRC_ACT_TERMINATE;
 	struct qres qr;
 	bool maria = src->caps.flavour == FLAVOUR_MARIADB;
-	char cond[200], q[640], why[NOTE_LEN / 2], kill[64];
+	char cond[200], why[NOTE_LEN / 2], kill[64];
 	MYSQL_RES *res;
-	MYSQL_ROW row;
 	if (src->read_only) {
 		str_copy(msg, len, "--read-only: refused");
 		return -1;
@@ -1030,30 +1114,13 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 	else
 		str_printf(kill, sizeof kill, "KILL %s%lld", cancel ? "QUERY " : "", id);
 	if (maria) {
-		str_printf(q, sizeof q,
-			   "BEGIN NOT ATOMIC IF (SELECT COUNT(*) FROM information_schema.PROCESSLIST p "
-			   "LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID "
-			   "WHERE p.ID = %lld AND %s) = 1 THEN SET @dbtop_act = 1; %s; ELSE SET @dbtop_act = 0; "
-			   "END IF; END",
-			   id, cond, kill);
-		res = my_query(src, q, &qr);
-		if (res)
-			mysql_free_result(res);
-		if (qr.failed) {
-			str_copy(msg, len, qr.err);
-			if (by_query && strstr(qr.err, "nknown query id"))
+		int done = my_act_compound(src, id, cond, kill, msg, len);
+		if (done < 0) {
+			if (by_query && strstr(msg, "nknown query id"))
 				str_printf(msg, len,
 					   "session %lld runs no statement now: nothing was done (the one you saw, query "
 					   "id %lld, has finished)",
 					   id, who->query_id);
-			return -1;
-		}
-		res = my_query(src, "SELECT @dbtop_act", &qr);
-		bool done = !qr.failed && res && (row = mysql_fetch_row(res)) && row[0] && row[0][0] == '1';
-		if (res)
-			mysql_free_result(res);
-		if (qr.failed) {
-			str_copy(msg, len, qr.err);
 			return -1;
 		}
 		if (!done) {
@@ -1129,6 +1196,44 @@ static int my_tune_prev(struct source *src, struct tune_call *c)
 	return 0;
 }
 
+/* What the current account may change: global variables (SUPER or
+ * SYSTEM_VARIABLES_ADMIN), the binlog's (BINLOG ADMIN too), the
+ * performance_schema instruments (UPDATE on setup_instruments). */
+struct my_tune_privs {
+	bool set_global, binlog, ps;
+};
+
+/* The current account's privileges for tuning, from information_schema. */
+static void my_tune_privs(struct source *src, struct my_tune_privs *pv)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	struct qres qr;
+	struct strbuf privs;
+
+	sb_init(&privs);
+	res = my_query(src,
+		       "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = " MY_GRANTEE
+		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = "
+		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND PRIVILEGE_TYPE = 'UPDATE'"
+		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = "
+		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND TABLE_NAME = 'setup_instruments'"
+		       " AND PRIVILEGE_TYPE = 'UPDATE'",
+		       &qr);
+	sb_putc(&privs, '|');
+	while (res && (row = mysql_fetch_row(res)))
+		if (row[0]) {
+			sb_puts(&privs, row[0]);
+			sb_putc(&privs, '|');
+		}
+	if (res)
+		mysql_free_result(res);
+	pv->set_global = has_priv(&privs, "SUPER") || has_priv(&privs, "SYSTEM_VARIABLES_ADMIN");
+	pv->binlog = pv->set_global || has_priv(&privs, "BINLOG ADMIN");
+	pv->ps = has_priv(&privs, "UPDATE") || has_priv(&privs, "PS_UPDATE");
+	sb_free(&privs);
+}
+
 /* Tuning, TC_PROBE: values, instruments and privileges of every tunable. */
 static int my_tune_probe(struct source *src, struct tune_call *c)
 {
@@ -1137,10 +1242,9 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 	struct qres qr;
 	char q[512];
 	enum flavour fl = src->caps.flavour;
-	struct strbuf names, privs;
+	struct strbuf names;
 
 	sb_init(&names);
-	sb_init(&privs);
 	for (size_t i = 0; i < ntunables; i++)
 		if (tunables[i].kind == TK_MY_GLOBAL && tunable_applies(&tunables[i], fl)) {
 			sb_puts(&names, names.len ? ",'" : "'");
@@ -1183,26 +1287,8 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 		str_copy(c->note, sizeof c->note, "performance_schema is off (performance_schema=ON in my.cnf and a "
 			 "restart): its instruments cannot be switched");
 	}
-	res = my_query(src,
-		       "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = " MY_GRANTEE
-		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = "
-		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND PRIVILEGE_TYPE = 'UPDATE'"
-		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = "
-		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND TABLE_NAME = 'setup_instruments'"
-		       " AND PRIVILEGE_TYPE = 'UPDATE'",
-		       &qr);
-	sb_putc(&privs, '|');
-	while (res && (row = mysql_fetch_row(res)))
-		if (row[0]) {
-			sb_puts(&privs, row[0]);
-			sb_putc(&privs, '|');
-		}
-	if (res)
-		mysql_free_result(res);
-	bool set_global = has_priv(&privs, "SUPER") || has_priv(&privs, "SYSTEM_VARIABLES_ADMIN");
-	bool binlog = set_global || has_priv(&privs, "BINLOG ADMIN");
-	bool ps = has_priv(&privs, "UPDATE") || has_priv(&privs, "PS_UPDATE");
-	sb_free(&privs);
+	struct my_tune_privs pv;
+	my_tune_privs(src, &pv);
 	c->err[0] = '\0';
 	for (size_t i = 0; i < ntunables; i++) {
 		const struct tunable *t = &tunables[i];
@@ -1211,11 +1297,11 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 		if (c->known[i])
 			str_copy(c->undo_hint[i], sizeof c->undo_hint[i], c->current[i]);
 		if (t->kind == TK_MY_INSTRUMENT)
-			c->allowed[i] = ps && src->caps.perf_schema;
+			c->allowed[i] = pv.ps && src->caps.perf_schema;
 		else if (strstr(t->priv, "BINLOG"))
-			c->allowed[i] = binlog;
+			c->allowed[i] = pv.binlog;
 		else
-			c->allowed[i] = set_global;
+			c->allowed[i] = pv.set_global;
 	}
 	return 0;
 }
@@ -1329,26 +1415,30 @@ static bool my_privileges_granted(struct source *src, struct sample *out)
 	return true;
 }
 
-static int my_sample(struct source *src, struct sample *out, bool want_settings)
+/* What the status read of a refresh says beyond the sample's counters. */
+struct my_status {
+	bool have_lost;
+	uint64_t lost;           /* Performance_schema_digest_lost */
+	uint64_t row_waits;      /* Innodb_row_lock_current_waits */
+};
+
+/* The refresh's global status: the counters into out (its time, the
+ * uptime and restarts), the rest into st. Returns 0, or -1 (sample
+ * failed). */
+static int my_read_status(struct source *src, struct sample *out, struct my_status *st)
 {
 	struct my_priv *p = src->priv;
-	struct caps *c = &src->caps;
-	MYSQL_RES *res;
 	MYSQL_ROW row;
 	struct qres qr;
-	bool have_lost = false;
-	uint64_t uptime = 0, lost = 0, row_waits = 0;
-	unsigned mdl_waits = 0;
-	double t0;
-
-	t0 = clock_mono();
-	res = my_query(src,
-		       "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
-		       "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
-		       "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
-		       "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
-		       "'Innodb_row_lock_current_waits')",
-		       &qr);
+	uint64_t uptime = 0;
+	double t0 = clock_mono();
+	MYSQL_RES *res = my_query(src,
+				  "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
+				  "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
+				  "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
+				  "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
+				  "'Innodb_row_lock_current_waits')",
+				  &qr);
 	qres_count(out, &qr);
 	if (qr.failed)
 		return qres_fail(out, &qr);
@@ -1357,9 +1447,10 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	while (res && (row = mysql_fetch_row(res))) {
 		mysql_map_status(out, row[0], row[1], &uptime);
 		if (row[0] && strcasecmp(row[0], "Performance_schema_digest_lost") == 0)
-			have_lost = parse_u64(row[1], &lost);
-		if (row[0] && strcasecmp(row[0], "Innodb_row_lock_current_waits") == 0 && !parse_u64(row[1], &row_waits))
-			row_waits = 0;
+			st->have_lost = parse_u64(row[1], &st->lost);
+		if (row[0] && strcasecmp(row[0], "Innodb_row_lock_current_waits") == 0 &&
+		    !parse_u64(row[1], &st->row_waits))
+			st->row_waits = 0;
 	}
 	if (res)
 		mysql_free_result(res);
@@ -1367,74 +1458,94 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		p->restarts++;
 	p->last_uptime = uptime;
 	out->uptime_s = (double)uptime;
+	return 0;
+}
 
-	/* redo and binlog file syncs and COMMIT latency from performance_schema */
-	if (c->ps_readable) {
-		/* with the metadata-lock gate in the same round trip: pending
-		 * requests (MySQL 8), sessions in that state (MariaDB) */
-		/* the wait summary costs the server more than the rest together
-		 * (it adds up every thread's counters): read every few seconds */
-		bool waits = pace_every(&p->waits_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
-		out->waits_skipped = !waits;
-		char own[sizeof MY_OWN_SQL + 24] = "";
-		if (p->own_thread)
-			str_printf(own, sizeof own, MY_OWN_SQL, p->own_thread);
-		struct strbuf psq;
-		sb_init(&psq);
-		sb_printf(&psq, "%s%s%s%s", MY_PS_SQL, own, waits ? MY_WAITS_SQL : "",
-			  c->flavour == FLAVOUR_MYSQL ? MY_MDL_GATE_MYSQL : MY_MDL_GATE_MARIADB);
-		res = my_query(src, psq.s, &qr);
-		sb_free(&psq);
-		qres_count(out, &qr);
-		if (qr.failed)
-			return qres_fail(out, &qr);
-		struct wait_set *ws = waits ? wait_set_new(WS_PERF_SCHEMA) : NULL;
-		out->waits = ws;
-		if (ws)
-			my_wait_note(c, ws);
-		while (res && (row = mysql_fetch_row(res))) {
-			uint64_t wc, wps;
-			if (row[0] && strncmp(row[0], "w:", 2) == 0) {
-				if (ws && parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
-					wait_set_add(ws, row[0] + 2, wc, wps / 1000);
-				continue;
-			}
-			if (row[0] && strcmp(row[0], "dbtop:mdl_waiting") == 0) {
-				if (!mysql_locks_count(row[1], &mdl_waits))
-					mdl_waits = 0;
-				continue;
-			}
-			mysql_map_file(out, c, row[0], row[1], row[2]);
+/* Redo and binlog file syncs and COMMIT latency from performance_schema,
+ * the wait summary when due, and the metadata-lock gate (pending requests
+ * on MySQL 8, sessions in that state on MariaDB) into *mdl_waits, in one
+ * round trip. Returns 0, or -1 (sample failed). */
+static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_waits)
+{
+	struct my_priv *p = src->priv;
+	const struct caps *c = &src->caps;
+	MYSQL_ROW row;
+	struct qres qr;
+	/* the wait summary costs the server more than the rest together
+	 * (it adds up every thread's counters): read every few seconds */
+	bool waits = pace_every(&p->waits_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
+	out->waits_skipped = !waits;
+	char own[sizeof MY_OWN_SQL + 24] = "";
+	if (p->own_thread)
+		str_printf(own, sizeof own, MY_OWN_SQL, p->own_thread);
+	struct strbuf psq;
+	sb_init(&psq);
+	sb_printf(&psq, "%s%s%s%s", MY_PS_SQL, own, waits ? MY_WAITS_SQL : "",
+		  c->flavour == FLAVOUR_MYSQL ? MY_MDL_GATE_MYSQL : MY_MDL_GATE_MARIADB);
+	MYSQL_RES *res = my_query(src, psq.s, &qr);
+	sb_free(&psq);
+	qres_count(out, &qr);
+	if (qr.failed)
+		return qres_fail(out, &qr);
+	struct wait_set *ws = waits ? wait_set_new(WS_PERF_SCHEMA) : NULL;
+	out->waits = ws;
+	if (ws)
+		my_wait_note(c, ws);
+	while (res && (row = mysql_fetch_row(res))) {
+		uint64_t wc, wps;
+		if (row[0] && strncmp(row[0], "w:", 2) == 0) {
+			if (ws && parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
+				wait_set_add(ws, row[0] + 2, wc, wps / 1000);
+			continue;
 		}
-		if (res)
-			mysql_free_result(res);
-	} else {
-		/* the metadata-lock gate alone */
-		char q[MYL_SQL_MAX];
-		mysql_locks_mdl_count_sql(c->flavour, (unsigned)(src->query_timeout * 1000), q, sizeof q);
-		res = my_query(src, q, &qr);
-		qres_count(out, &qr);
-		if (qr.failed)
-			return qres_fail(out, &qr);
-		if (res && (row = mysql_fetch_row(res)) && !mysql_locks_count(row[0], &mdl_waits))
-			mdl_waits = 0;
-		if (res)
-			mysql_free_result(res);
+		if (row[0] && strcmp(row[0], "dbtop:mdl_waiting") == 0) {
+			if (!mysql_locks_count(row[1], mdl_waits))
+				*mdl_waits = 0;
+			continue;
+		}
+		mysql_map_file(out, c, row[0], row[1], row[2]);
 	}
-	mysql_map_finish(out, c, p->restarts);
-	my_fill_decide(src, out);
-	if (my_read_locks(src, out, (unsigned)row_waits, mdl_waits) < 0)
-		return -1;
+	if (res)
+		mysql_free_result(res);
+	return 0;
+}
 
+/* Without performance_schema: the metadata-lock gate alone. Returns 0, or
+ * -1 (sample failed). */
+static int my_read_mdl_gate(struct source *src, struct sample *out, unsigned *mdl_waits)
+{
+	MYSQL_ROW row;
+	struct qres qr;
+	char q[MYL_SQL_MAX];
+	mysql_locks_mdl_count_sql(src->caps.flavour, (unsigned)(src->query_timeout * 1000), q, sizeof q);
+	MYSQL_RES *res = my_query(src, q, &qr);
+	qres_count(out, &qr);
+	if (qr.failed)
+		return qres_fail(out, &qr);
+	if (res && (row = mysql_fetch_row(res)) && !mysql_locks_count(row[0], mdl_waits))
+		*mdl_waits = 0;
+	if (res)
+		mysql_free_result(res);
+	return 0;
+}
+
+/* The refresh's digests: sampled (no performance_schema digests), or
+ * performance_schema's when due (with the sampled prepared statements),
+ * else the sampled estimates alone when there are enough new looks.
+ * busy: a costly lock graph was read this refresh (digests just due wait
+ * one more). Returns 0, or -1 (sample failed). */
+static int my_sample_digests(struct source *src, struct sample *out, bool busy, const struct my_status *st)
+{
+	struct my_priv *p = src->priv;
+	const struct caps *c = &src->caps;
 	if (!c->ps_digests && p->fb_on && p->fb.rounds > 0) {
 		/* NULL: no look since the last refresh; the next set covers both */
 		out->digests = fallback_build_sampled(&p->fb, "sampled process list", out->mono);
 		out->digests_skipped = !out->digests;
 	}
-	/* a costly lock graph read this refresh: digests just due wait one more */
-	double dnow = clock_mono();
-	bool busy = src->lk_last && src->lk_read >= t0;
-	if (c->ps_digests && !pace_due(&p->dg_pace, dnow, busy)) {
+	if (!c->ps_digests)
+		return 0;
+	if (!pace_due(&p->dg_pace, clock_mono(), busy)) {
 		out->digests_skipped = true;   /* costly: read every few refreshes (--server-budget) */
 		if (p->fill_on && p->fb.rounds >= p->fill_rounds + FILL_MIN_ROUNDS) {
 			/* the sampled estimates are cheap: at every refresh that has
@@ -1445,39 +1556,66 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 			my_fill_add(p, es);
 			out->digests = es;
 		}
-	} else if (c->ps_digests) {
-		double before = out->query_ms;
-		out->digests = my_digests(src, out, have_lost, lost);
-		if (!out->digests) {
-			out->state = out->state == STATE_STALLED ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
-		my_fill_add(p, out->digests);
-		double every = pace_done(&p->dg_pace, src, clock_mono(), out->query_ms - before, PACE_SHARE_DIGESTS);
-		if (every > 0)
-			str_printf(out->digests->source, sizeof out->digests->source, "performance_schema, read every %.0f s",
-				   every);
+		return 0;
 	}
+	double before = out->query_ms;
+	out->digests = my_digests(src, out, st->have_lost, st->lost);
+	if (!out->digests)
+		return -1;
+	my_fill_add(p, out->digests);
+	double every = pace_done(&p->dg_pace, src, clock_mono(), out->query_ms - before, PACE_SHARE_DIGESTS);
+	if (every > 0)
+		str_printf(out->digests->source, sizeof out->digests->source, "performance_schema, read every %.0f s",
+			   every);
+	return 0;
+}
 
-	if (want_settings) {
-		res = my_query(src,
-			       "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit',"
-			       "'sync_binlog','innodb_flush_method','innodb_doublewrite','log_bin',"
-			       "'binlog_commit_wait_count','binlog_commit_wait_usec',"
-			       "'binlog_group_commit_sync_delay','innodb_log_file_size')",
-			       &qr);
-		qres_count(out, &qr);
-		if (qr.failed)
-			return qres_fail(out, &qr);
-		while (res && (row = mysql_fetch_row(res)))
-			if (row[0])
-				sample_setting(out, row[0], row[1]);
-		if (res)
-			mysql_free_result(res);
-		out->settings_fresh = true;
-		if (my_privileges_granted(src, out))
-			return -1;
-	}
+/* The settings the findings read; -1 (sample failed, or a privilege
+ * granted since the probe: reconnecting). */
+static int my_read_settings(struct source *src, struct sample *out)
+{
+	MYSQL_ROW row;
+	struct qres qr;
+	MYSQL_RES *res = my_query(src,
+				  "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit',"
+				  "'sync_binlog','innodb_flush_method','innodb_doublewrite','log_bin',"
+				  "'binlog_commit_wait_count','binlog_commit_wait_usec',"
+				  "'binlog_group_commit_sync_delay','innodb_log_file_size')",
+				  &qr);
+	qres_count(out, &qr);
+	if (qr.failed)
+		return qres_fail(out, &qr);
+	while (res && (row = mysql_fetch_row(res)))
+		if (row[0])
+			sample_setting(out, row[0], row[1]);
+	if (res)
+		mysql_free_result(res);
+	out->settings_fresh = true;
+	return my_privileges_granted(src, out) ? -1 : 0;
+}
+
+static int my_sample(struct source *src, struct sample *out, bool want_settings)
+{
+	struct my_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	struct my_status st = {0};
+	unsigned mdl_waits = 0;
+	double t0 = clock_mono();
+
+	if (my_read_status(src, out, &st) < 0)
+		return -1;
+	if (c->ps_readable ? my_read_ps(src, out, &mdl_waits) < 0 : my_read_mdl_gate(src, out, &mdl_waits) < 0)
+		return -1;
+	mysql_map_finish(out, c, p->restarts);
+	my_fill_decide(src, out);
+	if (my_read_locks(src, out, (unsigned)st.row_waits, mdl_waits) < 0)
+		return -1;
+	/* a costly lock graph read this refresh */
+	bool busy = src->lk_last && src->lk_read >= t0;
+	if (my_sample_digests(src, out, busy, &st) < 0)
+		return -1;
+	if (want_settings && my_read_settings(src, out) < 0)
+		return -1;
 	out->state = STATE_UP;
 	return 0;
 }

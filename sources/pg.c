@@ -100,6 +100,37 @@ static void pg_errcpy(char *err, size_t errlen, const char *msg)
 	text_sanitize(err);
 }
 
+/* Take the results libpq has ready into rs; the first error's message
+ * into r (*rc -1). True when the last one came. */
+static bool pg_take_results(struct source *src, struct pg_results *rs, struct qres *r, int *rc)
+{
+	struct pg_priv *p = src->priv;
+	while (!PQisBusy(p->db)) {
+		PGresult *res = PQgetResult(p->db);
+		if (!res)
+			return true;
+		ExecStatusType st = PQresultStatus(res);
+		if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+			const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+			if (*rc == 0) {
+				pg_errcpy(r->err, sizeof r->err, PQresultErrorMessage(res));
+				if (code && strcmp(code, "57014") == 0) {
+					r->stalled = true;
+					str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (statement_timeout)",
+						   src->query_timeout);
+				}
+			}
+			*rc = -1;
+			PQclear(res);
+		} else if (rs->n < PG_MAXRES) {
+			rs->r[rs->n++] = res;
+		} else {
+			PQclear(res);
+		}
+	}
+	return false;
+}
+
 /* Run q (the prepared statement stmt instead when not NULL) and collect
  * every result before the deadline; r says how it went. Returns 0, or -1
  * (r->failed, r->err; r->stalled when the time limit hit). */
@@ -108,7 +139,6 @@ static int pg_run_stmt(struct source *src, const char *q, const char *stmt, stru
 {
 	struct pg_priv *p = src->priv;
 	double t0 = clock_mono(), deadline = t0 + src->query_timeout;
-	PGresult *res;
 	int rc = 0;
 
 	rs->n = 0;
@@ -122,6 +152,7 @@ static int pg_run_stmt(struct source *src, const char *q, const char *stmt, stru
 		r->stalled = true;
 		str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (an earlier query still has no answer)",
 			   src->query_timeout);
+		r->failed = true;
 		return -1;
 	}
 	if (!(stmt ? PQsendQueryPrepared(p->db, stmt, 0, NULL, NULL, NULL, 0) : PQsendQuery(p->db, q))) {
@@ -129,30 +160,7 @@ static int pg_run_stmt(struct source *src, const char *q, const char *stmt, stru
 		r->failed = true;
 		return -1;
 	}
-	for (;;) {
-		while (!PQisBusy(p->db)) {
-			res = PQgetResult(p->db);
-			if (!res)
-				goto done;
-			ExecStatusType st = PQresultStatus(res);
-			if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-				const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-				if (rc == 0) {
-					pg_errcpy(r->err, sizeof r->err, PQresultErrorMessage(res));
-					if (code && strcmp(code, "57014") == 0) {
-						r->stalled = true;
-						str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (statement_timeout)",
-							   src->query_timeout);
-					}
-				}
-				rc = -1;
-				PQclear(res);
-			} else if (rs->n < PG_MAXRES) {
-				rs->r[rs->n++] = res;
-			} else {
-				PQclear(res);
-			}
-		}
+	while (!pg_take_results(src, rs, r, &rc)) {
 		double left = deadline - clock_mono();
 		if (left <= 0) {
 			r->stalled = true;
@@ -174,7 +182,6 @@ static int pg_run_stmt(struct source *src, const char *q, const char *stmt, stru
 			break;
 		}
 	}
-done:
 	r->ms = (clock_mono() - t0) * 1000.0;
 	if (PQstatus(p->db) == CONNECTION_BAD && rc == 0) {
 		pg_errcpy(r->err, sizeof r->err, PQerrorMessage(p->db));
@@ -211,6 +218,13 @@ static const char *cell(const PGresult *r, int row, int col)
 	return PQgetvalue(r, row, col);
 }
 
+/* The n cells of row `row` of r (cell()) into cells. */
+static void pg_cells(const PGresult *r, int row, const char **cells, int n)
+{
+	for (int k = 0; k < n; k++)
+		cells[k] = cell(r, row, k);
+}
+
 static void pg_close(struct source *src)
 {
 	if (src->priv) {
@@ -241,7 +255,6 @@ static int pg_probe(struct source *src, char *err, size_t errlen)
 	bool io_has_wal = false;
 	struct qres qr;
 	const char *v;
-	int i;
 
 	if (pg_run(src, PG_PROBE_SQL, &rs, &qr) < 0) {
 		str_copy(err, errlen, qr.err);
@@ -252,8 +265,7 @@ static int pg_probe(struct source *src, char *err, size_t errlen)
 		str_copy(err, errlen, "probe returned no row");
 		return -1;
 	}
-	for (i = 0; i < PGP__COUNT; i++)
-		cells[i] = cell(rs.r[0], 0, i);
+	pg_cells(rs.r[0], 0, cells, PGP__COUNT);
 	pg_caps_probe(c, cells);
 	bool ask_io = c->wal_stats != WAL_STAT_WAL && (v = cells[PGP_HAS_IO]) && v[0] == 't';
 	pg_results_clear(&rs);
@@ -349,6 +361,46 @@ static void pg_identity(struct source *src)
 
 #define PGSS_DB_TRIES 8   /* databases tried for pg_stat_statements */
 
+/* A connection with this one's parameters opts to database name, and the
+ * pg_stat_statements version created there in *ver (0: none); NULL when
+ * it cannot connect. */
+static PGconn *pg_pgss_try(struct source *src, PQconninfoOption *opts, const char *name, int *ver)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct qres qr;
+	const char *kw[48], *val[48];
+	int k = 0;
+	for (PQconninfoOption *o = opts; o->keyword && k < 46; o++)
+		if (o->val && *o->val && strcmp(o->keyword, "dbname") != 0) {
+			kw[k] = o->keyword;
+			val[k++] = o->val;
+		}
+	kw[k] = "dbname";
+	val[k++] = name;
+	kw[k] = NULL;
+	val[k] = NULL;
+	PGconn *db = PQconnectdbParams(kw, val, 0);
+	if (db)
+		PQsetNoticeProcessor(db, pg_notice_ignore, NULL);
+	if (!db || PQstatus(db) != CONNECTION_OK) {
+		if (db)
+			PQfinish(db);
+		return NULL;
+	}
+	*ver = 0;
+	if (pg_run_on(src, db, "SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements'", &rs,
+		      &qr) == 0) {
+		const char *v = rs.n ? cell(rs.r[0], 0, 0) : NULL;
+		int maj = 0, min = 0;
+		if (v && sscanf(v, "%d.%d", &maj, &min) >= 1)
+			*ver = maj * 100 + min;
+		pg_results_clear(&rs);
+	}
+	p->own_xacts++;
+	return db;
+}
+
 /* pg_stat_statements is loaded but not created in the connected database:
  * look for a database that has it (postgres first, at most PGSS_DB_TRIES,
  * each one short connection with the same parameters) and keep that
@@ -384,35 +436,10 @@ static void pg_find_pgss(struct source *src)
 	/* the parameters this connection uses, with another dbname */
 	PQconninfoOption *opts = PQconninfo(p->db);
 	for (int i = 0; opts && i < n && !p->dg_db; i++) {
-		const char *kw[48], *val[48];
-		int k = 0;
-		for (PQconninfoOption *o = opts; o->keyword && k < 46; o++)
-			if (o->val && *o->val && strcmp(o->keyword, "dbname") != 0) {
-				kw[k] = o->keyword;
-				val[k++] = o->val;
-			}
-		kw[k] = "dbname";
-		val[k++] = names[i];
-		kw[k] = NULL;
-		val[k] = NULL;
-		PGconn *db = PQconnectdbParams(kw, val, 0);
-		if (db)
-			PQsetNoticeProcessor(db, pg_notice_ignore, NULL);
-		if (!db || PQstatus(db) != CONNECTION_OK) {
-			if (db)
-				PQfinish(db);
-			continue;
-		}
 		int ver = 0;
-		if (pg_run_on(src, db, "SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements'", &rs,
-			      &qr) == 0) {
-			const char *v = rs.n ? cell(rs.r[0], 0, 0) : NULL;
-			int maj = 0, min = 0;
-			if (v && sscanf(v, "%d.%d", &maj, &min) >= 1)
-				ver = maj * 100 + min;
-			pg_results_clear(&rs);
-		}
-		p->own_xacts++;
+		PGconn *db = pg_pgss_try(src, opts, names[i], &ver);
+		if (!db)
+			continue;
 		if (ver) {
 			p->dg_db = db;
 			c->pgss_version = ver;
@@ -433,122 +460,92 @@ static void pg_find_pgss(struct source *src)
 			  here, here);
 }
 
-static int pg_connect(struct source *src, char *err, size_t errlen)
-{
-	struct target *t = src->tgt;
-	struct pg_priv *p = xcalloc(1, sizeof *p);
+/* libpq's connection keywords and values (NULL-terminated), with the
+ * numbers they point to. */
+struct pg_params {
 	const char *kw[24], *val[24];
 	char ct[16], opts[96], port[16];
-	int n = 0;
+};
 
-	memset(&src->caps, 0, sizeof src->caps);
-	src->caps.engine = ENGINE_POSTGRESQL;
-	src->priv = p;
-	hmap_init(&p->calls, true, sizeof(uint64_t), 1024);
-	if (gss_pointless(t)) {
-		kw[n] = "gssencmode";
-		val[n++] = "disable";
-	}
-	/* the target string first (expanded), explicit flags after it win */
-	if (t->pg_conninfo) {
-		kw[n] = "dbname";
-		val[n++] = t->pg_conninfo;
-	}
-	if (t->host || t->socket) {
-		kw[n] = "host";
-		val[n++] = t->socket ? t->socket : t->host;
-	}
+/* Keyword k = v as the n-th. */
+static void pg_params_add(struct pg_params *pp, int *n, const char *k, const char *v)
+{
+	pp->kw[*n] = k;
+	pp->val[(*n)++] = v;
+}
+
+/* The connection's keywords for the target: the target string first
+ * (expanded), the explicit flags after it win. */
+static void pg_conn_params(const struct source *src, struct pg_params *pp)
+{
+	const struct target *t = src->tgt;
+	int n = 0;
+	if (gss_pointless(t))
+		pg_params_add(pp, &n, "gssencmode", "disable");
+	if (t->pg_conninfo)
+		pg_params_add(pp, &n, "dbname", t->pg_conninfo);
+	if (t->host || t->socket)
+		pg_params_add(pp, &n, "host", t->socket ? t->socket : t->host);
 	if (t->port) {
-		str_printf(port, sizeof port, "%d", t->port);
-		kw[n] = "port";
-		val[n++] = port;
+		str_printf(pp->port, sizeof pp->port, "%d", t->port);
+		pg_params_add(pp, &n, "port", pp->port);
 	}
-	if (t->user) {
-		kw[n] = "user";
-		val[n++] = t->user;
-	}
-	if (t->password) {
-		kw[n] = "password";
-		val[n++] = t->password;
-	}
-	if (t->database) {
-		kw[n] = "dbname";
-		val[n++] = t->database;
-	}
+	if (t->user)
+		pg_params_add(pp, &n, "user", t->user);
+	if (t->password)
+		pg_params_add(pp, &n, "password", t->password);
+	if (t->database)
+		pg_params_add(pp, &n, "dbname", t->database);
 	/* --ssl-mode as sslmode; --ssl-ca alone means verify-ca (as for MySQL)
 	 * unless an sslmode is said elsewhere: libpq's default prefer would
 	 * fall back to no TLS when the certificate fails */
-	if (t->ssl_mode > SSL_MODE_UNSET) {
-		kw[n] = "sslmode";
-		val[n++] = target_ssl_mode_name(t->ssl_mode, ENGINE_POSTGRESQL);
-	} else if (t->ssl_ca && *t->ssl_ca && !sslmode_elsewhere(t)) {
-		kw[n] = "sslmode";
-		val[n++] = "verify-ca";
-	}
-	if (t->ssl_ca && *t->ssl_ca) {
-		kw[n] = "sslrootcert";
-		val[n++] = t->ssl_ca;
-	}
-	if (t->ssl_cert && *t->ssl_cert) {
-		kw[n] = "sslcert";
-		val[n++] = t->ssl_cert;
-	}
-	if (t->ssl_key && *t->ssl_key) {
-		kw[n] = "sslkey";
-		val[n++] = t->ssl_key;
-	}
-	str_printf(ct, sizeof ct, "%d", (int)d_ceil(t->connect_timeout < 2 ? 2 : t->connect_timeout));
-	kw[n] = "connect_timeout";
-	val[n++] = ct;
-	kw[n] = "application_name";
-	val[n++] = "dbtop";
-	str_printf(opts, sizeof opts, "-c statement_timeout=%ld -c lock_timeout=%ld%s",
+	if (t->ssl_mode > SSL_MODE_UNSET)
+		pg_params_add(pp, &n, "sslmode", target_ssl_mode_name(t->ssl_mode, ENGINE_POSTGRESQL));
+	else if (t->ssl_ca && *t->ssl_ca && !sslmode_elsewhere(t))
+		pg_params_add(pp, &n, "sslmode", "verify-ca");
+	if (t->ssl_ca && *t->ssl_ca)
+		pg_params_add(pp, &n, "sslrootcert", t->ssl_ca);
+	if (t->ssl_cert && *t->ssl_cert)
+		pg_params_add(pp, &n, "sslcert", t->ssl_cert);
+	if (t->ssl_key && *t->ssl_key)
+		pg_params_add(pp, &n, "sslkey", t->ssl_key);
+	str_printf(pp->ct, sizeof pp->ct, "%d", (int)d_ceil(t->connect_timeout < 2 ? 2 : t->connect_timeout));
+	pg_params_add(pp, &n, "connect_timeout", pp->ct);
+	pg_params_add(pp, &n, "application_name", "dbtop");
+	str_printf(pp->opts, sizeof pp->opts, "-c statement_timeout=%ld -c lock_timeout=%ld%s",
 		   (long)(src->query_timeout * 1000), (long)(src->query_timeout * 1000),
 		   src->read_only ? " -c default_transaction_read_only=on" : "");
-	kw[n] = "options";
-	val[n++] = opts;
-	kw[n] = NULL;
-	val[n] = NULL;
+	pg_params_add(pp, &n, "options", pp->opts);
+	pp->kw[n] = NULL;
+	pp->val[n] = NULL;
+}
 
-	p->db = PQconnectdbParams(kw, val, t->pg_conninfo ? 1 : 0);
-	if (p->db)
-		PQsetNoticeProcessor(p->db, pg_notice_ignore, NULL);
-	if (!p->db || PQstatus(p->db) != CONNECTION_OK) {
-		char m[NOTE_LEN];
-		pg_errcpy(m, sizeof m, p->db ? PQerrorMessage(p->db) : "out of memory");
-		str_printf(err, errlen, "cannot connect to %s: %s", t->label, m);
-		pg_close(src);
-		return -1;
+/* --read-only: the server says whether this session is (a note). */
+static void pg_read_only_note(struct source *src)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct qres qr;
+	const char *v = NULL;
+	if (pg_run(src, "SHOW transaction_read_only", &rs, &qr) == 0) {
+		v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
+		if (v && strcmp(v, "on") == 0)
+			notes_add(&src->caps.notes, "--read-only: this session is read-only "
+				  "(default_transaction_read_only=on; the server reports transaction_read_only=on)");
+		else
+			notes_add(&src->caps.notes, "--read-only: the server reports transaction_read_only=%s for this "
+				  "session; dbtop still sends no write", v ? v : "?");
+		pg_results_clear(&rs);
 	}
-	if (pg_probe(src, err, errlen) < 0) {
-		pg_close(src);
-		return -1;
-	}
-	pg_identity(src);
-	if (src->read_only) {
-		/* --read-only: the server says whether this session is */
-		struct pg_results rs;
-		struct qres qr;
-		const char *v = NULL;
-		if (pg_run(src, "SHOW transaction_read_only", &rs, &qr) == 0) {
-			v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
-			if (v && strcmp(v, "on") == 0)
-				notes_add(&src->caps.notes, "--read-only: this session is read-only "
-					  "(default_transaction_read_only=on; the server reports transaction_read_only=on)");
-			else
-				notes_add(&src->caps.notes, "--read-only: the server reports transaction_read_only=%s for this "
-					  "session; dbtop still sends no write", v ? v : "?");
-			pg_results_clear(&rs);
-		}
-		p->own_xacts++;
-	}
-	if (!src->caps.pgss_version && src->caps.pgss_loaded)
-		pg_find_pgss(src);
-	/* no statement statistics: sample the active sessions instead */
-	p->fb_on = src->caps.pgss_version == 0;
-	fallback_init(&p->fb, src->sub_hz);
-	/* wait events: pg_wait_sampling's profile when it is readable, else
-	 * dbtop's own sampling of pg_stat_activity */
+	p->own_xacts++;
+}
+
+/* Where wait events come from: pg_wait_sampling's profile when it is
+ * readable, else dbtop's own sampling of pg_stat_activity (its statement
+ * prepared, its first set started). */
+static void pg_wait_source(struct source *src)
+{
+	struct pg_priv *p = src->priv;
 	p->ws = WS_SAMPLED;
 	if (src->caps.pg_wait_sampling) {
 		struct pg_results rs;
@@ -569,6 +566,42 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 		p->wacc = wait_set_new(WS_SAMPLED);
 		p->wacc->hz = source_sub_hz(src);
 	}
+}
+
+static int pg_connect(struct source *src, char *err, size_t errlen)
+{
+	struct target *t = src->tgt;
+	struct pg_priv *p = xcalloc(1, sizeof *p);
+	struct pg_params pp;
+
+	memset(&src->caps, 0, sizeof src->caps);
+	src->caps.engine = ENGINE_POSTGRESQL;
+	src->priv = p;
+	hmap_init(&p->calls, true, sizeof(uint64_t), 1024);
+	pg_conn_params(src, &pp);
+	p->db = PQconnectdbParams(pp.kw, pp.val, t->pg_conninfo ? 1 : 0);
+	if (p->db)
+		PQsetNoticeProcessor(p->db, pg_notice_ignore, NULL);
+	if (!p->db || PQstatus(p->db) != CONNECTION_OK) {
+		char m[NOTE_LEN];
+		pg_errcpy(m, sizeof m, p->db ? PQerrorMessage(p->db) : "out of memory");
+		str_printf(err, errlen, "cannot connect to %s: %s", t->label, m);
+		pg_close(src);
+		return -1;
+	}
+	if (pg_probe(src, err, errlen) < 0) {
+		pg_close(src);
+		return -1;
+	}
+	pg_identity(src);
+	if (src->read_only)
+		pg_read_only_note(src);
+	if (!src->caps.pgss_version && src->caps.pgss_loaded)
+		pg_find_pgss(src);
+	/* no statement statistics: sample the active sessions instead */
+	p->fb_on = src->caps.pgss_version == 0;
+	fallback_init(&p->fb, src->sub_hz);
+	pg_wait_source(src);
 	src->wants_subsample = p->fb_on || p->ws == WS_SAMPLED;
 	if (p->fb_on)
 		notes_add(&src->caps.notes, "digests are sampled from pg_stat_activity at up to %g Hz "
@@ -727,8 +760,7 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 	int n = r ? PQntuples(r) : 0;
 	for (int i = 0; i < n; i++) {
 		const char *cl[PGL__COUNT];
-		for (int k = 0; k < PGL__COUNT; k++)
-			cl[k] = cell(r, i, k);
+		pg_cells(r, i, cl, PGL__COUNT);
 		pg_locks_map_row(ls, cl, PGL__COUNT);
 	}
 	pg_results_clear(&rs);
@@ -736,83 +768,79 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 	return 0;
 }
 
-static int pg_sample(struct source *src, struct sample *out, bool want_settings)
+/* What one refresh reads (pg_sample) and its results as they are read. */
+struct pg_refresh {
+	const char *dsql;        /* the digest query of this refresh; NULL: none */
+	bool dg_read;            /* the digests were due */
+	bool wprof;              /* the pg_wait_sampling profile is read */
+	bool other;              /* pg_stat_statements in another database: its own round trip */
+	bool info;               /* pg_stat_statements_info too (deallocations) */
+	struct pg_results rs;    /* the refresh's results */
+	int next;                /* the next of rs to read */
+	unsigned waiting;        /* sessions waiting for a lock (the gate) */
+	struct pg_results rd;    /* the digest database's results (other) */
+	const PGresult *d, *dinfo; /* pg_stat_statements and its _info; NULL: none */
+	double cost;             /* the digests' server time, ms; < 0: unknown */
+};
+
+/* The refresh's statements into q (one round trip, one transaction):
+ * counters, the lock gate, the wait profile and the digests when due,
+ * the settings when asked for. */
+static void pg_refresh_sql(struct source *src, struct sample *out, bool want_settings, struct pg_refresh *f,
+			   struct strbuf *q)
 {
 	struct pg_priv *p = src->priv;
 	struct caps *c = &src->caps;
-	struct pg_results rs;
-	struct strbuf q;
-	const char *cells[PGC__COUNT];
-	const char *dsql = pg_digest_sql(c);
-	struct qres qr;
-	bool info = c->pgss_version >= 109;
-	const PGresult *r;
-	double t0;
-	int rc, i, next;
 
+	f->dsql = pg_digest_sql(c);
+	f->info = c->pgss_version >= 109;
 	/* A large pg_stat_statements (its function builds every entry, however
 	 * few are asked for) is read every few refreshes under --server-budget;
 	 * the digest rates cover the time between reads. */
-	bool dg_read = dsql && pace_due(&p->dg_pace, clock_mono(), false);
-	if (dsql && !dg_read) {
-		dsql = NULL;
+	f->dg_read = f->dsql && pace_due(&p->dg_pace, clock_mono(), false);
+	if (f->dsql && !f->dg_read) {
+		f->dsql = NULL;
 		out->digests_skipped = true;
 	}
-	/* one round trip, one transaction: counters, digests, settings */
-	sb_init(&q);
-	sb_puts(&q, pg_counters_sql(c));
-	sb_puts(&q, "; " PG_LOCKS_GATE_QUERY);
+	sb_init(q);
+	sb_puts(q, pg_counters_sql(c));
+	sb_puts(q, "; " PG_LOCKS_GATE_QUERY);
 	/* pg_wait_sampling's profile grows with sessions x events x queries:
 	 * read every few seconds (its rates cover the time between) */
-	bool wprof = p->ws == WS_PG_WAIT_SAMPLING && pace_every(&p->profile_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
-	if (wprof)
-		sb_puts(&q, "; " PG_WAIT_PROFILE_SQL);
-	out->waits_skipped = p->ws == WS_PG_WAIT_SAMPLING && !wprof;
+	f->wprof = p->ws == WS_PG_WAIT_SAMPLING && pace_every(&p->profile_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
+	if (f->wprof)
+		sb_puts(q, "; " PG_WAIT_PROFILE_SQL);
+	out->waits_skipped = p->ws == WS_PG_WAIT_SAMPLING && !f->wprof;
 	/* pg_stat_statements read in another database: its own round trip */
-	bool other = dsql && p->dg_db;
-	if (dsql && !other) {
+	f->other = f->dsql && p->dg_db;
+	if (f->dsql && !f->other) {
 		/* its server time: the clock before and after it (statement_timestamp
 		 * is the same for the whole string), neither the network nor a busy
 		 * client count */
-		sb_puts(&q, "; SELECT " PG_SERVER_MS_EXPR "; ");
-		sb_puts(&q, dsql);
-		if (info)
-			sb_puts(&q, "; SELECT dealloc FROM pg_stat_statements_info");
-		sb_puts(&q, "; SELECT " PG_SERVER_MS_EXPR);
+		sb_puts(q, "; SELECT " PG_SERVER_MS_EXPR "; ");
+		sb_puts(q, f->dsql);
+		if (f->info)
+			sb_puts(q, "; SELECT dealloc FROM pg_stat_statements_info");
+		sb_puts(q, "; SELECT " PG_SERVER_MS_EXPR);
 	}
 	if (want_settings) {
-		sb_puts(&q, "; ");
-		sb_puts(&q, PG_SETTINGS_SQL);
+		sb_puts(q, "; ");
+		sb_puts(q, PG_SETTINGS_SQL);
 		/* pg_monitor granted or revoked since the connection's probe */
-		sb_puts(&q, "; SELECT pg_has_role(current_user, 'pg_monitor', 'MEMBER')");
+		sb_puts(q, "; SELECT pg_has_role(current_user, 'pg_monitor', 'MEMBER')");
 	}
-	t0 = clock_mono();
-	rc = pg_run(src, q.s, &rs, &qr);
-	sb_free(&q);
-	qres_count(out, &qr);
-	p->own_xacts++;
-	if (rc < 0)
-		return qres_fail(out, &qr);
-	out->mono = (t0 + clock_mono()) / 2;
-	out->wall = clock_wall();
-	r = rs.n > 0 ? rs.r[0] : NULL;
-	if (!r || PQntuples(r) != 1) {
-		pg_results_clear(&rs);
-		str_copy(out->error, sizeof out->error, "counters query returned no row");
-		out->state = STATE_DOWN;
-		return -1;
-	}
-	for (i = 0; i < PGC__COUNT; i++)
-		cells[i] = cell(r, 0, i);
-	pg_map_counters(out, c, cells, p->own_xacts);
-	next = 1;
-	unsigned waiting = rs.n > next ? pg_locks_waiting(cell(rs.r[next], 0, 0)) : 0;
-	next++;
-	if (wprof && rs.n > next) {
-		const PGresult *w = rs.r[next++];
+}
+
+/* The refresh's wait events: the pg_wait_sampling profile when it was
+ * read, else what the subsamples saw since the last refresh. */
+static void pg_refresh_waits(struct source *src, struct sample *out, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	if (f->wprof && f->rs.n > f->next) {
+		const PGresult *w = f->rs.r[f->next++];
 		struct wait_set *ws = wait_set_new(WS_PG_WAIT_SAMPLING);
 		ws->period_ms = 10;
-		for (i = 0; i < PQntuples(w); i++) {
+		for (int i = 0; i < PQntuples(w); i++) {
 			const char *n = cell(w, i, 1), *per = cell(w, i, 2);
 			if (per && atof(per) > 0)
 				ws->period_ms = atof(per);
@@ -824,104 +852,178 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		p->wacc = wait_set_new(WS_SAMPLED);
 		p->wacc->hz = source_sub_hz(src);
 	}
-	if (dsql) {
-		struct pg_results rd;
-		const PGresult *d = NULL, *dinfo = NULL;
-		double cost = -1;
-		rd.n = 0;
-		if (!other && rs.n > next + 1) {
-			double before = pg_server_ms(rs.r[next++], 0);
-			d = rs.r[next++];
-			if (info && rs.n > next)
-				dinfo = rs.r[next++];
-			double after = rs.n > next ? pg_server_ms(rs.r[next++], 0) : -1;
-			cost = before >= 0 && after >= before ? after - before : -1;
-		} else if (other) {
-			struct strbuf dq;
-			sb_init(&dq);
-			sb_puts(&dq, dsql);
-			if (info)
-				sb_puts(&dq, "; SELECT dealloc FROM pg_stat_statements_info");
-			sb_puts(&dq, "; SELECT " PG_SERVER_MS_EXPR);
-			rc = pg_run_on(src, p->dg_db, dq.s, &rd, &qr);
-			sb_free(&dq);
-			qres_count(out, &qr);
-			p->own_xacts++;
-			if (rc < 0) {
-				pg_results_clear(&rs);
-				return qres_fail(out, &qr);
-			}
-			d = rd.n > 0 ? rd.r[0] : NULL;
-			dinfo = info && rd.n > 1 ? rd.r[1] : NULL;
-			cost = rd.n > 0 ? pg_server_ms(rd.r[rd.n - 1], 0) : -1;
-		}
-		if (d) {
-			struct digest_set *set = xcalloc(1, sizeof *set);
-			const char *dc[PGD__COUNT];
-			char where[80] = "";
-			if (other)
-				str_printf(where, sizeof where, " in %s", c->pgss_db);
-			str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s", c->pgss_version / 100,
-				   c->pgss_version % 100, where);
-			for (i = 0; i < PQntuples(d); i++) {
-				for (int k = 0; k < PGD__COUNT; k++)
-					dc[k] = cell(d, i, k);
-				pg_map_digest(set, dc);
-			}
-			const char *v = dinfo ? cell(dinfo, 0, 0) : NULL;
-			if (v) {
-				set->lost = strtoull(v, NULL, 10);
-				set->have_lost = true;
-			}
-			out->digests = set;
-			double q0 = out->query_ms;
-			if (pg_fetch_texts(src, out, set, d) < 0) {
-				pg_results_clear(&rd);
-				pg_results_clear(&rs);
-				return -1;
-			}
-			/* its cost on the server (the texts' round trip as it came;
-			 * the refresh's queries less a refresh without digests when
-			 * the server could not say) */
-			if (cost < 0)
-				cost = out->query_ms > p->base_ms ? out->query_ms - p->base_ms : out->query_ms;
-			else
-				cost += out->query_ms - q0;
-			double every = pace_done(&p->dg_pace, src, clock_mono(), cost, PACE_SHARE_DIGESTS);
-			if (every > 0)
-				str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s, read every %.0f s",
-					   c->pgss_version / 100, c->pgss_version % 100, where, every);
-		}
-		pg_results_clear(&rd);
-	} else if (!dg_read) {
+}
+
+/* Run the refresh's statements; read the counters, the lock gate and the
+ * wait events. Returns 0, or -1 with out->error and out->state set. */
+static int pg_refresh_read(struct source *src, struct sample *out, bool want_settings, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	const char *cells[PGC__COUNT];
+	struct strbuf q;
+	struct qres qr;
+
+	pg_refresh_sql(src, out, want_settings, f, &q);
+	double t0 = clock_mono();
+	int rc = pg_run(src, q.s, &f->rs, &qr);
+	sb_free(&q);
+	qres_count(out, &qr);
+	p->own_xacts++;
+	if (rc < 0)
+		return qres_fail(out, &qr);
+	out->mono = (t0 + clock_mono()) / 2;
+	out->wall = clock_wall();
+	const PGresult *r = f->rs.n > 0 ? f->rs.r[0] : NULL;
+	if (!r || PQntuples(r) != 1) {
+		str_copy(out->error, sizeof out->error, "counters query returned no row");
+		out->state = STATE_DOWN;
+		return -1;
+	}
+	pg_cells(r, 0, cells, PGC__COUNT);
+	pg_map_counters(out, &src->caps, cells, p->own_xacts);
+	f->next = 1;
+	f->waiting = f->rs.n > f->next ? pg_locks_waiting(cell(f->rs.r[f->next], 0, 0)) : 0;
+	f->next++;
+	pg_refresh_waits(src, out, f);
+	return 0;
+}
+
+/* The digest query's results (f->d, f->dinfo) and their server time
+ * (f->cost): among the refresh's, or from a round trip to the digest
+ * database. Returns 0, or -1 (sample failed). */
+static int pg_digest_results(struct source *src, struct sample *out, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	struct qres qr;
+	f->cost = -1;
+	if (!f->other && f->rs.n > f->next + 1) {
+		double before = pg_server_ms(f->rs.r[f->next++], 0);
+		f->d = f->rs.r[f->next++];
+		if (f->info && f->rs.n > f->next)
+			f->dinfo = f->rs.r[f->next++];
+		double after = f->rs.n > f->next ? pg_server_ms(f->rs.r[f->next++], 0) : -1;
+		f->cost = before >= 0 && after >= before ? after - before : -1;
+	} else if (f->other) {
+		struct strbuf dq;
+		sb_init(&dq);
+		sb_puts(&dq, f->dsql);
+		if (f->info)
+			sb_puts(&dq, "; SELECT dealloc FROM pg_stat_statements_info");
+		sb_puts(&dq, "; SELECT " PG_SERVER_MS_EXPR);
+		int rc = pg_run_on(src, p->dg_db, dq.s, &f->rd, &qr);
+		sb_free(&dq);
+		qres_count(out, &qr);
+		p->own_xacts++;
+		if (rc < 0)
+			return qres_fail(out, &qr);
+		f->d = f->rd.n > 0 ? f->rd.r[0] : NULL;
+		f->dinfo = f->info && f->rd.n > 1 ? f->rd.r[1] : NULL;
+		f->cost = f->rd.n > 0 ? pg_server_ms(f->rd.r[f->rd.n - 1], 0) : -1;
+	}
+	return 0;
+}
+
+/* The digest set from f->d into out->digests, with the texts new since
+ * the last read; the next read paced by its cost on the server. Returns
+ * 0, or -1 (sample failed). */
+static int pg_digest_set(struct source *src, struct sample *out, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	struct digest_set *set = xcalloc(1, sizeof *set);
+	const char *dc[PGD__COUNT];
+	char where[80] = "";
+	double cost = f->cost;
+
+	if (f->other)
+		str_printf(where, sizeof where, " in %s", c->pgss_db);
+	str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s", c->pgss_version / 100,
+		   c->pgss_version % 100, where);
+	for (int i = 0; i < PQntuples(f->d); i++) {
+		pg_cells(f->d, i, dc, PGD__COUNT);
+		pg_map_digest(set, dc);
+	}
+	const char *v = f->dinfo ? cell(f->dinfo, 0, 0) : NULL;
+	if (v) {
+		set->lost = strtoull(v, NULL, 10);
+		set->have_lost = true;
+	}
+	out->digests = set;
+	double q0 = out->query_ms;
+	if (pg_fetch_texts(src, out, set, f->d) < 0)
+		return -1;
+	/* its cost on the server (the texts' round trip as it came; the
+	 * refresh's queries less a refresh without digests when the server
+	 * could not say) */
+	if (cost < 0)
+		cost = out->query_ms > p->base_ms ? out->query_ms - p->base_ms : out->query_ms;
+	else
+		cost += out->query_ms - q0;
+	double every = pace_done(&p->dg_pace, src, clock_mono(), cost, PACE_SHARE_DIGESTS);
+	if (every > 0)
+		str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s, read every %.0f s",
+			   c->pgss_version / 100, c->pgss_version % 100, where, every);
+	return 0;
+}
+
+/* The refresh's digests: pg_stat_statements when it was read, else the
+ * sampled ones. Returns 0, or -1 (sample failed). */
+static int pg_refresh_digests(struct source *src, struct sample *out, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	if (f->dsql) {
+		if (pg_digest_results(src, out, f) < 0 || (f->d && pg_digest_set(src, out, f) < 0))
+			return -1;
+	} else if (!f->dg_read) {
 		p->base_ms = p->base_ms > 0 ? 0.7 * p->base_ms + 0.3 * out->query_ms : out->query_ms;
 	}
-	if (!dsql && p->fb_on && p->fb.rounds > 0) {
+	if (!f->dsql && p->fb_on && p->fb.rounds > 0) {
 		/* NULL: no look since the last refresh; the next set covers both */
 		out->digests = fallback_build_sampled(&p->fb, "sampled pg_stat_activity", out->mono);
 		out->digests_skipped = !out->digests;
 	}
-	if (want_settings && rs.n > next) {
-		r = rs.r[next];
-		for (i = 0; i < PQntuples(r); i++)
-			if (cell(r, i, 0))
-				sample_setting(out, cell(r, i, 0), cell(r, i, 1));
-		out->settings_fresh = true;
-		const char *mon = rs.n > next + 1 ? cell(rs.r[next + 1], 0, 0) : NULL;
-		if (mon && !c->superuser && (mon[0] == 't') != c->pg_monitor) {
-			/* what this role may see changed: probe again on a new
-			 * connection, whose notes then say what is missing */
-			bool granted = mon[0] == 't';   /* read before the result is freed */
-			pg_results_clear(&rs);
-			str_printf(out->error, sizeof out->error, "pg_monitor was %s: reconnecting to probe the "
-				   "privileges again", granted ? "granted" : "revoked");
-			out->state = STATE_DOWN;
-			return -1;
-		}
+	return 0;
+}
+
+/* The settings, when the refresh read them. Returns -1 (out->error: a
+ * reconnection) when pg_monitor was granted or revoked since the probe. */
+static int pg_refresh_settings(struct source *src, struct sample *out, bool want_settings, struct pg_refresh *f)
+{
+	const struct caps *c = &src->caps;
+	int next = f->next;
+	if (!want_settings || f->rs.n <= next)
+		return 0;
+	const PGresult *r = f->rs.r[next];
+	for (int i = 0; i < PQntuples(r); i++)
+		if (cell(r, i, 0))
+			sample_setting(out, cell(r, i, 0), cell(r, i, 1));
+	out->settings_fresh = true;
+	const char *mon = f->rs.n > next + 1 ? cell(f->rs.r[next + 1], 0, 0) : NULL;
+	if (mon && !c->superuser && (mon[0] == 't') != c->pg_monitor) {
+		/* what this role may see changed: probe again on a new
+		 * connection, whose notes then say what is missing */
+		str_printf(out->error, sizeof out->error, "pg_monitor was %s: reconnecting to probe the "
+			   "privileges again", mon[0] == 't' ? "granted" : "revoked");
+		out->state = STATE_DOWN;
+		return -1;
 	}
-	pg_results_clear(&rs);
+	return 0;
+}
+
+static int pg_sample(struct source *src, struct sample *out, bool want_settings)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_refresh f;
+	memset(&f, 0, sizeof f);
+	int rc = pg_refresh_read(src, out, want_settings, &f);
+	if (rc == 0)
+		rc = pg_refresh_digests(src, out, &f);
+	if (rc == 0)
+		rc = pg_refresh_settings(src, out, want_settings, &f);
+	pg_results_clear(&f.rd);
+	pg_results_clear(&f.rs);
 	/* busy: this refresh read a costly pg_stat_statements */
-	if (pg_read_locks(src, out, waiting, dg_read && p->dg_pace.next > clock_mono() + 0.5) < 0)
+	if (rc < 0 || pg_read_locks(src, out, f.waiting, f.dg_read && p->dg_pace.next > clock_mono() + 0.5) < 0)
 		return -1;
 	out->state = STATE_UP;
 	return 0;
@@ -975,8 +1077,7 @@ static void pg_tune_pending(struct source *src, struct tune_call *c)
 		int n = r ? PQntuples(r) : 0;
 		const char *(*rows)[PGF__COUNT] = xcalloc(n ? (size_t)n : 1, sizeof *rows);
 		for (int i = 0; i < n; i++)
-			for (int k = 0; k < PGF__COUNT; k++)
-				rows[i][k] = cell(r, i, k);
+			pg_cells(r, i, rows[i], PGF__COUNT);
 		pg_pending_note(c->pending, sizeof c->pending, (const char *const (*)[PGF__COUNT])rows, n);
 		free(rows);
 		pg_results_clear(&rs);
