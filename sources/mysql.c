@@ -252,6 +252,30 @@ static MYSQL_RES *my_query(struct source *src, const char *q, struct qres *r)
 	return res;
 }
 
+/* Run q, whose result is not read. Returns 0, or -1 with the reason in
+ * err. */
+static int my_exec(struct source *src, const char *q, char *err, size_t errlen)
+{
+	struct qres qr;
+	MYSQL_RES *res = my_query(src, q, &qr);
+	if (res)
+		mysql_free_result(res);
+	if (!qr.failed)
+		return 0;
+	str_copy(err, errlen, qr.err);
+	return -1;
+}
+
+/* Run q, a statement of the sample, counted in out; its result in *res.
+ * Returns 0, or -1: the sample failed (out->error, out->state). */
+static int my_sample_query(struct source *src, struct sample *out, const char *q, MYSQL_RES **res)
+{
+	struct qres qr;
+	*res = my_query(src, q, &qr);
+	qres_count(out, &qr);
+	return qr.failed ? qres_fail(out, &qr) : 0;
+}
+
 /* The first n cells of a row of nf columns into cells (the rest left). */
 static void my_cells(MYSQL_ROW row, unsigned nf, const char **cells, size_t n)
 {
@@ -502,15 +526,10 @@ static int my_tls_check(MYSQL *db, const struct target *t, enum ssl_mode m, cons
 static int my_read_only(struct source *src, char *err, size_t errlen)
 {
 	struct qres qr;
-	MYSQL_RES *res = my_query(src, "SET SESSION TRANSACTION READ ONLY", &qr);
-	if (res)
-		mysql_free_result(res);
-	if (qr.failed) {
-		str_copy(err, errlen, qr.err);
+	if (my_exec(src, "SET SESSION TRANSACTION READ ONLY", err, errlen) < 0)
 		return -1;
-	}
 	/* the server's word on it (MySQL 8 has only transaction_read_only) */
-	res = my_query(src, "SELECT @@session.transaction_read_only", &qr);
+	MYSQL_RES *res = my_query(src, "SELECT @@session.transaction_read_only", &qr);
 	if (qr.failed)
 		res = my_query(src, "SELECT @@session.tx_read_only", &qr);
 	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
@@ -722,13 +741,11 @@ static int my_digest_rows(struct source *src, struct sample *out, struct digest_
 	struct my_priv *p = src->priv;
 	char q[1024], newest[40];
 	MYSQL_ROW row;
-	struct qres qr;
 
 	str_copy(newest, sizeof newest, p->last_seen);
-	MYSQL_RES *res = my_query(src, mysql_digest_sql(&src->caps, p->last_seen, q, sizeof q), &qr);
-	qres_count(out, &qr);
-	if (qr.failed)
-		return qres_fail(out, &qr);
+	MYSQL_RES *res;
+	if (my_sample_query(src, out, mysql_digest_sql(&src->caps, p->last_seen, q, sizeof q), &res) < 0)
+		return -1;
 	unsigned nf = res ? mysql_num_fields(res) : 0;
 	while (res && (row = mysql_fetch_row(res))) {
 		const char *cells[MYD__COUNT] = {0};
@@ -750,7 +767,6 @@ static int my_fetch_texts(struct source *src, struct sample *out, struct digest_
 	struct my_priv *p = src->priv;
 	struct strbuf in, tq;
 	MYSQL_ROW row;
-	struct qres qr;
 	size_t i, nfetch = 0;
 
 	sb_init(&in);
@@ -774,11 +790,11 @@ static int my_fetch_texts(struct source *src, struct sample *out, struct digest_
 	sb_printf(&tq, "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT FROM "
 		  "performance_schema.events_statements_summary_by_digest WHERE DIGEST IN (%s)", in.s);
 	sb_free(&in);
-	MYSQL_RES *res = my_query(src, tq.s, &qr);
-	qres_count(out, &qr);
+	MYSQL_RES *res;
+	int rc = my_sample_query(src, out, tq.s, &res);
 	sb_free(&tq);
-	if (qr.failed)
-		return qres_fail(out, &qr);
+	if (rc < 0)
+		return -1;
 	while (res && (row = mysql_fetch_row(res))) {
 		char key[200];
 		str_printf(key, sizeof key, "%s/%s", row[0] ? row[0] : "", row[1] ? row[1] : "(null)");
@@ -1053,14 +1069,9 @@ static int my_act_compound(struct source *src, long long id, const char *cond, c
 		   "WHERE p.ID = %lld AND %s) = 1 THEN SET @dbtop_act = 1; %s; ELSE SET @dbtop_act = 0; "
 		   "END IF; END",
 		   id, cond, kill);
-	MYSQL_RES *res = my_query(src, q, &qr);
-	if (res)
-		mysql_free_result(res);
-	if (qr.failed) {
-		str_copy(msg, len, qr.err);
+	if (my_exec(src, q, msg, len) < 0)
 		return -1;
-	}
-	res = my_query(src, "SELECT @dbtop_act", &qr);
+	MYSQL_RES *res = my_query(src, "SELECT @dbtop_act", &qr);
 	bool done = !qr.failed && res && (row = mysql_fetch_row(res)) && row[0] && row[0][0] == '1';
 	if (res)
 		mysql_free_result(res);
@@ -1085,10 +1096,8 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 		  size_t len)
 {
 	bool present, cancel = what != SRC_ACT_TERMINATE;
-	struct qres qr;
 	bool maria = src->caps.flavour == FLAVOUR_MARIADB;
 	char cond[200], why[NOTE_LEN / 2], kill[64];
-	MYSQL_RES *res;
 	if (src->read_only) {
 		str_copy(msg, len, "--read-only: refused");
 		return -1;
@@ -1138,13 +1147,8 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 				str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
 			return -1;
 		}
-		res = my_query(src, kill, &qr);
-		if (res)
-			mysql_free_result(res);
-		if (qr.failed) {
-			str_copy(msg, len, qr.err);
+		if (my_exec(src, kill, msg, len) < 0)
 			return -1;
-		}
 	}
 	str_printf(msg, len, "%s: done (the session you saw: %s)", kill,
 		   who->trx_id[0] ? "same transaction" : "no transaction, same statement");
@@ -1314,14 +1318,8 @@ static int my_tune_lock(struct source *src, struct tune_call *c)
 	MYSQL_RES *res;
 	MYSQL_ROW row;
 	struct qres qr;
-	if (c->what == TC_UNLOCK) {
-		res = my_query(src, "SELECT RELEASE_LOCK('" TUNE_LOCK_NAME "')", &qr);
-		if (res)
-			mysql_free_result(res);
-		if (qr.failed)
-			str_copy(c->err, sizeof c->err, qr.err);
-		return qr.failed ? -1 : 0;
-	}
+	if (c->what == TC_UNLOCK)
+		return my_exec(src, "SELECT RELEASE_LOCK('" TUNE_LOCK_NAME "')", c->err, sizeof c->err);
 	res = my_query(src, "SELECT GET_LOCK('" TUNE_LOCK_NAME "', 0)", &qr);
 	if (qr.failed) {
 		str_copy(c->err, sizeof c->err, qr.err);
@@ -1429,19 +1427,17 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
 {
 	struct my_priv *p = src->priv;
 	MYSQL_ROW row;
-	struct qres qr;
 	uint64_t uptime = 0;
+	MYSQL_RES *res;
 	double t0 = clock_mono();
-	MYSQL_RES *res = my_query(src,
-				  "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
-				  "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
-				  "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
-				  "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
-				  "'Innodb_row_lock_current_waits')",
-				  &qr);
-	qres_count(out, &qr);
-	if (qr.failed)
-		return qres_fail(out, &qr);
+	if (my_sample_query(src, out,
+			    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
+			    "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
+			    "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
+			    "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
+			    "'Innodb_row_lock_current_waits')",
+			    &res) < 0)
+		return -1;
 	out->mono = (t0 + clock_mono()) / 2;
 	out->wall = clock_wall();
 	while (res && (row = mysql_fetch_row(res))) {
@@ -1470,7 +1466,6 @@ static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_wait
 	struct my_priv *p = src->priv;
 	const struct caps *c = &src->caps;
 	MYSQL_ROW row;
-	struct qres qr;
 	/* the wait summary costs the server more than the rest together
 	 * (it adds up every thread's counters): read every few seconds */
 	bool waits = pace_every(&p->waits_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
@@ -1482,11 +1477,11 @@ static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_wait
 	sb_init(&psq);
 	sb_printf(&psq, "%s%s%s%s", MY_PS_SQL, own, waits ? MY_WAITS_SQL : "",
 		  c->flavour == FLAVOUR_MYSQL ? MY_MDL_GATE_MYSQL : MY_MDL_GATE_MARIADB);
-	MYSQL_RES *res = my_query(src, psq.s, &qr);
+	MYSQL_RES *res;
+	int rc = my_sample_query(src, out, psq.s, &res);
 	sb_free(&psq);
-	qres_count(out, &qr);
-	if (qr.failed)
-		return qres_fail(out, &qr);
+	if (rc < 0)
+		return -1;
 	struct wait_set *ws = waits ? wait_set_new(WS_PERF_SCHEMA) : NULL;
 	out->waits = ws;
 	if (ws)
@@ -1515,13 +1510,11 @@ static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_wait
 static int my_read_mdl_gate(struct source *src, struct sample *out, unsigned *mdl_waits)
 {
 	MYSQL_ROW row;
-	struct qres qr;
 	char q[MYL_SQL_MAX];
 	mysql_locks_mdl_count_sql(src->caps.flavour, (unsigned)(src->query_timeout * 1000), q, sizeof q);
-	MYSQL_RES *res = my_query(src, q, &qr);
-	qres_count(out, &qr);
-	if (qr.failed)
-		return qres_fail(out, &qr);
+	MYSQL_RES *res;
+	if (my_sample_query(src, out, q, &res) < 0)
+		return -1;
 	if (res && (row = mysql_fetch_row(res)) && !mysql_locks_count(row[0], mdl_waits))
 		*mdl_waits = 0;
 	if (res)
@@ -1575,16 +1568,14 @@ static int my_sample_digests(struct source *src, struct sample *out, bool busy, 
 static int my_read_settings(struct source *src, struct sample *out)
 {
 	MYSQL_ROW row;
-	struct qres qr;
-	MYSQL_RES *res = my_query(src,
-				  "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit',"
-				  "'sync_binlog','innodb_flush_method','innodb_doublewrite','log_bin',"
-				  "'binlog_commit_wait_count','binlog_commit_wait_usec',"
-				  "'binlog_group_commit_sync_delay','innodb_log_file_size')",
-				  &qr);
-	qres_count(out, &qr);
-	if (qr.failed)
-		return qres_fail(out, &qr);
+	MYSQL_RES *res;
+	if (my_sample_query(src, out,
+			    "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit',"
+			    "'sync_binlog','innodb_flush_method','innodb_doublewrite','log_bin',"
+			    "'binlog_commit_wait_count','binlog_commit_wait_usec',"
+			    "'binlog_group_commit_sync_delay','innodb_log_file_size')",
+			    &res) < 0)
+		return -1;
 	while (res && (row = mysql_fetch_row(res)))
 		if (row[0])
 			sample_setting(out, row[0], row[1]);
