@@ -1067,6 +1067,11 @@ static int my_explain(struct source *src, long long id, const struct session_ide
 	str_printf(q, sizeof q, src->caps.flavour == FLAVOUR_MARIADB ? "SHOW EXPLAIN FOR %lld" :
 		   "EXPLAIN FOR CONNECTION %lld", id);
 	res = my_query(src, q, err, elen, &failed, &stalled, NULL);
+	if (failed && stalled && src->caps.flavour == FLAVOUR_MARIADB) {
+		size_t n = strlen(err);
+		str_printf(err + n, elen - n, "; the session did not answer: MariaDB answers SHOW EXPLAIN between "
+			   "rows, not inside one long call or wait");
+	}
 	if (failed)
 		return -1;
 	unsigned nf = res ? mysql_num_fields(res) : 0;

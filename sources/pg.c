@@ -1483,10 +1483,30 @@ static int pg_explain(struct source *src, long long id, const struct session_ide
 	}
 	pg_results_clear(&rs);
 	p->own_xacts++;
-	PGresult *er = PQexecParams(p->db, stmt, 0, NULL, NULL, NULL, NULL, 0);
+	/* the extended protocol takes one statement only; EXPLAIN
+	 * (GENERIC_PLAN) must come without parameter values, which only the
+	 * simple protocol sends: then the text has no ';' at all (one
+	 * statement however it is read) */
+	PGresult *er;
+	if (strncmp(stmt, "EXPLAIN (GENERIC_PLAN)", 22) != 0)
+		er = PQexecParams(p->db, stmt, 0, NULL, NULL, NULL, NULL, 0);
+	else if (!strchr(stmt, ';'))
+		er = PQexec(p->db, stmt);
+	else
+		er = NULL;
 	free(stmt);
-	if (PQresultStatus(er) != PGRES_TUPLES_OK) {
+	if (!er)
+		str_copy(err, elen, "a statement with parameters and a ';' in it is not explained");
+	if (!er) {
+		/* err says why */
+	} else if (PQresultStatus(er) != PGRES_TUPLES_OK) {
 		pg_errcpy(err, elen, PQresultErrorMessage(er));
+		const char *code = PQresultErrorField(er, PG_DIAG_SQLSTATE);
+		if (code && strcmp(code, "42501") == 0) {
+			size_t n = strlen(err);
+			str_printf(err + n, elen - n, " (planning needs the privileges the statement needs: %s has not)",
+				   PQuser(p->db));
+		}
 	} else {
 		size_t n = 0;
 		if (idle)
