@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../model/digests.h"
+#include "../core/fixes.h"
 #include "../util/util.h"
 #include "pane.h"
 
@@ -273,13 +274,13 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 	v->nrows = 0;
 	if (!t->have_data) {
 		if (m->caps.engine == ENGINE_POSTGRESQL && !m->caps.pgss_version)
-			cv_text(cv, 0, 0, R_WARN, "no statement statistics: pg_stat_statements is not installed in this database");
+			cv_printf(cv, 0, 0, R_WARN, "no statement statistics: %s", fixes[FIX_PGSS_INSTALL].missing);
 		else if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_digests)
 			cv_text(cv, 0, 0, R_WARN, "no statement statistics: performance_schema digests are unavailable");
 		else
 			cv_text(cv, 0, 0, R_UNKNOWN, "no digest sample yet");
 		for (i = 0, y = 1; i < (size_t)m->caps.notes.n && y < cv->h; i++)
-			if (strstr(m->caps.notes.msg[i], "pg_stat_statements") || strstr(m->caps.notes.msg[i], "digest"))
+			if (note_about_digests(m->caps.notes.msg[i]))
 				cv_printf(cv, y++, 0, R_NOTE, "fix: %s", m->caps.notes.msg[i]);
 		return;
 	}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/fixes.h"
 #include "../util/util.h"
 #include "pane.h"
 #include "rates.h"
@@ -80,8 +81,8 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 	v->nrows = 0;
 	if (!t->have_data) {
 		if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_readable)
-			cv_text(cv, y++, 0, R_WARN, "no wait events: performance_schema is off or not readable "
-						       "(performance_schema=ON in my.cnf, GRANT SELECT ON performance_schema.*)");
+			cv_printf(cv, y++, 0, R_WARN, "no wait events: performance_schema is off or not readable (%s, %s)",
+				  fix_brief(FIX_PS_OFF), fix_brief(FIX_PS_SELECT));
 		else
 			cv_text(cv, y++, 0, R_UNKNOWN, m->last.state == STATE_UP ? "no wait profile yet" :
 						   "no wait events while the server is not answering");
