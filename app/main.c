@@ -487,8 +487,8 @@ static struct tuner *start_tuner(struct source *src, const struct opts *o, const
 	return tuner;
 }
 
-/* What the batch loop works with. */
-struct batch_run {
+/* What a run (the screen or the batch loop) works with. */
+struct run {
 	const struct opts *o;
 	struct source *src;
 	struct model *m;
@@ -496,11 +496,13 @@ struct batch_run {
 	bool *recording;
 	const char *host;
 	bool replaying;
+	struct tuner *tuner;
+	double start_mono;
 };
 
 /* Write the sample (and the capabilities of a new connection) to the
  * recording; a failure stops the recording, not the monitoring. */
-static void batch_record(const struct batch_run *r, const struct sample *s, uint32_t *caps_gen)
+static void batch_record(const struct run *r, const struct sample *s, uint32_t *caps_gen)
 {
 	char err[NOTE_LEN];
 	if (r->src->conn_gen != *caps_gen) {
@@ -521,7 +523,7 @@ static void batch_record(const struct batch_run *r, const struct sample *s, uint
 
 /* --batch: one record per interval on stdout until --count, a signal, the
  * end of the recording or a closed stdout. */
-static void batch_loop(const struct batch_run *r)
+static void batch_loop(const struct run *r)
 {
 	const struct opts *o = r->o;
 	struct batch_text_state txt;
@@ -570,6 +572,35 @@ static void batch_loop(const struct batch_run *r)
 	sb_free(&out);
 }
 
+/* The screen until it quits; its exit status. *worker_running: a query
+ * still runs in the sampler thread. */
+static int run_screen(const struct run *r, bool *worker_running)
+{
+	const struct opts *o = r->o;
+	struct ui_opts uo = {
+		.interval = o->interval, .theme = o->theme, .ascii = o->ascii,
+		.replay = r->replaying, .speed = o->speed, .host = r->host,
+		.rec = *r->recording ? r->rec : NULL, .read_only = o->read_only,
+		.tuner = r->replaying ? NULL : r->tuner, .start_mono = r->start_mono,
+	};
+	int status = ui_run(r->src, r->m, &uo);
+	if (uo.exit_msg[0])   /* it may quote a server's error text */
+		fprintf(stderr, "dbtop: %s\n", text_sanitize(uo.exit_msg));
+	*worker_running = uo.worker_running;
+	return status;
+}
+
+/* The memory holds passwords (given, typed, read from option files, or
+ * by libpq from .pgpass) and query texts with their literals, whatever
+ * the flags: no core file, and no ptrace or /proc/PID/mem by other
+ * processes of the user. */
+static void protect_memory(void)
+{
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	struct rlimit no_core = {0, 0};
+	setrlimit(RLIMIT_CORE, &no_core);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
@@ -586,13 +617,7 @@ int main(int argc, char **argv)
 	int status = 0;
 
 	double start_mono = clock_mono();
-	/* the memory holds passwords (given, typed, read from option files,
-	 * or by libpq from .pgpass) and query texts with their literals,
-	 * whatever the flags: no core file, and no ptrace or /proc/PID/mem by
-	 * other processes of the user */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	struct rlimit no_core = {0, 0};
-	setrlimit(RLIMIT_CORE, &no_core);
+	protect_memory();
 	/* parse a copy and scrub the arguments ps shows at once: a password
 	 * never stays there, not even until a usage error */
 	args = xcalloc((size_t)argc + 1, sizeof *args);
@@ -614,7 +639,6 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-
 	init_source(&src, &rcfg, &o, &t, replaying);
 	if (!o.batch && !ui_possible(err, sizeof err)) {
 		fprintf(stderr, "dbtop: %s\n", err);
@@ -633,17 +657,12 @@ int main(int argc, char **argv)
 	hist = (size_t)d_ceil(HISTORY_SECONDS / o.interval);
 	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
 
+	struct run r = {.o = &o, .src = &src, .m = &m, .rec = &rec, .recording = &recording, .host = host,
+			.replaying = replaying, .tuner = tuner, .start_mono = start_mono};
 	if (!o.batch) {
-		struct ui_opts uo = {
-			.interval = o.interval, .theme = o.theme, .ascii = o.ascii,
-			.replay = replaying, .speed = o.speed, .host = host,
-			.rec = recording ? &rec : NULL, .read_only = o.read_only,
-			.tuner = replaying ? NULL : tuner, .start_mono = start_mono,
-		};
-		status = ui_run(&src, &m, &uo);
-		if (uo.exit_msg[0])   /* it may quote a server's error text */
-			fprintf(stderr, "dbtop: %s\n", text_sanitize(uo.exit_msg));
-		if (uo.worker_running) {
+		bool worker_running;
+		status = run_screen(&r, &worker_running);
+		if (worker_running) {
 			/* a query still runs in the sampler thread: leave everything it
 			 * may touch alone; exiting ends it */
 			if (recording)
@@ -651,8 +670,6 @@ int main(int argc, char **argv)
 			return status;
 		}
 	} else {
-		struct batch_run r = {.o = &o, .src = &src, .m = &m, .rec = &rec, .recording = &recording,
-				      .host = host, .replaying = replaying};
 		batch_loop(&r);
 	}
 	if (replaying && src.finished)

@@ -843,9 +843,77 @@ static bool is_password_key(const char *s, size_t n)
 	return r;
 }
 
+/* The password of a URI argument (p: after "scheme://"), in its user
+ * info and in ?password=...; true when one was blanked. */
+static bool scrub_uri(char *arg, char *p)
+{
+	bool done = false;
+	/* the user info ends where each reader ends it: a mysql:// URI
+	 * at the last '@' before any '/' or '?', a PostgreSQL one (as
+	 * libpq reads it) at the first '@' before any '/' */
+	bool pg = strncmp(arg, "postgres://", 11) == 0 || strncmp(arg, "postgresql://", 13) == 0;
+	char *end = p + strcspn(p, pg ? "/" : "/?"), *at = NULL;
+	for (char *c = p; c < end && !(pg && at); c++)
+		if (*c == '@')
+			at = c;
+	if (at) {
+		char *colon = memchr(p, ':', (size_t)(at - p));
+		if (colon && at > colon + 1) {
+			blank(colon + 1, (size_t)(at - colon - 1));
+			done = true;
+		}
+	}
+	/* ?password=... in a libpq URI (the keyword may be %-encoded);
+	 * the query comes after the user info (a '?' inside it is
+	 * not one, and blanking there would move its end) */
+	for (p = strchr(at ? at + 1 : arg, '?'); p && *p; p = strchr(p + 1, '&')) {
+		char *k = p + 1, *eq = k + strcspn(k, "=&");
+		if (*eq == '=' && is_password_key(k, (size_t)(eq - k))) {
+			char *v = eq + 1;
+			size_t n = strcspn(v, "&");
+			if (n) {
+				blank(v, n);
+				done = true;
+			}
+		}
+	}
+	return done;
+}
+
+/* The value at v of a libpq key=value pair: 'quoted' or up to white
+ * space, with backslash escapes; true when it was not empty (blanked). */
+static bool scrub_value(char *v)
+{
+	char *e;
+	if (*v == '\'') {
+		e = v + 1;
+		while (*e && *e != '\'') {
+			if (*e == '\\' && e[1])
+				e++;
+			e++;
+		}
+		if (e > v + 1) {
+			blank(v + 1, (size_t)(e - v - 1));
+			return true;
+		}
+		return false;
+	}
+	e = v;
+	while (*e && !isspace((unsigned char)*e)) {
+		if (*e == '\\' && e[1])
+			e++;
+		e++;
+	}
+	if (e > v) {
+		blank(v, (size_t)(e - v));
+		return true;
+	}
+	return false;
+}
+
 bool target_scrub_arg(char *arg)
 {
-	char *p, *at, *colon, *end;
+	char *p;
 	bool done = false;
 	/* --password=VALUE (or an abbreviation of it): a value the option does
 	 * not take, but one that must not show */
@@ -860,40 +928,8 @@ bool target_scrub_arg(char *arg)
 	/* a URI: scheme:// at the start (a "://" inside a key=value string,
 	 * say in its password, does not make it one) */
 	p = arg + strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
-	if (p > arg && strncmp(p, "://", 3) == 0) {
-		/* the user info ends where each reader ends it: a mysql:// URI
-		 * at the last '@' before any '/' or '?', a PostgreSQL one (as
-		 * libpq reads it) at the first '@' before any '/' */
-		bool pg = strncmp(arg, "postgres://", 11) == 0 || strncmp(arg, "postgresql://", 13) == 0;
-		p += 3;
-		end = p + strcspn(p, pg ? "/" : "/?");
-		at = NULL;
-		for (char *c = p; c < end && !(pg && at); c++)
-			if (*c == '@')
-				at = c;
-		if (at) {
-			colon = memchr(p, ':', (size_t)(at - p));
-			if (colon && at > colon + 1) {
-				blank(colon + 1, (size_t)(at - colon - 1));
-				done = true;
-			}
-		}
-		/* ?password=... in a libpq URI (the keyword may be %-encoded);
-		 * the query comes after the user info (a '?' inside it is
-		 * not one, and blanking there would move its end) */
-		for (p = strchr(at ? at + 1 : arg, '?'); p && *p; p = strchr(p + 1, '&')) {
-			char *k = p + 1, *eq = k + strcspn(k, "=&");
-			if (*eq == '=' && is_password_key(k, (size_t)(eq - k))) {
-				char *v = eq + 1;
-				size_t n = strcspn(v, "&");
-				if (n) {
-					blank(v, n);
-					done = true;
-				}
-			}
-		}
-		return done;
-	}
+	if (p > arg && strncmp(p, "://", 3) == 0)
+		return scrub_uri(arg, p + 3);
 	/* libpq key=value: password=secret, password='sec ret' or password=sec\ ret */
 	for (p = arg; (p = strstr(p, "password")); p += 8) {
 		char *v = p + 8;
@@ -908,29 +944,8 @@ bool target_scrub_arg(char *arg)
 		v++;
 		while (isspace((unsigned char)*v))
 			v++;
-		if (*v == '\'') {
-			char *e = v + 1;
-			while (*e && *e != '\'') {
-				if (*e == '\\' && e[1])
-					e++;
-				e++;
-			}
-			if (e > v + 1) {
-				blank(v + 1, (size_t)(e - v - 1));
-				done = true;
-			}
-		} else {
-			char *e = v;
-			while (*e && !isspace((unsigned char)*e)) {
-				if (*e == '\\' && e[1])
-					e++;
-				e++;
-			}
-			if (e > v) {
-				blank(v, (size_t)(e - v));
-				done = true;
-			}
-		}
+		if (scrub_value(v))
+			done = true;
 	}
 	return done;
 }

@@ -271,66 +271,33 @@ static int tuning_need(const struct model *m, const struct pane_view *v, int w, 
 	return extra + 1 + n;
 }
 
-static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
+/* The question before K: keep dbtop's change e of t after it exits. */
+static void ask_keep(struct pane_view *v, const struct tunable *t, const struct jentry *e)
+{
+	if (!e) {
+		str_copy(v->status, sizeof v->status, "K keeps a change dbtop made: this setting has none");
+		return;
+	}
+	char rs[256];
+	tuner_revert_sql(e, rs, sizeof rs);
+	v->ask.act = PA_TUNE_KEEP;
+	v->ask.id = e->seq;
+	str_printf(v->ask.what, sizeof v->ask.what,
+		   "KEEP %s = %s after dbtop exits? It will not be reverted: not on quit, not at the next start. %s "
+		   "To undo it by hand later: %s%s",
+		   t->name, e->val,
+		   t->kind == TK_PG_SYSTEM ? "It stays in postgresql.auto.conf."
+					: "SET GLOBAL lasts until the server restarts (my.cnf is never edited).",
+		   rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "");
+}
+
+/* The question before a (applying the remedy of row i, or its usual
+ * value): what it sets, how long it lasts, what a reload also applies,
+ * the SQL, the risk, the scope and the revert. */
+static void ask_apply(const struct model *m, struct pane_view *v, int i)
 {
 	const struct tune_view *tv = v->tune;
-	int idx[TUNABLES_MAX], n = rows_of(m, idx);
-	if (cmd != PK_TUNE_APPLY && cmd != PK_TUNE_KEEP)
-		return false;
-	if (v->read_only) {
-		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no setting is changed");
-		return true;
-	}
-	if (!tv || !tv->available) {
-		str_copy(v->status, sizeof v->status, unavailable_why(tv, v));
-		return true;
-	}
-	if (n == 0 || v->sel >= n) {
-		str_copy(v->status, sizeof v->status, "no setting selected");
-		return true;
-	}
-	int i = idx[v->sel];
 	const struct tunable *t = &tunables[i];
-	const struct jentry *e = change_of(tv, i);
-	if (cmd == PK_TUNE_KEEP) {
-		if (!e) {
-			str_copy(v->status, sizeof v->status, "K keeps a change dbtop made: this setting has none");
-			return true;
-		}
-		char rs[256];
-		tuner_revert_sql(e, rs, sizeof rs);
-		v->ask.act = PA_TUNE_KEEP;
-		v->ask.id = e->seq;
-		str_printf(v->ask.what, sizeof v->ask.what,
-			   "KEEP %s = %s after dbtop exits? It will not be reverted: not on quit, not at the next start. %s "
-			   "To undo it by hand later: %s%s",
-			   t->name, e->val,
-			   t->kind == TK_PG_SYSTEM ? "It stays in postgresql.auto.conf."
-						: "SET GLOBAL lasts until the server restarts (my.cnf is never edited).",
-			   rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "");
-		return true;
-	}
-	if (!e && tv->probed && !tv->allowed[i]) {
-		str_printf(v->status, sizeof v->status, "not allowed: %s needs %s", t->name, t->priv);
-		return true;
-	}
-	if (!e && (!tv->probed || !tv->known[i])) {
-		str_printf(v->status, sizeof v->status, tv->probed ? "this server has no %s" : "the present value of %s is not known yet",
-			   t->name);
-		return true;
-	}
-	v->ask.act = PA_TUNE_APPLY;
-	v->ask.id = i;
-	if (e) {
-		char rs[256];
-		tuner_revert_sql(e, rs, sizeof rs);
-		str_copy(v->ask.value, sizeof v->ask.value, e->was);
-		str_printf(v->ask.what, sizeof v->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s%s%s%s", t->name,
-			   e->val, e->was, rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "",
-			   t->kind == TK_PG_SYSTEM && tv->pending[0] ? ".  WARNING: " : "",
-			   t->kind == TK_PG_SYSTEM ? tv->pending : "", t->kind == TK_PG_SYSTEM && tv->pending[0] ? "." : "");
-		return true;
-	}
 	const char *to = tunable_toggle(t, tv->current[i]);
 	char apply[200], rev[300];
 	str_copy(v->ask.value, sizeof v->ask.value, to);
@@ -359,6 +326,55 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
 			str_copy(warn + room - 6, 6, "...  ");
 	}
 	str_printf(v->ask.what, sizeof v->ask.what, "%s%s%s", head, warn, tail);
+}
+
+static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
+{
+	const struct tune_view *tv = v->tune;
+	int idx[TUNABLES_MAX], n = rows_of(m, idx);
+	if (cmd != PK_TUNE_APPLY && cmd != PK_TUNE_KEEP)
+		return false;
+	if (v->read_only) {
+		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no setting is changed");
+		return true;
+	}
+	if (!tv || !tv->available) {
+		str_copy(v->status, sizeof v->status, unavailable_why(tv, v));
+		return true;
+	}
+	if (n == 0 || v->sel >= n) {
+		str_copy(v->status, sizeof v->status, "no setting selected");
+		return true;
+	}
+	int i = idx[v->sel];
+	const struct tunable *t = &tunables[i];
+	const struct jentry *e = change_of(tv, i);
+	if (cmd == PK_TUNE_KEEP) {
+		ask_keep(v, t, e);
+		return true;
+	}
+	if (!e && tv->probed && !tv->allowed[i]) {
+		str_printf(v->status, sizeof v->status, "not allowed: %s needs %s", t->name, t->priv);
+		return true;
+	}
+	if (!e && (!tv->probed || !tv->known[i])) {
+		str_printf(v->status, sizeof v->status, tv->probed ? "this server has no %s" : "the present value of %s is not known yet",
+			   t->name);
+		return true;
+	}
+	v->ask.act = PA_TUNE_APPLY;
+	v->ask.id = i;
+	if (e) {
+		char rs[256];
+		tuner_revert_sql(e, rs, sizeof rs);
+		str_copy(v->ask.value, sizeof v->ask.value, e->was);
+		str_printf(v->ask.what, sizeof v->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s%s%s%s", t->name,
+			   e->val, e->was, rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "",
+			   t->kind == TK_PG_SYSTEM && tv->pending[0] ? ".  WARNING: " : "",
+			   t->kind == TK_PG_SYSTEM ? tv->pending : "", t->kind == TK_PG_SYSTEM && tv->pending[0] ? "." : "");
+		return true;
+	}
+	ask_apply(m, v, i);
 	return true;
 }
 

@@ -935,10 +935,8 @@ static void read_digest(struct sample *s, const unsigned char *d, size_t n)
 	memset(&row, 0, sizeof row);
 	struct fio c = fio_reader(d, n);
 	digest_row_io(&c, &row, &mask);
-	if (c.bad) {
-		free(row.text);
+	if (c.bad)   /* (the text comes last: a damaged field has none) */
 		return;
-	}
 	struct digest_row *r = digest_set_add(sample_digests(s));
 	*r = row;
 	r->have = mask & ((1u << DG__COUNT) - 1);
@@ -1048,10 +1046,8 @@ static void read_lock_session(struct sample *s, const unsigned char *d, size_t n
 	memset(&in, 0, sizeof in);
 	struct fio c = fio_reader(d, n);
 	lock_session_io(&c, &in, &flags);
-	if (c.bad) {
-		free(in.query);
+	if (c.bad)   /* (the statement comes last: a damaged field has none) */
 		return;
-	}
 	if (!s->locks)
 		s->locks = lock_set_new();
 	int i = lock_session_get(s->locks, in.id);

@@ -307,6 +307,41 @@ static void header_tuned(const struct ui *u, char *tuned, size_t len)
 	}
 }
 
+/* Which of the header's fields (engine, host, uptime, interval) fit in
+ * room columns beside the right part (cost and clock, or the clock alone
+ * when short: right is rewritten then), by priority: the host, the
+ * engine, the right part, the interval, the uptime. Sets on[]; true when
+ * the right part shows. */
+static bool header_fit(const char *const fields[4], bool on[4], char *right, size_t rlen, const char *clock,
+		       int room)
+{
+	static const int prio[] = {1, 0, 4, 3};   /* fields[] by priority: host, engine, (clock), every, up */
+	int rw = text_cols(right);
+	bool show_right = false;
+	for (int p = 0; p < 5; p++) {
+		if (p == 2) {
+			if (room < rw) {
+				/* the clock alone, without the cost */
+				str_printf(right, rlen, "  %s ", clock);
+				rw = text_cols(right);
+			}
+			if (room >= rw) {
+				show_right = true;
+				room -= rw;
+			}
+			continue;
+		}
+		for (int i = 0; i < 4; i++) {
+			int c = text_cols(fields[i]);
+			if (prio[i] != p || !c || c > room)
+				continue;
+			on[i] = true;
+			room -= c;
+		}
+	}
+	return show_right;
+}
+
 static void draw_header(struct ui *u)
 {
 	const struct model *m = u->m;
@@ -354,31 +389,8 @@ static void draw_header(struct ui *u)
 	char host[160];
 	str_printf(host, sizeof host, "  %s", u->o->host);
 	const char *fields[4] = {eng, host, up, every};
-	static const int prio[] = {1, 0, 4, 3};   /* fields[] by priority: host, engine, (clock), every, up */
 	bool on[4] = {false};
-	int rw = text_cols(right), room = COLS - x;
-	bool show_right = false;
-	for (int p = 0; p < 5; p++) {
-		if (p == 2) {
-			if (room < rw) {
-				/* the clock alone, without the cost */
-				str_printf(right, sizeof right, "  %s ", clock);
-				rw = text_cols(right);
-			}
-			if (room >= rw) {
-				show_right = true;
-				room -= rw;
-			}
-			continue;
-		}
-		for (int i = 0; i < 4; i++) {
-			int c = text_cols(fields[i]);
-			if (prio[i] != p || !c || c > room)
-				continue;
-			on[i] = true;
-			room -= c;
-		}
-	}
+	bool show_right = header_fit(fields, on, right, sizeof right, clock, COLS - x);
 	for (int i = 0; i < 4; i++)
 		if (on[i])
 			x += cv_text(&cv, 0, x, R_HEADER, fields[i]);

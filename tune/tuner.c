@@ -280,6 +280,21 @@ static void note_superseded(struct tuner *tu, const struct jentry *e)
  * only while dbtop's value is the one in force (PostgreSQL: the line in
  * postgresql.auto.conf). 0 reverted, 1 superseded (someone set another
  * value since: left as it is, ended as such), -1 failure. */
+/* The state of t on the server now (TC_PREV: its value and undo token),
+ * to be freed; NULL with the reason in err when it cannot be read. */
+static struct tune_call *read_prev(struct tuner *tu, const struct tunable *t, char *err, size_t errlen)
+{
+	struct tune_call *c = xcalloc(1, sizeof *c);
+	c->what = TC_PREV;
+	c->t = t;
+	if (tu->src->ops->tune(tu->src, c) < 0) {
+		str_copy(err, errlen, c->err);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
 static int revert_one(struct tuner *tu, int i, char *msg, size_t len)
 {
 	struct jentry *e = &tu->j.e[i];
@@ -304,12 +319,8 @@ static int revert_one(struct tuner *tu, int i, char *msg, size_t len)
 		return -1;
 	}
 	/* compare, then revert */
-	c = xcalloc(1, sizeof *c);
-	c->what = TC_PREV;
-	c->t = t;
-	if (tu->src->ops->tune(tu->src, c) < 0) {
-		str_printf(msg, len, "%s not reverted: its value now cannot be read (%s)", e->name, c->err);
-		free(c);
+	if (!(c = read_prev(tu, t, err, sizeof err))) {
+		str_printf(msg, len, "%s not reverted: its value now cannot be read (%s)", e->name, err);
 		return -1;
 	}
 	if (e->kind == TK_PG_SYSTEM) {
@@ -492,12 +503,10 @@ static bool toggle_is_undo(struct tuner *tu, const struct tunable *t, int *rc, c
 static int entry_for(struct tuner *tu, const struct tunable *t, const char *value, struct jentry *e, char *msg,
 		     size_t len)
 {
-	struct tune_call *c = xcalloc(1, sizeof *c);
-	c->what = TC_PREV;
-	c->t = t;
-	if (tu->src->ops->tune(tu->src, c) < 0) {
-		str_printf(msg, len, "cannot read the current state of %s: %s: nothing was done", t->name, c->err);
-		free(c);
+	char err[NOTE_LEN];
+	struct tune_call *c = read_prev(tu, t, err, sizeof err);
+	if (!c) {
+		str_printf(msg, len, "cannot read the current state of %s: %s: nothing was done", t->name, err);
 		return -1;
 	}
 	memset(e, 0, sizeof *e);
