@@ -434,6 +434,158 @@ static void wait_row_io(struct fio *c, struct wait_row *row)
 	fio_rest(c, row->name, sizeof row->name);
 }
 
+static double get_f64(const unsigned char *p)
+{
+	uint64_t v = get_le(p, 8);
+	double d;
+	memcpy(&d, &v, sizeof d);
+	return d;
+}
+
+/* Free text as it goes into the file: redacted when asked. */
+static void put_text(struct recorder *r, struct strbuf *b, int tag, const char *s)
+{
+	if (r->redact) {
+		char *t = redact_sql(s);
+		put_str(b, tag, t);
+		free(t);
+	} else {
+		put_str(b, tag, s);
+	}
+}
+
+/* ---- the records' single-valued fields ----
+ * A table per record type says which member of which struct each tag
+ * holds and how; the writer walks it in order, the reader looks the tag
+ * up in it. Numbers are 8-byte fields. */
+enum sf_kind {
+	SF_STR,      /* text, plain */
+	SF_TEXT,     /* free text: redacted when asked; not written when empty */
+	SF_F64,      /* double; read only from an 8-byte field */
+	SF_INT,      /* signed integer of size bytes; a field of another length reads 0 */
+	SF_UINT,     /* unsigned integer of size bytes; likewise */
+	SF_BOOL,     /* bool, 0 / 1; read only from an 8-byte field */
+	SF_ENUM,     /* enum: a value above max reads as dflt; likewise 0 */
+};
+
+struct scalar_field {
+	int tag;
+	enum sf_kind kind;
+	size_t off, size;   /* the member in the struct */
+	unsigned max, dflt; /* SF_ENUM */
+};
+
+#define SF(tag, kind, type, member) {tag, kind, offsetof(type, member), sizeof(((type *)0)->member), 0, 0}
+#define SF_E(tag, type, member, max, dflt) \
+	{tag, SF_ENUM, offsetof(type, member), sizeof(((type *)0)->member), max, dflt}
+
+static const struct scalar_field header_fields[] = {
+	SF(H_ENGINE, SF_STR, struct rec_header, engine),
+	SF(H_VERSION, SF_STR, struct rec_header, server_version),
+	SF(H_HOST, SF_STR, struct rec_header, host),
+	SF(H_DBTOP, SF_STR, struct rec_header, dbtop_version),
+	SF(H_START, SF_F64, struct rec_header, start_wall),
+	SF(H_INTERVAL, SF_F64, struct rec_header, interval),
+	SF(H_REDACTED, SF_BOOL, struct rec_header, redacted),
+};
+
+/* (C_CONN_GEN before them, C_FLAGS between the two, C_NOTE after) */
+static const struct scalar_field caps_head_fields[] = {
+	SF_E(C_ENGINE, struct caps, engine, ENGINE_POSTGRESQL, ENGINE_UNKNOWN),
+	SF_E(C_FLAVOUR, struct caps, flavour, FLAVOUR_POSTGRESQL, FLAVOUR_UNKNOWN),
+	SF(C_VERSION, SF_STR, struct caps, version),
+	SF(C_VERSION_NUM, SF_INT, struct caps, version_num),
+};
+static const struct scalar_field caps_tail_fields[] = {
+	SF(C_REDO_SOURCE, SF_STR, struct caps, redo_fsync_source),
+	SF(C_COMMIT_SOURCE, SF_STR, struct caps, commit_source),
+	SF(C_PGSS, SF_INT, struct caps, pgss_version),
+	SF(C_PGWS, SF_INT, struct caps, pg_wait_sampling),
+	SF_E(C_WAL_STATS, struct caps, wal_stats, WAL_STAT_IO, WAL_NONE),
+};
+
+/* (the counters, settings, notes and sets follow them) */
+static const struct scalar_field sample_fields[] = {
+	SF(S_MONO, SF_F64, struct sample, mono),
+	SF(S_WALL, SF_F64, struct sample, wall),
+	SF_E(S_STATE, struct sample, state, STATE_STALLED, STATE_DOWN),
+	SF(S_ERROR, SF_TEXT, struct sample, error),
+	SF(S_RETRY, SF_F64, struct sample, retry_in),
+	SF(S_CONN_GEN, SF_UINT, struct sample, conn_gen),
+	SF(S_QUERY_MS, SF_F64, struct sample, query_ms),
+	SF(S_NQUERIES, SF_UINT, struct sample, nqueries),
+	SF(S_UPTIME, SF_F64, struct sample, uptime_s),
+};
+
+#define NFIELDS(t) (sizeof t / sizeof t[0])
+
+/* An integer member of size bytes, as 64 bits (signed: sign-extended). */
+static uint64_t sf_get_int(const void *p, size_t size, bool is_signed)
+{
+	if (size == 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
+	if (size == 4) {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	return *(const unsigned char *)p;   /* (bool) */
+}
+
+/* Store v into an integer member of size bytes (its low bytes). */
+static void sf_set_int(void *p, size_t size, uint64_t v)
+{
+	if (size == 8) {
+		memcpy(p, &v, 8);
+	} else if (size == 4) {
+		uint32_t x = (uint32_t)v;
+		memcpy(p, &x, 4);
+	}
+}
+
+/* Append the fields of table tab (n of them) from obj. */
+static void put_scalars(struct recorder *r, struct strbuf *b, const struct scalar_field *tab, size_t n,
+			const void *obj)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct scalar_field *f = &tab[i];
+		const char *p = (const char *)obj + f->off;
+		switch (f->kind) {
+		case SF_STR: put_str(b, f->tag, p); break;
+		case SF_TEXT: if (p[0]) put_text(r, b, f->tag, p); break;
+		case SF_F64: put_f64(b, f->tag, *(const double *)(const void *)p); break;
+		case SF_INT: case SF_ENUM: put_u64(b, f->tag, sf_get_int(p, f->size, true)); break;
+		case SF_UINT: put_u64(b, f->tag, sf_get_int(p, f->size, false)); break;
+		case SF_BOOL: put_u64(b, f->tag, *(const bool *)(const void *)p ? 1 : 0); break;
+		}
+	}
+}
+
+/* Field tag (d, n bytes) into obj when table tab has it; false if not. */
+static bool get_scalar(const struct scalar_field *tab, size_t nt, void *obj, int tag, const unsigned char *d,
+		       size_t n)
+{
+	for (size_t i = 0; i < nt; i++) {
+		const struct scalar_field *f = &tab[i];
+		char *p = (char *)obj + f->off;
+		uint64_t v = n == 8 ? get_le(d, 8) : 0;
+		if (f->tag != tag)
+			continue;
+		switch (f->kind) {
+		case SF_STR: case SF_TEXT: get_str(p, f->size, d, n); break;
+		case SF_F64: if (n == 8) *(double *)(void *)p = get_f64(d); break;
+		case SF_INT: case SF_UINT: sf_set_int(p, f->size, v); break;
+		case SF_BOOL: if (n == 8) *(bool *)(void *)p = v != 0; break;
+		case SF_ENUM: sf_set_int(p, f->size, v <= f->max ? v : f->dflt); break;
+		}
+		return true;
+	}
+	return false;
+}
+
 /* Write one framed record: sync, length, type, payload, CRC. */
 static int write_record(struct recorder *r, int type, const struct strbuf *payload,
 			char *err, size_t errlen)
@@ -542,13 +694,9 @@ int rec_open_write(struct recorder *r, const char *path, const struct rec_header
 	}
 	r->bytes = b.len;
 	b.len = 0;
-	put_str(&b, H_ENGINE, h->engine);
-	put_str(&b, H_VERSION, h->server_version);
-	put_str(&b, H_HOST, h->host);
-	put_str(&b, H_DBTOP, h->dbtop_version);
-	put_f64(&b, H_START, h->start_wall);
-	put_f64(&b, H_INTERVAL, h->interval);
-	put_u64(&b, H_REDACTED, redact);
+	struct rec_header hh = *h;
+	hh.redacted = redact;
+	put_scalars(r, &b, header_fields, NFIELDS(header_fields), &hh);
 	rc = write_record(r, REC_HEADER, &b, err, errlen);
 	sb_free(&b);
 	if (rc < 0)
@@ -556,17 +704,6 @@ int rec_open_write(struct recorder *r, const char *path, const struct rec_header
 	return rc;
 }
 
-/* Free text as it goes into the file: redacted when asked. */
-static void put_text(struct recorder *r, struct strbuf *b, int tag, const char *s)
-{
-	if (r->redact) {
-		char *t = redact_sql(s);
-		put_str(b, tag, t);
-		free(t);
-	} else {
-		put_str(b, tag, s);
-	}
-}
 
 int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
 		   char *err, size_t errlen)
@@ -577,19 +714,12 @@ int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
 
 	sb_init(&b);
 	put_u64(&b, C_CONN_GEN, conn_gen);
-	put_u64(&b, C_ENGINE, (uint64_t)c->engine);
-	put_u64(&b, C_FLAVOUR, (uint64_t)c->flavour);
-	put_str(&b, C_VERSION, c->version);
-	put_u64(&b, C_VERSION_NUM, (uint64_t)c->version_num);
+	put_scalars(r, &b, caps_head_fields, NFIELDS(caps_head_fields), c);
 #define SET_FLAG(f) flags |= (uint64_t)(c->f ? 1 : 0) << bit++;
 	CAPS_FLAGS(SET_FLAG)
 #undef SET_FLAG
 	put_u64(&b, C_FLAGS, flags);
-	put_str(&b, C_REDO_SOURCE, c->redo_fsync_source);
-	put_str(&b, C_COMMIT_SOURCE, c->commit_source);
-	put_u64(&b, C_PGSS, (uint64_t)c->pgss_version);
-	put_u64(&b, C_PGWS, (uint64_t)c->pg_wait_sampling);
-	put_u64(&b, C_WAL_STATS, (uint64_t)c->wal_stats);
+	put_scalars(r, &b, caps_tail_fields, NFIELDS(caps_tail_fields), c);
 	for (i = 0; i < c->notes.n; i++)
 		put_text(r, &b, C_NOTE, c->notes.msg[i]);
 	rc = write_record(r, REC_CAPS, &b, err, errlen);
@@ -803,16 +933,7 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 
 	sb_init(&b);
 	sb_init(&f);
-	put_f64(&b, S_MONO, s->mono);
-	put_f64(&b, S_WALL, s->wall);
-	put_u64(&b, S_STATE, (uint64_t)s->state);
-	if (s->error[0])
-		put_text(r, &b, S_ERROR, s->error);
-	put_f64(&b, S_RETRY, s->retry_in);
-	put_u64(&b, S_CONN_GEN, s->conn_gen);
-	put_f64(&b, S_QUERY_MS, s->query_ms);
-	put_u64(&b, S_NQUERIES, s->nqueries);
-	put_f64(&b, S_UPTIME, s->uptime_s);
+	put_scalars(r, &b, sample_fields, NFIELDS(sample_fields), s);
 	put_counters(&b, &f, s);
 	for (i = 0; i < s->notes.n; i++)
 		put_text(r, &b, S_NOTE, s->notes.msg[i]);
@@ -843,13 +964,6 @@ void rec_close(struct recorder *r)
 
 /* ---- decoding ---- */
 
-static double get_f64(const unsigned char *p)
-{
-	uint64_t v = get_le(p, 8);
-	double d;
-	memcpy(&d, &v, sizeof d);
-	return d;
-}
 
 /* Walk the fields of a payload: calls fn(ctx, tag, data, len) for each.
  * Returns -1 when a field overruns the payload. */
@@ -875,17 +989,7 @@ static int each_field(const unsigned char *p, size_t n,
 
 static void header_field(void *ctx, int tag, const unsigned char *d, size_t n)
 {
-	struct rec_header *h = ctx;
-	switch (tag) {
-	case H_ENGINE: get_str(h->engine, sizeof h->engine, d, n); break;
-	case H_VERSION: get_str(h->server_version, sizeof h->server_version, d, n); break;
-	case H_HOST: get_str(h->host, sizeof h->host, d, n); break;
-	case H_DBTOP: get_str(h->dbtop_version, sizeof h->dbtop_version, d, n); break;
-	case H_START: if (n == 8) h->start_wall = get_f64(d); break;
-	case H_INTERVAL: if (n == 8) h->interval = get_f64(d); break;
-	case H_REDACTED: if (n == 8) h->redacted = get_le(d, 8) != 0; break;
-	default: break; /* newer fields are ignored */
-	}
+	get_scalar(header_fields, NFIELDS(header_fields), ctx, tag, d, n);   /* newer fields are ignored */
 }
 
 static void caps_field(void *ctx, int tag, const unsigned char *d, size_t n)
@@ -895,22 +999,16 @@ static void caps_field(void *ctx, int tag, const unsigned char *d, size_t n)
 	uint64_t v = n == 8 ? get_le(d, 8) : 0;
 	char note[NOTE_LEN];
 	int bit = 0;
+	if (get_scalar(caps_head_fields, NFIELDS(caps_head_fields), c, tag, d, n) ||
+	    get_scalar(caps_tail_fields, NFIELDS(caps_tail_fields), c, tag, d, n))
+		return;
 	switch (tag) {
 	case C_CONN_GEN: it->conn_gen = (uint32_t)v; break;
-	case C_ENGINE: c->engine = v == ENGINE_MYSQL ? ENGINE_MYSQL : v == ENGINE_POSTGRESQL ? ENGINE_POSTGRESQL : ENGINE_UNKNOWN; break;
-	case C_FLAVOUR: c->flavour = v <= FLAVOUR_POSTGRESQL ? (enum flavour)v : FLAVOUR_UNKNOWN; break;
-	case C_VERSION: get_str(c->version, sizeof c->version, d, n); break;
-	case C_VERSION_NUM: c->version_num = (long)v; break;
 	case C_FLAGS:
 #define GET_FLAG(f) c->f = (v >> bit++) & 1;
 		CAPS_FLAGS(GET_FLAG)
 #undef GET_FLAG
 		break;
-	case C_REDO_SOURCE: get_str(c->redo_fsync_source, sizeof c->redo_fsync_source, d, n); break;
-	case C_COMMIT_SOURCE: get_str(c->commit_source, sizeof c->commit_source, d, n); break;
-	case C_PGSS: c->pgss_version = (int)v; break;
-	case C_PGWS: c->pg_wait_sampling = (int)v; break;
-	case C_WAL_STATS: c->wal_stats = v <= WAL_STAT_IO ? v : WAL_NONE; break;
 	case C_NOTE:
 		get_str(note, sizeof note, d, n);
 		notes_add(&c->notes, "%s", note);
@@ -930,9 +1028,8 @@ static struct digest_set *sample_digests(struct sample *s)
 /* One S_DIGEST field into s->digests; damaged fields are ignored. */
 static void read_digest(struct sample *s, const unsigned char *d, size_t n)
 {
-	struct digest_row row;
+	struct digest_row row = {.have = 0};
 	uint32_t mask = 0;
-	memset(&row, 0, sizeof row);
 	struct fio c = fio_reader(d, n);
 	digest_row_io(&c, &row, &mask);
 	if (c.bad)   /* (the text comes last: a damaged field has none) */
@@ -987,9 +1084,8 @@ static void read_digest_set(struct sample *s, int tag, const unsigned char *d, s
 {
 	struct fio c = fio_reader(d, n);
 	if (tag == S_DIGEST_META) {
-		struct digest_set m;
+		struct digest_set m = {.lost = 0};
 		uint8_t flags = 0;
-		memset(&m, 0, sizeof m);
 		digest_meta_io(&c, &flags, &m);
 		if (c.bad)
 			return;
@@ -1041,9 +1137,8 @@ static void read_lock_meta(struct sample *s, const unsigned char *d, size_t n)
 /* One S_LOCK_SESSION field; damaged fields are ignored. */
 static void read_lock_session(struct sample *s, const unsigned char *d, size_t n)
 {
-	struct lock_session in;
+	struct lock_session in = {.id = 0};
 	uint8_t flags = 0;
-	memset(&in, 0, sizeof in);
 	struct fio c = fio_reader(d, n);
 	lock_session_io(&c, &in, &flags);
 	if (c.bad)   /* (the statement comes last: a damaged field has none) */
@@ -1066,9 +1161,8 @@ static void read_lock_session(struct sample *s, const unsigned char *d, size_t n
  * fields are ignored. */
 static void read_lock_ident(struct sample *s, const unsigned char *d, size_t n)
 {
-	struct session_ident si;
+	struct session_ident si = {.known = false};
 	long long id = 0;
-	memset(&si, 0, sizeof si);
 	struct fio c = fio_reader(d, n);
 	lock_ident_io(&c, &id, &si);
 	if (c.bad || !s->locks)
@@ -1081,10 +1175,9 @@ static void read_lock_ident(struct sample *s, const unsigned char *d, size_t n)
 /* One S_LOCK_EDGE field; damaged fields are ignored. */
 static void read_lock_edge(struct sample *s, const unsigned char *d, size_t n)
 {
-	struct lock_edge in;
+	struct lock_edge in = {.soft = false};
 	long long waiter = 0, blocker = 0;
 	uint8_t flags = 0;
-	memset(&in, 0, sizeof in);
 	struct fio c = fio_reader(d, n);
 	lock_edge_io(&c, &waiter, &blocker, &flags, &in);
 	if (c.bad)
@@ -1107,10 +1200,9 @@ static void read_waits(struct sample *s, int tag, const unsigned char *d, size_t
 {
 	struct fio c = fio_reader(d, n);
 	if (tag == S_WAIT_META) {
-		struct wait_set m;
+		struct wait_set m = {.hz = 0};
 		uint8_t source = 0;
 		uint32_t rounds = 0;
-		memset(&m, 0, sizeof m);
 		wait_meta_io(&c, &source, &rounds, &m);
 		if (c.bad)
 			return;
@@ -1123,8 +1215,7 @@ static void read_waits(struct sample *s, int tag, const unsigned char *d, size_t
 		s->waits->cost_ms = m.cost_ms;
 		str_copy(s->waits->note, sizeof s->waits->note, m.note);
 	} else {
-		struct wait_row row;
-		memset(&row, 0, sizeof row);
+		struct wait_row row = {.count = 0};
 		wait_row_io(&c, &row);
 		if (c.bad || n < 17)   /* (an event has a name) */
 			return;
@@ -1158,16 +1249,9 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 	struct sample *s = ctx;
 	uint64_t v = n == 8 ? get_le(d, 8) : 0;
 	char buf[NOTE_LEN];
+	if (get_scalar(sample_fields, NFIELDS(sample_fields), s, tag, d, n))
+		return;
 	switch (tag) {
-	case S_MONO: if (n == 8) s->mono = get_f64(d); break;
-	case S_WALL: if (n == 8) s->wall = get_f64(d); break;
-	case S_STATE: s->state = v <= STATE_STALLED ? (enum source_state)v : STATE_DOWN; break;
-	case S_ERROR: get_str(s->error, sizeof s->error, d, n); break;
-	case S_RETRY: if (n == 8) s->retry_in = get_f64(d); break;
-	case S_CONN_GEN: s->conn_gen = (uint32_t)v; break;
-	case S_QUERY_MS: if (n == 8) s->query_ms = get_f64(d); break;
-	case S_NQUERIES: s->nqueries = (unsigned)v; break;
-	case S_UPTIME: if (n == 8) s->uptime_s = get_f64(d); break;
 	case S_COUNTER: case S_SETTING: read_counter_setting(s, tag, d, n); break;
 	case S_SETTINGS_FRESH: s->settings_fresh = v != 0; break;
 	case S_NOTE:
