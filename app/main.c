@@ -640,12 +640,8 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	init_source(&src, &rcfg, &o, &t, replaying);
-	if (!o.batch && !ui_possible(err, sizeof err)) {
-		fprintf(stderr, "dbtop: %s\n", err);
-		target_free(&t);
-		return 1;
-	}
-	if (source_open(&src, err, sizeof err) < 0) {
+	/* a screen that cannot start is said before any connection */
+	if ((!o.batch && !ui_possible(err, sizeof err)) || source_open(&src, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		target_free(&t);
 		return 1;
