@@ -327,14 +327,6 @@ static const enum metric_id summary_metrics[] = {
 	M_COMMIT_MS, M_WAL_BYTES, M_REDO_BYTES,
 };
 
-/* The rates pane's label of metric id, or its key. */
-static const char *metric_label(enum metric_id id)
-{
-	for (size_t i = 0; i < rates_nrows; i++)
-		if (rates_rows[i].metric == id)
-			return rates_rows[i].label;
-	return metric_defs[id].key;
-}
 
 /* One line per interval: time, engine, host, state, the rates, the cost. */
 static void text_summary(const struct model *m, const char *host, const struct batch_text_state *st,
@@ -366,7 +358,7 @@ static void text_summary(const struct model *m, const char *host, const struct b
 		if (!model_metric_applies(m, id) || (m->cur[id].st == RATE_UNAVAIL && id > M_FSYNCS_PER_COMMIT))
 			continue;
 		rates_format(id, &m->cur[id], v, sizeof v);
-		str_printf(f, sizeof f, "  %s %s", metric_label(id), v);
+		str_printf(f, sizeof f, "  %s %s", rates_label(id), v);
 		if (!(st && st->wide) && l.len + strlen(f) + strlen(cost) > TEXT_COLS)
 			break;
 		sb_puts(&l, f);

@@ -1,5 +1,5 @@
 /* source.h - the backend ops table and the generic connection driver.
- * One ops table per engine (mysql.c, pg.c, later replay.c); callers never
+ * One ops table per engine (sources/mysql.c, sources/pg.c, record/replay.c); callers never
  * branch on the engine. */
 #ifndef DBTOP_SOURCE_H
 #define DBTOP_SOURCE_H
