@@ -48,6 +48,8 @@ struct opts {
 	bool ascii;               /* --ascii */
 	bool read_only;           /* --read-only */
 	double tune_ttl;          /* --tune-ttl, s; 0: until quit */
+	bool sessions;            /* --sessions: every session in each batch record */
+	long long explain_id;     /* --explain ID: print that session's plan and exit; 0: none */
 };
 
 /* The bundled incident recording (build/demo_rec.c, from recordings/). */
@@ -104,6 +106,10 @@ static void usage(FILE *f)
 	      "      --wide                text lines are not cut at 160 columns\n"
 	      "      --sample-hz N         session samples per second when the server has no\n"
 	      "                            statement statistics (default 10)\n"
+	      "      --sessions            every session of the server in each record (JSON:\n"
+	      "                            sessions_status, sessions; text: one summary line)\n"
+	      "      --explain ID          print the plan of session ID's statement (planned,\n"
+	      "                            never run) and exit\n"
 	      "screen:\n"
 	      "      --theme NAME|PATH     dark (default), light, mono, high-contrast, or a file\n"
 	      "      --ascii               no Unicode block or line characters\n"
@@ -121,6 +127,27 @@ static void usage(FILE *f)
 	      "      --help                this help\n"
 	      "      --version             print the version\n",
 	      f);
+}
+
+/* --explain ID: the plan of one session's statement on stdout (never
+ * run: see ops->explain), or why not on stderr; the exit status 0 / 1. */
+static int explain_and_exit(struct source *src, struct target *t, long long id)
+{
+	char err[NOTE_LEN] = "";
+	char *plan = xmalloc(65536);
+	int rc = -1;
+	if (!src->ops->explain)
+		str_copy(err, sizeof err, "this source cannot explain statements (a recording?)");
+	else
+		rc = src->ops->explain(src, id, NULL, plan, 65536, err, sizeof err);
+	if (rc == 0)
+		fputs(plan, stdout);
+	else
+		fprintf(stderr, "dbtop: explain %lld: %s\n", id, text_sanitize(err));
+	free(plan);
+	source_close(src);
+	target_free(t);
+	return rc == 0 ? 0 : 1;
 }
 
 /* Print "what 'arg'" about the command line and exit 2. */
@@ -213,6 +240,7 @@ enum {
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_WIDE, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 	OPT_TUNE_TTL, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
+	OPT_SESSIONS, OPT_EXPLAIN,
 };
 
 static const struct option long_opts[] = {
@@ -248,99 +276,59 @@ static const struct option long_opts[] = {
 	{"tune-ttl", required_argument, NULL, OPT_TUNE_TTL},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"sample-hz", required_argument, NULL, OPT_SAMPLE_HZ},
+	{"sessions", no_argument, NULL, OPT_SESSIONS},
+	{"explain", required_argument, NULL, OPT_EXPLAIN},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
 };
 
 /* Parse argv into o and t; exits 2 on a usage error. */
-static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
+/* An option of the connection (the target): true when c is one. */
+static bool connection_opt(int c, struct opts *o, struct target *t)
 {
-	int c;
+	switch (c) {
+	case 'h': free(t->host); t->host = xstrdup(optarg); break;
+	case 'P': t->port = (int)num_arg("--port", optarg, 1, 65535); break;
+	case 'u': free(t->user); t->user = xstrdup(optarg); break;
+	case 'S': free(t->socket); t->socket = xstrdup(optarg); break;
+	case 'd': free(t->database); t->database = xstrdup(optarg); break;
+	case OPT_ENGINE:
+		if (strcmp(optarg, "mysql") == 0 || strcmp(optarg, "mariadb") == 0)
+			t->engine = ENGINE_MYSQL;
+		else if (strcmp(optarg, "postgresql") == 0 || strcmp(optarg, "postgres") == 0)
+			t->engine = ENGINE_POSTGRESQL;
+		else
+			die_usage("unknown engine (use mysql or postgresql):", optarg);
+		break;
+	case OPT_PASSWORD: o->ask_password = true; break;
+	case OPT_DEFAULTS_FILE: free(t->defaults_file); t->defaults_file = xstrdup(optarg); break;
+	case OPT_CONNECT_TIMEOUT:
+		t->connect_timeout = num_arg("--connect-timeout", optarg, 0.1, 3600);
+		break;
+	case OPT_QUERY_TIMEOUT:
+		o->query_timeout = num_arg("--query-timeout", optarg, 0.1, 3600);
+		break;
+	case OPT_SSL_MODE:
+		t->ssl_mode = target_ssl_mode_parse(optarg);
+		if (t->ssl_mode == SSL_MODE_BAD)
+			die_usage("unknown --ssl-mode (use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or "
+				  "VERIFY_IDENTITY):", optarg);
+		break;
+	case OPT_SSL_CA: file_arg("--ssl-ca", optarg, &t->ssl_ca); break;
+	case OPT_SSL_CERT: file_arg("--ssl-cert", optarg, &t->ssl_cert); break;
+	case OPT_SSL_KEY: file_arg("--ssl-key", optarg, &t->ssl_key); break;
+	default: return false;
+	}
+	return true;
+}
+
+/* After the options: the one target (or none for a replay) parsed, the
+ * engine known, the options that exclude each other refused. */
+static void check_args(int argc, char **argv, struct opts *o, struct target *t)
+{
 	char err[NOTE_LEN];
 
-	o->count = 0;
-	o->interval = 1.0;
-	o->query_timeout = 2.0;
-	o->server_budget = 10;
-	o->speed = 1.0;
-	o->top = -1;
-	o->sample_hz = 10;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h:P:u:S:d:bn:i:", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'h': free(t->host); t->host = xstrdup(optarg); break;
-		case 'P': t->port = (int)num_arg("--port", optarg, 1, 65535); break;
-		case 'u': free(t->user); t->user = xstrdup(optarg); break;
-		case 'S': free(t->socket); t->socket = xstrdup(optarg); break;
-		case 'd': free(t->database); t->database = xstrdup(optarg); break;
-		case OPT_ENGINE:
-			if (strcmp(optarg, "mysql") == 0 || strcmp(optarg, "mariadb") == 0)
-				t->engine = ENGINE_MYSQL;
-			else if (strcmp(optarg, "postgresql") == 0 || strcmp(optarg, "postgres") == 0)
-				t->engine = ENGINE_POSTGRESQL;
-			else
-				die_usage("unknown engine (use mysql or postgresql):", optarg);
-			break;
-		case OPT_PASSWORD: o->ask_password = true; break;
-		case OPT_DEFAULTS_FILE: free(t->defaults_file); t->defaults_file = xstrdup(optarg); break;
-		case OPT_CONNECT_TIMEOUT:
-			t->connect_timeout = num_arg("--connect-timeout", optarg, 0.1, 3600);
-			break;
-		case OPT_QUERY_TIMEOUT:
-			o->query_timeout = num_arg("--query-timeout", optarg, 0.1, 3600);
-			break;
-		case OPT_SSL_MODE:
-			t->ssl_mode = target_ssl_mode_parse(optarg);
-			if (t->ssl_mode == SSL_MODE_BAD)
-				die_usage("unknown --ssl-mode (use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or "
-					  "VERIFY_IDENTITY):", optarg);
-			break;
-		case OPT_SSL_CA: file_arg("--ssl-ca", optarg, &t->ssl_ca); break;
-		case OPT_SSL_CERT: file_arg("--ssl-cert", optarg, &t->ssl_cert); break;
-		case OPT_SSL_KEY: file_arg("--ssl-key", optarg, &t->ssl_key); break;
-		case 'b': o->batch = true; break;
-		case 'n': o->count = (long)num_arg("--count", optarg, 1, 1e12); break;
-		case 'i': o->interval = num_arg("--interval", optarg, 0.25, 60); break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "json") == 0)
-				o->json = true;
-			else if (strcmp(optarg, "text") == 0)
-				o->json = false;
-			else
-				die_usage("unknown format (use json or text):", optarg);
-			break;
-		case OPT_WIDE: o->wide = true; break;
-		case OPT_RECORD: o->record = optarg; break;
-		case OPT_REDACT: o->redact = true; break;
-		case OPT_REPLAY: o->replay = optarg; break;
-		case OPT_SPEED: o->speed = num_arg("--speed", optarg, 0, 1000); break;
-		case OPT_FROM: o->from = num_arg("--from", optarg, 0, 1e9); break;
-		case OPT_DEMO: o->demo = true; break;
-		case OPT_THEME: o->theme = optarg; break;
-		case OPT_ASCII: o->ascii = true; break;
-		case OPT_READ_ONLY: o->read_only = true; break;
-		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
-		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
-		case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
-		case OPT_SERVER_BUDGET: o->server_budget = num_arg("--server-budget", optarg, 0, 1e6); break;
-		case OPT_HELP: usage(stdout); exit(0);
-		case OPT_VERSION: printf("dbtop %s\n", DBTOP_VERSION); exit(0);
-		case ':': die_usage("option needs a value:", argv[optind - 1]);
-		/* fall through */
-		default: {
-			/* the option only, never a value glued to it ("-pSECRET",
-			 * "--passwd=SECRET"): a short one by its letter */
-			char name[64];
-			if (optopt > 0 && optopt < 128)
-				str_printf(name, sizeof name, "-%c", optopt);
-			else
-				str_printf(name, sizeof name, "%.*s", (int)strcspn(argv[optind - 1], "="),
-					   argv[optind - 1]);
-			die_usage("unknown option", name);
-		}
-		}
-	}
 	if (optind < argc - 1) {
 		/* not shown: a password typed after --password (which takes no
 		 * value: it asks) or a second URI may be anything */
@@ -374,6 +362,69 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		o->batch = true;
 }
 
+static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
+{
+	int c;
+
+	o->count = 0;
+	o->interval = 1.0;
+	o->query_timeout = 2.0;
+	o->server_budget = 10;
+	o->speed = 1.0;
+	o->top = -1;
+	o->sample_hz = 10;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h:P:u:S:d:bn:i:", long_opts, NULL)) != -1) {
+		if (connection_opt(c, o, t))
+			continue;
+		switch (c) {
+		case 'b': o->batch = true; break;
+		case 'n': o->count = (long)num_arg("--count", optarg, 1, 1e12); break;
+		case 'i': o->interval = num_arg("--interval", optarg, 0.25, 60); break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "json") == 0)
+				o->json = true;
+			else if (strcmp(optarg, "text") == 0)
+				o->json = false;
+			else
+				die_usage("unknown format (use json or text):", optarg);
+			break;
+		case OPT_WIDE: o->wide = true; break;
+		case OPT_RECORD: o->record = optarg; break;
+		case OPT_REDACT: o->redact = true; break;
+		case OPT_REPLAY: o->replay = optarg; break;
+		case OPT_SPEED: o->speed = num_arg("--speed", optarg, 0, 1000); break;
+		case OPT_FROM: o->from = num_arg("--from", optarg, 0, 1e9); break;
+		case OPT_DEMO: o->demo = true; break;
+		case OPT_THEME: o->theme = optarg; break;
+		case OPT_ASCII: o->ascii = true; break;
+		case OPT_READ_ONLY: o->read_only = true; break;
+		case OPT_SESSIONS: o->sessions = true; break;
+		case OPT_EXPLAIN: o->explain_id = (long long)num_arg("--explain", optarg, 1, 9.2e18); break;
+		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
+		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
+		case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
+		case OPT_SERVER_BUDGET: o->server_budget = num_arg("--server-budget", optarg, 0, 1e6); break;
+		case OPT_HELP: usage(stdout); exit(0);
+		case OPT_VERSION: printf("dbtop %s\n", DBTOP_VERSION); exit(0);
+		case ':': die_usage("option needs a value:", argv[optind - 1]);
+		/* fall through */
+		default: {
+			/* the option only, never a value glued to it ("-pSECRET",
+			 * "--passwd=SECRET"): a short one by its letter */
+			char name[64];
+			if (optopt > 0 && optopt < 128)
+				str_printf(name, sizeof name, "-%c", optopt);
+			else
+				str_printf(name, sizeof name, "%.*s", (int)strcspn(argv[optind - 1], "="),
+					   argv[optind - 1]);
+			die_usage("unknown option", name);
+		}
+		}
+	}
+	check_args(argc, argv, o, t);
+}
+
 /* Open the recording once the server is known; NULL-safe errors go to stderr. */
 static bool start_recording(struct recorder *rec, const struct opts *o, const struct source *src,
 			    const char *host)
@@ -394,35 +445,214 @@ static bool start_recording(struct recorder *rec, const struct opts *o, const st
 	return true;
 }
 
+/* The checks of the target before any connection: MySQL option files,
+ * VERIFY_CA's CA, the password prompt, the label. 0, or the exit status
+ * (said on stderr). */
+static int prepare_target(struct target *t, const struct opts *o, bool replaying)
+{
+	char err[NOTE_LEN];
+	if (t->engine == ENGINE_MYSQL && target_apply_mysql_defaults(t, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		return 2;
+	}
+	if (t->engine == ENGINE_MYSQL && !replaying && target_ssl_mode_effective(t) == SSL_MODE_VERIFY_CA &&
+	    !(t->ssl_ca && *t->ssl_ca)) {
+		/* MariaDB Connector/C checks the chain alone only against a CA given */
+		fprintf(stderr, "dbtop: --ssl-mode VERIFY_CA needs --ssl-ca FILE (or ssl-ca in an option file): "
+			"the CA certificate that signed the server's\n");
+		return 2;
+	}
+	if (o->ask_password && !replaying) {
+		secret_free(t->password);
+		t->password = prompt_password();
+	}
+	target_make_label(t);
+	return 0;
+}
+
+/* The source: a recording (the file, or the bundled one) or a server. */
+static void init_source(struct source *src, struct replay_cfg *rcfg, const struct opts *o,
+			struct target *t, bool replaying)
+{
+	if (replaying) {
+		rcfg->path = o->replay;
+		if (o->demo) {
+			rcfg->buf = dbtop_demo_rec;
+			rcfg->len = dbtop_demo_rec_len;
+		}
+		rcfg->speed = o->speed;
+		rcfg->from = o->from;
+		source_init(src, &replay_source_ops, t, o->query_timeout);
+		src->arg = rcfg;
+	} else {
+		source_init(src, source_ops_for(t->engine), t, o->query_timeout);
+	}
+	src->sub_hz = o->sample_hz;
+	src->budget_ms = o->server_budget;
+	src->interval = o->interval;
+	src->read_only = o->read_only;
+	src->want_sessions = o->batch && o->sessions;
+}
+
+/* The tuner with its undo journal; --batch says what an earlier dbtop left
+ * in force. */
+static struct tuner *start_tuner(struct source *src, const struct opts *o, const struct target *t,
+				 bool replaying)
+{
+	struct tuner *tuner = xcalloc(1, sizeof *tuner);
+	/* the journal is keyed by the server's own identity (caps); an older
+	 * dbtop keyed it by the address: that one is only listed */
+	char key[700];
+	str_printf(key, sizeof key, "%s|%s|%d|%s|%s", engine_name(t->engine), t->host ? t->host : "",
+		   t->port, t->socket ? t->socket : "", t->pg_conninfo && !t->host ? "conninfo" : "");
+	/* --batch never changes or reverts a setting: it reads the journal
+	 * only, so a dbtop on a terminal can still revert */
+	tuner_init(tuner, src, replaying ? NULL : key, o->read_only || o->batch, o->tune_ttl);
+	if (!replaying && tuner->v.orphans > 0 && o->batch)
+		fprintf(stderr, "dbtop: %d setting change(s) left in force by an earlier dbtop (undo journal %s): "
+			"start dbtop on a terminal against this server to revert them\n",
+			tuner->v.orphans, tuner->v.path);
+	for (int i = 0; !replaying && o->batch && i < tuner->v.nforeign; i++) {
+		const struct jentry *e = &tuner->v.foreign[i];
+		fprintf(stderr, "dbtop: not this server's, left alone: %s = %s (was %s) set on %s\n", e->name, e->val,
+			e->was, e->slabel);
+	}
+	return tuner;
+}
+
+/* What a run (the screen or the batch loop) works with. */
+struct run {
+	const struct opts *o;
+	struct source *src;
+	struct model *m;
+	struct recorder *rec;
+	bool *recording;
+	const char *host;
+	bool replaying;
+	struct tuner *tuner;
+	double start_mono;
+};
+
+/* Write the sample (and the capabilities of a new connection) to the
+ * recording; a failure stops the recording, not the monitoring. */
+static void batch_record(const struct run *r, const struct sample *s, uint32_t *caps_gen)
+{
+	char err[NOTE_LEN];
+	if (r->src->conn_gen != *caps_gen) {
+		model_set_caps(r->m, &r->src->caps);
+		*caps_gen = r->src->conn_gen;
+		if (*r->recording && rec_write_caps(r->rec, &r->src->caps, *caps_gen, err, sizeof err) < 0) {
+			fprintf(stderr, "dbtop: recording stopped: %s\n", err);
+			rec_close(r->rec);
+			*r->recording = false;
+		}
+	}
+	if (*r->recording && rec_write_sample(r->rec, s, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: recording stopped: %s (monitoring goes on)\n", err);
+		rec_close(r->rec);
+		*r->recording = false;
+	}
+}
+
+/* --batch: one record per interval on stdout until --count, a signal, the
+ * end of the recording or a closed stdout. */
+static void batch_loop(const struct run *r)
+{
+	const struct opts *o = r->o;
+	struct batch_text_state txt;
+	struct strbuf out;
+	struct sample s;
+	uint32_t caps_gen = 0;
+	long printed = 0;
+
+	sb_init(&out);
+	/* the first sample only primes the counters */
+	memset(&txt, 0, sizeof txt);
+	txt.wide = o->wide;
+	txt.top = o->top < 0 ? 5 : o->top;
+	double next = clock_mono();
+	for (;;) {
+		source_tick(r->src, &s);
+		if (r->src->finished) {
+			sample_release(&s);
+			break;
+		}
+		batch_record(r, &s, &caps_gen);
+		model_update(r->m, &s);
+		sample_release(&s);
+		if (r->m->intervals > 1 && s.wall >= r->src->start_wall + o->from) {
+			out.len = 0;
+			if (o->json)
+				batch_json_sessions(r->m, r->host, o->top < 0 ? 20 : o->top, o->sessions, &out);
+			else
+				batch_text(r->m, r->host, &txt, &out);
+			if (!o->json && o->sessions)
+				batch_text_sessions(r->m, &out);
+			sb_putc(&out, '\n');
+			if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
+				break;
+			printed++;
+		}
+		if (stop_requested || (o->count > 0 && printed >= o->count))
+			break;
+		if (r->replaying)
+			continue;  /* the recording sets the pace */
+		next += o->interval;
+		if (next < clock_mono())
+			next = clock_mono();
+		source_idle(r->src, next, &stop_requested);
+		if (stop_requested)
+			break;
+	}
+	sb_free(&out);
+}
+
+/* The screen until it quits; its exit status. *worker_running: a query
+ * still runs in the sampler thread. */
+static int run_screen(const struct run *r, bool *worker_running)
+{
+	const struct opts *o = r->o;
+	struct ui_opts uo = {
+		.interval = o->interval, .theme = o->theme, .ascii = o->ascii,
+		.replay = r->replaying, .speed = o->speed, .host = r->host,
+		.rec = *r->recording ? r->rec : NULL, .read_only = o->read_only,
+		.tuner = r->replaying ? NULL : r->tuner, .start_mono = r->start_mono,
+	};
+	int status = ui_run(r->src, r->m, &uo);
+	if (uo.exit_msg[0])   /* it may quote a server's error text */
+		fprintf(stderr, "dbtop: %s\n", text_sanitize(uo.exit_msg));
+	*worker_running = uo.worker_running;
+	return status;
+}
+
+/* The memory holds passwords (given, typed, read from option files, or
+ * by libpq from .pgpass) and query texts with their literals, whatever
+ * the flags: no core file, and no ptrace or /proc/PID/mem by other
+ * processes of the user. */
+static void protect_memory(void)
+{
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	struct rlimit no_core = {0, 0};
+	setrlimit(RLIMIT_CORE, &no_core);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
 	struct target t;
 	struct source src;
 	struct model m;
-	struct sample s;
-	struct strbuf out;
-	struct batch_text_state txt;
 	struct sigaction sa;
 	struct recorder rec = {0};
 	struct replay_cfg rcfg = {0};
 	bool recording = false, replaying;
 	char err[NOTE_LEN];
 	const char *host;
-	uint32_t caps_gen = 0;
-	long printed = 0;
-	double next;
 	size_t hist;
 	int status = 0;
 
 	double start_mono = clock_mono();
-	/* the memory holds passwords (given, typed, read from option files,
-	 * or by libpq from .pgpass) and query texts with their literals,
-	 * whatever the flags: no core file, and no ptrace or /proc/PID/mem by
-	 * other processes of the user */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	struct rlimit no_core = {0, 0};
-	setrlimit(RLIMIT_CORE, &no_core);
+	protect_memory();
 	/* parse a copy and scrub the arguments ps shows at once: a password
 	 * never stays there, not even until a usage error */
 	args = xcalloc((size_t)argc + 1, sizeof *args);
@@ -433,24 +663,10 @@ int main(int argc, char **argv)
 	target_init(&t);
 	parse_args(argc, args, &o, &t);
 	replaying = o.replay || o.demo;
-	if (t.engine == ENGINE_MYSQL && target_apply_mysql_defaults(&t, err, sizeof err) < 0) {
-		fprintf(stderr, "dbtop: %s\n", err);
+	if ((status = prepare_target(&t, &o, replaying)) != 0) {
 		target_free(&t);
-		return 2;
+		return status;
 	}
-	if (t.engine == ENGINE_MYSQL && !replaying && target_ssl_mode_effective(&t) == SSL_MODE_VERIFY_CA &&
-	    !(t.ssl_ca && *t.ssl_ca)) {
-		/* MariaDB Connector/C checks the chain alone only against a CA given */
-		fprintf(stderr, "dbtop: --ssl-mode VERIFY_CA needs --ssl-ca FILE (or ssl-ca in an option file): "
-			"the CA certificate that signed the server's\n");
-		target_free(&t);
-		return 2;
-	}
-	if (o.ask_password && !replaying) {
-		secret_free(t.password);
-		t.password = prompt_password();
-	}
-	target_make_label(&t);
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -458,130 +674,37 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-
-	if (replaying) {
-		rcfg.path = o.replay;
-		if (o.demo) {
-			rcfg.buf = dbtop_demo_rec;
-			rcfg.len = dbtop_demo_rec_len;
-		}
-		rcfg.speed = o.speed;
-		rcfg.from = o.from;
-		source_init(&src, &replay_source_ops, &t, o.query_timeout);
-		src.arg = &rcfg;
-	} else {
-		source_init(&src, source_ops_for(t.engine), &t, o.query_timeout);
-	}
-	src.sub_hz = o.sample_hz;
-	src.budget_ms = o.server_budget;
-	src.interval = o.interval;
-	src.read_only = o.read_only;
-	if (!o.batch && !ui_possible(err, sizeof err)) {
-		fprintf(stderr, "dbtop: %s\n", err);
-		target_free(&t);
-		return 1;
-	}
-	if (source_open(&src, err, sizeof err) < 0) {
+	init_source(&src, &rcfg, &o, &t, replaying);
+	/* a screen that cannot start is said before any connection */
+	if ((!o.batch && !o.explain_id && !ui_possible(err, sizeof err)) || source_open(&src, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		target_free(&t);
 		return 1;
 	}
 	host = replaying ? rcfg.host : t.label;
-	struct tuner *tuner = xcalloc(1, sizeof *tuner);
-	{
-		/* the journal is keyed by the server's own identity (caps); an older
-		 * dbtop keyed it by the address: that one is only listed */
-		char key[700];
-		str_printf(key, sizeof key, "%s|%s|%d|%s|%s", engine_name(t.engine), t.host ? t.host : "",
-			   t.port, t.socket ? t.socket : "", t.pg_conninfo && !t.host ? "conninfo" : "");
-		/* --batch never changes or reverts a setting: it reads the journal
-		 * only, so a dbtop on a terminal can still revert */
-		tuner_init(tuner, &src, replaying ? NULL : key, o.read_only || o.batch, o.tune_ttl);
-		if (!replaying && tuner->v.orphans > 0 && o.batch)
-			fprintf(stderr, "dbtop: %d setting change(s) left in force by an earlier dbtop (undo journal %s): "
-				"start dbtop on a terminal against this server to revert them\n",
-				tuner->v.orphans, tuner->v.path);
-		for (int i = 0; !replaying && o.batch && i < tuner->v.nforeign; i++) {
-			const struct jentry *e = &tuner->v.foreign[i];
-			fprintf(stderr, "dbtop: not this server's, left alone: %s = %s (was %s) set on %s\n", e->name, e->val,
-				e->was, e->slabel);
-		}
-	}
+	if (o.explain_id)
+		return explain_and_exit(&src, &t, o.explain_id);
+	struct tuner *tuner = start_tuner(&src, &o, &t, replaying);
 	if (o.record)
 		recording = start_recording(&rec, &o, &src, host);
 	hist = (size_t)d_ceil(HISTORY_SECONDS / o.interval);
 	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
-	sb_init(&out);
 
+	struct run r = {.o = &o, .src = &src, .m = &m, .rec = &rec, .recording = &recording, .host = host,
+			.replaying = replaying, .tuner = tuner, .start_mono = start_mono};
 	if (!o.batch) {
-		struct ui_opts uo = {
-			.interval = o.interval, .theme = o.theme, .ascii = o.ascii,
-			.replay = replaying, .speed = o.speed, .host = host,
-			.rec = recording ? &rec : NULL, .read_only = o.read_only,
-			.tuner = replaying ? NULL : tuner, .start_mono = start_mono,
-		};
-		status = ui_run(&src, &m, &uo);
-		if (uo.exit_msg[0])   /* it may quote a server's error text */
-			fprintf(stderr, "dbtop: %s\n", text_sanitize(uo.exit_msg));
-		if (uo.worker_running) {
+		bool worker_running;
+		status = run_screen(&r, &worker_running);
+		if (worker_running) {
 			/* a query still runs in the sampler thread: leave everything it
 			 * may touch alone; exiting ends it */
 			if (recording)
 				rec_close(&rec);
 			return status;
 		}
-		goto done;
+	} else {
+		batch_loop(&r);
 	}
-	/* the first sample only primes the counters */
-	memset(&txt, 0, sizeof txt);
-	txt.wide = o.wide;
-	txt.top = o.top < 0 ? 5 : o.top;
-	next = clock_mono();
-	for (;;) {
-		source_tick(&src, &s);
-		if (src.finished) {
-			sample_release(&s);
-			break;
-		}
-		if (src.conn_gen != caps_gen) {
-			model_set_caps(&m, &src.caps);
-			caps_gen = src.conn_gen;
-			if (recording && rec_write_caps(&rec, &src.caps, caps_gen, err, sizeof err) < 0) {
-				fprintf(stderr, "dbtop: recording stopped: %s\n", err);
-				rec_close(&rec);
-				recording = false;
-			}
-		}
-		if (recording && rec_write_sample(&rec, &s, err, sizeof err) < 0) {
-			fprintf(stderr, "dbtop: recording stopped: %s (monitoring goes on)\n", err);
-			rec_close(&rec);
-			recording = false;
-		}
-		model_update(&m, &s);
-		sample_release(&s);
-		if (m.intervals > 1 && s.wall >= src.start_wall + o.from) {
-			out.len = 0;
-			if (o.json)
-				batch_json(&m, host, o.top < 0 ? 20 : o.top, &out);
-			else
-				batch_text(&m, host, &txt, &out);
-			sb_putc(&out, '\n');
-			if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
-				break;
-			printed++;
-		}
-		if (stop_requested || (o.count > 0 && printed >= o.count))
-			break;
-		if (replaying)
-			continue;  /* the recording sets the pace */
-		next += o.interval;
-		if (next < clock_mono())
-			next = clock_mono();
-		source_idle(&src, next, &stop_requested);
-		if (stop_requested)
-			break;
-	}
-done:
 	if (replaying && src.finished)
 		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
 	if (recording)
@@ -590,7 +713,6 @@ done:
 	free(tuner);
 	source_close(&src);
 	model_free(&m);
-	sb_free(&out);
 	target_free(&t);
 	return status;
 }

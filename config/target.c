@@ -161,6 +161,109 @@ static int set_decoded(char **slot, const char *s, size_t n, bool secret)
 	return 0;
 }
 
+/* "bad %-escape in URI"; -1. */
+static int bad_escape(char *err, size_t errlen)
+{
+	str_printf(err, errlen, "bad %%-escape in URI");
+	return -1;
+}
+
+/* host[:port] of a URI's authority, p..hostend; host may be [v6]. 0 or -1. */
+static int uri_host_port(struct target *t, const char *p, const char *hostend, char *err, size_t errlen)
+{
+	const char *hs = p, *he, *portp = NULL;
+	if (*p == '[') {
+		he = memchr(p, ']', (size_t)(hostend - p));
+		if (!he) {
+			str_printf(err, errlen, "unterminated [ in host");
+			return -1;
+		}
+		hs = p + 1;
+		if (he + 1 < hostend) {
+			if (he[1] != ':') {
+				str_printf(err, errlen, "junk after ] in host");
+				return -1;
+			}
+			portp = he + 2;
+		}
+	} else {
+		he = memchr(p, ':', (size_t)(hostend - p));
+		if (he)
+			portp = he + 1;
+		else
+			he = hostend;
+	}
+	if (he > hs && set_decoded(&t->host, hs, (size_t)(he - hs), false) < 0)
+		return bad_escape(err, errlen);
+	if (portp) {
+		int port = parse_port(portp, (size_t)(hostend - portp));
+		if (port < 0) {
+			str_printf(err, errlen, "bad port in URI");
+			return -1;
+		}
+		if (!t->port)
+			t->port = port;
+	}
+	return 0;
+}
+
+/* One query parameter of a mysql:// URI: k..pe, the value after eq. 0 or -1. */
+static int uri_param(struct target *t, const char *k, const char *eq, const char *pe, char *err, size_t errlen)
+{
+	size_t kl = (size_t)(eq - k);
+	char key[16];
+	if (kl < sizeof key) {
+		/* ssl-mode or ssl_mode, as in option files */
+		for (size_t i = 0; i < kl; i++)
+			key[i] = k[i] == '-' ? '_' : k[i];
+		key[kl] = '\0';
+	} else {
+		key[0] = '\0';
+	}
+	if (strcmp(key, "ssl_mode") == 0) {
+		char *v = pct_decode(eq + 1, (size_t)(pe - eq - 1));
+		enum ssl_mode m = target_ssl_mode_parse(v);
+		free(v);
+		if (m == SSL_MODE_BAD) {
+			str_printf(err, errlen, "bad ssl-mode in URI (use DISABLED, PREFERRED, REQUIRED, "
+				   "VERIFY_CA or VERIFY_IDENTITY)");
+			return -1;
+		}
+		if (t->ssl_mode == SSL_MODE_UNSET)
+			t->ssl_mode = m;
+	} else if (strcmp(key, "ssl_ca") == 0 || strcmp(key, "ssl_cert") == 0 ||
+		   strcmp(key, "ssl_key") == 0) {
+		char **slot = strcmp(key, "ssl_ca") == 0 ? &t->ssl_ca
+			: strcmp(key, "ssl_cert") == 0 ? &t->ssl_cert : &t->ssl_key;
+		if (pe == eq + 1) {
+			str_printf(err, errlen, "empty %.*s in URI", (int)kl, k);
+			return -1;
+		}
+		if (set_decoded(slot, eq + 1, (size_t)(pe - eq - 1), false) < 0)
+			return bad_escape(err, errlen);
+	} else if (kl == 6 && strncmp(k, "socket", 6) == 0) {
+		if (set_decoded(&t->socket, eq + 1, (size_t)(pe - eq - 1), false) < 0)
+			return bad_escape(err, errlen);
+	} else if (kl == 15 && strncmp(k, "connect_timeout", 15) == 0) {
+		char *v = pct_decode(eq + 1, (size_t)(pe - eq - 1));
+		char *e2;
+		double d = v ? strtod(v, &e2) : -1;
+		if (!v || *e2 || d <= 0 || d > 3600) {
+			free(v);
+			str_printf(err, errlen, "bad connect_timeout in URI");
+			return -1;
+		}
+		free(v);
+		t->connect_timeout = d;
+	} else {
+		str_printf(err, errlen, "unknown URI parameter '%.*s' (known: socket, connect_timeout, "
+			   "ssl-mode, ssl-ca, ssl-cert, ssl-key)",
+			   (int)(kl > 40 ? 40 : kl), k);
+		return -1;
+	}
+	return 0;
+}
+
 int target_parse_mysql_uri(struct target *t, const char *uri, char *err, size_t errlen)
 {
 	const char *p, *end, *at, *hostend, *q;
@@ -192,51 +295,17 @@ int target_parse_mysql_uri(struct target *t, const char *uri, char *err, size_t 
 		const char *colon = memchr(p, ':', (size_t)(at - p));
 		const char *uend = colon ? colon : at;
 		if (uend > p && set_decoded(&t->user, p, (size_t)(uend - p), false) < 0)
-			goto bad_escape;
+			return bad_escape(err, errlen);
 		if (colon && set_decoded(&t->password, colon + 1,
 					 (size_t)(at - colon - 1), true) < 0)
-			goto bad_escape;
+			return bad_escape(err, errlen);
 		p = at + 1;
 	}
-	/* host[:port], host may be [v6] */
-	if (p < hostend) {
-		const char *hs = p, *he, *portp = NULL;
-		if (*p == '[') {
-			he = memchr(p, ']', (size_t)(hostend - p));
-			if (!he) {
-				str_printf(err, errlen, "unterminated [ in host");
-				return -1;
-			}
-			hs = p + 1;
-			if (he + 1 < hostend) {
-				if (he[1] != ':') {
-					str_printf(err, errlen, "junk after ] in host");
-					return -1;
-				}
-				portp = he + 2;
-			}
-		} else {
-			he = memchr(p, ':', (size_t)(hostend - p));
-			if (he)
-				portp = he + 1;
-			else
-				he = hostend;
-		}
-		if (he > hs && set_decoded(&t->host, hs, (size_t)(he - hs), false) < 0)
-			goto bad_escape;
-		if (portp) {
-			int port = parse_port(portp, (size_t)(hostend - portp));
-			if (port < 0) {
-				str_printf(err, errlen, "bad port in URI");
-				return -1;
-			}
-			if (!t->port)
-				t->port = port;
-		}
-	}
+	if (p < hostend && uri_host_port(t, p, hostend, err, errlen) < 0)
+		return -1;
 	if (hostend < end && hostend + 1 < end &&
 	    set_decoded(&t->database, hostend + 1, (size_t)(end - hostend - 1), false) < 0)
-		goto bad_escape;
+		return bad_escape(err, errlen);
 	if (t->database && strchr(t->database, '/')) {
 		str_printf(err, errlen, "bad database name in URI");
 		return -1;
@@ -253,62 +322,10 @@ int target_parse_mysql_uri(struct target *t, const char *uri, char *err, size_t 
 			str_printf(err, errlen, "URI parameter without a value");
 			return -1;
 		}
-		size_t kl = (size_t)(eq - k);
-		char key[16];
-		if (kl < sizeof key) {
-			/* ssl-mode or ssl_mode, as in option files */
-			for (size_t i = 0; i < kl; i++)
-				key[i] = k[i] == '-' ? '_' : k[i];
-			key[kl] = '\0';
-		} else {
-			key[0] = '\0';
-		}
-		if (strcmp(key, "ssl_mode") == 0) {
-			char *v = pct_decode(eq + 1, (size_t)(pe - eq - 1));
-			enum ssl_mode m = target_ssl_mode_parse(v);
-			free(v);
-			if (m == SSL_MODE_BAD) {
-				str_printf(err, errlen, "bad ssl-mode in URI (use DISABLED, PREFERRED, REQUIRED, "
-					   "VERIFY_CA or VERIFY_IDENTITY)");
-				return -1;
-			}
-			if (t->ssl_mode == SSL_MODE_UNSET)
-				t->ssl_mode = m;
-		} else if (strcmp(key, "ssl_ca") == 0 || strcmp(key, "ssl_cert") == 0 ||
-			   strcmp(key, "ssl_key") == 0) {
-			char **slot = strcmp(key, "ssl_ca") == 0 ? &t->ssl_ca
-				: strcmp(key, "ssl_cert") == 0 ? &t->ssl_cert : &t->ssl_key;
-			if (pe == eq + 1) {
-				str_printf(err, errlen, "empty %.*s in URI", (int)kl, k);
-				return -1;
-			}
-			if (set_decoded(slot, eq + 1, (size_t)(pe - eq - 1), false) < 0)
-				goto bad_escape;
-		} else if (kl == 6 && strncmp(k, "socket", 6) == 0) {
-			if (set_decoded(&t->socket, eq + 1, (size_t)(pe - eq - 1), false) < 0)
-				goto bad_escape;
-		} else if (kl == 15 && strncmp(k, "connect_timeout", 15) == 0) {
-			char *v = pct_decode(eq + 1, (size_t)(pe - eq - 1));
-			char *e2;
-			double d = v ? strtod(v, &e2) : -1;
-			if (!v || *e2 || d <= 0 || d > 3600) {
-				free(v);
-				str_printf(err, errlen, "bad connect_timeout in URI");
-				return -1;
-			}
-			free(v);
-			t->connect_timeout = d;
-		} else {
-			str_printf(err, errlen, "unknown URI parameter '%.*s' (known: socket, connect_timeout, "
-				   "ssl-mode, ssl-ca, ssl-cert, ssl-key)",
-				   (int)(kl > 40 ? 40 : kl), k);
+		if (uri_param(t, k, eq, pe, err, errlen) < 0)
 			return -1;
-		}
 	}
 	return 0;
-bad_escape:
-	str_printf(err, errlen, "bad %%-escape in URI");
-	return -1;
 }
 
 /* True if spec looks like a libpq key=value connection string. */
@@ -338,10 +355,8 @@ static int pg_uri_check(const char *uri, char *err, size_t errlen)
 			continue;
 		hi = hexval((unsigned char)s[1]);
 		lo = hi < 0 ? -1 : hexval((unsigned char)s[2]);
-		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-			str_printf(err, errlen, "bad %%-escape in URI");
-			return -1;
-		}
+		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+			return bad_escape(err, errlen);
 		s += 2;
 	}
 	s = p + strcspn(p, "@/");
@@ -828,9 +843,77 @@ static bool is_password_key(const char *s, size_t n)
 	return r;
 }
 
+/* The password of a URI argument (p: after "scheme://"), in its user
+ * info and in ?password=...; true when one was blanked. */
+static bool scrub_uri(char *arg, char *p)
+{
+	bool done = false;
+	/* the user info ends where each reader ends it: a mysql:// URI
+	 * at the last '@' before any '/' or '?', a PostgreSQL one (as
+	 * libpq reads it) at the first '@' before any '/' */
+	bool pg = strncmp(arg, "postgres://", 11) == 0 || strncmp(arg, "postgresql://", 13) == 0;
+	char *end = p + strcspn(p, pg ? "/" : "/?"), *at = NULL;
+	for (char *c = p; c < end && !(pg && at); c++)
+		if (*c == '@')
+			at = c;
+	if (at) {
+		char *colon = memchr(p, ':', (size_t)(at - p));
+		if (colon && at > colon + 1) {
+			blank(colon + 1, (size_t)(at - colon - 1));
+			done = true;
+		}
+	}
+	/* ?password=... in a libpq URI (the keyword may be %-encoded);
+	 * the query comes after the user info (a '?' inside it is
+	 * not one, and blanking there would move its end) */
+	for (p = strchr(at ? at + 1 : arg, '?'); p && *p; p = strchr(p + 1, '&')) {
+		char *k = p + 1, *eq = k + strcspn(k, "=&");
+		if (*eq == '=' && is_password_key(k, (size_t)(eq - k))) {
+			char *v = eq + 1;
+			size_t n = strcspn(v, "&");
+			if (n) {
+				blank(v, n);
+				done = true;
+			}
+		}
+	}
+	return done;
+}
+
+/* The value at v of a libpq key=value pair: 'quoted' or up to white
+ * space, with backslash escapes; true when it was not empty (blanked). */
+static bool scrub_value(char *v)
+{
+	char *e;
+	if (*v == '\'') {
+		e = v + 1;
+		while (*e && *e != '\'') {
+			if (*e == '\\' && e[1])
+				e++;
+			e++;
+		}
+		if (e > v + 1) {
+			blank(v + 1, (size_t)(e - v - 1));
+			return true;
+		}
+		return false;
+	}
+	e = v;
+	while (*e && !isspace((unsigned char)*e)) {
+		if (*e == '\\' && e[1])
+			e++;
+		e++;
+	}
+	if (e > v) {
+		blank(v, (size_t)(e - v));
+		return true;
+	}
+	return false;
+}
+
 bool target_scrub_arg(char *arg)
 {
-	char *p, *at, *colon, *end;
+	char *p;
 	bool done = false;
 	/* --password=VALUE (or an abbreviation of it): a value the option does
 	 * not take, but one that must not show */
@@ -845,40 +928,8 @@ bool target_scrub_arg(char *arg)
 	/* a URI: scheme:// at the start (a "://" inside a key=value string,
 	 * say in its password, does not make it one) */
 	p = arg + strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
-	if (p > arg && strncmp(p, "://", 3) == 0) {
-		/* the user info ends where each reader ends it: a mysql:// URI
-		 * at the last '@' before any '/' or '?', a PostgreSQL one (as
-		 * libpq reads it) at the first '@' before any '/' */
-		bool pg = strncmp(arg, "postgres://", 11) == 0 || strncmp(arg, "postgresql://", 13) == 0;
-		p += 3;
-		end = p + strcspn(p, pg ? "/" : "/?");
-		at = NULL;
-		for (char *c = p; c < end && !(pg && at); c++)
-			if (*c == '@')
-				at = c;
-		if (at) {
-			colon = memchr(p, ':', (size_t)(at - p));
-			if (colon && at > colon + 1) {
-				blank(colon + 1, (size_t)(at - colon - 1));
-				done = true;
-			}
-		}
-		/* ?password=... in a libpq URI (the keyword may be %-encoded);
-		 * the query comes after the user info (a '?' inside it is
-		 * not one, and blanking there would move its end) */
-		for (p = strchr(at ? at + 1 : arg, '?'); p && *p; p = strchr(p + 1, '&')) {
-			char *k = p + 1, *eq = k + strcspn(k, "=&");
-			if (*eq == '=' && is_password_key(k, (size_t)(eq - k))) {
-				char *v = eq + 1;
-				size_t n = strcspn(v, "&");
-				if (n) {
-					blank(v, n);
-					done = true;
-				}
-			}
-		}
-		return done;
-	}
+	if (p > arg && strncmp(p, "://", 3) == 0)
+		return scrub_uri(arg, p + 3);
 	/* libpq key=value: password=secret, password='sec ret' or password=sec\ ret */
 	for (p = arg; (p = strstr(p, "password")); p += 8) {
 		char *v = p + 8;
@@ -893,29 +944,8 @@ bool target_scrub_arg(char *arg)
 		v++;
 		while (isspace((unsigned char)*v))
 			v++;
-		if (*v == '\'') {
-			char *e = v + 1;
-			while (*e && *e != '\'') {
-				if (*e == '\\' && e[1])
-					e++;
-				e++;
-			}
-			if (e > v + 1) {
-				blank(v + 1, (size_t)(e - v - 1));
-				done = true;
-			}
-		} else {
-			char *e = v;
-			while (*e && !isspace((unsigned char)*e)) {
-				if (*e == '\\' && e[1])
-					e++;
-				e++;
-			}
-			if (e > v) {
-				blank(v, (size_t)(e - v));
-				done = true;
-			}
-		}
+		if (scrub_value(v))
+			done = true;
 	}
 	return done;
 }

@@ -309,145 +309,117 @@ unsigned digest_key_slice(const char *key, unsigned n)
 	return (unsigned)(((q % (long long)n) + (long long)n) % (long long)n);
 }
 
-void digest_table_update(struct digest_table *t, const struct digest_set *s, double dt, bool fresh,
-			 double wall)
+/* Its rates and average unknown this interval (known false). */
+static void mark_unknown(struct digest_entry *e)
 {
-	size_t i;
-	int k;
-	double prev_wall = t->prev_wall;
-	t->prev_wall = s ? wall : 0;
-	t->tick++;
-	t->interval_s = dt;
-	t->total_ms_per_s = 0;
-	t->own_ms_per_s = 0;
-	t->lost_delta = 0;
-	if (!s) {
-		/* nothing this interval: every rate unknown, and what happened
-		 * meanwhile is unknown too: no histogram base survives */
-		top_cache_reset(t);
-		for (i = 0; i < t->n; i++) {
-			t->e[i].known = false;
-			for (k = 0; k < DG__COUNT; k++)
-				t->e[i].rate[k] = NAN;
-			t->e[i].avg_ms = NAN;
-			t->e[i].p95_ms = NAN;
-			drop_base(&t->e[i]);
-			hist_push(&t->e[i], NAN);
-			top_cache_fill(t, i);
-		}
-		return;
+	for (int k = 0; k < DG__COUNT; k++)
+		e->rate[k] = NAN;
+	e->avg_ms = NAN;
+	e->known = false;
+}
+
+/* What one update works with: the set, the interval, and the slice read. */
+struct dg_update {
+	const struct digest_set *s;
+	double dt, wall, prev_wall, slice_dt;
+	bool fresh;
+	unsigned sn, sk;          /* slices (0: a whole read), the one read now */
+};
+
+/* A row new to the table. After the first sample of a connection a new
+ * row was created since the previous sample (it would have been read
+ * before otherwise), so it counts from zero, unless the server says it is
+ * older than that (then: unknown). */
+static void update_new(struct digest_table *t, const struct dg_update *up, const struct digest_row *r)
+{
+	struct digest_entry *e = add_entry(t, r->key);
+	double ndt = up->sn ? up->slice_dt : up->dt;
+	bool from_zero = !up->fresh && ndt > 0 && up->prev_wall > 0 &&
+			 !(r->first_seen > 0 && r->first_seen < (up->sn ? up->wall - ndt : up->prev_wall) - 1);
+	for (int k = 0; k < 60; k++)
+		e->hist[k] = NAN;
+	for (int k = 0; k < DG__COUNT; k++)
+		e->rate[k] = from_zero && (r->have >> k & 1) ? (double)r->c[k] / ndt : NAN;
+	e->avg_ms = from_zero && r->c[DG_CALLS] ? (double)r->c[DG_TOTAL_NS] / (double)r->c[DG_CALLS] / 1e6 : NAN;
+	e->known = from_zero;
+	e->samples = up->s->sampled && from_zero ? r->samples : 0;
+	e->p95_ms = NAN;
+	e->moved = true;
+	adopt(e, r);
+	e->seen_tick = t->tick;
+	e->read_wall = up->wall;
+}
+
+/* A row read again: its rates cover the time since it was last read. */
+static void update_seen(struct digest_table *t, const struct dg_update *up, struct digest_entry *e,
+			const struct digest_row *r)
+{
+	const struct digest_set *s = up->s;
+	double edt = (up->sn || s->estimates_only) && e->read_wall > 0 ? up->wall - e->read_wall : up->dt;
+	bool ok = !up->fresh && !e->gone && edt > 0 && e->last.epoch == r->epoch;
+	for (int k = 0; ok && k < DG__COUNT; k++)
+		if ((r->have >> k & 1) && (e->last.have >> k & 1) && r->c[k] < e->last.c[k])
+			ok = false;   /* reset or re-created: unknown, never negative */
+	if (ok) {
+		for (int k = 0; k < DG__COUNT; k++)
+			e->rate[k] = (r->have >> k & 1) && (e->last.have >> k & 1)
+				     ? (double)(r->c[k] - e->last.c[k]) / edt : NAN;
+		uint64_t dc = r->c[DG_CALLS] - e->last.c[DG_CALLS];
+		e->avg_ms = dc ? (double)(r->c[DG_TOTAL_NS] - e->last.c[DG_TOTAL_NS]) / (double)dc / 1e6 : NAN;
+	} else {
+		mark_unknown(e);
 	}
-	t->have_data = true;
-	/* a sliced read: rates of a row cover the time since its slice was
-	 * last read; the first read of a connection is whole */
-	unsigned sn = s->split_n <= DG_SPLIT_MAX ? s->split_n : 0, sk = sn ? s->split_k % sn : 0;
-	double slice_dt = dt;
-	if (!sn || fresh) {
-		/* a whole read covers every slice */
-		for (unsigned k2 = 0; k2 < DG_SPLIT_MAX; k2++)
-			t->split_wall[k2] = sn ? 0 : wall;
-	}
-	if (sn) {
-		slice_dt = t->split_wall[sk] > 0 && !fresh ? wall - t->split_wall[sk] : NAN;
-		t->split_wall[sk] = wall;
-	}
-	t->split_n = sn;
-	t->sampled = s->sampled;
-	t->sample_hz = s->sample_hz;
-	if (!s->estimates_only)
-		str_copy(t->source, sizeof t->source, s->source);
-	for (i = 0; i < s->n; i++) {
-		const struct digest_row *r = &s->rows[i];
-		struct digest_entry *e;
-		if (!r->key[0])
-			continue;
-		e = find(t, r->key);
-		if (!e) {
-			e = add_entry(t, r->key);
-			/* New to us. After the first sample of a connection a new row
-			 * was created since the previous sample (it would have been
-			 * read before otherwise), so it counts from zero, unless the
-			 * server says it is older than that (then: unknown). */
-			double ndt = sn ? slice_dt : dt;
-			bool from_zero = !fresh && ndt > 0 && prev_wall > 0 &&
-					 !(r->first_seen > 0 && r->first_seen < (sn ? wall - ndt : prev_wall) - 1);
-			for (k = 0; k < 60; k++)
-				e->hist[k] = NAN;
-			for (k = 0; k < DG__COUNT; k++)
-				e->rate[k] = from_zero && (r->have >> k & 1) ? (double)r->c[k] / ndt : NAN;
-			e->avg_ms = from_zero && r->c[DG_CALLS] ? (double)r->c[DG_TOTAL_NS] / (double)r->c[DG_CALLS] / 1e6 : NAN;
-			e->known = from_zero;
-			e->samples = s->sampled && from_zero ? r->samples : 0;
-			e->p95_ms = NAN;
-			e->moved = true;
-			adopt(e, r);
-			e->seen_tick = t->tick;
-			e->read_wall = wall;
-			continue;
-		}
-		/* its rates cover the time since it was last read */
-		double edt = (sn || s->estimates_only) && e->read_wall > 0 ? wall - e->read_wall : dt;
-		bool ok = !fresh && !e->gone && edt > 0 && e->last.epoch == r->epoch;
-		for (k = 0; ok && k < DG__COUNT; k++)
-			if ((r->have >> k & 1) && (e->last.have >> k & 1) && r->c[k] < e->last.c[k])
-				ok = false;   /* reset or re-created: unknown, never negative */
-		if (ok) {
-			for (k = 0; k < DG__COUNT; k++)
-				e->rate[k] = (r->have >> k & 1) && (e->last.have >> k & 1)
-					     ? (double)(r->c[k] - e->last.c[k]) / edt : NAN;
-			uint64_t dc = r->c[DG_CALLS] - e->last.c[DG_CALLS];
-			e->avg_ms = dc ? (double)(r->c[DG_TOTAL_NS] - e->last.c[DG_TOTAL_NS]) / (double)dc / 1e6 : NAN;
-		} else {
-			for (k = 0; k < DG__COUNT; k++)
-				e->rate[k] = NAN;
-			e->avg_ms = NAN;
-		}
-		e->known = ok;
-		e->samples = s->sampled && ok && r->samples >= e->last.samples ? r->samples - e->last.samples : 0;
-		e->moved = !ok || !(r->have >> DG_CALLS & 1) || r->c[DG_CALLS] != e->last.c[DG_CALLS];
-		e->gone = false;
-		e->seen_tick = t->tick;
-		e->read_wall = wall;
-		adopt(e, r);
-	}
-	/* entries the set did not mention */
-	for (i = 0; i < t->n; i++) {
+	e->known = ok;
+	e->samples = s->sampled && ok && r->samples >= e->last.samples ? r->samples - e->last.samples : 0;
+	e->moved = !ok || !(r->have >> DG_CALLS & 1) || r->c[DG_CALLS] != e->last.c[DG_CALLS];
+	e->gone = false;
+	e->seen_tick = t->tick;
+	e->read_wall = up->wall;
+	adopt(e, r);
+}
+
+/* The entries the set did not mention. */
+static void update_unseen(struct digest_table *t, const struct dg_update *up)
+{
+	const struct digest_set *s = up->s;
+	for (size_t i = 0; i < t->n; i++) {
 		struct digest_entry *e = &t->e[i];
 		if (e->seen_tick == t->tick)
 			continue;
-		if (s->estimates_only && !fresh && strncmp(e->last.key, "s:", 2) != 0) {
+		if (s->estimates_only && !up->fresh && strncmp(e->last.key, "s:", 2) != 0) {
 			/* an exact row: not read now, its rates stand */
 			e->moved = false;
 			continue;
 		}
-		if (sn && !fresh && digest_key_slice(e->last.key, sn) != sk) {
+		if (up->sn && !up->fresh && digest_key_slice(e->last.key, up->sn) != up->sk) {
 			/* another slice: not read now, its rates stand */
 			e->moved = false;
 			continue;
 		}
 		e->samples = 0;   /* (sampled sets) not seen this interval */
-		if (s->partial && !fresh && !e->gone && dt > 0) {
+		if (s->partial && !up->fresh && !e->gone && up->dt > 0) {
 			/* unchanged since the last read: zero this interval, and
 			 * read now as far as its slice's rates go */
-			e->read_wall = wall;
-			for (k = 0; k < DG__COUNT; k++)
+			e->read_wall = up->wall;
+			for (int k = 0; k < DG__COUNT; k++)
 				e->rate[k] = (e->last.have >> k & 1) ? 0 : NAN;
 			e->avg_ms = NAN;
 			e->known = true;
 			e->moved = false;
 		} else {
 			/* evicted or reset away: it contributes nothing */
-			for (k = 0; k < DG__COUNT; k++)
-				e->rate[k] = NAN;
-			e->avg_ms = NAN;
-			e->known = false;
+			mark_unknown(e);
 			e->moved = true;
-			e->gone = !s->partial || fresh;
+			e->gone = !s->partial || up->fresh;
 		}
 	}
-	/* latency histograms read this time: the interval p95 against the
-	 * previous read, which becomes the new base */
-	for (i = 0; i < s->nhist; i++) {
+}
+
+/* Latency histograms read this time: the interval p95 against the
+ * previous read, which becomes the new base. */
+static void update_p95(struct digest_table *t, const struct digest_set *s)
+{
+	for (size_t i = 0; i < s->nhist; i++) {
 		struct digest_entry *e;
 		if (!s->hist[i].key[0])
 			continue;
@@ -455,7 +427,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		if (e && !e->gone)
 			take_hist(e, &s->hist[i], t->tick);
 	}
-	for (i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		struct digest_entry *e = &t->e[i];
 		if (e->hb_tick == t->tick)
 			continue;
@@ -464,33 +436,44 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 		if (e->moved)
 			drop_base(e);
 	}
-	if (s->sampled) {
-		/* what the estimate rests on: the interval's samples */
-		t->rounds = !fresh && t->rounds_prev && s->rounds >= t->rounds_prev ? s->rounds - t->rounds_prev : 0;
-		t->rounds_prev = s->rounds;
-		t->sessions = s->sessions;
-		for (i = 0; i < t->n; i++) {
-			struct digest_entry *e = &t->e[i];
-			double dc = e->rate[DG_CALLS] * dt;
-			/* a statement mostly seen once per execution (or not at all)
-			 * is shorter than the sampling period: many of its
-			 * executions were missed */
-			e->calls_lower = !t->rounds || !e->known || !((double)e->samples >= 2 * dc - 0.5);
-			if (e->calls_lower)
-				e->avg_ms = NAN;
-		}
-		digest_table_bound(t, 0);
-	} else {
+}
+
+/* A sampled set: what the estimate rests on (the interval's samples),
+ * and which call counts are only lower bounds. Else no such bounds. */
+static void update_sampling(struct digest_table *t, const struct digest_set *s, double dt, bool fresh)
+{
+	if (!s->sampled) {
 		t->rounds = t->rounds_prev = 0;
 		t->sessions = 0;
 		t->bound_scale = 1;
-		for (i = 0; i < t->n; i++) {
+		for (size_t i = 0; i < t->n; i++) {
 			t->e[i].samples = 0;
 			t->e[i].calls_lower = false;
 		}
+		return;
 	}
+	t->rounds = !fresh && t->rounds_prev && s->rounds >= t->rounds_prev ? s->rounds - t->rounds_prev : 0;
+	t->rounds_prev = s->rounds;
+	t->sessions = s->sessions;
+	for (size_t i = 0; i < t->n; i++) {
+		struct digest_entry *e = &t->e[i];
+		double dc = e->rate[DG_CALLS] * dt;
+		/* a statement mostly seen once per execution (or not at all)
+		 * is shorter than the sampling period: many of its
+		 * executions were missed */
+		e->calls_lower = !t->rounds || !e->known || !((double)e->samples >= 2 * dc - 0.5);
+		if (e->calls_lower)
+			e->avg_ms = NAN;
+	}
+	digest_table_bound(t, 0);
+}
+
+/* The history of each entry, the totals (own statements apart) and the
+ * ranking cache. */
+static void update_totals(struct digest_table *t)
+{
 	top_cache_reset(t);
-	for (i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		struct digest_entry *e = &t->e[i];
 		double ms = e->known ? e->rate[DG_TOTAL_NS] / 1e6 : NAN;
 		hist_push(e, ms);
@@ -501,6 +484,71 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			t->total_ms_per_s += ms;
 		top_cache_fill(t, i);
 	}
+}
+
+/* A sliced read: rates of a row cover the time since its slice was last
+ * read; the first read of a connection is whole. Fills up's slice. */
+static void update_slices(struct digest_table *t, struct dg_update *up)
+{
+	const struct digest_set *s = up->s;
+	up->sn = s->split_n <= DG_SPLIT_MAX ? s->split_n : 0;
+	up->sk = up->sn ? s->split_k % up->sn : 0;
+	up->slice_dt = up->dt;
+	if (!up->sn || up->fresh) {
+		/* a whole read covers every slice */
+		for (unsigned k2 = 0; k2 < DG_SPLIT_MAX; k2++)
+			t->split_wall[k2] = up->sn ? 0 : up->wall;
+	}
+	if (up->sn) {
+		up->slice_dt = t->split_wall[up->sk] > 0 && !up->fresh ? up->wall - t->split_wall[up->sk] : NAN;
+		t->split_wall[up->sk] = up->wall;
+	}
+	t->split_n = up->sn;
+}
+
+void digest_table_update(struct digest_table *t, const struct digest_set *s, double dt, bool fresh,
+			 double wall)
+{
+	struct dg_update up = {.s = s, .dt = dt, .wall = wall, .prev_wall = t->prev_wall, .fresh = fresh};
+	t->prev_wall = s ? wall : 0;
+	t->tick++;
+	t->interval_s = dt;
+	t->total_ms_per_s = 0;
+	t->own_ms_per_s = 0;
+	t->lost_delta = 0;
+	if (!s) {
+		/* nothing this interval: every rate unknown, and what happened
+		 * meanwhile is unknown too: no histogram base survives */
+		top_cache_reset(t);
+		for (size_t i = 0; i < t->n; i++) {
+			mark_unknown(&t->e[i]);
+			t->e[i].p95_ms = NAN;
+			drop_base(&t->e[i]);
+			hist_push(&t->e[i], NAN);
+			top_cache_fill(t, i);
+		}
+		return;
+	}
+	t->have_data = true;
+	update_slices(t, &up);
+	t->sampled = s->sampled;
+	t->sample_hz = s->sample_hz;
+	if (!s->estimates_only)
+		str_copy(t->source, sizeof t->source, s->source);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct digest_row *r = &s->rows[i];
+		if (!r->key[0])
+			continue;
+		struct digest_entry *e = find(t, r->key);
+		if (e)
+			update_seen(t, &up, e, r);
+		else
+			update_new(t, &up, r);
+	}
+	update_unseen(t, &up);
+	update_p95(t, s);
+	update_sampling(t, s, dt, fresh);
+	update_totals(t);
 	if (s->have_lost) {
 		if (t->have_lost && !fresh && s->lost >= t->lost_prev)
 			t->lost_delta = s->lost - t->lost_prev;

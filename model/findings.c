@@ -10,6 +10,7 @@
 
 #include "../util/util.h"
 #include "model.h"
+#include "../core/fixes.h"
 #include "../core/tunables.h"
 
 /* Thresholds (README "### Findings" says the same, with the reasons).
@@ -335,28 +336,18 @@ static bool rule_no_statistics(const struct model *m, struct finding *f)
 	if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_digests) {
 		f->severity = SEV_INFO;
 		str_copy(f->summary, sizeof f->summary, "no statement statistics: digests are sampled estimates");
-		str_copy(f->evidence, sizeof f->evidence, m->caps.perf_schema
-							  ? "performance_schema digests are not readable by this user"
-							  : "performance_schema is OFF");
-		str_copy(f->suggestion, sizeof f->suggestion,
-			 m->caps.perf_schema ? "GRANT SELECT ON performance_schema.* TO the monitoring user"
-					     : "performance_schema=ON in the server's option file (needs a restart)");
+		const struct fix *fx = &fixes[m->caps.perf_schema ? FIX_PS_SELECT : FIX_PS_OFF];
+		str_copy(f->evidence, sizeof f->evidence, fx->missing);
+		str_copy(f->suggestion, sizeof f->suggestion, fx->fix);
 		return true;
 	}
 	if (m->caps.engine == ENGINE_POSTGRESQL && !m->caps.pgss_version) {
 		f->severity = SEV_INFO;
 		str_copy(f->summary, sizeof f->summary, "no statement statistics: digests are sampled estimates");
-		if (m->caps.pgss_loaded) {
-			/* the library is loaded: only the extension is missing here */
-			str_copy(f->evidence, sizeof f->evidence, "pg_stat_statements is loaded, but its extension is not "
-				  "created in this database (nor readable in another one)");
-			str_copy(f->suggestion, sizeof f->suggestion,
-				 "CREATE EXTENSION pg_stat_statements in this database (no restart needed)");
-		} else {
-			str_copy(f->evidence, sizeof f->evidence, "pg_stat_statements is not installed in this database");
-			str_copy(f->suggestion, sizeof f->suggestion,
-				 "shared_preload_libraries = 'pg_stat_statements' (restart), then CREATE EXTENSION pg_stat_statements");
-		}
+		/* loaded: only the extension is missing here */
+		const struct fix *fx = &fixes[m->caps.pgss_loaded ? FIX_PGSS_EXTENSION : FIX_PGSS_INSTALL];
+		str_copy(f->evidence, sizeof f->evidence, fx->missing);
+		str_copy(f->suggestion, sizeof f->suggestion, fx->fix);
 		return true;
 	}
 	return false;

@@ -1,6 +1,6 @@
 /* locks.h - one snapshot of lock waits (who waits for whom, on what) and
  * its analysis into chains: roots, depth, cycles, sessions blocked per
- * root. Filled by the backends (sources/mysql_locks.c, sources/pg_locks.c)
+ * root. Filled by the backends (sources/mysql_locks_map.c, sources/pg_locks_map.c)
  * from rows of their lock tables; read by the locks pane, the JSON output
  * and recordings. No database or curses headers here. */
 #ifndef DBTOP_LOCKS_H

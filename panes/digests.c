@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../model/digests.h"
+#include "../core/fixes.h"
 #include "../util/util.h"
 #include "pane.h"
 
@@ -130,30 +131,119 @@ static void draw_details(const struct model *m, const struct digest_entry *e, st
 	}
 }
 
-/* The columns of the table: data, not format strings. A narrow pane drops
- * the lowest priority first, so that the statement keeps TEXT_MIN columns. */
+/* One cell's figures: the entry, cumulative or per interval, whether the
+ * table is a sampled estimate (calls may be a lower bound, the rows column
+ * holds the sample count), the entry's share, UTF-8. */
+struct dg_cellctx {
+	const struct digest_entry *e;
+	bool cum, sampled, utf8;
+	double share;
+};
+
+static void cell_share(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	if (isfinite(x->share))
+		str_printf(buf, len, "%5.1f%%", x->share * 100);
+	else
+		str_copy(buf, len, "-");
+}
+
+static void cell_ms(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	const struct digest_entry *e = x->e;
+	fmt_fig(x->cum ? (double)e->last.c[DG_TOTAL_NS] / 1e6 : e->rate[DG_TOTAL_NS] / 1e6, buf, len);
+}
+
+static void cell_calls(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	fmt_fig(fig(x->e, DG_CALLS, x->cum), buf, len);
+	if (!x->cum && x->sampled && x->e->calls_lower && isfinite(x->e->rate[DG_CALLS])) {
+		/* executions seen: at least that many ran */
+		char v[32];
+		str_printf(v, sizeof v, "%s%s", x->utf8 ? "\u2265" : ">=", buf);
+		str_copy(buf, len, v);
+	}
+}
+
+static void cell_avg(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	const struct digest_entry *e = x->e;
+	fmt_fig(x->cum ? (e->last.c[DG_CALLS] ? (double)e->last.c[DG_TOTAL_NS] / (double)e->last.c[DG_CALLS] / 1e6 : NAN)
+		       : e->avg_ms, buf, len);
+}
+
+static void cell_p95(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	fmt_fig(x->cum ? x->e->last.p95_ms : x->e->p95_ms, buf, len);
+}
+
+static void cell_rows(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	if (!x->cum && x->sampled)
+		str_printf(buf, len, "%llu", (unsigned long long)x->e->samples);
+	else
+		fmt_fig(fig(x->e, DG_ROWS, x->cum), buf, len);
+}
+
+static void cell_hit(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	fmt_fig(fig(x->e, DG_BLKS_HIT, x->cum), buf, len);
+}
+
+static void cell_read(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	fmt_fig(fig(x->e, DG_BLKS_READ, x->cum), buf, len);
+}
+
+static void cell_lock(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	fmt_fig(fig(x->e, DG_LOCK_NS, x->cum) / 1e6, buf, len);
+}
+
+static void cell_exam(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	fmt_fig(fig(x->e, DG_ROWS_EXAMINED, x->cum), buf, len);
+}
+
+static void cell_schema(const struct dg_cellctx *x, char *buf, size_t len)
+{
+	str_copy(buf, len, x->e->last.schema);
+}
+
+/* The columns of the table, each its heads, width, priority, engines and
+ * cell: data, not format strings. A narrow pane drops the lowest priority
+ * first, so that the statement keeps TEXT_MIN columns. */
 enum dg_col_id { C_SHARE, C_MS, C_CALLS, C_AVG, C_P95, C_ROWS, C_HIT, C_READ, C_LOCK, C_EXAM, C_SCHEMA, C__N };
 #define DGE_MY 1
 #define DGE_PG 2
 static const struct dg_col {
 	const char *head;      /* per interval */
 	const char *head_cum;  /* since first seen */
+	const char *head_sampled; /* per interval of a sampled table; NULL: head */
 	int w;
 	int prio;              /* higher stays longer */
 	int engines;           /* DGE_MY | DGE_PG */
 	bool left;             /* left-aligned (text) */
+	void (*cell)(const struct dg_cellctx *x, char *buf, size_t len);
 } dg_cols[C__N] = {
-	[C_SHARE] = {"share", "share", 6, 9, DGE_MY | DGE_PG, false},
-	[C_MS] = {"ms/s", "total ms", 9, 10, DGE_MY | DGE_PG, false},
-	[C_CALLS] = {"calls/s", "calls", 9, 8, DGE_MY | DGE_PG, false},
-	[C_AVG] = {"avg ms", "avg ms", 8, 7, DGE_MY | DGE_PG, false},
-	[C_P95] = {"p95 ms", "p95 ms", 8, 5, DGE_MY, false},
-	[C_ROWS] = {"rows/s", "rows", 9, 4, DGE_MY | DGE_PG, false},
-	[C_HIT] = {"hit/s", "hit", 9, 2, DGE_PG, false},
-	[C_READ] = {"read/s", "read", 9, 3, DGE_PG, false},
-	[C_LOCK] = {"lock ms/s", "lock ms", 9, 3, DGE_MY, false},
-	[C_EXAM] = {"exam/s", "examined", 9, 2, DGE_MY, false},
-	[C_SCHEMA] = {"schema", "schema", 12, 6, DGE_MY | DGE_PG, true},
+	[C_SHARE] = {.head = "share", .head_cum = "share", .w = 6, .prio = 9, .engines = DGE_MY | DGE_PG,
+		     .cell = cell_share},
+	[C_MS] = {.head = "ms/s", .head_cum = "total ms", .w = 9, .prio = 10, .engines = DGE_MY | DGE_PG,
+		  .cell = cell_ms},
+	[C_CALLS] = {.head = "calls/s", .head_cum = "calls", .w = 9, .prio = 8, .engines = DGE_MY | DGE_PG,
+		     .cell = cell_calls},
+	[C_AVG] = {.head = "avg ms", .head_cum = "avg ms", .w = 8, .prio = 7, .engines = DGE_MY | DGE_PG,
+		   .cell = cell_avg},
+	[C_P95] = {.head = "p95 ms", .head_cum = "p95 ms", .w = 8, .prio = 5, .engines = DGE_MY, .cell = cell_p95},
+	[C_ROWS] = {.head = "rows/s", .head_cum = "rows", .head_sampled = "samples", .w = 9, .prio = 4,
+		    .engines = DGE_MY | DGE_PG, .cell = cell_rows},
+	[C_HIT] = {.head = "hit/s", .head_cum = "hit", .w = 9, .prio = 2, .engines = DGE_PG, .cell = cell_hit},
+	[C_READ] = {.head = "read/s", .head_cum = "read", .w = 9, .prio = 3, .engines = DGE_PG, .cell = cell_read},
+	[C_LOCK] = {.head = "lock ms/s", .head_cum = "lock ms", .w = 9, .prio = 3, .engines = DGE_MY,
+		    .cell = cell_lock},
+	[C_EXAM] = {.head = "exam/s", .head_cum = "examined", .w = 9, .prio = 2, .engines = DGE_MY, .cell = cell_exam},
+	[C_SCHEMA] = {.head = "schema", .head_cum = "schema", .w = 12, .prio = 6, .engines = DGE_MY | DGE_PG,
+		      .left = true, .cell = cell_schema},
 };
 #define TEXT_MIN 30
 
@@ -179,53 +269,19 @@ static int dg_layout(const struct model *m, int w, bool on[C__N])
 	return x;
 }
 
-/* One cell of entry e; sampled: the table is a sampled estimate (calls
- * may be a lower bound, the rows column holds the sample count). */
-static void dg_cell(const struct digest_entry *e, int c, bool cum, bool sampled, double share, bool utf8, char *buf,
-		    size_t len)
+/* The head of column c. */
+static const char *dg_head(int c, bool cum, bool sampled)
 {
-	double ms = cum ? (double)e->last.c[DG_TOTAL_NS] / 1e6 : e->rate[DG_TOTAL_NS] / 1e6;
-	switch (c) {
-	case C_SHARE:
-		if (isfinite(share))
-			str_printf(buf, len, "%5.1f%%", share * 100);
-		else
-			str_copy(buf, len, "-");
-		break;
-	case C_MS: fmt_fig(ms, buf, len); break;
-	case C_CALLS:
-		fmt_fig(fig(e, DG_CALLS, cum), buf, len);
-		if (!cum && sampled && e->calls_lower && isfinite(e->rate[DG_CALLS])) {
-			/* executions seen: at least that many ran */
-			char v[32];
-			str_printf(v, sizeof v, "%s%s", utf8 ? "\u2265" : ">=", buf);
-			str_copy(buf, len, v);
-		}
-		break;
-	case C_AVG:
-		fmt_fig(cum ? (e->last.c[DG_CALLS] ? (double)e->last.c[DG_TOTAL_NS] / (double)e->last.c[DG_CALLS] / 1e6 : NAN)
-			    : e->avg_ms, buf, len);
-		break;
-	case C_P95: fmt_fig(cum ? e->last.p95_ms : e->p95_ms, buf, len); break;
-	case C_ROWS:
-		if (!cum && sampled)
-			str_printf(buf, len, "%llu", (unsigned long long)e->samples);
-		else
-			fmt_fig(fig(e, DG_ROWS, cum), buf, len);
-		break;
-	case C_HIT: fmt_fig(fig(e, DG_BLKS_HIT, cum), buf, len); break;
-	case C_READ: fmt_fig(fig(e, DG_BLKS_READ, cum), buf, len); break;
-	case C_LOCK: fmt_fig(fig(e, DG_LOCK_NS, cum) / 1e6, buf, len); break;
-	case C_EXAM: fmt_fig(fig(e, DG_ROWS_EXAMINED, cum), buf, len); break;
-	case C_SCHEMA: str_copy(buf, len, e->last.schema); break;
-	default: buf[0] = '\0';
-	}
+	if (cum)
+		return dg_cols[c].head_cum;
+	return sampled && dg_cols[c].head_sampled ? dg_cols[c].head_sampled : dg_cols[c].head;
 }
 
 /* The row of cells (or heads when e is NULL) in the shown columns. */
 static void dg_line(const bool on[C__N], const struct digest_entry *e, bool cum, bool sampled, double share, bool utf8,
 		    char *out, size_t len)
 {
+	struct dg_cellctx x = {.e = e, .cum = cum, .sampled = sampled, .utf8 = utf8, .share = share};
 	size_t l = 0;
 	out[0] = '\0';
 	for (int c = 0; c < C__N && l + 1 < len; c++) {
@@ -233,11 +289,9 @@ static void dg_line(const bool on[C__N], const struct digest_entry *e, bool cum,
 		if (!on[c])
 			continue;
 		if (e)
-			dg_cell(e, c, cum, sampled, share, utf8, v, sizeof v);
-		else if (c == C_ROWS && sampled && !cum)
-			str_copy(v, sizeof v, "samples");
+			dg_cols[c].cell(&x, v, sizeof v);
 		else
-			str_copy(v, sizeof v, cum ? dg_cols[c].head_cum : dg_cols[c].head);
+			str_copy(v, sizeof v, dg_head(c, cum, sampled));
 		text_pad(p, sizeof p, v, dg_cols[c].w, !dg_cols[c].left, utf8);
 		str_printf(out + l, len - l, "%s ", p);
 		l = strlen(out);
@@ -260,41 +314,15 @@ static int digests_need(const struct model *m, const struct pane_view *v, int w,
 	return 2 + (t->lost_delta > 0) + t->sampled + n;
 }
 
-static void digests_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+/* The lines above the table: source, total, sort, mode; the estimate's
+ * basis, the coverage, the losses. Left out first when the pane is short
+ * for its n rows. Returns the next free line. */
+static int draw_status(const struct model *m, const struct pane_view *v, size_t n, struct canvas *cv)
 {
 	const struct digest_table *t = &m->dg;
-	const struct digest_entry **rows;
 	bool pg = m->caps.engine == ENGINE_POSTGRESQL, cum = CUMULATIVE(v);
-	bool on[C__N];
-	size_t n, i;
-	int y = 0, textx;
 	char h1[512];
-
-	v->nrows = 0;
-	if (!t->have_data) {
-		if (m->caps.engine == ENGINE_POSTGRESQL && !m->caps.pgss_version)
-			cv_text(cv, 0, 0, R_WARN, "no statement statistics: pg_stat_statements is not installed in this database");
-		else if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_digests)
-			cv_text(cv, 0, 0, R_WARN, "no statement statistics: performance_schema digests are unavailable");
-		else
-			cv_text(cv, 0, 0, R_UNKNOWN, "no digest sample yet");
-		for (i = 0, y = 1; i < (size_t)m->caps.notes.n && y < cv->h; i++)
-			if (strstr(m->caps.notes.msg[i], "pg_stat_statements") || strstr(m->caps.notes.msg[i], "digest"))
-				cv_printf(cv, y++, 0, R_NOTE, "fix: %s", m->caps.notes.msg[i]);
-		return;
-	}
-	rows = xcalloc(MAX_ROWS, sizeof *rows);
-	n = ranked(m, v, rows);
-	v->nrows = (int)n;
-	if (v->details && n > 0) {
-		pane_clamp(v, (int)n, 1);
-		draw_details(m, rows[v->sel], cv);
-		v->nshown = 1;
-		free(rows);
-		return;
-	}
-	/* status: source, total, sort, mode, losses; left out first when short */
-	int want = (int)(n < 3 ? n : 3) + 1;
+	int y = 0, want = (int)(n < 3 ? n : 3) + 1;
 	if (cv->h >= want + 1 || n == 0) {
 		str_printf(h1, sizeof h1, "%s  %s  total %.1f ms/s  sort: %s%s", t->source,
 			   cum ? "since first seen (d: per interval)" : "per interval (d: cumulative)",
@@ -316,6 +344,72 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 			  (unsigned long long)t->lost_delta,
 			  pg ? "pg_stat_statements evicted entries (raise pg_stat_statements.max)"
 			     : "digest table full (raise performance_schema_digests_size)");
+	return y;
+}
+
+/* The table's rows from v->top at line y: the shown columns, then the
+ * statement from column textx. */
+static void draw_rows(const struct digest_table *t, const struct digest_entry **rows, size_t n, const bool on[C__N],
+		      int textx, struct pane_view *v, struct canvas *cv, int y)
+{
+	bool cum = CUMULATIVE(v);
+	double total = 0;
+	if (cum)
+		for (size_t i = 0; i < n; i++)
+			total += (double)rows[i]->last.c[DG_TOTAL_NS];
+	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
+		const struct digest_entry *e = rows[i];
+		char line[512];
+		double ms = cum ? (double)e->last.c[DG_TOTAL_NS] / 1e6 : e->rate[DG_TOTAL_NS] / 1e6;
+		double share = cum ? (total > 0 ? (double)e->last.c[DG_TOTAL_NS] / total : NAN)
+				   : (t->total_ms_per_s > 0 ? ms / t->total_ms_per_s : NAN);
+		bool sel = v->focused && (int)i == v->sel;
+		dg_line(on, e, cum, t->sampled, share, cv->utf8, line, sizeof line);
+		if (sel)
+			cv_fill(cv, y, 0, cv->w, R_SELECTED);
+		cv_text(cv, y, 0, sel ? R_SELECTED : R_VALUE, line);
+		/* ~: a sampled estimate of statements the digests miss; *: dbtop's own */
+		cv_printf(cv, y, textx, sel ? R_SELECTED : R_NORMAL, "%s%s",
+			  digest_is_estimate(t, e) ? "~" : e->last.own ? "*" : "",
+			  e->last.text ? e->last.text : "(text not fetched yet)");
+		v->nshown++;
+	}
+}
+
+static void digests_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	const struct digest_table *t = &m->dg;
+	const struct digest_entry **rows;
+	bool cum = CUMULATIVE(v);
+	bool on[C__N];
+	size_t n, i;
+	int y = 0, textx;
+	char h1[512];
+
+	v->nrows = 0;
+	if (!t->have_data) {
+		if (m->caps.engine == ENGINE_POSTGRESQL && !m->caps.pgss_version)
+			cv_printf(cv, 0, 0, R_WARN, "no statement statistics: %s", fixes[FIX_PGSS_INSTALL].missing);
+		else if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_digests)
+			cv_text(cv, 0, 0, R_WARN, "no statement statistics: performance_schema digests are unavailable");
+		else
+			cv_text(cv, 0, 0, R_UNKNOWN, "no digest sample yet");
+		for (i = 0, y = 1; i < (size_t)m->caps.notes.n && y < cv->h; i++)
+			if (note_about_digests(m->caps.notes.msg[i]))
+				cv_printf(cv, y++, 0, R_NOTE, "fix: %s", m->caps.notes.msg[i]);
+		return;
+	}
+	rows = xcalloc(MAX_ROWS, sizeof *rows);
+	n = ranked(m, v, rows);
+	v->nrows = (int)n;
+	if (v->details && n > 0) {
+		pane_clamp(v, (int)n, 1);
+		draw_details(m, rows[v->sel], cv);
+		v->nshown = 1;
+		free(rows);
+		return;
+	}
+	y = draw_status(m, v, n, cv);
 	if (y >= cv->h) {
 		free(rows);
 		return;
@@ -335,27 +429,7 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		return;
 	}
 	pane_clamp(v, (int)n, cv->h - y);
-	double total = 0;
-	if (cum)
-		for (i = 0; i < n; i++)
-			total += (double)rows[i]->last.c[DG_TOTAL_NS];
-	for (i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
-		const struct digest_entry *e = rows[i];
-		char line[512];
-		double ms = cum ? (double)e->last.c[DG_TOTAL_NS] / 1e6 : e->rate[DG_TOTAL_NS] / 1e6;
-		double share = cum ? (total > 0 ? (double)e->last.c[DG_TOTAL_NS] / total : NAN)
-				   : (t->total_ms_per_s > 0 ? ms / t->total_ms_per_s : NAN);
-		bool sel = v->focused && (int)i == v->sel;
-		dg_line(on, e, cum, t->sampled, share, cv->utf8, line, sizeof line);
-		if (sel)
-			cv_fill(cv, y, 0, cv->w, R_SELECTED);
-		cv_text(cv, y, 0, sel ? R_SELECTED : R_VALUE, line);
-		/* ~: a sampled estimate of statements the digests miss; *: dbtop's own */
-		cv_printf(cv, y, textx, sel ? R_SELECTED : R_NORMAL, "%s%s",
-			  digest_is_estimate(t, e) ? "~" : e->last.own ? "*" : "",
-			  e->last.text ? e->last.text : "(text not fetched yet)");
-		v->nshown++;
-	}
+	draw_rows(t, rows, n, on, textx, v, cv, y);
 	free(rows);
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/fixes.h"
 #include "../util/util.h"
 #include "pane.h"
 
@@ -192,51 +193,42 @@ static int locks_need(const struct model *m, const struct pane_view *v, int w, i
 	return 2 + (ls->note[0] != 0) + n;
 }
 
-static void locks_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+/* The status line of the snapshot; its role. */
+static enum role status_line(const struct model *m, const struct lock_set *ls, char *line, size_t len)
 {
-	const struct lock_set *ls = m->locks;
-	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
-	int y = 0;
-	char line[2048];
-
-	v->nrows = 0;
-	if (m->last.state != STATE_UP) {
-		cv_text(cv, 0, 0, R_UNKNOWN, "no lock data while the server is not answering");
-		return;
-	}
-	if (!ls) {
-		cv_text(cv, 0, 0, R_UNKNOWN, m->intervals ? "no lock data in this sample (recordings made before dbtop read lock waits have none)" : "no sample yet");
-		if (!pg && !m->caps.priv_process && cv->h > 1)
-			cv_text(cv, 1, 0, R_NOTE, "fix: GRANT PROCESS ON *.* TO the monitoring user (lock tables need it)");
-		return;
-	}
-	struct lock_row *rows = NULL;
-	size_t n = ls->status == LOCKS_READ ? shown_rows(ls, v, &rows) : 0;
-	int want = n ? 1 + (int)(n < 3 ? n : 3) : 1;   /* status, root and two waiters */
-	/* status line */
 	switch (ls->status) {
 	case LOCKS_IDLE:
 		/* short waits the one check per refresh missed, seen by the wait profile */
-		if (!wait_table_lock_note(&m->wt, 0, line, sizeof line))
-			str_printf(line, sizeof line, "no session waits for a lock (lock tables not queried)");
+		if (!wait_table_lock_note(&m->wt, 0, line, len))
+			str_printf(line, len, "no session waits for a lock (lock tables not queried)");
 		break;
 	case LOCKS_READ:
-		str_printf(line, sizeof line, "%u waiting  %d root blocker%s%s  lock query %.1f ms", ls->waiting, ls->nroots,
+		str_printf(line, len, "%u waiting  %d root blocker%s%s  lock query %.1f ms", ls->waiting, ls->nroots,
 			   ls->nroots == 1 ? "" : "s", ls->ncycles ? "  DEADLOCK in progress" : "", ls->query_ms);
 		break;
 	case LOCKS_TIMED_OUT:
-		str_printf(line, sizeof line, "%u waiting, but the lock query exceeded its time limit: %s", ls->waiting,
+		str_printf(line, len, "%u waiting, but the lock query exceeded its time limit: %s", ls->waiting,
 			   ls->note[0] ? ls->note : "nothing to show this interval");
 		break;
 	case LOCKS_UNAVAILABLE:
-		str_printf(line, sizeof line, "lock waits unavailable: %s", ls->note);
+		str_printf(line, len, "lock waits unavailable: %s", ls->note);
 		break;
 	}
-	cv_text(cv, y++, 0,
-		ls->status == LOCKS_READ && ls->ncycles ? R_CRIT
-		: ls->status == LOCKS_READ || ls->status == LOCKS_TIMED_OUT ? R_WARN
-		: ls->status == LOCKS_UNAVAILABLE ? R_NOTE : R_LABEL,
-		line);
+	return ls->status == LOCKS_READ && ls->ncycles ? R_CRIT
+	       : ls->status == LOCKS_READ || ls->status == LOCKS_TIMED_OUT ? R_WARN
+	       : ls->status == LOCKS_UNAVAILABLE ? R_NOTE : R_LABEL;
+}
+
+/* The lines above the tree: status, note, what the wait profile saw, the
+ * history; n rows of the tree to come, which want lines at the least.
+ * Returns the next free line. */
+static int draw_summary(const struct model *m, const struct lock_set *ls, size_t n, int want, struct canvas *cv)
+{
+	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
+	char line[2048];
+	int y = 0;
+	enum role role = status_line(m, ls, line, sizeof line);
+	cv_text(cv, y++, 0, role, line);
 	/* the note and the history only where the tree keeps its minimum */
 	if (ls->status == LOCKS_READ && ls->note[0] && y < cv->h && cv->h - y > want)
 		cv_text(cv, y++, 0, R_NOTE, ls->note);
@@ -259,50 +251,64 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 			y++;
 		}
 	}
-	if (ls->status != LOCKS_READ || y >= cv->h) {
-		free(rows);
-		return;
-	}
-	v->nrows = (int)n;
-	if (n == 0) {
-		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no session matches the filter" : "no wait edge found");
-		free(rows);
-		return;
-	}
-	if (v->details) {
-		pane_clamp(v, (int)n, 1);
-		struct canvas sub = cv_sub(cv, y, 0, cv->h - y, cv->w);
-		draw_details(ls, &rows[v->sel], &sub);
-		v->nshown = 1;
-		free(rows);
-		return;
-	}
-	char (*pre)[GUIDE_BYTES] = xcalloc(n, sizeof *pre), (*cont)[GUIDE_BYTES] = xcalloc(n, sizeof *cont);
-	char (*head)[640] = xcalloc(n, sizeof *head);
-	char *tail = xmalloc(2048), *text = xmalloc(2800);
-	int *lines = xcalloc(n, sizeof *lines);
-	tree_guides(rows, n, cv->utf8, cv->w / 6, pre, cont);   /* guides take at most a third */
-	/* each row's text and its lines: a waiter too long for the width
-	 * wraps its object and statement under it on the full screen */
+	return y;
+}
+
+/* The tree's texts: guides, each row's sentence and tail, its lines. */
+struct tree_text {
+	char (*pre)[GUIDE_BYTES], (*cont)[GUIDE_BYTES];
+	char (*head)[640];
+	char *tail, *text;
+	int *lines;
+};
+
+#define TAIL_LEN 2048
+#define TEXT_LEN 2800
+
+/* Each row's text and its lines: a waiter too long for the width wraps
+ * its object and statement under it on the full screen. */
+static void tree_layout(const struct lock_set *ls, const struct lock_row *rows, size_t n, const struct pane_view *v,
+			const struct canvas *cv, struct tree_text *t)
+{
+	t->pre = xcalloc(n, sizeof *t->pre);
+	t->cont = xcalloc(n, sizeof *t->cont);
+	t->head = xcalloc(n, sizeof *t->head);
+	t->tail = xmalloc(TAIL_LEN);
+	t->text = xmalloc(TEXT_LEN);
+	t->lines = xcalloc(n, sizeof *t->lines);
+	tree_guides(rows, n, cv->utf8, cv->w / 6, t->pre, t->cont);   /* guides take at most a third */
 	for (size_t i = 0; i < n; i++) {
 		const struct lock_session *s = &ls->s[rows[i].session];
-		lines[i] = 1;
+		t->lines[i] = 1;
 		if (rows[i].edge < 0) {
-			root_line(ls, s, head[i], sizeof head[i], cv->utf8);
+			root_line(ls, s, t->head[i], sizeof t->head[i], cv->utf8);
 			continue;
 		}
-		waiter_line(ls, s, &ls->e[rows[i].edge], rows[i].repeat, head[i], sizeof head[i], tail, 2048);
-		int tw = cv->w - text_cols(pre[i]);
-		if (v->full && text_cols(head[i]) + 2 + text_cols(tail) > tw) {
+		waiter_line(ls, s, &ls->e[rows[i].edge], rows[i].repeat, t->head[i], sizeof t->head[i], t->tail, TAIL_LEN);
+		int tw = cv->w - text_cols(t->pre[i]);
+		if (v->full && text_cols(t->head[i]) + 2 + text_cols(t->tail) > tw) {
 			/* the object and the statement under the sentence */
-			lines[i] = wrap_rows(head[i], tw) + wrap_rows(tail, tw);
-			if (lines[i] > 4)
-				lines[i] = 4;
+			t->lines[i] = wrap_rows(t->head[i], tw) + wrap_rows(t->tail, tw);
+			if (t->lines[i] > 4)
+				t->lines[i] = 4;
 		}
 	}
-	/* scroll in lines: the selection shows, no blank line while rows are
-	 * above, and the chain's root stays pinned on the first line */
-	int avail = cv->h - y;
+}
+
+static void tree_text_free(struct tree_text *t)
+{
+	free(t->pre);
+	free(t->cont);
+	free(t->head);
+	free(t->tail);
+	free(t->text);
+	free(t->lines);
+}
+
+/* Scroll in lines: the selection shows, no blank line while rows are
+ * above, and the chain's root stays pinned on the first line. */
+static void tree_scroll(struct pane_view *v, const struct lock_row *rows, size_t n, const int *lines, int avail)
+{
 	if (v->sel >= (int)n)
 		v->sel = (int)n - 1;
 	if (v->sel < 0)
@@ -327,12 +333,28 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 			used += lines[v->top];
 		}
 	}
+}
+
+/* The continuation guides of row i beside its lines after the first. */
+static void draw_cont(struct canvas *cv, int y, const struct tree_text *t, size_t i, bool sel)
+{
+	for (int k = 1; k < t->lines[i] && y + k < cv->h; k++) {
+		if (sel)
+			cv_fill(cv, y + k, 0, cv->w, R_SELECTED);
+		cv_text(cv, y + k, 0, sel ? R_SELECTED : R_LABEL, t->cont[i]);
+	}
+}
+
+/* The rows of the tree from v->top, from line y on. */
+static void draw_tree(const struct lock_set *ls, const struct lock_row *rows, size_t n, struct pane_view *v,
+		      struct canvas *cv, int y, struct tree_text *t)
+{
 	if (v->top > 0 && rows[v->top].depth > 0 && y < cv->h) {
 		/* the pinned root of the chain scrolled into */
 		int r = v->top;
 		while (r > 0 && rows[r].depth > 0)
 			r--;
-		cv_text(cv, y++, 0, R_BLOCKER, head[r]);
+		cv_text(cv, y++, 0, R_BLOCKER, t->head[r]);
 	}
 	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++) {
 		const struct lock_row *r = &rows[i];
@@ -343,44 +365,75 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 				 : ls->e[r->edge].cycle ? R_CRIT : R_WAITER;
 		if (sel)
 			cv_fill(cv, y, 0, cv->w, R_SELECTED);
-		int x = cv_text(cv, y, 0, sel ? R_SELECTED : R_LABEL, pre[i]), k;
+		int x = cv_text(cv, y, 0, sel ? R_SELECTED : R_LABEL, t->pre[i]);
 		if (r->edge < 0) {
-			str_copy(text, 2800, head[i]);
+			str_copy(t->text, TEXT_LEN, t->head[i]);
 		} else {
-			waiter_line(ls, s, &ls->e[r->edge], r->repeat, head[i], sizeof head[i], tail, 2048);
-			str_printf(text, 2800, "%s  %s", head[i], tail);
+			waiter_line(ls, s, &ls->e[r->edge], r->repeat, t->head[i], sizeof t->head[i], t->tail, TAIL_LEN);
+			str_printf(t->text, TEXT_LEN, "%s  %s", t->head[i], t->tail);
 		}
-		if (lines[i] == 1) {
-			cv_text(cv, y++, x, role, text);
-		} else if (r->edge >= 0) {
-			for (k = 1; k < lines[i] && y + k < cv->h; k++) {
-				if (sel)
-					cv_fill(cv, y + k, 0, cv->w, R_SELECTED);
-				cv_text(cv, y + k, 0, sel ? R_SELECTED : R_LABEL, cont[i]);
-			}
-			struct canvas sub = cv_sub(cv, y, x, lines[i], cv->w - x);
-			int hy = cv_wrap(&sub, 0, 0, role, head[i], lines[i] - 1);
-			cv_wrap(&sub, hy, 0, role, tail, lines[i]);
-			y += lines[i];
+		if (t->lines[i] == 1) {
+			cv_text(cv, y++, x, role, t->text);
+			v->nshown++;
+			continue;
+		}
+		/* wrapped: the guides go on beside the lines below */
+		draw_cont(cv, y, t, i, sel);
+		struct canvas sub = cv_sub(cv, y, x, t->lines[i], cv->w - x);
+		if (r->edge >= 0) {
+			int hy = cv_wrap(&sub, 0, 0, role, t->head[i], t->lines[i] - 1);
+			cv_wrap(&sub, hy, 0, role, t->tail, t->lines[i]);
 		} else {
-			/* wrapped: the guides go on beside the lines below */
-			for (k = 1; k < lines[i] && y + k < cv->h; k++) {
-				if (sel)
-					cv_fill(cv, y + k, 0, cv->w, R_SELECTED);
-				cv_text(cv, y + k, 0, sel ? R_SELECTED : R_LABEL, cont[i]);
-			}
-			struct canvas sub = cv_sub(cv, y, x, lines[i], cv->w - x);
-			cv_wrap(&sub, 0, 0, role, text, lines[i]);
-			y += lines[i];
+			cv_wrap(&sub, 0, 0, role, t->text, t->lines[i]);
 		}
+		y += t->lines[i];
 		v->nshown++;
 	}
-	free(pre);
-	free(cont);
-	free(head);
-	free(tail);
-	free(text);
-	free(lines);
+}
+
+static void locks_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	const struct lock_set *ls = m->locks;
+	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
+
+	v->nrows = 0;
+	if (m->last.state != STATE_UP) {
+		cv_text(cv, 0, 0, R_UNKNOWN, "no lock data while the server is not answering");
+		return;
+	}
+	if (!ls) {
+		cv_text(cv, 0, 0, R_UNKNOWN, m->intervals ? "no lock data in this sample (recordings made before dbtop read lock waits have none)" : "no sample yet");
+		if (!pg && !m->caps.priv_process && cv->h > 1)
+			cv_printf(cv, 1, 0, R_NOTE, "fix: %s (lock tables need it)", fixes[FIX_PRIV_PROCESS].fix);
+		return;
+	}
+	struct lock_row *rows = NULL;
+	size_t n = ls->status == LOCKS_READ ? shown_rows(ls, v, &rows) : 0;
+	int want = n ? 1 + (int)(n < 3 ? n : 3) : 1;   /* status, root and two waiters */
+	int y = draw_summary(m, ls, n, want, cv);
+	if (ls->status != LOCKS_READ || y >= cv->h) {
+		free(rows);
+		return;
+	}
+	v->nrows = (int)n;
+	if (n == 0) {
+		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no session matches the filter" : "no wait edge found");
+		free(rows);
+		return;
+	}
+	if (v->details) {
+		pane_clamp(v, (int)n, 1);
+		struct canvas sub = cv_sub(cv, y, 0, cv->h - y, cv->w);
+		draw_details(ls, &rows[v->sel], &sub);
+		v->nshown = 1;
+		free(rows);
+		return;
+	}
+	struct tree_text t;
+	tree_layout(ls, rows, n, v, cv, &t);
+	tree_scroll(v, rows, n, t.lines, cv->h - y);
+	draw_tree(ls, rows, n, v, cv, y, &t);
+	tree_text_free(&t);
 	free(rows);
 }
 

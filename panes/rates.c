@@ -35,6 +35,14 @@ const struct rates_row rates_rows[] = {
 };
 const size_t rates_nrows = sizeof rates_rows / sizeof rates_rows[0];
 
+const char *rates_label(enum metric_id id)
+{
+	for (size_t i = 0; i < rates_nrows; i++)
+		if (rates_rows[i].metric == id)
+			return rates_rows[i].label;
+	return metric_defs[id].key;
+}
+
 /* Human-readable bytes: 1.2K, 35.0M ... */
 static void fmt_bytes(double v, char *buf, size_t len)
 {
@@ -83,30 +91,36 @@ char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t le
 /* Rows of the pane, in order; indent marks a part of the row above. */
 static const struct {
 	enum metric_id metric;
-	const char *label;
+	const char *label;   /* where the screen words it otherwise; NULL: rates_label() */
 	int indent;
 	double warn, crit;   /* thresholds for the current value, 0: none */
 	bool key;            /* shown first when the tile is short */
 } pane_rows[] = {
-	{M_COMMITS, "commits/s", 0, 0, 0, true},
-	{M_FSYNCS, "fsyncs/s", 0, 0, 0, true},
+	{M_COMMITS, NULL, 0, 0, 0, true},
+	{M_FSYNCS, NULL, 0, 0, 0, true},
 	{M_REDO_FSYNCS, "redo", 1, 0, 0, false},
 	{M_BINLOG_FSYNCS, "binlog", 1, 0, 0, false},
-	{M_WAL_WRITES, "WAL writes/s", 0, 0, 0, false},
-	{M_FSYNCS_PER_COMMIT, "fsyncs/commit", 0, 1.5, 2.5, true},
+	{M_WAL_WRITES, NULL, 0, 0, 0, false},
+	{M_FSYNCS_PER_COMMIT, NULL, 0, 1.5, 2.5, true},
 	{M_COMMIT_MS, "commit latency ms", 0, 10, 100, false},
 	{M_REDO_FSYNC_MS, "redo sync ms", 0, 5, 50, true},
 	{M_BINLOG_FSYNC_MS, "binlog sync ms", 0, 5, 50, true},
 	{M_WAL_SYNC_MS, "WAL sync ms", 0, 5, 50, true},
 	{M_WAL_WRITE_MS, "WAL write ms", 0, 5, 50, false},
-	{M_REDO_BYTES, "redo bytes/s", 0, 0, 0, false},
-	{M_WAL_BYTES, "WAL bytes/s", 0, 0, 0, false},
-	{M_WAL_BYTES_PER_COMMIT, "WAL bytes/commit", 0, 0, 0, false},
-	{M_BINLOG_COMMITS_PER_GROUP, "commits/group", 0, 0, 0, false},
-	{M_WAL_BUFFERS_FULL, "WAL buffers full/s", 0, 1, 50, false},
-	{M_ROLLBACKS, "rollbacks/s", 0, 0, 0, false},
+	{M_REDO_BYTES, NULL, 0, 0, 0, false},
+	{M_WAL_BYTES, NULL, 0, 0, 0, false},
+	{M_WAL_BYTES_PER_COMMIT, NULL, 0, 0, 0, false},
+	{M_BINLOG_COMMITS_PER_GROUP, NULL, 0, 0, 0, false},
+	{M_WAL_BUFFERS_FULL, NULL, 0, 1, 50, false},
+	{M_ROLLBACKS, NULL, 0, 0, 0, false},
 };
 #define NPANE_ROWS (sizeof pane_rows / sizeof pane_rows[0])
+
+/* The label of pane row i. */
+static const char *row_label(size_t i)
+{
+	return pane_rows[i].label ? pane_rows[i].label : rates_label(pane_rows[i].metric);
+}
 
 /* Value of a setting in force, or NULL. */
 static const char *setting(const struct model *m, const char *name)
@@ -216,14 +230,14 @@ static int visible_rows(const struct model *m, const struct pane_view *v, int *i
 		enum metric_id id = pane_rows[i].metric;
 		if (!model_metric_applies(m, id) || m->cur[id].st == RATE_UNAVAIL)
 			continue;
-		if (!pane_filter_match(v, pane_rows[i].label) && !pane_filter_match(v, metric_defs[id].key))
+		if (!pane_filter_match(v, row_label(i)) && !pane_filter_match(v, metric_defs[id].key))
 			continue;
 		idx[n++] = (int)i;
 	}
 	if (v->sort == 1) {
 		/* by name */
 		for (int a = 1; a < n; a++)
-			for (int b = a; b > 0 && strcmp(pane_rows[idx[b - 1]].label, pane_rows[idx[b]].label) > 0; b--) {
+			for (int b = a; b > 0 && strcmp(row_label(idx[b - 1]), row_label(idx[b])) > 0; b--) {
 				int t = idx[b];
 				idx[b] = idx[b - 1];
 				idx[b - 1] = t;
@@ -296,7 +310,7 @@ static void draw_details(const struct model *m, const struct pane_view *v, struc
 	int gw = cv->w - 10, gh = cv->h - 6, y, x;
 	char cur[48], a[24], b[24], c[24];
 	(void)v;
-	cv_printf(cv, 0, 0, R_TITLE, "%s  (%s)", pane_rows[row].label, d->key);
+	cv_printf(cv, 0, 0, R_TITLE, "%s  (%s)", row_label(row), d->key);
 	cv_printf(cv, 1, 0, R_LABEL, "%s", d->help);
 	rates_format(id, &m->cur[id], cur, sizeof cur);
 	if (gw < 4 || gh < 2) {
@@ -340,6 +354,36 @@ static void draw_details(const struct model *m, const struct pane_view *v, struc
 	fmt_num(id, mx, a, sizeof a);
 	cv_text_right(cv, 5, 9, R_LABEL, a);
 	cv_text_right(cv, 4 + gh, 9, R_LABEL, "0");
+}
+
+/* The widths of the table's columns: label, value now, history, stats. */
+struct rate_cols {
+	int labw, curw, statw, sparkw;
+};
+
+/* Pane row r at line y: label, value now, its history, min / max / avg
+ * of the window. */
+static void draw_rate_row(const struct model *m, int r, bool sel, const struct rate_cols *c, struct canvas *cv, int y)
+{
+	enum metric_id id = pane_rows[r].metric;
+	char cur[48];
+	if (sel)
+		cv_fill(cv, y, 0, c->labw, R_SELECTED);
+	cv_printf(cv, y, pane_rows[r].indent * 2, sel ? R_SELECTED : R_LABEL, "%s", row_label(r));
+	rates_format(id, &m->cur[id], cur, sizeof cur);
+	cv_text_right(cv, y, c->labw + c->curw, value_role(r, &m->cur[id]), cur);
+	if (c->sparkw > 0)
+		cv_spark(cv, y, c->labw + c->curw + 1, c->sparkw, &m->hist[id], 0, R_SPARK);
+	if (c->statw) {
+		double mn, mx, avg;
+		char a[24], b[24], d[24];
+		if (window_stats(&m->hist[id], c->sparkw > 0 ? c->sparkw : 60, &mn, &mx, &avg)) {
+			fmt_num(id, mn, a, sizeof a);
+			fmt_num(id, mx, b, sizeof b);
+			fmt_num(id, avg, d, sizeof d);
+			cv_printf(cv, y, cv->w - c->statw, R_VALUE, "%8s %8s %8s", a, b, d);
+		}
+	}
 }
 
 static void rates_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
@@ -403,29 +447,9 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 	pane_clamp(v, n, rows_h);
 	v->nshown = n < rows_h ? n : rows_h;
 	int row_end = y + rows_h;
-	for (i = v->top; i < n && y < row_end; i++, y++) {
-		int r = idx[i];
-		enum metric_id id = pane_rows[r].metric;
-		char cur[48];
-		bool sel = v->focused && i == v->sel;
-		if (sel)
-			cv_fill(cv, y, 0, labw, R_SELECTED);
-		cv_printf(cv, y, pane_rows[r].indent * 2, sel ? R_SELECTED : R_LABEL, "%s", pane_rows[r].label);
-		rates_format(id, &m->cur[id], cur, sizeof cur);
-		cv_text_right(cv, y, labw + curw, value_role(r, &m->cur[id]), cur);
-		if (sparkw > 0)
-			cv_spark(cv, y, labw + curw + 1, sparkw, &m->hist[id], 0, R_SPARK);
-		if (statw) {
-			double mn, mx, avg;
-			char a[24], b[24], c[24];
-			if (window_stats(&m->hist[id], sparkw > 0 ? sparkw : 60, &mn, &mx, &avg)) {
-				fmt_num(id, mn, a, sizeof a);
-				fmt_num(id, mx, b, sizeof b);
-				fmt_num(id, avg, c, sizeof c);
-				cv_printf(cv, y, cv->w - statw, R_VALUE, "%8s %8s %8s", a, b, c);
-			}
-		}
-	}
+	struct rate_cols cols = {.labw = labw, .curw = curw, .statw = statw, .sparkw = sparkw};
+	for (i = v->top; i < n && y < row_end; i++, y++)
+		draw_rate_row(m, idx[i], v->focused && i == v->sel, &cols, cv, y);
 	if (n == 0)
 		cv_text(cv, y++, 0, R_UNKNOWN, v->filter ? "no row matches the filter" : "no rates yet");
 	/* the settings in force and what they imply */

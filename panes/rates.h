@@ -17,6 +17,9 @@ struct rates_row {
 extern const struct rates_row rates_rows[];
 extern const size_t rates_nrows;
 
+/* The label of metric id (rates_rows), or its JSON key when it has none. */
+const char *rates_label(enum metric_id id);
+
 /* Format r for metric id with its unit into buf ("-" plus the reason when
  * unknown, e.g. "- (reset)"). Returns buf. */
 char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t len);

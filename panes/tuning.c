@@ -87,25 +87,12 @@ static const char *unavailable_why(const struct tune_view *tv, const struct pane
 	return v->replay ? "tuning acts on a live server only (this is a recording)" : "tuning is not available";
 }
 
-static void tuning_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+/* The lines above the table: the changes in force, the ones not made
+ * here, the one someone else overwrote, the note and what a reload would
+ * also apply, aged at now. From line y; returns the next free line. */
+static int draw_changes(const struct tune_view *tv, const struct pane_view *v, double now, struct canvas *cv,
+			int y)
 {
-	const struct tune_view *tv = v->tune;
-	int idx[TUNABLES_MAX], n = rows_of(m, idx), y = 0;
-	double now = clock_wall();
-
-	v->nrows = n;
-	if (!m->have_caps) {
-		cv_text(cv, 0, 0, R_UNKNOWN, "connecting...");
-		return;
-	}
-	if (!tv || !tv->available) {
-		const char *why = unavailable_why(tv, v);
-		y = cv_wrap(cv, y, 0, R_NOTE, why, v->full ? cv->h : 1);
-		if (!v->full) {
-			v->nrows = 0;   /* a tile: the one-line summary */
-			return;
-		}
-	}
 	if (tv && tv->nactive) {
 		char age[32];
 		fmt_age(now - tv->active[tv->nactive - 1].wall, age, sizeof age);
@@ -139,68 +126,45 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 		y = cv_wrap(cv, y, 0,
 			    strncmp(tv->pending, TUNE_PENDING_UNREAD, strlen(TUNE_PENDING_UNREAD)) == 0 ? R_NOTE : R_CRIT,
 			    tv->pending, cv->h);
-	if (!v->full && cv->h - y < 2) {
-		/* a one-line tile: its summary, not a table head without rows */
-		if (y < cv->h)
-			cv_printf(cv, y, 0, R_UNKNOWN, "none of the %d settings changed by dbtop (screen 5 lists them)", n);
-		v->nrows = 0;
-		return;
+	return y;
+}
+
+/* One row of the table: setting, value now, what a sets, may set, state;
+ * hint is the finding's remedy. */
+static void draw_row(const struct tune_view *tv, int i, bool sel, const struct tunable *hint, int wn, int wv,
+		     double now, struct canvas *cv, int y)
+{
+	const struct tunable *t = &tunables[i];
+	const struct jentry *e = change_of(tv, i);
+	char state[96] = "", age[32];
+	const char *now_v = current(tv, i);
+	const char *to = e ? e->was : tv && tv->probed && tv->known[i] ? tunable_toggle(t, now_v) : "-";
+	if (e) {
+		fmt_age(now - e->wall, age, sizeof age);
+		str_printf(state, sizeof state, "dbtop set %s %s ago (was %s)", e->val, age, e->was);
+	} else if (t == hint) {
+		str_copy(state, sizeof state, "<- the finding's remedy");
 	}
-	if (y >= cv->h)
-		return;
-	int wn = 36, wv = 12;
-	if (cv->w < 100) {
-		wn = 26;
-		wv = 8;
-	}
-	cv_printf(cv, y++, 0, R_LABEL, "%-*s %-*s %-*s %-9s %s", wn, "setting", wv, "now", wv, "a sets", "may set",
-		  "state");
-	int visible = cv->h - y - (v->full ? 8 : 0);
-	if (visible < 1)
-		visible = cv->h - y;
-	pane_clamp(v, n, visible);
-	struct finding fs[FINDINGS_MAX];
-	const struct tunable *hint = findings_top_remedy(fs, findings_eval(m, fs, FINDINGS_MAX));
-	int hr = tuning_row_of(m, hint);
-	if (!v->full && !v->focused && hr >= 0 && (hr < v->top || hr >= v->top + visible)) {
-		/* a short tile shows the row the finding points at */
-		v->top = hr - visible + 1 > 0 ? hr - visible + 1 : 0;
-	}
-	for (int r = v->top; r < n && y < cv->h && r < v->top + visible; r++) {
-		int i = idx[r];
-		const struct tunable *t = &tunables[i];
-		const struct jentry *e = change_of(tv, i);
-		char state[96] = "", age[32];
-		const char *now_v = current(tv, i);
-		const char *to = e ? e->was : tv && tv->probed && tv->known[i] ? tunable_toggle(t, now_v) : "-";
-		if (e) {
-			fmt_age(now - e->wall, age, sizeof age);
-			str_printf(state, sizeof state, "dbtop set %s %s ago (was %s)", e->val, age, e->was);
-		} else if (t == hint) {
-			str_copy(state, sizeof state, "<- the finding's remedy");
-		}
-		const char *may = !tv || !tv->probed ? "?" : !tv->known[i] && !e ? "-" : tv->allowed[i] ? "yes" : "NO";
-		bool sel = v->focused && r == v->sel;
-		enum role role = sel ? R_SELECTED : e ? R_WARN : R_NORMAL;
-		if (sel)
-			cv_fill(cv, y, 0, cv->w, R_SELECTED);
-		char line[400];
-		char cn[160], cv1[64], cv2[64];
-		text_pad(cn, sizeof cn, t->name, wn, false, cv->utf8);
-		text_pad(cv1, sizeof cv1, now_v, wv, false, cv->utf8);
-		text_pad(cv2, sizeof cv2, to, wv, false, cv->utf8);
-		str_printf(line, sizeof line, "%s %s %s %-9s %s", cn, cv1, cv2, may, state);
-		cv_text(cv, y++, 0, role, line);
-		v->nshown++;
-	}
-	if (!v->full || y + 2 >= cv->h || n == 0)
-		return;
-	/* the selected row in full */
-	int i = idx[v->sel < n ? v->sel : 0];
+	const char *may = !tv || !tv->probed ? "?" : !tv->known[i] && !e ? "-" : tv->allowed[i] ? "yes" : "NO";
+	enum role role = sel ? R_SELECTED : e ? R_WARN : R_NORMAL;
+	if (sel)
+		cv_fill(cv, y, 0, cv->w, R_SELECTED);
+	char line[400];
+	char cn[160], cv1[64], cv2[64];
+	text_pad(cn, sizeof cn, t->name, wn, false, cv->utf8);
+	text_pad(cv1, sizeof cv1, now_v, wv, false, cv->utf8);
+	text_pad(cv2, sizeof cv2, to, wv, false, cv->utf8);
+	str_printf(line, sizeof line, "%s %s %s %-9s %s", cn, cv1, cv2, may, state);
+	cv_text(cv, y, 0, role, line);
+}
+
+/* The selected setting in full: what a runs and its revert, the risk,
+ * the scope, the privilege, the undo journal. From line y. */
+static void draw_selected(const struct tune_view *tv, int i, struct canvas *cv, int y)
+{
 	const struct tunable *t = &tunables[i];
 	const struct jentry *e = change_of(tv, i);
 	char apply[200], rev[300], text[900];
-	y++;
 	cv_printf(cv, y++, 0, R_TITLE, "%s: %s", t->name, t->label);
 	if (e) {
 		char rs[256];
@@ -233,6 +197,62 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	}
 }
 
+static void tuning_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	const struct tune_view *tv = v->tune;
+	int idx[TUNABLES_MAX], n = rows_of(m, idx), y = 0;
+	double now = clock_wall();
+
+	v->nrows = n;
+	if (!m->have_caps) {
+		cv_text(cv, 0, 0, R_UNKNOWN, "connecting...");
+		return;
+	}
+	if (!tv || !tv->available) {
+		const char *why = unavailable_why(tv, v);
+		y = cv_wrap(cv, y, 0, R_NOTE, why, v->full ? cv->h : 1);
+		if (!v->full) {
+			v->nrows = 0;   /* a tile: the one-line summary */
+			return;
+		}
+	}
+	y = draw_changes(tv, v, now, cv, y);
+	if (!v->full && cv->h - y < 2) {
+		/* a one-line tile: its summary, not a table head without rows */
+		if (y < cv->h)
+			cv_printf(cv, y, 0, R_UNKNOWN, "none of the %d settings changed by dbtop (screen 5 lists them)", n);
+		v->nrows = 0;
+		return;
+	}
+	if (y >= cv->h)
+		return;
+	int wn = 36, wv = 12;
+	if (cv->w < 100) {
+		wn = 26;
+		wv = 8;
+	}
+	cv_printf(cv, y++, 0, R_LABEL, "%-*s %-*s %-*s %-9s %s", wn, "setting", wv, "now", wv, "a sets", "may set",
+		  "state");
+	int visible = cv->h - y - (v->full ? 8 : 0);
+	if (visible < 1)
+		visible = cv->h - y;
+	pane_clamp(v, n, visible);
+	struct finding fs[FINDINGS_MAX];
+	const struct tunable *hint = findings_top_remedy(fs, findings_eval(m, fs, FINDINGS_MAX));
+	int hr = tuning_row_of(m, hint);
+	if (!v->full && !v->focused && hr >= 0 && (hr < v->top || hr >= v->top + visible)) {
+		/* a short tile shows the row the finding points at */
+		v->top = hr - visible + 1 > 0 ? hr - visible + 1 : 0;
+	}
+	for (int r = v->top; r < n && y < cv->h && r < v->top + visible; r++) {
+		draw_row(tv, idx[r], v->focused && r == v->sel, hint, wn, wv, now, cv, y++);
+		v->nshown++;
+	}
+	if (!v->full || y + 2 >= cv->h || n == 0)
+		return;
+	draw_selected(tv, idx[v->sel < n ? v->sel : 0], cv, y + 1);
+}
+
 static int tuning_need(const struct model *m, const struct pane_view *v, int w, int *min)
 {
 	const struct tune_view *tv = v->tune;
@@ -251,66 +271,33 @@ static int tuning_need(const struct model *m, const struct pane_view *v, int w, 
 	return extra + 1 + n;
 }
 
-static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
+/* The question before K: keep dbtop's change e of t after it exits. */
+static void ask_keep(struct pane_view *v, const struct tunable *t, const struct jentry *e)
+{
+	if (!e) {
+		str_copy(v->status, sizeof v->status, "K keeps a change dbtop made: this setting has none");
+		return;
+	}
+	char rs[256];
+	tuner_revert_sql(e, rs, sizeof rs);
+	v->ask.act = PA_TUNE_KEEP;
+	v->ask.id = e->seq;
+	str_printf(v->ask.what, sizeof v->ask.what,
+		   "KEEP %s = %s after dbtop exits? It will not be reverted: not on quit, not at the next start. %s "
+		   "To undo it by hand later: %s%s",
+		   t->name, e->val,
+		   t->kind == TK_PG_SYSTEM ? "It stays in postgresql.auto.conf."
+					: "SET GLOBAL lasts until the server restarts (my.cnf is never edited).",
+		   rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "");
+}
+
+/* The question before a (applying the remedy of row i, or its usual
+ * value): what it sets, how long it lasts, what a reload also applies,
+ * the SQL, the risk, the scope and the revert. */
+static void ask_apply(const struct model *m, struct pane_view *v, int i)
 {
 	const struct tune_view *tv = v->tune;
-	int idx[TUNABLES_MAX], n = rows_of(m, idx);
-	if (cmd != PK_TUNE_APPLY && cmd != PK_TUNE_KEEP)
-		return false;
-	if (v->read_only) {
-		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no setting is changed");
-		return true;
-	}
-	if (!tv || !tv->available) {
-		str_copy(v->status, sizeof v->status, unavailable_why(tv, v));
-		return true;
-	}
-	if (n == 0 || v->sel >= n) {
-		str_copy(v->status, sizeof v->status, "no setting selected");
-		return true;
-	}
-	int i = idx[v->sel];
 	const struct tunable *t = &tunables[i];
-	const struct jentry *e = change_of(tv, i);
-	if (cmd == PK_TUNE_KEEP) {
-		if (!e) {
-			str_copy(v->status, sizeof v->status, "K keeps a change dbtop made: this setting has none");
-			return true;
-		}
-		char rs[256];
-		tuner_revert_sql(e, rs, sizeof rs);
-		v->ask.act = PA_TUNE_KEEP;
-		v->ask.id = e->seq;
-		str_printf(v->ask.what, sizeof v->ask.what,
-			   "KEEP %s = %s after dbtop exits? It will not be reverted: not on quit, not at the next start. %s "
-			   "To undo it by hand later: %s%s",
-			   t->name, e->val,
-			   t->kind == TK_PG_SYSTEM ? "It stays in postgresql.auto.conf."
-						: "SET GLOBAL lasts until the server restarts (my.cnf is never edited).",
-			   rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "");
-		return true;
-	}
-	if (!e && tv->probed && !tv->allowed[i]) {
-		str_printf(v->status, sizeof v->status, "not allowed: %s needs %s", t->name, t->priv);
-		return true;
-	}
-	if (!e && (!tv->probed || !tv->known[i])) {
-		str_printf(v->status, sizeof v->status, tv->probed ? "this server has no %s" : "the present value of %s is not known yet",
-			   t->name);
-		return true;
-	}
-	v->ask.act = PA_TUNE_APPLY;
-	v->ask.id = i;
-	if (e) {
-		char rs[256];
-		tuner_revert_sql(e, rs, sizeof rs);
-		str_copy(v->ask.value, sizeof v->ask.value, e->was);
-		str_printf(v->ask.what, sizeof v->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s%s%s%s", t->name,
-			   e->val, e->was, rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "",
-			   t->kind == TK_PG_SYSTEM && tv->pending[0] ? ".  WARNING: " : "",
-			   t->kind == TK_PG_SYSTEM ? tv->pending : "", t->kind == TK_PG_SYSTEM && tv->pending[0] ? "." : "");
-		return true;
-	}
 	const char *to = tunable_toggle(t, tv->current[i]);
 	char apply[200], rev[300];
 	str_copy(v->ask.value, sizeof v->ask.value, to);
@@ -339,6 +326,55 @@ static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
 			str_copy(warn + room - 6, 6, "...  ");
 	}
 	str_printf(v->ask.what, sizeof v->ask.what, "%s%s%s", head, warn, tail);
+}
+
+static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
+{
+	const struct tune_view *tv = v->tune;
+	int idx[TUNABLES_MAX], n = rows_of(m, idx);
+	if (cmd != PK_TUNE_APPLY && cmd != PK_TUNE_KEEP)
+		return false;
+	if (v->read_only) {
+		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no setting is changed");
+		return true;
+	}
+	if (!tv || !tv->available) {
+		str_copy(v->status, sizeof v->status, unavailable_why(tv, v));
+		return true;
+	}
+	if (n == 0 || v->sel >= n) {
+		str_copy(v->status, sizeof v->status, "no setting selected");
+		return true;
+	}
+	int i = idx[v->sel];
+	const struct tunable *t = &tunables[i];
+	const struct jentry *e = change_of(tv, i);
+	if (cmd == PK_TUNE_KEEP) {
+		ask_keep(v, t, e);
+		return true;
+	}
+	if (!e && tv->probed && !tv->allowed[i]) {
+		str_printf(v->status, sizeof v->status, "not allowed: %s needs %s", t->name, t->priv);
+		return true;
+	}
+	if (!e && (!tv->probed || !tv->known[i])) {
+		str_printf(v->status, sizeof v->status, tv->probed ? "this server has no %s" : "the present value of %s is not known yet",
+			   t->name);
+		return true;
+	}
+	v->ask.act = PA_TUNE_APPLY;
+	v->ask.id = i;
+	if (e) {
+		char rs[256];
+		tuner_revert_sql(e, rs, sizeof rs);
+		str_copy(v->ask.value, sizeof v->ask.value, e->was);
+		str_printf(v->ask.what, sizeof v->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s%s%s%s", t->name,
+			   e->val, e->was, rs, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "",
+			   t->kind == TK_PG_SYSTEM && tv->pending[0] ? ".  WARNING: " : "",
+			   t->kind == TK_PG_SYSTEM ? tv->pending : "", t->kind == TK_PG_SYSTEM && tv->pending[0] ? "." : "");
+		return true;
+	}
+	ask_apply(m, v, i);
 	return true;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/fixes.h"
 #include "../util/util.h"
 #include "pane.h"
 #include "rates.h"
@@ -70,40 +71,73 @@ static void draw_details(const struct model *m, const struct wait_entry *e, stru
 	}
 }
 
+/* What the profile comes from and what it misses. */
+static void source_line(const struct wait_table *t, char *line, size_t len)
+{
+	char hz[16];
+	switch (t->source) {
+	case WS_SAMPLED:
+		dg_fmt_hz(hz, sizeof hz, t->hz);
+		str_printf(line, len, "sampled pg_stat_activity at %s Hz (%u samples, %.2f ms each): waits shorter "
+			   "than a sample period are under-counted; install pg_wait_sampling for 10 ms sampling",
+			   hz, t->rounds, t->cost_per_sample_ms);
+		break;
+	case WS_PG_WAIT_SAMPLING:
+		str_printf(line, len, "pg_wait_sampling profile (sampled on the server every 10 ms): "
+			   "very short waits are still under-counted");
+		break;
+	case WS_PERF_SCHEMA:
+		str_printf(line, len, "performance_schema wait summaries: every timed wait counted");
+		break;
+	default:
+		str_copy(line, len, "no source");
+	}
+}
+
+/* One event's row at line y: name, class, AAS, share (waits/s and avg ms
+ * from performance_schema), its history from column sx. */
+static void draw_event(const struct wait_table *t, const struct wait_entry *e, bool sel, int namew, int sx,
+		       struct canvas *cv, int y)
+{
+	char line[512], extra[48] = "";
+	double share = t->total_aas > 0 ? e->aas / t->total_aas * 100 : NAN;
+	if (t->source == WS_PERF_SCHEMA) {
+		char c1[16] = "-", c2[16] = "-";
+		if (isfinite(e->count_per_s))
+			str_printf(c1, sizeof c1, "%.1f", e->count_per_s);
+		if (isfinite(e->avg_ms))
+			str_printf(c2, sizeof c2, "%.3f", e->avg_ms);
+		str_printf(extra, sizeof extra, "  %7s %8s", c1, c2);
+	}
+	char name[WAIT_NAME_LEN + 8];
+	text_pad(name, sizeof name, e->name, namew, false, cv->utf8);
+	str_printf(line, sizeof line, "%s %-6s %7.3f %5.1f%%%s", name, wait_class_name(e->cls),
+		   e->aas, isfinite(share) ? share : 0.0, extra);
+	if (sel)
+		cv_fill(cv, y, 0, cv->w, R_SELECTED);
+	cv_text(cv, y, 0, sel ? R_SELECTED : wait_is_durability(e->name) ? R_WARN : R_VALUE, line);
+	if (cv->w - sx > 4)
+		cv_spark(cv, y, sx, cv->w - sx, &e->hist, 0, R_SPARK);
+}
+
 static void waits_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	const struct wait_table *t = &m->wt;
 	const struct wait_entry *rows[WAIT_MAX];
-	char line[512], hz[16];
+	char line[512];
 	int y = 0;
 
 	v->nrows = 0;
 	if (!t->have_data) {
 		if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_readable)
-			cv_text(cv, y++, 0, R_WARN, "no wait events: performance_schema is off or not readable "
-						       "(performance_schema=ON in my.cnf, GRANT SELECT ON performance_schema.*)");
+			cv_printf(cv, y++, 0, R_WARN, "no wait events: performance_schema is off or not readable (%s, %s)",
+				  fix_brief(FIX_PS_OFF), fix_brief(FIX_PS_SELECT));
 		else
 			cv_text(cv, y++, 0, R_UNKNOWN, m->last.state == STATE_UP ? "no wait profile yet" :
 						   "no wait events while the server is not answering");
 		return;
 	}
-	switch (t->source) {
-	case WS_SAMPLED:
-		dg_fmt_hz(hz, sizeof hz, t->hz);
-		str_printf(line, sizeof line, "sampled pg_stat_activity at %s Hz (%u samples, %.2f ms each): waits shorter "
-			   "than a sample period are under-counted; install pg_wait_sampling for 10 ms sampling",
-			   hz, t->rounds, t->cost_per_sample_ms);
-		break;
-	case WS_PG_WAIT_SAMPLING:
-		str_printf(line, sizeof line, "pg_wait_sampling profile (sampled on the server every 10 ms): "
-			   "very short waits are still under-counted");
-		break;
-	case WS_PERF_SCHEMA:
-		str_printf(line, sizeof line, "performance_schema wait summaries: every timed wait counted");
-		break;
-	default:
-		str_copy(line, sizeof line, "no source");
-	}
+	source_line(t, line, sizeof line);
 	size_t n = shown(m, v, rows);
 	/* the head and three events first; then the WAL / redo line, the
 	 * source, the note */
@@ -144,27 +178,7 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 	}
 	pane_clamp(v, (int)n, cv->h - y);
 	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
-		const struct wait_entry *e = rows[i];
-		bool sel = v->focused && (int)i == v->sel;
-		char extra[48] = "";
-		double share = t->total_aas > 0 ? e->aas / t->total_aas * 100 : NAN;
-		if (ps) {
-			char c1[16] = "-", c2[16] = "-";
-			if (isfinite(e->count_per_s))
-				str_printf(c1, sizeof c1, "%.1f", e->count_per_s);
-			if (isfinite(e->avg_ms))
-				str_printf(c2, sizeof c2, "%.3f", e->avg_ms);
-			str_printf(extra, sizeof extra, "  %7s %8s", c1, c2);
-		}
-		char name[WAIT_NAME_LEN + 8];
-		text_pad(name, sizeof name, e->name, namew, false, cv->utf8);
-		str_printf(line, sizeof line, "%s %-6s %7.3f %5.1f%%%s", name, wait_class_name(e->cls),
-			   e->aas, isfinite(share) ? share : 0.0, extra);
-		if (sel)
-			cv_fill(cv, y, 0, cv->w, R_SELECTED);
-		cv_text(cv, y, 0, sel ? R_SELECTED : wait_is_durability(e->name) ? R_WARN : R_VALUE, line);
-		if (cv->w - sx > 4)
-			cv_spark(cv, y, sx, cv->w - sx, &e->hist, 0, R_SPARK);
+		draw_event(t, rows[i], v->focused && (int)i == v->sel, namew, sx, cv, y);
 		v->nshown++;
 	}
 }

@@ -11,6 +11,7 @@
 
 #include "../model/digests.h"
 #include "../model/locks.h"
+#include "../model/sessions.h"
 #include "../model/waits.h"
 #include "../util/redact.h"
 #include "../util/util.h"
@@ -30,6 +31,8 @@ enum {
 	S_DIGEST_SPLIT, S_WAITS_SKIPPED, S_LOCK_IDENT,
 	S_DIGEST_SAMPLES,   /* sampled sets: key, the row's cumulative samples (u64), after its S_DIGEST */
 	S_DIGEST_SAMPLING,  /* sampled sets: cumulative rounds (u64), sessions seen (u32) */
+	S_SESSION_META,     /* the session list: status, query ms, age, note */
+	S_SESSION,          /* one session of the list (put_sessions) */
 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
@@ -128,6 +131,460 @@ static void put_f64(struct strbuf *b, int tag, double d)
 static void put_str(struct strbuf *b, int tag, const char *s)
 {
 	put_field(b, tag, s, strlen(s));
+}
+
+/* Copy a string field into dst (NUL terminated, truncated, sanitised). */
+static void get_str(char *dst, size_t len, const unsigned char *p, size_t n)
+{
+	if (!len)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+	/* strings with NUL inside end there */
+	text_sanitize(dst);
+}
+
+/* ---- field layouts ----
+ * Each compound field's bytes are described once, by a *_io function that
+ * walks them through a cursor: writing appends them, reading takes them
+ * back in the same order. No byte offset is written anywhere else. */
+
+/* A cursor over one field's bytes. Writing (out set) appends; reading
+ * takes from d[0..n) and sets bad, leaving the value alone, when the
+ * field is too short for what follows. */
+struct fio {
+	struct strbuf *out;       /* writing; NULL: reading */
+	bool redact;              /* writing: free text (fio_text) redacted */
+	const unsigned char *d;   /* reading */
+	size_t n, off;
+	bool bad;
+};
+
+static struct fio fio_writer(struct strbuf *f, bool redact)
+{
+	f->len = 0;
+	return (struct fio){.out = f, .redact = redact};
+}
+
+static struct fio fio_reader(const unsigned char *d, size_t n)
+{
+	return (struct fio){.d = d, .n = n};
+}
+
+/* Reading: are k more bytes there? */
+static bool fio_room(struct fio *c, size_t k)
+{
+	if (c->bad || c->n - c->off < k)
+		c->bad = true;
+	return !c->bad;
+}
+
+/* Reading: every byte of the field used, none missing. */
+static bool fio_whole(const struct fio *c)
+{
+	return !c->bad && c->off == c->n;
+}
+
+/* A little-endian integer of bytes bytes. */
+static void fio_le(struct fio *c, uint64_t *v, int bytes)
+{
+	if (c->out) {
+		put_le(c->out, *v, bytes);
+	} else if (fio_room(c, (size_t)bytes)) {
+		*v = get_le(c->d + c->off, bytes);
+		c->off += (size_t)bytes;
+	}
+}
+
+static void fio_u8(struct fio *c, uint8_t *v)
+{
+	uint64_t x = *v;
+	fio_le(c, &x, 1);
+	*v = (uint8_t)x;
+}
+
+static void fio_u32(struct fio *c, uint32_t *v)
+{
+	uint64_t x = *v;
+	fio_le(c, &x, 4);
+	*v = (uint32_t)x;
+}
+
+static void fio_u64(struct fio *c, uint64_t *v)
+{
+	fio_le(c, v, 8);
+}
+
+static void fio_i64(struct fio *c, long long *v)
+{
+	uint64_t x = (uint64_t)*v;
+	fio_le(c, &x, 8);
+	*v = (long long)x;
+}
+
+/* A double as its IEEE-754 bit pattern. */
+static void fio_f64(struct fio *c, double *v)
+{
+	uint64_t x;
+	memcpy(&x, v, 8);
+	fio_le(c, &x, 8);
+	memcpy(v, &x, 8);
+}
+
+/* A string of at most 255 bytes, its length first (s holds len bytes). */
+static void fio_short(struct fio *c, char *s, size_t len)
+{
+	size_t l;
+	if (c->out) {
+		l = strlen(s);
+		if (l > 255)
+			l = 255;
+		sb_putc(c->out, (char)l);
+		sb_put(c->out, s, l);
+		return;
+	}
+	if (c->bad || c->off >= c->n || (l = c->d[c->off]) > c->n - c->off - 1) {
+		c->bad = true;
+		return;
+	}
+	get_str(s, len, c->d + c->off + 1, l);
+	c->off += 1 + l;
+}
+
+/* The rest of the field as a string (s holds len bytes; read sanitised). */
+static void fio_rest(struct fio *c, char *s, size_t len)
+{
+	if (c->out) {
+		sb_puts(c->out, s);
+	} else if (!c->bad) {
+		get_str(s, len, c->d + c->off, c->n - c->off);
+		c->off = c->n;
+	}
+}
+
+/* The rest of the field as free text: written redacted when asked, read
+ * into a new string as it is (*s owned by the caller). */
+static void fio_text(struct fio *c, char **s)
+{
+	if (c->out) {
+		char *t = c->redact ? redact_sql(*s) : NULL;
+		sb_puts(c->out, t ? t : *s);
+		free(t);
+	} else if (!c->bad) {
+		size_t n = c->n - c->off;
+		*s = xmalloc(n + 1);
+		memcpy(*s, c->d + c->off, n);
+		(*s)[n] = '\0';
+		c->off = c->n;
+	}
+}
+
+/* S_COUNTER: name (short), value, reset epoch. */
+static void counter_io(struct fio *c, char *name, size_t len, uint64_t *v, uint64_t *epoch)
+{
+	fio_short(c, name, len);
+	fio_u64(c, v);
+	fio_u64(c, epoch);
+}
+
+/* S_SETTING: name (short), value (the rest). */
+static void setting_io(struct fio *c, struct setting *st)
+{
+	fio_short(c, st->name, sizeof st->name);
+	fio_rest(c, st->value, sizeof st->value);
+}
+
+/* S_DIGEST_META: u8 DGM_* flags, f64 samples per second, u64 digests
+ * lost, source text. */
+static void digest_meta_io(struct fio *c, uint8_t *flags, struct digest_set *ds)
+{
+	fio_u8(c, flags);
+	fio_f64(c, &ds->sample_hz);
+	fio_u64(c, &ds->lost);
+	fio_rest(c, ds->source, sizeof ds->source);
+}
+
+/* S_DIGEST: key, schema (shorts), u32 counter mask with DGR_* bits, u64
+ * epoch, f64 p95 ms, first seen, last seen, a u64 per counter in the mask,
+ * then the text when DGR_TEXT says so. */
+static void digest_row_io(struct fio *c, struct digest_row *r, uint32_t *mask)
+{
+	fio_short(c, r->key, sizeof r->key);
+	fio_short(c, r->schema, sizeof r->schema);
+	fio_u32(c, mask);
+	fio_u64(c, &r->epoch);
+	fio_f64(c, &r->p95_ms);
+	fio_f64(c, &r->first_seen);
+	fio_f64(c, &r->last_seen);
+	for (int k = 0; k < DG__COUNT; k++)
+		if (*mask >> k & 1)
+			fio_u64(c, &r->c[k]);
+	if (*mask & DGR_TEXT)
+		fio_text(c, &r->text);
+}
+
+/* S_DIGEST_SAMPLES: key (short), the row's cumulative samples. */
+static void digest_samples_io(struct fio *c, char *key, size_t len, uint64_t *samples)
+{
+	fio_short(c, key, len);
+	fio_u64(c, samples);
+}
+
+/* S_DIGEST_HIST: key (short), u32 bucket count; the buckets follow
+ * (dg_bucket_io). */
+static void digest_hist_io(struct fio *c, char *key, size_t len, uint32_t *nb)
+{
+	fio_short(c, key, len);
+	fio_u32(c, nb);
+}
+
+#define DG_BUCKET_BYTES 20
+/* One bucket: u32 number, u64 upper bound ps, u64 cumulative count. */
+static void dg_bucket_io(struct fio *c, struct dg_bucket *b)
+{
+	fio_u32(c, &b->num);
+	fio_u64(c, &b->high_ps);
+	fio_u64(c, &b->count);
+}
+
+/* S_DIGEST_SAMPLING: u64 rounds, u32 sessions. */
+static void digest_sampling_io(struct fio *c, uint64_t *rounds, uint32_t *sessions)
+{
+	fio_u64(c, rounds);
+	fio_u32(c, sessions);
+}
+
+/* S_DIGEST_SPLIT: u32 slices, u32 the slice read. */
+static void digest_split_io(struct fio *c, uint32_t *n, uint32_t *k)
+{
+	fio_u32(c, n);
+	fio_u32(c, k);
+}
+
+/* S_LOCK_META: u8 status, u32 sessions waiting, f64 lock query ms, note. */
+static void lock_meta_io(struct fio *c, uint8_t *status, uint32_t *waiting, double *ms, char *note, size_t len)
+{
+	fio_u8(c, status);
+	fio_u32(c, waiting);
+	fio_f64(c, ms);
+	fio_rest(c, note, len);
+}
+
+/* S_LOCK_SESSION: i64 id, f64 seconds in its state, transaction age,
+ * seconds waiting, u8 LKS_* flags, user, state (shorts), then the
+ * statement when LKS_HAS_QUERY says so. */
+static void lock_session_io(struct fio *c, struct lock_session *x, uint8_t *flags)
+{
+	fio_i64(c, &x->id);
+	fio_f64(c, &x->state_s);
+	fio_f64(c, &x->trx_age_s);
+	fio_f64(c, &x->wait_s);
+	fio_u8(c, flags);
+	fio_short(c, x->user, sizeof x->user);
+	fio_short(c, x->state, sizeof x->state);
+	if (*flags & LKS_HAS_QUERY)
+		fio_text(c, &x->query);
+}
+
+/* S_LOCK_IDENT: i64 session id, backend start, transaction start,
+ * statement start (us), query id, trx id (short), trx started (rest). */
+static void lock_ident_io(struct fio *c, long long *id, struct session_ident *si)
+{
+	fio_i64(c, id);
+	fio_i64(c, &si->start_us);
+	fio_i64(c, &si->xact_us);
+	fio_i64(c, &si->stmt_us);
+	fio_i64(c, &si->query_id);
+	fio_short(c, si->trx_id, sizeof si->trx_id);
+	fio_rest(c, si->trx_started, sizeof si->trx_started);
+}
+
+/* S_LOCK_EDGE: i64 waiter id, i64 blocker id, u8 LKE_* flags, object,
+ * lock type, requested, held (shorts), lock data (rest). */
+static void lock_edge_io(struct fio *c, long long *waiter, long long *blocker, uint8_t *flags, struct lock_edge *e)
+{
+	fio_i64(c, waiter);
+	fio_i64(c, blocker);
+	fio_u8(c, flags);
+	fio_short(c, e->object, sizeof e->object);
+	fio_short(c, e->lock_type, sizeof e->lock_type);
+	fio_short(c, e->requested, sizeof e->requested);
+	fio_short(c, e->held, sizeof e->held);
+	fio_rest(c, e->lock_data, sizeof e->lock_data);
+}
+
+/* S_WAIT_META: u8 source, f64 hz, u32 rounds, f64 period ms, f64 cost ms,
+ * note. */
+static void wait_meta_io(struct fio *c, uint8_t *source, uint32_t *rounds, struct wait_set *w)
+{
+	fio_u8(c, source);
+	fio_f64(c, &w->hz);
+	fio_u32(c, rounds);
+	fio_f64(c, &w->period_ms);
+	fio_f64(c, &w->cost_ms);
+	fio_rest(c, w->note, sizeof w->note);
+}
+
+/* S_WAIT: u64 count, u64 time ns, event name (rest). */
+static void wait_row_io(struct fio *c, struct wait_row *row)
+{
+	fio_u64(c, &row->count);
+	fio_u64(c, &row->time_ns);
+	fio_rest(c, row->name, sizeof row->name);
+}
+
+static double get_f64(const unsigned char *p)
+{
+	uint64_t v = get_le(p, 8);
+	double d;
+	memcpy(&d, &v, sizeof d);
+	return d;
+}
+
+/* Free text as it goes into the file: redacted when asked. */
+static void put_text(struct recorder *r, struct strbuf *b, int tag, const char *s)
+{
+	if (r->redact) {
+		char *t = redact_sql(s);
+		put_str(b, tag, t);
+		free(t);
+	} else {
+		put_str(b, tag, s);
+	}
+}
+
+/* ---- the records' single-valued fields ----
+ * A table per record type says which member of which struct each tag
+ * holds and how; the writer walks it in order, the reader looks the tag
+ * up in it. Numbers are 8-byte fields. */
+enum sf_kind {
+	SF_STR,      /* text, plain */
+	SF_TEXT,     /* free text: redacted when asked; not written when empty */
+	SF_F64,      /* double; read only from an 8-byte field */
+	SF_INT,      /* signed integer of size bytes; a field of another length reads 0 */
+	SF_UINT,     /* unsigned integer of size bytes; likewise */
+	SF_BOOL,     /* bool, 0 / 1; read only from an 8-byte field */
+	SF_ENUM,     /* enum: a value above max reads as dflt; likewise 0 */
+};
+
+struct scalar_field {
+	int tag;
+	enum sf_kind kind;
+	size_t off, size;   /* the member in the struct */
+	unsigned max, dflt; /* SF_ENUM */
+};
+
+#define SF(tag, kind, type, member) {tag, kind, offsetof(type, member), sizeof(((type *)0)->member), 0, 0}
+#define SF_E(tag, type, member, max, dflt) \
+	{tag, SF_ENUM, offsetof(type, member), sizeof(((type *)0)->member), max, dflt}
+
+static const struct scalar_field header_fields[] = {
+	SF(H_ENGINE, SF_STR, struct rec_header, engine),
+	SF(H_VERSION, SF_STR, struct rec_header, server_version),
+	SF(H_HOST, SF_STR, struct rec_header, host),
+	SF(H_DBTOP, SF_STR, struct rec_header, dbtop_version),
+	SF(H_START, SF_F64, struct rec_header, start_wall),
+	SF(H_INTERVAL, SF_F64, struct rec_header, interval),
+	SF(H_REDACTED, SF_BOOL, struct rec_header, redacted),
+};
+
+/* (C_CONN_GEN before them, C_FLAGS between the two, C_NOTE after) */
+static const struct scalar_field caps_head_fields[] = {
+	SF_E(C_ENGINE, struct caps, engine, ENGINE_POSTGRESQL, ENGINE_UNKNOWN),
+	SF_E(C_FLAVOUR, struct caps, flavour, FLAVOUR_POSTGRESQL, FLAVOUR_UNKNOWN),
+	SF(C_VERSION, SF_STR, struct caps, version),
+	SF(C_VERSION_NUM, SF_INT, struct caps, version_num),
+};
+static const struct scalar_field caps_tail_fields[] = {
+	SF(C_REDO_SOURCE, SF_STR, struct caps, redo_fsync_source),
+	SF(C_COMMIT_SOURCE, SF_STR, struct caps, commit_source),
+	SF(C_PGSS, SF_INT, struct caps, pgss_version),
+	SF(C_PGWS, SF_INT, struct caps, pg_wait_sampling),
+	SF_E(C_WAL_STATS, struct caps, wal_stats, WAL_STAT_IO, WAL_NONE),
+};
+
+/* (the counters, settings, notes and sets follow them) */
+static const struct scalar_field sample_fields[] = {
+	SF(S_MONO, SF_F64, struct sample, mono),
+	SF(S_WALL, SF_F64, struct sample, wall),
+	SF_E(S_STATE, struct sample, state, STATE_STALLED, STATE_DOWN),
+	SF(S_ERROR, SF_TEXT, struct sample, error),
+	SF(S_RETRY, SF_F64, struct sample, retry_in),
+	SF(S_CONN_GEN, SF_UINT, struct sample, conn_gen),
+	SF(S_QUERY_MS, SF_F64, struct sample, query_ms),
+	SF(S_NQUERIES, SF_UINT, struct sample, nqueries),
+	SF(S_UPTIME, SF_F64, struct sample, uptime_s),
+};
+
+#define NFIELDS(t) (sizeof t / sizeof t[0])
+
+/* An integer member of size bytes, as 64 bits (signed: sign-extended). */
+static uint64_t sf_get_int(const void *p, size_t size, bool is_signed)
+{
+	if (size == 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
+	if (size == 4) {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	return *(const unsigned char *)p;   /* (bool) */
+}
+
+/* Store v into an integer member of size bytes (its low bytes). */
+static void sf_set_int(void *p, size_t size, uint64_t v)
+{
+	if (size == 8) {
+		memcpy(p, &v, 8);
+	} else if (size == 4) {
+		uint32_t x = (uint32_t)v;
+		memcpy(p, &x, 4);
+	}
+}
+
+/* Append the fields of table tab (n of them) from obj. */
+static void put_scalars(struct recorder *r, struct strbuf *b, const struct scalar_field *tab, size_t n,
+			const void *obj)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct scalar_field *f = &tab[i];
+		const char *p = (const char *)obj + f->off;
+		switch (f->kind) {
+		case SF_STR: put_str(b, f->tag, p); break;
+		case SF_TEXT: if (p[0]) put_text(r, b, f->tag, p); break;
+		case SF_F64: put_f64(b, f->tag, *(const double *)(const void *)p); break;
+		case SF_INT: case SF_ENUM: put_u64(b, f->tag, sf_get_int(p, f->size, true)); break;
+		case SF_UINT: put_u64(b, f->tag, sf_get_int(p, f->size, false)); break;
+		case SF_BOOL: put_u64(b, f->tag, *(const bool *)(const void *)p ? 1 : 0); break;
+		}
+	}
+}
+
+/* Field tag (d, n bytes) into obj when table tab has it; false if not. */
+static bool get_scalar(const struct scalar_field *tab, size_t nt, void *obj, int tag, const unsigned char *d,
+		       size_t n)
+{
+	for (size_t i = 0; i < nt; i++) {
+		const struct scalar_field *f = &tab[i];
+		char *p = (char *)obj + f->off;
+		uint64_t v = n == 8 ? get_le(d, 8) : 0;
+		if (f->tag != tag)
+			continue;
+		switch (f->kind) {
+		case SF_STR: case SF_TEXT: get_str(p, f->size, d, n); break;
+		case SF_F64: if (n == 8) *(double *)(void *)p = get_f64(d); break;
+		case SF_INT: case SF_UINT: sf_set_int(p, f->size, v); break;
+		case SF_BOOL: if (n == 8) *(bool *)(void *)p = v != 0; break;
+		case SF_ENUM: sf_set_int(p, f->size, v <= f->max ? v : f->dflt); break;
+		}
+		return true;
+	}
+	return false;
 }
 
 /* Write one framed record: sync, length, type, payload, CRC. */
@@ -238,13 +695,9 @@ int rec_open_write(struct recorder *r, const char *path, const struct rec_header
 	}
 	r->bytes = b.len;
 	b.len = 0;
-	put_str(&b, H_ENGINE, h->engine);
-	put_str(&b, H_VERSION, h->server_version);
-	put_str(&b, H_HOST, h->host);
-	put_str(&b, H_DBTOP, h->dbtop_version);
-	put_f64(&b, H_START, h->start_wall);
-	put_f64(&b, H_INTERVAL, h->interval);
-	put_u64(&b, H_REDACTED, redact);
+	struct rec_header hh = *h;
+	hh.redacted = redact;
+	put_scalars(r, &b, header_fields, NFIELDS(header_fields), &hh);
 	rc = write_record(r, REC_HEADER, &b, err, errlen);
 	sb_free(&b);
 	if (rc < 0)
@@ -252,17 +705,6 @@ int rec_open_write(struct recorder *r, const char *path, const struct rec_header
 	return rc;
 }
 
-/* Free text as it goes into the file: redacted when asked. */
-static void put_text(struct recorder *r, struct strbuf *b, int tag, const char *s)
-{
-	if (r->redact) {
-		char *t = redact_sql(s);
-		put_str(b, tag, t);
-		free(t);
-	} else {
-		put_str(b, tag, s);
-	}
-}
 
 int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
 		   char *err, size_t errlen)
@@ -273,19 +715,12 @@ int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
 
 	sb_init(&b);
 	put_u64(&b, C_CONN_GEN, conn_gen);
-	put_u64(&b, C_ENGINE, (uint64_t)c->engine);
-	put_u64(&b, C_FLAVOUR, (uint64_t)c->flavour);
-	put_str(&b, C_VERSION, c->version);
-	put_u64(&b, C_VERSION_NUM, (uint64_t)c->version_num);
+	put_scalars(r, &b, caps_head_fields, NFIELDS(caps_head_fields), c);
 #define SET_FLAG(f) flags |= (uint64_t)(c->f ? 1 : 0) << bit++;
 	CAPS_FLAGS(SET_FLAG)
 #undef SET_FLAG
 	put_u64(&b, C_FLAGS, flags);
-	put_str(&b, C_REDO_SOURCE, c->redo_fsync_source);
-	put_str(&b, C_COMMIT_SOURCE, c->commit_source);
-	put_u64(&b, C_PGSS, (uint64_t)c->pgss_version);
-	put_u64(&b, C_PGWS, (uint64_t)c->pg_wait_sampling);
-	put_u64(&b, C_WAL_STATS, (uint64_t)c->wal_stats);
+	put_scalars(r, &b, caps_tail_fields, NFIELDS(caps_tail_fields), c);
 	for (i = 0; i < c->notes.n; i++)
 		put_text(r, &b, C_NOTE, c->notes.msg[i]);
 	rc = write_record(r, REC_CAPS, &b, err, errlen);
@@ -310,21 +745,12 @@ static void dgmap_free(struct rec_dgmap *m)
 }
 
 /* Append the sample's digest rows: after a (re)connection all of them,
- * then only rows whose counters changed; texts once per digest. */
-static void put_digests(struct recorder *r, struct strbuf *b, const struct sample *s)
+ * then only rows whose counters changed; texts once per digest. True
+ * when a row was left out as unchanged. */
+static bool put_digest_rows(struct recorder *r, struct strbuf *b, struct strbuf *f, const struct digest_set *ds)
 {
-	const struct digest_set *ds = s->digests;
-	struct strbuf f;
 	bool skipped = false;
-	size_t i;
-	int k;
-	if (!r->dg || r->dg_gen != s->conn_gen) {
-		dgmap_free(r->dg);
-		r->dg = xcalloc(1, sizeof *r->dg);
-		r->dg_gen = s->conn_gen;
-	}
-	sb_init(&f);
-	for (i = 0; i < ds->n; i++) {
+	for (size_t i = 0; i < ds->n; i++) {
 		const struct digest_row *row = &ds->rows[i];
 		struct dg_slot *sl = dgmap_slot(r->dg, row->key);
 		uint64_t fp = hash_bytes(HASH_SEED, row->c, sizeof row->c);
@@ -339,184 +765,218 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 			continue;
 		}
 		sl->fp = fp;
-		f.len = 0;
-		sb_putc(&f, (char)strlen(row->key));
-		sb_puts(&f, row->key);
-		sb_putc(&f, (char)strlen(row->schema));
-		sb_puts(&f, row->schema);
-		put_le(&f, have | (text ? DGR_TEXT : 0) | (row->own ? DGR_OWN : 0), 4);
-		put_le(&f, row->epoch, 8);
-		{
-			uint64_t v;
-			memcpy(&v, &row->p95_ms, 8);
-			put_le(&f, v, 8);
-			memcpy(&v, &row->first_seen, 8);
-			put_le(&f, v, 8);
-			memcpy(&v, &row->last_seen, 8);
-			put_le(&f, v, 8);
-		}
-		for (k = 0; k < DG__COUNT; k++)
-			if (have >> k & 1)
-				put_le(&f, row->c[k], 8);
-		if (text) {
-			if (r->redact) {
-				char *t = redact_sql(row->text);
-				sb_puts(&f, t);
-				free(t);
-			} else {
-				sb_puts(&f, row->text);
-			}
+		uint32_t mask = have | (text ? DGR_TEXT : 0) | (row->own ? DGR_OWN : 0);
+		struct fio c = fio_writer(f, r->redact);
+		digest_row_io(&c, (struct digest_row *)row, &mask);
+		if (text)
 			sl->text = true;
-		}
-		put_field(b, S_DIGEST, f.s, f.len);
+		put_field(b, S_DIGEST, f->s, f->len);
 		if (ds->sampled) {
-			f.len = 0;
-			sb_putc(&f, (char)strlen(row->key));
-			sb_puts(&f, row->key);
-			put_le(&f, row->samples, 8);
-			put_field(b, S_DIGEST_SAMPLES, f.s, f.len);
+			uint64_t samples = row->samples;
+			c = fio_writer(f, r->redact);
+			digest_samples_io(&c, (char *)row->key, sizeof row->key, &samples);
+			put_field(b, S_DIGEST_SAMPLES, f->s, f->len);
 		}
 	}
-	/* latency histograms: every one read (they are few), empty ones too */
-	for (i = 0; i < ds->nhist; i++) {
-		const struct dg_hist *h = &ds->hist[i];
-		size_t j;
-		f.len = 0;
-		sb_putc(&f, (char)strlen(h->key));
-		sb_puts(&f, h->key);
-		put_le(&f, h->n, 4);
-		for (j = 0; j < h->n; j++) {
-			put_le(&f, h->b[j].num, 4);
-			put_le(&f, h->b[j].high_ps, 8);
-			put_le(&f, h->b[j].count, 8);
-		}
+	return skipped;
+}
+
+/* Append the sample's digests: the rows, every latency histogram read
+ * (they are few; empty ones too), the set's figures, its sampling and
+ * slice. */
+static void put_digests(struct recorder *r, struct strbuf *b, const struct sample *s)
+{
+	struct digest_set *ds = s->digests;   /* (written, never changed) */
+	struct strbuf f;
+	struct fio c;
+	if (!r->dg || r->dg_gen != s->conn_gen) {
+		dgmap_free(r->dg);
+		r->dg = xcalloc(1, sizeof *r->dg);
+		r->dg_gen = s->conn_gen;
+	}
+	sb_init(&f);
+	bool skipped = put_digest_rows(r, b, &f, ds);
+	for (size_t i = 0; i < ds->nhist; i++) {
+		struct dg_hist *h = &ds->hist[i];
+		uint32_t nb = (uint32_t)h->n;
+		c = fio_writer(&f, r->redact);
+		digest_hist_io(&c, h->key, sizeof h->key, &nb);
+		for (size_t j = 0; j < h->n; j++)
+			dg_bucket_io(&c, &h->b[j]);
 		put_field(b, S_DIGEST_HIST, f.s, f.len);
 	}
-	f.len = 0;
-	sb_putc(&f, (char)((ds->partial || skipped ? DGM_PARTIAL : 0) | (ds->sampled ? DGM_SAMPLED : 0) |
-			   (ds->have_lost ? DGM_LOST : 0) | (ds->estimates_only ? DGM_ESTIMATES : 0)));
-	{
-		uint64_t v;
-		memcpy(&v, &ds->sample_hz, 8);
-		put_le(&f, v, 8);
-	}
-	put_le(&f, ds->lost, 8);
-	sb_puts(&f, ds->source);
+	uint8_t flags = (uint8_t)((ds->partial || skipped ? DGM_PARTIAL : 0) | (ds->sampled ? DGM_SAMPLED : 0) |
+				  (ds->have_lost ? DGM_LOST : 0) | (ds->estimates_only ? DGM_ESTIMATES : 0));
+	c = fio_writer(&f, r->redact);
+	digest_meta_io(&c, &flags, ds);
 	put_field(b, S_DIGEST_META, f.s, f.len);
 	if (ds->sampled) {
-		f.len = 0;
-		put_le(&f, ds->rounds, 8);
-		put_le(&f, ds->sessions, 4);
+		uint64_t rounds = ds->rounds;
+		uint32_t sessions = ds->sessions;
+		c = fio_writer(&f, r->redact);
+		digest_sampling_io(&c, &rounds, &sessions);
 		put_field(b, S_DIGEST_SAMPLING, f.s, f.len);
 	}
 	if (ds->split_n) {
-		f.len = 0;
-		put_le(&f, ds->split_n, 4);
-		put_le(&f, ds->split_k, 4);
+		uint32_t n = ds->split_n, k = ds->split_k;
+		c = fio_writer(&f, r->redact);
+		digest_split_io(&c, &n, &k);
 		put_field(b, S_DIGEST_SPLIT, f.s, f.len);
 	}
 	sb_free(&f);
 }
 
-/* A double as 8 little-endian bytes inside a field. */
-static void put_dbl(struct strbuf *f, double d)
-{
-	uint64_t v;
-	memcpy(&v, &d, 8);
-	put_le(f, v, 8);
-}
-
-/* A string of at most 255 bytes, length first. */
-static void put_short(struct strbuf *f, const char *s)
-{
-	size_t n = strlen(s);
-	if (n > 255)
-		n = 255;
-	sb_putc(f, (char)n);
-	for (size_t i = 0; i < n; i++)
-		sb_putc(f, s[i]);
-}
-
 /* The sample's lock snapshot: its status, then every session and edge
  * (analysis is recomputed on reading). Statements are redacted when asked. */
-static void put_locks(struct recorder *r, struct strbuf *b, const struct lock_set *ls)
+static void put_locks(struct recorder *r, struct strbuf *b, struct lock_set *ls)
 {
 	struct strbuf f;
+	struct fio c;
+	uint8_t status = (uint8_t)ls->status;
+	uint32_t waiting = ls->waiting;
 	sb_init(&f);
-	sb_putc(&f, (char)ls->status);
-	put_le(&f, ls->waiting, 4);
-	put_dbl(&f, ls->query_ms);
-	sb_puts(&f, ls->note);
+	c = fio_writer(&f, r->redact);
+	lock_meta_io(&c, &status, &waiting, &ls->query_ms, ls->note, sizeof ls->note);
 	put_field(b, S_LOCK_META, f.s, f.len);
 	for (size_t i = 0; i < ls->ns; i++) {
-		const struct lock_session *x = &ls->s[i];
-		f.len = 0;
-		put_le(&f, (uint64_t)x->id, 8);
-		put_dbl(&f, x->state_s);
-		put_dbl(&f, x->trx_age_s);
-		put_dbl(&f, x->wait_s);
-		sb_putc(&f, (char)((x->query_is_last ? LKS_QUERY_LAST : 0) | (x->query ? LKS_HAS_QUERY : 0)));
-		put_short(&f, x->user);
-		put_short(&f, x->state);
-		if (x->query) {
-			if (r->redact) {
-				char *t = redact_sql(x->query);
-				sb_puts(&f, t);
-				free(t);
-			} else {
-				sb_puts(&f, x->query);
-			}
-		}
+		struct lock_session *x = &ls->s[i];
+		uint8_t flags = (uint8_t)((x->query_is_last ? LKS_QUERY_LAST : 0) | (x->query ? LKS_HAS_QUERY : 0));
+		c = fio_writer(&f, r->redact);
+		lock_session_io(&c, x, &flags);
 		put_field(b, S_LOCK_SESSION, f.s, f.len);
 		if (x->ident.known) {
-			f.len = 0;
-			put_le(&f, (uint64_t)x->id, 8);
-			put_le(&f, (uint64_t)x->ident.start_us, 8);
-			put_le(&f, (uint64_t)x->ident.xact_us, 8);
-			put_le(&f, (uint64_t)x->ident.stmt_us, 8);
-			put_le(&f, (uint64_t)x->ident.query_id, 8);
-			put_short(&f, x->ident.trx_id);
-			sb_puts(&f, x->ident.trx_started);
+			c = fio_writer(&f, r->redact);
+			lock_ident_io(&c, &x->id, &x->ident);
 			put_field(b, S_LOCK_IDENT, f.s, f.len);
 		}
 	}
 	for (size_t k = 0; k < ls->ne; k++) {
-		const struct lock_edge *e = &ls->e[k];
-		f.len = 0;
-		put_le(&f, (uint64_t)ls->s[e->waiter].id, 8);
-		put_le(&f, (uint64_t)ls->s[e->blocker].id, 8);
-		sb_putc(&f, (char)(e->soft ? LKE_SOFT : 0));
-		put_short(&f, e->object);
-		put_short(&f, e->lock_type);
-		put_short(&f, e->requested);
-		put_short(&f, e->held);
-		sb_puts(&f, e->lock_data);
+		struct lock_edge *e = &ls->e[k];
+		long long waiter = ls->s[e->waiter].id, blocker = ls->s[e->blocker].id;
+		uint8_t flags = e->soft ? LKE_SOFT : 0;
+		c = fio_writer(&f, r->redact);
+		lock_edge_io(&c, &waiter, &blocker, &flags, e);
 		put_field(b, S_LOCK_EDGE, f.s, f.len);
+	}
+	sb_free(&f);
+}
+
+/* S_SESSION flags */
+#define SS_QUERY_LAST 1u
+#define SS_HAS_QUERY 2u
+#define SS_SELF 4u
+#define SS_IDENT 8u
+/* the tags docs/recording.md gives them */
+_Static_assert(S_SESSION_META == 28 && S_SESSION == 29, "session fields are 28 and 29");
+
+/* S_SESSION_META: u8 status, f64 query ms, f64 age (s), note (the rest). */
+static void session_meta_io(struct fio *c, uint8_t *status, struct session_set *ss)
+{
+	fio_u8(c, status);
+	fio_f64(c, &ss->query_ms);
+	fio_f64(c, &ss->age_s);
+	fio_rest(c, ss->note, sizeof ss->note);
+}
+
+/* S_SESSION: i64 id, u8 class, u8 SS_* flags, f64 seconds in its state,
+ * transaction age, statement age, i64 first blocker, u32 blockers, i64
+ * backend start, transaction start, statement start (us), query id; user,
+ * db, client, application, type, state, wait, digest, trx id, trx started
+ * (shorts); then the statement when SS_HAS_QUERY says so. */
+static void session_io(struct fio *c, struct session *x, uint8_t *cls, uint8_t *flags)
+{
+	uint32_t nb = (uint32_t)x->nblockers;
+	fio_i64(c, &x->id);
+	fio_u8(c, cls);
+	fio_u8(c, flags);
+	fio_f64(c, &x->state_s);
+	fio_f64(c, &x->trx_age_s);
+	fio_f64(c, &x->query_s);
+	fio_i64(c, &x->blocked_by);
+	fio_u32(c, &nb);
+	x->nblockers = (int)nb;
+	fio_i64(c, &x->ident.start_us);
+	fio_i64(c, &x->ident.xact_us);
+	fio_i64(c, &x->ident.stmt_us);
+	fio_i64(c, &x->ident.query_id);
+	fio_short(c, x->user, sizeof x->user);
+	fio_short(c, x->db, sizeof x->db);
+	fio_short(c, x->client, sizeof x->client);
+	fio_short(c, x->app, sizeof x->app);
+	fio_short(c, x->type, sizeof x->type);
+	fio_short(c, x->state, sizeof x->state);
+	fio_short(c, x->wait, sizeof x->wait);
+	fio_short(c, x->digest, sizeof x->digest);
+	fio_short(c, x->ident.trx_id, sizeof x->ident.trx_id);
+	fio_short(c, x->ident.trx_started, sizeof x->ident.trx_started);
+	if (*flags & SS_HAS_QUERY)
+		fio_text(c, &x->query);
+}
+
+/* The sample's session list: one S_SESSION_META, then one S_SESSION per
+ * session (docs/recording.md, fields 28 and 29). Statements are redacted
+ * when asked. */
+static void put_sessions(struct recorder *r, struct strbuf *b, const struct session_set *ss)
+{
+	struct strbuf f;
+	struct session_set meta = *ss;
+	uint8_t status = (uint8_t)ss->status;
+	sb_init(&f);
+	struct fio c = fio_writer(&f, r->redact);
+	session_meta_io(&c, &status, &meta);
+	put_field(b, S_SESSION_META, f.s, f.len);
+	for (size_t i = 0; i < ss->n; i++) {
+		struct session x = ss->s[i];
+		uint8_t cls = (uint8_t)x.cls;
+		uint8_t flags = (uint8_t)((x.query_is_last ? SS_QUERY_LAST : 0) | (x.query ? SS_HAS_QUERY : 0) |
+					  (x.self ? SS_SELF : 0) | (x.ident.known ? SS_IDENT : 0));
+		c = fio_writer(&f, r->redact);
+		session_io(&c, &x, &cls, &flags);
+		put_field(b, S_SESSION, f.s, f.len);
 	}
 	sb_free(&f);
 }
 
 /* The wait profile: its source and sampling figures, then one field per
  * event. */
-static void put_waits(struct strbuf *b, const struct wait_set *w)
+static void put_waits(struct strbuf *b, struct wait_set *w)
 {
 	struct strbuf f;
+	struct fio c;
+	uint8_t source = (uint8_t)w->source;
+	uint32_t rounds = w->rounds;
 	sb_init(&f);
-	sb_putc(&f, (char)w->source);
-	put_dbl(&f, w->hz);
-	put_le(&f, w->rounds, 4);
-	put_dbl(&f, w->period_ms);
-	put_dbl(&f, w->cost_ms);
-	sb_puts(&f, w->note);
+	c = fio_writer(&f, false);
+	wait_meta_io(&c, &source, &rounds, w);
 	put_field(b, S_WAIT_META, f.s, f.len);
 	for (size_t i = 0; i < w->n; i++) {
-		f.len = 0;
-		put_le(&f, w->rows[i].count, 8);
-		put_le(&f, w->rows[i].time_ns, 8);
-		sb_puts(&f, w->rows[i].name);
+		c = fio_writer(&f, false);
+		wait_row_io(&c, &w->rows[i]);
 		put_field(b, S_WAIT, f.s, f.len);
 	}
 	sb_free(&f);
+}
+
+/* The counters present and the settings read. */
+static void put_counters(struct strbuf *b, struct strbuf *f, const struct sample *s)
+{
+	struct fio c;
+	for (int i = 0; i < CTR__COUNT; i++) {
+		char nm[256];
+		uint64_t v = s->c[i].v, epoch = s->c[i].epoch;
+		if (!s->c[i].present)
+			continue;
+		str_copy(nm, sizeof nm, ctr_name(i));
+		c = fio_writer(f, false);
+		counter_io(&c, nm, sizeof nm, &v, &epoch);
+		put_field(b, S_COUNTER, f->s, f->len);
+	}
+	put_u64(b, S_SETTINGS_FRESH, s->settings_fresh);
+	for (int i = 0; i < s->nsettings; i++) {
+		c = fio_writer(f, false);
+		setting_io(&c, (struct setting *)&s->settings[i]);
+		put_field(b, S_SETTING, f->s, f->len);
+	}
 }
 
 int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size_t errlen)
@@ -526,36 +986,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 
 	sb_init(&b);
 	sb_init(&f);
-	put_f64(&b, S_MONO, s->mono);
-	put_f64(&b, S_WALL, s->wall);
-	put_u64(&b, S_STATE, (uint64_t)s->state);
-	if (s->error[0])
-		put_text(r, &b, S_ERROR, s->error);
-	put_f64(&b, S_RETRY, s->retry_in);
-	put_u64(&b, S_CONN_GEN, s->conn_gen);
-	put_f64(&b, S_QUERY_MS, s->query_ms);
-	put_u64(&b, S_NQUERIES, s->nqueries);
-	put_f64(&b, S_UPTIME, s->uptime_s);
-	for (i = 0; i < CTR__COUNT; i++) {
-		const char *nm;
-		if (!s->c[i].present)
-			continue;
-		nm = ctr_name(i);
-		f.len = 0;
-		sb_putc(&f, (char)strlen(nm));
-		sb_puts(&f, nm);
-		put_le(&f, s->c[i].v, 8);
-		put_le(&f, s->c[i].epoch, 8);
-		put_field(&b, S_COUNTER, f.s, f.len);
-	}
-	put_u64(&b, S_SETTINGS_FRESH, s->settings_fresh);
-	for (i = 0; i < s->nsettings; i++) {
-		f.len = 0;
-		sb_putc(&f, (char)strlen(s->settings[i].name));
-		sb_puts(&f, s->settings[i].name);
-		sb_puts(&f, s->settings[i].value);
-		put_field(&b, S_SETTING, f.s, f.len);
-	}
+	put_scalars(r, &b, sample_fields, NFIELDS(sample_fields), s);
+	put_counters(&b, &f, s);
 	for (i = 0; i < s->notes.n; i++)
 		put_text(r, &b, S_NOTE, s->notes.msg[i]);
 	if (s->digests)
@@ -568,6 +1000,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_waits(&b, s->waits);
 	if (s->waits_skipped)
 		put_u64(&b, S_WAITS_SKIPPED, 1);
+	if (s->sessions)
+		put_sessions(r, &b, s->sessions);
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -585,26 +1019,6 @@ void rec_close(struct recorder *r)
 
 /* ---- decoding ---- */
 
-/* Copy a string field into dst (NUL terminated, truncated, sanitised). */
-static void get_str(char *dst, size_t len, const unsigned char *p, size_t n)
-{
-	if (!len)
-		return;
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, p, n);
-	dst[n] = '\0';
-	/* strings with NUL inside end there */
-	text_sanitize(dst);
-}
-
-static double get_f64(const unsigned char *p)
-{
-	uint64_t v = get_le(p, 8);
-	double d;
-	memcpy(&d, &v, sizeof d);
-	return d;
-}
 
 /* Walk the fields of a payload: calls fn(ctx, tag, data, len) for each.
  * Returns -1 when a field overruns the payload. */
@@ -630,17 +1044,7 @@ static int each_field(const unsigned char *p, size_t n,
 
 static void header_field(void *ctx, int tag, const unsigned char *d, size_t n)
 {
-	struct rec_header *h = ctx;
-	switch (tag) {
-	case H_ENGINE: get_str(h->engine, sizeof h->engine, d, n); break;
-	case H_VERSION: get_str(h->server_version, sizeof h->server_version, d, n); break;
-	case H_HOST: get_str(h->host, sizeof h->host, d, n); break;
-	case H_DBTOP: get_str(h->dbtop_version, sizeof h->dbtop_version, d, n); break;
-	case H_START: if (n == 8) h->start_wall = get_f64(d); break;
-	case H_INTERVAL: if (n == 8) h->interval = get_f64(d); break;
-	case H_REDACTED: if (n == 8) h->redacted = get_le(d, 8) != 0; break;
-	default: break; /* newer fields are ignored */
-	}
+	get_scalar(header_fields, NFIELDS(header_fields), ctx, tag, d, n);   /* newer fields are ignored */
 }
 
 static void caps_field(void *ctx, int tag, const unsigned char *d, size_t n)
@@ -650,22 +1054,16 @@ static void caps_field(void *ctx, int tag, const unsigned char *d, size_t n)
 	uint64_t v = n == 8 ? get_le(d, 8) : 0;
 	char note[NOTE_LEN];
 	int bit = 0;
+	if (get_scalar(caps_head_fields, NFIELDS(caps_head_fields), c, tag, d, n) ||
+	    get_scalar(caps_tail_fields, NFIELDS(caps_tail_fields), c, tag, d, n))
+		return;
 	switch (tag) {
 	case C_CONN_GEN: it->conn_gen = (uint32_t)v; break;
-	case C_ENGINE: c->engine = v == ENGINE_MYSQL ? ENGINE_MYSQL : v == ENGINE_POSTGRESQL ? ENGINE_POSTGRESQL : ENGINE_UNKNOWN; break;
-	case C_FLAVOUR: c->flavour = v <= FLAVOUR_POSTGRESQL ? (enum flavour)v : FLAVOUR_UNKNOWN; break;
-	case C_VERSION: get_str(c->version, sizeof c->version, d, n); break;
-	case C_VERSION_NUM: c->version_num = (long)v; break;
 	case C_FLAGS:
 #define GET_FLAG(f) c->f = (v >> bit++) & 1;
 		CAPS_FLAGS(GET_FLAG)
 #undef GET_FLAG
 		break;
-	case C_REDO_SOURCE: get_str(c->redo_fsync_source, sizeof c->redo_fsync_source, d, n); break;
-	case C_COMMIT_SOURCE: get_str(c->commit_source, sizeof c->commit_source, d, n); break;
-	case C_PGSS: c->pgss_version = (int)v; break;
-	case C_PGWS: c->pg_wait_sampling = (int)v; break;
-	case C_WAL_STATS: c->wal_stats = v <= WAL_STAT_IO ? v : WAL_NONE; break;
 	case C_NOTE:
 		get_str(note, sizeof note, d, n);
 		notes_add(&c->notes, "%s", note);
@@ -674,51 +1072,27 @@ static void caps_field(void *ctx, int tag, const unsigned char *d, size_t n)
 	}
 }
 
+/* The sample's digest set, made on its first field. */
+static struct digest_set *sample_digests(struct sample *s)
+{
+	if (!s->digests)
+		s->digests = xcalloc(1, sizeof *s->digests);
+	return s->digests;
+}
+
 /* One S_DIGEST field into s->digests; damaged fields are ignored. */
 static void read_digest(struct sample *s, const unsigned char *d, size_t n)
 {
-	struct digest_row *r;
-	size_t off = 0, kl, sl;
-	uint32_t have;
-	int k;
-	if (n < 1 || (kl = d[0]) + 2 > n)
+	struct digest_row row = {.have = 0};
+	uint32_t mask = 0;
+	struct fio c = fio_reader(d, n);
+	digest_row_io(&c, &row, &mask);
+	if (c.bad)   /* (the text comes last: a damaged field has none) */
 		return;
-	sl = d[1 + kl];
-	off = 2 + kl + sl;
-	if (off + 4 + 32 > n)
-		return;
-	have = (uint32_t)get_le(d + off, 4);
-	{
-		size_t need = off + 4 + 32;
-		for (k = 0; k < DG__COUNT; k++)
-			if (have >> k & 1)
-				need += 8;
-		if (need > n)
-			return;
-	}
-	if (!s->digests)
-		s->digests = xcalloc(1, sizeof *s->digests);
-	r = digest_set_add(s->digests);
-	get_str(r->key, sizeof r->key, d + 1, kl);
-	get_str(r->schema, sizeof r->schema, d + 2 + kl, sl);
-	off += 4;
-	r->have = have & ((1u << DG__COUNT) - 1);
-	r->own = (have & DGR_OWN) != 0;
-	r->epoch = get_le(d + off, 8);
-	r->p95_ms = get_f64(d + off + 8);
-	r->first_seen = get_f64(d + off + 16);
-	r->last_seen = get_f64(d + off + 24);
-	off += 32;
-	for (k = 0; k < DG__COUNT; k++)
-		if (have >> k & 1) {
-			r->c[k] = get_le(d + off, 8);
-			off += 8;
-		}
-	if (have & DGR_TEXT) {
-		r->text = xmalloc(n - off + 1);
-		memcpy(r->text, d + off, n - off);
-		r->text[n - off] = '\0';
-	}
+	struct digest_row *r = digest_set_add(sample_digests(s));
+	*r = row;
+	r->have = mask & ((1u << DG__COUNT) - 1);
+	r->own = (mask & DGR_OWN) != 0;
 }
 
 /* One S_DIGEST_HIST field into s->digests; damaged fields are ignored. */
@@ -726,99 +1100,247 @@ static void read_digest_hist(struct sample *s, const unsigned char *d, size_t n)
 {
 	struct dg_hist *h;
 	char key[200];
-	size_t kl, nb, i, off;
-	if (n < 1 || (kl = d[0]) + 5 > n)
+	uint32_t nb = 0;
+	struct fio c = fio_reader(d, n);
+	digest_hist_io(&c, key, sizeof key, &nb);
+	if (c.bad || nb > (n - c.off) / DG_BUCKET_BYTES || c.off + (size_t)nb * DG_BUCKET_BYTES != n)
 		return;
-	nb = (size_t)get_le(d + 1 + kl, 4);
-	off = 1 + kl + 4;
-	if (nb > (n - off) / 20 || off + nb * 20 != n)
-		return;
-	get_str(key, sizeof key, d + 1, kl);
-	if (!s->digests)
-		s->digests = xcalloc(1, sizeof *s->digests);
-	if ((h = digest_set_hist(s->digests, key)))
+	if ((h = digest_set_hist(sample_digests(s), key)))
 		h->n = 0;   /* a repeated key: the last one counts */
 	else
 		h = digest_set_add_hist(s->digests, key);
-	for (i = 0; i < nb; i++, off += 20)
-		dg_hist_add(h, (uint32_t)get_le(d + off, 4), get_le(d + off + 4, 8), get_le(d + off + 12, 8));
+	for (uint32_t i = 0; i < nb; i++) {
+		struct dg_bucket b = {0};
+		dg_bucket_io(&c, &b);
+		dg_hist_add(h, b.num, b.high_ps, b.count);
+	}
 }
 
-/* A length-first string at d[*off] into dst; false when it overruns n. */
-static bool get_short(char *dst, size_t len, const unsigned char *d, size_t n, size_t *off)
+/* One S_DIGEST_SAMPLES field: the sample count of a row just read (the
+ * newest row of that key). */
+static void read_digest_samples(struct sample *s, const unsigned char *d, size_t n)
 {
-	size_t l;
-	if (*off >= n || (l = d[*off]) > n - *off - 1)
-		return false;
-	get_str(dst, len, d + *off + 1, l);
-	*off += 1 + l;
-	return true;
+	char key[200];
+	uint64_t samples = 0;
+	struct fio c = fio_reader(d, n);
+	digest_samples_io(&c, key, sizeof key, &samples);
+	if (!fio_whole(&c) || !s->digests)
+		return;
+	for (size_t i = s->digests->n; i > 0; i--)
+		if (strcmp(s->digests->rows[i - 1].key, key) == 0) {
+			s->digests->rows[i - 1].samples = samples;
+			break;
+		}
+}
+
+/* The digest set's own fields: S_DIGEST_META, S_DIGEST_SAMPLING,
+ * S_DIGEST_SPLIT; damaged fields are ignored. */
+static void read_digest_set(struct sample *s, int tag, const unsigned char *d, size_t n)
+{
+	struct fio c = fio_reader(d, n);
+	if (tag == S_DIGEST_META) {
+		struct digest_set m = {.lost = 0};
+		uint8_t flags = 0;
+		digest_meta_io(&c, &flags, &m);
+		if (c.bad)
+			return;
+		struct digest_set *ds = sample_digests(s);
+		ds->partial = flags & DGM_PARTIAL;
+		ds->sampled = flags & DGM_SAMPLED;
+		ds->have_lost = flags & DGM_LOST;
+		ds->estimates_only = flags & DGM_ESTIMATES;
+		ds->sample_hz = m.sample_hz;
+		ds->lost = m.lost;
+		str_copy(ds->source, sizeof ds->source, m.source);
+	} else if (tag == S_DIGEST_SAMPLING) {
+		uint64_t rounds = 0;
+		uint32_t sessions = 0;
+		digest_sampling_io(&c, &rounds, &sessions);
+		if (!fio_whole(&c))
+			return;
+		sample_digests(s)->rounds = rounds;
+		s->digests->sessions = sessions;
+	} else if (tag == S_DIGEST_SPLIT) {
+		uint32_t sn = 0, sk = 0;
+		digest_split_io(&c, &sn, &sk);
+		if (!fio_whole(&c))
+			return;
+		sample_digests(s)->split_n = sn;
+		s->digests->split_k = sk;
+	}
+}
+
+/* One S_LOCK_META field; damaged fields are ignored. */
+static void read_lock_meta(struct sample *s, const unsigned char *d, size_t n)
+{
+	uint8_t status = 0;
+	uint32_t waiting = 0;
+	double ms = 0;
+	char note[LOCK_NOTE_LEN];
+	struct fio c = fio_reader(d, n);
+	lock_meta_io(&c, &status, &waiting, &ms, note, sizeof note);
+	if (c.bad)
+		return;
+	if (!s->locks)
+		s->locks = lock_set_new();
+	s->locks->status = status <= LOCKS_UNAVAILABLE ? (enum lock_status)status : LOCKS_UNAVAILABLE;
+	s->locks->waiting = waiting;
+	s->locks->query_ms = ms;
+	str_copy(s->locks->note, sizeof s->locks->note, note);
 }
 
 /* One S_LOCK_SESSION field; damaged fields are ignored. */
 static void read_lock_session(struct sample *s, const unsigned char *d, size_t n)
 {
-	char user[64], state[48];
-	size_t off = 33;
-	if (n < 33 || !get_short(user, sizeof user, d, n, &off) || !get_short(state, sizeof state, d, n, &off))
+	struct lock_session in = {.id = 0};
+	uint8_t flags = 0;
+	struct fio c = fio_reader(d, n);
+	lock_session_io(&c, &in, &flags);
+	if (c.bad)   /* (the statement comes last: a damaged field has none) */
 		return;
 	if (!s->locks)
 		s->locks = lock_set_new();
-	int i = lock_session_get(s->locks, (long long)get_le(d, 8));
+	int i = lock_session_get(s->locks, in.id);
 	struct lock_session *x = &s->locks->s[i];
-	x->state_s = get_f64(d + 8);
-	x->trx_age_s = get_f64(d + 16);
-	x->wait_s = get_f64(d + 24);
-	str_copy(x->user, sizeof x->user, user);
-	str_copy(x->state, sizeof x->state, state);
-	if (d[32] & LKS_HAS_QUERY) {
-		char *q = xmalloc(n - off + 1);
-		memcpy(q, d + off, n - off);
-		q[n - off] = '\0';
-		lock_session_query(x, q, d[32] & LKS_QUERY_LAST);
-		free(q);
-	}
+	x->state_s = in.state_s;
+	x->trx_age_s = in.trx_age_s;
+	x->wait_s = in.wait_s;
+	str_copy(x->user, sizeof x->user, in.user);
+	str_copy(x->state, sizeof x->state, in.state);
+	if (in.query)
+		lock_session_query(x, in.query, flags & LKS_QUERY_LAST);
+	free(in.query);
 }
 
 /* One S_LOCK_IDENT field (after its session's S_LOCK_SESSION); damaged
  * fields are ignored. */
 static void read_lock_ident(struct sample *s, const unsigned char *d, size_t n)
 {
-	char trx_id[SESSION_TRX_ID_LEN];
-	size_t off = 40;
-	if (n < 40 || !s->locks || !get_short(trx_id, sizeof trx_id, d, n, &off))
+	struct session_ident si = {.known = false};
+	long long id = 0;
+	struct fio c = fio_reader(d, n);
+	lock_ident_io(&c, &id, &si);
+	if (c.bad || !s->locks)
 		return;
-	int i = lock_session_get(s->locks, (long long)get_le(d, 8));
-	struct session_ident *id = &s->locks->s[i].ident;
-	memset(id, 0, sizeof *id);
-	id->known = true;
-	id->start_us = (long long)get_le(d + 8, 8);
-	id->xact_us = (long long)get_le(d + 16, 8);
-	id->stmt_us = (long long)get_le(d + 24, 8);
-	id->query_id = (long long)get_le(d + 32, 8);
-	str_copy(id->trx_id, sizeof id->trx_id, trx_id);
-	get_str(id->trx_started, sizeof id->trx_started, d + off, n - off);
+	int i = lock_session_get(s->locks, id);
+	si.known = true;
+	s->locks->s[i].ident = si;
 }
 
 /* One S_LOCK_EDGE field; damaged fields are ignored. */
 static void read_lock_edge(struct sample *s, const unsigned char *d, size_t n)
 {
-	char obj[160], type[24], req[48], held[48];
-	size_t off = 17;
-	if (n < 17 || !get_short(obj, sizeof obj, d, n, &off) || !get_short(type, sizeof type, d, n, &off) ||
-	    !get_short(req, sizeof req, d, n, &off) || !get_short(held, sizeof held, d, n, &off))
+	struct lock_edge in = {.soft = false};
+	long long waiter = 0, blocker = 0;
+	uint8_t flags = 0;
+	struct fio c = fio_reader(d, n);
+	lock_edge_io(&c, &waiter, &blocker, &flags, &in);
+	if (c.bad)
 		return;
 	if (!s->locks)
 		s->locks = lock_set_new();
-	struct lock_edge *e = lock_edge_add(s->locks, (long long)get_le(d, 8), (long long)get_le(d + 8, 8));
+	struct lock_edge *e = lock_edge_add(s->locks, waiter, blocker);
 	if (!e)
 		return;
-	e->soft = d[16] & LKE_SOFT;
-	str_copy(e->object, sizeof e->object, obj);
-	str_copy(e->lock_type, sizeof e->lock_type, type);
-	str_copy(e->requested, sizeof e->requested, req);
-	str_copy(e->held, sizeof e->held, held);
-	get_str(e->lock_data, sizeof e->lock_data, d + off, n - off);
+	e->soft = flags & LKE_SOFT;
+	str_copy(e->object, sizeof e->object, in.object);
+	str_copy(e->lock_type, sizeof e->lock_type, in.lock_type);
+	str_copy(e->requested, sizeof e->requested, in.requested);
+	str_copy(e->held, sizeof e->held, in.held);
+	str_copy(e->lock_data, sizeof e->lock_data, in.lock_data);
+}
+
+/* One S_WAIT_META or S_WAIT field; damaged fields are ignored. */
+static void read_waits(struct sample *s, int tag, const unsigned char *d, size_t n)
+{
+	struct fio c = fio_reader(d, n);
+	if (tag == S_WAIT_META) {
+		struct wait_set m = {.hz = 0};
+		uint8_t source = 0;
+		uint32_t rounds = 0;
+		wait_meta_io(&c, &source, &rounds, &m);
+		if (c.bad)
+			return;
+		if (!s->waits)
+			s->waits = wait_set_new(WS_NONE);
+		s->waits->source = source <= WS_PERF_SCHEMA ? (enum wait_source)source : WS_NONE;
+		s->waits->hz = m.hz;
+		s->waits->rounds = rounds;
+		s->waits->period_ms = m.period_ms;
+		s->waits->cost_ms = m.cost_ms;
+		str_copy(s->waits->note, sizeof s->waits->note, m.note);
+	} else {
+		struct wait_row row = {.count = 0};
+		wait_row_io(&c, &row);
+		if (c.bad || n < 17)   /* (an event has a name) */
+			return;
+		if (!s->waits)
+			s->waits = wait_set_new(WS_NONE);
+		wait_set_add(s->waits, row.name, row.count, row.time_ns);
+	}
+}
+
+/* One S_COUNTER or S_SETTING field; damaged fields are ignored. */
+static void read_counter_setting(struct sample *s, int tag, const unsigned char *d, size_t n)
+{
+	struct fio c = fio_reader(d, n);
+	if (tag == S_COUNTER) {
+		char name[256];
+		uint64_t v = 0, epoch = 0;
+		counter_io(&c, name, sizeof name, &v, &epoch);
+		int id = fio_whole(&c) ? ctr_by_name(name, strlen(name)) : -1;
+		if (id >= 0)  /* counters of newer versions are ignored */
+			sample_set(s, id, v, epoch);
+	} else {
+		struct setting st;
+		setting_io(&c, &st);
+		if (!c.bad)
+			sample_setting(s, st.name, st.value);
+	}
+}
+
+/* One S_SESSION_META or S_SESSION field (put_sessions); damaged fields
+ * are ignored. */
+static void read_sessions(struct sample *s, int tag, const unsigned char *d, size_t n)
+{
+	struct fio c = fio_reader(d, n);
+	if (tag == S_SESSION_META) {
+		struct session_set m;
+		uint8_t status = 0;
+		memset(&m, 0, sizeof m);
+		session_meta_io(&c, &status, &m);
+		if (c.bad)
+			return;
+		if (!s->sessions)
+			s->sessions = session_set_new();
+		s->sessions->status = status <= SESS_NOT_READ ? (enum session_status)status : SESS_UNAVAILABLE;
+		s->sessions->query_ms = m.query_ms;
+		s->sessions->age_s = m.age_s;
+		str_copy(s->sessions->note, sizeof s->sessions->note, m.note);
+		return;
+	}
+	struct session t;
+	uint8_t cls = 0, flags = 0;
+	memset(&t, 0, sizeof t);
+	session_io(&c, &t, &cls, &flags);
+	if (c.bad) {
+		free(t.query);
+		return;
+	}
+	if (!s->sessions)
+		s->sessions = session_set_new();
+	struct session *x = session_add(s->sessions, t.id);
+	char *q = t.query;
+	t.query = NULL;
+	*x = t;
+	x->cls = cls >= SC_ACTIVE && cls <= SC_OTHER ? (enum session_class)cls : SC_OTHER;
+	x->self = flags & SS_SELF;
+	x->ident.known = flags & SS_IDENT;
+	if (q)
+		session_set_query(x, q, flags & SS_QUERY_LAST);
+	else
+		x->query_is_last = flags & SS_QUERY_LAST;
+	free(q);
 }
 
 static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
@@ -826,138 +1348,27 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 	struct sample *s = ctx;
 	uint64_t v = n == 8 ? get_le(d, 8) : 0;
 	char buf[NOTE_LEN];
-	int id;
-	size_t nl;
+	if (get_scalar(sample_fields, NFIELDS(sample_fields), s, tag, d, n))
+		return;
 	switch (tag) {
-	case S_MONO: if (n == 8) s->mono = get_f64(d); break;
-	case S_WALL: if (n == 8) s->wall = get_f64(d); break;
-	case S_STATE: s->state = v <= STATE_STALLED ? (enum source_state)v : STATE_DOWN; break;
-	case S_ERROR: get_str(s->error, sizeof s->error, d, n); break;
-	case S_RETRY: if (n == 8) s->retry_in = get_f64(d); break;
-	case S_CONN_GEN: s->conn_gen = (uint32_t)v; break;
-	case S_QUERY_MS: if (n == 8) s->query_ms = get_f64(d); break;
-	case S_NQUERIES: s->nqueries = (unsigned)v; break;
-	case S_UPTIME: if (n == 8) s->uptime_s = get_f64(d); break;
-	case S_COUNTER:
-		if (n < 1)
-			break;
-		nl = d[0];
-		if (n != 1 + nl + 16)
-			break;
-		id = ctr_by_name((const char *)d + 1, nl);
-		if (id >= 0)  /* counters of newer versions are ignored */
-			sample_set(s, id, get_le(d + 1 + nl, 8), get_le(d + 1 + nl + 8, 8));
-		break;
+	case S_COUNTER: case S_SETTING: read_counter_setting(s, tag, d, n); break;
 	case S_SETTINGS_FRESH: s->settings_fresh = v != 0; break;
-	case S_SETTING: {
-		char name[48], value[64];
-		if (n < 1 || (nl = d[0]) > n - 1)
-			break;
-		get_str(name, sizeof name, d + 1, nl);
-		get_str(value, sizeof value, d + 1 + nl, n - 1 - nl);
-		sample_setting(s, name, value);
-		break;
-	}
 	case S_NOTE:
 		get_str(buf, sizeof buf, d, n);
 		notes_add(&s->notes, "%s", buf);
 		break;
-	case S_DIGEST_META:
-		if (n < 17)
-			break;
-		if (!s->digests)
-			s->digests = xcalloc(1, sizeof *s->digests);
-		s->digests->partial = d[0] & DGM_PARTIAL;
-		s->digests->sampled = d[0] & DGM_SAMPLED;
-		s->digests->have_lost = d[0] & DGM_LOST;
-		s->digests->estimates_only = d[0] & DGM_ESTIMATES;
-		s->digests->sample_hz = get_f64(d + 1);
-		s->digests->lost = get_le(d + 9, 8);
-		get_str(s->digests->source, sizeof s->digests->source, d + 17, n - 17);
-		break;
-	case S_DIGEST:
-		read_digest(s, d, n);
-		break;
-	case S_DIGESTS_SKIPPED:
-		s->digests_skipped = v != 0;
-		break;
-	case S_WAITS_SKIPPED:
-		s->waits_skipped = v != 0;
-		break;
-	case S_DIGEST_HIST:
-		read_digest_hist(s, d, n);
-		break;
-	case S_DIGEST_SAMPLES: {
-		/* the sample count of a row just read (the newest row of that key) */
-		char key[200];
-		size_t kl = n ? d[0] : 0;
-		if (n < 1 || kl + 9 != n || !s->digests)
-			break;
-		get_str(key, sizeof key, d + 1, kl);
-		for (size_t i = s->digests->n; i > 0; i--)
-			if (strcmp(s->digests->rows[i - 1].key, key) == 0) {
-				s->digests->rows[i - 1].samples = get_le(d + 1 + kl, 8);
-				break;
-			}
-		break;
-	}
-	case S_DIGEST_SAMPLING:
-		if (n != 12)
-			break;
-		if (!s->digests)
-			s->digests = xcalloc(1, sizeof *s->digests);
-		s->digests->rounds = get_le(d, 8);
-		s->digests->sessions = (unsigned)get_le(d + 8, 4);
-		break;
-	case S_DIGEST_SPLIT:
-		if (n != 8)
-			break;
-		if (!s->digests)
-			s->digests = xcalloc(1, sizeof *s->digests);
-		s->digests->split_n = (unsigned)get_le(d, 4);
-		s->digests->split_k = (unsigned)get_le(d + 4, 4);
-		break;
-	case S_LOCK_META:
-		if (n < 13)
-			break;
-		if (!s->locks)
-			s->locks = lock_set_new();
-		s->locks->status = d[0] <= LOCKS_UNAVAILABLE ? (enum lock_status)d[0] : LOCKS_UNAVAILABLE;
-		s->locks->waiting = (unsigned)get_le(d + 1, 4);
-		s->locks->query_ms = get_f64(d + 5);
-		get_str(s->locks->note, sizeof s->locks->note, d + 13, n - 13);
-		break;
-	case S_LOCK_SESSION:
-		read_lock_session(s, d, n);
-		break;
-	case S_LOCK_EDGE:
-		read_lock_edge(s, d, n);
-		break;
-	case S_LOCK_IDENT:
-		read_lock_ident(s, d, n);
-		break;
-	case S_WAIT_META:
-		if (n < 29)
-			break;
-		if (!s->waits)
-			s->waits = wait_set_new(WS_NONE);
-		s->waits->source = d[0] <= WS_PERF_SCHEMA ? (enum wait_source)d[0] : WS_NONE;
-		s->waits->hz = get_f64(d + 1);
-		s->waits->rounds = (unsigned)get_le(d + 9, 4);
-		s->waits->period_ms = get_f64(d + 13);
-		s->waits->cost_ms = get_f64(d + 21);
-		get_str(s->waits->note, sizeof s->waits->note, d + 29, n - 29);
-		break;
-	case S_WAIT: {
-		char name[WAIT_NAME_LEN];
-		if (n < 17)
-			break;
-		if (!s->waits)
-			s->waits = wait_set_new(WS_NONE);
-		get_str(name, sizeof name, d + 16, n - 16);
-		wait_set_add(s->waits, name, get_le(d, 8), get_le(d + 8, 8));
-		break;
-	}
+	case S_DIGEST_META: case S_DIGEST_SAMPLING: case S_DIGEST_SPLIT: read_digest_set(s, tag, d, n); break;
+	case S_DIGEST: read_digest(s, d, n); break;
+	case S_DIGEST_SAMPLES: read_digest_samples(s, d, n); break;
+	case S_DIGEST_HIST: read_digest_hist(s, d, n); break;
+	case S_DIGESTS_SKIPPED: s->digests_skipped = v != 0; break;
+	case S_WAITS_SKIPPED: s->waits_skipped = v != 0; break;
+	case S_LOCK_META: read_lock_meta(s, d, n); break;
+	case S_LOCK_SESSION: read_lock_session(s, d, n); break;
+	case S_LOCK_EDGE: read_lock_edge(s, d, n); break;
+	case S_LOCK_IDENT: read_lock_ident(s, d, n); break;
+	case S_SESSION_META: case S_SESSION: read_sessions(s, tag, d, n); break;
+	case S_WAIT_META: case S_WAIT: read_waits(s, tag, d, n); break;
 	default: break;
 	}
 }

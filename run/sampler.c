@@ -64,7 +64,141 @@ static int tune_action(struct sampler *sp, int what, long long id, const char *v
 	return rc < 0 ? -1 : 0;
 }
 
+/* Run an explain request on this thread and publish its outcome. */
+static void explain_action(struct sampler *sp, long long id, const struct session_ident *who)
+{
+	struct source *src = sp->src;
+	char err[NOTE_LEN] = "";
+	int rc = -1;
+	if (!sp->ex_plan)
+		sp->ex_plan = xmalloc(SAMPLER_PLAN_MAX);
+	sp->ex_plan[0] = '\0';
+	if (!src->ops->explain)
+		str_copy(err, sizeof err, "this source cannot explain statements");
+	else if (!src->connected)
+		str_copy(err, sizeof err, "not connected");
+	else
+		rc = src->ops->explain(src, id, who, sp->ex_plan, SAMPLER_PLAN_MAX, err, sizeof err);
+	pthread_mutex_lock(&sp->mu);
+	sp->ex_pending = false;
+	sp->ex_rc = rc;
+	str_copy(sp->ex_err, sizeof sp->ex_err, err);
+	sp->ex_done = true;
+	pthread_mutex_unlock(&sp->mu);
+	if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
+		/* the UI is gone */
+	}
+}
+
 /* The worker: tick, queue, wait for the next tick. */
+/* Wait (sp->mu held) until the next sample is due, or a stop, an action
+ * or a probe is asked for; the sub-samples between samples are taken
+ * meanwhile, outside the lock. */
+static void wait_for_work(struct sampler *sp, double next, double *next_sub)
+{
+	while (!sp->stop && !sp->act && !sp->ex_pending && !sp->probe_wanted && !sp->self_paced &&
+	       clock_mono() < next) {
+		struct source *src = sp->src;
+		if (src->connected && src->wants_subsample && src->ops->subsample && src->sub_hz > 0) {
+			if (clock_mono() >= *next_sub) {
+				/* a quick look between samples, outside the lock */
+				pthread_mutex_unlock(&sp->mu);
+				double every = source_subsample(src);
+				pthread_mutex_lock(&sp->mu);
+				*next_sub = clock_mono() + every;
+				continue;
+			}
+			wait_until(sp, *next_sub < next ? *next_sub : next);
+		} else {
+			wait_until(sp, next);
+		}
+	}
+}
+
+/* Do the action asked for (called with sp->mu held; returns without it):
+ * end or cancel a session, or a tuning step; its result for the screen,
+ * and the next sample soon so the pane shows the effect. */
+static void do_action(struct sampler *sp, double *next)
+{
+	int what = sp->act, rc = -1;
+	long long id = sp->act_id;
+	struct session_ident who = sp->act_who;
+	char msg[NOTE_LEN], value[TUNE_VALUE_LEN];
+	str_copy(value, sizeof value, sp->act_value);
+	pthread_mutex_unlock(&sp->mu);
+	struct source *src = sp->src;
+	if (what >= SP_TUNE_APPLY)
+		rc = tune_action(sp, what, id, value, msg, sizeof msg);
+	else if (!src->ops->act)
+		str_copy(msg, sizeof msg, "this source cannot act on sessions");
+	else if (!src->connected)
+		str_copy(msg, sizeof msg, "not connected: nothing was done");
+	else
+		rc = src->ops->act(src, what, id, &who, msg, sizeof msg);
+	if (what < SP_TUNE_APPLY)
+		source_locks_forget(src);   /* the sample that follows shows the effect */
+	pthread_mutex_lock(&sp->mu);
+	sp->act = 0;
+	sp->act_rc = rc;
+	str_copy(sp->act_msg, sizeof sp->act_msg, msg);
+	sp->act_done = true;
+	/* sample again soon so the pane shows the effect */
+	*next = clock_mono() + 0.2;
+	pthread_mutex_unlock(&sp->mu);
+	if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
+		/* the UI is gone */
+	}
+}
+
+/* Take one sample into m (with the capabilities of a new connection) and
+ * queue it for the screen, waiting while the queue is full; sets when the
+ * next one is due. False when asked to stop meanwhile. */
+static bool take_sample(struct sampler *sp, struct sampler_msg *m, double *next)
+{
+	double t0 = clock_mono();
+	memset(m, 0, sizeof *m);
+	source_tick(sp->src, &m->s);
+	sp->busy_ms = (clock_mono() - t0) * 1000;
+	if (sp->src->conn_gen != sp->caps_gen) {
+		if (sp->tuner && sp->src->connected) {
+			/* a new connection: its privileges and values */
+			tuner_probe(sp->tuner);
+			publish_tuning(sp);
+		}
+		m->has_caps = true;
+		m->conn_gen = sp->src->conn_gen;
+		m->caps = sp->src->caps;
+		sp->caps_gen = sp->src->conn_gen;
+	}
+	m->end = sp->src->finished;
+
+	pthread_mutex_lock(&sp->mu);
+	while (!sp->stop && sp->len == SAMPLER_QUEUE)
+		pthread_cond_wait(&sp->cv, &sp->mu);
+	if (sp->stop) {
+		pthread_mutex_unlock(&sp->mu);
+		sample_release(&m->s);
+		return false;
+	}
+	sp->q[(sp->head + sp->len) % SAMPLER_QUEUE] = *m;
+	sp->len++;
+	/* the first sample of a connection only primes the counters: the
+	 * second comes soon, so the screen has rates within a blink */
+	bool primed = m->s.state == STATE_UP && m->s.conn_gen != sp->primed_gen;
+	if (primed)
+		sp->primed_gen = m->s.conn_gen;
+	/* (from the start of the first: a slow first sample, such as a
+	 * whole big pg_stat_statements, does not delay the rates more) */
+	*next = primed && sp->interval > FIRST_RATES_S ? t0 + FIRST_RATES_S : *next + sp->interval;
+	if (*next < clock_mono())
+		*next = clock_mono();
+	pthread_mutex_unlock(&sp->mu);
+	if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
+		/* the UI is gone; nothing to tell */
+	}
+	return true;
+}
+
 static void *worker(void *arg)
 {
 	struct sampler *sp = arg;
@@ -73,25 +207,17 @@ static void *worker(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&sp->mu);
-		while (!sp->stop && !sp->act && !sp->probe_wanted && !sp->self_paced && clock_mono() < next) {
-			struct source *src = sp->src;
-			if (src->connected && src->wants_subsample && src->ops->subsample && src->sub_hz > 0) {
-				if (clock_mono() >= next_sub) {
-					/* a quick look between samples, outside the lock */
-					pthread_mutex_unlock(&sp->mu);
-					double every = source_subsample(src);
-					pthread_mutex_lock(&sp->mu);
-					next_sub = clock_mono() + every;
-					continue;
-				}
-				wait_until(sp, next_sub < next ? next_sub : next);
-			} else {
-				wait_until(sp, next);
-			}
-		}
+		wait_for_work(sp, next, &next_sub);
 		if (sp->stop) {
 			pthread_mutex_unlock(&sp->mu);
 			break;
+		}
+		if (sp->ex_pending && !sp->act) {
+			long long id = sp->ex_id;
+			struct session_ident who = sp->ex_who;
+			pthread_mutex_unlock(&sp->mu);
+			explain_action(sp, id, &who);
+			continue;
 		}
 		if (sp->probe_wanted && !sp->act) {
 			sp->probe_wanted = false;
@@ -103,81 +229,12 @@ static void *worker(void *arg)
 			continue;
 		}
 		if (sp->act) {
-			int what = sp->act, rc = -1;
-			long long id = sp->act_id;
-			struct session_ident who = sp->act_who;
-			char msg[NOTE_LEN], value[TUNE_VALUE_LEN];
-			str_copy(value, sizeof value, sp->act_value);
-			pthread_mutex_unlock(&sp->mu);
-			struct source *src = sp->src;
-			if (what >= SP_TUNE_APPLY)
-				rc = tune_action(sp, what, id, value, msg, sizeof msg);
-			else if (!src->ops->act)
-				str_copy(msg, sizeof msg, "this source cannot act on sessions");
-			else if (!src->connected)
-				str_copy(msg, sizeof msg, "not connected: nothing was done");
-			else
-				rc = src->ops->act(src, what, id, &who, msg, sizeof msg);
-			if (what < SP_TUNE_APPLY)
-				source_locks_forget(src);   /* the sample that follows shows the effect */
-			pthread_mutex_lock(&sp->mu);
-			sp->act = 0;
-			sp->act_rc = rc;
-			str_copy(sp->act_msg, sizeof sp->act_msg, msg);
-			sp->act_done = true;
-			/* sample again soon so the pane shows the effect */
-			next = clock_mono() + 0.2;
-			pthread_mutex_unlock(&sp->mu);
-			if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
-				/* the UI is gone */
-			}
+			do_action(sp, &next);
 			continue;
 		}
 		sp->src->interval = sp->interval;   /* what --server-budget paces by */
 		pthread_mutex_unlock(&sp->mu);
-
-		double t0 = clock_mono();
-		memset(m, 0, sizeof *m);
-		source_tick(sp->src, &m->s);
-		sp->busy_ms = (clock_mono() - t0) * 1000;
-		if (sp->src->conn_gen != sp->caps_gen) {
-			if (sp->tuner && sp->src->connected) {
-				/* a new connection: its privileges and values */
-				tuner_probe(sp->tuner);
-				publish_tuning(sp);
-			}
-			m->has_caps = true;
-			m->conn_gen = sp->src->conn_gen;
-			m->caps = sp->src->caps;
-			sp->caps_gen = sp->src->conn_gen;
-		}
-		m->end = sp->src->finished;
-
-		pthread_mutex_lock(&sp->mu);
-		while (!sp->stop && sp->len == SAMPLER_QUEUE)
-			pthread_cond_wait(&sp->cv, &sp->mu);
-		if (sp->stop) {
-			pthread_mutex_unlock(&sp->mu);
-			sample_release(&m->s);
-			break;
-		}
-		sp->q[(sp->head + sp->len) % SAMPLER_QUEUE] = *m;
-		sp->len++;
-		/* the first sample of a connection only primes the counters: the
-		 * second comes soon, so the screen has rates within a blink */
-		bool primed = m->s.state == STATE_UP && m->s.conn_gen != sp->primed_gen;
-		if (primed)
-			sp->primed_gen = m->s.conn_gen;
-		/* (from the start of the first: a slow first sample, such as a
-		 * whole big pg_stat_statements, does not delay the rates more) */
-		next = primed && sp->interval > FIRST_RATES_S ? t0 + FIRST_RATES_S : next + sp->interval;
-		if (next < clock_mono())
-			next = clock_mono();
-		pthread_mutex_unlock(&sp->mu);
-		if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
-			/* the UI is gone; nothing to tell */
-		}
-		if (m->end)
+		if (!take_sample(sp, m, &next) || m->end)
 			break;
 	}
 	free(m);
@@ -298,6 +355,47 @@ bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out)
 	return changed;
 }
 
+void sampler_want_sessions(struct sampler *sp, bool want)
+{
+	pthread_mutex_lock(&sp->mu);
+	sp->src->want_sessions = want;
+	pthread_mutex_unlock(&sp->mu);
+}
+
+bool sampler_explain_request(struct sampler *sp, long long id, const struct session_ident *who)
+{
+	bool ok;
+	pthread_mutex_lock(&sp->mu);
+	ok = !sp->ex_pending;
+	if (ok) {
+		sp->ex_pending = true;
+		sp->ex_id = id;
+		if (who)
+			sp->ex_who = *who;
+		else
+			memset(&sp->ex_who, 0, sizeof sp->ex_who);
+		sp->ex_done = false;
+		pthread_cond_broadcast(&sp->cv);
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return ok;
+}
+
+bool sampler_explain_result(struct sampler *sp, int *rc, char **plan, char *err, size_t elen)
+{
+	bool done;
+	pthread_mutex_lock(&sp->mu);
+	done = sp->ex_done;
+	if (done) {
+		*rc = sp->ex_rc;
+		*plan = sp->ex_rc == 0 ? xstrdup(sp->ex_plan ? sp->ex_plan : "") : NULL;
+		str_copy(err, elen, sp->ex_err);
+		sp->ex_done = false;
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return done;
+}
+
 bool sampler_busy(struct sampler *sp)
 {
 	bool b;
@@ -367,6 +465,8 @@ bool sampler_stop(struct sampler *sp, double max_wait)
 	sp->q = NULL;
 	free(sp->tv);
 	sp->tv = NULL;
+	free(sp->ex_plan);
+	sp->ex_plan = NULL;
 	pthread_mutex_destroy(&sp->mu);
 	pthread_cond_destroy(&sp->cv);
 	return true;

@@ -20,6 +20,7 @@
 #include "fallback.h"
 #include "pace.h"
 #include "mysql_map.h"
+#include "sessions_map.h"
 #include "mysql_locks_map.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
@@ -1010,6 +1011,126 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 	return 0;
 }
 
+/* The session list, one statement (bounded by the session's statement
+ * time limit), only while wanted; paced under --server-budget; linked to
+ * the lock graph of this sample when it was read. Returns -1 (sample
+ * failed) only when the connection is lost. */
+static int my_read_sessions(struct source *src, struct sample *out, bool busy)
+{
+	struct my_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	struct qres qr;
+	double now = clock_mono();
+	MYSQL_ROW row;
+
+	if (!src->want_sessions) {
+		source_sessions_forget(src);
+		return 0;
+	}
+	if ((out->sessions = source_sessions_reuse(src, now, busy))) {
+		session_set_link_locks(out->sessions, out->locks);
+		return 0;
+	}
+	struct session_set *ss = session_set_new();
+	out->sessions = ss;
+	if (c->flavour == FLAVOUR_MYSQL && !c->ps_readable) {
+		ss->status = SESS_UNAVAILABLE;
+		str_copy(ss->note, sizeof ss->note, "the session list needs performance_schema (ON, and SELECT on it)");
+		return 0;
+	}
+	MYSQL_RES *res = my_query(src, sessions_my_sql(c->flavour, c->priv_process), &qr);
+	qres_count(out, &qr);
+	ss->query_ms = qr.ms;
+	if (qr.failed) {
+		unsigned e = mysql_errno(p->db);
+		if (e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
+			return qres_fail(out, &qr);
+		ss->status = SESS_UNAVAILABLE;
+		str_copy(ss->note, sizeof ss->note, qr.err);
+		source_sessions_read(src, ss, qr.ms, now);
+		return 0;
+	}
+	unsigned nf = res ? mysql_num_fields(res) : 0;
+	while (res && (row = mysql_fetch_row(res)))
+		sessions_my_row(ss, c->flavour, (const char *const *)row, (int)nf);
+	if (res)
+		mysql_free_result(res);
+	sessions_my_finish(ss, c->flavour, c->priv_process, src->tgt ? src->tgt->user : NULL);
+	source_sessions_read(src, ss, qr.ms, now);
+	session_set_link_locks(ss, out->locks);
+	return 0;
+}
+
+/* The plan of a session's running statement, never run here: MySQL 8
+ * EXPLAIN FOR CONNECTION, MariaDB SHOW EXPLAIN FOR (both explain what
+ * that connection runs now). Its statement is checked first (the kinds an
+ * explain plans, one statement). */
+static int my_explain(struct source *src, long long id, const struct session_ident *who, char *plan, size_t len,
+		      char *err, size_t elen)
+{
+	struct my_priv *p = src->priv;
+	struct qres qr;
+	char q[160];
+	MYSQL_ROW row;
+	(void)who;
+	plan[0] = '\0';
+	if (id <= 0) {
+		str_printf(err, elen, "%lld is not a connection id", id);
+		return -1;
+	}
+	str_printf(q, sizeof q, "SELECT COMMAND, INFO FROM information_schema.PROCESSLIST WHERE ID = %lld", id);
+	MYSQL_RES *res = my_query(src, q, &qr);
+	if (qr.failed) {
+		str_copy(err, elen, qr.err);
+		return -1;
+	}
+	row = res ? mysql_fetch_row(res) : NULL;
+	bool ok = false;
+	if (!row)
+		str_printf(err, elen, "session %lld has ended (or is another user's: GRANT PROCESS ON *.* TO the "
+			   "monitoring user)", id);
+	else if (!row[1])
+		str_printf(err, elen, "session %lld runs no statement now (%s): only a running statement can be "
+			   "explained", id, row[0] ? row[0] : "?");
+	else
+		ok = explain_text_ok(row[1], err, elen);
+	if (res)
+		mysql_free_result(res);
+	if (!ok) {
+		text_sanitize(err);
+		return -1;
+	}
+	str_printf(q, sizeof q, src->caps.flavour == FLAVOUR_MARIADB ? "SHOW EXPLAIN FOR %lld" :
+		   "EXPLAIN FOR CONNECTION %lld", id);
+	res = my_query(src, q, &qr);
+	if (qr.failed) {
+		str_copy(err, elen, qr.err);
+		if (qr.stalled && src->caps.flavour == FLAVOUR_MARIADB) {
+			size_t n = strlen(err);
+			str_printf(err + n, elen - n, "; the session did not answer: MariaDB answers SHOW EXPLAIN "
+				   "between rows, not inside one long call or wait");
+		}
+		return -1;
+	}
+	unsigned nf = res ? mysql_num_fields(res) : 0;
+	MYSQL_FIELD *f = res ? mysql_fetch_fields(res) : NULL;
+	struct strbuf t;
+	sb_init(&t);
+	const char **names = xcalloc(nf ? nf : 1, sizeof *names);
+	for (unsigned k = 0; k < nf; k++)
+		names[k] = f[k].name;
+	explain_table_row(&t, names, nf);
+	free(names);
+	while (res && (row = mysql_fetch_row(res)) && t.len < len)
+		explain_table_row(&t, (const char *const *)row, nf);
+	if (res)
+		mysql_free_result(res);
+	str_copy(plan, len, t.s ? t.s : "");
+	sb_free(&t);
+	(void)p;
+	return 0;
+}
+
 /* The identity of session id now (for the check and the message of a
  * refused action); present false when the session is gone. -1 when the
  * read failed (err set). */
@@ -1604,6 +1725,10 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	/* a costly lock graph read this refresh */
 	bool busy = src->lk_last && src->lk_read >= t0;
 	if (my_sample_digests(src, out, busy, &st) < 0)
+		return -1;
+	/* busy: a costly lock graph or a paced digest read this refresh */
+	if (my_read_sessions(src, out, busy || (c->ps_digests && !out->digests_skipped &&
+						 p->dg_pace.next > clock_mono() + 0.5)) < 0)
 		return -1;
 	if (want_settings && my_read_settings(src, out) < 0)
 		return -1;

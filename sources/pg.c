@@ -18,6 +18,7 @@
 #include "pace.h"
 #include "pg_map.h"
 #include "pg_locks_map.h"
+#include "sessions_map.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
 
@@ -768,6 +769,56 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 	return 0;
 }
 
+/* The session list (pg_stat_activity), one statement, only while wanted;
+ * paced under --server-budget. Returns -1 (sample failed) only when the
+ * connection is lost or still busy; a refusal or a time-out is told on
+ * the pane. */
+static int pg_read_sessions(struct source *src, struct sample *out, bool busy)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct qres qr;
+	char q[4096];
+	double now = clock_mono();
+
+	if (!src->want_sessions) {
+		source_sessions_forget(src);
+		return 0;
+	}
+	if ((out->sessions = source_sessions_reuse(src, now, busy)))
+		return 0;
+	struct session_set *ss = session_set_new();
+	out->sessions = ss;
+	if (!sessions_pg_sql_timed(q, sizeof q, src->caps.version_num, (long)(src->query_timeout * 500))) {
+		ss->status = SESS_UNAVAILABLE;
+		str_copy(ss->note, sizeof ss->note, "session query too long for its buffer");
+		return 0;
+	}
+	int rc = pg_run(src, q, &rs, &qr);
+	qres_count(out, &qr);
+	p->own_xacts++;
+	ss->query_ms = qr.ms;
+	if (rc < 0) {
+		if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE)
+			return qres_fail(out, &qr);
+		ss->status = SESS_UNAVAILABLE;
+		str_copy(ss->note, sizeof ss->note, qr.err);
+		source_sessions_read(src, ss, qr.ms, now);
+		return 0;
+	}
+	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
+	int n = r ? PQntuples(r) : 0;
+	for (int i = 0; i < n; i++) {
+		const char *cl[SPG__COUNT];
+		pg_cells(r, i, cl, SPG__COUNT);
+		sessions_pg_row(ss, cl, SPG__COUNT);
+	}
+	pg_results_clear(&rs);
+	sessions_pg_finish(ss, PQuser(p->db));
+	source_sessions_read(src, ss, qr.ms, now);
+	return 0;
+}
+
 /* What one refresh reads (pg_sample) and its results as they are read. */
 struct pg_refresh {
 	const char *dsql;        /* the digest query of this refresh; NULL: none */
@@ -1024,6 +1075,9 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	pg_results_clear(&f.rs);
 	/* busy: this refresh read a costly pg_stat_statements */
 	if (rc < 0 || pg_read_locks(src, out, f.waiting, f.dg_read && p->dg_pace.next > clock_mono() + 0.5) < 0)
+		return -1;
+	if (pg_read_sessions(src, out, (f.dg_read && p->dg_pace.next > clock_mono() + 0.5) ||
+					       (out->locks && out->locks->query_ms > 0 && out->locks->age_s == 0)) < 0)
 		return -1;
 	out->state = STATE_UP;
 	return 0;
@@ -1391,6 +1445,156 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 	int present = pg_ident_now(src, id, &now, err, sizeof err);
 	source_act_refused(msg, len, id, present, who, &now, cancel, err);
 	return -1;
+}
+
+/* Send the EXPLAIN (the simple protocol only when asked) and wait for its
+ * last result until the query time limit; NULL with err set when none
+ * came, *busy when the time ran out with the statement still running. */
+static PGresult *pg_explain_run(struct source *src, const char *stmt, bool simple, bool *busy, char *err,
+				size_t elen)
+{
+	struct pg_priv *p = src->priv;
+	double deadline = clock_mono() + src->query_timeout;
+	PGresult *last = NULL, *r;
+	*busy = false;
+	if (!(simple ? PQsendQuery(p->db, stmt) : PQsendQueryParams(p->db, stmt, 0, NULL, NULL, NULL, NULL, 0))) {
+		pg_errcpy(err, elen, PQerrorMessage(p->db));
+		return NULL;
+	}
+	for (;;) {
+		while (!PQisBusy(p->db)) {
+			if (!(r = PQgetResult(p->db))) {
+				if (!last)
+					str_copy(err, elen, "no answer to the EXPLAIN");
+				return last;
+			}
+			PQclear(last);
+			last = r;
+		}
+		double left = deadline - clock_mono();
+		if (left <= 0) {
+			*busy = true;
+			str_printf(err, elen, "the EXPLAIN exceeded the %.1fs time limit", src->query_timeout);
+			PQclear(last);
+			return NULL;
+		}
+		struct pollfd pfd = {.fd = PQsocket(p->db), .events = POLLIN};
+		if ((poll(&pfd, 1, (int)d_ceil(left * 1000)) < 0 && errno != EINTR) || !PQconsumeInput(p->db)) {
+			pg_errcpy(err, elen, PQerrorMessage(p->db));
+			PQclear(last);
+			return NULL;
+		}
+	}
+}
+
+/* The plan of a session's statement, read again from pg_stat_activity
+ * (the session `who` describes: the same backend_start) and planned, not
+ * run: EXPLAIN (GENERIC_PLAN on 16+ for $n parameters) through the
+ * extended protocol (one statement only), inside BEGIN READ ONLY ...
+ * ROLLBACK with the query time limit. */
+static int pg_explain(struct source *src, long long id, const struct session_ident *who, char *plan, size_t len,
+		      char *err, size_t elen)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct qres qr;
+	char q[256];
+	plan[0] = '\0';
+	if (id <= 0 || id > 0x7fffffff) {
+		str_printf(err, elen, "%lld is not a backend pid", id);
+		return -1;
+	}
+	str_printf(q, sizeof q,
+		   "SELECT query, state, datname, datname = current_database(), " PG_US("backend_start")
+		   ", backend_type FROM pg_stat_activity WHERE pid = %lld", id);
+	if (pg_run(src, q, &rs, &qr) < 0) {
+		str_copy(err, elen, qr.err);
+		return -1;
+	}
+	p->own_xacts++;
+	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
+	if (!r || PQntuples(r) < 1) {
+		pg_results_clear(&rs);
+		str_printf(err, elen, "session %lld has ended", id);
+		return -1;
+	}
+	const char *text = cell(r, 0, 0), *state = cell(r, 0, 1), *db = cell(r, 0, 2), *same = cell(r, 0, 3);
+	const char *start = cell(r, 0, 4), *type = cell(r, 0, 5);
+	int rc = -1;
+	char *stmt = NULL;
+	if (who && who->known && who->start_us && (!start || strtoll(start, NULL, 10) != who->start_us))
+		str_printf(err, elen, "session %lld is not the one you saw (it started at another time): nothing "
+			   "explained", id);
+	else if (!text || strcmp(text, "<insufficient privilege>") == 0)
+		str_printf(err, elen, "session %lld's statement is not visible to this role: GRANT "
+			   "pg_read_all_stats TO %s", id, PQuser(p->db));
+	else if (type && strcmp(type, "client backend") != 0)
+		str_printf(err, elen, "session %lld is a %s, not a client's statement", id, type);
+	else if (same && same[0] != 't')
+		str_printf(err, elen, "session %lld runs in database %s, dbtop is connected to %s: connect dbtop "
+			   "there to explain it", id, db ? db : "?", PQdb(p->db));
+	else if (explain_text_ok(text, err, elen))
+		stmt = xmalloc(strlen(text) + 64);
+	if (stmt && !explain_pg_sql(stmt, strlen(text) + 64, text, src->caps.version_num, err, elen)) {
+		free(stmt);
+		stmt = NULL;
+	}
+	bool idle = state && strcmp(state, "active") != 0;
+	pg_results_clear(&rs);
+	if (!stmt)
+		return -1;
+	text_sanitize(err);
+	/* never executed: a read-only transaction, rolled back, and a plan only */
+	char begin[96];
+	str_printf(begin, sizeof begin, "BEGIN READ ONLY; SET LOCAL statement_timeout = %ld",
+		   (long)(src->query_timeout * 1000));
+	if (pg_run(src, begin, &rs, &qr) < 0) {
+		str_copy(err, elen, qr.err);
+		free(stmt);
+		return -1;
+	}
+	pg_results_clear(&rs);
+	p->own_xacts++;
+	/* the extended protocol takes one statement only; EXPLAIN
+	 * (GENERIC_PLAN) must come without parameter values, which only the
+	 * simple protocol sends: then the text has no ';' at all (one
+	 * statement however it is read) */
+	PGresult *er = NULL;
+	bool busy = false;
+	if (strncmp(stmt, "EXPLAIN (GENERIC_PLAN)", 22) != 0)
+		er = pg_explain_run(src, stmt, false, &busy, err, elen);
+	else if (!strchr(stmt, ';'))
+		er = pg_explain_run(src, stmt, true, &busy, err, elen);
+	else
+		str_copy(err, elen, "a statement with parameters and a ';' in it is not explained");
+	free(stmt);
+	if (busy)
+		return -1;   /* no answer in time: the next sample finds the connection busy and reconnects */
+	if (!er) {
+		/* err says why */
+	} else if (PQresultStatus(er) != PGRES_TUPLES_OK) {
+		pg_errcpy(err, elen, PQresultErrorMessage(er));
+		const char *code = PQresultErrorField(er, PG_DIAG_SQLSTATE);
+		if (code && strcmp(code, "42501") == 0) {
+			size_t n = strlen(err);
+			str_printf(err + n, elen - n, " (planning needs the privileges the statement needs: %s has not)",
+				   PQuser(p->db));
+		}
+	} else {
+		size_t n = 0;
+		if (idle)
+			n += str_copy(plan, len, "(the session's last statement: it is idle now)\n");
+		for (int i = 0; i < PQntuples(er) && n < len; i++) {
+			char line[1024];
+			str_copy(line, sizeof line, PQgetvalue(er, i, 0));
+			n += str_printf(plan + n, len - n, "%s\n", text_sanitize(line));
+		}
+		rc = 0;
+	}
+	PQclear(er);
+	PGresult *rb = PQexec(p->db, "ROLLBACK");
+	PQclear(rb);
+	return rc;
 }
 
 const struct source_ops pg_source_ops = SOURCE_OPS("postgresql", pg);

@@ -266,9 +266,11 @@ void sample_release(struct sample *s)
 	digest_set_free(s->digests);
 	lock_set_free(s->locks);
 	wait_set_free(s->waits);
+	session_set_free(s->sessions);
 	s->digests = NULL;
 	s->locks = NULL;
 	s->waits = NULL;
+	s->sessions = NULL;
 }
 
 void source_close(struct source *src)
@@ -278,6 +280,7 @@ void source_close(struct source *src)
 	src->connected = false;
 	lock_set_free(src->lk_last);
 	src->lk_last = NULL;
+	source_sessions_forget(src);
 }
 
 void source_idle(struct source *src, double until, volatile int *stop)

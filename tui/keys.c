@@ -103,13 +103,15 @@ void key_where_text(const struct key_bind *b, char *buf, size_t len)
 
 int key_help_scroll(int ch)
 {
-	switch (ch) {
-	case KEY_UP: case 'k': return -1;
-	case KEY_DOWN: case 'j': return 1;
-	case KEY_PPAGE: return -2;
-	case KEY_NPAGE: return 2;
-	case KEY_HOME: case 'g': return -3;
-	case KEY_END: case 'G': return 3;
+	/* the selection keys of the table, so the help scrolls as a pane does */
+	const struct key_bind *b = key_find(ch, 0);
+	switch (b ? b->act : KA_NONE) {
+	case KA_UP: return -1;
+	case KA_DOWN: return 1;
+	case KA_PGUP: return -2;
+	case KA_PGDN: return 2;
+	case KA_HOME: return -3;
+	case KA_END: return 3;
 	default: return 0;
 	}
 }

@@ -254,6 +254,94 @@ static void fmt_uptime(double s, char *buf, size_t len)
 		str_printf(buf, len, "%ldm %02lds", t / 60, t % 60);
 }
 
+/* The header's state: CONNECTING, UP, DOWN ..., STALLED ..., then REPLAY
+ * and PAUSED when they hold. */
+static void header_state(const struct ui *u, char *state, size_t len)
+{
+	const struct model *m = u->m;
+	const struct sample *s = &m->last;
+	if (m->intervals == 0)
+		str_copy(state, len, "CONNECTING");
+	else if (s->state == STATE_DOWN && !u->o->replay && s->mono + s->retry_in <= clock_mono())
+		/* the attempt is under way (up to --connect-timeout): no new
+		 * sample until it ends */
+		str_copy(state, len, "DOWN - reconnecting");
+	else if (s->state == STATE_DOWN)
+		str_printf(state, len, "DOWN - retrying in %.0fs",
+			   d_ceil(u->o->replay ? s->retry_in : s->mono + s->retry_in - clock_mono()));
+	else if (s->state == STATE_STALLED)
+		str_printf(state, len, "STALLED: query exceeded %.1fs", u->src->query_timeout);
+	else
+		str_copy(state, len, "UP");
+	if (u->o->replay) {
+		size_t l = strlen(state);
+		str_printf(state + l, len - l, u->ended ? "  REPLAY ended" : "  REPLAY x%g", u->o->speed);
+	}
+	if (u->paused) {
+		size_t l = strlen(state);
+		str_printf(state + l, len - l, "  PAUSED");
+	}
+}
+
+/* " TUNED n age[, reverts in ...] " while dbtop's setting changes are in
+ * force, else "". */
+static void header_tuned(const struct ui *u, char *tuned, size_t len)
+{
+	tuned[0] = '\0';
+	if (u->tv.nactive <= 0)
+		return;
+	double oldest = u->tv.active[u->tv.nactive - 1].wall, age = clock_wall() - oldest;
+	long a = age > 0 ? (long)age : 0;
+	str_printf(tuned, len, " TUNED %d %ldm%02lds ", u->tv.nactive, a / 60, a % 60);
+	/* --tune-ttl counts on the monotonic clock (a wall clock step moves
+	 * neither the revert nor this countdown) */
+	double first = 0;
+	for (int i = 0; i < u->tv.nactive; i++)
+		if (u->tv.active[i].mono > 0 && (first == 0 || u->tv.active[i].mono < first))
+			first = u->tv.active[i].mono;
+	if (u->tv.ttl > 0 && first > 0) {
+		long left = (long)(u->tv.ttl - (clock_mono() - first));
+		size_t l = strlen(tuned);
+		str_printf(tuned + l - 1, len - l + 1, ", reverts in %ldm%02lds ", left > 0 ? left / 60 : 0,
+			   left > 0 ? left % 60 : 0);
+	}
+}
+
+/* Which of the header's fields (engine, host, uptime, interval) fit in
+ * room columns beside the right part (cost and clock, or the clock alone
+ * when short: right is rewritten then), by priority: the host, the
+ * engine, the right part, the interval, the uptime. Sets on[]; true when
+ * the right part shows. */
+static bool header_fit(const char *const fields[4], bool on[4], char *right, size_t rlen, const char *clock,
+		       int room)
+{
+	static const int prio[] = {1, 0, 4, 3};   /* fields[] by priority: host, engine, (clock), every, up */
+	int rw = text_cols(right);
+	bool show_right = false;
+	for (int p = 0; p < 5; p++) {
+		if (p == 2) {
+			if (room < rw) {
+				/* the clock alone, without the cost */
+				str_printf(right, rlen, "  %s ", clock);
+				rw = text_cols(right);
+			}
+			if (room >= rw) {
+				show_right = true;
+				room -= rw;
+			}
+			continue;
+		}
+		for (int i = 0; i < 4; i++) {
+			int c = text_cols(fields[i]);
+			if (prio[i] != p || !c || c > room)
+				continue;
+			on[i] = true;
+			room -= c;
+		}
+	}
+	return show_right;
+}
+
 static void draw_header(struct ui *u)
 {
 	const struct model *m = u->m;
@@ -266,45 +354,9 @@ static void draw_header(struct ui *u)
 
 	localtime_r(&t, &tm);
 	strftime(clock, sizeof clock, "%H:%M:%S", &tm);
-	if (m->intervals == 0)
-		str_copy(state, sizeof state, "CONNECTING");
-	else if (s->state == STATE_DOWN && !u->o->replay && s->mono + s->retry_in <= clock_mono())
-		/* the attempt is under way (up to --connect-timeout): no new
-		 * sample until it ends */
-		str_copy(state, sizeof state, "DOWN - reconnecting");
-	else if (s->state == STATE_DOWN)
-		str_printf(state, sizeof state, "DOWN - retrying in %.0fs",
-			   d_ceil(u->o->replay ? s->retry_in : s->mono + s->retry_in - clock_mono()));
-	else if (s->state == STATE_STALLED)
-		str_printf(state, sizeof state, "STALLED: query exceeded %.1fs", u->src->query_timeout);
-	else
-		str_copy(state, sizeof state, "UP");
-	if (u->o->replay) {
-		size_t l = strlen(state);
-		str_printf(state + l, sizeof state - l, u->ended ? "  REPLAY ended" : "  REPLAY x%g", u->o->speed);
-	}
-	if (u->paused) {
-		size_t l = strlen(state);
-		str_printf(state + l, sizeof state - l, "  PAUSED");
-	}
-	char tuned[96] = "";
-	if (u->tv.nactive > 0) {
-		double oldest = u->tv.active[u->tv.nactive - 1].wall, age = clock_wall() - oldest;
-		long a = age > 0 ? (long)age : 0;
-		str_printf(tuned, sizeof tuned, " TUNED %d %ldm%02lds ", u->tv.nactive, a / 60, a % 60);
-		/* --tune-ttl counts on the monotonic clock (a wall clock step moves
-		 * neither the revert nor this countdown) */
-		double first = 0;
-		for (int i = 0; i < u->tv.nactive; i++)
-			if (u->tv.active[i].mono > 0 && (first == 0 || u->tv.active[i].mono < first))
-				first = u->tv.active[i].mono;
-		if (u->tv.ttl > 0 && first > 0) {
-			long left = (long)(u->tv.ttl - (clock_mono() - first));
-			size_t l = strlen(tuned);
-			str_printf(tuned + l - 1, sizeof tuned - l + 1, ", reverts in %ldm%02lds ", left > 0 ? left / 60 : 0,
-				   left > 0 ? left % 60 : 0);
-		}
-	}
+	header_state(u, state, sizeof state);
+	char tuned[96];
+	header_tuned(u, tuned, sizeof tuned);
 	/* version without the distribution suffix: "10.11.19", "15.18" */
 	char ver[32];
 	str_copy(ver, sizeof ver, m->caps.version);
@@ -337,31 +389,8 @@ static void draw_header(struct ui *u)
 	char host[160];
 	str_printf(host, sizeof host, "  %s", u->o->host);
 	const char *fields[4] = {eng, host, up, every};
-	static const int prio[] = {1, 0, 4, 3};   /* fields[] by priority: host, engine, (clock), every, up */
 	bool on[4] = {false};
-	int rw = text_cols(right), room = COLS - x;
-	bool show_right = false;
-	for (int p = 0; p < 5; p++) {
-		if (p == 2) {
-			if (room < rw) {
-				/* the clock alone, without the cost */
-				str_printf(right, sizeof right, "  %s ", clock);
-				rw = text_cols(right);
-			}
-			if (room >= rw) {
-				show_right = true;
-				room -= rw;
-			}
-			continue;
-		}
-		for (int i = 0; i < 4; i++) {
-			int c = text_cols(fields[i]);
-			if (prio[i] != p || !c || c > room)
-				continue;
-			on[i] = true;
-			room -= c;
-		}
-	}
+	bool show_right = header_fit(fields, on, right, sizeof right, clock, COLS - x);
 	for (int i = 0; i < 4; i++)
 		if (on[i])
 			x += cv_text(&cv, 0, x, R_HEADER, fields[i]);
@@ -924,6 +953,211 @@ static void select_remedy(struct ui *u)
 		u->views[TUNING_SCREEN - 1].sel = r;
 }
 
+/* y / anything else to the question asked to end or cancel a session. */
+static void session_answer(struct ui *u, bool yes)
+{
+	if (yes) {
+		int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
+		if (u->o->replay) {
+			/* (said here: a paused replay's worker waits in its clock) */
+			set_msg(u, "failed: this source cannot act on sessions");
+			u->msg_until = clock_mono() + 10;
+		} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
+			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
+				u->ask.id);
+		else
+			set_msg(u, "another action is still running: nothing done");
+	} else {
+		set_msg(u, "not done: session %lld left alone", u->ask.id);
+	}
+	u->ask.act = PA_NONE;
+}
+
+/* A key while the help shows: the scroll keys scroll it; any other key
+ * closes it, and only that. */
+static void help_key(struct ui *u, int ch)
+{
+	int d = key_help_scroll(ch), page = u->help_shown > 1 ? u->help_shown - 1 : 1;
+	if (d == 0)
+		u->help = false;
+	else
+		u->help_top = d == -3 ? 0 : d == 3 ? u->help_rows : u->help_top + (d == -2 ? -page : d == 2 ? page : d);
+}
+
+/* A key with no binding here (or a terminal too small for any): q still
+ * quits; a key bound on another screen says where it works. */
+static void unbound_key(struct ui *u, int ch)
+{
+	const struct key_bind *q = key_find(ch, 0);
+	if (q && q->act == KA_QUIT)   /* too small a terminal: q still quits */
+		u->quit = true;
+	for (int s = 0; s <= 5 && !u->quit && COLS >= MIN_W; s++) {
+		const struct key_bind *o = key_find(ch, s);
+		if (o) {
+			/* bound elsewhere: say where, do nothing here */
+			char where[64];
+			key_where_text(o, where, sizeof where);
+			set_msg(u, "%s does nothing here; it works on: %s", o->name, where);
+			break;
+		}
+	}
+}
+
+/* Keep the selection on a row of the view. */
+static void clamp_sel(struct pane_view *v)
+{
+	if (v->sel < 0)
+		v->sel = 0;
+	if (v->nrows > 0 && v->sel >= v->nrows)
+		v->sel = v->nrows - 1;
+}
+
+/* What a binding does, one function per action of keys.h: u, the focused
+ * pane (idx) and its view v, the binding b and the key code ch. */
+struct key_ctx {
+	struct ui *u;
+	struct pane_view *v;
+	int idx;
+	const struct key_bind *b;
+	int ch;
+};
+
+static void act_pane(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	struct pane_view *v = k->v;
+	if (!panes[k->idx]->key || !panes[k->idx]->key(u->m, v, k->b->cmd)) {
+		set_msg(u, "%s: not in the %s pane", k->b->name, panes[k->idx]->name);
+		clamp_sel(v);
+		return;
+	}
+	if (v->ask.act) {
+		u->ask = v->ask;
+		v->ask.act = PA_NONE;
+		u->msg[0] = '\0';   /* the confirmation replaces the message */
+	}
+	if (v->status[0]) {
+		set_msg(u, "%s", v->status);
+		v->status[0] = '\0';
+	}
+}
+
+static void act_quit(const struct key_ctx *k) { k->u->quit = true; }
+static void act_help(const struct key_ctx *k) { k->u->help = true; k->u->help_top = 0; }
+static void act_slower(const struct key_ctx *k) { change_interval(k->u, +1); }
+static void act_faster(const struct key_ctx *k) { change_interval(k->u, -1); }
+static void act_theme(const struct key_ctx *k) { next_theme(k->u); }
+static void act_undo(const struct key_ctx *k) { undo_changes(k->u, k->b->act == KA_UNDO_ALL); }
+
+static void act_pause(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	u->paused = !u->paused;
+	sampler_pause(&u->sp, u->paused);
+	set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)"
+					    : "paused: data frozen (space resumes)"
+			     : "resumed");
+}
+
+static void act_filter(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	u->filtering = true;
+	str_copy(u->fbuf, sizeof u->fbuf, k->v->filter_text);
+	u->ferr[0] = '\0';
+}
+
+static void act_zoom(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	u->zoom = !u->zoom;
+	if (u->zoom)
+		set_msg(u, "the %s pane zoomed: z again shares the rows", panes[k->idx]->name);
+	else
+		set_msg(u, "rows shared by need (z zooms the focused pane)");
+}
+
+static void act_enter(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	if (u->screen == 0 && u->focus + 1 == TUNING_SCREEN)
+		select_remedy(u);
+	if (u->screen == 0)
+		u->screen = u->focus + 1;
+	else if (k->v->nrows > 0)
+		k->v->details = !k->v->details;
+	else
+		set_msg(u, "nothing to show details of");
+}
+
+static void act_back(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	if (k->v->details)
+		k->v->details = false;
+	else if (u->screen != 0)
+		u->screen = 0;
+	u->msg[0] = '\0';
+}
+
+static void act_focus(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	u->focus = (u->focus + (k->b->act == KA_FOCUS_NEXT ? 1 : NPANES - 1)) % NPANES;
+	u->focus_moved = true;
+}
+
+static void act_screen(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	if (k->ch - '0' == TUNING_SCREEN && u->screen != TUNING_SCREEN)
+		select_remedy(u);
+	u->screen = k->ch - '0';
+	if (u->screen > 0)
+		u->focus = u->screen - 1;
+}
+
+/* The selection keys: rows to move (KA_HOME / KA_END: to the ends). */
+static void act_move(const struct key_ctx *k)
+{
+	struct pane_view *v = k->v;
+	switch (k->b->act) {
+	case KA_UP: v->sel--; break;
+	case KA_DOWN: v->sel++; break;
+	case KA_PGUP: v->sel -= 10; break;
+	case KA_PGDN: v->sel += 10; break;
+	case KA_HOME: v->sel = 0; break;
+	case KA_END: v->sel = v->nrows - 1; break;
+	default: break;
+	}
+}
+
+/* Each action of keys.h and the function that does it. */
+static void (*const key_actions[])(const struct key_ctx *) = {
+	[KA_QUIT] = act_quit,
+	[KA_HELP] = act_help,
+	[KA_PAUSE] = act_pause,
+	[KA_SLOWER] = act_slower,
+	[KA_FASTER] = act_faster,
+	[KA_FILTER] = act_filter,
+	[KA_THEME] = act_theme,
+	[KA_ENTER] = act_enter,
+	[KA_BACK] = act_back,
+	[KA_FOCUS_NEXT] = act_focus,
+	[KA_FOCUS_PREV] = act_focus,
+	[KA_ZOOM] = act_zoom,
+	[KA_SCREEN] = act_screen,
+	[KA_UNDO] = act_undo,
+	[KA_UNDO_ALL] = act_undo,
+	[KA_UP] = act_move,
+	[KA_DOWN] = act_move,
+	[KA_PGUP] = act_move,
+	[KA_PGDN] = act_move,
+	[KA_HOME] = act_move,
+	[KA_END] = act_move,
+	[KA_PANE] = act_pane,
+};
+
 static void handle_key(struct ui *u, int ch)
 {
 	int idx;
@@ -937,135 +1171,25 @@ static void handle_key(struct ui *u, int ch)
 		return;
 	}
 	if (u->ask.act && ch != KEY_RESIZE) {
-		if (ch == 'y' || ch == 'Y') {
-			int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
-			if (u->o->replay) {
-				/* (said here: a paused replay's worker waits in its clock) */
-				set_msg(u, "failed: this source cannot act on sessions");
-				u->msg_until = clock_mono() + 10;
-			} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
-				set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
-					u->ask.id);
-			else
-				set_msg(u, "another action is still running: nothing done");
-		} else {
-			set_msg(u, "not done: session %lld left alone", u->ask.id);
-		}
-		u->ask.act = PA_NONE;
+		session_answer(u, ch == 'y' || ch == 'Y');
 		return;
 	}
 	if (ch == KEY_RESIZE)
 		return;
 	if (u->help) {
-		/* the scroll keys scroll it; any other key closes it, and only that */
-		int d = key_help_scroll(ch), page = u->help_shown > 1 ? u->help_shown - 1 : 1;
-		if (d == 0)
-			u->help = false;
-		else
-			u->help_top = d == -3 ? 0 : d == 3 ? u->help_rows : u->help_top + (d == -2 ? -page : d == 2 ? page : d);
+		help_key(u, ch);
 		return;
 	}
 	const struct key_bind *b = COLS >= MIN_W && LINES >= MIN_H ? key_find(ch, u->screen) : NULL;
 	if (!b) {
-		if (ch == 'q' || ch == 'Q')   /* too small a terminal: q still quits */
-			u->quit = true;
-		for (int s = 0; s <= 5 && !u->quit && COLS >= MIN_W; s++) {
-			const struct key_bind *o = key_find(ch, s);
-			if (o) {
-				/* bound elsewhere: say where, do nothing here */
-				char where[64];
-				key_where_text(o, where, sizeof where);
-				set_msg(u, "%s does nothing here; it works on: %s", o->name, where);
-				break;
-			}
-		}
+		unbound_key(u, ch);
 		return;
 	}
-	switch (b->act) {
-	case KA_PANE:
-		if (!panes[idx]->key || !panes[idx]->key(u->m, v, b->cmd)) {
-			set_msg(u, "%s: not in the %s pane", b->name, panes[idx]->name);
-			break;
-		}
-		if (v->ask.act) {
-			u->ask = v->ask;
-			v->ask.act = PA_NONE;
-			u->msg[0] = '\0';   /* the confirmation replaces the message */
-		}
-		if (v->status[0]) {
-			set_msg(u, "%s", v->status);
-			v->status[0] = '\0';
-		}
-		return;
-	case KA_QUIT: u->quit = true; break;
-	case KA_HELP: u->help = true; u->help_top = 0; break;
-	case KA_PAUSE:
-		u->paused = !u->paused;
-		sampler_pause(&u->sp, u->paused);
-		set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)"
-						    : "paused: data frozen (space resumes)"
-				     : "resumed");
-		break;
-	case KA_SLOWER: change_interval(u, +1); break;
-	case KA_FASTER: change_interval(u, -1); break;
-	case KA_FILTER:
-		u->filtering = true;
-		str_copy(u->fbuf, sizeof u->fbuf, v->filter_text);
-		u->ferr[0] = '\0';
-		break;
-	case KA_THEME: next_theme(u); break;
-	case KA_ZOOM:
-		u->zoom = !u->zoom;
-		if (u->zoom)
-			set_msg(u, "the %s pane zoomed: z again shares the rows", panes[idx]->name);
-		else
-			set_msg(u, "rows shared by need (z zooms the focused pane)");
-		break;
-	case KA_ENTER:
-		if (u->screen == 0 && u->focus + 1 == TUNING_SCREEN)
-			select_remedy(u);
-		if (u->screen == 0)
-			u->screen = u->focus + 1;
-		else if (v->nrows > 0)
-			v->details = !v->details;
-		else
-			set_msg(u, "nothing to show details of");
-		break;
-	case KA_BACK:
-		if (v->details)
-			v->details = false;
-		else if (u->screen != 0)
-			u->screen = 0;
-		u->msg[0] = '\0';
-		break;
-	case KA_FOCUS_NEXT:
-		u->focus = (u->focus + 1) % NPANES;
-		u->focus_moved = true;
-		break;
-	case KA_FOCUS_PREV:
-		u->focus = (u->focus + NPANES - 1) % NPANES;
-		u->focus_moved = true;
-		break;
-	case KA_SCREEN:
-		if (ch - '0' == TUNING_SCREEN && u->screen != TUNING_SCREEN)
-			select_remedy(u);
-		u->screen = ch - '0';
-		if (u->screen > 0)
-			u->focus = u->screen - 1;
-		break;
-	case KA_UNDO: case KA_UNDO_ALL: undo_changes(u, b->act == KA_UNDO_ALL); break;
-	case KA_UP: v->sel--; break;
-	case KA_DOWN: v->sel++; break;
-	case KA_PGUP: v->sel -= 10; break;
-	case KA_PGDN: v->sel += 10; break;
-	case KA_HOME: v->sel = 0; break;
-	case KA_END: v->sel = v->nrows - 1; break;
-	case KA_NONE: break;
-	}
-	if (v->sel < 0)
-		v->sel = 0;
-	if (v->nrows > 0 && v->sel >= v->nrows)
-		v->sel = v->nrows - 1;
+	struct key_ctx k = {.u = u, .v = v, .idx = idx, .b = b, .ch = ch};
+	if ((size_t)b->act < sizeof key_actions / sizeof key_actions[0] && key_actions[b->act])
+		key_actions[b->act](&k);
+	if (b->act != KA_PANE)   /* a pane's key keeps its own selection */
+		clamp_sel(v);
 }
 
 /* Apply the samples the worker has queued. */
@@ -1277,36 +1401,18 @@ static void write_frame_stats(const struct ui *u)
 	fclose(f);
 }
 
-int ui_run(struct source *src, struct model *m, struct ui_opts *o)
+/* Curses on, with the signal handlers, the input modes and the theme.
+ * -1 (said on stderr) when the terminal cannot show the screen. */
+static int screen_start(struct ui *u)
 {
-	struct ui *u = xcalloc(1, sizeof *u);
-	struct sigaction sa;
-	SCREEN *scr;
-	char err[200];
-	int i, status = 0;
 	static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-
-	/* one malloc arena: the sampler thread would otherwise get its own */
-	mallopt(M_ARENA_MAX, 1);
-	u->m = m;
-	u->o = o;
-	u->src = src;
-	u->interval = o->interval;
-	u->recording = o->rec != NULL;
-	for (i = 0; i < NPANES; i++) {
-		u->views[i].read_only = o->read_only;
-		u->views[i].replay = o->replay;
-	}
-	setlocale(LC_ALL, "");
-	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
-
-	scr = newterm(NULL, stdout, stdin);
+	struct sigaction sa;
+	char err[200];
+	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
 		fprintf(stderr, "dbtop: this terminal (TERM=%s) cannot show the screen: use --batch\n",
 			getenv("TERM") ? getenv("TERM") : "");
-		free(u);
-		return 1;
+		return -1;
 	}
 	curses_on = true;
 	atexit(restore_terminal);
@@ -1317,7 +1423,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_fatal_signal;
 	sa.sa_flags = SA_RESETHAND;
-	for (i = 0; i < (int)(sizeof fatal / sizeof fatal[0]); i++)
+	for (int i = 0; i < (int)(sizeof fatal / sizeof fatal[0]); i++)
 		sigaction(fatal[i], &sa, NULL);
 	cbreak();
 	noecho();
@@ -1331,9 +1437,9 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	if (has_colors()) {
 		use_default_colors();
 	}
-	if (theme_load(o->theme ? o->theme : "dark", &u->theme, err, sizeof err) < 0)
+	if (theme_load(u->o->theme ? u->o->theme : "dark", &u->theme, err, sizeof err) < 0)
 		set_msg(u, "theme: %s (using dark)", err);
-	for (i = 0; theme_cycle[i]; i++)
+	for (int i = 0; theme_cycle[i]; i++)
 		if (strcmp(theme_cycle[i], u->theme.name) == 0)
 			u->theme_idx = i;
 	theme_apply(&u->theme, u->no_color || !has_colors());
@@ -1344,17 +1450,29 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	def_prog_mode();
 	endwin();
 	refresh();
+	return 0;
+}
 
-	if (sampler_start(&u->sp, src, o->interval, o->replay, o->tuner) < 0) {
-		restore_terminal();
-		fprintf(stderr, "dbtop: cannot start the sampler: %s\n", strerror(errno));
-		free(u);
-		return 1;
-	}
-	for (int p = 0; p < NPANES; p++)
-		u->views[p].tune = &u->tv;
-	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
-	draw_frame(u);
+/* The result of a session action the worker finished, as the message. */
+static bool action_result(struct ui *u)
+{
+	int act_rc;
+	char act_msg[NOTE_LEN];
+	if (!sampler_action_result(&u->sp, &act_rc, act_msg, sizeof act_msg))
+		return false;
+	set_msg(u, "%s%s",
+		act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 || strstr(act_msg, "nothing was done")
+			? ""
+			: "failed: ",
+		act_msg);
+	u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
+	return true;
+}
+
+/* The screen's loop: samples, action results, tuning upkeep and keys,
+ * until q, a signal or the terminal going away. */
+static void screen_loop(struct ui *u)
+{
 	int input_empty = 0;
 	while (!u->quit && !ui_signal) {
 		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
@@ -1365,17 +1483,8 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 			break;
 		if (take_samples(u))
 			dirty = true;
-		int act_rc;
-		char act_msg[NOTE_LEN];
-		if (sampler_action_result(&u->sp, &act_rc, act_msg, sizeof act_msg)) {
-			set_msg(u, "%s%s",
-				act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 || strstr(act_msg, "nothing was done")
-					? ""
-					: "failed: ",
-				act_msg);
-			u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
+		if (action_result(u))
 			dirty = true;
-		}
 		if (tuning_tick(u))
 			dirty = true;
 		bool got_key = false;
@@ -1397,6 +1506,43 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		if (dirty || pr == 0 || (pr < 0 && errno == EINTR))
 			draw_frame(u);
 	}
+}
+
+int ui_run(struct source *src, struct model *m, struct ui_opts *o)
+{
+	struct ui *u = xcalloc(1, sizeof *u);
+	int i, status = 0;
+
+	/* one malloc arena: the sampler thread would otherwise get its own */
+	mallopt(M_ARENA_MAX, 1);
+	u->m = m;
+	u->o = o;
+	u->src = src;
+	u->interval = o->interval;
+	u->recording = o->rec != NULL;
+	for (i = 0; i < NPANES; i++) {
+		u->views[i].read_only = o->read_only;
+		u->views[i].replay = o->replay;
+	}
+	setlocale(LC_ALL, "");
+	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
+
+	if (screen_start(u) < 0) {
+		free(u);
+		return 1;
+	}
+	if (sampler_start(&u->sp, src, o->interval, o->replay, o->tuner) < 0) {
+		restore_terminal();
+		fprintf(stderr, "dbtop: cannot start the sampler: %s\n", strerror(errno));
+		free(u);
+		return 1;
+	}
+	for (int p = 0; p < NPANES; p++)
+		u->views[p].tune = &u->tv;
+	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
+	draw_frame(u);
+	screen_loop(u);
 	write_frame_stats(u);
 	revert_on_exit(u);
 	bool joined = sampler_stop(&u->sp, 0.5);

@@ -280,6 +280,21 @@ static void note_superseded(struct tuner *tu, const struct jentry *e)
  * only while dbtop's value is the one in force (PostgreSQL: the line in
  * postgresql.auto.conf). 0 reverted, 1 superseded (someone set another
  * value since: left as it is, ended as such), -1 failure. */
+/* The state of t on the server now (TC_PREV: its value and undo token),
+ * to be freed; NULL with the reason in err when it cannot be read. */
+static struct tune_call *read_prev(struct tuner *tu, const struct tunable *t, char *err, size_t errlen)
+{
+	struct tune_call *c = xcalloc(1, sizeof *c);
+	c->what = TC_PREV;
+	c->t = t;
+	if (tu->src->ops->tune(tu->src, c) < 0) {
+		str_copy(err, errlen, c->err);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
 static int revert_one(struct tuner *tu, int i, char *msg, size_t len)
 {
 	struct jentry *e = &tu->j.e[i];
@@ -304,12 +319,8 @@ static int revert_one(struct tuner *tu, int i, char *msg, size_t len)
 		return -1;
 	}
 	/* compare, then revert */
-	c = xcalloc(1, sizeof *c);
-	c->what = TC_PREV;
-	c->t = t;
-	if (tu->src->ops->tune(tu->src, c) < 0) {
-		str_printf(msg, len, "%s not reverted: its value now cannot be read (%s)", e->name, c->err);
-		free(c);
+	if (!(c = read_prev(tu, t, err, sizeof err))) {
+		str_printf(msg, len, "%s not reverted: its value now cannot be read (%s)", e->name, err);
 		return -1;
 	}
 	if (e->kind == TK_PG_SYSTEM) {
@@ -463,12 +474,61 @@ int tuner_keep(struct tuner *tu, unsigned seq, char *msg, size_t len)
 	return -1;
 }
 
+/* A setting dbtop changed already: toggling it again is its undo. True
+ * when t is one (*rc: the outcome, said in msg). */
+static bool toggle_is_undo(struct tuner *tu, const struct tunable *t, int *rc, char *msg, size_t len)
+{
+	for (int i = tu->j.n - 1; i >= 0; i--) {
+		if (tu->j.e[i].state != JS_ACTIVE || !ours(tu, &tu->j.e[i]) || strcmp(tu->j.e[i].name, t->name) != 0)
+			continue;
+		*rc = -1;
+		if (tu->j.e[i].seq < tu->v.first_seq) {
+			str_printf(msg, len, "%s has a change left by an earlier dbtop: revert it first (U)", t->name);
+			return true;
+		}
+		if (!writable(tu, msg, len))
+			return true;
+		int r = revert_one(tu, i, msg, len);
+		release_when_idle(tu);
+		publish(tu);
+		tuner_probe(tu);
+		*rc = r < 0 ? -1 : 0;
+		return true;
+	}
+	return false;
+}
+
+/* The journal entry of setting t to value, with the state to restore read
+ * now (not from the last probe). 0, or -1 said in msg. */
+static int entry_for(struct tuner *tu, const struct tunable *t, const char *value, struct jentry *e, char *msg,
+		     size_t len)
+{
+	char err[NOTE_LEN];
+	struct tune_call *c = read_prev(tu, t, err, sizeof err);
+	if (!c) {
+		str_printf(msg, len, "cannot read the current state of %s: %s: nothing was done", t->name, err);
+		return -1;
+	}
+	memset(e, 0, sizeof *e);
+	e->kind = t->kind;
+	e->wall = clock_wall();
+	e->mono = clock_mono();
+	str_copy(e->name, sizeof e->name, t->name);
+	str_copy(e->undo, sizeof e->undo, c->undo);
+	str_copy(e->was, sizeof e->was, c->was);
+	str_copy(e->val, sizeof e->val, value);
+	str_copy(e->sid, sizeof e->sid, tu->sid);
+	str_copy(e->slabel, sizeof e->slabel, tu->v.server);
+	free(c);
+	return 0;
+}
+
 int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t len)
 {
 	const struct tunable *t;
-	struct tune_call *c;
 	struct jentry e;
 	char sql[256], rsql[256], err[NOTE_LEN];
+	int rc;
 
 	if (idx < 0 || (size_t)idx >= ntunables) {
 		str_copy(msg, len, "no such setting");
@@ -479,22 +539,8 @@ int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t 
 		str_printf(msg, len, "%s does not exist on this server", t->name);
 		return -1;
 	}
-	/* a setting dbtop changed already: toggling it again is its undo */
-	for (int i = tu->j.n - 1; i >= 0; i--) {
-		if (tu->j.e[i].state != JS_ACTIVE || !ours(tu, &tu->j.e[i]) || strcmp(tu->j.e[i].name, t->name) != 0)
-			continue;
-		if (tu->j.e[i].seq < tu->v.first_seq) {
-			str_printf(msg, len, "%s has a change left by an earlier dbtop: revert it first (U)", t->name);
-			return -1;
-		}
-		if (!writable(tu, msg, len))
-			return -1;
-		int rc = revert_one(tu, i, msg, len);
-		release_when_idle(tu);
-		publish(tu);
-		tuner_probe(tu);
-		return rc < 0 ? -1 : 0;
-	}
+	if (toggle_is_undo(tu, t, &rc, msg, len))
+		return rc;
 	if (!writable(tu, msg, len))
 		return -1;
 	if (tu->v.probed && !tu->v.allowed[idx]) {
@@ -510,27 +556,10 @@ int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t 
 		str_printf(msg, len, "refused: %s: nothing was done", err);
 		return -1;
 	}
-	/* the state to restore, read now (not from the last probe) */
-	c = xcalloc(1, sizeof *c);
-	c->what = TC_PREV;
-	c->t = t;
-	if (tu->src->ops->tune(tu->src, c) < 0) {
-		str_printf(msg, len, "cannot read the current state of %s: %s: nothing was done", t->name, c->err);
-		free(c);
+	if (entry_for(tu, t, value, &e, msg, len) < 0) {
 		release_when_idle(tu);
 		return -1;
 	}
-	memset(&e, 0, sizeof e);
-	e.kind = t->kind;
-	e.wall = clock_wall();
-	e.mono = clock_mono();
-	str_copy(e.name, sizeof e.name, t->name);
-	str_copy(e.undo, sizeof e.undo, c->undo);
-	str_copy(e.was, sizeof e.was, c->was);
-	str_copy(e.val, sizeof e.val, value);
-	str_copy(e.sid, sizeof e.sid, tu->sid);
-	str_copy(e.slabel, sizeof e.slabel, tu->v.server);
-	free(c);
 	if (tune_value_same(e.was, value)) {
 		str_printf(msg, len, "%s is %s already: nothing was done", t->name, value);
 		release_when_idle(tu);

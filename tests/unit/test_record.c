@@ -19,6 +19,7 @@
 
 #include "../../model/digests.h"
 #include "../../model/locks.h"
+#include "../../model/sessions.h"
 #include "../../model/waits.h"
 #include "../../record/record.h"
 #include "../../util/util.h"
@@ -1493,6 +1494,88 @@ static void test_sampled_digests(void)
 	CHECK(got, "sampled: rounds, sessions and each row's samples come back");
 }
 
+/* A session list goes through a recording field by field; a statement is
+ * redacted when the recording is, and a field cut short is dropped. */
+static void test_sessions_fields(void)
+{
+	struct recorder r;
+	struct rec_reader rd;
+	struct rec_item it;
+	struct sample smp;
+	char err[256];
+	const char *path = tpath("sessions.dbrec");
+	int got = 0;
+
+	for (int redact = 0; redact <= 1; redact++) {
+		if (rec_open_write(&r, path, &g_hdr, redact, err, sizeof err) < 0) {
+			CHECK(0, "sessions: open for writing");
+			return;
+		}
+		rec_write_caps(&r, &g_caps[0], g_gen[0], err, sizeof err);
+		memset(&smp, 0, sizeof smp);
+		smp.state = STATE_UP;
+		smp.conn_gen = g_gen[0];
+		smp.sessions = session_set_new();
+		smp.sessions->status = SESS_PARTIAL;
+		smp.sessions->query_ms = 1.25;
+		smp.sessions->age_s = 3.5;
+		str_copy(smp.sessions->note, sizeof smp.sessions->note, "GRANT pg_read_all_stats TO mon");
+		struct session *x = session_add(smp.sessions, 4242);
+		str_copy(x->user, sizeof x->user, "app");
+		str_copy(x->db, sizeof x->db, "shop");
+		str_copy(x->client, sizeof x->client, "10.0.0.5:51234");
+		str_copy(x->app, sizeof x->app, "billing");
+		str_copy(x->type, sizeof x->type, "client backend");
+		str_copy(x->state, sizeof x->state, "active");
+		str_copy(x->wait, sizeof x->wait, "Lock:transactionid");
+		str_copy(x->digest, sizeof x->digest, "-123456789");
+		x->cls = SC_LOCK_WAIT;
+		x->state_s = 12.5;
+		x->trx_age_s = 30;
+		x->query_s = 12.5;
+		x->blocked_by = 4100;
+		x->nblockers = 2;
+		x->self = true;
+		x->ident.known = true;
+		x->ident.start_us = 1700000000000001LL;
+		x->ident.xact_us = 1700000000000002LL;
+		x->ident.stmt_us = 1700000000000003LL;
+		session_set_query(x, "UPDATE acct SET pw = 'hunter2' WHERE id = 7", false);
+		session_add(smp.sessions, 4243)->cls = SC_IDLE;
+		CHECK(rec_write_sample(&r, &smp, err, sizeof err) == 0, "sessions: sample written");
+		sample_release(&smp);
+		rec_close(&r);
+		if (rec_open_read(&rd, path, NULL, 0, err, sizeof err) < 0) {
+			CHECK(0, "sessions: open for reading");
+			return;
+		}
+		while (rec_next(&rd, &it) == 1) {
+			const struct session_set *ss = it.type == REC_SAMPLE ? it.sample.sessions : NULL;
+			if (ss && ss->n == 2) {
+				const struct session *y = &ss->s[0];
+				bool meta = ss->status == SESS_PARTIAL && ss->query_ms == 1.25 && ss->age_s == 3.5 &&
+					    strcmp(ss->note, "GRANT pg_read_all_stats TO mon") == 0;
+				bool fields = y->id == 4242 && y->cls == SC_LOCK_WAIT && strcmp(y->user, "app") == 0 &&
+					      strcmp(y->db, "shop") == 0 && strcmp(y->client, "10.0.0.5:51234") == 0 &&
+					      strcmp(y->app, "billing") == 0 && strcmp(y->type, "client backend") == 0 &&
+					      strcmp(y->wait, "Lock:transactionid") == 0 &&
+					      strcmp(y->digest, "-123456789") == 0 && y->state_s == 12.5 && y->trx_age_s == 30 &&
+					      y->blocked_by == 4100 && y->nblockers == 2 && y->self && y->ident.known &&
+					      y->ident.start_us == 1700000000000001LL && y->ident.stmt_us == 1700000000000003LL;
+				/* literals are removed only from a redacted recording */
+				bool query = y->query && strstr(y->query, "UPDATE acct") &&
+					     !strstr(y->query, "hunter2") == (redact == 1);
+				bool second = ss->s[1].id == 4243 && ss->s[1].cls == SC_IDLE && !ss->s[1].query;
+				if (meta && fields && query && second)
+					got++;
+			}
+			sample_release(&it.sample);
+		}
+		rec_reader_close(&rd);
+	}
+	CHECK(got == 2, "sessions: the list and every field come back, plain and redacted");
+}
+
 int main(void)
 {
 	str_copy(tmpdir, sizeof tmpdir, "/tmp/dbtop-test-record.XXXXXX");
@@ -1503,6 +1586,7 @@ int main(void)
 	make_ref();
 	test_round_trip();
 	test_sampled_digests();
+	test_sessions_fields();
 	test_mode();
 	test_truncation();
 	test_header_cuts();
