@@ -723,12 +723,29 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 	return 0;
 }
 
+/* Run q, a side read of the sample (the lock graph, the session list),
+ * counted in out. Returns 0 (the results in rs), 1 when the server
+ * refused it or it timed out (r says why, for the pane), -1 when the
+ * connection is lost or still busy (the sample failed). */
+static int pg_side_read(struct source *src, struct sample *out, const char *q, struct pg_results *rs,
+			struct qres *r)
+{
+	struct pg_priv *p = src->priv;
+	int rc = pg_run(src, q, rs, r);
+	qres_count(out, r);
+	p->own_xacts++;
+	if (rc == 0)
+		return 0;
+	if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE)
+		return qres_fail(out, r);
+	return 1;
+}
+
 /* Lock waits: the lock query runs only when the gate saw a session waiting
  * on a lock. Returns -1 (sample failed) only when the connection is lost or
  * still busy; a refusal or a server-side time-out is told on the pane. */
 static int pg_read_locks(struct source *src, struct sample *out, unsigned waiting, bool busy)
 {
-	struct pg_priv *p = src->priv;
 	struct pg_results rs;
 	struct qres qr;
 	char q[8192];
@@ -745,13 +762,11 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 		str_copy(ls->note, sizeof ls->note, "lock query too long for its buffer");
 		return 0;
 	}
-	int rc = pg_run(src, q, &rs, &qr);
-	qres_count(out, &qr);
-	p->own_xacts++;
+	int rc = pg_side_read(src, out, q, &rs, &qr);
 	ls->query_ms = qr.ms;
-	if (rc < 0) {
-		if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE)
-			return qres_fail(out, &qr);
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
 		ls->status = qr.stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
 		str_copy(ls->note, sizeof ls->note, qr.err);
 		source_locks_end(src, ls, false, now);
@@ -794,13 +809,11 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy)
 		str_copy(ss->note, sizeof ss->note, "session query too long for its buffer");
 		return 0;
 	}
-	int rc = pg_run(src, q, &rs, &qr);
-	qres_count(out, &qr);
-	p->own_xacts++;
+	int rc = pg_side_read(src, out, q, &rs, &qr);
 	ss->query_ms = qr.ms;
-	if (rc < 0) {
-		if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE)
-			return qres_fail(out, &qr);
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
 		ss->status = SESS_UNAVAILABLE;
 		str_copy(ss->note, sizeof ss->note, qr.err);
 		source_sessions_read(src, ss, qr.ms, now);
@@ -1487,40 +1500,33 @@ static PGresult *pg_explain_run(struct source *src, const char *stmt, bool simpl
 	}
 }
 
-/* The plan of a session's statement, read again from pg_stat_activity
- * (the session `who` describes: the same backend_start) and planned, not
- * run: EXPLAIN (GENERIC_PLAN on 16+ for $n parameters) through the
- * extended protocol (one statement only), inside BEGIN READ ONLY ...
- * ROLLBACK with the query time limit. */
-static int pg_explain(struct source *src, long long id, const struct session_ident *who, char *plan, size_t len,
-		      char *err, size_t elen)
+/* The EXPLAIN of the statement backend id runs, read again from
+ * pg_stat_activity (the session `who` describes: the same backend_start),
+ * in a new string; *idle when the session has finished it. NULL with err
+ * set when it cannot be explained. */
+static char *pg_explain_stmt(struct source *src, long long id, const struct session_ident *who, bool *idle,
+			     char *err, size_t elen)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
 	struct qres qr;
 	char q[256];
-	plan[0] = '\0';
-	if (id <= 0 || id > 0x7fffffff) {
-		str_printf(err, elen, "%lld is not a backend pid", id);
-		return -1;
-	}
 	str_printf(q, sizeof q,
 		   "SELECT query, state, datname, datname = current_database(), " PG_US("backend_start")
 		   ", backend_type FROM pg_stat_activity WHERE pid = %lld", id);
 	if (pg_run(src, q, &rs, &qr) < 0) {
 		str_copy(err, elen, qr.err);
-		return -1;
+		return NULL;
 	}
 	p->own_xacts++;
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	if (!r || PQntuples(r) < 1) {
 		pg_results_clear(&rs);
 		str_printf(err, elen, "session %lld has ended", id);
-		return -1;
+		return NULL;
 	}
 	const char *text = cell(r, 0, 0), *state = cell(r, 0, 1), *db = cell(r, 0, 2), *same = cell(r, 0, 3);
 	const char *start = cell(r, 0, 4), *type = cell(r, 0, 5);
-	int rc = -1;
 	char *stmt = NULL;
 	if (who && who->known && who->start_us && (!start || strtoll(start, NULL, 10) != who->start_us))
 		str_printf(err, elen, "session %lld is not the one you saw (it started at another time): nothing "
@@ -1539,8 +1545,30 @@ static int pg_explain(struct source *src, long long id, const struct session_ide
 		free(stmt);
 		stmt = NULL;
 	}
-	bool idle = state && strcmp(state, "active") != 0;
+	*idle = state && strcmp(state, "active") != 0;
 	pg_results_clear(&rs);
+	return stmt;
+}
+
+/* The plan of a session's statement, read again from pg_stat_activity
+ * (the session `who` describes: the same backend_start) and planned, not
+ * run: EXPLAIN (GENERIC_PLAN on 16+ for $n parameters) through the
+ * extended protocol (one statement only), inside BEGIN READ ONLY ...
+ * ROLLBACK with the query time limit. */
+static int pg_explain(struct source *src, long long id, const struct session_ident *who, char *plan, size_t len,
+		      char *err, size_t elen)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct qres qr;
+	plan[0] = '\0';
+	if (id <= 0 || id > 0x7fffffff) {
+		str_printf(err, elen, "%lld is not a backend pid", id);
+		return -1;
+	}
+	bool idle = false;
+	char *stmt = pg_explain_stmt(src, id, who, &idle, err, elen);
+	int rc = -1;
 	if (!stmt)
 		return -1;
 	text_sanitize(err);
