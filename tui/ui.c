@@ -29,11 +29,12 @@
 
 #define MIN_W 50
 #define MIN_H 12
-#define NPANES 5
+#define NPANES 6
 #define TUNING_SCREEN 5   /* the safe tuning pane's screen number */
+#define SESSIONS_SCREEN 6 /* the sessions pane's */
 
 static const struct pane_ops *const panes[NPANES] = {
-	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane,
+	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane, &sessions_pane,
 };
 
 /* Refresh interval steps for + and -, s. */
@@ -45,7 +46,7 @@ struct ui {
 	struct ui_opts *o;
 	struct source *src;
 	struct sampler sp;
-	int screen;            /* 0 overview, 1..5 one pane */
+	int screen;            /* 0 overview, 1..6 one pane */
 	int focus;             /* focused pane in the overview */
 	struct pane_view views[NPANES];
 	bool paused, help, ended, quit;
@@ -74,6 +75,8 @@ struct ui {
 	bool orphans_asked;
 	bool foreign_told;     /* the changes of other servers were listed */
 	double first_full;     /* monotonic s of the first frame with rates, 0: none yet */
+	struct pane_plan plan; /* the newest explain of a session (the sessions pane shows it) */
+	bool sessions_wanted;  /* the sampler was last told the session list shows */
 };
 
 /* Changes in force (for the crash message). */
@@ -529,12 +532,87 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 	return y;
 }
 
+/* ---- the sessions screen (6) and its tile ---- */
+
+/* The overview has the sessions tile: live (its showing asks for the
+ * list), or a recording that holds session lists. */
+static bool sessions_tile(const struct ui *u)
+{
+	return !u->o->replay || u->m->sessions != NULL;
+}
+
+/* Tell the sampler whether the session list shows (screen 6 or its tile):
+ * it is read only then. */
+static void sessions_tick(struct ui *u)
+{
+	bool want = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u));
+	if (want == u->sessions_wanted)
+		return;
+	u->sessions_wanted = want;
+	/* (the sampler's session read: see sessions_request) */
+}
+
+/* A link from another pane (S on locks or digests): the sessions screen
+ * on one session's details, or filtered on a digest. */
+static void open_link(struct ui *u, const struct pane_link *l)
+{
+	struct pane_view *sv = &u->views[SESSIONS_SCREEN - 1];
+	char err[160], pat[96];
+	if (l->screen != SESSIONS_SCREEN)
+		return;
+	u->screen = SESSIONS_SCREEN;
+	u->focus = SESSIONS_SCREEN - 1;
+	sv->top = 0;
+	if (l->id) {
+		/* every class shown, no filter: the session is found if it is there */
+		pane_filter_free(sv);
+		sv->sort |= SESSIONS_SHOW_IDLE | SESSIONS_SHOW_BACKGROUND;
+		sv->sel_id = l->id;
+		sv->sel = sv->sel_drawn = 0;
+		sv->details = true;
+		set_msg(u, "session %lld (Esc: every session)", l->id);
+		return;
+	}
+	str_printf(pat, sizeof pat, "^digest:%s$", l->digest);
+	if (pane_filter_set(sv, pat, err, sizeof err) < 0) {
+		set_msg(u, "filter: %s", err);
+		return;
+	}
+	sv->details = false;
+	sv->sel = sv->sel_drawn = 0;
+	sv->sel_id = 0;
+	set_msg(u, "sessions running digest %s now (/ and Enter on an empty pattern: every session)", l->digest);
+}
+
+/* e on screen 6: ask for the plan of the selected session's statement. */
+static void sessions_explain(struct ui *u)
+{
+	struct pane_view *sv = &u->views[SESSIONS_SCREEN - 1];
+	long long id;
+	char why[200];
+	const char *q = sessions_explain_target(u->m, sv, &id, why, sizeof why);
+	if (!q) {
+		set_msg(u, "no plan: %s", why);
+		return;
+	}
+	if (u->o->replay) {
+		set_msg(u, "no plan: explain asks a live server (this is a recording)");
+		return;
+	}
+	u->plan.id = id;
+	u->plan.ok = false;
+	u->plan.pending = false;
+	str_copy(u->plan.text, sizeof u->plan.text, "this build cannot ask the server for a plan");
+	sv->details = true;
+	sv->plan = &u->plan;
+}
+
 /* Overview priority of a pane: lower goes first for rows beyond the
  * minimums: the focused pane after Tab, the lock tree while sessions wait
  * (min > 1), then rates, digests, waits, tuning. */
 static int tile_prio(const struct ui *u, int idx, int min)
 {
-	static const int prio[NPANES] = {1, 2, 0, 3, 4};
+	static const int prio[NPANES] = {1, 2, 0, 3, 4, 6};
 	if (idx == u->focus && (u->focus_moved || u->zoom))
 		return -1;
 	return idx == 2 && min <= 1 ? 5 : prio[idx];
@@ -615,7 +693,8 @@ static bool column_cuts(struct ui *u, int h)
 {
 	int sum = 0, min;
 	for (int i = 0; i < NPANES; i++)
-		sum += 1 + (panes[i]->need ? panes[i]->need(u->m, &u->views[i], COLS, &min) : panes[i]->min_h);
+		if (i != SESSIONS_SCREEN - 1 || sessions_tile(u))
+			sum += 1 + (panes[i]->need ? panes[i]->need(u->m, &u->views[i], COLS, &min) : panes[i]->min_h);
 	return sum > h;
 }
 
@@ -624,17 +703,17 @@ static void draw_overview(struct ui *u, int top, int h)
 	/* two columns on a wide terminal when one would cut a pane */
 	if (COLS >= 140 && column_cuts(u, h)) {
 		/* rates and digests on the left, the rest on the right, a rule between */
-		static const int left[] = {0, 1}, right[] = {2, 3, 4};
+		static const int left[] = {0, 1}, right[] = {2, 3, 4, 5};
 		int lw = COLS * 11 / 20, rw = COLS - lw - 1;
 		struct canvas cv = screen_canvas(u, top, lw, h, 1);
 		draw_column(u, left, 2, top, 0, lw, h);
-		draw_column(u, right, 3, top, lw + 1, rw, h);
+		draw_column(u, right, 3 + sessions_tile(u), top, lw + 1, rw, h);
 		for (int y = 0; y < h; y++)
 			cv_text(&cv, y, 0, R_LABEL, u->utf8 ? "\xe2\x94\x82" : "|");
 		return;
 	}
-	static const int all[] = {0, 1, 2, 3, 4};
-	draw_column(u, all, NPANES, top, 0, COLS, h);
+	static const int all[] = {0, 1, 2, 3, 4, 5};
+	draw_column(u, all, NPANES - !sessions_tile(u), top, 0, COLS, h);
 }
 
 /* text from row y, column x of cv, wrapped at spaces to the width left;
@@ -969,7 +1048,7 @@ static void handle_key(struct ui *u, int ch)
 	if (!b) {
 		if (ch == 'q' || ch == 'Q')   /* too small a terminal: q still quits */
 			u->quit = true;
-		for (int s = 0; s <= 5 && !u->quit && COLS >= MIN_W; s++) {
+		for (int s = 0; s <= SCREEN_MAX && !u->quit && COLS >= MIN_W; s++) {
 			const struct key_bind *o = key_find(ch, s);
 			if (o) {
 				/* bound elsewhere: say where, do nothing here */
@@ -991,6 +1070,10 @@ static void handle_key(struct ui *u, int ch)
 			u->ask = v->ask;
 			v->ask.act = PA_NONE;
 			u->msg[0] = '\0';   /* the confirmation replaces the message */
+		}
+		if (v->link.screen) {
+			open_link(u, &v->link);
+			v->link.screen = 0;
 		}
 		if (v->status[0]) {
 			set_msg(u, "%s", v->status);
@@ -1039,13 +1122,13 @@ static void handle_key(struct ui *u, int ch)
 		u->msg[0] = '\0';
 		break;
 	case KA_FOCUS_NEXT:
-		u->focus = (u->focus + 1) % NPANES;
+	case KA_FOCUS_PREV: {
+		int np = NPANES - !sessions_tile(u);
+		u->focus = (u->focus + (b->act == KA_FOCUS_NEXT ? 1 : np - 1)) % np;
 		u->focus_moved = true;
 		break;
-	case KA_FOCUS_PREV:
-		u->focus = (u->focus + NPANES - 1) % NPANES;
-		u->focus_moved = true;
-		break;
+	}
+	case KA_EXPLAIN: sessions_explain(u); break;
 	case KA_SCREEN:
 		if (ch - '0' == TUNING_SCREEN && u->screen != TUNING_SCREEN)
 			select_remedy(u);
@@ -1353,6 +1436,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	}
 	for (int p = 0; p < NPANES; p++)
 		u->views[p].tune = &u->tv;
+	u->views[SESSIONS_SCREEN - 1].plan = &u->plan;
 	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
 	draw_frame(u);
 	int input_empty = 0;
@@ -1378,6 +1462,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		}
 		if (tuning_tick(u))
 			dirty = true;
+		sessions_tick(u);
 		bool got_key = false;
 		while ((ch = getch()) != ERR) {
 			if (ch == '\r')
