@@ -131,10 +131,9 @@ void sessions_summary(const struct model *m, const struct pane_view *v, char *bu
  * HEX; PostgreSQL "userid:dbid:queryid:...": queryid), as session.digest
  * holds it; the filter "^digest:ID$" shows the sessions running it. */
 void sessions_digest_id(const char *key, char *out, size_t len);
-/* The selected session's statement to explain (its id in *id), or NULL
+/* The selected session of the sessions pane (what e explains), or NULL
  * with why in buf. */
-const char *sessions_explain_target(const struct model *m, const struct pane_view *v, long long *id, char *buf,
-				    size_t len);
+const struct session *sessions_selected(const struct model *m, const struct pane_view *v, char *buf, size_t len);
 
 /* Ask the screen to end (term) or cancel session id after a confirmation:
  * v->ask filled with the exact SQL, the identity it checks and the

@@ -739,21 +739,14 @@ static const struct session *selected(const struct model *m, const struct pane_v
 	return s;
 }
 
-const char *sessions_explain_target(const struct model *m, const struct pane_view *v, long long *id, char *buf,
-				    size_t len)
+const struct session *sessions_selected(const struct model *m, const struct pane_view *v, char *buf, size_t len)
 {
 	const struct session *s = m->sessions ? selected(m, v) : NULL;
-	*id = 0;
-	if (!s) {
+	if (!s)
 		str_copy(buf, len, "no session selected");
-		return NULL;
-	}
-	*id = s->id;
-	if (!s->query || !s->query[0]) {
-		str_printf(buf, len, "session %lld: its statement is not visible", s->id);
-		return NULL;
-	}
-	return s->query;
+	else if (s->self)
+		str_copy(buf, len, "that is dbtop's own connection");
+	return s && !s->self ? s : NULL;
 }
 
 static bool sessions_key(const struct model *m, struct pane_view *v, int cmd)

@@ -549,7 +549,8 @@ static void sessions_tick(struct ui *u)
 	if (want == u->sessions_wanted)
 		return;
 	u->sessions_wanted = want;
-	/* (the sampler's session read: see sessions_request) */
+	if (!u->o->replay)
+		sampler_want_sessions(&u->sp, want);
 }
 
 /* A link from another pane (S on locks or digests): the sessions screen
@@ -584,14 +585,14 @@ static void open_link(struct ui *u, const struct pane_link *l)
 	set_msg(u, "sessions running digest %s now (/ and Enter on an empty pattern: every session)", l->digest);
 }
 
-/* e on screen 6: ask for the plan of the selected session's statement. */
+/* e on screen 6: ask for the plan of the selected session's statement
+ * (the source refuses what it must not explain, before any SQL). */
 static void sessions_explain(struct ui *u)
 {
 	struct pane_view *sv = &u->views[SESSIONS_SCREEN - 1];
-	long long id;
 	char why[200];
-	const char *q = sessions_explain_target(u->m, sv, &id, why, sizeof why);
-	if (!q) {
+	const struct session *s = sessions_selected(u->m, sv, why, sizeof why);
+	if (!s) {
 		set_msg(u, "no plan: %s", why);
 		return;
 	}
@@ -599,12 +600,35 @@ static void sessions_explain(struct ui *u)
 		set_msg(u, "no plan: explain asks a live server (this is a recording)");
 		return;
 	}
-	u->plan.id = id;
+	if (u->plan.pending) {
+		set_msg(u, "a plan is still being asked for (session %lld)", u->plan.id);
+		return;
+	}
+	if (!sampler_explain_request(&u->sp, s->id, &s->ident)) {
+		set_msg(u, "a plan is still being asked for: try again");
+		return;
+	}
+	u->plan.id = s->id;
 	u->plan.ok = false;
-	u->plan.pending = false;
-	str_copy(u->plan.text, sizeof u->plan.text, "this build cannot ask the server for a plan");
+	u->plan.pending = true;
+	u->plan.text[0] = '\0';
+	sv->sel_id = s->id;
 	sv->details = true;
-	sv->plan = &u->plan;
+	set_msg(u, "explaining the statement of session %lld ...", s->id);
+}
+
+/* The plan asked for, once it is there. True when the screen changed. */
+static bool sessions_plan_tick(struct ui *u)
+{
+	int rc;
+	char *plan = NULL, err[NOTE_LEN];
+	if (!u->plan.pending || !sampler_explain_result(&u->sp, &rc, &plan, err, sizeof err))
+		return false;
+	u->plan.pending = false;
+	u->plan.ok = rc == 0 && plan;
+	str_copy(u->plan.text, sizeof u->plan.text, u->plan.ok ? plan : err[0] ? err : "the server gave no plan");
+	free(plan);
+	return true;
 }
 
 /* Overview priority of a pane: lower goes first for rows beyond the
@@ -1463,6 +1487,8 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 		if (tuning_tick(u))
 			dirty = true;
 		sessions_tick(u);
+		if (sessions_plan_tick(u))
+			dirty = true;
 		bool got_key = false;
 		while ((ch = getch()) != ERR) {
 			if (ch == '\r')
