@@ -31,10 +31,11 @@ const struct key_bind key_binds[] = {
 	 "space resumes"},
 	{{'+', '='}, KA_SLOWER, 0, KW_ALL, false, "+", "+- Interval", "longer refresh interval (up to 60 s)"},
 	{{'-', '_'}, KA_FASTER, 0, KW_ALL, false, "-", NULL, "shorter refresh interval (down to 0.25 s)"},
-	{{'s'}, KA_PANE, PK_SORT, KW_OVERVIEW | KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(6), false, "s", "s Sort",
-	 "sort: rates in table order / by name; digests by total time, calls, average latency, rows; sessions "
-	 "by the next column (state, blocker, wait, time in state, transaction age, statement, id, user, "
-	 "database, client)"},
+	{{'s'}, KA_PANE, PK_SORT, KW_OVERVIEW | KW_SCREEN(1) | KW_SCREEN(2), false, "s", "s Sort",
+	 "sort: rates in table order / by name; digests by total time, calls, average latency, rows"},
+	{{'s'}, KA_PANE, PK_SORT, KW_SCREEN(6), false, "s", "s Sort",
+	 "sessions: sort by the next column (state, blocker, wait, time in state, transaction age, statement, "
+	 "id, user, database, client); ties by id, so rows keep their order between refreshes"},
 	{{'r'}, KA_PANE, PK_REVERSE, KW_SCREEN(6), false, "r", NULL, "sessions: reverse the sort order"},
 	{{'i'}, KA_PANE, PK_SHOW_IDLE, KW_SCREEN(6), false, "i", "i Idle",
 	 "sessions: show / hide the idle ones (hidden by default; idle in transaction always shows)"},
@@ -43,7 +44,7 @@ const struct key_bind key_binds[] = {
 	{{'e'}, KA_EXPLAIN, 0, KW_SCREEN(6), false, "e", "e Explain",
 	 "sessions: the plan of the selected session's statement in its details (EXPLAIN, never ANALYZE: "
 	 "nothing is executed; SELECT, INSERT, UPDATE, DELETE, REPLACE, MERGE only)"},
-	{{'S'}, KA_PANE, PK_SESSIONS, KW_SCREEN(2) | KW_SCREEN(3), false, "S", "S Sessions",
+	{{'S'}, KA_PANE, PK_SESSIONS, KW_SCREEN(2) | KW_SCREEN(3), false, "S", NULL,
 	 "locks: the selected session's details on the sessions screen; digests: the sessions running the "
 	 "selected digest now (screen 6, filtered on it)"},
 	{{'d'}, KA_PANE, PK_CUMULATIVE, KW_OVERVIEW | KW_SCREEN(2), false, "d", NULL,
