@@ -238,27 +238,34 @@ static const struct ss_col {
 #define SHOW_IDLE(v) (((v)->sort & SESSIONS_SHOW_IDLE) != 0)
 #define SHOW_BG(v) (((v)->sort & SESSIONS_SHOW_BACKGROUND) != 0)
 
-/* Widths of the shown columns at pane width w (0: not shown); the
- * statement gets what is left. blocker: some row names a blocker. */
-static void ss_layout(int w, bool blocker, int width[C__N])
+/* The order in which columns give up width in a narrow pane: the state
+ * first (its words get shorter: nothing is lost), then the client, the
+ * database, the user, the wait. */
+static const enum ss_col_id shrink_order[] = {C_STATE, C_CLIENT, C_DB, C_USER, C_WAIT};
+
+/* Widths of the shown columns at pane width w (0: not shown): each as wide
+ * as its widest cell (fit[], at most its preferred width); in a narrow pane
+ * narrower (shrink_order, down to the narrowest width), then the lowest
+ * priority left out, until the statement has TEXT_MIN columns; it gets
+ * what is left. blocker: some row names a blocker. */
+static void ss_layout(int w, bool blocker, const int fit[C__N], int width[C__N])
 {
 	int used = 0, c;
 	for (c = 0; c < C_QUERY; c++) {
-		width[c] = c == C_BLOCKER && !blocker ? 0 : ss_cols[c].w;
+		int f = fit[c] < ss_cols[c].w ? fit[c] : ss_cols[c].w;
+		if (f < (int)strlen(ss_cols[c].head))
+			f = (int)strlen(ss_cols[c].head);
+		width[c] = c == C_BLOCKER && !blocker ? 0 : f;
 		used += width[c] ? width[c] + 1 : 0;
 	}
-	/* narrower first, the lowest priority first; then left out */
-	while (w - used < TEXT_MIN) {
-		int pick = -1;
-		for (c = 0; c < C_QUERY; c++)
-			if (width[c] > ss_cols[c].min_w && (pick < 0 || ss_cols[c].prio < ss_cols[pick].prio))
-				pick = c;
-		if (pick < 0)
-			break;
-		int cut = width[pick] - ss_cols[pick].min_w;
+	for (size_t k = 0; k < sizeof shrink_order / sizeof shrink_order[0] && w - used < TEXT_MIN; k++) {
+		c = shrink_order[k];
+		int cut = width[c] - ss_cols[c].min_w;
+		if (cut <= 0)
+			continue;
 		if (cut > TEXT_MIN - (w - used))
 			cut = TEXT_MIN - (w - used);
-		width[pick] -= cut;
+		width[c] -= cut;
 		used -= cut;
 	}
 	while (w - used < TEXT_MIN) {
@@ -271,9 +278,19 @@ static void ss_layout(int w, bool blocker, int width[C__N])
 		used -= width[pick] + 1;
 		width[pick] = 0;
 	}
-	/* a wide pane: room beyond the statement's share widens the client */
-	if (width[C_CLIENT] && w - used > 120)
-		width[C_CLIENT] += (w - used - 120) / 4 < 20 ? (w - used - 120) / 4 : 20;
+	/* room left over the statement's minimum goes back to the columns
+	 * made narrower, the last made narrower first */
+	for (size_t k = sizeof shrink_order / sizeof shrink_order[0]; k-- > 0 && w - used > TEXT_MIN;) {
+		c = shrink_order[k];
+		int f = fit[c] < ss_cols[c].w ? fit[c] : ss_cols[c].w;
+		if (!width[c] || width[c] >= f)
+			continue;
+		int add = f - width[c];
+		if (add > w - used - TEXT_MIN)
+			add = w - used - TEXT_MIN;
+		width[c] += add;
+		used += add;
+	}
 	width[C_QUERY] = w - used > 0 ? w - used : 0;
 }
 
@@ -318,10 +335,11 @@ static bool ss_match(const struct pane_view *v, const struct session *s)
 	return false;
 }
 
-/* A session's class is hidden by the view (idle / background toggles)? */
+/* A session is hidden by the view (idle / background toggles; dbtop's own
+ * connection goes with the background)? */
 static bool ss_hidden(const struct pane_view *v, const struct session *s)
 {
-	return (s->cls == SC_IDLE && !SHOW_IDLE(v)) || (s->cls == SC_BACKGROUND && !SHOW_BG(v));
+	return (s->cls == SC_IDLE && !SHOW_IDLE(v)) || ((s->cls == SC_BACKGROUND || s->self) && !SHOW_BG(v));
 }
 
 static enum ss_col_id sort_col;
@@ -357,7 +375,7 @@ static size_t ss_rows(const struct model *m, const struct pane_view *v, const st
 		if (ss_hidden(v, s)) {
 			if (s->cls == SC_IDLE && hid_idle)
 				++*hid_idle;
-			if (s->cls == SC_BACKGROUND && hid_bg)
+			if ((s->cls == SC_BACKGROUND || s->self) && hid_bg)
 				++*hid_bg;
 			continue;
 		}
@@ -402,7 +420,7 @@ static void follow(struct pane_view *v, const struct session **rows, size_t n)
 void sessions_summary(const struct model *m, const struct pane_view *v, char *buf, size_t len)
 {
 	const struct session_set *ss = m->sessions;
-	unsigned n[8] = {0}, hid = 0;
+	unsigned n[8] = {0}, hid = 0;   /* hid: the sessions counted */
 	if (!ss) {
 		str_copy(buf, len, m->intervals ? "sessions: not read yet" : "sessions: no sample yet");
 		return;
@@ -412,12 +430,15 @@ void sessions_summary(const struct model *m, const struct pane_view *v, char *bu
 			   ss->note[0] ? ": " : "", ss->note);
 		return;
 	}
+	/* (dbtop's own connection left out) */
 	for (size_t i = 0; i < ss->n; i++) {
+		if (ss->s[i].self)
+			continue;
 		n[ss->s[i].cls & 7]++;
-		hid += ss_hidden(v, &ss->s[i]);
+		hid++;
 	}
 	size_t l;
-	str_printf(buf, len, "sessions: %zu (%u active, %u waiting for lock", ss->n, n[SC_ACTIVE], n[SC_LOCK_WAIT]);
+	str_printf(buf, len, "sessions: %u (%u active, %u waiting for lock", hid, n[SC_ACTIVE], n[SC_LOCK_WAIT]);
 	if (n[SC_IDLE_IN_TRX]) {
 		l = strlen(buf);
 		str_printf(buf + l, len - l, ", %u idle in transaction", n[SC_IDLE_IN_TRX]);
@@ -430,7 +451,6 @@ void sessions_summary(const struct model *m, const struct pane_view *v, char *bu
 	}
 	l = strlen(buf);
 	str_printf(buf + l, len - l, ")%s", ss->status == SESS_PARTIAL ? " PARTIAL" : "");
-	(void)hid;
 }
 
 /* Why there is no list, and the fix: a line or two from row y. Returns
@@ -659,7 +679,8 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 			str_printf(line + l, sizeof line - l, "  %.0fs old", ss->age_s);
 		}
 	}
-	cv_text(cv, y++, 0, R_LABEL, line);
+	/* the whole line on the full screen (two rows when it must) */
+	y = cv_wrap(cv, y, 0, R_LABEL, line, v->full && cv->h - y > 4 ? y + 2 : y + 1);
 	if (ss->status == SESS_PARTIAL && ss->note[0] && y < cv->h && (cv->h - y > 2 || n == 0))
 		y = cv_wrap(cv, y, 0, R_WARN, ss->note, y + 2 < cv->h ? y + 2 : cv->h);
 	if (y >= cv->h) {
@@ -667,9 +688,19 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 		return;
 	}
 	bool blocker = false;
-	for (size_t i = 0; i < n; i++)
+	int fit[C__N] = {0};
+	for (size_t i = 0; i < n; i++) {
 		blocker |= rows[i]->blocked_by > 0;
-	ss_layout(cv->w, blocker, width);
+		for (int c = 0; c < C_QUERY; c++) {
+			char b[256];
+			struct ss_ctx ctx = {.utf8 = cv->utf8, .w = 99};
+			ss_cols[c].cell(rows[i], &ctx, b, sizeof b);
+			int k = text_cols(b);
+			if (k > fit[c])
+				fit[c] = k;
+		}
+	}
+	ss_layout(cv->w, blocker, fit, width);
 	/* the heads: one row only, then the top session rather than them */
 	if (cv->h - y >= 2 || n == 0) {
 		int x = 0;
