@@ -632,6 +632,8 @@ static int sessions_need(const struct model *m, const struct pane_view *v, int w
 	free(rows);
 	if (n == 0)
 		return 2;
+	/* the summary and the first session (a lock waiter when there is one) */
+	*min = 2;
 	/* the heads and the rest of the room: its minimum is the summary */
 	return 2 + (m->sessions->status == SESS_PARTIAL) + n;
 }
@@ -668,19 +670,19 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 		free(rows);
 		return;
 	}
-	/* the summary line (it is the tile's minimum) */
+	/* the summary line (it is the tile's minimum); the full screen adds
+	 * the sort and the read's cost under it */
 	sessions_summary(m, v, line, sizeof line);
-	{
-		size_t l = strlen(line);
-		str_printf(line + l, sizeof line - l, "  sort: %s%s  read %.1f ms", ss_cols[SORT_COL(v)].sort_name,
-			   REVERSED(v) ? " (reversed)" : "", ss->query_ms);
+	cv_text(cv, y++, 0, R_LABEL, line);
+	if (v->full && cv->h - y > 3) {
+		str_printf(line, sizeof line, "sort: %s%s (s: next column, r: reverse)  read %.1f ms", ss_cols[SORT_COL(v)].sort_name,
+			   REVERSED(v) ? " reversed" : "", ss->query_ms);
 		if (ss->age_s > 0) {
-			l = strlen(line);
-			str_printf(line + l, sizeof line - l, "  %.0fs old", ss->age_s);
+			size_t l = strlen(line);
+			str_printf(line + l, sizeof line - l, ", %.0f s ago (--server-budget)", ss->age_s);
 		}
+		cv_text(cv, y++, 0, R_LABEL, line);
 	}
-	/* the whole line on the full screen (two rows when it must) */
-	y = cv_wrap(cv, y, 0, R_LABEL, line, v->full && cv->h - y > 4 ? y + 2 : y + 1);
 	if (ss->status == SESS_PARTIAL && ss->note[0] && y < cv->h && (cv->h - y > 2 || n == 0))
 		y = cv_wrap(cv, y, 0, R_WARN, ss->note, y + 2 < cv->h ? y + 2 : cv->h);
 	if (y >= cv->h) {
@@ -761,7 +763,9 @@ static const struct session *selected(const struct model *m, const struct pane_v
 	const struct session **rows;
 	const struct session *s = NULL;
 	size_t n = ss_rows(m, v, &rows, NULL, NULL);
-	for (size_t i = 0; i < n && v->sel_id; i++)
+	/* moved since the last frame (keys read together): the row it is on
+	 * now; else the session the frame showed selected */
+	for (size_t i = 0; i < n && v->sel_id && v->sel == v->sel_drawn; i++)
 		if (rows[i]->id == v->sel_id)
 			s = rows[i];
 	if (!s && v->sel >= 0 && (size_t)v->sel < n)

@@ -280,6 +280,20 @@ int main(void)
 	      "its own connection is not ended (%s)", v.status);
 	sessions_pane.key(&m, &v, PK_SHOW_BACKGROUND);
 
+	/* Down then x before the next frame: the row moved to, not the one drawn */
+	v.sel_id = 2003;
+	cv = grid_canvas(120, 30);
+	sessions_pane.draw(&m, &v, &cv);
+	int drawn_at = v.sel;
+	v.sel = drawn_at + 1;
+	cv = grid_canvas(120, 30);
+	memset(&v.ask, 0, sizeof v.ask);
+	sessions_pane.key(&m, &v, PK_TERMINATE);
+	CHECKF(v.ask.act == PA_TERMINATE && v.ask.id != 2003, "x right after Down: the session moved to (%lld, not 2003)",
+	       v.ask.id);
+	memset(&v.ask, 0, sizeof v.ask);
+	sessions_pane.draw(&m, &v, &cv);
+
 	/* the digest link: only the sessions running it */
 	char pat[96], err[160], did[80];
 	sessions_digest_id("10:16384:-4242:t", did, sizeof did);
@@ -310,7 +324,7 @@ int main(void)
 	sessions_pane.draw(&m, &v, &cv);
 	CHECKF(strncmp(row(0), "sessions: 67 (", 14) == 0, "tile row 1 is the summary (%s)", row(0));
 	int mn = 0, need = sessions_pane.need(&m, &v, 80, &mn);
-	CHECKF(mn == 1 && need == 17, "need: heads and rows (%d), min the summary (%d)", need, mn);
+	CHECKF(mn == 2 && need == 17, "need: heads and rows (%d), min the summary and the first session (%d)", need, mn);
 
 	model_free(&m);
 	return TAP_DONE();
