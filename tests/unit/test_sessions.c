@@ -12,6 +12,7 @@
 
 #include "../../model/sessions.h"
 #include "../../sources/sessions_map.h"
+#include "../../sources/source.h"
 #include "../../util/util.h"
 #include "tap.h"
 #include "fixture.h"
@@ -460,6 +461,47 @@ static void test_explain_checks(void)
 	      "explain_pg_sql: a statement too long for the buffer");
 }
 
+/* --server-budget: a costly session read is reused, aged, until due. */
+static void test_pace(void)
+{
+	struct source src;
+	memset(&src, 0, sizeof src);
+	src.budget_ms = 10;
+	src.interval = 1;
+	src.conn_gen = 1;
+	CHECK(source_sessions_reuse(&src, 100, false) == NULL, "pace: nothing read yet: read now");
+	struct session_set *ss = session_set_new();
+	struct session *s = session_add(ss, 5);
+	s->state_s = 2;
+	s->trx_age_s = NAN;
+	s->query_s = 1;
+	ss->query_ms = 20;
+	/* 20 ms against 5 ms per refresh: every 4 s */
+	source_sessions_read(&src, ss, 20, 100);
+	CHECK(src.ss_last && src.ss_next > 103.8 && src.ss_next < 104, "pace: a 20 ms read is next due 4 s on");
+	struct session_set *k = source_sessions_reuse(&src, 102, false);
+	CHECK(k && k->age_s == 2 && k->s[0].state_s == 4 && k->s[0].query_s == 3 && isnan(k->s[0].trx_age_s) &&
+		      has(k->note, "list from 2 s ago") && has(k->note, "--server-budget"),
+	      tname("pace: in between, the last list with its age, its times run on (%s)", k ? k->note : "none"));
+	session_set_free(k);
+	CHECK(source_sessions_reuse(&src, 104, false) == NULL, "pace: due: read again");
+	k = source_sessions_reuse(&src, 104, true);
+	CHECK(k != NULL, "pace: just due but this refresh paid for another costly read: one more refresh");
+	session_set_free(k);
+	src.conn_gen = 2;
+	CHECK(source_sessions_reuse(&src, 102, false) == NULL, "pace: nothing kept across a reconnection");
+	source_sessions_read(&src, ss, 1, 105);
+	CHECK(src.ss_last == NULL, "pace: a cheap read is not kept (read every refresh)");
+	source_sessions_read(&src, ss, 20, 106);
+	source_sessions_forget(&src);
+	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 107, false) == NULL, "pace: forgotten: read now");
+	src.budget_ms = 0;
+	source_sessions_read(&src, ss, 500, 110);
+	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 111, false) == NULL,
+	      "pace: --server-budget 0: every refresh");
+	session_set_free(ss);
+}
+
 int main(void)
 {
 	have_python = system("python3 -c 1 >/dev/null 2>&1") == 0;
@@ -472,5 +514,6 @@ int main(void)
 	test_mysql8();
 	test_json_none();
 	test_explain_checks();
+	test_pace();
 	return tap_failed ? 1 : 0;
 }
