@@ -211,6 +211,23 @@ GRANT SELECT ON s57 TO dbtop_mon; GRANT SELECT, DELETE ON d57 TO dbtop_mon;" >/d
     else
         if grep -q 'on s57' <<<"$msg"; then ok "$N: a statement with \$1 is planned with GENERIC_PLAN"; else nok "$N: explain of \$1 statement ${B:-none} said: $(head -c 400 <<<"$msg")"; fi
     fi
+    # --read-only changes nothing about explain (it runs nothing)
+    plan=$(timeout 20 "$DBTOP" --read-only --explain "$A" "$U" 2>&1)
+    if grep -q 'on s57' <<<"$plan"; then ok "$N: explain under --read-only"; else nok "$N: explain --read-only said: $(head -c 300 <<<"$plan")"; fi
+    # a statement other than SELECT / INSERT / UPDATE / DELETE / MERGE
+    sess ${N}o 1 "$C" "SELECT pg_backend_pid();" "DO \$\$ BEGIN PERFORM pg_sleep(20); END \$\$;"
+    getid ${N}o
+    pg_do() { $P -Atc "SELECT count(*) FROM pg_stat_activity WHERE pid = ${sid[${N}o]} AND state = 'active'"; }
+    poll pg_do 1
+    msg=$(timeout 20 "$DBTOP" --explain "${sid[${N}o]}" "$U" 2>&1)
+    if grep -q 'DO statements are not explained' <<<"$msg"; then ok "$N: a DO block is refused: $msg"; else nok "$N: explain of a DO block said: $msg"; fi
+    # --server-budget: a read costlier than its share is reused, aged, between reads
+    timeout 30 "$DBTOP" -b -n 4 -i 0.5 --sessions --server-budget 0.2 --format json "$U" >"$tmp/$N.budget.json" 2>/dev/null
+    if jq -se 'length == 4 and any(.[]; .sessions_age_s > 0 and (.sessions_note | test("list from .* s ago: it takes .* ms of server time to read, so it is read every [0-9]+ s \\(--server-budget\\)"))) and all(.[]; .sessions_status == "ok")' "$tmp/$N.budget.json" >/dev/null; then
+        ok "$N: under a tight --server-budget the list is reused between reads, its age said"
+    else
+        nok "$N: --server-budget 0.2: $(jq -c '{sessions_status, sessions_age_s, sessions_note}' "$tmp/$N.budget.json" 2>&1 | head -c 600)"
+    fi
     cleanup_pg "$P"
     kill_kids
 }

@@ -481,7 +481,7 @@ static void test_pace(void)
 	CHECK(src.ss_last && src.ss_next > 103.8 && src.ss_next < 104, "pace: a 20 ms read is next due 4 s on");
 	struct session_set *k = source_sessions_reuse(&src, 102, false);
 	CHECK(k && k->age_s == 2 && k->s[0].state_s == 4 && k->s[0].query_s == 3 && isnan(k->s[0].trx_age_s) &&
-		      has(k->note, "list from 2 s ago") && has(k->note, "--server-budget"),
+		      has(k->note, "list from 2.0 s ago") && has(k->note, "--server-budget"),
 	      tname("pace: in between, the last list with its age, its times run on (%s)", k ? k->note : "none"));
 	session_set_free(k);
 	CHECK(source_sessions_reuse(&src, 104, false) == NULL, "pace: due: read again");
