@@ -329,7 +329,9 @@ static bool ss_match(const struct pane_view *v, const struct session *s)
 	    (s->query && pane_filter_match(v, s->query)))
 		return true;
 	if (s->digest[0]) {
-		str_printf(b, sizeof b, "digest:%s", s->digest);
+		char id[80];
+		sessions_digest_id(s->digest, id, sizeof id);
+		str_printf(b, sizeof b, "digest:%s", id);
 		return pane_filter_match(v, b);
 	}
 	return false;
@@ -485,17 +487,25 @@ static int ss_why(const struct model *m, struct canvas *cv, int y)
 
 /* ---- details ---- */
 
-static const struct digest_entry *find_digest(const struct model *m, const char *id)
+/* The digest of a session's statement: the entry with its key, else one
+ * with the same statement id (another user's or database's). */
+static const struct digest_entry *find_digest(const struct model *m, const char *key)
 {
-	char k[200];
-	if (!id[0])
+	char k[200], id[200];
+	const struct digest_entry *other = NULL;
+	if (!key[0])
 		return NULL;
+	sessions_digest_id(key, id, sizeof id);
 	for (size_t i = 0; i < m->dg.n; i++) {
-		sessions_digest_id(m->dg.e[i].last.key, k, sizeof k);
-		if (strcmp(k, id) == 0 && !m->dg.e[i].gone)
+		if (m->dg.e[i].gone)
+			continue;
+		if (strcmp(m->dg.e[i].last.key, key) == 0)
 			return &m->dg.e[i];
+		sessions_digest_id(m->dg.e[i].last.key, k, sizeof k);
+		if (!other && strcmp(k, id) == 0)
+			other = &m->dg.e[i];
 	}
-	return NULL;
+	return other;
 }
 
 /* Its place in the lock graph: one line per edge it is on. */
@@ -576,8 +586,10 @@ static void draw_details(const struct model *m, const struct pane_view *v, const
 				str_printf(av, sizeof av, "%.2f", d->avg_ms);
 			else
 				str_copy(av, sizeof av, "-");
-			str_printf(t, sizeof t, "digest %s: %s calls/s  %s ms/s  avg %s ms  %llu calls since first seen", s->digest,
-				   cs, ms, av, (unsigned long long)d->last.c[DG_CALLS]);
+			char id[80];
+			sessions_digest_id(s->digest, id, sizeof id);
+			str_printf(t, sizeof t, "digest %s: %s calls/s  %s ms/s  avg %s ms  %llu calls since first seen",
+				   id, cs, ms, av, (unsigned long long)d->last.c[DG_CALLS]);
 			y = cv_wrap(cv, y, 0, R_VALUE, t, y + 2);
 		} else {
 			cv_printf(cv, y++, 0, R_LABEL, "digest: %s",

@@ -13,7 +13,7 @@
  * same moment comes with every sample, so the details show the locks. The
  * markers the tests look for: the holder is session 4242, its statement
  * "UPDATE accounts SET balance"; the waiters are 5001-5003; the active
- * sessions 3000-3009 run "SELECT ... FROM orders" with digest 777.
+ * sessions 3000-3009 run "SELECT ... FROM orders" with digest 10:16384:777:t.
  */
 #include <math.h>
 #include <stdio.h>
@@ -81,7 +81,7 @@ static struct session_set *sessions_at(int t)
 					 "SELECT o.id, o.total, c.name FROM orders o JOIN customers c ON c.id = o.customer_id "
 					 "WHERE o.created_at > now() - interval '1 day' ORDER BY o.total DESC LIMIT 50",
 					 t);
-		str_copy(s->digest, sizeof s->digest, "777");
+		str_copy(s->digest, sizeof s->digest, "10:16384:777:t");
 	}
 	struct session *h = sess(ss, 4242, SC_IDLE_IN_TRX, "batch", "nightly-report", "idle in transaction",
 				 "Client:ClientRead", 300, 305,

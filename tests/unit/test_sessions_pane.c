@@ -145,7 +145,7 @@ int main(void)
 					"UPDATE accounts SET balance = balance - 1 WHERE id = 42 AND a_very_long_column_name_to_cut = 7");
 		s->blocked_by = 4000 + (i == 1);
 		s->nblockers = 1;
-		str_copy(s->digest, sizeof s->digest, "-4242");
+		str_copy(s->digest, sizeof s->digest, i ? "10:16384:-4242:t" : "11:16384:-4242:t");
 	}
 	add(ss, 4000, SC_IDLE_IN_TRX, "dave", 300, 310, "UPDATE accounts SET balance = 0 WHERE id = 42");
 	add(ss, 4001, SC_IDLE_IN_TRX, "erin", 20, 25, "BEGIN");
