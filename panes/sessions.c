@@ -451,6 +451,10 @@ void sessions_summary(const struct model *m, const struct pane_view *v, char *bu
 		l = strlen(buf);
 		str_printf(buf + l, len - l, ", %u background%s", n[SC_BACKGROUND], !SHOW_BG(v) ? " hidden" : "");
 	}
+	if (n[SC_OTHER]) {
+		l = strlen(buf);
+		str_printf(buf + l, len - l, ", %u other", n[SC_OTHER]);
+	}
 	l = strlen(buf);
 	str_printf(buf + l, len - l, ")%s", ss->status == SESS_PARTIAL ? " PARTIAL" : "");
 }
