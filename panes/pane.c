@@ -96,6 +96,7 @@ void pane_ask_session(const struct model *m, struct pane_view *v, bool term, lon
 	v->ask.act = term ? PA_TERMINATE : PA_CANCEL;
 	v->ask.id = id;
 	v->ask.who = *ident;
+	v->ask.nmore = 0;
 	bool maria = !pg && m->caps.flavour == FLAVOUR_MARIADB;
 	if (pg)
 		str_printf(sql, sizeof sql, "%s(%lld)", term ? "pg_terminate_backend" : "pg_cancel_backend", id);

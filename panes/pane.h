@@ -24,6 +24,8 @@ enum pane_cmd {
 	PK_SHOW_BACKGROUND,  /* show / hide server processes (sessions) */
 	PK_EXPLAIN,          /* the plan of the selected session's statement (sessions) */
 	PK_SESSIONS,         /* the sessions of the selected row (locks, digests): v->link */
+	PK_TAG,              /* tag / untag the selected session (sessions) */
+	PK_UNTAG_ALL,        /* untag every session (sessions) */
 };
 
 /* An action a pane asks the screen to confirm and run (locks pane). */
@@ -36,12 +38,19 @@ enum pane_action {
 	PA_TUNE_ORPHANS,     /* revert what an earlier dbtop left changed */
 };
 
+#define PANE_TAGS_MAX 32  /* sessions tagged at once */
+
 struct pane_ask {
 	enum pane_action act;
 	long long id;        /* session id / tunable index / journal seq */
 	struct session_ident who; /* PA_TERMINATE / PA_CANCEL: the session as shown */
 	char value[64];      /* PA_TUNE_APPLY: the value */
 	char what[1200];     /* the confirmation text: whom, what, consequences */
+	/* PA_TERMINATE / PA_CANCEL on tagged sessions: the others after id,
+	 * each acted on (and checked) in turn */
+	int nmore;
+	long long more_id[PANE_TAGS_MAX];
+	struct session_ident more_who[PANE_TAGS_MAX];
 };
 
 struct tune_view;
@@ -85,6 +94,8 @@ struct pane_view {
 	long long sel_id;    /* sessions: the selected session, followed across refreshes (0: none) */
 	int sel_drawn;       /* sessions: v->sel as the last frame drew it */
 	const struct pane_plan *plan; /* sessions: the screen's explain, NULL: none */
+	long long tags[PANE_TAGS_MAX]; /* sessions: the tagged sessions (m) */
+	int ntags;
 };
 
 struct pane_ops {

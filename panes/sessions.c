@@ -92,12 +92,12 @@ static int text_cmp(const char *a, const char *b, bool rev)
 struct ss_ctx {
 	bool utf8;
 	int w;               /* the cell's width */
+	bool tagged;         /* the session is tagged (m) */
 };
 
 static void cell_id(const struct session *s, const struct ss_ctx *c, char *b, size_t l)
 {
-	(void)c;
-	str_printf(b, l, "%lld%s", s->id, s->self ? "*" : "");
+	str_printf(b, l, "%s%lld%s", c->tagged ? "+" : "", s->id, s->self ? "*" : "");
 }
 static void cell_user(const struct session *s, const struct ss_ctx *c, char *b, size_t l)
 {
@@ -389,6 +389,15 @@ static size_t ss_rows(const struct model *m, const struct pane_view *v, const st
 	sort_rev = REVERSED(v);
 	qsort(*out, n, sizeof **out, ss_qcmp);
 	return n;
+}
+
+/* Index of session id in the view's tags, or -1. */
+static int tag_of(const struct pane_view *v, long long id)
+{
+	for (int i = 0; i < v->ntags; i++)
+		if (v->tags[i] == id)
+			return i;
+	return -1;
 }
 
 /* Keep the selection on the same session: a moved selection (Up, Down,
@@ -711,7 +720,7 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 		blocker |= rows[i]->blocked_by > 0;
 		for (int c = 0; c < C_QUERY; c++) {
 			char b[256];
-			struct ss_ctx ctx = {.utf8 = cv->utf8, .w = 99};
+			struct ss_ctx ctx = {.utf8 = cv->utf8, .w = 99, .tagged = tag_of(v, rows[i]->id) >= 0};
 			ss_cols[c].cell(rows[i], &ctx, b, sizeof b);
 			int k = text_cols(b);
 			if (k > fit[c])
@@ -757,7 +766,7 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 			cv_fill(cv, y, 0, cv->w, R_SELECTED);
 		for (int c = 0; c < C__N; c++) {
 			char v0[SESSION_QUERY_MAX + 16], p[512];
-			struct ss_ctx ctx = {.utf8 = cv->utf8, .w = width[c]};
+			struct ss_ctx ctx = {.utf8 = cv->utf8, .w = width[c], .tagged = tag_of(v, s->id) >= 0};
 			if (!width[c])
 				continue;
 			ss_cols[c].cell(s, &ctx, v0, sizeof v0);
@@ -800,6 +809,55 @@ const struct session *sessions_selected(const struct model *m, const struct pane
 	return s && !s->self ? s : NULL;
 }
 
+/* x / c with sessions tagged: one confirmation naming every tagged session
+ * still listed; each is checked (and acted on) in turn by the screen. */
+static bool ask_tagged(const struct model *m, struct pane_view *v, bool term)
+{
+	const struct session *list[PANE_TAGS_MAX];
+	int n = 0, gone = 0;
+	for (int i = 0; i < v->ntags; i++) {
+		const struct session *s = session_find(m->sessions, v->tags[i]);
+		if (s && (s->ident.known || v->replay))
+			list[n++] = s;
+		else
+			gone++;
+	}
+	if (n == 0) {
+		str_printf(v->status, sizeof v->status, "none of the %d tagged sessions is listed (and identified) now: "
+			   "nothing is done", v->ntags);
+		return true;
+	}
+	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
+	v->ask.act = term ? PA_TERMINATE : PA_CANCEL;
+	v->ask.id = list[0]->id;
+	v->ask.who = list[0]->ident;
+	v->ask.nmore = n - 1;
+	for (int i = 1; i < n; i++) {
+		v->ask.more_id[i - 1] = list[i]->id;
+		v->ask.more_who[i - 1] = list[i]->ident;
+	}
+	struct strbuf b;
+	char t[200], st[24];
+	sb_init(&b);
+	str_printf(t, sizeof t, "%s %d tagged session%s with %s each?", term ? "END" : "CANCEL the statements of", n,
+		   n == 1 ? "" : "s",
+		   pg ? (term ? "pg_terminate_backend" : "pg_cancel_backend") : (term ? "KILL" : "KILL QUERY"));
+	sb_puts(&b, t);
+	for (int i = 0; i < n; i++) {
+		fmt_dur(list[i]->state_s, st, sizeof st);
+		str_printf(t, sizeof t, " %lld (user %s, %s %s: %.40s)%s", list[i]->id, list[i]->user[0] ? list[i]->user : "?",
+			   class_word(list[i]->cls, false), st, list[i]->query ? list[i]->query : "-", i + 1 < n ? ";" : ".");
+		sb_puts(&b, t);
+	}
+	str_printf(t, sizeof t, " %s Each is checked to be still the session shown, one after the other; one that "
+		   "is not is left alone.%s", term ? "Their open transactions are rolled back." : "Their transactions stay open.",
+		   gone ? " Tagged sessions no longer listed are left out." : "");
+	sb_puts(&b, t);
+	str_copy(v->ask.what, sizeof v->ask.what, b.s);
+	sb_free(&b);
+	return true;
+}
+
 static bool sessions_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	const struct session *s;
@@ -825,12 +883,35 @@ static bool sessions_key(const struct model *m, struct pane_view *v, int cmd)
 			 SHOW_BG(v) ? "sessions: server processes shown (b hides them)"
 				    : "sessions: server processes hidden (b shows them)");
 		return true;
+	case PK_TAG:
+		s = m->sessions ? selected(m, v) : NULL;
+		if (!s) {
+			str_copy(v->status, sizeof v->status, "no session selected");
+		} else if (tag_of(v, s->id) >= 0) {
+			v->tags[tag_of(v, s->id)] = v->tags[--v->ntags];
+			str_printf(v->status, sizeof v->status, "session %lld untagged (%d tagged)", s->id, v->ntags);
+		} else if (s->self) {
+			str_copy(v->status, sizeof v->status, "that is dbtop's own connection: not tagged");
+		} else if (v->ntags >= PANE_TAGS_MAX) {
+			str_printf(v->status, sizeof v->status, "at most %d sessions are tagged at once", PANE_TAGS_MAX);
+		} else {
+			v->tags[v->ntags++] = s->id;
+			str_printf(v->status, sizeof v->status, "session %lld tagged (%d tagged: x / c act on them all; M untags)",
+				   s->id, v->ntags);
+		}
+		return true;
+	case PK_UNTAG_ALL:
+		str_printf(v->status, sizeof v->status, "%d session%s untagged", v->ntags, v->ntags == 1 ? "" : "s");
+		v->ntags = 0;
+		return true;
 	case PK_TERMINATE:
 	case PK_CANCEL: {
 		if (v->read_only) {
 			str_copy(v->status, sizeof v->status, "read-only session (--read-only): no kill or cancel");
 			return true;
 		}
+		if (v->ntags > 0)
+			return ask_tagged(m, v, cmd == PK_TERMINATE);
 		s = m->sessions ? selected(m, v) : NULL;
 		if (!s) {
 			str_copy(v->status, sizeof v->status, "no session selected");

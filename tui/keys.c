@@ -41,6 +41,10 @@ const struct key_bind key_binds[] = {
 	 "sessions: show / hide the idle ones (hidden by default; idle in transaction always shows)"},
 	{{'b'}, KA_PANE, PK_SHOW_BACKGROUND, KW_SCREEN(6), false, "b", NULL,
 	 "sessions: show / hide the server's own processes (hidden by default)"},
+	{{'m'}, KA_PANE, PK_TAG, KW_SCREEN(6), false, "m", NULL,
+	 "sessions: tag / untag the selected session (marked +); x and c then act on every tagged one, each "
+	 "checked in turn"},
+	{{'M'}, KA_PANE, PK_UNTAG_ALL, KW_SCREEN(6), false, "M", NULL, "sessions: untag every session"},
 	{{'e'}, KA_EXPLAIN, 0, KW_SCREEN(6), false, "e", "e Explain",
 	 "sessions: the plan of the selected session's statement in its details (EXPLAIN, never ANALYZE: "
 	 "nothing is executed; SELECT, INSERT, UPDATE, DELETE, REPLACE, MERGE only)"},

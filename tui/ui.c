@@ -77,6 +77,9 @@ struct ui {
 	double first_full;     /* monotonic s of the first frame with rates, 0: none yet */
 	struct pane_plan plan; /* the newest explain of a session (the sessions pane shows it) */
 	bool sessions_wanted;  /* the sampler was last told the session list shows */
+	struct pane_ask batch; /* x / c on tagged sessions: the ones still to act on */
+	int batch_next;        /* next of batch.more_id[] to send; batch.act 0: none */
+	int batch_ok, batch_sent;
 };
 
 /* Changes in force (for the crash message). */
@@ -631,6 +634,38 @@ static bool sessions_plan_tick(struct ui *u)
 	return true;
 }
 
+/* y on x / c with tagged sessions: the first was sent; keep the others
+ * to send one by one as each result comes (one action at a time). */
+static void sessions_batch_start(struct ui *u)
+{
+	u->batch.act = PA_NONE;
+	if (u->ask.nmore <= 0)
+		return;
+	u->batch = u->ask;
+	u->batch_next = 0;
+	u->batch_ok = 0;
+	u->batch_sent = 1;
+	u->views[SESSIONS_SCREEN - 1].ntags = 0;   /* acted on: untagged */
+}
+
+/* An action's result while a batch runs: count it, send the next one. */
+static void sessions_batch_next(struct ui *u, int rc, const char *msg)
+{
+	if (!u->batch.act)
+		return;
+	u->batch_ok += rc == 0 && !strstr(msg, "nothing was done");
+	if (u->batch_next >= u->batch.nmore) {
+		set_msg(u, "%s %d of %d tagged sessions (the others were not the sessions shown, or failed); last: %s",
+			u->batch.act == PA_TERMINATE ? "ended" : "cancelled the statements of", u->batch_ok, u->batch_sent, msg);
+		u->msg_until = clock_mono() + 10;
+		u->batch.act = PA_NONE;
+		return;
+	}
+	int what = u->batch.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL, k = u->batch_next++;
+	if (sampler_request(&u->sp, what, u->batch.more_id[k], &u->batch.more_who[k]))
+		u->batch_sent++;
+}
+
 /* Overview priority of a pane: lower goes first for rows beyond the
  * minimums: the focused pane after Tab, the lock tree while sessions wait
  * (min > 1), then rates, digests, waits, tuning. */
@@ -1046,10 +1081,11 @@ static void handle_key(struct ui *u, int ch)
 				/* (said here: a paused replay's worker waits in its clock) */
 				set_msg(u, "failed: this source cannot act on sessions");
 				u->msg_until = clock_mono() + 10;
-			} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
+			} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who)) {
 				set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 					u->ask.id);
-			else
+				sessions_batch_start(u);
+			} else
 				set_msg(u, "another action is still running: nothing done");
 		} else {
 			set_msg(u, "not done: session %lld left alone", u->ask.id);
@@ -1482,6 +1518,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 					: "failed: ",
 				act_msg);
 			u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
+			sessions_batch_next(u, act_rc, act_msg);
 			dirty = true;
 		}
 		if (tuning_tick(u))

@@ -213,6 +213,18 @@ for name in mariadb pg15; do
     else
         nok "$name: x (second): no confirmation: $(screen | tail -15)"
     fi
+    # m on two sleepers, x: one confirmation, both ended
+    B1=${sid[a1]} B2=${sid[a2]}
+    filter "^($B1|$B2)\$"
+    wait_re "\(2 rows\)" 5
+    T send-keys -t s g m Down m x
+    if joined_re "END 2 tagged sessions .*$B1 .*$B2|END 2 tagged sessions .*$B2 .*$B1" 5; then
+        T send-keys -t s y
+        if until_true 8 eval '[ "$(present "$B1")" = 0 ] && [ "$(present "$B2")" = 0 ]'; then ok "$name: m m x y: both tagged sessions ended ($B1, $B2)"; else nok "$name: tagged: $B1 present $(present "$B1"), $B2 $(present "$B2")"; fi
+        if wait_re "ended 2 of 2 tagged sessions" 5; then ok "$name: the screen says both were ended"; else nok "$name: tagged message: $(screen | tail -1)"; fi
+    else
+        nok "$name: m m x: no confirmation for both: $(screen | tail -15)"
+    fi
     T send-keys -t s q
     wait_re "EXITED 0" 5 && ok "$name: q quits with status 0" || nok "$name: q: $(screen | tail -2)"
     T kill-server 2>/dev/null

@@ -294,6 +294,29 @@ int main(void)
 	memset(&v.ask, 0, sizeof v.ask);
 	sessions_pane.draw(&m, &v, &cv);
 
+	/* m tags; x asks for every tagged session at once */
+	v.sel_id = 2001;
+	v.sel_drawn = v.sel;
+	cv = grid_canvas(120, 30);
+	sessions_pane.draw(&m, &v, &cv);
+	sessions_pane.key(&m, &v, PK_TAG);
+	v.sel_id = 2002;
+	v.sel_drawn = v.sel;
+	cv = grid_canvas(120, 30);
+	sessions_pane.draw(&m, &v, &cv);
+	sessions_pane.key(&m, &v, PK_TAG);
+	cv = grid_canvas(120, 30);
+	sessions_pane.draw(&m, &v, &cv);
+	CHECKF(v.ntags == 2 && count_rows(30, "+2001") == 1 && count_rows(30, "+2002") == 1, "m tags 2001 and 2002 (marked +)");
+	memset(&v.ask, 0, sizeof v.ask);
+	sessions_pane.key(&m, &v, PK_TERMINATE);
+	CHECKF(v.ask.act == PA_TERMINATE && v.ask.nmore == 1 && v.ask.id + v.ask.more_id[0] == 4003 &&
+		       v.ask.more_who[0].start_us && strstr(v.ask.what, "END 2 tagged sessions with pg_terminate_backend each"),
+	       "x with tags: one confirmation for both, each with its identity: %s", v.ask.what);
+	memset(&v.ask, 0, sizeof v.ask);
+	sessions_pane.key(&m, &v, PK_UNTAG_ALL);
+	CHECKF(v.ntags == 0, "M untags them");
+
 	/* the digest link: only the sessions running it */
 	char pat[96], err[160], did[80];
 	sessions_digest_id("10:16384:-4242:t", did, sizeof did);
