@@ -514,3 +514,15 @@ bool explain_pg_sql(char *buf, size_t len, const char *q, long version_num, char
 	}
 	return true;
 }
+
+void explain_table_row(struct strbuf *out, const char *const *cell, unsigned ncells)
+{
+	for (unsigned k = 0; k < ncells; k++) {
+		char v[256];
+		str_copy(v, sizeof v, cell[k] ? cell[k] : "NULL");
+		if (k)
+			sb_puts(out, " | ");
+		sb_puts(out, text_sanitize(v));
+	}
+	sb_putc(out, '\n');
+}

@@ -361,6 +361,22 @@ static void test_mysql8(void)
 		sb_free(&js);
 		session_set_free(ss);
 	}
+	const struct fx_sec *ec = fx_sec(&f, "explain_columns"), *er = fx_sec(&f, "explain");
+	if (ec && er && ec->nrows == 1) {
+		struct strbuf t;
+		sb_init(&t);
+		explain_table_row(&t, (const char *const *)ec->rows[0].cell, (unsigned)ec->rows[0].n);
+		for (int i = 0; i < er->nrows; i++)
+			explain_table_row(&t, (const char *const *)er->rows[i].cell, (unsigned)er->rows[i].n);
+		CHECK_STR(t.s, "id | select_type | table | partitions | type | possible_keys | key | key_len | ref | rows | "
+			       "filtered | Extra\n"
+			       "1 | SIMPLE | o | NULL | index | PRIMARY | PRIMARY | 4 | NULL | 120345 | 100.00 | Using index\n"
+			       "1 | SIMPLE | i | NULL | ref | order_id | order_id | 4 | shop.o.id | 3 | 100.00 | Using index\n",
+			  "mysql 8: EXPLAIN FOR CONNECTION as text: names, then rows, NULL spelled out");
+		sb_free(&t);
+	} else {
+		CHECK(false, "mysql 8: @explain_columns and @explain sections");
+	}
 	ss = load_my(&f, "rows_noprocess", FLAVOUR_MYSQL, false);
 	if (ss) {
 		CHECK(ss->status == SESS_PARTIAL && ss->n == 2 && has(ss->note, "GRANT PROCESS ON *.* TO mon"),
