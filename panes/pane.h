@@ -22,7 +22,6 @@ enum pane_cmd {
 	PK_REVERSE,          /* reverse the sort order (sessions) */
 	PK_SHOW_IDLE,        /* show / hide idle sessions (sessions) */
 	PK_SHOW_BACKGROUND,  /* show / hide server processes (sessions) */
-	PK_EXPLAIN,          /* the plan of the selected session's statement (sessions) */
 	PK_SESSIONS,         /* the sessions of the selected row (locks, digests): v->link */
 	PK_TAG,              /* tag / untag the selected session (sessions) */
 	PK_UNTAG_ALL,        /* untag every session (sessions) */
