@@ -435,7 +435,20 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 
 static bool digests_key(const struct model *m, struct pane_view *v, int cmd)
 {
-	(void)m;
+	if (cmd == PK_SESSIONS) {
+		/* the sessions running the selected digest now */
+		const struct digest_entry **rows = xcalloc(MAX_ROWS, sizeof *rows);
+		size_t n = m->dg.have_data ? ranked(m, v, rows) : 0;
+		if (v->sel >= 0 && (size_t)v->sel < n && rows[v->sel]->last.key[0] && !digest_is_estimate(&m->dg, rows[v->sel])) {
+			v->link.screen = 6;
+			v->link.id = 0;
+			sessions_digest_id(rows[v->sel]->last.key, v->link.digest, sizeof v->link.digest);
+		} else {
+			str_copy(v->status, sizeof v->status, n ? "this row has no digest id to find sessions by" : "no digest selected");
+		}
+		free(rows);
+		return true;
+	}
 	if (cmd == PK_SORT) {
 		v->sort = (v->sort & 4) | (((v->sort & 3) + 1) % DGS__COUNT);
 		str_printf(v->status, sizeof v->status, "digests sorted by %s", dg_sort_names[SORT_KEY(v)]);

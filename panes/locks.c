@@ -458,8 +458,19 @@ static const struct lock_session *target(const struct lock_set *ls, const struct
 static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	const struct lock_set *ls = m->locks;
-	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
 	const struct lock_session *bl = NULL;
+	if (cmd == PK_SESSIONS) {
+		/* the selected row's session on the sessions screen */
+		const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl) : NULL;
+		if (!t || t->id <= 0) {
+			str_copy(v->status, sizeof v->status, "no session selected");
+			return true;
+		}
+		v->link.screen = 6;
+		v->link.id = t->id;
+		v->link.digest[0] = '\0';
+		return true;
+	}
 	if (cmd != PK_TERMINATE && cmd != PK_CANCEL)
 		return false;
 	if (v->read_only) {
@@ -472,36 +483,8 @@ static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 		return true;
 	}
 	bool term = cmd == PK_TERMINATE;
-	if (!v->replay && (!t->ident.known || t->id <= 0)) {
-		/* another role's backend read without pg_read_all_stats, a lock
-		 * query without the identity columns, or a blocker without a
-		 * session (a prepared transaction) */
-		str_printf(v->status, sizeof v->status,
-			   "session %lld is not identified in this sample (%s): nothing can be checked, so nothing "
-			   "is done",
-			   t->id, pg ? "its start: another role's needs pg_read_all_stats" : "its transaction");
-		return true;
-	}
-	char st[96], q[160], who[200], sql[64];
+	char st[96];
 	lock_state_text(t, st, sizeof st);
-	str_printf(q, sizeof q, "%s", t->query ? t->query : "(statement not available)");
-	session_ident_text(&t->ident, !term, who, sizeof who);
-	v->ask.act = term ? PA_TERMINATE : PA_CANCEL;
-	v->ask.id = t->id;
-	v->ask.who = t->ident;
-	bool maria = !pg && m->caps.flavour == FLAVOUR_MARIADB;
-	if (pg)
-		str_printf(sql, sizeof sql, "%s(%lld)", term ? "pg_terminate_backend" : "pg_cancel_backend", t->id);
-	else if (maria && !term && t->ident.query_id > 0)
-		str_printf(sql, sizeof sql, "KILL QUERY ID %lld", t->ident.query_id);
-	else
-		str_printf(sql, sizeof sql, "%s%lld", term ? "KILL " : "KILL QUERY ", t->id);
-	/* (a recording made before identities were kept has none to name; its
-	 * replay cannot act anyway) */
-	char chk[320] = "";
-	if (t->ident.known)
-		str_printf(chk, sizeof chk, " Checked %s: session %lld is still the one shown (%s); if not, nothing is done.",
-			   pg || maria ? "in the same statement" : "just before", t->id, who);
 	/* a root: how many wait on it; a waiter: whom it waits for, who is
 	 * left alone */
 	char role[200], spare[120] = "";
@@ -515,13 +498,7 @@ static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 	} else {
 		str_printf(role, sizeof role, "%s, blocking %d", st, t->blocked);
 	}
-	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s) with %s? %s%s%s%s Statement: %s",
-		   term ? "END" : "CANCEL the statement of", t->id, t->user[0] ? t->user : "?", role, sql,
-		   term ? "Its open transaction is rolled back." : "Its transaction stays open.", spare,
-		   !pg && !m->caps.priv_super ? "  [needs SUPER or CONNECTION_ADMIN for other users' sessions]"
-		   : pg && !m->caps.superuser ? "  [needs superuser, pg_signal_backend or the same role]"
-					      : "",
-		   chk, q);
+	pane_ask_session(m, v, term, t->id, t->user, role, spare, &t->ident, t->query);
 	return true;
 }
 

@@ -3,6 +3,7 @@
 #include "pane.h"
 
 #include <pcre2.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../util/util.h"
@@ -69,4 +70,51 @@ void pane_clamp(struct pane_view *v, int nrows, int visible)
 		v->top = nrows - visible;
 	if (v->top < 0)
 		v->top = 0;
+}
+
+void pane_ask_session(const struct model *m, struct pane_view *v, bool term, long long id, const char *user,
+		      const char *role, const char *spare, const struct session_ident *ident, const char *query)
+{
+	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
+	if (v->read_only) {
+		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no kill or cancel");
+		return;
+	}
+	if (!v->replay && (!ident->known || id <= 0)) {
+		/* another role's backend read without pg_read_all_stats, a lock
+		 * query without the identity columns, or a blocker without a
+		 * session (a prepared transaction) */
+		str_printf(v->status, sizeof v->status,
+			   "session %lld is not identified in this sample (%s): nothing can be checked, so nothing "
+			   "is done",
+			   id, pg ? "its start: another role's needs pg_read_all_stats" : "its transaction");
+		return;
+	}
+	char q[160], who[200], sql[64];
+	str_printf(q, sizeof q, "%s", query ? query : "(statement not available)");
+	session_ident_text(ident, !term, who, sizeof who);
+	v->ask.act = term ? PA_TERMINATE : PA_CANCEL;
+	v->ask.id = id;
+	v->ask.who = *ident;
+	v->ask.nmore = 0;
+	bool maria = !pg && m->caps.flavour == FLAVOUR_MARIADB;
+	if (pg)
+		str_printf(sql, sizeof sql, "%s(%lld)", term ? "pg_terminate_backend" : "pg_cancel_backend", id);
+	else if (maria && !term && ident->query_id > 0)
+		str_printf(sql, sizeof sql, "KILL QUERY ID %lld", ident->query_id);
+	else
+		str_printf(sql, sizeof sql, "%s%lld", term ? "KILL " : "KILL QUERY ", id);
+	/* (a recording made before identities were kept has none to name; its
+	 * replay cannot act anyway) */
+	char chk[320] = "";
+	if (ident->known)
+		str_printf(chk, sizeof chk, " Checked %s: session %lld is still the one shown (%s); if not, nothing is done.",
+			   pg || maria ? "in the same statement" : "just before", id, who);
+	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s) with %s? %s%s%s%s Statement: %s",
+		   term ? "END" : "CANCEL the statement of", id, user && user[0] ? user : "?", role, sql,
+		   term ? "Its open transaction is rolled back." : "Its transaction stays open.", spare ? spare : "",
+		   !pg && !m->caps.priv_super ? "  [needs SUPER or CONNECTION_ADMIN for other users' sessions]"
+		   : pg && !m->caps.superuser ? "  [needs superuser, pg_signal_backend or the same role]"
+					      : "",
+		   chk, q);
 }

@@ -19,6 +19,12 @@ enum pane_cmd {
 	PK_TUNE_APPLY,       /* apply / revert the selected setting (tuning) */
 	PK_TUNE_KEEP,        /* keep dbtop's change of it (tuning) */
 	PK_SHOW_OWN,         /* show dbtop's own statements too (digests) */
+	PK_REVERSE,          /* reverse the sort order (sessions) */
+	PK_SHOW_IDLE,        /* show / hide idle sessions (sessions) */
+	PK_SHOW_BACKGROUND,  /* show / hide server processes (sessions) */
+	PK_SESSIONS,         /* the sessions of the selected row (locks, digests): v->link */
+	PK_TAG,              /* tag / untag the selected session (sessions) */
+	PK_UNTAG_ALL,        /* untag every session (sessions) */
 };
 
 /* An action a pane asks the screen to confirm and run (locks pane). */
@@ -31,15 +37,40 @@ enum pane_action {
 	PA_TUNE_ORPHANS,     /* revert what an earlier dbtop left changed */
 };
 
+#define PANE_TAGS_MAX 32  /* sessions tagged at once */
+
 struct pane_ask {
 	enum pane_action act;
 	long long id;        /* session id / tunable index / journal seq */
 	struct session_ident who; /* PA_TERMINATE / PA_CANCEL: the session as shown */
 	char value[64];      /* PA_TUNE_APPLY: the value */
 	char what[1200];     /* the confirmation text: whom, what, consequences */
+	/* PA_TERMINATE / PA_CANCEL on tagged sessions: the others after id,
+	 * each acted on (and checked) in turn */
+	int nmore;
+	long long more_id[PANE_TAGS_MAX];
+	struct session_ident more_who[PANE_TAGS_MAX];
 };
 
 struct tune_view;
+
+/* Another screen a pane key asks the screen to open (PK_SESSIONS): the
+ * sessions screen on one session's details, or filtered on a digest. */
+struct pane_link {
+	int screen;          /* 0: none */
+	long long id;        /* the session, 0: none */
+	char digest[72];     /* the digest's key, "": none */
+};
+
+/* The explain of one session's statement as the screen holds it (the
+ * sessions pane's details show it). */
+#define PANE_PLAN_LEN 8192
+struct pane_plan {
+	long long id;        /* the session explained, 0: none asked */
+	bool pending;        /* asked, no answer yet */
+	bool ok;             /* text is the plan; else why there is none */
+	char text[PANE_PLAN_LEN];
+};
 
 /* Per-pane view state owned by the screen. */
 struct pane_view {
@@ -58,6 +89,12 @@ struct pane_view {
 	bool replay;         /* a recording: no server to act on */
 	const struct tune_view *tune; /* the tuner's state (the screen's copy), NULL: none */
 	struct pane_ask ask; /* set by a pane key: the screen confirms it */
+	struct pane_link link; /* set by a pane key: the screen opens it */
+	long long sel_id;    /* sessions: the selected session, followed across refreshes (0: none) */
+	int sel_drawn;       /* sessions: v->sel as the last frame drew it */
+	const struct pane_plan *plan; /* sessions: the screen's explain, NULL: none */
+	long long tags[PANE_TAGS_MAX]; /* sessions: the tagged sessions (m) */
+	int ntags;
 };
 
 struct pane_ops {
@@ -91,6 +128,31 @@ extern const struct pane_ops digests_pane;
 extern const struct pane_ops locks_pane;
 extern const struct pane_ops waits_pane;
 extern const struct pane_ops tuning_pane;
+extern const struct pane_ops sessions_pane;
+/* pane_view.sort of the sessions pane: bits 0-3 the sort column (0: state),
+ * then these */
+#define SESSIONS_REVERSE 16
+#define SESSIONS_SHOW_IDLE 32
+#define SESSIONS_SHOW_BACKGROUND 64
+/* The sessions pane's one-line summary ("sessions: 63 (10 active, 3 waiting
+ * for lock, 50 idle hidden)") or why there is none. */
+void sessions_summary(const struct model *m, const struct pane_view *v, char *buf, size_t len);
+/* The sessions pane's digest id of a digests-pane key (MySQL "schema/HEX":
+ * HEX; PostgreSQL "userid:dbid:queryid:...": queryid), as session.digest
+ * holds it; the filter "^digest:ID$" shows the sessions running it. */
+void sessions_digest_id(const char *key, char *out, size_t len);
+/* The selected session of the sessions pane (what e explains), or NULL
+ * with why in buf. */
+const struct session *sessions_selected(const struct model *m, const struct pane_view *v, char *buf, size_t len);
+
+/* Ask the screen to end (term) or cancel session id after a confirmation:
+ * v->ask filled with the exact SQL, the identity it checks and the
+ * statement; role says what the session does ("waiting 2.0s for 12",
+ * "idle in transaction 4s, blocking 3"), spare who is left alone ("" for
+ * none). Refuses (v->status says why, v->ask untouched) under --read-only
+ * and for a session it cannot identify. Locks and sessions panes share it. */
+void pane_ask_session(const struct model *m, struct pane_view *v, bool term, long long id, const char *user,
+		      const char *role, const char *spare, const struct session_ident *ident, const char *query);
 
 struct tunable;
 /* The tuning pane's row of t on this server (what v->sel counts), or -1. */

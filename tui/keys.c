@@ -15,10 +15,10 @@ const struct key_bind key_binds[] = {
 	 "quit (reverts the setting changes dbtop made; closes the recording)"},
 	{{'?', 'h'}, KA_HELP, 0, KW_ALL, false, "? h", "? Help",
 	 "this help; Up Down j k PgUp PgDn Home End scroll it, any other key closes it"},
-	{{'x'}, KA_PANE, PK_TERMINATE, KW_SCREEN(3), true, "x", "x End",
-	 "end the selected session, root blocker or waiter (KILL / pg_terminate_backend), after a confirmation; "
-	 "only while the server shows the same session (start, transaction)"},
-	{{'c'}, KA_PANE, PK_CANCEL, KW_SCREEN(3), true, "c", "c Cancel",
+	{{'x'}, KA_PANE, PK_TERMINATE, KW_SCREEN(3) | KW_SCREEN(6), true, "x", "x End",
+	 "end the selected session (locks: a root blocker or a waiter) with KILL / pg_terminate_backend, after a "
+	 "confirmation; only while the server shows the same session (start, transaction)"},
+	{{'c'}, KA_PANE, PK_CANCEL, KW_SCREEN(3) | KW_SCREEN(6), true, "c", "c Cancel",
 	 "cancel the selected session's statement (KILL QUERY / pg_cancel_backend), after a confirmation; "
 	 "only while the same session runs the same statement; its blocker is left alone"},
 	{{'a'}, KA_PANE, PK_TUNE_APPLY, KW_SCREEN(5), true, "a", "a Apply",
@@ -33,13 +33,32 @@ const struct key_bind key_binds[] = {
 	{{'-', '_'}, KA_FASTER, 0, KW_ALL, false, "-", NULL, "shorter refresh interval (down to 0.25 s)"},
 	{{'s'}, KA_PANE, PK_SORT, KW_OVERVIEW | KW_SCREEN(1) | KW_SCREEN(2), false, "s", "s Sort",
 	 "sort: rates in table order / by name; digests by total time, calls, average latency, rows"},
+	{{'s'}, KA_PANE, PK_SORT, KW_SCREEN(6), false, "s", "s Sort",
+	 "sessions: sort by the next column (state, blocker, wait, time in state, transaction age, statement, "
+	 "id, user, database, client); ties by id, so rows keep their order between refreshes"},
+	{{'r'}, KA_PANE, PK_REVERSE, KW_SCREEN(6), false, "r", NULL, "sessions: reverse the sort order"},
+	{{'i'}, KA_PANE, PK_SHOW_IDLE, KW_SCREEN(6), false, "i", "i Idle",
+	 "sessions: show / hide the idle ones (hidden by default; idle in transaction always shows)"},
+	{{'b'}, KA_PANE, PK_SHOW_BACKGROUND, KW_SCREEN(6), false, "b", NULL,
+	 "sessions: show / hide the server's own processes (hidden by default)"},
+	{{'m'}, KA_PANE, PK_TAG, KW_SCREEN(6), false, "m", NULL,
+	 "sessions: tag / untag the selected session (marked +); x and c then act on every tagged one, each "
+	 "checked in turn"},
+	{{'M'}, KA_PANE, PK_UNTAG_ALL, KW_SCREEN(6), false, "M", NULL, "sessions: untag every session"},
+	{{'e'}, KA_EXPLAIN, 0, KW_SCREEN(6), false, "e", "e Explain",
+	 "sessions: the plan of the selected session's statement in its details (EXPLAIN, never ANALYZE: "
+	 "nothing is executed; SELECT, INSERT, UPDATE, DELETE, REPLACE, MERGE only)"},
+	{{'S'}, KA_PANE, PK_SESSIONS, KW_SCREEN(2) | KW_SCREEN(3), false, "S", NULL,
+	 "locks: the selected session's details on the sessions screen; digests: the sessions running the "
+	 "selected digest now (screen 6, filtered on it)"},
 	{{'d'}, KA_PANE, PK_CUMULATIVE, KW_OVERVIEW | KW_SCREEN(2), false, "d", NULL,
 	 "digests per interval / cumulative since first seen"},
 	{{'o'}, KA_PANE, PK_SHOW_OWN, KW_OVERVIEW | KW_SCREEN(2), false, "o", NULL,
 	 "digests: show dbtop's own statements too (marked *; left out of the ranking and the total by default)"},
 	{{'/'}, KA_FILTER, 0, KW_ALL, false, "/", "/ Filter",
 	 "filter the focused pane's rows (PCRE2 regex, case-insensitive; empty clears): digests by text and "
-	 "schema, locks by session, user, statement and object, waits by event"},
+	 "schema, locks by session, user, statement and object, waits by event, sessions by id, user, "
+	 "database, client, application, state, wait, statement and digest:ID"},
 	{{'t'}, KA_THEME, 0, KW_ALL, false, "t", "t Theme", "next theme: dark, light, mono, high-contrast"},
 	{{'\n', '\r', KEY_ENTER}, KA_ENTER, 0, KW_ALL, false, "Enter", "Enter Details",
 	 "overview: open the focused pane; a pane: details of the selected row (Enter again closes them)"},
@@ -51,8 +70,8 @@ const struct key_bind key_binds[] = {
 	{{'z'}, KA_ZOOM, 0, KW_OVERVIEW, false, "z", NULL,
 	 "zoom the focused pane: it gets every spare row, the others their one-line summary; z again shares "
 	 "the rows by need"},
-	{{'0', '1', '2', '3', '4', '5'}, KA_SCREEN, 0, KW_ALL, false, "0-5", "0-5 Screens",
-	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning"},
+	{{'0', '1', '2', '3', '4', '5', '6'}, KA_SCREEN, 0, KW_ALL, false, "0-6", "0-6 Screens",
+	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning, 6 sessions"},
 	{{'u'}, KA_UNDO, 0, KW_ALL, false, "u", NULL, "undo the newest setting change dbtop made"},
 	{{'U'}, KA_UNDO_ALL, 0, KW_ALL, false, "U", NULL, "undo every setting change dbtop made"},
 	{{KEY_UP, 'k'}, KA_UP, 0, KW_ALL, false, "Up k", NULL, "select the row above"},
@@ -75,7 +94,7 @@ static bool binds(const struct key_bind *b, int ch)
 
 const struct key_bind *key_find(int ch, int screen)
 {
-	if (ch == 0 || screen < 0 || screen > 5)
+	if (ch == 0 || screen < 0 || screen > SCREEN_MAX)
 		return NULL;
 	for (size_t i = 0; i < key_nbinds; i++)
 		if ((key_binds[i].where & KW_SCREEN(screen)) && binds(&key_binds[i], ch))
@@ -90,7 +109,7 @@ void key_where_text(const struct key_bind *b, char *buf, size_t len)
 		str_copy(buf, len, "everywhere");
 		return;
 	}
-	for (int s = 0; s <= 5; s++) {
+	for (int s = 0; s <= SCREEN_MAX; s++) {
 		size_t l = strlen(buf);
 		if (!(b->where & KW_SCREEN(s)))
 			continue;

@@ -35,12 +35,14 @@ enum key_act {
 	KA_HOME,
 	KA_END,
 	KA_PANE,
+	KA_EXPLAIN,          /* the plan of the selected session (sessions) */
 };
 
-/* Where a binding applies: the overview (screen 0) and screens 1..5. */
+/* Where a binding applies: the overview (screen 0) and screens 1..6. */
+#define SCREEN_MAX 6
 #define KW_SCREEN(n) (1u << (n))
 #define KW_OVERVIEW KW_SCREEN(0)
-#define KW_PANES (KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(4) | KW_SCREEN(5))
+#define KW_PANES (KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(4) | KW_SCREEN(5) | KW_SCREEN(6))
 #define KW_ALL (KW_OVERVIEW | KW_PANES)
 
 #define KEY_CODES 12

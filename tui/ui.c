@@ -29,11 +29,12 @@
 
 #define MIN_W 50
 #define MIN_H 12
-#define NPANES 5
+#define NPANES 6
 #define TUNING_SCREEN 5   /* the safe tuning pane's screen number */
+#define SESSIONS_SCREEN 6 /* the sessions pane's */
 
 static const struct pane_ops *const panes[NPANES] = {
-	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane,
+	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane, &sessions_pane,
 };
 
 /* Refresh interval steps for + and -, s. */
@@ -45,7 +46,7 @@ struct ui {
 	struct ui_opts *o;
 	struct source *src;
 	struct sampler sp;
-	int screen;            /* 0 overview, 1..5 one pane */
+	int screen;            /* 0 overview, 1..6 one pane */
 	int focus;             /* focused pane in the overview */
 	struct pane_view views[NPANES];
 	bool paused, help, ended, quit;
@@ -74,6 +75,11 @@ struct ui {
 	bool orphans_asked;
 	bool foreign_told;     /* the changes of other servers were listed */
 	double first_full;     /* monotonic s of the first frame with rates, 0: none yet */
+	struct pane_plan plan; /* the newest explain of a session (the sessions pane shows it) */
+	bool sessions_wanted;  /* the sampler was last told the session list shows */
+	struct pane_ask batch; /* x / c on tagged sessions: the ones still to act on */
+	int batch_next;        /* next of batch.more_id[] to send; batch.act 0: none */
+	int batch_ok, batch_sent;
 };
 
 /* Changes in force (for the crash message). */
@@ -558,12 +564,143 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 	return y;
 }
 
+/* ---- the sessions screen (6) and its tile ---- */
+
+/* The overview has the sessions tile: live (its showing asks for the
+ * list), or a recording that holds session lists. */
+static bool sessions_tile(const struct ui *u)
+{
+	return !u->o->replay || u->m->sessions != NULL;
+}
+
+/* Tell the sampler whether the session list shows (screen 6 or its tile):
+ * it is read only then. */
+static void sessions_tick(struct ui *u)
+{
+	bool want = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u));
+	if (want == u->sessions_wanted)
+		return;
+	u->sessions_wanted = want;
+	if (!u->o->replay)
+		sampler_want_sessions(&u->sp, want);
+}
+
+/* A link from another pane (S on locks or digests): the sessions screen
+ * on one session's details, or filtered on a digest. */
+static void open_link(struct ui *u, const struct pane_link *l)
+{
+	struct pane_view *sv = &u->views[SESSIONS_SCREEN - 1];
+	char err[160], pat[96];
+	if (l->screen != SESSIONS_SCREEN)
+		return;
+	u->screen = SESSIONS_SCREEN;
+	u->focus = SESSIONS_SCREEN - 1;
+	sv->top = 0;
+	if (l->id) {
+		/* every class shown, no filter: the session is found if it is there */
+		pane_filter_free(sv);
+		sv->sort |= SESSIONS_SHOW_IDLE | SESSIONS_SHOW_BACKGROUND;
+		sv->sel_id = l->id;
+		sv->sel = sv->sel_drawn = 0;
+		sv->details = true;
+		set_msg(u, "session %lld (Esc: every session)", l->id);
+		return;
+	}
+	str_printf(pat, sizeof pat, "^digest:%s$", l->digest);
+	if (pane_filter_set(sv, pat, err, sizeof err) < 0) {
+		set_msg(u, "filter: %s", err);
+		return;
+	}
+	sv->details = false;
+	sv->sel = sv->sel_drawn = 0;
+	sv->sel_id = 0;
+	set_msg(u, "sessions running digest %s now (/ and Enter on an empty pattern: every session)", l->digest);
+}
+
+/* e on screen 6: ask for the plan of the selected session's statement
+ * (the source refuses what it must not explain, before any SQL). */
+static void sessions_explain(struct ui *u)
+{
+	struct pane_view *sv = &u->views[SESSIONS_SCREEN - 1];
+	char why[200];
+	const struct session *s = sessions_selected(u->m, sv, why, sizeof why);
+	if (!s) {
+		set_msg(u, "no plan: %s", why);
+		return;
+	}
+	if (u->o->replay) {
+		set_msg(u, "no plan: explain asks a live server (this is a recording)");
+		return;
+	}
+	if (u->plan.pending) {
+		set_msg(u, "a plan is still being asked for (session %lld)", u->plan.id);
+		return;
+	}
+	if (!sampler_explain_request(&u->sp, s->id, &s->ident)) {
+		set_msg(u, "a plan is still being asked for: try again");
+		return;
+	}
+	u->plan.id = s->id;
+	u->plan.ok = false;
+	u->plan.pending = true;
+	u->plan.text[0] = '\0';
+	sv->sel_id = s->id;
+	sv->details = true;
+	set_msg(u, "explaining the statement of session %lld ...", s->id);
+}
+
+/* The plan asked for, once it is there. True when the screen changed. */
+static bool sessions_plan_tick(struct ui *u)
+{
+	int rc;
+	char *plan = NULL, err[NOTE_LEN];
+	if (!u->plan.pending || !sampler_explain_result(&u->sp, &rc, &plan, err, sizeof err))
+		return false;
+	u->plan.pending = false;
+	u->plan.ok = rc == 0 && plan;
+	str_copy(u->plan.text, sizeof u->plan.text, u->plan.ok ? plan : err[0] ? err : "the server gave no plan");
+	free(plan);
+	return true;
+}
+
+/* y on x / c with tagged sessions: the first was sent; keep the others
+ * to send one by one as each result comes (one action at a time). */
+static void sessions_batch_start(struct ui *u)
+{
+	u->batch.act = PA_NONE;
+	if (u->ask.nmore <= 0)
+		return;
+	u->batch = u->ask;
+	u->batch_next = 0;
+	u->batch_ok = 0;
+	u->batch_sent = 1;
+	u->views[SESSIONS_SCREEN - 1].ntags = 0;   /* acted on: untagged */
+}
+
+/* An action's result while a batch runs: count it, send the next one. */
+static void sessions_batch_next(struct ui *u, int rc, const char *msg)
+{
+	if (!u->batch.act)
+		return;
+	u->batch_ok += rc == 0 && !strstr(msg, "nothing was done");
+	if (u->batch_next >= u->batch.nmore) {
+		set_msg(u, "%s %d of %d tagged sessions (the others were not the sessions shown, or failed); last: %s",
+			u->batch.act == PA_TERMINATE ? "ended" : "cancelled the statements of", u->batch_ok, u->batch_sent, msg);
+		u->msg_until = clock_mono() + 10;
+		u->batch.act = PA_NONE;
+		return;
+	}
+	int what = u->batch.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL, k = u->batch_next++;
+	if (sampler_request(&u->sp, what, u->batch.more_id[k], &u->batch.more_who[k]))
+		u->batch_sent++;
+}
+
 /* Overview priority of a pane: lower goes first for rows beyond the
  * minimums: the focused pane after Tab, the lock tree while sessions wait
  * (min > 1), then rates, digests, waits, tuning. */
 static int tile_prio(const struct ui *u, int idx, int min)
 {
-	static const int prio[NPANES] = {1, 2, 0, 3, 4};
+	static const int prio[NPANES] = {1, 2, 0, 3, 4, 6};
 	if (idx == u->focus && (u->focus_moved || u->zoom))
 		return -1;
 	return idx == 2 && min <= 1 ? 5 : prio[idx];
@@ -644,7 +781,8 @@ static bool column_cuts(struct ui *u, int h)
 {
 	int sum = 0, min;
 	for (int i = 0; i < NPANES; i++)
-		sum += 1 + (panes[i]->need ? panes[i]->need(u->m, &u->views[i], COLS, &min) : panes[i]->min_h);
+		if (i != SESSIONS_SCREEN - 1 || sessions_tile(u))
+			sum += 1 + (panes[i]->need ? panes[i]->need(u->m, &u->views[i], COLS, &min) : panes[i]->min_h);
 	return sum > h;
 }
 
@@ -653,17 +791,17 @@ static void draw_overview(struct ui *u, int top, int h)
 	/* two columns on a wide terminal when one would cut a pane */
 	if (COLS >= 140 && column_cuts(u, h)) {
 		/* rates and digests on the left, the rest on the right, a rule between */
-		static const int left[] = {0, 1}, right[] = {2, 3, 4};
+		static const int left[] = {0, 1}, right[] = {2, 3, 4, 5};
 		int lw = COLS * 11 / 20, rw = COLS - lw - 1;
 		struct canvas cv = screen_canvas(u, top, lw, h, 1);
 		draw_column(u, left, 2, top, 0, lw, h);
-		draw_column(u, right, 3, top, lw + 1, rw, h);
+		draw_column(u, right, 3 + sessions_tile(u), top, lw + 1, rw, h);
 		for (int y = 0; y < h; y++)
 			cv_text(&cv, y, 0, R_LABEL, u->utf8 ? "\xe2\x94\x82" : "|");
 		return;
 	}
-	static const int all[] = {0, 1, 2, 3, 4};
-	draw_column(u, all, NPANES, top, 0, COLS, h);
+	static const int all[] = {0, 1, 2, 3, 4, 5};
+	draw_column(u, all, NPANES - !sessions_tile(u), top, 0, COLS, h);
 }
 
 /* text from row y, column x of cv, wrapped at spaces to the width left;
@@ -962,10 +1100,11 @@ static void session_answer(struct ui *u, bool yes)
 			/* (said here: a paused replay's worker waits in its clock) */
 			set_msg(u, "failed: this source cannot act on sessions");
 			u->msg_until = clock_mono() + 10;
-		} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who))
+		} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who)) {
 			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 				u->ask.id);
-		else
+			sessions_batch_start(u);
+		} else
 			set_msg(u, "another action is still running: nothing done");
 	} else {
 		set_msg(u, "not done: session %lld left alone", u->ask.id);
@@ -991,7 +1130,7 @@ static void unbound_key(struct ui *u, int ch)
 	const struct key_bind *q = key_find(ch, 0);
 	if (q && q->act == KA_QUIT)   /* too small a terminal: q still quits */
 		u->quit = true;
-	for (int s = 0; s <= 5 && !u->quit && COLS >= MIN_W; s++) {
+	for (int s = 0; s <= SCREEN_MAX && !u->quit && COLS >= MIN_W; s++) {
 		const struct key_bind *o = key_find(ch, s);
 		if (o) {
 			/* bound elsewhere: say where, do nothing here */
@@ -1036,6 +1175,10 @@ static void act_pane(const struct key_ctx *k)
 		v->ask.act = PA_NONE;
 		u->msg[0] = '\0';   /* the confirmation replaces the message */
 	}
+	if (v->link.screen) {
+		open_link(u, &v->link);
+		v->link.screen = 0;
+	}
 	if (v->status[0]) {
 		set_msg(u, "%s", v->status);
 		v->status[0] = '\0';
@@ -1048,6 +1191,7 @@ static void act_slower(const struct key_ctx *k) { change_interval(k->u, +1); }
 static void act_faster(const struct key_ctx *k) { change_interval(k->u, -1); }
 static void act_theme(const struct key_ctx *k) { next_theme(k->u); }
 static void act_undo(const struct key_ctx *k) { undo_changes(k->u, k->b->act == KA_UNDO_ALL); }
+static void act_explain(const struct key_ctx *k) { sessions_explain(k->u); }
 
 static void act_pause(const struct key_ctx *k)
 {
@@ -1103,7 +1247,8 @@ static void act_back(const struct key_ctx *k)
 static void act_focus(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
-	u->focus = (u->focus + (k->b->act == KA_FOCUS_NEXT ? 1 : NPANES - 1)) % NPANES;
+	int np = NPANES - !sessions_tile(u);
+	u->focus = (u->focus + (k->b->act == KA_FOCUS_NEXT ? 1 : np - 1)) % np;
 	u->focus_moved = true;
 }
 
@@ -1156,6 +1301,7 @@ static void (*const key_actions[])(const struct key_ctx *) = {
 	[KA_HOME] = act_move,
 	[KA_END] = act_move,
 	[KA_PANE] = act_pane,
+	[KA_EXPLAIN] = act_explain,
 };
 
 static void handle_key(struct ui *u, int ch)
@@ -1466,6 +1612,7 @@ static bool action_result(struct ui *u)
 			: "failed: ",
 		act_msg);
 	u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
+	sessions_batch_next(u, act_rc, act_msg);
 	return true;
 }
 
@@ -1486,6 +1633,9 @@ static void screen_loop(struct ui *u)
 		if (action_result(u))
 			dirty = true;
 		if (tuning_tick(u))
+			dirty = true;
+		sessions_tick(u);
+		if (sessions_plan_tick(u))
 			dirty = true;
 		bool got_key = false;
 		while ((ch = getch()) != ERR) {
@@ -1540,6 +1690,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	}
 	for (int p = 0; p < NPANES; p++)
 		u->views[p].tune = &u->tv;
+	u->views[SESSIONS_SCREEN - 1].plan = &u->plan;
 	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
 	draw_frame(u);
 	screen_loop(u);

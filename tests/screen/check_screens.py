@@ -20,7 +20,7 @@ import sys
 
 MARK = ('\u2026', '...')
 EDGE_OK = set('\u2026\u2502|\u2500-' + ''.join(chr(c) for c in range(0x2581, 0x2589)) + ' ')
-TITLE = re.compile(r'\[([1-5])\] ')
+TITLE = re.compile(r'\[([1-6])\] ')
 CUT_TITLE = re.compile(r'\d+ of \d+ rows')
 
 
@@ -50,7 +50,7 @@ def wider(path, rec, screen, width):
     d = os.path.dirname(path)
     out = []
     for f in sorted(os.listdir(d)):
-        m = re.match(r'(.+)-(overview|rates|digests|locks|waits|tuning|help)-(\d+)x(\d+)\.txt$', f)
+        m = re.match(r'(.+)-(overview|rates|digests|locks|waits|tuning|sessions|help)-(\d+)x(\d+)\.txt$', f)
         if m and m.group(1) == rec and m.group(2) == screen and int(m.group(3)) > width:
             out += open(os.path.join(d, f), encoding='utf-8').read().split('\n')
     return out
@@ -76,7 +76,7 @@ def cut_unmarked(seg, nxt, others):
 
 def check(path):
     name = os.path.basename(path)[:-4]
-    m = re.match(r'(.+)-(overview|rates|digests|locks|waits|tuning|help)-(\d+)x(\d+)$', name)
+    m = re.match(r'(.+)-(overview|rates|digests|locks|waits|tuning|sessions|help)-(\d+)x(\d+)$', name)
     if not m:
         return ['not ok - %s: not named REC-SCREEN-WxH' % name]
     rec, screen, width = m.group(1), m.group(2), int(m.group(3))

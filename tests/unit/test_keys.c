@@ -17,7 +17,7 @@ static bool movement(enum key_act a)
 static void test_unique(void)
 {
 	int dup = 0;
-	for (int s = 0; s <= 5; s++)
+	for (int s = 0; s <= SCREEN_MAX; s++)
 		for (size_t i = 0; i < key_nbinds; i++)
 			for (int k = 0; k < KEY_CODES && key_binds[i].keys[k]; k++)
 				if (key_find(key_binds[i].keys[k], s) != &key_binds[i] &&
@@ -40,7 +40,7 @@ static void test_acting_keys(void)
 			bad++;
 		/* the same key code moves on no screen */
 		for (int k = 0; k < KEY_CODES && b->keys[k]; k++)
-			for (int s = 0; s <= 5; s++) {
+			for (int s = 0; s <= SCREEN_MAX; s++) {
 				const struct key_bind *o = key_find(b->keys[k], s);
 				if (o && movement(o->act))
 					bad++;
@@ -74,7 +74,7 @@ static void test_help(void)
 	CHECK(key_help_scroll('j') == 1 && key_help_scroll(KEY_UP) == -1 && key_help_scroll(KEY_NPAGE) == 2,
 	      "help: j / Up / PgDn scroll it");
 	key_where_text(key_find('x', 3), where, sizeof where);
-	CHECK(strcmp(where, "screen 3") == 0, tname("where x applies: '%s'", where));
+	CHECK(strcmp(where, "screen 3, 6") == 0, tname("where x applies: '%s' (locks and sessions)", where));
 	key_where_text(key_find('q', 0), where, sizeof where);
 	CHECK(strcmp(where, "everywhere") == 0, tname("where q applies: '%s'", where));
 	key_where_text(key_find('d', 0), where, sizeof where);
