@@ -663,40 +663,31 @@ static int sessions_need(const struct model *m, const struct pane_view *v, int w
 	return 2 + (m->sessions->status == SESS_PARTIAL) + n;
 }
 
-static void sessions_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+/* The details of the selected session (or of the one a link asked for),
+ * or why it is not there. */
+static void sessions_draw_details(const struct model *m, struct pane_view *v, const struct session **rows, size_t n,
+				  struct canvas *cv)
+{
+	if (n > 0) {
+		pane_clamp(v, (int)n, 1);
+		if (rows[v->sel]->id == v->sel_id || v->sel_id == 0) {
+			draw_details(m, v, rows[v->sel], cv);
+			v->nshown = 1;
+			return;
+		}
+	}
+	cv_printf(cv, 0, 0, R_UNKNOWN, "session %lld is not in the session list now (ended, or hidden: i, b, /)",
+		  v->sel_id);
+}
+
+/* The lines above the list: the summary (the tile's minimum); on the
+ * full screen the sort and the read's cost; a partial list's note.
+ * Returns the next free row. */
+static int sessions_draw_top(const struct model *m, const struct pane_view *v, size_t n, struct canvas *cv)
 {
 	const struct session_set *ss = m->sessions;
-	const struct session **rows = NULL;
-	unsigned hid_idle, hid_bg;
-	int y = 0, width[C__N];
 	char line[1024];
-
-	v->nrows = 0;
-	if (!ss || ss->status == SESS_UNAVAILABLE || ss->status == SESS_NOT_READ || (m->last.state != STATE_UP && m->intervals)) {
-		ss_why(m, cv, 0);
-		return;
-	}
-	size_t n = ss_rows(m, v, &rows, &hid_idle, &hid_bg);
-	v->nrows = (int)n;
-	follow(v, rows, n);
-	if (v->details) {
-		/* the selected session, or the one a link asked for */
-		if (n > 0) {
-			pane_clamp(v, (int)n, 1);
-			if (rows[v->sel]->id == v->sel_id || v->sel_id == 0) {
-				draw_details(m, v, rows[v->sel], cv);
-				v->nshown = 1;
-				free(rows);
-				return;
-			}
-		}
-		cv_printf(cv, 0, 0, R_UNKNOWN, "session %lld is not in the session list now (ended, or hidden: i, b, /)",
-			  v->sel_id);
-		free(rows);
-		return;
-	}
-	/* the summary line (it is the tile's minimum); the full screen adds
-	 * the sort and the read's cost under it */
+	int y = 0;
 	sessions_summary(m, v, line, sizeof line);
 	cv_text(cv, y++, 0, R_LABEL, line);
 	if (v->full && cv->h - y > 3) {
@@ -710,10 +701,14 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 	}
 	if (ss->status == SESS_PARTIAL && ss->note[0] && y < cv->h && (cv->h - y > 2 || n == 0))
 		y = cv_wrap(cv, y, 0, R_WARN, ss->note, y + 2 < cv->h ? y + 2 : cv->h);
-	if (y >= cv->h) {
-		free(rows);
-		return;
-	}
+	return y;
+}
+
+/* Each column's width for these rows (0: left out): the widest cell, as
+ * ss_layout shares the width out. */
+static void sessions_widths(const struct pane_view *v, const struct session **rows, size_t n, struct canvas *cv,
+			    int width[C__N])
+{
 	bool blocker = false;
 	int fit[C__N] = {0};
 	for (size_t i = 0; i < n; i++) {
@@ -728,22 +723,82 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 		}
 	}
 	ss_layout(cv->w, blocker, fit, width);
-	/* the heads: one row only, then the top session rather than them */
-	if (cv->h - y >= 2 || n == 0) {
-		int x = 0;
-		for (int c = 0; c < C__N; c++) {
-			char p[256];
-			if (!width[c])
-				continue;
-			if (c == C_QUERY) {
-				cv_text(cv, y, x, R_LABEL, ss_cols[c].head);
-				break;
-			}
-			text_pad(p, sizeof p, ss_cols[c].head, width[c], ss_cols[c].right, cv->utf8);
-			x += cv_text(cv, y, x, c == (int)SORT_COL(v) ? R_TITLE : R_LABEL, p) + 1;
+}
+
+/* The column heads on row y (the sort column marked). */
+static void sessions_draw_heads(const struct pane_view *v, const int width[C__N], int y, struct canvas *cv)
+{
+	int x = 0;
+	for (int c = 0; c < C__N; c++) {
+		char p[256];
+		if (!width[c])
+			continue;
+		if (c == C_QUERY) {
+			cv_text(cv, y, x, R_LABEL, ss_cols[c].head);
+			break;
 		}
-		y++;
+		text_pad(p, sizeof p, ss_cols[c].head, width[c], ss_cols[c].right, cv->utf8);
+		x += cv_text(cv, y, x, c == (int)SORT_COL(v) ? R_TITLE : R_LABEL, p) + 1;
 	}
+}
+
+/* One session's row on row y, in the role of its class (selected: the
+ * selection's). */
+static void sessions_draw_row(const struct pane_view *v, const struct session *s, bool sel, const int width[C__N],
+			      int y, struct canvas *cv)
+{
+	enum role role = sel ? R_SELECTED
+			 : s->cls == SC_LOCK_WAIT ? R_WAITER
+			 : s->cls == SC_ACTIVE ? R_VALUE
+			 : s->cls == SC_IDLE_IN_TRX ? R_WARN
+			 : s->cls == SC_IDLE || s->cls == SC_BACKGROUND ? R_LABEL : R_NORMAL;
+	int x = 0;
+	if (sel)
+		cv_fill(cv, y, 0, cv->w, R_SELECTED);
+	for (int c = 0; c < C__N; c++) {
+		char v0[SESSION_QUERY_MAX + 16], p[512];
+		struct ss_ctx ctx = {.utf8 = cv->utf8, .w = width[c], .tagged = tag_of(v, s->id) >= 0};
+		if (!width[c])
+			continue;
+		ss_cols[c].cell(s, &ctx, v0, sizeof v0);
+		if (c == C_QUERY) {
+			cv_text(cv, y, x, role, v0);
+			break;
+		}
+		text_pad(p, sizeof p, v0, width[c], ss_cols[c].right, cv->utf8);
+		x += cv_text(cv, y, x, role, p) + 1;
+	}
+}
+
+static void sessions_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
+{
+	const struct session_set *ss = m->sessions;
+	const struct session **rows = NULL;
+	unsigned hid_idle, hid_bg;
+	int width[C__N];
+
+	v->nrows = 0;
+	if (!ss || ss->status == SESS_UNAVAILABLE || ss->status == SESS_NOT_READ || (m->last.state != STATE_UP && m->intervals)) {
+		ss_why(m, cv, 0);
+		return;
+	}
+	size_t n = ss_rows(m, v, &rows, &hid_idle, &hid_bg);
+	v->nrows = (int)n;
+	follow(v, rows, n);
+	if (v->details) {
+		sessions_draw_details(m, v, rows, n, cv);
+		free(rows);
+		return;
+	}
+	int y = sessions_draw_top(m, v, n, cv);
+	if (y >= cv->h) {
+		free(rows);
+		return;
+	}
+	sessions_widths(v, rows, n, cv, width);
+	/* the heads: one row only, then the top session rather than them */
+	if (cv->h - y >= 2 || n == 0)
+		sessions_draw_heads(v, width, y++, cv);
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN,
 			v->filter ? "no session matches the filter"
@@ -754,29 +809,7 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 	}
 	pane_clamp(v, (int)n, cv->h - y);
 	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
-		const struct session *s = rows[i];
-		bool sel = v->focused && (int)i == v->sel;
-		enum role role = sel ? R_SELECTED
-				 : s->cls == SC_LOCK_WAIT ? R_WAITER
-				 : s->cls == SC_ACTIVE ? R_VALUE
-				 : s->cls == SC_IDLE_IN_TRX ? R_WARN
-				 : s->cls == SC_IDLE || s->cls == SC_BACKGROUND ? R_LABEL : R_NORMAL;
-		int x = 0;
-		if (sel)
-			cv_fill(cv, y, 0, cv->w, R_SELECTED);
-		for (int c = 0; c < C__N; c++) {
-			char v0[SESSION_QUERY_MAX + 16], p[512];
-			struct ss_ctx ctx = {.utf8 = cv->utf8, .w = width[c], .tagged = tag_of(v, s->id) >= 0};
-			if (!width[c])
-				continue;
-			ss_cols[c].cell(s, &ctx, v0, sizeof v0);
-			if (c == C_QUERY) {
-				cv_text(cv, y, x, role, v0);
-				break;
-			}
-			text_pad(p, sizeof p, v0, width[c], ss_cols[c].right, cv->utf8);
-			x += cv_text(cv, y, x, role, p) + 1;
-		}
+		sessions_draw_row(v, rows[i], v->focused && (int)i == v->sel, width, y, cv);
 		v->nshown++;
 	}
 	free(rows);
