@@ -10,18 +10,6 @@
 #include "../util/redact.h"
 #include "../util/util.h"
 
-/* Length of q cut at max bytes, never inside a UTF-8 sequence. */
-static size_t cut_len(const char *q, size_t max)
-{
-	size_t n = strlen(q);
-	if (n > max) {
-		n = max;
-		while (n > 0 && ((unsigned char)q[n] & 0xc0) == 0x80)
-			n--;
-	}
-	return n;
-}
-
 struct session_set *session_set_new(void)
 {
 	struct session_set *ss = xcalloc(1, sizeof *ss);
@@ -74,19 +62,7 @@ void session_set_query(struct session *s, const char *q, bool is_last)
 	free(s->query);
 	s->query = NULL;
 	s->query_is_last = is_last;
-	if (!q)
-		return;
-	size_t n = cut_len(q, SESSION_QUERY_MAX - 1);
-	s->query = xmalloc(n + 1);
-	memcpy(s->query, q, n);
-	s->query[n] = '\0';
-	/* CREATE USER ... IDENTIFIED BY / ALTER ROLE ... PASSWORD */
-	if (strcasestr(s->query, "password") || strcasestr(s->query, "identified")) {
-		char *r = redact_secrets(s->query);
-		free(s->query);
-		s->query = r;
-	}
-	text_sanitize(s->query);
+	s->query = statement_keep(q, SESSION_QUERY_MAX - 1);
 }
 
 struct session *session_find(const struct session_set *ss, long long id)
@@ -302,7 +278,7 @@ static void json_query(struct strbuf *out, const char *q)
 		sb_puts(out, "null");
 		return;
 	}
-	size_t n = cut_len(q, 200);
+	size_t n = utf8_cut_len(q, 200);
 	memcpy(t, q, n);
 	t[n] = '\0';
 	json_str(out, text_sanitize(t));

@@ -214,3 +214,32 @@ char *redact_sql(const char *s)
 	}
 	return b.s;
 }
+
+size_t utf8_cut_len(const char *q, size_t max)
+{
+	size_t n = strlen(q);
+	if (n > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)q[n] & 0xc0) == 0x80)
+			n--;
+	}
+	return n;
+}
+
+char *statement_keep(const char *q, size_t max)
+{
+	if (!q)
+		return NULL;
+	size_t n = utf8_cut_len(q, max);
+	char *s = xmalloc(n + 1);
+	memcpy(s, q, n);
+	s[n] = '\0';
+	/* CREATE USER ... IDENTIFIED BY / ALTER ROLE ... PASSWORD */
+	if (strcasestr(s, "password") || strcasestr(s, "identified")) {
+		char *r = redact_secrets(s);
+		free(s);
+		s = r;
+	}
+	text_sanitize(s);
+	return s;
+}

@@ -16,4 +16,12 @@ char *redact_sql(const char *s);
  * text dbtop shows or records, with or without --redact. New string. */
 char *redact_secrets(const char *s);
 
+/* A statement text as dbtop keeps it for the screen: cut at max bytes
+ * (never inside a UTF-8 sequence), secrets replaced (redact_secrets),
+ * control characters and escape sequences made harmless (text_sanitize).
+ * New string, NULL when q is NULL. */
+char *statement_keep(const char *q, size_t max);
+/* Length of q cut at max bytes, never inside a UTF-8 sequence. */
+size_t utf8_cut_len(const char *q, size_t max);
+
 #endif
