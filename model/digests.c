@@ -229,45 +229,30 @@ void digest_table_free(struct digest_table *t)
 		free(t->e[i].hb);
 	}
 	free(t->e);
-	free(t->slot);
+	hmap_free(&t->slots);
 	top_cache_free(t);
 	memset(t, 0, sizeof *t);
-}
-
-/* The slot of key: holding its index + 1, or 0 where it belongs. */
-static uint32_t *slot_of(const struct digest_table *t, const char *key)
-{
-	size_t i = (size_t)(hash_str(key) & (t->nslot - 1));
-	while (t->slot[i] && strcmp(t->e[t->slot[i] - 1].last.key, key) != 0)
-		i = (i + 1) & (t->nslot - 1);
-	return &t->slot[i];
 }
 
 /* The entry of key, or NULL. */
 static struct digest_entry *find(const struct digest_table *t, const char *key)
 {
-	uint32_t *s = t->nslot ? slot_of(t, key) : NULL;
-	return s && *s ? &t->e[*s - 1] : NULL;
+	uint32_t *i = hmap_get(&t->slots, key);
+	return i ? &t->e[*i] : NULL;
 }
 
-/* A new zeroed entry for key (not present): the slots stay at most half
- * full; the entries grow by half. */
+/* A new zeroed entry for key (not present); the entries grow by half. */
 static struct digest_entry *add_entry(struct digest_table *t, const char *key)
 {
-	if ((t->n + 1) * 2 > t->nslot) {
-		free(t->slot);
-		t->nslot = t->nslot ? t->nslot * 2 : 256;
-		t->slot = xcalloc(t->nslot, sizeof *t->slot);
-		for (size_t i = 0; i < t->n; i++)
-			*slot_of(t, t->e[i].last.key) = (uint32_t)(i + 1);
-	}
+	if (!t->slots.val_size)
+		hmap_init(&t->slots, false, sizeof(uint32_t), 256);
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap + t->cap / 2 : 64;
 		t->e = xrealloc(t->e, t->cap * sizeof *t->e);
 	}
 	struct digest_entry *e = &t->e[t->n];
 	memset(e, 0, sizeof *e);
-	*slot_of(t, key) = (uint32_t)(t->n + 1);
+	*(uint32_t *)hmap_put(&t->slots, key, NULL) = (uint32_t)t->n;
 	t->n++;
 	return e;
 }

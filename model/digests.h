@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/util.h"
+
 /* Counters of one digest, cumulative as the server reports them. */
 enum dg_ctr {
 	DG_CALLS,
@@ -143,8 +145,7 @@ struct digest_entry {
 struct digest_table {
 	struct digest_entry *e;      /* every digest seen, dense: e[0..n-1] */
 	size_t n, cap;               /* entries, allocated */
-	uint32_t *slot;              /* open addressing by key hash: index + 1, 0 empty */
-	size_t nslot;                /* power of two, at least twice n */
+	struct hmap slots;           /* key -> uint32_t index in e */
 	unsigned long tick;
 	double interval_s;
 	double total_ms_per_s;       /* sum over known entries (dbtop's own left out unless shown) */

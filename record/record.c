@@ -50,15 +50,13 @@ enum {
 /* bit 30: the row is dbtop's own statement (older readers ignore it) */
 #define DGR_OWN (1u << 30)
 
-/* One digest row as last written: key and a fingerprint of its counters. */
+/* One digest row as last written: a fingerprint of its counters. */
 struct dg_slot {
-	char *key;
 	uint64_t fp;
 	bool text;
 };
 struct rec_dgmap {
-	struct dg_slot *s;
-	size_t cap, n;
+	struct hmap m;           /* key -> struct dg_slot */
 };
 
 /* CAPS booleans, bit i of C_FLAGS; the order is part of the format */
@@ -733,40 +731,16 @@ int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
 /* The slot of key in the map (growing it); never NULL. */
 static struct dg_slot *dgmap_slot(struct rec_dgmap *m, const char *key)
 {
-	size_t i;
-	if ((m->n + 1) * 2 > m->cap) {
-		struct rec_dgmap big = {xcalloc(m->cap ? m->cap * 2 : 256, sizeof(struct dg_slot)),
-					m->cap ? m->cap * 2 : 256, m->n};
-		for (i = 0; i < m->cap; i++)
-			if (m->s[i].key) {
-				size_t j = hash_str(m->s[i].key) & (big.cap - 1);
-				while (big.s[j].key)
-					j = (j + 1) & (big.cap - 1);
-				big.s[j] = m->s[i];
-			}
-		free(m->s);
-		*m = big;
-	}
-	i = hash_str(key) & (m->cap - 1);
-	while (m->s[i].key && strcmp(m->s[i].key, key) != 0)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->s[i].key) {
-		m->s[i].key = xstrdup(key);
-		m->s[i].fp = 0;
-		m->s[i].text = false;
-		m->n++;
-	}
-	return &m->s[i];
+	if (!m->m.val_size)
+		hmap_init(&m->m, false, sizeof(struct dg_slot), 256);
+	return hmap_put(&m->m, key, NULL);
 }
 
 static void dgmap_free(struct rec_dgmap *m)
 {
-	size_t i;
 	if (!m)
 		return;
-	for (i = 0; i < m->cap; i++)
-		free(m->s[i].key);
-	free(m->s);
+	hmap_free(&m->m);
 	free(m);
 }
 

@@ -15,14 +15,16 @@ void fallback_init(struct fallback *fb, double hz)
 {
 	memset(fb, 0, sizeof *fb);
 	fb->hz = hz > 0 ? hz : 1;
+	hmap_init(&fb->stmts, false, sizeof(struct fb_stmt), 256);
 }
 
 void fallback_free(struct fallback *fb)
 {
-	size_t i;
-	for (i = 0; i < fb->cap; i++)
-		free(fb->s[i].text);
-	free(fb->s);
+	struct fb_stmt *st;
+	size_t it = 0;
+	while ((st = hmap_next(&fb->stmts, &it, NULL)))
+		free(st->text);
+	hmap_free(&fb->stmts);
 	free(fb->sess);
 	memset(fb, 0, sizeof *fb);
 }
@@ -39,36 +41,15 @@ void fallback_round(struct fallback *fb, double now)
 static struct fb_stmt *stmt_slot(struct fallback *fb, uint64_t h)
 {
 	char key[24];
-	size_t i;
-	if ((fb->n + 1) * 2 > fb->cap) {
-		struct fallback big = *fb;
-		if (fb->n >= MAX_STMTS)
-			goto find_only;
-		big.cap = fb->cap ? fb->cap * 2 : 256;
-		big.s = xcalloc(big.cap, sizeof *big.s);
-		for (i = 0; i < fb->cap; i++)
-			if (fb->s[i].key[0]) {
-				size_t j = hash_str(fb->s[i].key) & (big.cap - 1);
-				while (big.s[j].key[0])
-					j = (j + 1) & (big.cap - 1);
-				big.s[j] = fb->s[i];
-			}
-		free(fb->s);
-		fb->s = big.s;
-		fb->cap = big.cap;
-	}
-find_only:
+	struct fb_stmt *st;
 	str_printf(key, sizeof key, "s:%016llx", (unsigned long long)h);
-	i = hash_str(key) & (fb->cap - 1);
-	while (fb->s[i].key[0] && strcmp(fb->s[i].key, key) != 0)
-		i = (i + 1) & (fb->cap - 1);
-	if (!fb->s[i].key[0]) {
-		if (fb->n >= MAX_STMTS || (fb->n + 1) * 2 > fb->cap)
-			return NULL;
-		str_copy(fb->s[i].key, sizeof fb->s[i].key, key);
-		fb->n++;
-	}
-	return &fb->s[i];
+	if ((st = hmap_get(&fb->stmts, key)))
+		return st;
+	if (fb->stmts.n >= MAX_STMTS)
+		return NULL;
+	st = hmap_put(&fb->stmts, key, NULL);
+	str_copy(st->key, sizeof st->key, key);
+	return st;
 }
 
 /* The session record of id, created when missing. */
@@ -142,7 +123,6 @@ void fallback_observe(struct fallback *fb, uint64_t id, const char *start, doubl
 struct digest_set *fallback_build(struct fallback *fb, const char *source, double now)
 {
 	struct digest_set *set;
-	size_t i;
 	double span;
 	if (!fb->pend_rounds)
 		return NULL;
@@ -155,11 +135,10 @@ struct digest_set *fallback_build(struct fallback *fb, const char *source, doubl
 	set->rounds = fb->rounds;
 	set->sessions = fb->pend_sessions;
 	str_copy(set->source, sizeof set->source, source);
-	for (i = 0; i < fb->cap; i++) {
-		struct fb_stmt *st = &fb->s[i];
+	struct fb_stmt *st;
+	size_t it = 0;
+	while ((st = hmap_next(&fb->stmts, &it, NULL))) {
 		struct digest_row *r;
-		if (!st->key[0])
-			continue;
 		st->total_ns += (double)st->pend / (double)fb->pend_rounds * span * 1e9;
 		st->pend = 0;
 		r = digest_set_add(set);
@@ -175,5 +154,16 @@ struct digest_set *fallback_build(struct fallback *fb, const char *source, doubl
 	fb->pend_sessions = 0;
 	fb->builds++;
 	fb->last_build = now;
+	return set;
+}
+
+struct digest_set *fallback_build_sampled(struct fallback *fb, const char *what, double now)
+{
+	struct digest_set *set = fallback_build(fb, what, now);
+	if (set) {
+		char hz[16];
+		dg_fmt_hz(hz, sizeof hz, set->sample_hz);
+		str_printf(set->source, sizeof set->source, "%s at %s Hz", what, hz);
+	}
 	return set;
 }

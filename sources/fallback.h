@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/util.h"
+
 struct digest_set;
 
 struct fb_stmt {
@@ -34,8 +36,7 @@ struct fb_session {
 };
 
 struct fallback {
-	struct fb_stmt *s;
-	size_t n, cap;          /* statements (open addressing by key) */
+	struct hmap stmts;      /* key -> struct fb_stmt */
 	struct fb_session *sess;
 	size_t nsess, capsess;
 	unsigned long rounds;   /* samples taken */
@@ -67,5 +68,9 @@ void fallback_observe(struct fallback *fb, uint64_t session, const char *start, 
  * reached. NULL when no sample was taken since the previous build: the
  * caller reports the digests as skipped (the next build covers both). */
 struct digest_set *fallback_build(struct fallback *fb, const char *source, double now);
+/* fallback_build for a sample: the set's source says what was sampled and
+ * at what rate reached ("sampled pg_stat_activity at 9.8 Hz"); NULL as
+ * there. */
+struct digest_set *fallback_build_sampled(struct fallback *fb, const char *what, double now);
 
 #endif

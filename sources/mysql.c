@@ -18,6 +18,7 @@
 #include "../util/util.h"
 #include "../model/digests.h"
 #include "fallback.h"
+#include "pace.h"
 #include "mysql_map.h"
 #include "sessions_map.h"
 #include "mysql_locks_map.h"
@@ -59,8 +60,7 @@ struct my_priv {
 	bool fill_have_prev;
 	uint64_t fill_stmts, fill_exec; /* the counters at the previous sample */
 	unsigned long fill_rounds;      /* fb.rounds when the estimates were last added */
-	double dg_next;          /* monotonic s of the next digest read (--server-budget) */
-	unsigned dg_reads;       /* digest reads on this connection */
+	struct pacer dg_pace;    /* digest reads (--server-budget) */
 	struct fallback fb;
 	struct my_hist_pick pick; /* whose latency histograms to read */
 	int mdl_plugin;          /* MariaDB metadata_lock_info: -1 not probed yet, 0, 1 */
@@ -72,7 +72,7 @@ struct my_priv {
 				  * sends a statement of a new kind (the digest table outlives dbtop) */
 	size_t ncand, capcand;
 	struct strset own_checked; /* digest keys whose text was checked */
-	double next_waits;       /* monotonic s of the next wait summary read */
+	struct pacer waits_pace; /* wait summary reads */
 	double trx_read;         /* monotonic s of the last lock query (it reads INNODB_TRX) */
 };
 
@@ -222,11 +222,10 @@ static void my_own_text(struct my_priv *p, const char *key, const char *text)
 	p->cand[p->ncand++] = c;
 }
 
-/* Run q; on failure fill err (and *stalled when it was a time limit).
- * Returns the result set (may be NULL for statements without one) or
- * sets *failed. Caller frees the result. */
-static MYSQL_RES *my_query(struct source *src, const char *q, char *err, size_t errlen,
-			   bool *failed, bool *stalled, double *ms)
+/* Run q; r says whether it failed (why, and whether it was the time
+ * limit) and how long it took. Returns the result set (NULL for statements
+ * without one, and on failure). Caller frees the result. */
+static MYSQL_RES *my_query(struct source *src, const char *q, struct qres *r)
 {
 	struct my_priv *p = src->priv;
 	double t0 = clock_mono(), el;
@@ -236,24 +235,53 @@ static MYSQL_RES *my_query(struct source *src, const char *q, char *err, size_t 
 	if (rc == 0)
 		res = mysql_store_result(p->db);
 	el = clock_mono() - t0;
-	if (ms)
-		*ms += el * 1000.0;
-	*failed = false;
+	r->ms = el * 1000.0;
+	r->failed = r->stalled = false;
+	r->err[0] = '\0';
 	if (rc != 0 || (!res && mysql_field_count(p->db) != 0)) {
 		unsigned e = mysql_errno(p->db);
-		*failed = true;
-		if (stalled)
-			*stalled = e == ERR_MARIADB_STMT_TIMEOUT || e == ERR_MYSQL_QUERY_TIMEOUT ||
-				   ((e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR) &&
-				    el >= src->query_timeout * 0.9);
 		char eb[NOTE_LEN];
-		if (stalled && *stalled)
-			str_printf(err, errlen, "query exceeded %.1fs time limit (%s)",
-				   src->query_timeout, my_errtext(p->db, eb, sizeof eb));
+		r->failed = true;
+		r->stalled = e == ERR_MARIADB_STMT_TIMEOUT || e == ERR_MYSQL_QUERY_TIMEOUT ||
+			     ((e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR) && el >= src->query_timeout * 0.9);
+		if (r->stalled)
+			str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (%s)", src->query_timeout,
+				   my_errtext(p->db, eb, sizeof eb));
 		else
-			str_printf(err, errlen, "%s (error %u)", my_errtext(p->db, eb, sizeof eb), e);
+			str_printf(r->err, sizeof r->err, "%s (error %u)", my_errtext(p->db, eb, sizeof eb), e);
 	}
 	return res;
+}
+
+/* Run q, whose result is not read. Returns 0, or -1 with the reason in
+ * err. */
+static int my_exec(struct source *src, const char *q, char *err, size_t errlen)
+{
+	struct qres qr;
+	MYSQL_RES *res = my_query(src, q, &qr);
+	if (res)
+		mysql_free_result(res);
+	if (!qr.failed)
+		return 0;
+	str_copy(err, errlen, qr.err);
+	return -1;
+}
+
+/* Run q, a statement of the sample, counted in out; its result in *res.
+ * Returns 0, or -1: the sample failed (out->error, out->state). */
+static int my_sample_query(struct source *src, struct sample *out, const char *q, MYSQL_RES **res)
+{
+	struct qres qr;
+	*res = my_query(src, q, &qr);
+	qres_count(out, &qr);
+	return qr.failed ? qres_fail(out, &qr) : 0;
+}
+
+/* The first n cells of a row of nf columns into cells (the rest left). */
+static void my_cells(MYSQL_ROW row, unsigned nf, const char **cells, size_t n)
+{
+	for (size_t i = 0; i < n && i < nf; i++)
+		cells[i] = row[i];
 }
 
 static void my_close(struct source *src)
@@ -281,16 +309,16 @@ static void my_close(struct source *src)
 static void my_identity(struct source *src)
 {
 	struct caps *c = &src->caps;
-	bool mysql = c->flavour == FLAVOUR_MYSQL, failed;
-	char e2[NOTE_LEN], a[80], h[64], port[16], dir[200];
+	bool mysql = c->flavour == FLAVOUR_MYSQL;
+	char a[80], h[64], port[16], dir[200];
+	struct qres qr;
 	MYSQL_RES *res = my_query(src, mysql ? "SELECT @@server_uuid, @@hostname, @@port, ''"
-					     : "SELECT @@server_id, @@hostname, @@port, @@datadir",
-				  e2, sizeof e2, &failed, NULL, NULL);
+					     : "SELECT @@server_id, @@hostname, @@port, @@datadir", &qr);
 	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
 	c->server_id[0] = '\0';
 	if (!row || !row[0] || !*row[0]) {
 		str_printf(c->server_label, sizeof c->server_label, "the server's identity is unreadable: %s",
-			   failed ? e2 : "no value");
+			   qr.failed ? qr.err : "no value");
 		if (res)
 			mysql_free_result(res);
 		return;
@@ -320,19 +348,61 @@ static void my_identity(struct source *src)
 	}
 }
 
+/* Probe, the statement digests: the digest and histogram columns and the consumer
+ * when performance_schema is readable; the notes when digests are off. */
+static void my_probe_digests(struct source *src, bool readable)
+{
+	struct caps *c = &src->caps;
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	struct qres qr;
+
+	if (readable) {
+		bool consumer = false;
+		res = my_query(src,
+			       "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS "
+			       "WHERE TABLE_SCHEMA = 'performance_schema' "
+			       "AND TABLE_NAME IN ('events_statements_summary_by_digest', '" MY_HIST_TABLE "') "
+			       "AND COLUMN_NAME IN ('DIGEST', 'QUANTILE_95', 'COUNT_BUCKET')",
+			       &qr);
+		while (res && (row = mysql_fetch_row(res)))
+			mysql_caps_digest_column(c, row[0], row[1]);
+		if (res)
+			mysql_free_result(res);
+		res = my_query(src, "SELECT ENABLED FROM performance_schema.setup_consumers "
+			       "WHERE NAME = 'statements_digest'", &qr);
+		if (res && (row = mysql_fetch_row(res)) && row[0] && strcasecmp(row[0], "YES") == 0)
+			consumer = true;
+		if (res)
+			mysql_free_result(res);
+		if (c->ps_digests && !consumer) {
+			c->ps_digests = false;
+			notes_add(&c->notes, "digests: the statements_digest consumer is off: UPDATE "
+				  "performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME='statements_digest'");
+		}
+	}
+	if (!c->ps_digests)
+		notes_add(&c->notes, "digests unavailable: needs performance_schema=ON (restart) and "
+			  "SELECT on performance_schema.*");
+	if (!c->ps_digests)
+		c->ps_digest_hist = false;
+}
+
 /* Probe flavour, version, performance_schema, privileges, counters. */
 static int my_probe(struct source *src, char *err, size_t errlen)
 {
 	struct caps *c = &src->caps;
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed, has_os_log_fsyncs = false, ps_failed = false;
-	char q[96], e2[NOTE_LEN], ps_err[NOTE_LEN];
+	bool has_os_log_fsyncs = false;
+	char q[96];
+	struct qres qr, ps = {0};
 
-	res = my_query(src, "SELECT VERSION(), @@version_comment, @@performance_schema, @@log_bin",
-		       err, errlen, &failed, NULL, NULL);
-	if (failed)
+	res = my_query(src, "SELECT VERSION(), @@version_comment, @@performance_schema, @@log_bin", &qr);
+	if (qr.failed) {
+		str_copy(err, errlen, qr.err);
 		return -1;
+	}
 	row = res ? mysql_fetch_row(res) : NULL;
 	if (!row) {
 		if (res)
@@ -349,7 +419,7 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 	else
 		str_printf(q, sizeof q, "SET SESSION max_execution_time=%ld",
 			   (long)(src->query_timeout * 1000));
-	res = my_query(src, q, e2, sizeof e2, &failed, NULL, NULL);
+	res = my_query(src, q, &qr);
 	if (res)
 		mysql_free_result(res);
 
@@ -358,7 +428,7 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 		       "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES "
 		       "WHERE GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(),'@',1), '''@''', "
 		       "SUBSTRING_INDEX(CURRENT_USER(),'@',-1), '''')",
-		       e2, sizeof e2, &failed, NULL, NULL);
+		       &qr);
 	while (res && (row = mysql_fetch_row(res)))
 		mysql_caps_privilege(c, row[0]);
 	if (res)
@@ -368,50 +438,20 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 		res = my_query(src,
 			       "SELECT NAME, ENABLED, TIMED FROM performance_schema.setup_instruments "
 			       "WHERE NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "')",
-			       ps_err, sizeof ps_err, &ps_failed, NULL, NULL);
+			       &ps);
 		while (res && (row = mysql_fetch_row(res)))
 			mysql_caps_instrument(c, row[0], row[1], row[2]);
 		if (res)
 			mysql_free_result(res);
 	}
 
-	if (c->perf_schema && !ps_failed) {
-		bool consumer = false;
-		res = my_query(src,
-			       "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS "
-			       "WHERE TABLE_SCHEMA = 'performance_schema' "
-			       "AND TABLE_NAME IN ('events_statements_summary_by_digest', '" MY_HIST_TABLE "') "
-			       "AND COLUMN_NAME IN ('DIGEST', 'QUANTILE_95', 'COUNT_BUCKET')",
-			       e2, sizeof e2, &failed, NULL, NULL);
-		while (res && (row = mysql_fetch_row(res)))
-			mysql_caps_digest_column(c, row[0], row[1]);
-		if (res)
-			mysql_free_result(res);
-		res = my_query(src, "SELECT ENABLED FROM performance_schema.setup_consumers "
-			       "WHERE NAME = 'statements_digest'", e2, sizeof e2, &failed, NULL, NULL);
-		if (res && (row = mysql_fetch_row(res)) && row[0] && strcasecmp(row[0], "YES") == 0)
-			consumer = true;
-		if (res)
-			mysql_free_result(res);
-		if (c->ps_digests && !consumer) {
-			c->ps_digests = false;
-			notes_add(&c->notes, "digests: the statements_digest consumer is off: UPDATE "
-				  "performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME='statements_digest'");
-		}
-	}
-	if (!c->ps_digests)
-		notes_add(&c->notes, "digests unavailable: needs performance_schema=ON (restart) and "
-			  "SELECT on performance_schema.*");
-	if (!c->ps_digests)
-		c->ps_digest_hist = false;
-
-	res = my_query(src, "SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'", e2, sizeof e2,
-		       &failed, NULL, NULL);
+	my_probe_digests(src, c->perf_schema && !ps.failed);
+	res = my_query(src, "SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'", &qr);
 	if (res) {
 		has_os_log_fsyncs = mysql_num_rows(res) > 0;
 		mysql_free_result(res);
 	}
-	mysql_caps_finish(c, has_os_log_fsyncs, ps_failed ? ps_err : NULL);
+	mysql_caps_finish(c, has_os_log_fsyncs, ps.failed ? ps.err : NULL);
 	my_identity(src);
 	return 0;
 }
@@ -482,6 +522,42 @@ static int my_tls_check(MYSQL *db, const struct target *t, enum ssl_mode m, cons
 	return -1;
 }
 
+/* --read-only: this session's transactions read only, and a note of what
+ * the server says about it. Returns 0, or -1 with the reason in err. */
+static int my_read_only(struct source *src, char *err, size_t errlen)
+{
+	struct qres qr;
+	if (my_exec(src, "SET SESSION TRANSACTION READ ONLY", err, errlen) < 0)
+		return -1;
+	/* the server's word on it (MySQL 8 has only transaction_read_only) */
+	MYSQL_RES *res = my_query(src, "SELECT @@session.transaction_read_only", &qr);
+	if (qr.failed)
+		res = my_query(src, "SELECT @@session.tx_read_only", &qr);
+	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+	if (row && row[0] && strcmp(row[0], "1") == 0)
+		notes_add(&src->caps.notes, "--read-only: this session is read-only (SET SESSION TRANSACTION READ ONLY; "
+			  "the server reports transaction_read_only=1)");
+	else
+		notes_add(&src->caps.notes, "--read-only: the server does not report this session read-only; dbtop "
+			  "still sends no write");
+	if (res)
+		mysql_free_result(res);
+	return 0;
+}
+
+/* This connection's performance_schema THREAD_ID (0: unknown). */
+static unsigned long long my_own_thread(struct source *src)
+{
+	struct qres qr;
+	MYSQL_RES *res = my_query(src, "SELECT THREAD_ID FROM performance_schema.threads "
+				  "WHERE PROCESSLIST_ID = CONNECTION_ID()", &qr);
+	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+	unsigned long long id = row && row[0] ? strtoull(row[0], NULL, 10) : 0;
+	if (res)
+		mysql_free_result(res);
+	return id;
+}
+
 static int my_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
@@ -540,42 +616,14 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 		my_close(src);
 		return -1;
 	}
-	if (src->read_only) {
-		bool failed;
-		MYSQL_RES *res = my_query(src, "SET SESSION TRANSACTION READ ONLY", err, errlen, &failed, NULL, NULL);
-		if (res)
-			mysql_free_result(res);
-		if (failed) {
-			my_close(src);
-			return -1;
-		}
-		/* the server's word on it (MySQL 8 has only transaction_read_only) */
-		char e2[NOTE_LEN];
-		res = my_query(src, "SELECT @@session.transaction_read_only", e2, sizeof e2, &failed, NULL, NULL);
-		if (failed)
-			res = my_query(src, "SELECT @@session.tx_read_only", e2, sizeof e2, &failed, NULL, NULL);
-		MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-		if (row && row[0] && strcmp(row[0], "1") == 0)
-			notes_add(&src->caps.notes, "--read-only: this session is read-only (SET SESSION TRANSACTION READ ONLY; "
-				  "the server reports transaction_read_only=1)");
-		else
-			notes_add(&src->caps.notes, "--read-only: the server does not report this session read-only; dbtop "
-				  "still sends no write");
-		if (res)
-			mysql_free_result(res);
+	if (src->read_only && my_read_only(src, err, errlen) < 0) {
+		my_close(src);
+		return -1;
 	}
 	/* this connection's thread: its statements are dbtop's own, not the
 	 * server's load (issue 25); found by the connection id, not by text */
-	if (src->caps.ps_readable) {
-		bool failed;
-		char e2[NOTE_LEN];
-		MYSQL_RES *res = my_query(src, "SELECT THREAD_ID FROM performance_schema.threads "
-				     "WHERE PROCESSLIST_ID = CONNECTION_ID()", e2, sizeof e2, &failed, NULL, NULL);
-		MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-		p->own_thread = row && row[0] ? strtoull(row[0], NULL, 10) : 0;
-		if (res)
-			mysql_free_result(res);
-	}
+	if (src->caps.ps_readable)
+		p->own_thread = my_own_thread(src);
 	/* no statement statistics: sample the process list instead */
 	p->fb_on = !src->caps.ps_digests && src->caps.priv_process;
 	fallback_init(&p->fb, src->sub_hz);
@@ -653,8 +701,7 @@ static void my_subsample(struct source *src)
 	struct my_priv *p = src->priv;
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed;
-	char err[NOTE_LEN];
+	struct qres qr;
 	bool maria = src->caps.flavour == FLAVOUR_MARIADB;
 	if (!p || !(p->fb_on || p->fill_on))
 		return;
@@ -672,8 +719,8 @@ static void my_subsample(struct source *src)
 				       "WHERE COMMAND = 'Execute' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"
 				     : "SELECT ID, DB, TIME, INFO FROM information_schema.PROCESSLIST "
 				       "WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO IS NOT NULL"),
-		       err, sizeof err, &failed, NULL, NULL);
-	if (failed)
+		       &qr);
+	if (qr.failed)
 		return;
 	p->fb.hz = src->sub_hz;
 	fallback_round(&p->fb, clock_mono());
@@ -688,40 +735,22 @@ static void my_subsample(struct source *src)
 		mysql_free_result(res);
 }
 
-/* Digest rows changed since the last read (all on the first read), with
- * the text of digests not seen before. NULL on a failed query (out->error
- * and out->state set). */
-static struct digest_set *my_digests(struct source *src, struct sample *out, bool have_lost,
-				     uint64_t lost)
+/* The digest rows changed since the last read (all on the first read)
+ * into set. Returns 0, or -1 (sample failed). */
+static int my_digest_rows(struct source *src, struct sample *out, struct digest_set *set)
 {
 	struct my_priv *p = src->priv;
-	struct caps *c = &src->caps;
-	struct digest_set *set = xcalloc(1, sizeof *set);
 	char q[1024], newest[40];
-	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed, stalled = false;
-	struct strbuf in;
-	size_t i, nfetch = 0;
 
-	set->partial = p->last_seen[0] != '\0';
-	set->have_lost = have_lost;
-	set->lost = lost;
-	str_copy(set->source, sizeof set->source, "performance_schema");
 	str_copy(newest, sizeof newest, p->last_seen);
-	res = my_query(src, mysql_digest_sql(c, p->last_seen, q, sizeof q), out->error,
-		       sizeof out->error, &failed, &stalled, &out->query_ms);
-	out->nqueries++;
-	if (failed) {
-		out->state = stalled ? STATE_STALLED : STATE_DOWN;
-		digest_set_free(set);
-		return NULL;
-	}
+	MYSQL_RES *res;
+	if (my_sample_query(src, out, mysql_digest_sql(&src->caps, p->last_seen, q, sizeof q), &res) < 0)
+		return -1;
 	unsigned nf = res ? mysql_num_fields(res) : 0;
 	while (res && (row = mysql_fetch_row(res))) {
 		const char *cells[MYD__COUNT] = {0};
-		for (i = 0; i < MYD__COUNT && i < nf; i++)
-			cells[i] = row[i];
+		my_cells(row, nf, cells, MYD__COUNT);
 		mysql_map_digest(set, cells, (int)nf);
 		if (row[MYD_LAST_RAW] && strcmp(row[MYD_LAST_RAW], newest) > 0)
 			str_copy(newest, sizeof newest, row[MYD_LAST_RAW]);
@@ -729,8 +758,18 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	if (res)
 		mysql_free_result(res);
 	str_copy(p->last_seen, sizeof p->last_seen, newest);
+	return 0;
+}
 
-	/* texts of digests we have not seen yet (bounded per refresh) */
+/* The texts of the digests of set not seen yet (bounded per refresh).
+ * Returns 0, or -1 (sample failed). */
+static int my_fetch_texts(struct source *src, struct sample *out, struct digest_set *set)
+{
+	struct my_priv *p = src->priv;
+	struct strbuf in, tq;
+	MYSQL_ROW row;
+	size_t i, nfetch = 0;
+
 	sb_init(&in);
 	for (i = 0; i < set->n && nfetch < TEXT_FETCH_MAX; i++) {
 		const char *d = strrchr(set->rows[i].key, '/');
@@ -744,35 +783,91 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 		sb_puts(&in, "'");
 		nfetch++;
 	}
-	if (nfetch) {
-		struct strbuf tq;
-		sb_init(&tq);
-		sb_printf(&tq, "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT FROM "
-			  "performance_schema.events_statements_summary_by_digest WHERE DIGEST IN (%s)", in.s);
-		res = my_query(src, tq.s, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-		out->nqueries++;
-		sb_free(&tq);
-		if (failed) {
-			sb_free(&in);
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			digest_set_free(set);
-			return NULL;
+	if (!nfetch) {
+		sb_free(&in);
+		return 0;
+	}
+	sb_init(&tq);
+	sb_printf(&tq, "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT FROM "
+		  "performance_schema.events_statements_summary_by_digest WHERE DIGEST IN (%s)", in.s);
+	sb_free(&in);
+	MYSQL_RES *res;
+	int rc = my_sample_query(src, out, tq.s, &res);
+	sb_free(&tq);
+	if (rc < 0)
+		return -1;
+	while (res && (row = mysql_fetch_row(res))) {
+		char key[200];
+		str_printf(key, sizeof key, "%s/%s", row[0] ? row[0] : "", row[1] ? row[1] : "(null)");
+		text_sanitize(key);
+		for (i = 0; i < set->n; i++)
+			if (!set->rows[i].text && strcmp(set->rows[i].key, key) == 0) {
+				set->rows[i].text = redact_secrets(row[2] ? row[2] : "");
+				strset_add(&p->texts, key);
+			}
+	}
+	if (res)
+		mysql_free_result(res);
+	return 0;
+}
+
+/* Latency histograms of the few digests of set that took the most time.
+ * Returns 0 (a refusal: a note, no p95 this time), or -1 (sample failed:
+ * a time limit or a client error). */
+static int my_digest_hist(struct source *src, struct sample *out, struct digest_set *set)
+{
+	struct my_priv *p = src->priv;
+	struct strbuf hq;
+	MYSQL_ROW row;
+	struct qres qr;
+	int rc = 0;
+
+	if (!src->caps.ps_digest_hist || mysql_hist_choose(&p->pick, set, MY_HIST_MAX) == 0)
+		return 0;
+	sb_init(&hq);
+	if (mysql_hist_sql(set, &hq)) {
+		MYSQL_RES *res = my_query(src, hq.s, &qr);
+		qres_count(out, &qr);
+		unsigned en = qr.failed ? mysql_errno(p->db) : 0;
+		if (qr.failed && (qr.stalled || (en >= 2000 && en < 3000))) {
+			rc = qres_fail(out, &qr);
+		} else if (qr.failed) {
+			/* the server refused the statement: no p95 this time */
+			notes_add(&out->notes, "digest p95: %s", qr.err);
+			for (size_t i = 0; i < set->nhist; i++)
+				free(set->hist[i].b);
+			set->nhist = 0;
 		}
-		while (res && (row = mysql_fetch_row(res))) {
-			char key[200];
-			str_printf(key, sizeof key, "%s/%s", row[0] ? row[0] : "", row[1] ? row[1] : "(null)");
-			text_sanitize(key);
-			for (i = 0; i < set->n; i++)
-				if (!set->rows[i].text && strcmp(set->rows[i].key, key) == 0) {
-					set->rows[i].text = redact_secrets(row[2] ? row[2] : "");
-					strset_add(&p->texts, key);
-				}
+		unsigned nf = res ? mysql_num_fields(res) : 0;
+		while (res && nf >= MYH__COUNT && (row = mysql_fetch_row(res))) {
+			const char *cells[MYH__COUNT];
+			my_cells(row, nf, cells, MYH__COUNT);
+			mysql_map_hist(set, cells);
 		}
 		if (res)
 			mysql_free_result(res);
 	}
-	sb_free(&in);
-	for (i = 0; i < set->n; i++) {
+	sb_free(&hq);
+	return rc;
+}
+
+/* Digest rows changed since the last read (all on the first read), with
+ * the text of digests not seen before and dbtop's own marked. NULL on a
+ * failed query (out->error and out->state set). */
+static struct digest_set *my_digests(struct source *src, struct sample *out, bool have_lost, uint64_t lost)
+{
+	struct my_priv *p = src->priv;
+	struct digest_set *set = xcalloc(1, sizeof *set);
+
+	set->partial = p->last_seen[0] != '\0';
+	set->have_lost = have_lost;
+	set->lost = lost;
+	str_copy(set->source, sizeof set->source, "performance_schema");
+	if (my_digest_rows(src, out, set) < 0 || my_fetch_texts(src, out, set) < 0) {
+		digest_set_free(set);
+		return NULL;
+	}
+	for (size_t i = 0; i < set->n; i++) {
 		struct digest_row *r = &set->rows[i];
 		if (r->text) {
 			strset_add(&p->texts, r->key);
@@ -781,42 +876,9 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 		}
 		r->own = strset_has(&p->own_keys, r->key);
 	}
-
-	/* latency histograms of the few digests that took the most time */
-	if (c->ps_digest_hist && mysql_hist_choose(&p->pick, set, MY_HIST_MAX) > 0) {
-		struct strbuf hq;
-		sb_init(&hq);
-		if (mysql_hist_sql(set, &hq)) {
-			res = my_query(src, hq.s, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-			out->nqueries++;
-			unsigned en = failed ? mysql_errno(p->db) : 0;
-			if (failed && (stalled || (en >= 2000 && en < 3000))) {
-				/* a time limit or a client error (connection lost):
-				 * the sample fails */
-				sb_free(&hq);
-				out->state = stalled ? STATE_STALLED : STATE_DOWN;
-				digest_set_free(set);
-				return NULL;
-			}
-			if (failed) {
-				/* the server refused the statement: no p95 this time */
-				notes_add(&out->notes, "digest p95: %s", out->error);
-				out->error[0] = '\0';
-				for (i = 0; i < set->nhist; i++)
-					free(set->hist[i].b);
-				set->nhist = 0;
-			}
-			nf = res ? mysql_num_fields(res) : 0;
-			while (res && nf >= MYH__COUNT && (row = mysql_fetch_row(res))) {
-				const char *cells[MYH__COUNT];
-				for (i = 0; i < MYH__COUNT; i++)
-					cells[i] = row[i];
-				mysql_map_hist(set, cells);
-			}
-			if (res)
-				mysql_free_result(res);
-		}
-		sb_free(&hq);
+	if (my_digest_hist(src, out, set) < 0) {
+		digest_set_free(set);
+		return NULL;
 	}
 	return set;
 }
@@ -839,8 +901,6 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	" UNION ALL SELECT CONCAT('w:', EVENT_NAME), COUNT_STAR, SUM_TIMER_WAIT FROM "              \
 	"performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0 "       \
 	"AND EVENT_NAME <> 'idle'"
-/* s between two reads of the wait summary */
-#define MY_WAITS_EVERY_S 4.5
 #define MY_MDL_GATE_MYSQL                                                                          \
 	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM performance_schema.metadata_locks " \
 	"WHERE LOCK_STATUS = 'PENDING'"
@@ -874,24 +934,18 @@ static int my_lock_query(struct source *src, struct sample *out, struct lock_set
 			 struct mariadb_mdl *mdl)
 {
 	struct my_priv *p = src->priv;
-	bool failed, stalled = false;
-	char err[NOTE_LEN];
-	double ms = 0;
-	MYSQL_RES *res = my_query(src, q, err, sizeof err, &failed, &stalled, &ms);
+	struct qres qr;
+	MYSQL_RES *res = my_query(src, q, &qr);
 	MYSQL_ROW row;
 	p->trx_read = clock_mono();
-	out->query_ms += ms;
-	ls->query_ms += ms;
-	out->nqueries++;
-	if (failed) {
+	qres_count(out, &qr);
+	ls->query_ms += qr.ms;
+	if (qr.failed) {
 		unsigned e = mysql_errno(p->db);
-		if (e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR) {
-			str_copy(out->error, sizeof out->error, err);
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
-		ls->status = stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
-		str_copy(ls->note, sizeof ls->note, err);
+		if (e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
+			return qres_fail(out, &qr);
+		ls->status = qr.stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
+		str_copy(ls->note, sizeof ls->note, qr.err);
 		return 1;
 	}
 	unsigned nf = res ? mysql_num_fields(res) : 0;
@@ -912,24 +966,15 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 {
 	struct my_priv *p = src->priv;
 	struct caps *c = &src->caps;
-	struct lock_set *ls = lock_set_new();
 	/* the server gives up at half the client's deadline: a slow lock query
 	 * says so on the pane instead of failing the whole refresh */
 	unsigned ms = (unsigned)(src->query_timeout * 500);
 	char q[MYL_SQL_MAX];
 	int rc = 0;
+	double now;
+	struct lock_set *ls = source_locks_begin(src, out, row_waits + mdl_waits, false, &now);
 
-	out->locks = ls;
-	ls->waiting = row_waits + mdl_waits;
-	double now = clock_mono();
-	struct lock_set *kept = source_locks_reuse(src, ls->waiting, now, false);
-	if (kept) {
-		/* a costly graph read a moment ago (--server-budget) */
-		lock_set_free(ls);
-		out->locks = kept;
-		return 0;
-	}
-	if (ls->waiting == 0)
+	if (!ls)
 		return 0;
 	if (!c->priv_process) {
 		ls->status = LOCKS_UNAVAILABLE;
@@ -944,14 +989,12 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 			rc = my_lock_query(src, out, ls, mysql_locks_mdl_sql(c->flavour, ms, q, sizeof q), NULL);
 		} else {
 			if (p->mdl_plugin < 0) {
-				bool failed, stalled;
-				char err[NOTE_LEN];
+				struct qres qr;
 				unsigned n = 0;
-				MYSQL_RES *res = my_query(src, MARIADB_MDL_PLUGIN_SQL, err, sizeof err, &failed, &stalled,
-							  &out->query_ms);
+				MYSQL_RES *res = my_query(src, MARIADB_MDL_PLUGIN_SQL, &qr);
 				MYSQL_ROW row;
-				out->nqueries++;
-				if (!failed && res && (row = mysql_fetch_row(res)))
+				qres_count(out, &qr);
+				if (!qr.failed && res && (row = mysql_fetch_row(res)))
 					mysql_locks_count(row[0], &n);
 				if (res)
 					mysql_free_result(res);
@@ -964,10 +1007,7 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 	}
 	if (rc < 0)
 		return -1;
-	if (rc == 0)
-		ls->status = LOCKS_READ;
-	lock_set_analyse(ls);
-	source_locks_read(src, ls, ls->query_ms, now);
+	source_locks_end(src, ls, rc == 0, now);
 	return 0;
 }
 
@@ -979,9 +1019,8 @@ static int my_read_sessions(struct source *src, struct sample *out, bool busy)
 {
 	struct my_priv *p = src->priv;
 	struct caps *c = &src->caps;
-	bool failed, stalled = false;
-	char err[NOTE_LEN];
-	double ms = 0, now = clock_mono();
+	struct qres qr;
+	double now = clock_mono();
 	MYSQL_ROW row;
 
 	if (!src->want_sessions) {
@@ -999,21 +1038,16 @@ static int my_read_sessions(struct source *src, struct sample *out, bool busy)
 		str_copy(ss->note, sizeof ss->note, "the session list needs performance_schema (ON, and SELECT on it)");
 		return 0;
 	}
-	MYSQL_RES *res = my_query(src, sessions_my_sql(c->flavour, c->priv_process), err, sizeof err, &failed,
-				  &stalled, &ms);
-	out->query_ms += ms;
-	out->nqueries++;
-	ss->query_ms = ms;
-	if (failed) {
+	MYSQL_RES *res = my_query(src, sessions_my_sql(c->flavour, c->priv_process), &qr);
+	qres_count(out, &qr);
+	ss->query_ms = qr.ms;
+	if (qr.failed) {
 		unsigned e = mysql_errno(p->db);
-		if (e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR) {
-			str_copy(out->error, sizeof out->error, err);
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
+		if (e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
+			return qres_fail(out, &qr);
 		ss->status = SESS_UNAVAILABLE;
-		str_copy(ss->note, sizeof ss->note, err);
-		source_sessions_read(src, ss, ms, now);
+		str_copy(ss->note, sizeof ss->note, qr.err);
+		source_sessions_read(src, ss, qr.ms, now);
 		return 0;
 	}
 	unsigned nf = res ? mysql_num_fields(res) : 0;
@@ -1022,7 +1056,7 @@ static int my_read_sessions(struct source *src, struct sample *out, bool busy)
 	if (res)
 		mysql_free_result(res);
 	sessions_my_finish(ss, c->flavour, c->priv_process, src->tgt ? src->tgt->user : NULL);
-	source_sessions_read(src, ss, ms, now);
+	source_sessions_read(src, ss, qr.ms, now);
 	session_set_link_locks(ss, out->locks);
 	return 0;
 }
@@ -1035,7 +1069,7 @@ static int my_explain(struct source *src, long long id, const struct session_ide
 		      char *err, size_t elen)
 {
 	struct my_priv *p = src->priv;
-	bool failed, stalled;
+	struct qres qr;
 	char q[160];
 	MYSQL_ROW row;
 	(void)who;
@@ -1045,9 +1079,11 @@ static int my_explain(struct source *src, long long id, const struct session_ide
 		return -1;
 	}
 	str_printf(q, sizeof q, "SELECT COMMAND, INFO FROM information_schema.PROCESSLIST WHERE ID = %lld", id);
-	MYSQL_RES *res = my_query(src, q, err, elen, &failed, &stalled, NULL);
-	if (failed)
+	MYSQL_RES *res = my_query(src, q, &qr);
+	if (qr.failed) {
+		str_copy(err, elen, qr.err);
 		return -1;
+	}
 	row = res ? mysql_fetch_row(res) : NULL;
 	bool ok = false;
 	if (!row)
@@ -1066,14 +1102,16 @@ static int my_explain(struct source *src, long long id, const struct session_ide
 	}
 	str_printf(q, sizeof q, src->caps.flavour == FLAVOUR_MARIADB ? "SHOW EXPLAIN FOR %lld" :
 		   "EXPLAIN FOR CONNECTION %lld", id);
-	res = my_query(src, q, err, elen, &failed, &stalled, NULL);
-	if (failed && stalled && src->caps.flavour == FLAVOUR_MARIADB) {
-		size_t n = strlen(err);
-		str_printf(err + n, elen - n, "; the session did not answer: MariaDB answers SHOW EXPLAIN between "
-			   "rows, not inside one long call or wait");
-	}
-	if (failed)
+	res = my_query(src, q, &qr);
+	if (qr.failed) {
+		str_copy(err, elen, qr.err);
+		if (qr.stalled && src->caps.flavour == FLAVOUR_MARIADB) {
+			size_t n = strlen(err);
+			str_printf(err + n, elen - n, "; the session did not answer: MariaDB answers SHOW EXPLAIN "
+				   "between rows, not inside one long call or wait");
+		}
 		return -1;
+	}
 	unsigned nf = res ? mysql_num_fields(res) : 0;
 	MYSQL_FIELD *f = res ? mysql_fetch_fields(res) : NULL;
 	struct strbuf t;
@@ -1099,16 +1137,14 @@ static int my_explain(struct source *src, long long id, const struct session_ide
 static int my_ident_now(struct source *src, long long id, struct session_ident *now, bool *present, char *err,
 			size_t errlen)
 {
-	bool failed;
+	struct qres qr;
 	char q[320];
 	MYSQL_ROW row;
 	memset(now, 0, sizeof *now);
 	*present = false;
-	MYSQL_RES *res = my_query(src, mysql_ident_sql(src->caps.flavour, id, q, sizeof q), err, errlen, &failed,
-				  NULL, NULL);
-	if (failed) {
-		if (res)
-			mysql_free_result(res);
+	MYSQL_RES *res = my_query(src, mysql_ident_sql(src->caps.flavour, id, q, sizeof q), &qr);
+	if (qr.failed) {
+		str_copy(err, errlen, qr.err);
 		return -1;
 	}
 	if (res && (row = mysql_fetch_row(res))) {
@@ -1134,15 +1170,37 @@ static void my_refused(struct source *src, long long id, const struct session_id
 {
 	struct session_ident now;
 	bool present;
-	char why[NOTE_LEN / 2], err[NOTE_LEN / 2];
-	if (my_ident_now(src, id, &now, &present, err, sizeof err) < 0)
-		str_printf(msg, len, "session %lld may not be the one you saw: nothing was done (%s)", id, err);
-	else if (!present)
-		str_printf(msg, len, "session %lld has ended since: nothing was done", id);
-	else if (session_ident_same(who, &now, present, cancel, why, sizeof why))
-		str_printf(msg, len, "session %lld changed while it was checked: nothing was done", id);
-	else
-		str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
+	char err[NOTE_LEN / 2];
+	int rc = my_ident_now(src, id, &now, &present, err, sizeof err);
+	source_act_refused(msg, len, id, rc < 0 ? -1 : present, who, &now, cancel, err);
+}
+
+/* MariaDB: the check (cond) and the KILL in one compound statement.
+ * Returns 1 when it killed, 0 when the session was not the one cond
+ * describes, -1 on failure (the reason in msg). */
+static int my_act_compound(struct source *src, long long id, const char *cond, const char *kill, char *msg,
+			   size_t len)
+{
+	struct qres qr;
+	MYSQL_ROW row;
+	char q[640];
+	str_printf(q, sizeof q,
+		   "BEGIN NOT ATOMIC IF (SELECT COUNT(*) FROM information_schema.PROCESSLIST p "
+		   "LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID "
+		   "WHERE p.ID = %lld AND %s) = 1 THEN SET @dbtop_act = 1; %s; ELSE SET @dbtop_act = 0; "
+		   "END IF; END",
+		   id, cond, kill);
+	if (my_exec(src, q, msg, len) < 0)
+		return -1;
+	MYSQL_RES *res = my_query(src, "SELECT @dbtop_act", &qr);
+	bool done = !qr.failed && res && (row = mysql_fetch_row(res)) && row[0] && row[0][0] == '1';
+	if (res)
+		mysql_free_result(res);
+	if (qr.failed) {
+		str_copy(msg, len, qr.err);
+		return -1;
+	}
+	return done;
 }
 
 /* End a session or cancel its statement, only while it is the session
@@ -1158,11 +1216,9 @@ static void my_refused(struct source *src, long long id, const struct session_id
 static int my_act(struct source *src, int what, long long id, const struct session_ident *who, char *msg,
 		  size_t len)
 {
-	bool failed, present, cancel = what != SRC_ACT_TERMINATE;
+	bool present, cancel = what != SRC_ACT_TERMINATE;
 	bool maria = src->caps.flavour == FLAVOUR_MARIADB;
-	char cond[200], q[640], why[NOTE_LEN / 2], kill[64];
-	MYSQL_RES *res;
-	MYSQL_ROW row;
+	char cond[200], why[NOTE_LEN / 2], kill[64];
 	if (src->read_only) {
 		str_copy(msg, len, "--read-only: refused");
 		return -1;
@@ -1188,16 +1244,8 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 	else
 		str_printf(kill, sizeof kill, "KILL %s%lld", cancel ? "QUERY " : "", id);
 	if (maria) {
-		str_printf(q, sizeof q,
-			   "BEGIN NOT ATOMIC IF (SELECT COUNT(*) FROM information_schema.PROCESSLIST p "
-			   "LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID "
-			   "WHERE p.ID = %lld AND %s) = 1 THEN SET @dbtop_act = 1; %s; ELSE SET @dbtop_act = 0; "
-			   "END IF; END",
-			   id, cond, kill);
-		res = my_query(src, q, msg, len, &failed, NULL, NULL);
-		if (res)
-			mysql_free_result(res);
-		if (failed) {
+		int done = my_act_compound(src, id, cond, kill, msg, len);
+		if (done < 0) {
 			if (by_query && strstr(msg, "nknown query id"))
 				str_printf(msg, len,
 					   "session %lld runs no statement now: nothing was done (the one you saw, query "
@@ -1205,12 +1253,6 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 					   id, who->query_id);
 			return -1;
 		}
-		res = my_query(src, "SELECT @dbtop_act", msg, len, &failed, NULL, NULL);
-		bool done = !failed && res && (row = mysql_fetch_row(res)) && row[0] && row[0][0] == '1';
-		if (res)
-			mysql_free_result(res);
-		if (failed)
-			return -1;
 		if (!done) {
 			my_refused(src, id, who, cancel, msg, len);
 			return -1;
@@ -1226,10 +1268,7 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 				str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
 			return -1;
 		}
-		res = my_query(src, kill, msg, len, &failed, NULL, NULL);
-		if (res)
-			mysql_free_result(res);
-		if (failed)
+		if (my_exec(src, kill, msg, len) < 0)
 			return -1;
 	}
 	str_printf(msg, len, "%s: done (the session you saw: %s)", kill,
@@ -1253,16 +1292,18 @@ static int my_tune_prev(struct source *src, struct tune_call *c)
 {
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed;
+	struct qres qr;
 	char q[256];
 	if (c->t->kind == TK_MY_GLOBAL)
 		str_printf(q, sizeof q, "SELECT @@GLOBAL.%s, NULL", c->t->name);
 	else
 		str_printf(q, sizeof q, "SELECT ENABLED, TIMED FROM performance_schema.setup_instruments "
 			   "WHERE NAME = '%s'", c->t->name);
-	res = my_query(src, q, c->err, sizeof c->err, &failed, NULL, NULL);
-	if (failed)
+	res = my_query(src, q, &qr);
+	if (qr.failed) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	row = res ? mysql_fetch_row(res) : NULL;
 	if (!row || !row[0]) {
 		str_copy(c->err, sizeof c->err, "the server returned no value");
@@ -1280,18 +1321,55 @@ static int my_tune_prev(struct source *src, struct tune_call *c)
 	return 0;
 }
 
+/* What the current account may change: global variables (SUPER or
+ * SYSTEM_VARIABLES_ADMIN), the binlog's (BINLOG ADMIN too), the
+ * performance_schema instruments (UPDATE on setup_instruments). */
+struct my_tune_privs {
+	bool set_global, binlog, ps;
+};
+
+/* The current account's privileges for tuning, from information_schema. */
+static void my_tune_privs(struct source *src, struct my_tune_privs *pv)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	struct qres qr;
+	struct strbuf privs;
+
+	sb_init(&privs);
+	res = my_query(src,
+		       "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = " MY_GRANTEE
+		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = "
+		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND PRIVILEGE_TYPE = 'UPDATE'"
+		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = "
+		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND TABLE_NAME = 'setup_instruments'"
+		       " AND PRIVILEGE_TYPE = 'UPDATE'",
+		       &qr);
+	sb_putc(&privs, '|');
+	while (res && (row = mysql_fetch_row(res)))
+		if (row[0]) {
+			sb_puts(&privs, row[0]);
+			sb_putc(&privs, '|');
+		}
+	if (res)
+		mysql_free_result(res);
+	pv->set_global = has_priv(&privs, "SUPER") || has_priv(&privs, "SYSTEM_VARIABLES_ADMIN");
+	pv->binlog = pv->set_global || has_priv(&privs, "BINLOG ADMIN");
+	pv->ps = has_priv(&privs, "UPDATE") || has_priv(&privs, "PS_UPDATE");
+	sb_free(&privs);
+}
+
 /* Tuning, TC_PROBE: values, instruments and privileges of every tunable. */
 static int my_tune_probe(struct source *src, struct tune_call *c)
 {
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed;
+	struct qres qr;
 	char q[512];
 	enum flavour fl = src->caps.flavour;
-	struct strbuf names, privs;
+	struct strbuf names;
 
 	sb_init(&names);
-	sb_init(&privs);
 	for (size_t i = 0; i < ntunables; i++)
 		if (tunables[i].kind == TK_MY_GLOBAL && tunable_applies(&tunables[i], fl)) {
 			sb_puts(&names, names.len ? ",'" : "'");
@@ -1300,9 +1378,11 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 		}
 	str_printf(q, sizeof q, "SHOW GLOBAL VARIABLES WHERE Variable_name IN (%s)", names.s ? names.s : "''");
 	sb_free(&names);
-	res = my_query(src, q, c->err, sizeof c->err, &failed, NULL, NULL);
-	if (failed)
+	res = my_query(src, q, &qr);
+	if (qr.failed) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	while (res && (row = mysql_fetch_row(res)))
 		for (size_t i = 0; row[0] && i < ntunables; i++)
 			if (tunables[i].kind == TK_MY_GLOBAL && strcmp(tunables[i].name, row[0]) == 0) {
@@ -1313,10 +1393,9 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 	if (res)
 		mysql_free_result(res);
 	if (src->caps.perf_schema) {
-		char e2[NOTE_LEN];
 		res = my_query(src, "SELECT NAME, ENABLED, TIMED FROM performance_schema.setup_instruments "
 			       "WHERE NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "')",
-			       e2, sizeof e2, &failed, NULL, NULL);
+			       &qr);
 		while (res && (row = mysql_fetch_row(res)))
 			for (size_t i = 0; row[0] && i < ntunables; i++)
 				if (tunables[i].kind == TK_MY_INSTRUMENT && strcmp(tunables[i].name, row[0]) == 0) {
@@ -1327,32 +1406,14 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 				}
 		if (res)
 			mysql_free_result(res);
-		if (failed)
-			str_printf(c->note, sizeof c->note, "performance_schema instruments unreadable: %s", e2);
+		if (qr.failed)
+			str_printf(c->note, sizeof c->note, "performance_schema instruments unreadable: %s", qr.err);
 	} else {
 		str_copy(c->note, sizeof c->note, "performance_schema is off (performance_schema=ON in my.cnf and a "
 			 "restart): its instruments cannot be switched");
 	}
-	res = my_query(src,
-		       "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = " MY_GRANTEE
-		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = "
-		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND PRIVILEGE_TYPE = 'UPDATE'"
-		       " UNION ALL SELECT 'PS_UPDATE' FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = "
-		       MY_GRANTEE " AND TABLE_SCHEMA = 'performance_schema' AND TABLE_NAME = 'setup_instruments'"
-		       " AND PRIVILEGE_TYPE = 'UPDATE'",
-		       c->err, sizeof c->err, &failed, NULL, NULL);
-	sb_putc(&privs, '|');
-	while (res && (row = mysql_fetch_row(res)))
-		if (row[0]) {
-			sb_puts(&privs, row[0]);
-			sb_putc(&privs, '|');
-		}
-	if (res)
-		mysql_free_result(res);
-	bool set_global = has_priv(&privs, "SUPER") || has_priv(&privs, "SYSTEM_VARIABLES_ADMIN");
-	bool binlog = set_global || has_priv(&privs, "BINLOG ADMIN");
-	bool ps = has_priv(&privs, "UPDATE") || has_priv(&privs, "PS_UPDATE");
-	sb_free(&privs);
+	struct my_tune_privs pv;
+	my_tune_privs(src, &pv);
 	c->err[0] = '\0';
 	for (size_t i = 0; i < ntunables; i++) {
 		const struct tunable *t = &tunables[i];
@@ -1361,11 +1422,11 @@ static int my_tune_probe(struct source *src, struct tune_call *c)
 		if (c->known[i])
 			str_copy(c->undo_hint[i], sizeof c->undo_hint[i], c->current[i]);
 		if (t->kind == TK_MY_INSTRUMENT)
-			c->allowed[i] = ps && src->caps.perf_schema;
+			c->allowed[i] = pv.ps && src->caps.perf_schema;
 		else if (strstr(t->priv, "BINLOG"))
-			c->allowed[i] = binlog;
+			c->allowed[i] = pv.binlog;
 		else
-			c->allowed[i] = set_global;
+			c->allowed[i] = pv.set_global;
 	}
 	return 0;
 }
@@ -1377,16 +1438,14 @@ static int my_tune_lock(struct source *src, struct tune_call *c)
 {
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed;
-	if (c->what == TC_UNLOCK) {
-		res = my_query(src, "SELECT RELEASE_LOCK('" TUNE_LOCK_NAME "')", c->err, sizeof c->err, &failed, NULL, NULL);
-		if (res)
-			mysql_free_result(res);
-		return failed ? -1 : 0;
-	}
-	res = my_query(src, "SELECT GET_LOCK('" TUNE_LOCK_NAME "', 0)", c->err, sizeof c->err, &failed, NULL, NULL);
-	if (failed)
+	struct qres qr;
+	if (c->what == TC_UNLOCK)
+		return my_exec(src, "SELECT RELEASE_LOCK('" TUNE_LOCK_NAME "')", c->err, sizeof c->err);
+	res = my_query(src, "SELECT GET_LOCK('" TUNE_LOCK_NAME "', 0)", &qr);
+	if (qr.failed) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	row = res ? mysql_fetch_row(res) : NULL;
 	c->got = row && row[0] && strcmp(row[0], "1") == 0;
 	if (res)
@@ -1396,7 +1455,7 @@ static int my_tune_lock(struct source *src, struct tune_call *c)
 	res = my_query(src,
 		       "SELECT IS_USED_LOCK('" TUNE_LOCK_NAME "'), (SELECT CONCAT(USER, '@', HOST) FROM "
 		       "information_schema.PROCESSLIST WHERE ID = IS_USED_LOCK('" TUNE_LOCK_NAME "'))",
-		       c->err, sizeof c->err, &failed, NULL, NULL);
+		       &qr);
 	row = res ? mysql_fetch_row(res) : NULL;
 	if (row && row[0])
 		str_printf(c->holder, sizeof c->holder, "session %s%s%s", row[0], row[1] ? ", " : "",
@@ -1410,31 +1469,28 @@ static int my_tune_lock(struct source *src, struct tune_call *c)
 	return 0;
 }
 
-/* Tuning: probe, read the state to restore, or run a change. */
-static int my_tune(struct source *src, struct tune_call *c)
+/* Tuning, TC_EXEC: run c->sql. */
+static int my_tune_exec(struct source *src, struct tune_call *c)
 {
 	struct my_priv *p = src->priv;
-	MYSQL_RES *res;
-	bool failed, stalled = false;
-	if (c->what == TC_PROBE)
-		return my_tune_probe(src, c);
-	if (c->what == TC_PREV)
-		return my_tune_prev(src, c);
-	if (src->read_only) {
-		str_copy(c->err, sizeof c->err, "--read-only: refused");
-		return -1;
-	}
-	if (c->what == TC_LOCK || c->what == TC_UNLOCK)
-		return my_tune_lock(src, c);
-	res = my_query(src, c->sql, c->err, sizeof c->err, &failed, &stalled, NULL);
+	struct qres qr;
+	MYSQL_RES *res = my_query(src, c->sql, &qr);
 	if (res)
 		mysql_free_result(res);
-	if (failed) {
+	if (qr.failed) {
 		unsigned e = mysql_errno(p->db);
-		c->unsure = stalled || e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR;
+		str_copy(c->err, sizeof c->err, qr.err);
+		c->unsure = qr.stalled || e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR;
 		return -1;
 	}
 	return 0;
+}
+
+/* Tuning: probe, read the state to restore, or run a change. */
+static int my_tune(struct source *src, struct tune_call *c)
+{
+	static const struct tune_steps steps = {my_tune_probe, my_tune_prev, my_tune_lock, my_tune_exec};
+	return source_tune(src, c, &steps);
 }
 
 /* True (with out->error and out->state set) when a privilege the probe
@@ -1446,18 +1502,16 @@ static bool my_privileges_granted(struct source *src, struct sample *out)
 {
 	const struct caps *c = &src->caps;
 	const char *what = NULL;
-	char e2[NOTE_LEN];
 	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed;
+	struct qres qr;
 
 	if (c->perf_schema && !c->ps_readable) {
-		res = my_query(src, "SELECT 1 FROM performance_schema.setup_consumers LIMIT 0", e2, sizeof e2, &failed,
-			       NULL, &out->query_ms);
-		out->nqueries++;
+		res = my_query(src, "SELECT 1 FROM performance_schema.setup_consumers LIMIT 0", &qr);
+		qres_count(out, &qr);
 		if (res)
 			mysql_free_result(res);
-		if (!failed)
+		if (!qr.failed)
 			what = "SELECT on performance_schema";
 	}
 	if (!what && !c->priv_process) {
@@ -1466,8 +1520,8 @@ static bool my_privileges_granted(struct source *src, struct sample *out)
 			       "WHERE GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(),'@',1), '''@''', "
 			       "SUBSTRING_INDEX(CURRENT_USER(),'@',-1), '''') "
 			       "AND PRIVILEGE_TYPE IN ('PROCESS', 'SUPER', 'SYSTEM_VARIABLES_ADMIN')",
-			       e2, sizeof e2, &failed, NULL, &out->query_ms);
-		out->nqueries++;
+			       &qr);
+		qres_count(out, &qr);
 		if (res && (row = mysql_fetch_row(res)) && row[0] && atol(row[0]) > 0)
 			what = "PROCESS";
 		if (res)
@@ -1480,38 +1534,40 @@ static bool my_privileges_granted(struct source *src, struct sample *out)
 	return true;
 }
 
-static int my_sample(struct source *src, struct sample *out, bool want_settings)
+/* What the status read of a refresh says beyond the sample's counters. */
+struct my_status {
+	bool have_lost;
+	uint64_t lost;           /* Performance_schema_digest_lost */
+	uint64_t row_waits;      /* Innodb_row_lock_current_waits */
+};
+
+/* The refresh's global status: the counters into out (its time, the
+ * uptime and restarts), the rest into st. Returns 0, or -1 (sample
+ * failed). */
+static int my_read_status(struct source *src, struct sample *out, struct my_status *st)
 {
 	struct my_priv *p = src->priv;
-	struct caps *c = &src->caps;
-	MYSQL_RES *res;
 	MYSQL_ROW row;
-	bool failed, stalled = false, have_lost = false;
-	uint64_t uptime = 0, lost = 0, row_waits = 0;
-	unsigned mdl_waits = 0;
-	double t0;
-
-	t0 = clock_mono();
-	res = my_query(src,
-		       "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
-		       "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
-		       "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
-		       "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
-		       "'Innodb_row_lock_current_waits')",
-		       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-	out->nqueries++;
-	if (failed) {
-		out->state = stalled ? STATE_STALLED : STATE_DOWN;
+	uint64_t uptime = 0;
+	MYSQL_RES *res;
+	double t0 = clock_mono();
+	if (my_sample_query(src, out,
+			    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
+			    "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
+			    "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
+			    "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
+			    "'Innodb_row_lock_current_waits')",
+			    &res) < 0)
 		return -1;
-	}
 	out->mono = (t0 + clock_mono()) / 2;
 	out->wall = clock_wall();
 	while (res && (row = mysql_fetch_row(res))) {
 		mysql_map_status(out, row[0], row[1], &uptime);
 		if (row[0] && strcasecmp(row[0], "Performance_schema_digest_lost") == 0)
-			have_lost = parse_u64(row[1], &lost);
-		if (row[0] && strcasecmp(row[0], "Innodb_row_lock_current_waits") == 0 && !parse_u64(row[1], &row_waits))
-			row_waits = 0;
+			st->have_lost = parse_u64(row[1], &st->lost);
+		if (row[0] && strcasecmp(row[0], "Innodb_row_lock_current_waits") == 0 &&
+		    !parse_u64(row[1], &st->row_waits))
+			st->row_waits = 0;
 	}
 	if (res)
 		mysql_free_result(res);
@@ -1519,85 +1575,91 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		p->restarts++;
 	p->last_uptime = uptime;
 	out->uptime_s = (double)uptime;
+	return 0;
+}
 
-	/* redo and binlog file syncs and COMMIT latency from performance_schema */
-	if (c->ps_readable) {
-		/* with the metadata-lock gate in the same round trip: pending
-		 * requests (MySQL 8), sessions in that state (MariaDB) */
-		/* the wait summary costs the server more than the rest together
-		 * (it adds up every thread's counters): read every few seconds */
-		bool waits = clock_mono() >= p->next_waits;
-		if (waits)
-			p->next_waits = clock_mono() + MY_WAITS_EVERY_S;
-		out->waits_skipped = !waits;
-		char own[sizeof MY_OWN_SQL + 24] = "";
-		if (p->own_thread)
-			str_printf(own, sizeof own, MY_OWN_SQL, p->own_thread);
-		struct strbuf psq;
-		sb_init(&psq);
-		sb_printf(&psq, "%s%s%s%s", MY_PS_SQL, own, waits ? MY_WAITS_SQL : "",
-			  c->flavour == FLAVOUR_MYSQL ? MY_MDL_GATE_MYSQL : MY_MDL_GATE_MARIADB);
-		res = my_query(src, psq.s, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-		sb_free(&psq);
-		out->nqueries++;
-		if (failed) {
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
-		struct wait_set *ws = waits ? wait_set_new(WS_PERF_SCHEMA) : NULL;
-		out->waits = ws;
-		if (ws)
-			my_wait_note(c, ws);
-		while (res && (row = mysql_fetch_row(res))) {
-			uint64_t wc, wps;
-			if (row[0] && strncmp(row[0], "w:", 2) == 0) {
-				if (ws && parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
-					wait_set_add(ws, row[0] + 2, wc, wps / 1000);
-				continue;
-			}
-			if (row[0] && strcmp(row[0], "dbtop:mdl_waiting") == 0) {
-				if (!mysql_locks_count(row[1], &mdl_waits))
-					mdl_waits = 0;
-				continue;
-			}
-			mysql_map_file(out, c, row[0], row[1], row[2]);
-		}
-		if (res)
-			mysql_free_result(res);
-	} else {
-		/* the metadata-lock gate alone */
-		char q[MYL_SQL_MAX];
-		mysql_locks_mdl_count_sql(c->flavour, (unsigned)(src->query_timeout * 1000), q, sizeof q);
-		res = my_query(src, q, out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-		out->nqueries++;
-		if (failed) {
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
-		if (res && (row = mysql_fetch_row(res)) && !mysql_locks_count(row[0], &mdl_waits))
-			mdl_waits = 0;
-		if (res)
-			mysql_free_result(res);
-	}
-	mysql_map_finish(out, c, p->restarts);
-	my_fill_decide(src, out);
-	if (my_read_locks(src, out, (unsigned)row_waits, mdl_waits) < 0)
+/* Redo and binlog file syncs and COMMIT latency from performance_schema,
+ * the wait summary when due, and the metadata-lock gate (pending requests
+ * on MySQL 8, sessions in that state on MariaDB) into *mdl_waits, in one
+ * round trip. Returns 0, or -1 (sample failed). */
+static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_waits)
+{
+	struct my_priv *p = src->priv;
+	const struct caps *c = &src->caps;
+	MYSQL_ROW row;
+	/* the wait summary costs the server more than the rest together
+	 * (it adds up every thread's counters): read every few seconds */
+	bool waits = pace_every(&p->waits_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
+	out->waits_skipped = !waits;
+	char own[sizeof MY_OWN_SQL + 24] = "";
+	if (p->own_thread)
+		str_printf(own, sizeof own, MY_OWN_SQL, p->own_thread);
+	struct strbuf psq;
+	sb_init(&psq);
+	sb_printf(&psq, "%s%s%s%s", MY_PS_SQL, own, waits ? MY_WAITS_SQL : "",
+		  c->flavour == FLAVOUR_MYSQL ? MY_MDL_GATE_MYSQL : MY_MDL_GATE_MARIADB);
+	MYSQL_RES *res;
+	int rc = my_sample_query(src, out, psq.s, &res);
+	sb_free(&psq);
+	if (rc < 0)
 		return -1;
+	struct wait_set *ws = waits ? wait_set_new(WS_PERF_SCHEMA) : NULL;
+	out->waits = ws;
+	if (ws)
+		my_wait_note(c, ws);
+	while (res && (row = mysql_fetch_row(res))) {
+		uint64_t wc, wps;
+		if (row[0] && strncmp(row[0], "w:", 2) == 0) {
+			if (ws && parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
+				wait_set_add(ws, row[0] + 2, wc, wps / 1000);
+			continue;
+		}
+		if (row[0] && strcmp(row[0], "dbtop:mdl_waiting") == 0) {
+			if (!mysql_locks_count(row[1], mdl_waits))
+				*mdl_waits = 0;
+			continue;
+		}
+		mysql_map_file(out, c, row[0], row[1], row[2]);
+	}
+	if (res)
+		mysql_free_result(res);
+	return 0;
+}
 
+/* Without performance_schema: the metadata-lock gate alone. Returns 0, or
+ * -1 (sample failed). */
+static int my_read_mdl_gate(struct source *src, struct sample *out, unsigned *mdl_waits)
+{
+	MYSQL_ROW row;
+	char q[MYL_SQL_MAX];
+	mysql_locks_mdl_count_sql(src->caps.flavour, (unsigned)(src->query_timeout * 1000), q, sizeof q);
+	MYSQL_RES *res;
+	if (my_sample_query(src, out, q, &res) < 0)
+		return -1;
+	if (res && (row = mysql_fetch_row(res)) && !mysql_locks_count(row[0], mdl_waits))
+		*mdl_waits = 0;
+	if (res)
+		mysql_free_result(res);
+	return 0;
+}
+
+/* The refresh's digests: sampled (no performance_schema digests), or
+ * performance_schema's when due (with the sampled prepared statements),
+ * else the sampled estimates alone when there are enough new looks.
+ * busy: a costly lock graph was read this refresh (digests just due wait
+ * one more). Returns 0, or -1 (sample failed). */
+static int my_sample_digests(struct source *src, struct sample *out, bool busy, const struct my_status *st)
+{
+	struct my_priv *p = src->priv;
+	const struct caps *c = &src->caps;
 	if (!c->ps_digests && p->fb_on && p->fb.rounds > 0) {
 		/* NULL: no look since the last refresh; the next set covers both */
-		out->digests = fallback_build(&p->fb, "sampled process list", out->mono);
+		out->digests = fallback_build_sampled(&p->fb, "sampled process list", out->mono);
 		out->digests_skipped = !out->digests;
-		if (out->digests) {
-			char hz[16];
-			dg_fmt_hz(hz, sizeof hz, out->digests->sample_hz);
-			str_printf(out->digests->source, sizeof out->digests->source, "sampled process list at %s Hz", hz);
-		}
 	}
-	/* a costly lock graph read this refresh: digests just due wait one more */
-	double dnow = clock_mono();
-	bool busy = src->lk_last && src->lk_read >= t0;
-	if (c->ps_digests && (dnow < p->dg_next || (busy && dnow < p->dg_next + 1.0))) {
+	if (!c->ps_digests)
+		return 0;
+	if (!pace_due(&p->dg_pace, clock_mono(), busy)) {
 		out->digests_skipped = true;   /* costly: read every few refreshes (--server-budget) */
 		if (p->fill_on && p->fb.rounds >= p->fill_rounds + FILL_MIN_ROUNDS) {
 			/* the sampled estimates are cheap: at every refresh that has
@@ -1608,59 +1670,70 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 			my_fill_add(p, es);
 			out->digests = es;
 		}
-	} else if (c->ps_digests) {
-		double before = out->query_ms;
-		out->digests = my_digests(src, out, have_lost, lost);
-		if (!out->digests) {
-			out->state = out->state == STATE_STALLED ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
-		my_fill_add(p, out->digests);
-		double now = clock_mono();
-		/* the second read comes at the next refresh: the first rates need two */
-		p->dg_next = p->dg_reads++ ? source_pace_next(src, now, out->query_ms - before, PACE_SHARE_DIGESTS) : 0;
-		if (p->dg_next > now + 0.5)
-			str_printf(out->digests->source, sizeof out->digests->source,
-				   "performance_schema, read every %.0f s", p->dg_next - now + 0.1);
+		return 0;
 	}
-
-	/* busy: a costly lock graph or a paced digest read this refresh */
-	if (my_read_sessions(src, out, (src->lk_last && src->lk_read >= t0) ||
-					       (c->ps_digests && !out->digests_skipped && p->dg_next > clock_mono() + 0.5)) < 0)
+	double before = out->query_ms;
+	out->digests = my_digests(src, out, st->have_lost, st->lost);
+	if (!out->digests)
 		return -1;
+	my_fill_add(p, out->digests);
+	double every = pace_done(&p->dg_pace, src, clock_mono(), out->query_ms - before, PACE_SHARE_DIGESTS);
+	if (every > 0)
+		str_printf(out->digests->source, sizeof out->digests->source, "performance_schema, read every %.0f s",
+			   every);
+	return 0;
+}
 
-	if (want_settings) {
-		res = my_query(src,
-			       "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit',"
-			       "'sync_binlog','innodb_flush_method','innodb_doublewrite','log_bin',"
-			       "'binlog_commit_wait_count','binlog_commit_wait_usec',"
-			       "'binlog_group_commit_sync_delay','innodb_log_file_size')",
-			       out->error, sizeof out->error, &failed, &stalled, &out->query_ms);
-		out->nqueries++;
-		if (failed) {
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
-		while (res && (row = mysql_fetch_row(res)))
-			if (row[0])
-				sample_setting(out, row[0], row[1]);
-		if (res)
-			mysql_free_result(res);
-		out->settings_fresh = true;
-		if (my_privileges_granted(src, out))
-			return -1;
-	}
+/* The settings the findings read; -1 (sample failed, or a privilege
+ * granted since the probe: reconnecting). */
+static int my_read_settings(struct source *src, struct sample *out)
+{
+	MYSQL_ROW row;
+	MYSQL_RES *res;
+	if (my_sample_query(src, out,
+			    "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit',"
+			    "'sync_binlog','innodb_flush_method','innodb_doublewrite','log_bin',"
+			    "'binlog_commit_wait_count','binlog_commit_wait_usec',"
+			    "'binlog_group_commit_sync_delay','innodb_log_file_size')",
+			    &res) < 0)
+		return -1;
+	while (res && (row = mysql_fetch_row(res)))
+		if (row[0])
+			sample_setting(out, row[0], row[1]);
+	if (res)
+		mysql_free_result(res);
+	out->settings_fresh = true;
+	return my_privileges_granted(src, out) ? -1 : 0;
+}
+
+static int my_sample(struct source *src, struct sample *out, bool want_settings)
+{
+	struct my_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	struct my_status st = {0};
+	unsigned mdl_waits = 0;
+	double t0 = clock_mono();
+
+	if (my_read_status(src, out, &st) < 0)
+		return -1;
+	if (c->ps_readable ? my_read_ps(src, out, &mdl_waits) < 0 : my_read_mdl_gate(src, out, &mdl_waits) < 0)
+		return -1;
+	mysql_map_finish(out, c, p->restarts);
+	my_fill_decide(src, out);
+	if (my_read_locks(src, out, (unsigned)st.row_waits, mdl_waits) < 0)
+		return -1;
+	/* a costly lock graph read this refresh */
+	bool busy = src->lk_last && src->lk_read >= t0;
+	if (my_sample_digests(src, out, busy, &st) < 0)
+		return -1;
+	/* busy: a costly lock graph or a paced digest read this refresh */
+	if (my_read_sessions(src, out, busy || (c->ps_digests && !out->digests_skipped &&
+						 p->dg_pace.next > clock_mono() + 0.5)) < 0)
+		return -1;
+	if (want_settings && my_read_settings(src, out) < 0)
+		return -1;
 	out->state = STATE_UP;
 	return 0;
 }
 
-const struct source_ops mysql_source_ops = {
-	.name = "mysql",
-	.connect = my_connect,
-	.sample = my_sample,
-	.close = my_close,
-	.subsample = my_subsample,
-	.act = my_act,
-	.tune = my_tune,
-	.explain = my_explain,
-};
+const struct source_ops mysql_source_ops = SOURCE_OPS("mysql", my);

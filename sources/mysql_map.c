@@ -294,18 +294,8 @@ static const char *hist_digest(const char *key)
 
 void mysql_hist_pick_free(struct my_hist_pick *p)
 {
-	free(p->h);
-	free(p->ns);
+	hmap_free(&p->ns);
 	memset(p, 0, sizeof *p);
-}
-
-/* Index of hash h in p (its slot or the empty one where it belongs). */
-static size_t pick_find(const struct my_hist_pick *p, uint64_t h)
-{
-	size_t i = (size_t)h & (p->cap - 1);
-	while (p->h[i] && p->h[i] != h)
-		i = (i + 1) & (p->cap - 1);
-	return i;
 }
 
 size_t mysql_hist_choose(struct my_hist_pick *p, struct digest_set *set, size_t max)
@@ -316,32 +306,17 @@ size_t mysql_hist_choose(struct my_hist_pick *p, struct digest_set *set, size_t 
 
 	for (i = 0; i < set->n; i++) {
 		const struct digest_row *r = &set->rows[i];
-		uint64_t h = hash_str(r->key) | 1, ns = r->c[DG_TOTAL_NS], d;
-		size_t at, j;
+		uint64_t ns = r->c[DG_TOTAL_NS], d, *was;
+		bool added;
+		size_t j;
 		if (!(r->have >> DG_TOTAL_NS & 1))
 			continue;
-		if ((p->n + 1) * 2 > p->cap) {
-			struct my_hist_pick big = {xcalloc(p->cap ? p->cap * 2 : 256, sizeof *p->h),
-						   xcalloc(p->cap ? p->cap * 2 : 256, sizeof *p->ns),
-						   p->cap ? p->cap * 2 : 256, p->n};
-			for (j = 0; j < p->cap; j++)
-				if (p->h[j]) {
-					size_t k = pick_find(&big, p->h[j]);
-					big.h[k] = p->h[j];
-					big.ns[k] = p->ns[j];
-				}
-			free(p->h);
-			free(p->ns);
-			*p = big;
-		}
-		at = pick_find(p, h);
+		if (!p->ns.val_size)
+			hmap_init(&p->ns, true, sizeof(uint64_t), 256);
+		was = hmap_put_u64(&p->ns, hash_str(r->key), &added);
 		/* new to us, or reset: all its time is recent */
-		d = p->h[at] && ns >= p->ns[at] ? ns - p->ns[at] : ns;
-		if (!p->h[at]) {
-			p->h[at] = h;
-			p->n++;
-		}
-		p->ns[at] = ns;
+		d = !added && ns >= *was ? ns - *was : ns;
+		*was = ns;
 		if (d == 0 || !hist_digest(r->key))
 			continue;
 		/* insertion into the top max (ties: key order) */

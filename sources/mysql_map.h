@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "source.h"
+#include "../util/util.h"
 
 #define MY_REDO_EVENT "wait/io/file/innodb/innodb_log_file"
 #define MY_BINLOG_EVENT "wait/io/file/sql/binlog"
@@ -67,9 +68,7 @@ void mysql_caps_digest_column(struct caps *c, const char *table, const char *col
 /* SUM_TIMER_WAIT of every digest at its previous read, to rank digests by
  * their time since then (keys kept as 64-bit hashes). */
 struct my_hist_pick {
-	uint64_t *h;             /* key hash | 1; 0: empty slot */
-	uint64_t *ns;
-	size_t cap, n;
+	struct hmap ns;          /* key hash -> uint64_t ns (zeroed: ready) */
 };
 void mysql_hist_pick_free(struct my_hist_pick *p);
 /* Remember the time of every row of set and add an empty histogram to set

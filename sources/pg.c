@@ -15,51 +15,12 @@
 #include "../util/util.h"
 #include "../model/digests.h"
 #include "fallback.h"
+#include "pace.h"
 #include "pg_map.h"
 #include "pg_locks_map.h"
 #include "sessions_map.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
-
-/* Calls of each digest at its last read, by key hash (open addressing;
- * hash 0 marks a free slot). */
-struct calls_map {
-	uint64_t *h, *v;
-	size_t cap, n;
-};
-
-static uint64_t *calls_slot(struct calls_map *m, uint64_t h)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		struct calls_map g = {.cap = m->cap ? m->cap * 2 : 1024};
-		g.h = xcalloc(g.cap, sizeof *g.h);
-		g.v = xcalloc(g.cap, sizeof *g.v);
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->h[i]) {
-				size_t j = m->h[i] & (g.cap - 1);
-				while (g.h[j])
-					j = (j + 1) & (g.cap - 1);
-				g.h[j] = m->h[i];
-				g.v[j] = m->v[i];
-				g.n++;
-			}
-		free(m->h);
-		free(m->v);
-		*m = g;
-	}
-	size_t j = h & (m->cap - 1);
-	while (m->h[j] && m->h[j] != h)
-		j = (j + 1) & (m->cap - 1);
-	if (!m->h[j]) {
-		m->h[j] = h;
-		m->v[j] = UINT64_MAX;   /* never read */
-		m->n++;
-	}
-	return &m->v[j];
-}
-
-/* s between two reads of the pg_wait_sampling profile */
-#define PG_PROFILE_EVERY_S 4.5
 
 struct pg_priv {
 	PGconn *db;
@@ -70,16 +31,15 @@ struct pg_priv {
 	uint64_t own_xacts;     /* transactions dbtop ran on this connection */
 	struct strset texts;    /* digest keys whose text we have */
 	bool fb_on;             /* sampled digests: no pg_stat_statements */
-	struct calls_map calls; /* calls per digest key at its last read */
+	struct hmap calls;      /* calls per digest at its last read, by key hash (uint64_t) */
 	bool dg_first_done;     /* the first (whole) digest read of this connection is done */
-	double dg_next;         /* monotonic s of the next pg_stat_statements read (--server-budget) */
+	struct pacer dg_pace;   /* pg_stat_statements reads (--server-budget) */
 	double base_ms;         /* query time of a refresh without digests (moving average; 0: none yet) */
-	unsigned dg_reads;      /* pg_stat_statements reads on this connection */
 	struct fallback fb;
 	enum wait_source ws;    /* where wait events come from */
 	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
 	bool ws_prepared;       /* the sampling statement is prepared */
-	double next_profile;      /* monotonic s of the next pg_wait_sampling profile read */
+	struct pacer profile_pace; /* pg_wait_sampling profile reads */
 };
 
 /* A last row whose last column is the server's own time for the
@@ -141,59 +101,71 @@ static void pg_errcpy(char *err, size_t errlen, const char *msg)
 	text_sanitize(err);
 }
 
-/* Run q and collect every result before the deadline. Returns 0, or -1
- * with err set and *stalled when the time limit hit. */
+/* Take the results libpq has ready into rs; the first error's message
+ * into r (*rc -1). True when the last one came. */
+static bool pg_take_results(struct source *src, struct pg_results *rs, struct qres *r, int *rc)
+{
+	struct pg_priv *p = src->priv;
+	while (!PQisBusy(p->db)) {
+		PGresult *res = PQgetResult(p->db);
+		if (!res)
+			return true;
+		ExecStatusType st = PQresultStatus(res);
+		if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+			const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+			if (*rc == 0) {
+				pg_errcpy(r->err, sizeof r->err, PQresultErrorMessage(res));
+				if (code && strcmp(code, "57014") == 0) {
+					r->stalled = true;
+					str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (statement_timeout)",
+						   src->query_timeout);
+				}
+			}
+			*rc = -1;
+			PQclear(res);
+		} else if (rs->n < PG_MAXRES) {
+			rs->r[rs->n++] = res;
+		} else {
+			PQclear(res);
+		}
+	}
+	return false;
+}
+
+/* Run q (the prepared statement stmt instead when not NULL) and collect
+ * every result before the deadline; r says how it went. Returns 0, or -1
+ * (r->failed, r->err; r->stalled when the time limit hit). */
 static int pg_run_stmt(struct source *src, const char *q, const char *stmt, struct pg_results *rs,
-		       char *err, size_t errlen, bool *stalled, double *ms)
+		       struct qres *r)
 {
 	struct pg_priv *p = src->priv;
 	double t0 = clock_mono(), deadline = t0 + src->query_timeout;
-	PGresult *r;
 	int rc = 0;
 
 	rs->n = 0;
-	*stalled = false;
+	r->failed = r->stalled = false;
+	r->ms = 0;
+	r->err[0] = '\0';
 	/* a query abandoned at its time limit (a subsample's, between two
 	 * refreshes) still holds the connection: that is the reason to report,
 	 * not libpq's "another command is already in progress" */
 	if (PQtransactionStatus(p->db) == PQTRANS_ACTIVE) {
-		*stalled = true;
-		str_printf(err, errlen, "query exceeded %.1fs time limit (an earlier query still has no answer)",
+		r->stalled = true;
+		str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (an earlier query still has no answer)",
 			   src->query_timeout);
+		r->failed = true;
 		return -1;
 	}
 	if (!(stmt ? PQsendQueryPrepared(p->db, stmt, 0, NULL, NULL, NULL, 0) : PQsendQuery(p->db, q))) {
-		pg_errcpy(err, errlen, PQerrorMessage(p->db));
+		pg_errcpy(r->err, sizeof r->err, PQerrorMessage(p->db));
+		r->failed = true;
 		return -1;
 	}
-	for (;;) {
-		while (!PQisBusy(p->db)) {
-			r = PQgetResult(p->db);
-			if (!r)
-				goto done;
-			ExecStatusType st = PQresultStatus(r);
-			if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-				const char *code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-				if (rc == 0) {
-					pg_errcpy(err, errlen, PQresultErrorMessage(r));
-					if (code && strcmp(code, "57014") == 0) {
-						*stalled = true;
-						str_printf(err, errlen, "query exceeded %.1fs time limit (statement_timeout)",
-							   src->query_timeout);
-					}
-				}
-				rc = -1;
-				PQclear(r);
-			} else if (rs->n < PG_MAXRES) {
-				rs->r[rs->n++] = r;
-			} else {
-				PQclear(r);
-			}
-		}
+	while (!pg_take_results(src, rs, r, &rc)) {
 		double left = deadline - clock_mono();
 		if (left <= 0) {
-			*stalled = true;
-			str_printf(err, errlen, "query exceeded %.1fs time limit (no answer from server)",
+			r->stalled = true;
+			str_printf(r->err, sizeof r->err, "query exceeded %.1fs time limit (no answer from server)",
 				   src->query_timeout);
 			rc = -1;
 			break;
@@ -201,42 +173,40 @@ static int pg_run_stmt(struct source *src, const char *q, const char *stmt, stru
 		struct pollfd pfd = {.fd = PQsocket(p->db), .events = POLLIN};
 		int pr = poll(&pfd, 1, (int)d_ceil(left * 1000));
 		if (pr < 0 && errno != EINTR) {
-			str_printf(err, errlen, "poll: %s", strerror(errno));
+			str_printf(r->err, sizeof r->err, "poll: %s", strerror(errno));
 			rc = -1;
 			break;
 		}
 		if (pr > 0 && !PQconsumeInput(p->db)) {
-			pg_errcpy(err, errlen, PQerrorMessage(p->db));
+			pg_errcpy(r->err, sizeof r->err, PQerrorMessage(p->db));
 			rc = -1;
 			break;
 		}
 	}
-done:
-	if (ms)
-		*ms += (clock_mono() - t0) * 1000.0;
+	r->ms = (clock_mono() - t0) * 1000.0;
 	if (PQstatus(p->db) == CONNECTION_BAD && rc == 0) {
-		pg_errcpy(err, errlen, PQerrorMessage(p->db));
+		pg_errcpy(r->err, sizeof r->err, PQerrorMessage(p->db));
 		rc = -1;
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		r->failed = true;
 		pg_results_clear(rs);
+	}
 	return rc;
 }
 
-static int pg_run(struct source *src, const char *q, struct pg_results *rs, char *err, size_t errlen,
-		  bool *stalled, double *ms)
+static int pg_run(struct source *src, const char *q, struct pg_results *rs, struct qres *r)
 {
-	return pg_run_stmt(src, q, NULL, rs, err, errlen, stalled, ms);
+	return pg_run_stmt(src, q, NULL, rs, r);
 }
 
 /* pg_run on another connection of this source (the digest connection). */
-static int pg_run_on(struct source *src, PGconn *conn, const char *q, struct pg_results *rs, char *err,
-		     size_t errlen, bool *stalled, double *ms)
+static int pg_run_on(struct source *src, PGconn *conn, const char *q, struct pg_results *rs, struct qres *r)
 {
 	struct pg_priv *p = src->priv;
 	PGconn *keep = p->db;
 	p->db = conn;
-	int rc = pg_run_stmt(src, q, NULL, rs, err, errlen, stalled, ms);
+	int rc = pg_run_stmt(src, q, NULL, rs, r);
 	p->db = keep;
 	return rc;
 }
@@ -249,15 +219,20 @@ static const char *cell(const PGresult *r, int row, int col)
 	return PQgetvalue(r, row, col);
 }
 
+/* The n cells of row `row` of r (cell()) into cells. */
+static void pg_cells(const PGresult *r, int row, const char **cells, int n)
+{
+	for (int k = 0; k < n; k++)
+		cells[k] = cell(r, row, k);
+}
+
 static void pg_close(struct source *src)
 {
 	if (src->priv) {
 		struct pg_priv *pp = src->priv;
 		wait_set_free(pp->wacc);
 		pp->wacc = NULL;
-		free(pp->calls.h);
-		free(pp->calls.v);
-		memset(&pp->calls, 0, sizeof pp->calls);
+		hmap_free(&pp->calls);
 	}
 	struct pg_priv *p = src->priv;
 	if (!p)
@@ -278,25 +253,28 @@ static int pg_probe(struct source *src, char *err, size_t errlen)
 	struct caps *c = &src->caps;
 	struct pg_results rs;
 	const char *cells[PGP__COUNT];
-	bool stalled, io_has_wal = false;
+	bool io_has_wal = false;
+	struct qres qr;
 	const char *v;
-	int i;
 
-	if (pg_run(src, PG_PROBE_SQL, &rs, err, errlen, &stalled, NULL) < 0)
+	if (pg_run(src, PG_PROBE_SQL, &rs, &qr) < 0) {
+		str_copy(err, errlen, qr.err);
 		return -1;
+	}
 	if (rs.n < 1 || PQntuples(rs.r[0]) != 1 || PQnfields(rs.r[0]) != PGP__COUNT) {
 		pg_results_clear(&rs);
 		str_copy(err, errlen, "probe returned no row");
 		return -1;
 	}
-	for (i = 0; i < PGP__COUNT; i++)
-		cells[i] = cell(rs.r[0], 0, i);
+	pg_cells(rs.r[0], 0, cells, PGP__COUNT);
 	pg_caps_probe(c, cells);
 	bool ask_io = c->wal_stats != WAL_STAT_WAL && (v = cells[PGP_HAS_IO]) && v[0] == 't';
 	pg_results_clear(&rs);
 	if (ask_io) {
-		if (pg_run(src, PG_IO_WAL_SQL, &rs, err, errlen, &stalled, NULL) < 0)
+		if (pg_run(src, PG_IO_WAL_SQL, &rs, &qr) < 0) {
+			str_copy(err, errlen, qr.err);
 			return -1;
+		}
 		io_has_wal = rs.n > 0 && (v = cell(rs.r[0], 0, 0)) && atol(v) > 0;
 		pg_results_clear(&rs);
 	}
@@ -358,14 +336,13 @@ static void pg_identity(struct source *src)
 	struct pg_priv *p = src->priv;
 	struct caps *c = &src->caps;
 	struct pg_results rs;
-	bool stalled;
-	char e2[NOTE_LEN];
+	struct qres qr;
 	c->server_id[0] = '\0';
 	if (pg_run(src, "SELECT (SELECT system_identifier FROM pg_control_system())::text, current_setting('port')", &rs,
-		   e2, sizeof e2, &stalled, NULL) < 0) {
+		   &qr) < 0) {
 		str_printf(c->server_label, sizeof c->server_label,
 			   "pg_control_system() is not readable (%s): GRANT EXECUTE ON FUNCTION pg_control_system() TO "
-			   "this user", e2);
+			   "this user", qr.err);
 		p->own_xacts++;
 		return;
 	}
@@ -385,6 +362,46 @@ static void pg_identity(struct source *src)
 
 #define PGSS_DB_TRIES 8   /* databases tried for pg_stat_statements */
 
+/* A connection with this one's parameters opts to database name, and the
+ * pg_stat_statements version created there in *ver (0: none); NULL when
+ * it cannot connect. */
+static PGconn *pg_pgss_try(struct source *src, PQconninfoOption *opts, const char *name, int *ver)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct qres qr;
+	const char *kw[48], *val[48];
+	int k = 0;
+	for (PQconninfoOption *o = opts; o->keyword && k < 46; o++)
+		if (o->val && *o->val && strcmp(o->keyword, "dbname") != 0) {
+			kw[k] = o->keyword;
+			val[k++] = o->val;
+		}
+	kw[k] = "dbname";
+	val[k++] = name;
+	kw[k] = NULL;
+	val[k] = NULL;
+	PGconn *db = PQconnectdbParams(kw, val, 0);
+	if (db)
+		PQsetNoticeProcessor(db, pg_notice_ignore, NULL);
+	if (!db || PQstatus(db) != CONNECTION_OK) {
+		if (db)
+			PQfinish(db);
+		return NULL;
+	}
+	*ver = 0;
+	if (pg_run_on(src, db, "SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements'", &rs,
+		      &qr) == 0) {
+		const char *v = rs.n ? cell(rs.r[0], 0, 0) : NULL;
+		int maj = 0, min = 0;
+		if (v && sscanf(v, "%d.%d", &maj, &min) >= 1)
+			*ver = maj * 100 + min;
+		pg_results_clear(&rs);
+	}
+	p->own_xacts++;
+	return db;
+}
+
 /* pg_stat_statements is loaded but not created in the connected database:
  * look for a database that has it (postgres first, at most PGSS_DB_TRIES,
  * each one short connection with the same parameters) and keep that
@@ -394,14 +411,14 @@ static void pg_find_pgss(struct source *src)
 	struct pg_priv *p = src->priv;
 	struct caps *c = &src->caps;
 	struct pg_results rs;
-	bool stalled;
-	char err[NOTE_LEN], here[64] = "", names[PGSS_DB_TRIES][64];
+	struct qres qr;
+	char here[64] = "", names[PGSS_DB_TRIES][64];
 	int n = 0;
 	if (pg_run(src, "SELECT current_database(), (SELECT array_to_string(array_agg(datname ORDER BY "
 		   "datname <> 'postgres', oid), chr(1)) FROM (SELECT datname, oid FROM pg_database WHERE datallowconn "
 		   "AND NOT datistemplate AND datname <> current_database() AND has_database_privilege(datname, "
 		   "'CONNECT') ORDER BY datname <> 'postgres', oid LIMIT 8) d)",
-		   &rs, err, sizeof err, &stalled, NULL) < 0) {
+		   &rs, &qr) < 0) {
 		p->own_xacts++;
 		return;
 	}
@@ -420,35 +437,10 @@ static void pg_find_pgss(struct source *src)
 	/* the parameters this connection uses, with another dbname */
 	PQconninfoOption *opts = PQconninfo(p->db);
 	for (int i = 0; opts && i < n && !p->dg_db; i++) {
-		const char *kw[48], *val[48];
-		int k = 0;
-		for (PQconninfoOption *o = opts; o->keyword && k < 46; o++)
-			if (o->val && *o->val && strcmp(o->keyword, "dbname") != 0) {
-				kw[k] = o->keyword;
-				val[k++] = o->val;
-			}
-		kw[k] = "dbname";
-		val[k++] = names[i];
-		kw[k] = NULL;
-		val[k] = NULL;
-		PGconn *db = PQconnectdbParams(kw, val, 0);
-		if (db)
-			PQsetNoticeProcessor(db, pg_notice_ignore, NULL);
-		if (!db || PQstatus(db) != CONNECTION_OK) {
-			if (db)
-				PQfinish(db);
-			continue;
-		}
 		int ver = 0;
-		if (pg_run_on(src, db, "SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements'", &rs,
-			      err, sizeof err, &stalled, NULL) == 0) {
-			const char *v = rs.n ? cell(rs.r[0], 0, 0) : NULL;
-			int maj = 0, min = 0;
-			if (v && sscanf(v, "%d.%d", &maj, &min) >= 1)
-				ver = maj * 100 + min;
-			pg_results_clear(&rs);
-		}
-		p->own_xacts++;
+		PGconn *db = pg_pgss_try(src, opts, names[i], &ver);
+		if (!db)
+			continue;
 		if (ver) {
 			p->dg_db = db;
 			c->pgss_version = ver;
@@ -469,83 +461,126 @@ static void pg_find_pgss(struct source *src)
 			  here, here);
 }
 
+/* libpq's connection keywords and values (NULL-terminated), with the
+ * numbers they point to. */
+struct pg_params {
+	const char *kw[24], *val[24];
+	char ct[16], opts[96], port[16];
+};
+
+/* Keyword k = v as the n-th. */
+static void pg_params_add(struct pg_params *pp, int *n, const char *k, const char *v)
+{
+	pp->kw[*n] = k;
+	pp->val[(*n)++] = v;
+}
+
+/* The connection's keywords for the target: the target string first
+ * (expanded), the explicit flags after it win. */
+static void pg_conn_params(const struct source *src, struct pg_params *pp)
+{
+	const struct target *t = src->tgt;
+	int n = 0;
+	if (gss_pointless(t))
+		pg_params_add(pp, &n, "gssencmode", "disable");
+	if (t->pg_conninfo)
+		pg_params_add(pp, &n, "dbname", t->pg_conninfo);
+	if (t->host || t->socket)
+		pg_params_add(pp, &n, "host", t->socket ? t->socket : t->host);
+	if (t->port) {
+		str_printf(pp->port, sizeof pp->port, "%d", t->port);
+		pg_params_add(pp, &n, "port", pp->port);
+	}
+	if (t->user)
+		pg_params_add(pp, &n, "user", t->user);
+	if (t->password)
+		pg_params_add(pp, &n, "password", t->password);
+	if (t->database)
+		pg_params_add(pp, &n, "dbname", t->database);
+	/* --ssl-mode as sslmode; --ssl-ca alone means verify-ca (as for MySQL)
+	 * unless an sslmode is said elsewhere: libpq's default prefer would
+	 * fall back to no TLS when the certificate fails */
+	if (t->ssl_mode > SSL_MODE_UNSET)
+		pg_params_add(pp, &n, "sslmode", target_ssl_mode_name(t->ssl_mode, ENGINE_POSTGRESQL));
+	else if (t->ssl_ca && *t->ssl_ca && !sslmode_elsewhere(t))
+		pg_params_add(pp, &n, "sslmode", "verify-ca");
+	if (t->ssl_ca && *t->ssl_ca)
+		pg_params_add(pp, &n, "sslrootcert", t->ssl_ca);
+	if (t->ssl_cert && *t->ssl_cert)
+		pg_params_add(pp, &n, "sslcert", t->ssl_cert);
+	if (t->ssl_key && *t->ssl_key)
+		pg_params_add(pp, &n, "sslkey", t->ssl_key);
+	str_printf(pp->ct, sizeof pp->ct, "%d", (int)d_ceil(t->connect_timeout < 2 ? 2 : t->connect_timeout));
+	pg_params_add(pp, &n, "connect_timeout", pp->ct);
+	pg_params_add(pp, &n, "application_name", "dbtop");
+	str_printf(pp->opts, sizeof pp->opts, "-c statement_timeout=%ld -c lock_timeout=%ld%s",
+		   (long)(src->query_timeout * 1000), (long)(src->query_timeout * 1000),
+		   src->read_only ? " -c default_transaction_read_only=on" : "");
+	pg_params_add(pp, &n, "options", pp->opts);
+	pp->kw[n] = NULL;
+	pp->val[n] = NULL;
+}
+
+/* --read-only: the server says whether this session is (a note). */
+static void pg_read_only_note(struct source *src)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct qres qr;
+	const char *v = NULL;
+	if (pg_run(src, "SHOW transaction_read_only", &rs, &qr) == 0) {
+		v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
+		if (v && strcmp(v, "on") == 0)
+			notes_add(&src->caps.notes, "--read-only: this session is read-only "
+				  "(default_transaction_read_only=on; the server reports transaction_read_only=on)");
+		else
+			notes_add(&src->caps.notes, "--read-only: the server reports transaction_read_only=%s for this "
+				  "session; dbtop still sends no write", v ? v : "?");
+		pg_results_clear(&rs);
+	}
+	p->own_xacts++;
+}
+
+/* Where wait events come from: pg_wait_sampling's profile when it is
+ * readable, else dbtop's own sampling of pg_stat_activity (its statement
+ * prepared, its first set started). */
+static void pg_wait_source(struct source *src)
+{
+	struct pg_priv *p = src->priv;
+	p->ws = WS_SAMPLED;
+	if (src->caps.pg_wait_sampling) {
+		struct pg_results rs;
+		struct qres qr;
+		if (pg_run(src, "SELECT count(*) FROM pg_wait_sampling_profile WHERE false", &rs, &qr) == 0) {
+			p->ws = WS_PG_WAIT_SAMPLING;
+			pg_results_clear(&rs);
+		} else {
+			notes_add(&src->caps.notes, "pg_wait_sampling is installed but not readable (%s): wait events "
+				  "are sampled by dbtop instead", qr.err);
+		}
+		p->own_xacts++;
+	}
+	if (p->ws == WS_SAMPLED) {
+		PGresult *pr = PQprepare(p->db, "dbtop_waits", PG_WAIT_SAMPLE_SQL, 0, NULL);
+		p->ws_prepared = pr && PQresultStatus(pr) == PGRES_COMMAND_OK;
+		PQclear(pr);
+		p->wacc = wait_set_new(WS_SAMPLED);
+		p->wacc->hz = source_sub_hz(src);
+	}
+}
+
 static int pg_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
 	struct pg_priv *p = xcalloc(1, sizeof *p);
-	const char *kw[24], *val[24];
-	char ct[16], opts[96], port[16];
-	int n = 0;
+	struct pg_params pp;
 
 	memset(&src->caps, 0, sizeof src->caps);
 	src->caps.engine = ENGINE_POSTGRESQL;
 	src->priv = p;
-	if (gss_pointless(t)) {
-		kw[n] = "gssencmode";
-		val[n++] = "disable";
-	}
-	/* the target string first (expanded), explicit flags after it win */
-	if (t->pg_conninfo) {
-		kw[n] = "dbname";
-		val[n++] = t->pg_conninfo;
-	}
-	if (t->host || t->socket) {
-		kw[n] = "host";
-		val[n++] = t->socket ? t->socket : t->host;
-	}
-	if (t->port) {
-		str_printf(port, sizeof port, "%d", t->port);
-		kw[n] = "port";
-		val[n++] = port;
-	}
-	if (t->user) {
-		kw[n] = "user";
-		val[n++] = t->user;
-	}
-	if (t->password) {
-		kw[n] = "password";
-		val[n++] = t->password;
-	}
-	if (t->database) {
-		kw[n] = "dbname";
-		val[n++] = t->database;
-	}
-	/* --ssl-mode as sslmode; --ssl-ca alone means verify-ca (as for MySQL)
-	 * unless an sslmode is said elsewhere: libpq's default prefer would
-	 * fall back to no TLS when the certificate fails */
-	if (t->ssl_mode > SSL_MODE_UNSET) {
-		kw[n] = "sslmode";
-		val[n++] = target_ssl_mode_name(t->ssl_mode, ENGINE_POSTGRESQL);
-	} else if (t->ssl_ca && *t->ssl_ca && !sslmode_elsewhere(t)) {
-		kw[n] = "sslmode";
-		val[n++] = "verify-ca";
-	}
-	if (t->ssl_ca && *t->ssl_ca) {
-		kw[n] = "sslrootcert";
-		val[n++] = t->ssl_ca;
-	}
-	if (t->ssl_cert && *t->ssl_cert) {
-		kw[n] = "sslcert";
-		val[n++] = t->ssl_cert;
-	}
-	if (t->ssl_key && *t->ssl_key) {
-		kw[n] = "sslkey";
-		val[n++] = t->ssl_key;
-	}
-	str_printf(ct, sizeof ct, "%d", (int)d_ceil(t->connect_timeout < 2 ? 2 : t->connect_timeout));
-	kw[n] = "connect_timeout";
-	val[n++] = ct;
-	kw[n] = "application_name";
-	val[n++] = "dbtop";
-	str_printf(opts, sizeof opts, "-c statement_timeout=%ld -c lock_timeout=%ld%s",
-		   (long)(src->query_timeout * 1000), (long)(src->query_timeout * 1000),
-		   src->read_only ? " -c default_transaction_read_only=on" : "");
-	kw[n] = "options";
-	val[n++] = opts;
-	kw[n] = NULL;
-	val[n] = NULL;
-
-	p->db = PQconnectdbParams(kw, val, t->pg_conninfo ? 1 : 0);
+	hmap_init(&p->calls, true, sizeof(uint64_t), 1024);
+	pg_conn_params(src, &pp);
+	p->db = PQconnectdbParams(pp.kw, pp.val, t->pg_conninfo ? 1 : 0);
 	if (p->db)
 		PQsetNoticeProcessor(p->db, pg_notice_ignore, NULL);
 	if (!p->db || PQstatus(p->db) != CONNECTION_OK) {
@@ -560,53 +595,14 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 		return -1;
 	}
 	pg_identity(src);
-	if (src->read_only) {
-		/* --read-only: the server says whether this session is */
-		struct pg_results rs;
-		bool stalled;
-		char e2[NOTE_LEN];
-		const char *v = NULL;
-		if (pg_run(src, "SHOW transaction_read_only", &rs, e2, sizeof e2, &stalled, NULL) == 0) {
-			v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
-			if (v && strcmp(v, "on") == 0)
-				notes_add(&src->caps.notes, "--read-only: this session is read-only "
-					  "(default_transaction_read_only=on; the server reports transaction_read_only=on)");
-			else
-				notes_add(&src->caps.notes, "--read-only: the server reports transaction_read_only=%s for this "
-					  "session; dbtop still sends no write", v ? v : "?");
-			pg_results_clear(&rs);
-		}
-		p->own_xacts++;
-	}
+	if (src->read_only)
+		pg_read_only_note(src);
 	if (!src->caps.pgss_version && src->caps.pgss_loaded)
 		pg_find_pgss(src);
 	/* no statement statistics: sample the active sessions instead */
 	p->fb_on = src->caps.pgss_version == 0;
 	fallback_init(&p->fb, src->sub_hz);
-	/* wait events: pg_wait_sampling's profile when it is readable, else
-	 * dbtop's own sampling of pg_stat_activity */
-	p->ws = WS_SAMPLED;
-	if (src->caps.pg_wait_sampling) {
-		struct pg_results rs;
-		bool stalled;
-		char e2[NOTE_LEN];
-		if (pg_run(src, "SELECT count(*) FROM pg_wait_sampling_profile WHERE false", &rs, e2, sizeof e2, &stalled,
-			   NULL) == 0) {
-			p->ws = WS_PG_WAIT_SAMPLING;
-			pg_results_clear(&rs);
-		} else {
-			notes_add(&src->caps.notes, "pg_wait_sampling is installed but not readable (%s): wait events "
-				  "are sampled by dbtop instead", e2);
-		}
-		p->own_xacts++;
-	}
-	if (p->ws == WS_SAMPLED) {
-		PGresult *pr = PQprepare(p->db, "dbtop_waits", PG_WAIT_SAMPLE_SQL, 0, NULL);
-		p->ws_prepared = pr && PQresultStatus(pr) == PGRES_COMMAND_OK;
-		PQclear(pr);
-		p->wacc = wait_set_new(WS_SAMPLED);
-		p->wacc->hz = source_sub_hz(src);
-	}
+	pg_wait_source(src);
 	src->wants_subsample = p->fb_on || p->ws == WS_SAMPLED;
 	if (p->fb_on)
 		notes_add(&src->caps.notes, "digests are sampled from pg_stat_activity at up to %g Hz "
@@ -621,20 +617,17 @@ static void pg_subsample(struct source *src)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	char err[NOTE_LEN];
-	bool stalled;
+	struct qres qr;
 	double server_ms = 0;
 	int i;
 	if (!p)
 		return;
 	if (p->ws == WS_SAMPLED && p->wacc) {
 		/* wait events: one look at what the busy sessions wait on */
-		double ms = 0;
-		if (pg_run_stmt(src, PG_WAIT_SAMPLE_SQL, p->ws_prepared ? "dbtop_waits" : NULL, &rs, err, sizeof err,
-				&stalled, &ms) == 0) {
+		if (pg_run_stmt(src, PG_WAIT_SAMPLE_SQL, p->ws_prepared ? "dbtop_waits" : NULL, &rs, &qr) == 0) {
 			p->own_xacts++;
 			p->wacc->rounds++;
-			p->wacc->cost_ms += ms;
+			p->wacc->cost_ms += qr.ms;
 			for (i = 0; rs.n > 0 && i < PQntuples(rs.r[0]); i++) {
 				const char *n = cell(rs.r[0], i, 1);
 				if (cell(rs.r[0], i, 0))
@@ -652,7 +645,7 @@ static void pg_subsample(struct source *src)
 			   "extract(epoch FROM clock_timestamp() - query_start), query, NULL::float8 "
 			   "FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "
 			   "AND backend_type = 'client backend' UNION ALL " PG_SERVER_MS_ROW(5),
-			   &rs, err, sizeof err, &stalled, NULL) < 0) {
+			   &rs, &qr) < 0) {
 			src->sub_server_ms = -1;
 			return;
 		}
@@ -683,7 +676,7 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 	const char *ids[TEXT_FETCH_MAX];
 	size_t i, n = 0;
 	struct pg_results rs;
-	bool stalled;
+	struct qres qr;
 	char *q;
 	int rc, k;
 
@@ -692,7 +685,10 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 	 * whole for each fetch, so the thousands of idle digests of the first
 	 * read never cost one */
 	for (i = 0; i < set->n; i++) {
-		uint64_t *c = calls_slot(&p->calls, hash_str(set->rows[i].key) | 1);
+		bool added;
+		uint64_t *c = hmap_put_u64(&p->calls, hash_str(set->rows[i].key), &added);
+		if (added)
+			*c = UINT64_MAX;   /* never read */
 		bool moved = *c != set->rows[i].c[DG_CALLS] && (*c != UINT64_MAX || p->dg_first_done);
 		*c = set->rows[i].c[DG_CALLS];
 		if (moved && n < TEXT_FETCH_MAX && !strset_has(&p->texts, set->rows[i].key))
@@ -706,16 +702,12 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 		free(q);
 		return 0;   /* no valid id */
 	}
-	double ms = 0;
-	rc = pg_run_on(src, p->dg_db ? p->dg_db : p->db, q, &rs, out->error, sizeof out->error, &stalled, &ms);
-	out->query_ms += ms;
+	rc = pg_run_on(src, p->dg_db ? p->dg_db : p->db, q, &rs, &qr);
+	qres_count(out, &qr);
 	free(q);
-	out->nqueries++;
 	p->own_xacts++;
-	if (rc < 0) {
-		out->state = stalled ? STATE_STALLED : STATE_DOWN;
-		return -1;
-	}
+	if (rc < 0)
+		return qres_fail(out, &qr);
 	for (k = 0; rs.n > 0 && k < PQntuples(rs.r[0]); k++) {
 		char key[200];
 		pg_digest_key(key, sizeof key, cell(rs.r[0], k, 0), cell(rs.r[0], k, 1), cell(rs.r[0], k, 2),
@@ -731,30 +723,37 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 	return 0;
 }
 
+/* Run q, a side read of the sample (the lock graph, the session list),
+ * counted in out. Returns 0 (the results in rs), 1 when the server
+ * refused it or it timed out (r says why, for the pane), -1 when the
+ * connection is lost or still busy (the sample failed). */
+static int pg_side_read(struct source *src, struct sample *out, const char *q, struct pg_results *rs,
+			struct qres *r)
+{
+	struct pg_priv *p = src->priv;
+	int rc = pg_run(src, q, rs, r);
+	qres_count(out, r);
+	p->own_xacts++;
+	if (rc == 0)
+		return 0;
+	if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE)
+		return qres_fail(out, r);
+	return 1;
+}
+
 /* Lock waits: the lock query runs only when the gate saw a session waiting
  * on a lock. Returns -1 (sample failed) only when the connection is lost or
  * still busy; a refusal or a server-side time-out is told on the pane. */
 static int pg_read_locks(struct source *src, struct sample *out, unsigned waiting, bool busy)
 {
-	struct pg_priv *p = src->priv;
-	struct lock_set *ls = lock_set_new();
 	struct pg_results rs;
-	bool stalled;
-	char q[8192], err[NOTE_LEN];
-	double ms = 0;
+	struct qres qr;
+	char q[8192];
+	double now;
+	struct lock_set *ls = source_locks_begin(src, out, waiting, busy, &now);
 
-	out->locks = ls;
-	ls->waiting = waiting;
-	double now = clock_mono();
-	struct lock_set *kept = source_locks_reuse(src, waiting, now, busy);
-	if (kept) {
-		/* a costly graph read a moment ago (--server-budget) */
-		lock_set_free(ls);
-		out->locks = kept;
+	if (!ls)
 		return 0;
-	}
-	if (waiting == 0)
-		return 0;   /* LOCKS_IDLE: no lock-table query */
 	/* the server gives up at half the client's deadline: a lock query
 	 * that is too slow then says so on the pane (LOCKS_TIMED_OUT) instead
 	 * of failing the whole refresh */
@@ -763,34 +762,25 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 		str_copy(ls->note, sizeof ls->note, "lock query too long for its buffer");
 		return 0;
 	}
-	int rc = pg_run(src, q, &rs, err, sizeof err, &stalled, &ms);
-	out->query_ms += ms;
-	out->nqueries++;
-	p->own_xacts++;
-	ls->query_ms = ms;
-	if (rc < 0) {
-		if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE) {
-			str_copy(out->error, sizeof out->error, err);
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
-		ls->status = stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
-		str_copy(ls->note, sizeof ls->note, err);
-		source_locks_read(src, ls, ms, now);
+	int rc = pg_side_read(src, out, q, &rs, &qr);
+	ls->query_ms = qr.ms;
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
+		ls->status = qr.stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
+		str_copy(ls->note, sizeof ls->note, qr.err);
+		source_locks_end(src, ls, false, now);
 		return 0;
 	}
 	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
 	int n = r ? PQntuples(r) : 0;
 	for (int i = 0; i < n; i++) {
 		const char *cl[PGL__COUNT];
-		for (int k = 0; k < PGL__COUNT; k++)
-			cl[k] = cell(r, i, k);
+		pg_cells(r, i, cl, PGL__COUNT);
 		pg_locks_map_row(ls, cl, PGL__COUNT);
 	}
 	pg_results_clear(&rs);
-	ls->status = LOCKS_READ;
-	lock_set_analyse(ls);
-	source_locks_read(src, ls, ms, now);
+	source_locks_end(src, ls, true, now);
 	return 0;
 }
 
@@ -802,9 +792,9 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled;
-	char q[4096], err[NOTE_LEN];
-	double ms = 0, now = clock_mono();
+	struct qres qr;
+	char q[4096];
+	double now = clock_mono();
 
 	if (!src->want_sessions) {
 		source_sessions_forget(src);
@@ -819,116 +809,102 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy)
 		str_copy(ss->note, sizeof ss->note, "session query too long for its buffer");
 		return 0;
 	}
-	int rc = pg_run(src, q, &rs, err, sizeof err, &stalled, &ms);
-	out->query_ms += ms;
-	out->nqueries++;
-	p->own_xacts++;
-	ss->query_ms = ms;
-	if (rc < 0) {
-		if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE) {
-			str_copy(out->error, sizeof out->error, err);
-			out->state = stalled ? STATE_STALLED : STATE_DOWN;
-			return -1;
-		}
+	int rc = pg_side_read(src, out, q, &rs, &qr);
+	ss->query_ms = qr.ms;
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
 		ss->status = SESS_UNAVAILABLE;
-		str_copy(ss->note, sizeof ss->note, err);
-		source_sessions_read(src, ss, ms, now);
+		str_copy(ss->note, sizeof ss->note, qr.err);
+		source_sessions_read(src, ss, qr.ms, now);
 		return 0;
 	}
 	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
 	int n = r ? PQntuples(r) : 0;
 	for (int i = 0; i < n; i++) {
 		const char *cl[SPG__COUNT];
-		for (int k = 0; k < SPG__COUNT; k++)
-			cl[k] = cell(r, i, k);
+		pg_cells(r, i, cl, SPG__COUNT);
 		sessions_pg_row(ss, cl, SPG__COUNT);
 	}
 	pg_results_clear(&rs);
 	sessions_pg_finish(ss, PQuser(p->db));
-	source_sessions_read(src, ss, ms, now);
+	source_sessions_read(src, ss, qr.ms, now);
 	return 0;
 }
 
-static int pg_sample(struct source *src, struct sample *out, bool want_settings)
+/* What one refresh reads (pg_sample) and its results as they are read. */
+struct pg_refresh {
+	const char *dsql;        /* the digest query of this refresh; NULL: none */
+	bool dg_read;            /* the digests were due */
+	bool wprof;              /* the pg_wait_sampling profile is read */
+	bool other;              /* pg_stat_statements in another database: its own round trip */
+	bool info;               /* pg_stat_statements_info too (deallocations) */
+	struct pg_results rs;    /* the refresh's results */
+	int next;                /* the next of rs to read */
+	unsigned waiting;        /* sessions waiting for a lock (the gate) */
+	struct pg_results rd;    /* the digest database's results (other) */
+	const PGresult *d, *dinfo; /* pg_stat_statements and its _info; NULL: none */
+	double cost;             /* the digests' server time, ms; < 0: unknown */
+};
+
+/* The refresh's statements into q (one round trip, one transaction):
+ * counters, the lock gate, the wait profile and the digests when due,
+ * the settings when asked for. */
+static void pg_refresh_sql(struct source *src, struct sample *out, bool want_settings, struct pg_refresh *f,
+			   struct strbuf *q)
 {
 	struct pg_priv *p = src->priv;
 	struct caps *c = &src->caps;
-	struct pg_results rs;
-	struct strbuf q;
-	const char *cells[PGC__COUNT];
-	const char *dsql = pg_digest_sql(c);
-	bool stalled, info = c->pgss_version >= 109;
-	const PGresult *r;
-	double t0;
-	int rc, i, next;
 
+	f->dsql = pg_digest_sql(c);
+	f->info = c->pgss_version >= 109;
 	/* A large pg_stat_statements (its function builds every entry, however
 	 * few are asked for) is read every few refreshes under --server-budget;
 	 * the digest rates cover the time between reads. */
-	bool dg_read = dsql && clock_mono() >= p->dg_next;
-	if (dsql && !dg_read) {
-		dsql = NULL;
+	f->dg_read = f->dsql && pace_due(&p->dg_pace, clock_mono(), false);
+	if (f->dsql && !f->dg_read) {
+		f->dsql = NULL;
 		out->digests_skipped = true;
 	}
-	/* one round trip, one transaction: counters, digests, settings */
-	sb_init(&q);
-	sb_puts(&q, pg_counters_sql(c));
-	sb_puts(&q, "; " PG_LOCKS_GATE_QUERY);
+	sb_init(q);
+	sb_puts(q, pg_counters_sql(c));
+	sb_puts(q, "; " PG_LOCKS_GATE_QUERY);
 	/* pg_wait_sampling's profile grows with sessions x events x queries:
 	 * read every few seconds (its rates cover the time between) */
-	bool wprof = p->ws == WS_PG_WAIT_SAMPLING && clock_mono() >= p->next_profile;
-	if (wprof) {
-		sb_puts(&q, "; " PG_WAIT_PROFILE_SQL);
-		p->next_profile = clock_mono() + PG_PROFILE_EVERY_S;
-	}
-	out->waits_skipped = p->ws == WS_PG_WAIT_SAMPLING && !wprof;
+	f->wprof = p->ws == WS_PG_WAIT_SAMPLING && pace_every(&p->profile_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
+	if (f->wprof)
+		sb_puts(q, "; " PG_WAIT_PROFILE_SQL);
+	out->waits_skipped = p->ws == WS_PG_WAIT_SAMPLING && !f->wprof;
 	/* pg_stat_statements read in another database: its own round trip */
-	bool other = dsql && p->dg_db;
-	if (dsql && !other) {
+	f->other = f->dsql && p->dg_db;
+	if (f->dsql && !f->other) {
 		/* its server time: the clock before and after it (statement_timestamp
 		 * is the same for the whole string), neither the network nor a busy
 		 * client count */
-		sb_puts(&q, "; SELECT " PG_SERVER_MS_EXPR "; ");
-		sb_puts(&q, dsql);
-		if (info)
-			sb_puts(&q, "; SELECT dealloc FROM pg_stat_statements_info");
-		sb_puts(&q, "; SELECT " PG_SERVER_MS_EXPR);
+		sb_puts(q, "; SELECT " PG_SERVER_MS_EXPR "; ");
+		sb_puts(q, f->dsql);
+		if (f->info)
+			sb_puts(q, "; SELECT dealloc FROM pg_stat_statements_info");
+		sb_puts(q, "; SELECT " PG_SERVER_MS_EXPR);
 	}
 	if (want_settings) {
-		sb_puts(&q, "; ");
-		sb_puts(&q, PG_SETTINGS_SQL);
+		sb_puts(q, "; ");
+		sb_puts(q, PG_SETTINGS_SQL);
 		/* pg_monitor granted or revoked since the connection's probe */
-		sb_puts(&q, "; SELECT pg_has_role(current_user, 'pg_monitor', 'MEMBER')");
+		sb_puts(q, "; SELECT pg_has_role(current_user, 'pg_monitor', 'MEMBER')");
 	}
-	t0 = clock_mono();
-	rc = pg_run(src, q.s, &rs, out->error, sizeof out->error, &stalled, &out->query_ms);
-	sb_free(&q);
-	out->nqueries++;
-	p->own_xacts++;
-	if (rc < 0) {
-		out->state = stalled ? STATE_STALLED : STATE_DOWN;
-		return -1;
-	}
-	out->mono = (t0 + clock_mono()) / 2;
-	out->wall = clock_wall();
-	r = rs.n > 0 ? rs.r[0] : NULL;
-	if (!r || PQntuples(r) != 1) {
-		pg_results_clear(&rs);
-		str_copy(out->error, sizeof out->error, "counters query returned no row");
-		out->state = STATE_DOWN;
-		return -1;
-	}
-	for (i = 0; i < PGC__COUNT; i++)
-		cells[i] = cell(r, 0, i);
-	pg_map_counters(out, c, cells, p->own_xacts);
-	next = 1;
-	unsigned waiting = rs.n > next ? pg_locks_waiting(cell(rs.r[next], 0, 0)) : 0;
-	next++;
-	if (wprof && rs.n > next) {
-		const PGresult *w = rs.r[next++];
+}
+
+/* The refresh's wait events: the pg_wait_sampling profile when it was
+ * read, else what the subsamples saw since the last refresh. */
+static void pg_refresh_waits(struct source *src, struct sample *out, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	if (f->wprof && f->rs.n > f->next) {
+		const PGresult *w = f->rs.r[f->next++];
 		struct wait_set *ws = wait_set_new(WS_PG_WAIT_SAMPLING);
 		ws->period_ms = 10;
-		for (i = 0; i < PQntuples(w); i++) {
+		for (int i = 0; i < PQntuples(w); i++) {
 			const char *n = cell(w, i, 1), *per = cell(w, i, 2);
 			if (per && atof(per) > 0)
 				ws->period_ms = atof(per);
@@ -940,117 +916,180 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		p->wacc = wait_set_new(WS_SAMPLED);
 		p->wacc->hz = source_sub_hz(src);
 	}
-	if (dsql) {
-		struct pg_results rd;
-		const PGresult *d = NULL, *dinfo = NULL;
-		double cost = -1;
-		rd.n = 0;
-		if (!other && rs.n > next + 1) {
-			double before = pg_server_ms(rs.r[next++], 0);
-			d = rs.r[next++];
-			if (info && rs.n > next)
-				dinfo = rs.r[next++];
-			double after = rs.n > next ? pg_server_ms(rs.r[next++], 0) : -1;
-			cost = before >= 0 && after >= before ? after - before : -1;
-		} else if (other) {
-			struct strbuf dq;
-			double ms = 0;
-			sb_init(&dq);
-			sb_puts(&dq, dsql);
-			if (info)
-				sb_puts(&dq, "; SELECT dealloc FROM pg_stat_statements_info");
-			sb_puts(&dq, "; SELECT " PG_SERVER_MS_EXPR);
-			rc = pg_run_on(src, p->dg_db, dq.s, &rd, out->error, sizeof out->error, &stalled, &ms);
-			sb_free(&dq);
-			out->query_ms += ms;
-			out->nqueries++;
-			p->own_xacts++;
-			if (rc < 0) {
-				pg_results_clear(&rs);
-				out->state = stalled ? STATE_STALLED : STATE_DOWN;
-				return -1;
-			}
-			d = rd.n > 0 ? rd.r[0] : NULL;
-			dinfo = info && rd.n > 1 ? rd.r[1] : NULL;
-			cost = rd.n > 0 ? pg_server_ms(rd.r[rd.n - 1], 0) : -1;
-		}
-		if (d) {
-			struct digest_set *set = xcalloc(1, sizeof *set);
-			const char *dc[PGD__COUNT];
-			char where[80] = "";
-			if (other)
-				str_printf(where, sizeof where, " in %s", c->pgss_db);
-			str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s", c->pgss_version / 100,
-				   c->pgss_version % 100, where);
-			for (i = 0; i < PQntuples(d); i++) {
-				for (int k = 0; k < PGD__COUNT; k++)
-					dc[k] = cell(d, i, k);
-				pg_map_digest(set, dc);
-			}
-			const char *v = dinfo ? cell(dinfo, 0, 0) : NULL;
-			if (v) {
-				set->lost = strtoull(v, NULL, 10);
-				set->have_lost = true;
-			}
-			out->digests = set;
-			double q0 = out->query_ms;
-			if (pg_fetch_texts(src, out, set, d) < 0) {
-				pg_results_clear(&rd);
-				pg_results_clear(&rs);
-				return -1;
-			}
-			/* its cost on the server (the texts' round trip as it came;
-			 * the refresh's queries less a refresh without digests when
-			 * the server could not say) */
-			if (cost < 0)
-				cost = out->query_ms > p->base_ms ? out->query_ms - p->base_ms : out->query_ms;
-			else
-				cost += out->query_ms - q0;
-			double now = clock_mono();
-			/* the second read comes at the next refresh whatever the cost: the
-			 * first rates need two */
-			p->dg_next = p->dg_reads++ ? source_pace_next(src, now, cost, PACE_SHARE_DIGESTS) : 0;
-			if (p->dg_next > now + 0.5)
-				str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s, read every %.0f s",
-					   c->pgss_version / 100, c->pgss_version % 100, where, p->dg_next - now + 0.1);
-		}
-		pg_results_clear(&rd);
-	} else if (!dg_read) {
+}
+
+/* Run the refresh's statements; read the counters, the lock gate and the
+ * wait events. Returns 0, or -1 with out->error and out->state set. */
+static int pg_refresh_read(struct source *src, struct sample *out, bool want_settings, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	const char *cells[PGC__COUNT];
+	struct strbuf q;
+	struct qres qr;
+
+	pg_refresh_sql(src, out, want_settings, f, &q);
+	double t0 = clock_mono();
+	int rc = pg_run(src, q.s, &f->rs, &qr);
+	sb_free(&q);
+	qres_count(out, &qr);
+	p->own_xacts++;
+	if (rc < 0)
+		return qres_fail(out, &qr);
+	out->mono = (t0 + clock_mono()) / 2;
+	out->wall = clock_wall();
+	const PGresult *r = f->rs.n > 0 ? f->rs.r[0] : NULL;
+	if (!r || PQntuples(r) != 1) {
+		str_copy(out->error, sizeof out->error, "counters query returned no row");
+		out->state = STATE_DOWN;
+		return -1;
+	}
+	pg_cells(r, 0, cells, PGC__COUNT);
+	pg_map_counters(out, &src->caps, cells, p->own_xacts);
+	f->next = 1;
+	f->waiting = f->rs.n > f->next ? pg_locks_waiting(cell(f->rs.r[f->next], 0, 0)) : 0;
+	f->next++;
+	pg_refresh_waits(src, out, f);
+	return 0;
+}
+
+/* The digest query's results (f->d, f->dinfo) and their server time
+ * (f->cost): among the refresh's, or from a round trip to the digest
+ * database. Returns 0, or -1 (sample failed). */
+static int pg_digest_results(struct source *src, struct sample *out, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	struct qres qr;
+	f->cost = -1;
+	if (!f->other && f->rs.n > f->next + 1) {
+		double before = pg_server_ms(f->rs.r[f->next++], 0);
+		f->d = f->rs.r[f->next++];
+		if (f->info && f->rs.n > f->next)
+			f->dinfo = f->rs.r[f->next++];
+		double after = f->rs.n > f->next ? pg_server_ms(f->rs.r[f->next++], 0) : -1;
+		f->cost = before >= 0 && after >= before ? after - before : -1;
+	} else if (f->other) {
+		struct strbuf dq;
+		sb_init(&dq);
+		sb_puts(&dq, f->dsql);
+		if (f->info)
+			sb_puts(&dq, "; SELECT dealloc FROM pg_stat_statements_info");
+		sb_puts(&dq, "; SELECT " PG_SERVER_MS_EXPR);
+		int rc = pg_run_on(src, p->dg_db, dq.s, &f->rd, &qr);
+		sb_free(&dq);
+		qres_count(out, &qr);
+		p->own_xacts++;
+		if (rc < 0)
+			return qres_fail(out, &qr);
+		f->d = f->rd.n > 0 ? f->rd.r[0] : NULL;
+		f->dinfo = f->info && f->rd.n > 1 ? f->rd.r[1] : NULL;
+		f->cost = f->rd.n > 0 ? pg_server_ms(f->rd.r[f->rd.n - 1], 0) : -1;
+	}
+	return 0;
+}
+
+/* The digest set from f->d into out->digests, with the texts new since
+ * the last read; the next read paced by its cost on the server. Returns
+ * 0, or -1 (sample failed). */
+static int pg_digest_set(struct source *src, struct sample *out, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	struct digest_set *set = xcalloc(1, sizeof *set);
+	const char *dc[PGD__COUNT];
+	char where[80] = "";
+	double cost = f->cost;
+
+	if (f->other)
+		str_printf(where, sizeof where, " in %s", c->pgss_db);
+	str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s", c->pgss_version / 100,
+		   c->pgss_version % 100, where);
+	for (int i = 0; i < PQntuples(f->d); i++) {
+		pg_cells(f->d, i, dc, PGD__COUNT);
+		pg_map_digest(set, dc);
+	}
+	const char *v = f->dinfo ? cell(f->dinfo, 0, 0) : NULL;
+	if (v) {
+		set->lost = strtoull(v, NULL, 10);
+		set->have_lost = true;
+	}
+	out->digests = set;
+	double q0 = out->query_ms;
+	if (pg_fetch_texts(src, out, set, f->d) < 0)
+		return -1;
+	/* its cost on the server (the texts' round trip as it came; the
+	 * refresh's queries less a refresh without digests when the server
+	 * could not say) */
+	if (cost < 0)
+		cost = out->query_ms > p->base_ms ? out->query_ms - p->base_ms : out->query_ms;
+	else
+		cost += out->query_ms - q0;
+	double every = pace_done(&p->dg_pace, src, clock_mono(), cost, PACE_SHARE_DIGESTS);
+	if (every > 0)
+		str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s, read every %.0f s",
+			   c->pgss_version / 100, c->pgss_version % 100, where, every);
+	return 0;
+}
+
+/* The refresh's digests: pg_stat_statements when it was read, else the
+ * sampled ones. Returns 0, or -1 (sample failed). */
+static int pg_refresh_digests(struct source *src, struct sample *out, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	if (f->dsql) {
+		if (pg_digest_results(src, out, f) < 0 || (f->d && pg_digest_set(src, out, f) < 0))
+			return -1;
+	} else if (!f->dg_read) {
 		p->base_ms = p->base_ms > 0 ? 0.7 * p->base_ms + 0.3 * out->query_ms : out->query_ms;
 	}
-	if (!dsql && p->fb_on && p->fb.rounds > 0) {
+	if (!f->dsql && p->fb_on && p->fb.rounds > 0) {
 		/* NULL: no look since the last refresh; the next set covers both */
-		out->digests = fallback_build(&p->fb, "sampled pg_stat_activity", out->mono);
+		out->digests = fallback_build_sampled(&p->fb, "sampled pg_stat_activity", out->mono);
 		out->digests_skipped = !out->digests;
-		if (out->digests) {
-			char hz[16];
-			dg_fmt_hz(hz, sizeof hz, out->digests->sample_hz);
-			str_printf(out->digests->source, sizeof out->digests->source, "sampled pg_stat_activity at %s Hz", hz);
-		}
 	}
-	if (want_settings && rs.n > next) {
-		r = rs.r[next];
-		for (i = 0; i < PQntuples(r); i++)
-			if (cell(r, i, 0))
-				sample_setting(out, cell(r, i, 0), cell(r, i, 1));
-		out->settings_fresh = true;
-		const char *mon = rs.n > next + 1 ? cell(rs.r[next + 1], 0, 0) : NULL;
-		if (mon && !c->superuser && (mon[0] == 't') != c->pg_monitor) {
-			/* what this role may see changed: probe again on a new
-			 * connection, whose notes then say what is missing */
-			bool granted = mon[0] == 't';   /* read before the result is freed */
-			pg_results_clear(&rs);
-			str_printf(out->error, sizeof out->error, "pg_monitor was %s: reconnecting to probe the "
-				   "privileges again", granted ? "granted" : "revoked");
-			out->state = STATE_DOWN;
-			return -1;
-		}
-	}
-	pg_results_clear(&rs);
-	/* busy: this refresh read a costly pg_stat_statements */
-	if (pg_read_locks(src, out, waiting, dg_read && p->dg_next > clock_mono() + 0.5) < 0)
+	return 0;
+}
+
+/* The settings, when the refresh read them. Returns -1 (out->error: a
+ * reconnection) when pg_monitor was granted or revoked since the probe. */
+static int pg_refresh_settings(struct source *src, struct sample *out, bool want_settings, struct pg_refresh *f)
+{
+	const struct caps *c = &src->caps;
+	int next = f->next;
+	if (!want_settings || f->rs.n <= next)
+		return 0;
+	const PGresult *r = f->rs.r[next];
+	for (int i = 0; i < PQntuples(r); i++)
+		if (cell(r, i, 0))
+			sample_setting(out, cell(r, i, 0), cell(r, i, 1));
+	out->settings_fresh = true;
+	const char *mon = f->rs.n > next + 1 ? cell(f->rs.r[next + 1], 0, 0) : NULL;
+	if (mon && !c->superuser && (mon[0] == 't') != c->pg_monitor) {
+		/* what this role may see changed: probe again on a new
+		 * connection, whose notes then say what is missing */
+		str_printf(out->error, sizeof out->error, "pg_monitor was %s: reconnecting to probe the "
+			   "privileges again", mon[0] == 't' ? "granted" : "revoked");
+		out->state = STATE_DOWN;
 		return -1;
-	if (pg_read_sessions(src, out, (dg_read && p->dg_next > clock_mono() + 0.5) ||
+	}
+	return 0;
+}
+
+static int pg_sample(struct source *src, struct sample *out, bool want_settings)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_refresh f;
+	memset(&f, 0, sizeof f);
+	int rc = pg_refresh_read(src, out, want_settings, &f);
+	if (rc == 0)
+		rc = pg_refresh_digests(src, out, &f);
+	if (rc == 0)
+		rc = pg_refresh_settings(src, out, want_settings, &f);
+	pg_results_clear(&f.rd);
+	pg_results_clear(&f.rs);
+	/* busy: this refresh read a costly pg_stat_statements */
+	if (rc < 0 || pg_read_locks(src, out, f.waiting, f.dg_read && p->dg_pace.next > clock_mono() + 0.5) < 0)
+		return -1;
+	if (pg_read_sessions(src, out, (f.dg_read && p->dg_pace.next > clock_mono() + 0.5) ||
 					       (out->locks && out->locks->query_ms > 0 && out->locks->age_s == 0)) < 0)
 		return -1;
 	out->state = STATE_UP;
@@ -1066,15 +1105,14 @@ static void pg_tune_pending(struct source *src, struct tune_call *c)
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
 	struct strbuf q;
-	bool stalled;
-	char err[NOTE_LEN];
+	struct qres qr;
 	const char *unread = TUNE_PENDING_UNREAD;
 	c->pending[0] = '\0';
-	int rc = pg_run(src, PG_PENDING_PRIV_SQL, &rs, err, sizeof err, &stalled, NULL);
+	int rc = pg_run(src, PG_PENDING_PRIV_SQL, &rs, &qr);
 	p->own_xacts++;
 	if (rc < 0) {
 		str_printf(c->pending, sizeof c->pending, "%s (%s): pg_reload_conf() applies whatever they hold", unread,
-			   err);
+			   qr.err);
 		return;
 	}
 	const char *files = cell(rs.n ? rs.r[0] : NULL, 0, 0), *hba = cell(rs.n ? rs.r[0] : NULL, 0, 1),
@@ -1095,19 +1133,18 @@ static void pg_tune_pending(struct source *src, struct tune_call *c)
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass)
 			poll(NULL, 0, (int)(PENDING_RECHECK_S * 1000));
-		rc = pg_run(src, q.s, &rs, err, sizeof err, &stalled, NULL);
+		rc = pg_run(src, q.s, &rs, &qr);
 		p->own_xacts++;
 		if (rc < 0) {
 			str_printf(c->pending, sizeof c->pending, "%s (%s): pg_reload_conf() applies whatever they hold",
-				   unread, err);
+				   unread, qr.err);
 			break;
 		}
 		const PGresult *r = rs.n ? rs.r[0] : NULL;
 		int n = r ? PQntuples(r) : 0;
 		const char *(*rows)[PGF__COUNT] = xcalloc(n ? (size_t)n : 1, sizeof *rows);
 		for (int i = 0; i < n; i++)
-			for (int k = 0; k < PGF__COUNT; k++)
-				rows[i][k] = cell(r, i, k);
+			pg_cells(r, i, rows[i], PGF__COUNT);
 		pg_pending_note(c->pending, sizeof c->pending, (const char *const (*)[PGF__COUNT])rows, n);
 		free(rows);
 		pg_results_clear(&rs);
@@ -1123,7 +1160,7 @@ static int pg_tune_probe(struct source *src, struct tune_call *c)
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
 	struct strbuf q;
-	bool stalled;
+	struct qres qr;
 	const char *allowed = src->caps.superuser ? "true"
 			      : src->caps.version_num >= 150000
 				  ? "has_parameter_privilege(name, 'ALTER SYSTEM') AND "
@@ -1149,11 +1186,13 @@ static int pg_tune_probe(struct source *src, struct tune_call *c)
 			first = false;
 		}
 	sb_puts(&q, "')");
-	int rc = pg_run(src, q.s, &rs, c->err, sizeof c->err, &stalled, NULL);
+	int rc = pg_run(src, q.s, &rs, &qr);
 	sb_free(&q);
 	p->own_xacts++;
-	if (rc < 0)
+	if (rc < 0) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	for (int row = 0; r && row < PQntuples(r); row++) {
 		const char *name = cell(r, row, 0), *v = cell(r, row, 1), *ok = cell(r, row, 2);
@@ -1183,7 +1222,7 @@ static int pg_tune_prev(struct source *src, struct tune_call *c)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled;
+	struct qres qr;
 	char q[640];
 	const char *n = c->t->name;
 	str_printf(q, sizeof q,
@@ -1192,10 +1231,12 @@ static int pg_tune_prev(struct source *src, struct tune_call *c)
 		   "(SELECT count(*) FROM pg_file_settings WHERE name = '%s' "
 		   "AND sourcefile LIKE '%%/postgresql.auto.conf')",
 		   n, n, n);
-	int rc = pg_run(src, q, &rs, c->err, sizeof c->err, &stalled, NULL);
+	int rc = pg_run(src, q, &rs, &qr);
 	p->own_xacts++;
-	if (rc < 0)
+	if (rc < 0) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	const char *cur = cell(r, 0, 0), *file = cell(r, 0, 1), *cnt = cell(r, 0, 2);
 	if (!cur || !cnt) {
@@ -1231,25 +1272,31 @@ static int pg_tune_lock(struct source *src, struct tune_call *c)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled;
+	struct qres qr;
 	const char *v;
 	p->own_xacts++;
 	if (c->what == TC_UNLOCK) {
-		if (pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &rs, c->err, sizeof c->err, &stalled, NULL) < 0)
+		if (pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &rs, &qr) < 0) {
+			str_copy(c->err, sizeof c->err, qr.err);
 			return -1;
+		}
 		pg_results_clear(&rs);
 		return 0;
 	}
-	if (pg_run(src, "SELECT pg_try_advisory_lock(" PG_LOCK_KEYS ")", &rs, c->err, sizeof c->err, &stalled, NULL) < 0)
+	if (pg_run(src, "SELECT pg_try_advisory_lock(" PG_LOCK_KEYS ")", &rs, &qr) < 0) {
+		str_copy(c->err, sizeof c->err, qr.err);
 		return -1;
+	}
 	v = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL;
 	c->got = v && v[0] == 't';
 	pg_results_clear(&rs);
 	p->own_xacts++;
-	if (pg_run(src, PG_LOCK_HOLDER_SQL, &rs, c->err, sizeof c->err, &stalled, NULL) < 0) {
-		if (c->got && pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &rs, c->err, sizeof c->err,
-				     &stalled, NULL) == 0)
+	if (pg_run(src, PG_LOCK_HOLDER_SQL, &rs, &qr) < 0) {
+		str_copy(c->err, sizeof c->err, qr.err);
+		if (c->got && pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &rs, &qr) == 0)
 			pg_results_clear(&rs);
+		else if (c->got)
+			str_copy(c->err, sizeof c->err, qr.err);
 		c->got = false;
 		return -1;
 	}
@@ -1266,9 +1313,8 @@ static int pg_tune_lock(struct source *src, struct tune_call *c)
 		if (c->got) {
 			/* taken here while another database has it: not ours */
 			struct pg_results r2;
-			char e2[NOTE_LEN];
 			p->own_xacts++;
-			if (pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &r2, e2, sizeof e2, &stalled, NULL) == 0)
+			if (pg_run(src, "SELECT pg_advisory_unlock(" PG_LOCK_KEYS ")", &r2, &qr) == 0)
 				pg_results_clear(&r2);
 			c->got = false;
 		}
@@ -1279,40 +1325,39 @@ static int pg_tune_lock(struct source *src, struct tune_call *c)
 	return 0;
 }
 
-/* Tuning: probe, read the state to restore, or run a change. */
-static int pg_tune(struct source *src, struct tune_call *c)
+/* Tuning, TC_EXEC: run c->sql, then pg_reload_conf() when c->reload. */
+static int pg_tune_exec(struct source *src, struct tune_call *c)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled = false;
-	if (c->what == TC_PROBE)
-		return pg_tune_probe(src, c);
-	if (c->what == TC_PREV)
-		return pg_tune_prev(src, c);
-	if (src->read_only) {
-		str_copy(c->err, sizeof c->err, "--read-only: refused");
-		return -1;
-	}
-	if (c->what == TC_LOCK || c->what == TC_UNLOCK)
-		return pg_tune_lock(src, c);
-	int rc = pg_run(src, c->sql, &rs, c->err, sizeof c->err, &stalled, NULL);
+	struct qres qr;
+	int rc = pg_run(src, c->sql, &rs, &qr);
 	p->own_xacts++;
 	if (rc < 0) {
-		c->unsure = stalled || PQstatus(p->db) != CONNECTION_OK;
+		str_copy(c->err, sizeof c->err, qr.err);
+		c->unsure = qr.stalled || PQstatus(p->db) != CONNECTION_OK;
 		return -1;
 	}
 	pg_results_clear(&rs);
 	if (!c->reload)
 		return 0;
-	rc = pg_run(src, "SELECT pg_reload_conf()", &rs, c->err, sizeof c->err, &stalled, NULL);
+	rc = pg_run(src, "SELECT pg_reload_conf()", &rs, &qr);
 	p->own_xacts++;
 	if (rc < 0) {
 		/* postgresql.auto.conf is changed already: the change must be reverted */
+		str_copy(c->err, sizeof c->err, qr.err);
 		c->unsure = true;
 		return -1;
 	}
 	pg_results_clear(&rs);
 	return 0;
+}
+
+/* Tuning: probe, read the state to restore, or run a change. */
+static int pg_tune(struct source *src, struct tune_call *c)
+{
+	static const struct tune_steps steps = {pg_tune_probe, pg_tune_prev, pg_tune_lock, pg_tune_exec};
+	return source_tune(src, c, &steps);
 }
 
 /* The identity of backend pid as pg_stat_activity shows it now (for the
@@ -1322,7 +1367,7 @@ static int pg_ident_now(struct source *src, long long pid, struct session_ident 
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled;
+	struct qres qr;
 	int found = 0;
 	char q[320];
 	memset(now, 0, sizeof *now);
@@ -1330,8 +1375,10 @@ static int pg_ident_now(struct source *src, long long pid, struct session_ident 
 		   "SELECT " PG_US("backend_start") ", " PG_US("xact_start") ", " PG_US("query_start")
 		   " FROM pg_stat_activity WHERE pid = %lld",
 		   pid);
-	if (pg_run(src, q, &rs, err, errlen, &stalled, NULL) < 0)
+	if (pg_run(src, q, &rs, &qr) < 0) {
+		str_copy(err, errlen, qr.err);
 		return -1;
+	}
 	p->own_xacts++;
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	if (r && PQntuples(r) > 0) {
@@ -1361,8 +1408,8 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 	bool cancel = what != SRC_ACT_TERMINATE;
 	const char *fn = cancel ? "pg_cancel_backend" : "pg_terminate_backend";
 	struct pg_results rs;
-	bool stalled;
-	char q[512], why[NOTE_LEN / 2];
+	struct qres qr;
+	char q[512];
 	const char *v;
 	if (src->read_only) {
 		str_copy(msg, len, "--read-only: refused");
@@ -1387,8 +1434,10 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 		n += str_printf(q + n, sizeof q - n, " AND " PG_US("xact_start") " = %lld", who->xact_us);
 	if (cancel && who->stmt_us)
 		str_printf(q + n, sizeof q - n, " AND " PG_US("query_start") " = %lld", who->stmt_us);
-	if (pg_run(src, q, &rs, msg, len, &stalled, NULL) < 0)
+	if (pg_run(src, q, &rs, &qr) < 0) {
+		str_copy(msg, len, qr.err);
 		return -1;
+	}
 	p->own_xacts++;
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	int rows = r ? PQntuples(r) : 0;
@@ -1407,14 +1456,7 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 	struct session_ident now;
 	char err[NOTE_LEN / 2];
 	int present = pg_ident_now(src, id, &now, err, sizeof err);
-	if (present < 0)
-		str_printf(msg, len, "session %lld may not be the one you saw: nothing was done (%s)", id, err);
-	else if (!present)
-		str_printf(msg, len, "session %lld has ended since: nothing was done", id);
-	else if (session_ident_same(who, &now, true, cancel, why, sizeof why))
-		str_printf(msg, len, "session %lld changed while it was checked: nothing was done", id);
-	else
-		str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
+	source_act_refused(msg, len, id, present, who, &now, cancel, err);
 	return -1;
 }
 
@@ -1458,38 +1500,33 @@ static PGresult *pg_explain_run(struct source *src, const char *stmt, bool simpl
 	}
 }
 
-/* The plan of a session's statement, read again from pg_stat_activity
- * (the session `who` describes: the same backend_start) and planned, not
- * run: EXPLAIN (GENERIC_PLAN on 16+ for $n parameters) through the
- * extended protocol (one statement only), inside BEGIN READ ONLY ...
- * ROLLBACK with the query time limit. */
-static int pg_explain(struct source *src, long long id, const struct session_ident *who, char *plan, size_t len,
-		      char *err, size_t elen)
+/* The EXPLAIN of the statement backend id runs, read again from
+ * pg_stat_activity (the session `who` describes: the same backend_start),
+ * in a new string; *idle when the session has finished it. NULL with err
+ * set when it cannot be explained. */
+static char *pg_explain_stmt(struct source *src, long long id, const struct session_ident *who, bool *idle,
+			     char *err, size_t elen)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
-	bool stalled;
+	struct qres qr;
 	char q[256];
-	plan[0] = '\0';
-	if (id <= 0 || id > 0x7fffffff) {
-		str_printf(err, elen, "%lld is not a backend pid", id);
-		return -1;
-	}
 	str_printf(q, sizeof q,
 		   "SELECT query, state, datname, datname = current_database(), " PG_US("backend_start")
 		   ", backend_type FROM pg_stat_activity WHERE pid = %lld", id);
-	if (pg_run(src, q, &rs, err, elen, &stalled, NULL) < 0)
-		return -1;
+	if (pg_run(src, q, &rs, &qr) < 0) {
+		str_copy(err, elen, qr.err);
+		return NULL;
+	}
 	p->own_xacts++;
 	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
 	if (!r || PQntuples(r) < 1) {
 		pg_results_clear(&rs);
 		str_printf(err, elen, "session %lld has ended", id);
-		return -1;
+		return NULL;
 	}
 	const char *text = cell(r, 0, 0), *state = cell(r, 0, 1), *db = cell(r, 0, 2), *same = cell(r, 0, 3);
 	const char *start = cell(r, 0, 4), *type = cell(r, 0, 5);
-	int rc = -1;
 	char *stmt = NULL;
 	if (who && who->known && who->start_us && (!start || strtoll(start, NULL, 10) != who->start_us))
 		str_printf(err, elen, "session %lld is not the one you saw (it started at another time): nothing "
@@ -1508,8 +1545,30 @@ static int pg_explain(struct source *src, long long id, const struct session_ide
 		free(stmt);
 		stmt = NULL;
 	}
-	bool idle = state && strcmp(state, "active") != 0;
+	*idle = state && strcmp(state, "active") != 0;
 	pg_results_clear(&rs);
+	return stmt;
+}
+
+/* The plan of a session's statement, read again from pg_stat_activity
+ * (the session `who` describes: the same backend_start) and planned, not
+ * run: EXPLAIN (GENERIC_PLAN on 16+ for $n parameters) through the
+ * extended protocol (one statement only), inside BEGIN READ ONLY ...
+ * ROLLBACK with the query time limit. */
+static int pg_explain(struct source *src, long long id, const struct session_ident *who, char *plan, size_t len,
+		      char *err, size_t elen)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct qres qr;
+	plan[0] = '\0';
+	if (id <= 0 || id > 0x7fffffff) {
+		str_printf(err, elen, "%lld is not a backend pid", id);
+		return -1;
+	}
+	bool idle = false;
+	char *stmt = pg_explain_stmt(src, id, who, &idle, err, elen);
+	int rc = -1;
 	if (!stmt)
 		return -1;
 	text_sanitize(err);
@@ -1517,7 +1576,8 @@ static int pg_explain(struct source *src, long long id, const struct session_ide
 	char begin[96];
 	str_printf(begin, sizeof begin, "BEGIN READ ONLY; SET LOCAL statement_timeout = %ld",
 		   (long)(src->query_timeout * 1000));
-	if (pg_run(src, begin, &rs, err, elen, &stalled, NULL) < 0) {
+	if (pg_run(src, begin, &rs, &qr) < 0) {
+		str_copy(err, elen, qr.err);
 		free(stmt);
 		return -1;
 	}
@@ -1565,13 +1625,4 @@ static int pg_explain(struct source *src, long long id, const struct session_ide
 	return rc;
 }
 
-const struct source_ops pg_source_ops = {
-	.name = "postgresql",
-	.connect = pg_connect,
-	.sample = pg_sample,
-	.close = pg_close,
-	.subsample = pg_subsample,
-	.act = pg_act,
-	.tune = pg_tune,
-	.explain = pg_explain,
-};
+const struct source_ops pg_source_ops = SOURCE_OPS("postgresql", pg);

@@ -129,6 +129,48 @@ const char *state_name(enum source_state st)
 	}
 }
 
+void qres_count(struct sample *out, const struct qres *r)
+{
+	out->query_ms += r->ms;
+	out->nqueries++;
+}
+
+int qres_fail(struct sample *out, const struct qres *r)
+{
+	str_copy(out->error, sizeof out->error, r->err);
+	out->state = r->stalled ? STATE_STALLED : STATE_DOWN;
+	return -1;
+}
+
+int source_tune(struct source *src, struct tune_call *c, const struct tune_steps *t)
+{
+	if (c->what == TC_PROBE)
+		return t->probe(src, c);
+	if (c->what == TC_PREV)
+		return t->prev(src, c);
+	if (src->read_only) {
+		str_copy(c->err, sizeof c->err, "--read-only: refused");
+		return -1;
+	}
+	if (c->what == TC_LOCK || c->what == TC_UNLOCK)
+		return t->lock(src, c);
+	return t->exec(src, c);
+}
+
+void source_act_refused(char *msg, size_t len, long long id, int present, const struct session_ident *who,
+			const struct session_ident *now, bool cancel, const char *err)
+{
+	char why[NOTE_LEN / 2];
+	if (present < 0)
+		str_printf(msg, len, "session %lld may not be the one you saw: nothing was done (%s)", id, err);
+	else if (!present)
+		str_printf(msg, len, "session %lld has ended since: nothing was done", id);
+	else if (session_ident_same(who, now, true, cancel, why, sizeof why))
+		str_printf(msg, len, "session %lld changed while it was checked: nothing was done", id);
+	else
+		str_printf(msg, len, "session %lld is not the one you saw: nothing was done (%s)", id, why);
+}
+
 void source_init(struct source *src, const struct source_ops *ops, struct target *t,
 		 double query_timeout)
 {
@@ -239,114 +281,6 @@ void source_close(struct source *src)
 	lock_set_free(src->lk_last);
 	src->lk_last = NULL;
 	source_sessions_forget(src);
-}
-
-static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap);
-
-double source_pace_next(const struct source *src, double now, double cost_ms, double share)
-{
-	return pace_next(src, now, cost_ms, share, PACE_MAX_S);
-}
-
-static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap)
-{
-	double per_refresh = src->budget_ms * share, iv = src->interval > 0 ? src->interval : 1, period;
-	if (!(per_refresh > 0) || !(cost_ms > 0))
-		return 0;
-	period = iv * cost_ms / per_refresh;
-	if (period > cap)
-		period = cap;
-	/* slack for the tick jitter: a read due 3 s on is taken by the
-	 * refresh that comes at 2.98 s */
-	return now + period - (iv / 10 < PACE_SLACK_S ? iv / 10 : PACE_SLACK_S);
-}
-
-struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy)
-{
-	struct lock_set *ls;
-	double age;
-	bool due = now >= src->lk_next && !(busy && now < src->lk_next + 1.0);
-	/* a pile-up that grew or shrank by more than a quarter is read again */
-	unsigned was = src->lk_last ? src->lk_last->waiting : 0, d = waiting > was ? waiting - was : was - waiting;
-	bool changed = d > 1 && d * 4 > was;
-	if (!waiting || !src->lk_last || src->lk_gen != src->conn_gen || due || changed) {
-		if (!waiting) {
-			lock_set_free(src->lk_last);
-			src->lk_last = NULL;
-		}
-		return NULL;
-	}
-	ls = lock_set_copy(src->lk_last);
-	age = now - src->lk_read;
-	ls->waiting = waiting;
-	ls->age_s = age;
-	for (size_t i = 0; i < ls->ns; i++) {
-		struct lock_session *s = &ls->s[i];
-		/* what they were doing then, as long as it has lasted since */
-		s->state_s += age;
-		s->trx_age_s += age;
-		s->wait_s += age;
-	}
-	char note[LOCK_NOTE_LEN];
-	if (ls->status == LOCKS_TIMED_OUT)
-		str_printf(note, sizeof note, "%s%snext try in %.0f s (--server-budget)", ls->note,
-			   ls->note[0] ? "; " : "", src->lk_next - now + 0.5);
-	else
-		str_printf(note, sizeof note, "graph from %.0f s ago: it takes %.0f ms of server time to read, "
-			   "so it is read every %.0f s (--server-budget)%s%s", age, ls->query_ms,
-			   src->lk_next - src->lk_read + 0.1, ls->note[0] ? "; " : "", ls->note);
-	str_copy(ls->note, sizeof ls->note, note);
-	return ls;
-}
-
-double source_sub_hz(const struct source *src)
-{
-	return src->sub_every > 0 ? 1.0 / src->sub_every : src->sub_hz;
-}
-
-double source_subsample(struct source *src)
-{
-	double t0 = clock_mono(), ms, every = src->sub_hz > 0 ? 1.0 / src->sub_hz : 1;
-	double iv = src->interval > 0 ? src->interval : 1, per = src->budget_ms * PACE_SHARE_SAMPLING;
-	double slowest = every > 1.0 / PACE_SUB_MIN_HZ ? every : 1.0 / PACE_SUB_MIN_HZ;
-	src->sub_server_ms = -1;
-	src->ops->subsample(src);
-	ms = src->sub_server_ms >= 0 ? src->sub_server_ms : (clock_mono() - t0) * 1000;
-	src->sub_cost_ms = src->sub_cost_ms > 0 ? 0.8 * src->sub_cost_ms + 0.2 * ms : ms;
-	if (per > 0 && src->sub_cost_ms >= PACE_SUB_FLOOR_MS) {
-		/* rounds per refresh that fit its share: per / cost (a look
-		 * cheaper than the floor is never paced) */
-		double e = iv * src->sub_cost_ms / per;
-		if (e > slowest)
-			e = slowest;
-		if (e > every)
-			every = e;
-	}
-	src->sub_every = every;
-	return every;
-}
-
-void source_locks_forget(struct source *src)
-{
-	lock_set_free(src->lk_last);
-	src->lk_last = NULL;
-}
-
-void source_locks_read(struct source *src, const struct lock_set *ls, double ms, double now)
-{
-	lock_set_free(src->lk_last);
-	src->lk_last = NULL;
-	/* a read that gave nothing may wait longer (the count moving by a
-	 * quarter still reads at once) */
-	src->lk_next = pace_next(src, now, ms, PACE_SHARE_LOCKS,
-				 ls && ls->status == LOCKS_TIMED_OUT ? PACE_MAX_TIMED_OUT_S : PACE_MAX_S);
-	/* kept only when some refresh before the next read will show it */
-	double iv = src->interval > 0 ? src->interval : 1;
-	if (!ls || (ls->status != LOCKS_READ && ls->status != LOCKS_TIMED_OUT) || src->lk_next <= now + iv / 2)
-		return;
-	src->lk_last = lock_set_copy(ls);
-	src->lk_read = now;
-	src->lk_gen = src->conn_gen;
 }
 
 void source_idle(struct source *src, double until, volatile int *stop)

@@ -104,6 +104,34 @@ struct source_ops {
 		       char *err, size_t elen);
 };
 
+/* A backend's tuning steps, each as ops->tune is called for it. */
+struct tune_steps {
+	int (*probe)(struct source *src, struct tune_call *c);   /* TC_PROBE */
+	int (*prev)(struct source *src, struct tune_call *c);    /* TC_PREV */
+	int (*lock)(struct source *src, struct tune_call *c);    /* TC_LOCK, TC_UNLOCK */
+	int (*exec)(struct source *src, struct tune_call *c);    /* TC_EXEC */
+};
+/* ops->tune for a backend: the step c->what asks for; the lock and the
+ * changes are refused under --read-only. Returns 0, or -1 with c->err. */
+int source_tune(struct source *src, struct tune_call *c, const struct tune_steps *t);
+
+/* Why an action on session id was refused, into msg, from a read of the
+ * session after it: present < 0 when the read failed (err says why), 0
+ * when the session is gone, else now is what the server shows, compared
+ * with who (the session as the sample saw it). */
+void source_act_refused(char *msg, size_t len, long long id, int present, const struct session_ident *who,
+			const struct session_ident *now, bool cancel, const char *err);
+
+/* The ops table of a backend whose functions are PREFIX_connect,
+ * PREFIX_sample, PREFIX_close, PREFIX_subsample, PREFIX_act, PREFIX_tune,
+ * PREFIX_explain. */
+#define SOURCE_OPS(label, prefix)                                                                  \
+	{                                                                                          \
+		.name = label, .connect = prefix##_connect, .sample = prefix##_sample,             \
+		.close = prefix##_close, .subsample = prefix##_subsample, .act = prefix##_act,      \
+		.tune = prefix##_tune, .explain = prefix##_explain,                                \
+	}
+
 #define SRC_ACT_TERMINATE 1
 #define SRC_ACT_CANCEL 2
 
@@ -151,6 +179,22 @@ struct source {
 	double ss_read, ss_next;   /* monotonic s it was read / of the next read */
 	uint32_t ss_gen;           /* conn_gen of ss_last */
 };
+
+/* What one statement of a backend came to: failed with the reason in err
+ * (stalled when its time limit hit, or the connection dropped at it), and
+ * its round trip. Backends fill it; the helpers below account for it. */
+struct qres {
+	bool failed;
+	bool stalled;
+	double ms;               /* round trip, ms */
+	char err[NOTE_LEN];      /* sanitised; "" unless failed */
+};
+/* Count the statement in out: its round trip (out->query_ms) and one more
+ * query (out->nqueries). */
+void qres_count(struct sample *out, const struct qres *r);
+/* The statement failed the sample: its reason into out->error, out->state
+ * STALLED when the time limit hit, DOWN otherwise. Returns -1. */
+int qres_fail(struct sample *out, const struct qres *r);
 
 /* The ops table for an engine, or NULL (sources/registry.c: links the
  * client libraries). */

@@ -346,46 +346,156 @@ uint64_t hash_str(const char *s)
 	return hash_bytes(HASH_SEED, s, strlen(s));
 }
 
-/* Index of s or of the empty slot where it would go. */
-static size_t strset_find(const struct strset *ss, const char *s)
+/* A slot: the key's hash and the key (a string's copy, or the 64-bit
+ * key), then the value. Used: the string is set (string keys), the hash's
+ * bit 0 (64-bit keys: their hash always has it). */
+struct hslot {
+	uint64_t h;
+	union {
+		char *s;
+		uint64_t u;
+	} k;
+};
+#define HSLOT_HDR ((sizeof(struct hslot) + 7) & ~(size_t)7)
+
+static struct hslot *hslot_at(const struct hmap *m, size_t i)
 {
-	size_t i = (size_t)hash_str(s) & (ss->cap - 1);
-	while (ss->slot[i] && strcmp(ss->slot[i], s) != 0)
-		i = (i + 1) & (ss->cap - 1);
-	return i;
+	return (struct hslot *)(void *)(m->slots + i * m->slot_size);
+}
+
+static bool hslot_used(const struct hmap *m, const struct hslot *s)
+{
+	return m->u64 ? (s->h & 1) != 0 : s->k.s != NULL;
+}
+
+/* A 64-bit key's hash (splitmix64's finaliser), bit 0 set. */
+static uint64_t hash_u64(uint64_t k)
+{
+	k ^= k >> 30;
+	k *= 0xbf58476d1ce4e5b9ull;
+	k ^= k >> 27;
+	k *= 0x94d049bb133111ebull;
+	k ^= k >> 31;
+	return k | 1;
+}
+
+void hmap_init(struct hmap *m, bool u64_keys, size_t val_size, size_t first_cap)
+{
+	memset(m, 0, sizeof *m);
+	m->u64 = u64_keys;
+	m->val_size = val_size;
+	m->first_cap = first_cap;
+}
+
+/* The slot of a key with hash h (its own or the empty one where it goes). */
+static struct hslot *hmap_find(const struct hmap *m, uint64_t h, const char *s, uint64_t u)
+{
+	size_t i = (size_t)h & (m->cap - 1);
+	for (;; i = (i + 1) & (m->cap - 1)) {
+		struct hslot *sl = hslot_at(m, i);
+		if (!hslot_used(m, sl) || (sl->h == h && (m->u64 ? sl->k.u == u : strcmp(sl->k.s, s) == 0)))
+			return sl;
+	}
+}
+
+/* Room for one more key: twice the slots, the keys moved in slot order. */
+static void hmap_grow(struct hmap *m)
+{
+	struct hmap big = *m;
+	if ((m->n + 1) * 2 <= m->cap)
+		return;
+	big.slot_size = HSLOT_HDR + ((m->val_size + 7) & ~(size_t)7);
+	big.cap = m->cap ? m->cap * 2 : m->first_cap ? m->first_cap : 64;
+	big.slots = xcalloc(big.cap, big.slot_size);
+	for (size_t i = 0; i < m->cap; i++) {
+		struct hslot *s = hslot_at(m, i);
+		if (hslot_used(m, s))
+			memcpy(hmap_find(&big, s->h, s->k.s, s->k.u), s, m->slot_size);
+	}
+	free(m->slots);
+	*m = big;
+}
+
+static void *hmap_lookup(const struct hmap *m, uint64_t h, const char *s, uint64_t u)
+{
+	struct hslot *sl = m->cap ? hmap_find(m, h, s, u) : NULL;
+	return sl && hslot_used(m, sl) ? (unsigned char *)sl + HSLOT_HDR : NULL;
+}
+
+void *hmap_get(const struct hmap *m, const char *key)
+{
+	return hmap_lookup(m, hash_str(key), key, 0);
+}
+
+void *hmap_get_u64(const struct hmap *m, uint64_t key)
+{
+	return hmap_lookup(m, hash_u64(key), NULL, key);
+}
+
+static void *hmap_insert(struct hmap *m, uint64_t h, const char *s, uint64_t u, bool *added)
+{
+	void *v = hmap_lookup(m, h, s, u);
+	if (added)
+		*added = !v;
+	if (v)
+		return v;
+	hmap_grow(m);
+	struct hslot *sl = hmap_find(m, h, s, u);
+	sl->h = h;
+	if (m->u64)
+		sl->k.u = u;
+	else
+		sl->k.s = xstrdup(s);
+	m->n++;
+	return (unsigned char *)sl + HSLOT_HDR;
+}
+
+void *hmap_put(struct hmap *m, const char *key, bool *added)
+{
+	return hmap_insert(m, hash_str(key), key, 0, added);
+}
+
+void *hmap_put_u64(struct hmap *m, uint64_t key, bool *added)
+{
+	return hmap_insert(m, hash_u64(key), NULL, key, added);
+}
+
+void *hmap_next(const struct hmap *m, size_t *it, const char **key)
+{
+	for (; *it < m->cap; (*it)++) {
+		struct hslot *s = hslot_at(m, *it);
+		if (hslot_used(m, s)) {
+			(*it)++;
+			if (key)
+				*key = m->u64 ? NULL : s->k.s;
+			return (unsigned char *)s + HSLOT_HDR;
+		}
+	}
+	return NULL;
+}
+
+void hmap_free(struct hmap *m)
+{
+	for (size_t i = 0; !m->u64 && i < m->cap; i++)
+		free(hslot_at(m, i)->k.s);
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->n = 0;
 }
 
 bool strset_has(const struct strset *ss, const char *s)
 {
-	return ss->cap && ss->slot[strset_find(ss, s)] != NULL;
+	return hmap_get(&ss->m, s) != NULL;
 }
 
 bool strset_add(struct strset *ss, const char *s)
 {
-	size_t i;
-	if ((ss->n + 1) * 2 > ss->cap) {
-		struct strset big = {xcalloc(ss->cap ? ss->cap * 2 : 64, sizeof(char *)),
-				     ss->cap ? ss->cap * 2 : 64, ss->n};
-		for (i = 0; i < ss->cap; i++)
-			if (ss->slot[i])
-				big.slot[strset_find(&big, ss->slot[i])] = ss->slot[i];
-		free(ss->slot);
-		*ss = big;
-	}
-	i = strset_find(ss, s);
-	if (ss->slot[i])
-		return false;
-	ss->slot[i] = xstrdup(s);
-	ss->n++;
-	return true;
+	bool added;
+	hmap_put(&ss->m, s, &added);
+	return added;
 }
 
 void strset_clear(struct strset *ss)
 {
-	size_t i;
-	for (i = 0; i < ss->cap; i++)
-		free(ss->slot[i]);
-	free(ss->slot);
-	ss->slot = NULL;
-	ss->cap = ss->n = 0;
+	hmap_free(&ss->m);
 }

@@ -68,10 +68,38 @@ uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
 /* FNV-1a of a string. */
 uint64_t hash_str(const char *s);
 
-/* A set of strings (open addressing; the set owns copies). */
-struct strset {
-	char **slot;
+/* An open-addressing hash map (linear probing, power-of-two slots, at
+ * most half full) from string keys (the map owns copies) or 64-bit keys to
+ * fixed-size values stored in the slots. A string key's slot starts at
+ * hash_str(key), so the slot order (hmap_next) is the same for the same
+ * inserts. Zeroed it is an empty map of string keys without values;
+ * hmap_init chooses otherwise. Nothing is ever removed. Value pointers
+ * stay valid until the next insert. */
+struct hmap {
+	unsigned char *slots;    /* cap slots of slot_size bytes: header, then value */
 	size_t cap, n;
+	size_t val_size, slot_size;
+	size_t first_cap;        /* slots at the first insert (0: 64) */
+	bool u64;                /* 64-bit keys instead of strings */
+};
+void hmap_init(struct hmap *m, bool u64_keys, size_t val_size, size_t first_cap);
+/* Free the slots and keys (not what values point to); the map stays usable. */
+void hmap_free(struct hmap *m);
+/* The value of key, or NULL. */
+void *hmap_get(const struct hmap *m, const char *key);
+void *hmap_get_u64(const struct hmap *m, uint64_t key);
+/* The value of key, added (zeroed; *added true when added is not NULL)
+ * when missing. */
+void *hmap_put(struct hmap *m, const char *key, bool *added);
+void *hmap_put_u64(struct hmap *m, uint64_t key, bool *added);
+/* Iteration in slot order: start with *it = 0; the next value (its key in
+ * *key when key is not NULL: a string, or NULL in a map of 64-bit keys),
+ * or NULL at the end. */
+void *hmap_next(const struct hmap *m, size_t *it, const char **key);
+
+/* A set of strings (the set owns copies). */
+struct strset {
+	struct hmap m;
 };
 /* Add s; true when it was not there yet. */
 bool strset_add(struct strset *ss, const char *s);

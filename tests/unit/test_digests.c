@@ -760,7 +760,7 @@ static void test_growth(void)
 		if (!e || e->last.c[DG_CALLS] != (uint64_t)k)
 			all = false;
 	}
-	CHECK(t.n == 300 && t.nslot >= 600 && (t.nslot & (t.nslot - 1)) == 0, "growth: 300 keys, table at most half full");
+	CHECK(t.n == 300 && t.slots.cap >= 600 && (t.slots.cap & (t.slots.cap - 1)) == 0, "growth: 300 keys, table at most half full");
 	CHECK(all, "growth: all 300 keys retrievable with their values");
 	digest_table_free(&t);
 
@@ -772,14 +772,14 @@ static void test_growth(void)
 		row3(s, key, 1000, 1000000000, 0);
 	}
 	feed(&t, s, NAN, true, W0);
-	cap = t.nslot;
+	cap = t.slots.cap;
 	s = set_new(false);
 	for (k = 0; k < 10000; k++) {
 		str_printf(key, sizeof key, "grow:%05d", k);
 		row3(s, key, 1000 + (uint64_t)k + 1, 1000000000 + ((uint64_t)k + 1) * 1000000, 0);
 	}
 	feed(&t, s, 1.0, false, W0 + 1);
-	CHECK(t.n == 10000 && t.nslot == cap && t.nslot >= 20000, "growth: 10000 keys, no growth on the second set");
+	CHECK(t.n == 10000 && t.slots.cap == cap && t.slots.cap >= 20000, "growth: 10000 keys, no growth on the second set");
 	seen = xcalloc(10000, 1);
 	for (i = 0; i < t.n; i++) {
 		const struct digest_entry *e = &t.e[i];
@@ -2080,7 +2080,7 @@ static void test_hist_table(void)
 		hist_of(s, "n", 3, U(20), -1);
 		feed(&t, s, 1.0, false, W0 + 18);
 		e = find(&t, "n");
-		CHECK(t.nslot >= 1024 && e && near(e->p95_ms, 4), "hist: the table grew; the base moved with its entry");
+		CHECK(t.slots.cap >= 1024 && e && near(e->p95_ms, 4), "hist: the table grew; the base moved with its entry");
 	}
 	digest_table_free(&t);
 	hset_epoch = 7;

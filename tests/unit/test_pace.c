@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../../model/locks.h"
+#include "../../sources/pace.h"
 #include "../../sources/source.h"
 #include "../../util/util.h"
 #include "tap.h"
@@ -255,8 +256,47 @@ static void test_subsample(void)
 	CHECK(near(e, 0.1) && b.sub_cost_ms < 1, "a slow round trip with a cheap server look keeps --sample-hz");
 }
 
+/* The pacer both backends use: a paced read (the second at once, then by
+ * its cost), the busy rule, the fixed cadence of a summary, and a lock
+ * read's begin / end (idle, read and kept, the kept graph published). */
+static void test_pacer(void)
+{
+	struct source src;
+	struct pacer pc = {0}, w = {0};
+	memset(&src, 0, sizeof src);
+	src.budget_ms = 10;
+	CHECK(pace_due(&pc, 100, false), "pacer: the first read is due at once");
+	CHECK(pace_done(&pc, &src, 100, 30, 0.5) == 0 && pc.next == 0,
+	      "pacer: the second read comes at the next refresh whatever the first cost");
+	double every = pace_done(&pc, &src, 101, 30, 0.5);
+	CHECK(near(pc.next, 101 + 6 - 0.1) && near(every, 6), "pacer: then a 30 ms read every 6 s, said in the note");
+	CHECK(!pace_due(&pc, 106, false) && pace_due(&pc, 106.9, false), "pacer: due when its time comes");
+	CHECK(!pace_due(&pc, 107, true) && pace_due(&pc, 107.9, true), "pacer: busy, one just due waits up to 1 s");
+	CHECK(pace_done(&pc, &src, 110, 1, 0.5) == 0, "pacer: a cheap read is not said to be paced");
+	CHECK(pace_every(&w, 10, PACE_SUMMARY_EVERY_S) && !pace_every(&w, 14, PACE_SUMMARY_EVERY_S) &&
+	      pace_every(&w, 14.5, PACE_SUMMARY_EVERY_S) && near(w.next, 19), "pacer: a summary every 4.5 s");
+
+	struct sample out;
+	double now;
+	memset(&out, 0, sizeof out);
+	CHECK(source_locks_begin(&src, &out, 0, false, &now) == NULL && out.locks && out.locks->status == LOCKS_IDLE,
+	      "locks begin: nothing waits, an idle set and no read");
+	sample_release(&out);
+	struct lock_set *ls = source_locks_begin(&src, &out, 3, false, &now);
+	CHECK(ls && out.locks == ls && ls->waiting == 3, "locks begin: sessions wait, a set to read into");
+	ls->query_ms = 30;
+	source_locks_end(&src, ls, true, now);
+	CHECK(ls->status == LOCKS_READ && src.lk_last != NULL, "locks end: read, and a costly graph kept");
+	sample_release(&out);
+	CHECK(source_locks_begin(&src, &out, 3, false, &now) == NULL && out.locks && out.locks->status == LOCKS_READ &&
+	      strstr(out.locks->note, "--server-budget"), "locks begin: the kept graph is published instead of a read");
+	sample_release(&out);
+	source_close(&src);
+}
+
 int main(void)
 {
+	test_pacer();
 	test_pace_next();
 	test_subsample();
 	test_reuse();

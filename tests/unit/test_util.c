@@ -1,5 +1,5 @@
 /* test_util.c - JSON string/number output, terminal sanitising, bounded
- * string copies and the growable buffer. */
+ * string copies, the growable buffer and the hash map. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +273,89 @@ static void test_rounding(void)
 	CHECK(d_llround(2.5) == 3 && d_llround(-2.5) == -3 && d_llround(1234567.4) == 1234567, "d_llround rounds half away from zero");
 }
 
+/* The hash map: string and 64-bit keys, values kept across growth, the
+ * slot order (where a string key's hash puts it), the string set. */
+static void test_hmap(void)
+{
+	struct hmap m;
+	char k[32];
+	bool added, ok = true;
+	hmap_init(&m, false, sizeof(uint64_t), 16);
+	CHECK(hmap_get(&m, "a") == NULL && m.cap == 0, "hmap: empty map finds nothing, allocates nothing");
+	for (int i = 0; i < 1000; i++) {
+		str_printf(k, sizeof k, "key%d", i);
+		uint64_t *v = hmap_put(&m, k, &added);
+		ok = ok && added && *v == 0;
+		*v = (uint64_t)i * 7;
+	}
+	CHECK(ok, "hmap: 1000 new string keys are added, values zeroed");
+	CHECK(m.n == 1000 && m.cap >= 2000 && (m.cap & (m.cap - 1)) == 0, "hmap: at most half full, power of two");
+	for (int i = 0; i < 1000; i++) {
+		str_printf(k, sizeof k, "key%d", i);
+		uint64_t *v = hmap_get(&m, k);
+		ok = ok && v && *v == (uint64_t)i * 7;
+		ok = ok && hmap_put(&m, k, &added) == v && !added;
+	}
+	CHECK(ok, "hmap: every value survives growth; a second put finds it");
+	CHECK(hmap_get(&m, "key1000") == NULL, "hmap: a missing key");
+	/* slot order: each key once, slots ascending */
+	size_t it = 0, n = 0, last = 0;
+	const char *key;
+	uint64_t *v;
+	ok = true;
+	while ((v = hmap_next(&m, &it, &key))) {
+		ok = ok && (n == 0 || it - 1 > last) && key && *v % 7 == 0 && hmap_get(&m, key) == v;
+		last = it - 1;
+		n++;
+	}
+	CHECK(ok && n == 1000, "hmap: iteration visits every key once in slot order");
+	/* the same inserts give the same order */
+	struct hmap m2;
+	hmap_init(&m2, false, 0, 16);
+	for (int i = 0; i < 1000; i++) {
+		str_printf(k, sizeof k, "key%d", i);
+		hmap_put(&m2, k, NULL);
+	}
+	size_t i1 = 0, i2 = 0;
+	const char *k1, *k2;
+	ok = m2.cap == m.cap;
+	while (ok && hmap_next(&m, &i1, &k1)) {
+		ok = hmap_next(&m2, &i2, &k2) != NULL && strcmp(k1, k2) == 0;
+	}
+	CHECK(ok, "hmap: the same keys in the same order: the same slot order");
+	hmap_free(&m2);
+	hmap_free(&m);
+	CHECK(m.cap == 0 && m.n == 0 && hmap_get(&m, "key1") == NULL, "hmap: freed, empty again");
+
+	hmap_init(&m, true, sizeof(double), 4);
+	ok = true;
+	for (uint64_t i = 0; i < 500; i++) {
+		double *d = hmap_put_u64(&m, i * 1024, &added);
+		ok = ok && added;
+		*d = (double)i;
+	}
+	for (uint64_t i = 0; i < 500; i++) {
+		double *d = hmap_get_u64(&m, i * 1024);
+		ok = ok && d && *d == (double)i;
+	}
+	CHECK(ok && m.n == 500, "hmap: 64-bit keys (0 among them) kept with their values");
+	CHECK(hmap_get_u64(&m, 1) == NULL && hmap_get_u64(&m, UINT64_MAX) == NULL, "hmap: missing 64-bit keys");
+	it = 0;
+	n = 0;
+	while (hmap_next(&m, &it, &key))
+		n += key == NULL;
+	CHECK(n == 500, "hmap: 64-bit keys iterate without a string key");
+	hmap_free(&m);
+
+	struct strset ss = {0};
+	CHECK(!strset_has(&ss, "x"), "strset: empty");
+	CHECK(strset_add(&ss, "x") && !strset_add(&ss, "x") && strset_has(&ss, "x") && !strset_has(&ss, "y"),
+	      "strset: add once, then has");
+	strset_clear(&ss);
+	CHECK(!strset_has(&ss, "x") && strset_add(&ss, "x"), "strset: cleared, usable again");
+	strset_clear(&ss);
+}
+
 int main(void)
 {
 	test_rounding();
@@ -281,5 +364,6 @@ int main(void)
 	test_sanitize();
 	test_str_copy();
 	test_strbuf();
+	test_hmap();
 	return TAP_DONE();
 }

@@ -1,0 +1,52 @@
+/* pace.h - when the costly reads of a backend are due: the statement
+ * digests, the lock graph (source_locks_*, source.h), the wait summary;
+ * --server-budget paces the first two by their cost, the summary comes at
+ * a fixed cadence. Both backends use it; it knows no engine. */
+#ifndef DBTOP_PACE_H
+#define DBTOP_PACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "source.h"
+
+/* s between two reads of a wait summary (performance_schema's, the
+ * pg_wait_sampling profile): it costs the server more than the rest of a
+ * refresh together, and its rates cover the time between. */
+#define PACE_SUMMARY_EVERY_S 4.5
+
+/* A paced read on one connection. Zeroed: due now, no read yet. */
+struct pacer {
+	double next;             /* monotonic s of the next read (0: now) */
+	unsigned reads;          /* reads done */
+};
+
+/* True when a read due at next is due at now; busy: this refresh paid for
+ * another costly read already, so one just due waits up to 1 s more (the
+ * two never add up in one refresh). */
+bool pace_due_at(double next, double now, bool busy);
+/* pace_due_at for a pacer. */
+bool pace_due(const struct pacer *pc, double now, bool busy);
+/* After a read that cost cost_ms at now: the next one as far ahead as
+ * share of --server-budget allows (source_pace_next); the second read
+ * comes at the next refresh whatever the cost (the first rates need two).
+ * Returns the s between reads for a note ("read every N s") when they are
+ * more than 0.5 s apart, else 0. */
+double pace_done(struct pacer *pc, const struct source *src, double now, double cost_ms, double share);
+/* A fixed cadence: true when a read is due at now, and then the next one
+ * is every s later. */
+bool pace_every(struct pacer *pc, double now, double every);
+
+/* Start of a lock-graph read: with `waiting` sessions waiting (by the
+ * cheap check) out->locks becomes a new set to fill, returned with the
+ * read's start in *now; NULL when there is nothing to read: nothing waits
+ * (LOCKS_IDLE), or the graph read a moment ago is published instead
+ * (source_locks_reuse; busy as there). */
+struct lock_set *source_locks_begin(struct source *src, struct sample *out, unsigned waiting, bool busy,
+				    double *now);
+/* End of a lock-graph read begun at now: LOCKS_READ when read (else the
+ * status the caller set), the graph analysed, and the next read paced by
+ * its cost (ls->query_ms). */
+void source_locks_end(struct source *src, struct lock_set *ls, bool read, double now);
+
+#endif
