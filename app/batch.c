@@ -96,6 +96,11 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 		if (t->sampled)
 			sb_printf(out, ",\"samples\":%llu,\"calls_lower_bound\":%s", (unsigned long long)d->samples,
 				  d->calls_lower ? "true" : "false");
+		if (d->time_bounded) {
+			/* calls longer than the interval: total_ms_per_s is their bound */
+			sb_puts(out, ",\"time_bounded\":true,\"total_ms_finished\":");
+			json_num(out, d_round(d->finished_ms * 1000) / 1000);
+		}
 		if (digest_is_estimate(t, d))
 			sb_puts(out, ",\"estimate\":true");
 		sb_putc(out, '}');
@@ -379,14 +384,16 @@ static void text_digests(const struct model *m, const struct batch_text_state *s
 	size_t n = digest_table_top(t, DGS_TOTAL, false, e, (size_t)top);
 	for (size_t i = 0; i < n; i++) {
 		const struct digest_entry *d = e[i];
-		char text[2048], line[2300];
+		char text[2048], line[2300], msv[40];
 		double ms = d->rate[DG_TOTAL_NS] / 1e6;
 		if (!d->known || !(ms > 0 || d->rate[DG_CALLS] > 0))
 			continue;
+		/* <=: calls longer than the interval, their time in it at most this */
+		str_printf(msv, sizeof msv, "%s%.1f", d->time_bounded ? "<=" : "", ms);
 		str_copy(text, sizeof text, d->last.text ? d->last.text : "(text not fetched yet)");
 		text_sanitize(text);
 		/* sampled: calls seen are a lower bound where executions were missed */
-		str_printf(line, sizeof line, "  stmt %8.1f ms/s %s%*.1f calls/s %8.2f ms avg  %s%s%s", ms,
+		str_printf(line, sizeof line, "  stmt %8s ms/s %s%*.1f calls/s %8.2f ms avg  %s%s%s", msv,
 			   d->calls_lower ? ">=" : "", d->calls_lower ? 7 : 9, d->rate[DG_CALLS], d->avg_ms,
 			   d->last.schema[0] ? d->last.schema : "", d->last.schema[0] ? ": " : "", text);
 		text_line(st, out, line);

@@ -316,6 +316,27 @@ static void mark_unknown(struct digest_entry *e)
 		e->rate[k] = NAN;
 	e->avg_ms = NAN;
 	e->known = false;
+	e->time_bounded = false;
+	e->finished_ms = NAN;
+}
+
+/* The time of the dc calls that finished in the dt seconds since e was
+ * last read (dtot ns, the server adds a call's time when it ends): no call
+ * spent more than dt inside the interval, so the rate of total time is at
+ * most dc per second; above it, e holds the bound and the raw figure.
+ * Exact statistics only: sampled calls are lower bounds. */
+static void bound_finished(struct digest_entry *e, const struct digest_set *s, const char *key, uint64_t dc,
+			   uint64_t dtot, double dt)
+{
+	e->time_bounded = false;
+	e->finished_ms = NAN;
+	if (s->sampled || strncmp(key, "s:", 2) == 0 || !dc || !(dt > 0) || !isfinite(e->rate[DG_TOTAL_NS]))
+		return;
+	if ((double)dtot <= (double)dc * dt * 1e9)
+		return;
+	e->rate[DG_TOTAL_NS] = (double)dc * 1e9;
+	e->time_bounded = true;
+	e->finished_ms = (double)dtot / 1e6;
 }
 
 /* What one update works with: the set, the interval, and the slice read. */
@@ -342,6 +363,8 @@ static void update_new(struct digest_table *t, const struct dg_update *up, const
 		e->rate[k] = from_zero && (r->have >> k & 1) ? (double)r->c[k] / ndt : NAN;
 	e->avg_ms = from_zero && r->c[DG_CALLS] ? (double)r->c[DG_TOTAL_NS] / (double)r->c[DG_CALLS] / 1e6 : NAN;
 	e->known = from_zero;
+	bound_finished(e, up->s, r->key, from_zero && (r->have >> DG_CALLS & 1) ? r->c[DG_CALLS] : 0,
+		       r->c[DG_TOTAL_NS], ndt);
 	e->samples = up->s->sampled && from_zero ? r->samples : 0;
 	e->p95_ms = NAN;
 	e->moved = true;
@@ -366,6 +389,8 @@ static void update_seen(struct digest_table *t, const struct dg_update *up, stru
 				     ? (double)(r->c[k] - e->last.c[k]) / edt : NAN;
 		uint64_t dc = r->c[DG_CALLS] - e->last.c[DG_CALLS];
 		e->avg_ms = dc ? (double)(r->c[DG_TOTAL_NS] - e->last.c[DG_TOTAL_NS]) / (double)dc / 1e6 : NAN;
+		bound_finished(e, s, r->key, (r->have >> DG_CALLS & 1) && (e->last.have >> DG_CALLS & 1) ? dc : 0,
+			       r->c[DG_TOTAL_NS] - e->last.c[DG_TOTAL_NS], edt);
 	} else {
 		mark_unknown(e);
 	}
@@ -404,6 +429,8 @@ static void update_unseen(struct digest_table *t, const struct dg_update *up)
 			for (int k = 0; k < DG__COUNT; k++)
 				e->rate[k] = (e->last.have >> k & 1) ? 0 : NAN;
 			e->avg_ms = NAN;
+			e->time_bounded = false;
+			e->finished_ms = NAN;
 			e->known = true;
 			e->moved = false;
 		} else {

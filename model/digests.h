@@ -133,6 +133,13 @@ struct digest_entry {
 	 * seen once or not at all; then avg_ms is NaN) */
 	uint64_t samples;
 	bool calls_lower;
+	/* statement statistics add a call's whole time when it finishes: when
+	 * the calls finished this interval took longer than the interval
+	 * (Δtotal > Δcalls x Δt), their time inside it is at most Δcalls x Δt,
+	 * and rate[DG_TOTAL_NS] holds that bound (avg_ms stays Δtotal /
+	 * Δcalls); finished_ms is then the raw Δtotal in ms (else NaN) */
+	bool time_bounded;
+	double finished_ms;
 };
 
 struct digest_table {

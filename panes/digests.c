@@ -111,10 +111,24 @@ static void draw_details(const struct model *m, const struct digest_entry *e, st
 		}
 		fmt_fig(cum, a, sizeof a);
 		fmt_fig(e->known ? rate : NAN, b, sizeof b);
+		if (k == DG_TOTAL_NS && e->known && e->time_bounded) {
+			char v[40];
+			str_printf(v, sizeof v, "%s%s", cv->utf8 ? "\u2264" : "<=", b);
+			text_pad(b, sizeof b, v, 14, true, cv->utf8);   /* the mark is one column */
+		}
 		cv_printf(cv, y++, 0, R_VALUE, "%-20s %16s %14s", names[k], a, b);
 	}
 	fmt_fig(e->avg_ms, a, sizeof a);
 	cv_printf(cv, y++, 0, R_VALUE, "%-20s %16s %14s", "avg latency ms", "", a);
+	if (e->known && e->time_bounded && isfinite(e->avg_ms) && e->avg_ms > 0 && y < cv->h - 1) {
+		/* the server adds a call's time when it ends */
+		char note[320];
+		double calls = d_round(e->finished_ms / e->avg_ms);
+		str_printf(note, sizeof note, "%.0f call%s finished this interval after %.1f s each on average: their time "
+			   "before this interval was not visible until they finished; ms/s shows at most the interval per "
+			   "call", calls, calls == 1 ? "" : "s", e->avg_ms / 1000);
+		y = cv_wrap(cv, y, 0, R_NOTE, note, cv->h - 1);
+	}
 	/* its own sparkline of total ms per second */
 	if (y < cv->h) {
 		int i, n = (int)(e->hist_head < 60 ? e->hist_head : 60);
@@ -152,6 +166,12 @@ static void cell_ms(const struct dg_cellctx *x, char *buf, size_t len)
 {
 	const struct digest_entry *e = x->e;
 	fmt_fig(x->cum ? (double)e->last.c[DG_TOTAL_NS] / 1e6 : e->rate[DG_TOTAL_NS] / 1e6, buf, len);
+	if (!x->cum && e->time_bounded) {
+		/* calls that ran longer than the interval: at most this much */
+		char v[32];
+		str_printf(v, sizeof v, "%s%s", x->utf8 ? "\u2264" : "<=", buf);
+		str_copy(buf, len, v);
+	}
 }
 
 static void cell_calls(const struct dg_cellctx *x, char *buf, size_t len)
@@ -298,6 +318,16 @@ static void dg_line(const bool on[C__N], const struct digest_entry *e, bool cum,
 	}
 }
 
+/* Some row shown this interval has its time bounded (calls longer than
+ * the interval): the status says what the mark means. */
+static bool dg_any_bounded(const struct digest_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->e[i].known && !t->e[i].gone && !t->e[i].hidden && t->e[i].time_bounded)
+			return true;
+	return false;
+}
+
 static int digests_need(const struct model *m, const struct pane_view *v, int w, int *min)
 {
 	const struct digest_table *t = &m->dg;
@@ -311,7 +341,7 @@ static int digests_need(const struct model *m, const struct pane_view *v, int w,
 	if (n == 0)
 		return 2;
 	*min = 1 + (n < 3 ? n : 3);
-	return 2 + (t->lost_delta > 0) + t->sampled + n;
+	return 2 + (t->lost_delta > 0) + t->sampled + dg_any_bounded(t) + n;
 }
 
 /* The lines above the table: source, total, sort, mode; the estimate's
@@ -339,6 +369,9 @@ static int draw_status(const struct model *m, const struct pane_view *v, size_t 
 		cv_printf(cv, y++, 0, R_WARN, "digests cover %.0f%% of the statements%s%s%s", m->cov.share * 100,
 			  m->cov.reason ? ": " : "", m->cov.reason ? m->cov.reason : "",
 			  m->cov.reason ? "; ~ rows: sampled from their sessions (estimates, time scaled to the measured)" : "");
+	if (!cum && dg_any_bounded(t) && y < cv->h && cv->h >= want + 2)
+		cv_printf(cv, y++, 0, R_NOTE, "%s ms/s: calls that ran longer than the interval count at most the interval each",
+			  cv->utf8 ? "\u2264" : "<=");
 	if (t->lost_delta > 0 && y < cv->h && cv->h >= want + 2)
 		cv_printf(cv, y++, 0, R_WARN, "%llu statements not tracked this interval: %s",
 			  (unsigned long long)t->lost_delta,

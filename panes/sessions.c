@@ -592,7 +592,8 @@ static void draw_details(const struct model *m, const struct pane_view *v, const
 			else
 				str_copy(cs, sizeof cs, "-");
 			if (d->known && isfinite(d->rate[DG_TOTAL_NS]))
-				str_printf(ms, sizeof ms, "%.1f", d->rate[DG_TOTAL_NS] / 1e6);
+				str_printf(ms, sizeof ms, "%s%.1f", d->time_bounded ? (cv->utf8 ? "\u2264" : "<=") : "",
+					   d->rate[DG_TOTAL_NS] / 1e6);   /* calls longer than the interval: at most */
 			else
 				str_copy(ms, sizeof ms, "-");
 			if (isfinite(d->avg_ms))

@@ -205,6 +205,80 @@ static void full_row(struct digest_set *s, const char *key, const uint64_t base[
 	r->first_seen = 1795860000.123;
 }
 
+/* Statement statistics add a call's whole time when it finishes: 5 calls
+ * of 40 s finishing in a 1 s interval spent at most 5 s in it. The row
+ * shows 5000 ms/s, marked bounded, with its true average; a row within
+ * the bound is untouched; the table's total, the ranking and the history
+ * use the bound; a sampled set (calls a lower bound) is never bounded. */
+static void test_finished_bound(void)
+{
+	struct digest_table t;
+	struct digest_set *s;
+	const struct digest_entry *l, *q;
+	char buf[128];
+
+	digest_table_init(&t);
+	s = set_new(false);
+	row3(s, "long", 10, 100000000000ull, 10);
+	row3(s, "short", 100, 1000000000ull, 100);
+	row3(s, "third", 1, 1000000000ull, 1);
+	feed(&t, s, NAN, true, W0);
+	s = set_new(false);
+	/* 5 x 40038.8 ms = 200194 ms; 100 x 10 ms; third: 1 call of 1.5 s in 2 s */
+	row3(s, "long", 15, 100000000000ull + 200194000000ull, 15);
+	row3(s, "short", 200, 2000000000ull, 200);
+	row3(s, "third", 2, 2500000000ull, 2);
+	feed(&t, s, 1.0, false, W0 + 1);
+	l = find(&t, "long");
+	q = find(&t, "short");
+	CHECK(l && l->known && near(l->rate[DG_TOTAL_NS] / 1e6, 5000),
+	      tname("finished bound: 5 calls x 40 s in a 1 s interval -> 5000 ms/s (got %.1f)", l ? l->rate[DG_TOTAL_NS] / 1e6 : NAN));
+	CHECK(l && l->time_bounded && near(l->finished_ms, 200194),
+	      tname("finished bound: the row is marked bounded, raw 200194 ms kept (got %.1f)", l ? l->finished_ms : NAN));
+	CHECK(l && near(l->avg_ms, 40038.8), tname("finished bound: avg stays the true 40038.8 ms (got %.3f)", l ? l->avg_ms : NAN));
+	CHECK(l && near(l->rate[DG_CALLS], 5), "finished bound: calls/s untouched (5)");
+	CHECK(l && near(hist_newest(l), 5000), "finished bound: the history holds the bound");
+	CHECK(q && !q->time_bounded && isnan(q->finished_ms) && near(q->rate[DG_TOTAL_NS] / 1e6, 1000) &&
+	      near(q->avg_ms, 10), "finished bound: a row within the bound untouched (1000 ms/s, 10 ms avg, no flag)");
+	/* third: 1 call of 1.5 s with dt 1 -> bounded to 1000 */
+	CHECK(near(t.total_ms_per_s, 5000 + 1000 + 1000), tname("finished bound: the table total sums the bounds (got %.1f)", t.total_ms_per_s));
+	CHECK(strcmp(top_keys(&t, DGS_TOTAL, false, 3, buf, sizeof buf), "long short third") == 0,
+	      tname("finished bound: ranked by the bound (got %s)", buf));
+
+	/* the next interval with the same dt of 2 s: 1 call of 1.5 s is within */
+	s = set_new(false);
+	row3(s, "long", 15, 300194000000ull, 15);
+	row3(s, "short", 300, 3000000000ull, 300);
+	row3(s, "third", 3, 4000000000ull, 3);
+	feed(&t, s, 2.0, false, W0 + 3);
+	l = find(&t, "long");
+	CHECK(l && !l->time_bounded && near(l->rate[DG_TOTAL_NS], 0), "finished bound: no calls next -> 0, flag cleared");
+	CHECK(!find(&t, "third")->time_bounded && near(find(&t, "third")->rate[DG_TOTAL_NS] / 1e6, 750),
+	      "finished bound: 1 call of 1.5 s in a 2 s interval is within (750 ms/s)");
+	CHECK(near(t.total_ms_per_s, 500 + 750), tname("finished bound: total back to the raw sum (got %.1f)", t.total_ms_per_s));
+	/* a reset: unknown, no flag */
+	s = set_new(false);
+	row3(s, "long", 1, 90000000000ull, 1);
+	feed(&t, s, 1.0, false, W0 + 4);
+	l = find(&t, "long");
+	CHECK(l && !l->known && !l->time_bounded, "finished bound: a reset row is unknown, not bounded");
+	digest_table_free(&t);
+
+	/* a sampled set: its calls are a lower bound, its time not bounded per call */
+	digest_table_init(&t);
+	s = set_new(false);
+	s->sampled = true;
+	row3(s, "smp", 1, 0, 0);
+	feed(&t, s, NAN, true, W0);
+	s = set_new(false);
+	s->sampled = true;
+	row3(s, "smp", 2, 3000000000ull, 0);
+	feed(&t, s, 1.0, false, W0 + 1);
+	l = find(&t, "smp");
+	CHECK(l && !l->time_bounded && near(l->rate[DG_TOTAL_NS] / 1e6, 3000), "finished bound: sampled rows left alone");
+	digest_table_free(&t);
+}
+
 static void test_steady(void)
 {
 	static const char *const names[DG__COUNT] = {
@@ -1649,6 +1723,43 @@ static void test_json_mysql(void)
 	fx_free(&f);
 }
 
+/* The same through the model and the JSON record with performance_schema
+ * (MySQL / MariaDB add at completion too): the members only on the
+ * bounded row. */
+static void test_finished_bound_json(void)
+{
+	struct caps c;
+	struct model m;
+	struct sample s;
+	struct digest_set *d;
+	char *j;
+
+	my_caps(&c, "10.11.6-MariaDB", "mariadb.org binary distribution", false);
+	model_init(&m, 8);
+	model_set_caps(&m, &c);
+	d = set_new(false);
+	row3(d, "shop/aa", 0, 0, 0);
+	row3(d, "shop/bb", 10, 10000000ull, 10);
+	up_sample(&s, 0, 1, d);
+	model_update(&m, &s);
+	digest_set_free(d);
+	d = set_new(false);
+	row3(d, "shop/aa", 5, 200194000000ull, 5);
+	row3(d, "shop/bb", 20, 20000000ull, 20);
+	up_sample(&s, 1, 1, d);
+	model_update(&m, &s);
+	digest_set_free(d);
+	j = json_of(&m, 20);
+	CHECK(strstr(j, "\"calls_per_s\":5,\"total_ms_per_s\":5000,\"avg_ms\":40038.8,\"rows_per_s\":5,\"share\":0.998,"
+			"\"time_bounded\":true,\"total_ms_finished\":200194}") != NULL,
+	      "finished bound json: bounded row 5000 ms/s, avg 40038.8, time_bounded, total_ms_finished 200194");
+	CHECK(strstr(j, "\"calls_per_s\":10,\"total_ms_per_s\":10,\"avg_ms\":1,\"rows_per_s\":10,\"share\":0.002}") != NULL,
+	      "finished bound json: the other row has no new member");
+	CHECK(m.dg.total_ms_per_s == 5010, tname("finished bound json: total_ms_per_s 5010 (got %.1f)", m.dg.total_ms_per_s));
+	free(j);
+	model_free(&m);
+}
+
 static void test_json_none(void)
 {
 	struct model m;
@@ -2646,6 +2757,8 @@ int main(void)
 	/* 1. the delta table */
 	test_first_appearance();
 	test_steady();
+	test_finished_bound();
+	test_finished_bound_json();
 	test_counter_down();
 	test_epoch();
 	test_partial();
