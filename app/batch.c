@@ -137,6 +137,11 @@ static void json_coverage(const struct model *m, struct strbuf *out)
 
 void batch_json(const struct model *m, const char *host, int top, struct strbuf *out)
 {
+	batch_json_sessions(m, host, top, false, out);
+}
+
+void batch_json_sessions(const struct model *m, const char *host, int top, bool sessions, struct strbuf *out)
+{
 	struct notes n;
 	int i;
 	bool first = true;
@@ -206,8 +211,45 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
 		struct finding f[FINDINGS_MAX];
 		findings_json(f, findings_eval(m, f, FINDINGS_MAX), out);
 	}
+	if (sessions) {
+		struct session_set none = {.status = SESS_NOT_READ};
+		session_set_json(out, m->sessions ? m->sessions : &none);
+	}
 	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
 		  m->last.nqueries);
+}
+
+void batch_text_sessions(const struct model *m, struct strbuf *out)
+{
+	const struct session_set *ss = m->sessions;
+	struct session_counts c;
+	char line[160 + 1];
+	if (!ss) {
+		sb_puts(out, "  sessions: not read\n");
+		return;
+	}
+	session_counts(ss, &c);
+	str_printf(line, sizeof line, "  sessions: %u (%u active, %u waiting for lock, %u idle in transaction, %u idle, "
+		   "%u background, %u other)%s%s", c.total, c.active, c.lock_wait, c.idle_in_trx, c.idle, c.background,
+		   c.other, ss->note[0] ? "; " : "", ss->note);
+	sb_puts(out, text_sanitize(line));
+	sb_putc(out, '\n');
+	for (size_t i = 0; i < ss->n; i++) {
+		const struct session *s = &ss->s[i];
+		if (s->cls != SC_LOCK_WAIT)
+			continue;
+		char q[80] = "";
+		if (s->query)
+			str_copy(q, sizeof q, s->query);
+		if (s->blocked_by)
+			str_printf(line, sizeof line, "    %lld %s waits %.0f s for %lld%s: %s", s->id, s->user, s->state_s,
+				   s->blocked_by, s->nblockers > 1 ? " and others" : "", q);
+		else
+			str_printf(line, sizeof line, "    %lld %s waits %.0f s (blocker not known): %s", s->id, s->user,
+				   s->state_s, q);
+		sb_puts(out, text_sanitize(line));
+		sb_putc(out, '\n');
+	}
 }
 
 /* ---- the text form: like top -b ---- */

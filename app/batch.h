@@ -11,6 +11,13 @@
 /* Append one JSON record (no newline) for the model's newest interval,
  * with the top n statement digests by total time. */
 void batch_json(const struct model *m, const char *host, int top, struct strbuf *out);
+/* batch_json, and with sessions (--sessions) the members
+ * "sessions_status", "sessions_count", "sessions" (model/sessions.h
+ * session_set_json; "not read" and [] when the model has no list). */
+void batch_json_sessions(const struct model *m, const char *host, int top, bool sessions, struct strbuf *out);
+/* --sessions in the text form: one line "  sessions: N (a active, w waiting
+ * for lock, ...)" and one per session waiting for a lock, with its blocker. */
+void batch_text_sessions(const struct model *m, struct strbuf *out);
 /* What the text form keeps from one record to the next. */
 struct batch_text_state {
 	bool wide;                 /* --wide: lines are not cut at 160 columns */

@@ -48,6 +48,8 @@ struct opts {
 	bool ascii;               /* --ascii */
 	bool read_only;           /* --read-only */
 	double tune_ttl;          /* --tune-ttl, s; 0: until quit */
+	bool sessions;            /* --sessions: every session in each batch record */
+	long long explain_id;     /* --explain ID: print that session's plan and exit; 0: none */
 };
 
 /* The bundled incident recording (build/demo_rec.c, from recordings/). */
@@ -104,6 +106,10 @@ static void usage(FILE *f)
 	      "      --wide                text lines are not cut at 160 columns\n"
 	      "      --sample-hz N         session samples per second when the server has no\n"
 	      "                            statement statistics (default 10)\n"
+	      "      --sessions            every session of the server in each record (JSON:\n"
+	      "                            sessions_status, sessions; text: one summary line)\n"
+	      "      --explain ID          print the plan of session ID's statement (planned,\n"
+	      "                            never run) and exit\n"
 	      "screen:\n"
 	      "      --theme NAME|PATH     dark (default), light, mono, high-contrast, or a file\n"
 	      "      --ascii               no Unicode block or line characters\n"
@@ -121,6 +127,27 @@ static void usage(FILE *f)
 	      "      --help                this help\n"
 	      "      --version             print the version\n",
 	      f);
+}
+
+/* --explain ID: the plan of one session's statement on stdout (never
+ * run: see ops->explain), or why not on stderr; the exit status 0 / 1. */
+static int explain_and_exit(struct source *src, struct target *t, long long id)
+{
+	char err[NOTE_LEN] = "";
+	char *plan = xmalloc(65536);
+	int rc = -1;
+	if (!src->ops->explain)
+		str_copy(err, sizeof err, "this source cannot explain statements (a recording?)");
+	else
+		rc = src->ops->explain(src, id, NULL, plan, 65536, err, sizeof err);
+	if (rc == 0)
+		fputs(plan, stdout);
+	else
+		fprintf(stderr, "dbtop: explain %lld: %s\n", id, text_sanitize(err));
+	free(plan);
+	source_close(src);
+	target_free(t);
+	return rc == 0 ? 0 : 1;
 }
 
 /* Print "what 'arg'" about the command line and exit 2. */
@@ -213,6 +240,7 @@ enum {
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_WIDE, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 	OPT_TUNE_TTL, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
+	OPT_SESSIONS, OPT_EXPLAIN,
 };
 
 static const struct option long_opts[] = {
@@ -248,6 +276,8 @@ static const struct option long_opts[] = {
 	{"tune-ttl", required_argument, NULL, OPT_TUNE_TTL},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"sample-hz", required_argument, NULL, OPT_SAMPLE_HZ},
+	{"sessions", no_argument, NULL, OPT_SESSIONS},
+	{"explain", required_argument, NULL, OPT_EXPLAIN},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -320,6 +350,8 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_THEME: o->theme = optarg; break;
 		case OPT_ASCII: o->ascii = true; break;
 		case OPT_READ_ONLY: o->read_only = true; break;
+		case OPT_SESSIONS: o->sessions = true; break;
+		case OPT_EXPLAIN: o->explain_id = (long long)num_arg("--explain", optarg, 1, 9.2e18); break;
 		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
 		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
 		case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
@@ -476,7 +508,8 @@ int main(int argc, char **argv)
 	src.budget_ms = o.server_budget;
 	src.interval = o.interval;
 	src.read_only = o.read_only;
-	if (!o.batch && !ui_possible(err, sizeof err)) {
+	src.want_sessions = o.batch && o.sessions;
+	if (!o.batch && !o.explain_id && !ui_possible(err, sizeof err)) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		target_free(&t);
 		return 1;
@@ -487,6 +520,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	host = replaying ? rcfg.host : t.label;
+	if (o.explain_id)
+		return explain_and_exit(&src, &t, o.explain_id);
 	struct tuner *tuner = xcalloc(1, sizeof *tuner);
 	{
 		/* the journal is keyed by the server's own identity (caps); an older
@@ -562,9 +597,11 @@ int main(int argc, char **argv)
 		if (m.intervals > 1 && s.wall >= src.start_wall + o.from) {
 			out.len = 0;
 			if (o.json)
-				batch_json(&m, host, o.top < 0 ? 20 : o.top, &out);
+				batch_json_sessions(&m, host, o.top < 0 ? 20 : o.top, o.sessions, &out);
 			else
 				batch_text(&m, host, &txt, &out);
+			if (!o.json && o.sessions)
+				batch_text_sessions(&m, &out);
 			sb_putc(&out, '\n');
 			if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
 				break;

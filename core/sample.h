@@ -98,6 +98,7 @@ struct notes {
 struct digest_set;
 struct lock_set;
 struct wait_set;
+struct session_set;
 
 struct sample {
 	double mono;            /* s, CLOCK_MONOTONIC when counters were read */
@@ -133,9 +134,14 @@ struct sample {
 	 * costly summary table is read every few seconds): the previous
 	 * values stand, they are not "unknown" */
 	bool waits_skipped;
+	/* Every session of the server (model/sessions.h), or NULL when not
+	 * wanted (no sessions screen or tile, no --sessions) or not read.
+	 * Owned like the lock waits: freed by sample_release(); the model
+	 * keeps a copy. */
+	struct session_set *sessions;
 };
 
-/* Free what the sample owns (digests, lock waits, wait profile) and clear
+/* Free what the sample owns (digests, lock waits, wait profile, sessions) and clear
  * the pointers: one place for every consumer. */
 void sample_release(struct sample *s);
 

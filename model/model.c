@@ -98,6 +98,8 @@ void model_free(struct model *m)
 	ring_free(&m->lock_wait_ms);
 	lock_set_free(m->locks);
 	m->locks = NULL;
+	session_set_free(m->sessions);
+	m->sessions = NULL;
 	wait_table_free(&m->wt);
 	digest_table_free(&m->dg);
 }
@@ -225,6 +227,14 @@ static void update_locks(struct model *m, const struct sample *s, const struct s
 	ring_push(&m->lock_wait_ms, ms);
 }
 
+/* Sessions: keep a copy of the newest list read; a sample without one
+ * (not wanted, or DOWN) leaves none. */
+static void update_sessions(struct model *m, const struct sample *s)
+{
+	session_set_free(m->sessions);
+	m->sessions = s->state == STATE_UP && s->sessions ? session_set_copy(s->sessions) : NULL;
+}
+
 /* The bound of the sampled estimates of the statements the digests miss
  * (prepared statements), ms/s since the previous set of digests: the
  * time the server measured for those statements (statement/com/Execute):
@@ -322,6 +332,7 @@ void model_update(struct model *m, const struct sample *s)
 	}
 	update_coverage(m, s, p, dt);
 	update_locks(m, s, p, dt, fresh_conn);
+	update_sessions(m, s);
 	if (s->state == STATE_UP && !fresh_conn && !s->waits && s->waits_skipped) {
 		wait_table_hold(&m->wt);
 	} else {
@@ -334,11 +345,13 @@ void model_update(struct model *m, const struct sample *s)
 	m->last.digests = NULL;   /* the model never keeps the caller's rows */
 	m->last.locks = NULL;
 	m->last.waits = NULL;
+	m->last.sessions = NULL;
 	if (s->state == STATE_UP) {
 		m->prev_up = *s;
 		m->prev_up.digests = NULL;
 		m->prev_up.locks = NULL;
 		m->prev_up.waits = NULL;
+	m->prev_up.sessions = NULL;
 		m->have_prev = true;
 	}
 	if (s->settings_fresh) {

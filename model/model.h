@@ -10,6 +10,7 @@
 #include "../core/caps.h"
 #include "digests.h"
 #include "locks.h"
+#include "sessions.h"
 #include "waits.h"
 #include "ring.h"
 
@@ -99,6 +100,7 @@ struct model {
 	double dg_mono;           /* monotonic time of the last digest read, 0: none */
 	bool dg_fresh;            /* the newest sample updated dg (else its rates are an earlier read's) */
 	struct lock_set *locks;   /* newest lock snapshot (a copy), NULL: none */
+	struct session_set *sessions; /* newest session list (a copy), NULL: none read */
 	struct ring lock_waiting; /* sessions waiting on a lock, per interval */
 	struct ring lock_wait_ms; /* row-lock wait time, ms/s (MySQL: counter; PG: waiters x 1000) */
 	struct wait_table wt;     /* wait events */

@@ -98,6 +98,34 @@ void session_counts(const struct session_set *ss, struct session_counts *c);
 const char *session_class_name(enum session_class c);   /* "active", "waiting for lock", ... */
 const char *session_status_name(enum session_status st); /* "ok", "partial", "unavailable", "not read" */
 
+/* The session of this id, or NULL. */
+struct session *session_find(const struct session_set *ss, long long id);
+
+/* Columns the list sorts by. */
+enum session_col {
+	SCOL_ID = 0,
+	SCOL_USER,
+	SCOL_DB,
+	SCOL_CLIENT,
+	SCOL_APP,
+	SCOL_STATE,      /* by class (active, waiting, idle in transaction, idle, background, other), then state text */
+	SCOL_WAIT,
+	SCOL_STATE_S,    /* time in state */
+	SCOL_TRX_AGE,
+	SCOL_QUERY_S,
+	SCOL_QUERY,
+	SCOL_BLOCKED_BY,
+	SCOL__COUNT
+};
+/* The display order of ss by column col: order[0..ss->n) gets indexes
+ * into ss->s. Texts compare case-insensitively, times numerically
+ * (unknown / "" last whatever the direction); reverse flips the column's
+ * order only: ties go by id ascending both ways, so a row keeps its place
+ * among equals from one refresh to the next. */
+void session_sort(const struct session_set *ss, enum session_col col, bool reverse, size_t *order);
+/* Column name for titles and --sessions text ("id", "user", ...). */
+const char *session_col_name(enum session_col col);
+
 struct strbuf;
 /* The JSON members for --batch --sessions: ,"sessions_status":"...",
  * "sessions":[...] (one object per session; statement texts as in the

@@ -64,6 +64,32 @@ static int tune_action(struct sampler *sp, int what, long long id, const char *v
 	return rc < 0 ? -1 : 0;
 }
 
+/* Run an explain request on this thread and publish its outcome. */
+static void explain_action(struct sampler *sp, long long id, const struct session_ident *who)
+{
+	struct source *src = sp->src;
+	char err[NOTE_LEN] = "";
+	int rc = -1;
+	if (!sp->ex_plan)
+		sp->ex_plan = xmalloc(SAMPLER_PLAN_MAX);
+	sp->ex_plan[0] = '\0';
+	if (!src->ops->explain)
+		str_copy(err, sizeof err, "this source cannot explain statements");
+	else if (!src->connected)
+		str_copy(err, sizeof err, "not connected");
+	else
+		rc = src->ops->explain(src, id, who, sp->ex_plan, SAMPLER_PLAN_MAX, err, sizeof err);
+	pthread_mutex_lock(&sp->mu);
+	sp->ex_pending = false;
+	sp->ex_rc = rc;
+	str_copy(sp->ex_err, sizeof sp->ex_err, err);
+	sp->ex_done = true;
+	pthread_mutex_unlock(&sp->mu);
+	if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
+		/* the UI is gone */
+	}
+}
+
 /* The worker: tick, queue, wait for the next tick. */
 static void *worker(void *arg)
 {
@@ -73,7 +99,8 @@ static void *worker(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&sp->mu);
-		while (!sp->stop && !sp->act && !sp->probe_wanted && !sp->self_paced && clock_mono() < next) {
+		while (!sp->stop && !sp->act && !sp->ex_pending && !sp->probe_wanted && !sp->self_paced &&
+		       clock_mono() < next) {
 			struct source *src = sp->src;
 			if (src->connected && src->wants_subsample && src->ops->subsample && src->sub_hz > 0) {
 				if (clock_mono() >= next_sub) {
@@ -92,6 +119,13 @@ static void *worker(void *arg)
 		if (sp->stop) {
 			pthread_mutex_unlock(&sp->mu);
 			break;
+		}
+		if (sp->ex_pending && !sp->act) {
+			long long id = sp->ex_id;
+			struct session_ident who = sp->ex_who;
+			pthread_mutex_unlock(&sp->mu);
+			explain_action(sp, id, &who);
+			continue;
 		}
 		if (sp->probe_wanted && !sp->act) {
 			sp->probe_wanted = false;
@@ -298,6 +332,47 @@ bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out)
 	return changed;
 }
 
+void sampler_want_sessions(struct sampler *sp, bool want)
+{
+	pthread_mutex_lock(&sp->mu);
+	sp->src->want_sessions = want;
+	pthread_mutex_unlock(&sp->mu);
+}
+
+bool sampler_explain_request(struct sampler *sp, long long id, const struct session_ident *who)
+{
+	bool ok;
+	pthread_mutex_lock(&sp->mu);
+	ok = !sp->ex_pending;
+	if (ok) {
+		sp->ex_pending = true;
+		sp->ex_id = id;
+		if (who)
+			sp->ex_who = *who;
+		else
+			memset(&sp->ex_who, 0, sizeof sp->ex_who);
+		sp->ex_done = false;
+		pthread_cond_broadcast(&sp->cv);
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return ok;
+}
+
+bool sampler_explain_result(struct sampler *sp, int *rc, char **plan, char *err, size_t elen)
+{
+	bool done;
+	pthread_mutex_lock(&sp->mu);
+	done = sp->ex_done;
+	if (done) {
+		*rc = sp->ex_rc;
+		*plan = sp->ex_rc == 0 ? xstrdup(sp->ex_plan ? sp->ex_plan : "") : NULL;
+		str_copy(err, elen, sp->ex_err);
+		sp->ex_done = false;
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return done;
+}
+
 bool sampler_busy(struct sampler *sp)
 {
 	bool b;
@@ -367,6 +442,8 @@ bool sampler_stop(struct sampler *sp, double max_wait)
 	sp->q = NULL;
 	free(sp->tv);
 	sp->tv = NULL;
+	free(sp->ex_plan);
+	sp->ex_plan = NULL;
 	pthread_mutex_destroy(&sp->mu);
 	pthread_cond_destroy(&sp->cv);
 	return true;

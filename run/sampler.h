@@ -50,7 +50,18 @@ struct sampler {
 	bool probe_wanted;       /* read the tunables again (the screen shows them) */
 	struct tune_view *tv;    /* published copy, under mu */
 	unsigned tv_gen;         /* bumps with every publication */
+	/* explain (ops->explain): one request at a time, under mu */
+	bool ex_pending;
+	long long ex_id;
+	struct session_ident ex_who;
+	bool ex_done;
+	int ex_rc;
+	char *ex_plan;           /* SAMPLER_PLAN_MAX bytes, worker-filled */
+	char ex_err[NOTE_LEN];
 };
+
+/* Bytes of plan text an explain returns at most. */
+#define SAMPLER_PLAN_MAX 65536
 
 /* Tuning requests (the act slot; act_id is the tunables[] index or the
  * journal seq). */
@@ -88,6 +99,17 @@ bool sampler_busy(struct sampler *sp);
 /* The outcome of the requested action once done (then cleared): true with
  * rc and msg filled. */
 bool sampler_action_result(struct sampler *sp, int *rc, char *msg, size_t len);
+/* Read the session list on every refresh (the sessions screen or tile
+ * shows it) or stop reading it; from the next refresh on. */
+void sampler_want_sessions(struct sampler *sp, bool want);
+/* Ask the worker for the plan of session id's current statement
+ * (ops->explain; who: the session as the screen showed it, checked on
+ * PostgreSQL). False when one is still pending. */
+bool sampler_explain_request(struct sampler *sp, long long id, const struct session_ident *who);
+/* The outcome once done (then cleared): true with rc 0 and *plan (a
+ * malloc'd string the caller frees), or rc -1, *plan NULL and why in err. */
+bool sampler_explain_result(struct sampler *sp, int *rc, char **plan, char *err, size_t elen);
+
 /* Ask the worker to stop and wait for it at most max_wait seconds. False
  * when it is still busy (inside a query): then the source must not be
  * touched; process exit ends the thread. */

@@ -19,6 +19,7 @@
 #include "../model/digests.h"
 #include "fallback.h"
 #include "mysql_map.h"
+#include "sessions_map.h"
 #include "mysql_locks_map.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
@@ -970,6 +971,126 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 	return 0;
 }
 
+/* The session list, one statement (bounded by the session's statement
+ * time limit), only while wanted; paced under --server-budget; linked to
+ * the lock graph of this sample when it was read. Returns -1 (sample
+ * failed) only when the connection is lost. */
+static int my_read_sessions(struct source *src, struct sample *out, bool busy)
+{
+	struct my_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	bool failed, stalled = false;
+	char err[NOTE_LEN];
+	double ms = 0, now = clock_mono();
+	MYSQL_ROW row;
+
+	if (!src->want_sessions) {
+		source_sessions_forget(src);
+		return 0;
+	}
+	if ((out->sessions = source_sessions_reuse(src, now, busy))) {
+		session_set_link_locks(out->sessions, out->locks);
+		return 0;
+	}
+	struct session_set *ss = session_set_new();
+	out->sessions = ss;
+	if (c->flavour == FLAVOUR_MYSQL && !c->ps_readable) {
+		ss->status = SESS_UNAVAILABLE;
+		str_copy(ss->note, sizeof ss->note, "the session list needs performance_schema (ON, and SELECT on it)");
+		return 0;
+	}
+	MYSQL_RES *res = my_query(src, sessions_my_sql(c->flavour, c->priv_process), err, sizeof err, &failed,
+				  &stalled, &ms);
+	out->query_ms += ms;
+	out->nqueries++;
+	ss->query_ms = ms;
+	if (failed) {
+		unsigned e = mysql_errno(p->db);
+		if (e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR) {
+			str_copy(out->error, sizeof out->error, err);
+			out->state = stalled ? STATE_STALLED : STATE_DOWN;
+			return -1;
+		}
+		ss->status = SESS_UNAVAILABLE;
+		str_copy(ss->note, sizeof ss->note, err);
+		source_sessions_read(src, ss, ms, now);
+		return 0;
+	}
+	unsigned nf = res ? mysql_num_fields(res) : 0;
+	while (res && (row = mysql_fetch_row(res)))
+		sessions_my_row(ss, c->flavour, (const char *const *)row, (int)nf);
+	if (res)
+		mysql_free_result(res);
+	sessions_my_finish(ss, c->flavour, c->priv_process, src->tgt ? src->tgt->user : NULL);
+	source_sessions_read(src, ss, ms, now);
+	session_set_link_locks(ss, out->locks);
+	return 0;
+}
+
+/* The plan of a session's running statement, never run here: MySQL 8
+ * EXPLAIN FOR CONNECTION, MariaDB SHOW EXPLAIN FOR (both explain what
+ * that connection runs now). Its statement is checked first (the kinds an
+ * explain plans, one statement). */
+static int my_explain(struct source *src, long long id, const struct session_ident *who, char *plan, size_t len,
+		      char *err, size_t elen)
+{
+	struct my_priv *p = src->priv;
+	bool failed, stalled;
+	char q[160];
+	MYSQL_ROW row;
+	(void)who;
+	plan[0] = '\0';
+	if (id <= 0) {
+		str_printf(err, elen, "%lld is not a connection id", id);
+		return -1;
+	}
+	str_printf(q, sizeof q, "SELECT COMMAND, INFO FROM information_schema.PROCESSLIST WHERE ID = %lld", id);
+	MYSQL_RES *res = my_query(src, q, err, elen, &failed, &stalled, NULL);
+	if (failed)
+		return -1;
+	row = res ? mysql_fetch_row(res) : NULL;
+	bool ok = false;
+	if (!row)
+		str_printf(err, elen, "session %lld has ended (or is another user's: GRANT PROCESS ON *.* TO the "
+			   "monitoring user)", id);
+	else if (!row[1])
+		str_printf(err, elen, "session %lld runs no statement now (%s): only a running statement can be "
+			   "explained", id, row[0] ? row[0] : "?");
+	else
+		ok = explain_text_ok(row[1], err, elen);
+	if (res)
+		mysql_free_result(res);
+	if (!ok) {
+		text_sanitize(err);
+		return -1;
+	}
+	str_printf(q, sizeof q, src->caps.flavour == FLAVOUR_MARIADB ? "SHOW EXPLAIN FOR %lld" :
+		   "EXPLAIN FOR CONNECTION %lld", id);
+	res = my_query(src, q, err, elen, &failed, &stalled, NULL);
+	if (failed)
+		return -1;
+	unsigned nf = res ? mysql_num_fields(res) : 0;
+	MYSQL_FIELD *f = res ? mysql_fetch_fields(res) : NULL;
+	size_t n = 0;
+	for (unsigned k = 0; k < nf && n < len; k++)
+		n += str_printf(plan + n, len - n, "%s%s", k ? " | " : "", f[k].name);
+	if (n < len)
+		n += str_printf(plan + n, len - n, "\n");
+	while (res && n < len && (row = mysql_fetch_row(res))) {
+		for (unsigned k = 0; k < nf && n < len; k++) {
+			char v[512];
+			str_copy(v, sizeof v, row[k] ? row[k] : "NULL");
+			n += str_printf(plan + n, len - n, "%s%s", k ? " | " : "", text_sanitize(v));
+		}
+		if (n < len)
+			n += str_printf(plan + n, len - n, "\n");
+	}
+	if (res)
+		mysql_free_result(res);
+	(void)p;
+	return 0;
+}
+
 /* The identity of session id now (for the check and the message of a
  * refused action); present false when the session is gone. -1 when the
  * read failed (err set). */
@@ -1501,6 +1622,11 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 				   "performance_schema, read every %.0f s", p->dg_next - now + 0.1);
 	}
 
+	/* busy: a costly lock graph or a paced digest read this refresh */
+	if (my_read_sessions(src, out, (src->lk_last && src->lk_read >= t0) ||
+					       (c->ps_digests && !out->digests_skipped && p->dg_next > clock_mono() + 0.5)) < 0)
+		return -1;
+
 	if (want_settings) {
 		res = my_query(src,
 			       "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit',"
@@ -1534,4 +1660,5 @@ const struct source_ops mysql_source_ops = {
 	.subsample = my_subsample,
 	.act = my_act,
 	.tune = my_tune,
+	.explain = my_explain,
 };

@@ -17,6 +17,7 @@
 #include "fallback.h"
 #include "pg_map.h"
 #include "pg_locks_map.h"
+#include "sessions_map.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
 
@@ -793,6 +794,61 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 	return 0;
 }
 
+/* The session list (pg_stat_activity), one statement, only while wanted;
+ * paced under --server-budget. Returns -1 (sample failed) only when the
+ * connection is lost or still busy; a refusal or a time-out is told on
+ * the pane. */
+static int pg_read_sessions(struct source *src, struct sample *out, bool busy)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	bool stalled;
+	char q[4096], err[NOTE_LEN];
+	double ms = 0, now = clock_mono();
+
+	if (!src->want_sessions) {
+		source_sessions_forget(src);
+		return 0;
+	}
+	if ((out->sessions = source_sessions_reuse(src, now, busy)))
+		return 0;
+	struct session_set *ss = session_set_new();
+	out->sessions = ss;
+	if (!sessions_pg_sql_timed(q, sizeof q, src->caps.version_num, (long)(src->query_timeout * 500))) {
+		ss->status = SESS_UNAVAILABLE;
+		str_copy(ss->note, sizeof ss->note, "session query too long for its buffer");
+		return 0;
+	}
+	int rc = pg_run(src, q, &rs, err, sizeof err, &stalled, &ms);
+	out->query_ms += ms;
+	out->nqueries++;
+	p->own_xacts++;
+	ss->query_ms = ms;
+	if (rc < 0) {
+		if (PQstatus(p->db) == CONNECTION_BAD || PQtransactionStatus(p->db) == PQTRANS_ACTIVE) {
+			str_copy(out->error, sizeof out->error, err);
+			out->state = stalled ? STATE_STALLED : STATE_DOWN;
+			return -1;
+		}
+		ss->status = SESS_UNAVAILABLE;
+		str_copy(ss->note, sizeof ss->note, err);
+		source_sessions_read(src, ss, ms, now);
+		return 0;
+	}
+	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
+	int n = r ? PQntuples(r) : 0;
+	for (int i = 0; i < n; i++) {
+		const char *cl[SPG__COUNT];
+		for (int k = 0; k < SPG__COUNT; k++)
+			cl[k] = cell(r, i, k);
+		sessions_pg_row(ss, cl, SPG__COUNT);
+	}
+	pg_results_clear(&rs);
+	sessions_pg_finish(ss, PQuser(p->db));
+	source_sessions_read(src, ss, ms, now);
+	return 0;
+}
+
 static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 {
 	struct pg_priv *p = src->priv;
@@ -993,6 +1049,9 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	pg_results_clear(&rs);
 	/* busy: this refresh read a costly pg_stat_statements */
 	if (pg_read_locks(src, out, waiting, dg_read && p->dg_next > clock_mono() + 0.5) < 0)
+		return -1;
+	if (pg_read_sessions(src, out, (dg_read && p->dg_next > clock_mono() + 0.5) ||
+					       (out->locks && out->locks->query_ms > 0 && out->locks->age_s == 0)) < 0)
 		return -1;
 	out->state = STATE_UP;
 	return 0;
@@ -1359,6 +1418,92 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 	return -1;
 }
 
+/* The plan of a session's statement, read again from pg_stat_activity
+ * (the session `who` describes: the same backend_start) and planned, not
+ * run: EXPLAIN (GENERIC_PLAN on 16+ for $n parameters) through the
+ * extended protocol (one statement only), inside BEGIN READ ONLY ...
+ * ROLLBACK with the query time limit. */
+static int pg_explain(struct source *src, long long id, const struct session_ident *who, char *plan, size_t len,
+		      char *err, size_t elen)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	bool stalled;
+	char q[256];
+	plan[0] = '\0';
+	if (id <= 0 || id > 0x7fffffff) {
+		str_printf(err, elen, "%lld is not a backend pid", id);
+		return -1;
+	}
+	str_printf(q, sizeof q,
+		   "SELECT query, state, datname, datname = current_database(), " PG_US("backend_start")
+		   ", backend_type FROM pg_stat_activity WHERE pid = %lld", id);
+	if (pg_run(src, q, &rs, err, elen, &stalled, NULL) < 0)
+		return -1;
+	p->own_xacts++;
+	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
+	if (!r || PQntuples(r) < 1) {
+		pg_results_clear(&rs);
+		str_printf(err, elen, "session %lld has ended", id);
+		return -1;
+	}
+	const char *text = cell(r, 0, 0), *state = cell(r, 0, 1), *db = cell(r, 0, 2), *same = cell(r, 0, 3);
+	const char *start = cell(r, 0, 4), *type = cell(r, 0, 5);
+	int rc = -1;
+	char *stmt = NULL;
+	if (who && who->known && who->start_us && (!start || strtoll(start, NULL, 10) != who->start_us))
+		str_printf(err, elen, "session %lld is not the one you saw (it started at another time): nothing "
+			   "explained", id);
+	else if (!text || strcmp(text, "<insufficient privilege>") == 0)
+		str_printf(err, elen, "session %lld's statement is not visible to this role: GRANT "
+			   "pg_read_all_stats TO %s", id, PQuser(p->db));
+	else if (type && strcmp(type, "client backend") != 0)
+		str_printf(err, elen, "session %lld is a %s, not a client's statement", id, type);
+	else if (same && same[0] != 't')
+		str_printf(err, elen, "session %lld runs in database %s, dbtop is connected to %s: connect dbtop "
+			   "there to explain it", id, db ? db : "?", PQdb(p->db));
+	else if (explain_text_ok(text, err, elen))
+		stmt = xmalloc(strlen(text) + 64);
+	if (stmt && !explain_pg_sql(stmt, strlen(text) + 64, text, src->caps.version_num, err, elen)) {
+		free(stmt);
+		stmt = NULL;
+	}
+	bool idle = state && strcmp(state, "active") != 0;
+	pg_results_clear(&rs);
+	if (!stmt)
+		return -1;
+	text_sanitize(err);
+	/* never executed: a read-only transaction, rolled back, and a plan only */
+	char begin[96];
+	str_printf(begin, sizeof begin, "BEGIN READ ONLY; SET LOCAL statement_timeout = %ld",
+		   (long)(src->query_timeout * 1000));
+	if (pg_run(src, begin, &rs, err, elen, &stalled, NULL) < 0) {
+		free(stmt);
+		return -1;
+	}
+	pg_results_clear(&rs);
+	p->own_xacts++;
+	PGresult *er = PQexecParams(p->db, stmt, 0, NULL, NULL, NULL, NULL, 0);
+	free(stmt);
+	if (PQresultStatus(er) != PGRES_TUPLES_OK) {
+		pg_errcpy(err, elen, PQresultErrorMessage(er));
+	} else {
+		size_t n = 0;
+		if (idle)
+			n += str_copy(plan, len, "(the session's last statement: it is idle now)\n");
+		for (int i = 0; i < PQntuples(er) && n < len; i++) {
+			char line[1024];
+			str_copy(line, sizeof line, PQgetvalue(er, i, 0));
+			n += str_printf(plan + n, len - n, "%s\n", text_sanitize(line));
+		}
+		rc = 0;
+	}
+	PQclear(er);
+	PGresult *rb = PQexec(p->db, "ROLLBACK");
+	PQclear(rb);
+	return rc;
+}
+
 const struct source_ops pg_source_ops = {
 	.name = "postgresql",
 	.connect = pg_connect,
@@ -1367,4 +1512,5 @@ const struct source_ops pg_source_ops = {
 	.subsample = pg_subsample,
 	.act = pg_act,
 	.tune = pg_tune,
+	.explain = pg_explain,
 };

@@ -224,9 +224,11 @@ void sample_release(struct sample *s)
 	digest_set_free(s->digests);
 	lock_set_free(s->locks);
 	wait_set_free(s->waits);
+	session_set_free(s->sessions);
 	s->digests = NULL;
 	s->locks = NULL;
 	s->waits = NULL;
+	s->sessions = NULL;
 }
 
 void source_close(struct source *src)
@@ -236,6 +238,7 @@ void source_close(struct source *src)
 	src->connected = false;
 	lock_set_free(src->lk_last);
 	src->lk_last = NULL;
+	source_sessions_forget(src);
 }
 
 static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../model/locks.h"
+#include "../model/sessions.h"
 #include "../core/tunables.h"
 #include "../core/caps.h"
 #include "../core/sample.h"
@@ -88,6 +89,19 @@ struct source_ops {
 	/* Optional: tuning (tune/tuner.c drives it, on the sampler thread).
 	 * Returns 0, or -1 with c->err. */
 	int (*tune)(struct source *src, struct tune_call *c);
+	/* Optional: the plan of session id's current statement, without
+	 * running it (never ANALYZE): MySQL 8 EXPLAIN FOR CONNECTION id,
+	 * MariaDB SHOW EXPLAIN FOR id, PostgreSQL EXPLAIN of the statement
+	 * text read again from pg_stat_activity for the session who describes
+	 * (who->known false: whatever it runs now), inside BEGIN READ ONLY ...
+	 * ROLLBACK with the query time limit; EXPLAIN (GENERIC_PLAN) for a
+	 * statement with $n parameters on 16+. Statements other than SELECT /
+	 * INSERT / UPDATE / DELETE / REPLACE / MERGE (WITH ... of those) and
+	 * several statements are refused before any SQL. Allowed under
+	 * --read-only (it changes nothing). Returns 0 with the plan's lines in
+	 * plan (cut at len), or -1 with why in err. */
+	int (*explain)(struct source *src, long long id, const struct session_ident *who, char *plan, size_t len,
+		       char *err, size_t elen);
 };
 
 #define SRC_ACT_TERMINATE 1
@@ -129,6 +143,13 @@ struct source {
 	struct lock_set *lk_last;  /* the last graph read, owned */
 	double lk_read, lk_next;   /* monotonic s it was read / of the next read */
 	uint32_t lk_gen;           /* conn_gen of lk_last */
+	/* sessions (model/sessions.h): read only while wanted (the sessions
+	 * screen or tile shows, or --sessions), paced under --server-budget
+	 * (source_sessions_reuse / source_sessions_read) */
+	bool want_sessions;
+	struct session_set *ss_last; /* the last list read, owned */
+	double ss_read, ss_next;   /* monotonic s it was read / of the next read */
+	uint32_t ss_gen;           /* conn_gen of ss_last */
 };
 
 /* The ops table for an engine, or NULL (sources/registry.c: links the
@@ -196,6 +217,18 @@ void source_locks_forget(struct source *src);
 /* After a lock read (LOCKS_READ or LOCKS_TIMED_OUT) that took ms: keep a
  * copy and schedule the next read. */
 void source_locks_read(struct source *src, const struct lock_set *ls, double ms, double now);
+
+/* Session list pacing, both engines (sources/sessions_pace.c). Before a
+ * session read: when the list read last is not due again yet, a copy of
+ * it, its age_s set and a note saying how old it is, to publish instead of
+ * reading (NULL: read now). busy: this refresh paid for another costly
+ * read already (a list just due waits one refresh more). */
+#define PACE_SHARE_SESSIONS 0.5
+struct session_set *source_sessions_reuse(struct source *src, double now, bool busy);
+/* After a session read that took ms: keep a copy, schedule the next. */
+void source_sessions_read(struct source *src, const struct session_set *ss, double ms, double now);
+/* Drop the kept list (not wanted any more, a new connection, closing). */
+void source_sessions_forget(struct source *src);
 
 /* Wait until monotonic time `until`, taking subsamples on the way when the
  * backend wants them; returns early when *stop becomes true. */

@@ -1,0 +1,53 @@
+/* sessions_pace.c - the session list under --server-budget: read on every
+ * refresh while it is cheap, else every few refreshes, the list read last
+ * standing in between (its age said). Both engines. */
+#include "source.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "../util/util.h"
+
+struct session_set *source_sessions_reuse(struct source *src, double now, bool busy)
+{
+	bool due = now >= src->ss_next && !(busy && now < src->ss_next + 1.0);
+	if (!src->ss_last || src->ss_gen != src->conn_gen || due)
+		return NULL;
+	struct session_set *ss = session_set_copy(src->ss_last);
+	double age = now - src->ss_read;
+	ss->age_s = age;
+	for (size_t i = 0; i < ss->n; i++) {
+		struct session *s = &ss->s[i];
+		/* what they were doing then, as long as it has lasted since */
+		s->state_s += age;
+		s->trx_age_s += age;
+		s->query_s += age;
+	}
+	char note[SESSION_NOTE_LEN];
+	str_printf(note, sizeof note, "list from %.0f s ago: it takes %.0f ms of server time to read, "
+		   "so it is read every %.0f s (--server-budget)%s%s", age, ss->query_ms,
+		   src->ss_next - src->ss_read + 0.1, ss->note[0] ? "; " : "", ss->note);
+	str_copy(ss->note, sizeof ss->note, note);
+	return ss;
+}
+
+void source_sessions_forget(struct source *src)
+{
+	session_set_free(src->ss_last);
+	src->ss_last = NULL;
+	src->ss_next = 0;
+}
+
+void source_sessions_read(struct source *src, const struct session_set *ss, double ms, double now)
+{
+	session_set_free(src->ss_last);
+	src->ss_last = NULL;
+	src->ss_next = source_pace_next(src, now, ms, PACE_SHARE_SESSIONS);
+	double iv = src->interval > 0 ? src->interval : 1;
+	/* kept only when some refresh before the next read will show it */
+	if (!ss || ss->status == SESS_UNAVAILABLE || ss->status == SESS_NOT_READ || src->ss_next <= now + iv / 2)
+		return;
+	src->ss_last = session_set_copy(ss);
+	src->ss_read = now;
+	src->ss_gen = src->conn_gen;
+}
