@@ -25,8 +25,15 @@
 #   BENCH_DBTOP_MODE [auto]  auto | screen | batch | baseline (see above)
 #   BENCH_DBTOP_KEY [6]  the sessions screen's key
 #   BENCH_INNOTOP_MODE [Q]   innotop's mode (Q: the query list, its session view)
-#   BENCH_PG_SESS_RE ['pg_stat_activity']  a statement of the session read (PostgreSQL, regex)
-#   BENCH_MY_SESS_RE ['PROCESSLIST']       the same on MariaDB (digest text, regex)
+#   BENCH_BUDGET0 [1]    also measure dbtop with --server-budget 0 (the session list read on
+#                        every refresh, as the peers do; by default a read that costs more than
+#                        half the 10 ms budget is done every few refreshes)
+#   The session read, by statement text (a regex; PostgreSQL: pg_stat_statements.query,
+#   MariaDB: performance_schema digest text):
+#   BENCH_PG_SESS_RE ['pg_stat_activity']  peers: every statement that reads the session list
+#   BENCH_MY_SESS_RE ['PROCESSLIST']
+#   BENCH_PG_DBTOP_RE ['pg_stat_activity a ORDER BY a\.pid']  dbtop: its one session statement
+#   BENCH_MY_DBTOP_RE ['PROCESSLIST.*ORDER BY']
 #   BENCH_PERF [1]       perf profile of dbtop's last window per engine (when perf exists)
 #   BENCH_OUT []         also write the markdown report there
 #   DBTOP_PG15_PORT [48415] DBTOP_MARIADB_PORT [48306]   sandbox ports
@@ -48,6 +55,9 @@ KEY=${BENCH_DBTOP_KEY:-6}
 INNOTOP_MODE=${BENCH_INNOTOP_MODE:-Q}
 PG_SESS_RE=${BENCH_PG_SESS_RE:-pg_stat_activity}
 MY_SESS_RE=${BENCH_MY_SESS_RE:-PROCESSLIST}
+PG_DBTOP_RE=${BENCH_PG_DBTOP_RE:-'pg_stat_activity a ORDER BY a\.pid'}
+MY_DBTOP_RE=${BENCH_MY_DBTOP_RE:-'PROCESSLIST.*ORDER BY'}
+BUDGET0=${BENCH_BUDGET0:-1}
 PERF=${BENCH_PERF:-1}
 OUT_MD=${BENCH_OUT:-}
 export DBTOP_PG15_PORT=${DBTOP_PG15_PORT:-48415} DBTOP_MARIADB_PORT=${DBTOP_MARIADB_PORT:-48306}
@@ -222,13 +232,13 @@ reset_stats() {
 # Poll the tool's cumulative server time once a second for $3 s into file $4:
 # "epoch sess_calls sess_ms all_calls all_ms". One client connection, one process.
 start_poller() {
-    local engine=$1 login=$2 n=$3 out=$4 i
+    local engine=$1 login=$2 n=$3 out=$4 re=$5 i
     case $engine in
     pg15)
         for ((i = 0; i <= n; i++)); do
             echo "SELECT extract(epoch FROM clock_timestamp()),
-                  coalesce(sum(calls) FILTER (WHERE query ~* '$PG_SESS_RE'), 0),
-                  coalesce(sum(total_exec_time + total_plan_time) FILTER (WHERE query ~* '$PG_SESS_RE'), 0),
+                  coalesce(sum(calls) FILTER (WHERE query ~* '$re'), 0),
+                  coalesce(sum(total_exec_time + total_plan_time) FILTER (WHERE query ~* '$re'), 0),
                   coalesce(sum(calls), 0), coalesce(sum(total_exec_time + total_plan_time), 0)
                   FROM pg_stat_statements WHERE userid = '$login'::regrole;"
             [ "$i" = "$n" ] || echo "SELECT pg_sleep(1 - extract(epoch FROM clock_timestamp())::numeric % 1) \\g /dev/null"
@@ -240,9 +250,9 @@ start_poller() {
         for ((i = 0; i <= n; i++)); do
             echo "SELECT UNIX_TIMESTAMP(NOW(6)),
                   (SELECT COALESCE(SUM(COUNT_STAR), 0) FROM performance_schema.events_statements_summary_by_digest AS bench_poll
-                    WHERE DIGEST_TEXT RLIKE '$MY_SESS_RE'),
+                    WHERE DIGEST_TEXT RLIKE '$re'),
                   (SELECT COALESCE(SUM(SUM_TIMER_WAIT), 0) / 1e9 FROM performance_schema.events_statements_summary_by_digest AS bench_poll
-                    WHERE DIGEST_TEXT RLIKE '$MY_SESS_RE'),
+                    WHERE DIGEST_TEXT RLIKE '$re'),
                   (SELECT COALESCE(SUM(COUNT_STAR), 0) FROM performance_schema.events_statements_summary_by_user_by_event_name AS bench_poll
                     WHERE USER = '$login'),
                   (SELECT COALESCE(SUM(SUM_TIMER_WAIT), 0) / 1e9 FROM performance_schema.events_statements_summary_by_user_by_event_name AS bench_poll
@@ -332,6 +342,7 @@ screen_of() { tm capture-pane -p -t "$1" 2>/dev/null | sed 's/[[:space:]]*$//' |
 # ---------------------------------------------------------------- measuring
 
 ROWS=() NOTES=() DETAILS=()
+declare -A PERF_LABEL=()
 
 # avg / median / max of the per-interval deltas of column $2 (cumulative ms) of poll file $1
 # over the intervals of the window; "n/a" without data.
@@ -350,10 +361,10 @@ interval_stats() {
 # Delta of column $2 between the first and the last line of poll file $1.
 poll_delta() { awk -v c="$2" 'NF >= 5 { if (!n++) a = $c; b = $c } END { print n ? b - a : "n/a" }' "$1"; }
 
-# measure ROUND ENGINE LABEL LOGIN SESSION CMD...
+# measure ROUND ENGINE LABEL LOGIN SESSION-READ-REGEX TMUX-SESSION CMD...
 measure() {
-    local round=$1 engine=$2 label=$3 login=$4 sess=$5
-    shift 5
+    local round=$1 engine=$2 label=$3 login=$4 re=$5 sess=$6
+    shift 6
     say "round $round, $engine: $label ($DURATION s)"
     local mix
     mix=$(session_mix "$engine" | tr -d '\r')
@@ -371,13 +382,14 @@ measure() {
     }
     local up0 up1 c0 c1 t0 t1 m0 m1 hwm k died=0 poll=$TMP/poll-$round-$engine-$sess
     up0=$(cut -d' ' -f1-3 /proc/loadavg)
-    start_poller "$engine" "$login" "$DURATION" "$poll"
+    start_poller "$engine" "$login" "$DURATION" "$poll" "$re"
     sleep 0.5
     m0=$(machine_jiffies) t0=$EPOCHREALTIME c0=$(tree_ticks "$TOOL_PID")
     local perf_pid=
     if [ "$PERF" = 1 ] && [ "$sess" = dbtop ] && [ "$round" = "$REPEAT" ] && command -v perf >/dev/null; then
         perf record -q -F 499 -g -p "$TOOL_PID" -o "$TMP/perf-$engine.data" -- sleep "$DURATION" >/dev/null 2>&1 &
         perf_pid=$!
+        PERF_LABEL[$engine]=$label
     fi
     for ((k = 0; k < DURATION * 10; k++)); do
         sleep 0.1
@@ -401,10 +413,12 @@ measure() {
     sess_ms=$(interval_stats "$poll" 3)
     all_ms=$(interval_stats "$poll" 5)
     sess_calls=$(poll_delta "$poll" 2)
+    local per_read
+    per_read=$(awk -v c="$sess_calls" -v m="$(poll_delta "$poll" 3)" 'BEGIN { print (c > 0) ? sprintf("%.2f", m / c) : "n/a" }')
     all_calls=$(poll_delta "$poll" 4)
     [ "$died" = 1 ] && { cpu="$cpu (exited)"; NOTES+=("round $round, $engine, $label exited during the window"); }
     [ -s "$poll.err" ] && NOTES+=("round $round, $engine, $label: poller: $(head -c 200 "$poll.err")")
-    ROWS+=("| $round | $engine | $label | $sess_ms | $sess_calls | $all_ms | $all_calls | $cpu | $rss | $mix | $busy | $up0 → $up1 |")
+    ROWS+=("| $round | $engine | $label | $sess_ms | $sess_calls | $per_read | $all_ms | $all_calls | $cpu | $rss | $mix | $busy | $up0 → $up1 |")
     DETAILS+=("round $round, $engine, $label: statements of its login, costliest first (calls, total ms, max ms, text):"
         "$(breakdown "$engine" "$login")"
         "  screen at the end of the window:" "$(sed 's/^/    /' <<<"$screen")")
@@ -417,7 +431,7 @@ measure() {
 # The top of dbtop's profile on engine $1 (perf report of the last window).
 profile() {
     [ -s "$TMP/perf-$1.data" ] || return 0
-    echo "dbtop perf profile on $1 (last window, self time, top entries):"
+    echo "dbtop perf profile on $1 (${PERF_LABEL[$1]}, last round, self time, entries >= 2 %):"
     perf report -q -i "$TMP/perf-$1.data" --no-children --sort dso,symbol --percent-limit 2 --stdio 2>/dev/null |
         grep -E '^ +[0-9]' | head -12 | sed 's/^ */  /; s/ *$//' || true
 }
@@ -480,7 +494,7 @@ check_screen() {
     return 1
 }
 
-HOLD=$((REPEAT * 2 * (WARMUP + DURATION + 25) + 300))
+HOLD=$((REPEAT * 3 * (WARMUP + DURATION + 25) + 300))
 for engine in $ENGINES; do
     prepare_server "$engine"
     say "$engine: starting $S sessions ($ACTIVE active, $TRX idle in transaction) for at most $HOLD s"
@@ -489,26 +503,35 @@ for engine in $ENGINES; do
     case $engine in
     pg15)
         URI="postgresql://dbtop_mon@/dbtop_test?host=$DBTOP_PG15_SOCKET&port=$DBTOP_PG15_PORT"
-        PEER=(pg_activity bench_pg_activity pg_activity pg_activity -h "$DBTOP_PG15_SOCKET" -p "$DBTOP_PG15_PORT"
-            -U bench_pg_activity -d dbtop_test --refresh 1)
+        DRE=$PG_DBTOP_RE
+        PEER=(pg_activity bench_pg_activity "$PG_SESS_RE" pg_activity pg_activity -h "$DBTOP_PG15_SOCKET"
+            -p "$DBTOP_PG15_PORT" -U bench_pg_activity -d dbtop_test --refresh 1)
         ;;
     mariadb)
         URI="mysql://dbtop_mon:monpw@localhost/dbtop_test?socket=$DBTOP_MARIADB_SOCKET"
-        PEER=("innotop -m $INNOTOP_MODE" bench_innotop innotop innotop -S "$DBTOP_MARIADB_SOCKET" -u bench_innotop
-            -p "$PEER_PW" -d 1 -m "$INNOTOP_MODE")
+        DRE=$MY_DBTOP_RE
+        PEER=("innotop -m $INNOTOP_MODE" bench_innotop "$MY_SESS_RE" innotop innotop -S "$DBTOP_MARIADB_SOCKET"
+            -u bench_innotop -p "$PEER_PW" -d 1 -m "$INNOTOP_MODE")
         ;;
     esac
     how=$DBTOP_HOW
     if [ "$how" = screen ] && ! check_screen "$engine" "$URI"; then how=batch; fi
+    budgets=("")
+    [ "$BUDGET0" = 1 ] && [ "$how" != baseline ] && budgets+=(0)
     for ((round = 1; round <= REPEAT; round++)); do
         DBTOP_HOW=$how
-        case $how in
-        screen) OUTFILE= measure "$round" "$engine" "dbtop (sessions screen)" dbtop_mon dbtop "$DBTOP_BIN" -i 1 "$URI" ;;
-        batch) OUTFILE=1 measure "$round" "$engine" "dbtop --batch --sessions" dbtop_mon dbtop \
-            "$DBTOP_BIN" --batch --format json --sessions -i 1 "$URI" ;;
-        baseline) OUTFILE=1 measure "$round" "$engine" "dbtop --batch (no session read)" dbtop_mon dbtop \
-            "$DBTOP_BIN" --batch --format json -i 1 "$URI" ;;
-        esac
+        for b in "${budgets[@]}"; do
+            opt=() tag=
+            [ -n "$b" ] && opt=(--server-budget "$b") tag=", --server-budget $b"
+            case $how in
+            screen) OUTFILE= measure "$round" "$engine" "dbtop (sessions screen$tag)" dbtop_mon "$DRE" dbtop \
+                "$DBTOP_BIN" -i 1 "${opt[@]}" "$URI" ;;
+            batch) OUTFILE=1 measure "$round" "$engine" "dbtop --batch --sessions$tag" dbtop_mon "$DRE" dbtop \
+                "$DBTOP_BIN" --batch --format json --sessions -i 1 "${opt[@]}" "$URI" ;;
+            baseline) OUTFILE=1 measure "$round" "$engine" "dbtop --batch (no session read)" dbtop_mon "$DRE" dbtop \
+                "$DBTOP_BIN" --batch --format json -i 1 "$URI" ;;
+            esac
+        done
         OUTFILE= measure "$round" "$engine" "${PEER[@]}"
     done
     DETAILS+=("$(profile "$engine")")
@@ -520,8 +543,8 @@ done
     echo "pg_activity $(pg_activity --version 2>/dev/null | awk '{ print $2 }'), innotop $(innotop --version 2>/dev/null | awk '{ print $NF }' | head -n 1);"
     echo "load: $S sessions ($ACTIVE active looping a 0.1-0.5 s sleep or a catalogue count, $TRX idle in transaction, the rest idle), one client process; $DURATION s window per tool after $WARMUP s, 1 s refresh, $REPEAT rounds."
     echo
-    echo "| round | server | tool | session read: server ms per refresh (avg / median / max) | session-read statements | all its statements: server ms per refresh (avg / median / max) | all statements | client CPU % of a core | peak RSS MB | sessions (total active idle-in-trx) | machine busy % | load average (start → end) |"
-    echo "| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: | --- | ---: | --- |"
+    echo "| round | server | tool | session read: server ms per refresh (avg / median / max) | session-read statements in the window | server ms per session-read statement | all its statements: server ms per refresh (avg / median / max) | all statements | client CPU % of a core | peak RSS MB | sessions (total active idle-in-trx) | machine busy % | load average (start → end) |"
+    echo "| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | --- |"
     printf '%s\n' "${ROWS[@]}"
     if [ ${#NOTES[@]} -gt 0 ]; then echo; printf -- '- %s\n' "${NOTES[@]}"; fi
     echo
