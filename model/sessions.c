@@ -332,6 +332,7 @@ void session_set_json(struct strbuf *out, const struct session_set *ss)
 	}
 	if (ss->age_s > 0)
 		sb_printf(out, ",\"sessions_age_s\":%.1f", ss->age_s);
+	sb_printf(out, ",\"sessions_query_ms\":%.3f", ss->query_ms);
 	sb_printf(out,
 		  ",\"sessions_count\":{\"total\":%u,\"active\":%u,\"lock_wait\":%u,\"idle_in_trx\":%u,\"idle\":%u,"
 		  "\"background\":%u,\"other\":%u}",

@@ -128,8 +128,13 @@ const char *session_col_name(enum session_col col);
 
 struct strbuf;
 /* The JSON members for --batch --sessions: ,"sessions_status":"...",
- * "sessions":[...] (one object per session; statement texts as in the
- * locks); nothing when ss is NULL. */
+ * ["sessions_note":"..."], ["sessions_age_s":N], "sessions_query_ms":N,
+ * "sessions_count":{"total","active","lock_wait","idle_in_trx","idle",
+ * "background","other"}, "sessions":[{"id","user","db","client","app",
+ * "type","class" (session_class_name),"state","wait","state_s",
+ * "trx_age_s","query_s","query" (cut at 200 bytes),"query_is_last",
+ * "digest","blocked_by","blockers","self"}] (texts null when ""; times
+ * null when unknown); nothing when ss is NULL. */
 void session_set_json(struct strbuf *out, const struct session_set *ss);
 
 #endif

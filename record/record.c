@@ -11,6 +11,7 @@
 
 #include "../model/digests.h"
 #include "../model/locks.h"
+#include "../model/sessions.h"
 #include "../model/waits.h"
 #include "../util/redact.h"
 #include "../util/util.h"
@@ -30,6 +31,8 @@ enum {
 	S_DIGEST_SPLIT, S_WAITS_SKIPPED, S_LOCK_IDENT,
 	S_DIGEST_SAMPLES,   /* sampled sets: key, the row's cumulative samples (u64), after its S_DIGEST */
 	S_DIGEST_SAMPLING,  /* sampled sets: cumulative rounds (u64), sessions seen (u32) */
+	S_SESSION_META,     /* the session list: status, query ms, age, note */
+	S_SESSION,          /* one session of the list (put_sessions) */
 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
@@ -522,6 +525,64 @@ static void put_locks(struct recorder *r, struct strbuf *b, const struct lock_se
 	sb_free(&f);
 }
 
+/* S_SESSION flags */
+#define SS_QUERY_LAST 1u
+#define SS_HAS_QUERY 2u
+#define SS_SELF 4u
+#define SS_IDENT 8u
+/* the tags docs/recording.md gives them */
+_Static_assert(S_SESSION_META == 28 && S_SESSION == 29, "session fields are 28 and 29");
+/* bytes before S_SESSION's strings */
+#define SS_FIXED 78
+
+/* The sample's session list: one S_SESSION_META, then one S_SESSION per
+ * session (docs/recording.md, fields 28 and 29). Statements are redacted
+ * when asked. */
+static void put_sessions(struct recorder *r, struct strbuf *b, const struct session_set *ss)
+{
+	struct strbuf f;
+	sb_init(&f);
+	sb_putc(&f, (char)ss->status);
+	put_dbl(&f, ss->query_ms);
+	put_dbl(&f, ss->age_s);
+	sb_puts(&f, ss->note);
+	put_field(b, S_SESSION_META, f.s, f.len);
+	for (size_t i = 0; i < ss->n; i++) {
+		const struct session *x = &ss->s[i];
+		f.len = 0;
+		put_le(&f, (uint64_t)x->id, 8);
+		sb_putc(&f, (char)x->cls);
+		sb_putc(&f, (char)((x->query_is_last ? SS_QUERY_LAST : 0) | (x->query ? SS_HAS_QUERY : 0) |
+				   (x->self ? SS_SELF : 0) | (x->ident.known ? SS_IDENT : 0)));
+		put_dbl(&f, x->state_s);
+		put_dbl(&f, x->trx_age_s);
+		put_dbl(&f, x->query_s);
+		put_le(&f, (uint64_t)x->blocked_by, 8);
+		put_le(&f, (uint64_t)x->nblockers, 4);
+		put_le(&f, (uint64_t)x->ident.start_us, 8);
+		put_le(&f, (uint64_t)x->ident.xact_us, 8);
+		put_le(&f, (uint64_t)x->ident.stmt_us, 8);
+		put_le(&f, (uint64_t)x->ident.query_id, 8);
+		put_short(&f, x->user);
+		put_short(&f, x->db);
+		put_short(&f, x->client);
+		put_short(&f, x->app);
+		put_short(&f, x->type);
+		put_short(&f, x->state);
+		put_short(&f, x->wait);
+		put_short(&f, x->digest);
+		put_short(&f, x->ident.trx_id);
+		put_short(&f, x->ident.trx_started);
+		if (x->query) {
+			char *t = r->redact ? redact_sql(x->query) : NULL;
+			sb_puts(&f, t ? t : x->query);
+			free(t);
+		}
+		put_field(b, S_SESSION, f.s, f.len);
+	}
+	sb_free(&f);
+}
+
 /* The wait profile: its source and sampling figures, then one field per
  * event. */
 static void put_waits(struct strbuf *b, const struct wait_set *w)
@@ -594,6 +655,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_waits(&b, s->waits);
 	if (s->waits_skipped)
 		put_u64(&b, S_WAITS_SKIPPED, 1);
+	if (s->sessions)
+		put_sessions(r, &b, s->sessions);
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -847,6 +910,61 @@ static void read_lock_edge(struct sample *s, const unsigned char *d, size_t n)
 	get_str(e->lock_data, sizeof e->lock_data, d + off, n - off);
 }
 
+/* One S_SESSION_META or S_SESSION field (put_sessions); damaged fields
+ * are ignored. */
+static void read_sessions(struct sample *s, int tag, const unsigned char *d, size_t n)
+{
+	if (tag == S_SESSION_META) {
+		if (n < 17)
+			return;
+		if (!s->sessions)
+			s->sessions = session_set_new();
+		s->sessions->status = d[0] <= SESS_NOT_READ ? (enum session_status)d[0] : SESS_UNAVAILABLE;
+		s->sessions->query_ms = get_f64(d + 1);
+		s->sessions->age_s = get_f64(d + 9);
+		get_str(s->sessions->note, sizeof s->sessions->note, d + 17, n - 17);
+		return;
+	}
+	struct session t;
+	size_t off = SS_FIXED;
+	memset(&t, 0, sizeof t);
+	if (n < SS_FIXED || !get_short(t.user, sizeof t.user, d, n, &off) || !get_short(t.db, sizeof t.db, d, n, &off) ||
+	    !get_short(t.client, sizeof t.client, d, n, &off) || !get_short(t.app, sizeof t.app, d, n, &off) ||
+	    !get_short(t.type, sizeof t.type, d, n, &off) || !get_short(t.state, sizeof t.state, d, n, &off) ||
+	    !get_short(t.wait, sizeof t.wait, d, n, &off) || !get_short(t.digest, sizeof t.digest, d, n, &off) ||
+	    !get_short(t.ident.trx_id, sizeof t.ident.trx_id, d, n, &off) ||
+	    !get_short(t.ident.trx_started, sizeof t.ident.trx_started, d, n, &off))
+		return;
+	if (!s->sessions)
+		s->sessions = session_set_new();
+	struct session *x = session_add(s->sessions, (long long)get_le(d, 8));
+	long long id = x->id;
+	*x = t;
+	x->id = id;
+	x->cls = d[8] >= SC_ACTIVE && d[8] <= SC_OTHER ? (enum session_class)d[8] : SC_OTHER;
+	x->self = d[9] & SS_SELF;
+	x->ident.known = d[9] & SS_IDENT;
+	x->state_s = get_f64(d + 10);
+	x->trx_age_s = get_f64(d + 18);
+	x->query_s = get_f64(d + 26);
+	x->blocked_by = (long long)get_le(d + 34, 8);
+	x->nblockers = (int)get_le(d + 42, 4);
+	x->ident.start_us = (long long)get_le(d + 46, 8);
+	x->ident.xact_us = (long long)get_le(d + 54, 8);
+	x->ident.stmt_us = (long long)get_le(d + 62, 8);
+	x->ident.query_id = (long long)get_le(d + 70, 8);
+	x->query = NULL;
+	if (d[9] & SS_HAS_QUERY) {
+		char *q = xmalloc(n - off + 1);
+		memcpy(q, d + off, n - off);
+		q[n - off] = '\0';
+		session_set_query(x, q, d[9] & SS_QUERY_LAST);
+		free(q);
+	} else {
+		x->query_is_last = d[9] & SS_QUERY_LAST;
+	}
+}
+
 static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 {
 	struct sample *s = ctx;
@@ -961,6 +1079,10 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_LOCK_IDENT:
 		read_lock_ident(s, d, n);
+		break;
+	case S_SESSION_META:
+	case S_SESSION:
+		read_sessions(s, tag, d, n);
 		break;
 	case S_WAIT_META:
 		if (n < 29)

@@ -77,6 +77,7 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 	p->it.sample.digests = NULL;   /* ownership moves to the caller */
 	p->it.sample.locks = NULL;
 	p->it.sample.waits = NULL;
+	p->it.sample.sessions = NULL;
 	if (out->wall < src->start_wall + cfg->from || cfg->speed <= 0) {
 		p->paced = false;
 		return 0;

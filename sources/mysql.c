@@ -1067,26 +1067,28 @@ static int my_explain(struct source *src, long long id, const struct session_ide
 	str_printf(q, sizeof q, src->caps.flavour == FLAVOUR_MARIADB ? "SHOW EXPLAIN FOR %lld" :
 		   "EXPLAIN FOR CONNECTION %lld", id);
 	res = my_query(src, q, err, elen, &failed, &stalled, NULL);
+	if (failed && stalled && src->caps.flavour == FLAVOUR_MARIADB) {
+		size_t n = strlen(err);
+		str_printf(err + n, elen - n, "; the session did not answer: MariaDB answers SHOW EXPLAIN between "
+			   "rows, not inside one long call or wait");
+	}
 	if (failed)
 		return -1;
 	unsigned nf = res ? mysql_num_fields(res) : 0;
 	MYSQL_FIELD *f = res ? mysql_fetch_fields(res) : NULL;
-	size_t n = 0;
-	for (unsigned k = 0; k < nf && n < len; k++)
-		n += str_printf(plan + n, len - n, "%s%s", k ? " | " : "", f[k].name);
-	if (n < len)
-		n += str_printf(plan + n, len - n, "\n");
-	while (res && n < len && (row = mysql_fetch_row(res))) {
-		for (unsigned k = 0; k < nf && n < len; k++) {
-			char v[512];
-			str_copy(v, sizeof v, row[k] ? row[k] : "NULL");
-			n += str_printf(plan + n, len - n, "%s%s", k ? " | " : "", text_sanitize(v));
-		}
-		if (n < len)
-			n += str_printf(plan + n, len - n, "\n");
-	}
+	struct strbuf t;
+	sb_init(&t);
+	const char **names = xcalloc(nf ? nf : 1, sizeof *names);
+	for (unsigned k = 0; k < nf; k++)
+		names[k] = f[k].name;
+	explain_table_row(&t, names, nf);
+	free(names);
+	while (res && (row = mysql_fetch_row(res)) && t.len < len)
+		explain_table_row(&t, (const char *const *)row, nf);
 	if (res)
 		mysql_free_result(res);
+	str_copy(plan, len, t.s ? t.s : "");
+	sb_free(&t);
 	(void)p;
 	return 0;
 }

@@ -1418,6 +1418,46 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 	return -1;
 }
 
+/* Send the EXPLAIN (the simple protocol only when asked) and wait for its
+ * last result until the query time limit; NULL with err set when none
+ * came, *busy when the time ran out with the statement still running. */
+static PGresult *pg_explain_run(struct source *src, const char *stmt, bool simple, bool *busy, char *err,
+				size_t elen)
+{
+	struct pg_priv *p = src->priv;
+	double deadline = clock_mono() + src->query_timeout;
+	PGresult *last = NULL, *r;
+	*busy = false;
+	if (!(simple ? PQsendQuery(p->db, stmt) : PQsendQueryParams(p->db, stmt, 0, NULL, NULL, NULL, NULL, 0))) {
+		pg_errcpy(err, elen, PQerrorMessage(p->db));
+		return NULL;
+	}
+	for (;;) {
+		while (!PQisBusy(p->db)) {
+			if (!(r = PQgetResult(p->db))) {
+				if (!last)
+					str_copy(err, elen, "no answer to the EXPLAIN");
+				return last;
+			}
+			PQclear(last);
+			last = r;
+		}
+		double left = deadline - clock_mono();
+		if (left <= 0) {
+			*busy = true;
+			str_printf(err, elen, "the EXPLAIN exceeded the %.1fs time limit", src->query_timeout);
+			PQclear(last);
+			return NULL;
+		}
+		struct pollfd pfd = {.fd = PQsocket(p->db), .events = POLLIN};
+		if ((poll(&pfd, 1, (int)d_ceil(left * 1000)) < 0 && errno != EINTR) || !PQconsumeInput(p->db)) {
+			pg_errcpy(err, elen, PQerrorMessage(p->db));
+			PQclear(last);
+			return NULL;
+		}
+	}
+}
+
 /* The plan of a session's statement, read again from pg_stat_activity
  * (the session `who` describes: the same backend_start) and planned, not
  * run: EXPLAIN (GENERIC_PLAN on 16+ for $n parameters) through the
@@ -1483,10 +1523,31 @@ static int pg_explain(struct source *src, long long id, const struct session_ide
 	}
 	pg_results_clear(&rs);
 	p->own_xacts++;
-	PGresult *er = PQexecParams(p->db, stmt, 0, NULL, NULL, NULL, NULL, 0);
+	/* the extended protocol takes one statement only; EXPLAIN
+	 * (GENERIC_PLAN) must come without parameter values, which only the
+	 * simple protocol sends: then the text has no ';' at all (one
+	 * statement however it is read) */
+	PGresult *er = NULL;
+	bool busy = false;
+	if (strncmp(stmt, "EXPLAIN (GENERIC_PLAN)", 22) != 0)
+		er = pg_explain_run(src, stmt, false, &busy, err, elen);
+	else if (!strchr(stmt, ';'))
+		er = pg_explain_run(src, stmt, true, &busy, err, elen);
+	else
+		str_copy(err, elen, "a statement with parameters and a ';' in it is not explained");
 	free(stmt);
-	if (PQresultStatus(er) != PGRES_TUPLES_OK) {
+	if (busy)
+		return -1;   /* no answer in time: the next sample finds the connection busy and reconnects */
+	if (!er) {
+		/* err says why */
+	} else if (PQresultStatus(er) != PGRES_TUPLES_OK) {
 		pg_errcpy(err, elen, PQresultErrorMessage(er));
+		const char *code = PQresultErrorField(er, PG_DIAG_SQLSTATE);
+		if (code && strcmp(code, "42501") == 0) {
+			size_t n = strlen(err);
+			str_printf(err + n, elen - n, " (planning needs the privileges the statement needs: %s has not)",
+				   PQuser(p->db));
+		}
 	} else {
 		size_t n = 0;
 		if (idle)

@@ -44,7 +44,7 @@ char *sessions_pg_sql_timed(char *buf, size_t len, long version_num, long timeou
 		timeout_ms = 1;
 	size_t n = str_printf(buf, len, "SET LOCAL statement_timeout = %ld; %s", timeout_ms,
 			      sessions_pg_sql(version_num));
-	return n >= len ? NULL : buf;
+	return n + 1 >= len ? NULL : buf;   /* str_printf cuts: a full buffer may be cut */
 }
 
 static const char *col(const char *const *cell, int ncells, int i)
@@ -508,9 +508,21 @@ bool explain_pg_sql(char *buf, size_t len, const char *q, long version_num, char
 	while (n > 0 && (isspace((unsigned char)q[n - 1]) || q[n - 1] == ';'))
 		n--;
 	size_t w = str_printf(buf, len, "EXPLAIN %s%.*s", params > 0 ? "(GENERIC_PLAN) " : "", (int)n, q);
-	if (w >= len) {
+	if (w + 1 >= len) {
 		str_copy(err, elen, "statement too long to explain");
 		return false;
 	}
 	return true;
+}
+
+void explain_table_row(struct strbuf *out, const char *const *cell, unsigned ncells)
+{
+	for (unsigned k = 0; k < ncells; k++) {
+		char v[256];
+		str_copy(v, sizeof v, cell[k] ? cell[k] : "NULL");
+		if (k)
+			sb_puts(out, " | ");
+		sb_puts(out, text_sanitize(v));
+	}
+	sb_putc(out, '\n');
 }

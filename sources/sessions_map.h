@@ -122,4 +122,11 @@ int explain_pg_params(const char *q);
  * values; GENERIC_PLAN needs 16"). Trailing ';' dropped. */
 bool explain_pg_sql(char *buf, size_t len, const char *q, long version_num, char *err, size_t elen);
 
+/* One row of a tabular plan (MySQL 8 EXPLAIN FOR CONNECTION, MariaDB SHOW
+ * EXPLAIN FOR: the column names first, then each row) appended to out as
+ * "cell | cell | ...\n": NULL as "NULL", each cell sanitised and cut at
+ * 255 bytes. */
+struct strbuf;
+void explain_table_row(struct strbuf *out, const char *const *cell, unsigned ncells);
+
 #endif

@@ -24,8 +24,9 @@ struct session_set *source_sessions_reuse(struct source *src, double now, bool b
 		s->query_s += age;
 	}
 	char note[SESSION_NOTE_LEN];
-	str_printf(note, sizeof note, "list from %.0f s ago: it takes %.0f ms of server time to read, "
-		   "so it is read every %.0f s (--server-budget)%s%s", age, ss->query_ms,
+	str_printf(note, sizeof note, "list from %.*f s ago: it takes %.*f ms of server time to read, "
+		   "so it is read every %.0f s (--server-budget)%s%s", age < 10 ? 1 : 0, age,
+		   ss->query_ms < 10 ? 1 : 0, ss->query_ms,
 		   src->ss_next - src->ss_read + 0.1, ss->note[0] ? "; " : "", ss->note);
 	str_copy(ss->note, sizeof ss->note, note);
 	return ss;
