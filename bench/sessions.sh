@@ -102,7 +102,7 @@ install_deps() {
 
 # ---------------------------------------------------------------- cleanup
 
-TMP= TOOL_PID= LOAD_PID= POLL_PID= SANDBOX_UP=0
+TMP='' TOOL_PID='' LOAD_PID='' POLL_PID='' SANDBOX_UP=0
 descendants() {
     local k
     for k in $(pgrep -P "$1" 2>/dev/null || true); do echo "$k"; descendants "$k"; done
@@ -455,6 +455,7 @@ exec sleep 600
 EOF
 ulimit -n 16384 2>/dev/null || true
 
+# shellcheck disable=SC2046 # the flags are words on purpose
 cc -O2 -pthread $(pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql) \
     $(mariadb_config --cflags 2>/dev/null || echo -I/usr/include/mariadb) \
     bench/sessload.c -o "$TMP/sessload" -lpq $(mariadb_config --libs 2>/dev/null || echo -lmariadb) ||
@@ -482,7 +483,7 @@ eval "$(tests/sandbox.sh env)"
 # $1 engine, $2 URI
 check_screen() {
     local before scr
-    OUTFILE= start_tool dbtop "$DBTOP_BIN" "$2"
+    OUTFILE='' start_tool dbtop "$DBTOP_BIN" "$2"
     sleep 3
     before=$(screen_of dbtop 3)
     tm send-keys -t dbtop "$KEY"
@@ -515,7 +516,7 @@ for engine in $ENGINES; do
         ;;
     esac
     how=$DBTOP_HOW
-    if [ "$how" = screen ] && ! check_screen "$engine" "$URI"; then how=batch; fi
+    if [ "$how" = screen ] && ! check_screen "$engine" "$URI"; then how="batch"; fi
     budgets=("")
     [ "$BUDGET0" = 1 ] && [ "$how" != baseline ] && budgets+=(0)
     for ((round = 1; round <= REPEAT; round++)); do
@@ -524,7 +525,7 @@ for engine in $ENGINES; do
             opt=() tag=
             [ -n "$b" ] && opt=(--server-budget "$b") tag=", --server-budget $b"
             case $how in
-            screen) OUTFILE= measure "$round" "$engine" "dbtop (sessions screen$tag)" dbtop_mon "$DRE" dbtop \
+            screen) OUTFILE='' measure "$round" "$engine" "dbtop (sessions screen$tag)" dbtop_mon "$DRE" dbtop \
                 "$DBTOP_BIN" -i 1 "${opt[@]}" "$URI" ;;
             batch) OUTFILE=1 measure "$round" "$engine" "dbtop --batch --sessions$tag" dbtop_mon "$DRE" dbtop \
                 "$DBTOP_BIN" --batch --format json --sessions -i 1 "${opt[@]}" "$URI" ;;
@@ -532,7 +533,7 @@ for engine in $ENGINES; do
                 "$DBTOP_BIN" --batch --format json -i 1 "$URI" ;;
             esac
         done
-        OUTFILE= measure "$round" "$engine" "${PEER[@]}"
+        OUTFILE='' measure "$round" "$engine" "${PEER[@]}"
     done
     DETAILS+=("$(profile "$engine")")
     stop_load
