@@ -269,13 +269,42 @@ golden() {
 	fi
 }
 
+# golden_tiles NAME FILE WHAT: the overview on screen NAME cut into its
+# parts (the rows above the tiles, each tile [1]-[5] with its place, the key
+# bar; check_screens.py --tiles), each part compared to its section of
+# tests/screen/golden/FILE.txt: one ok / not ok per part, named by WHAT
+# and the part. UPDATE_GOLDEN=1 rewrites the file.
+golden_tiles() {
+	local name=$1 file=$GOLDEN_DIR/$2.txt what=$3 w l
+	w=$(pane "$name" '#{pane_width}')
+	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+		mkdir -p "$(dirname "$file")"
+		screen "$name" | python3 "$ROOT/tests/screen/check_screens.py" --tiles "$w" >"$file"
+		ok "golden $2 (rewritten)"
+		return
+	fi
+	if [ ! -f "$file" ]; then
+		nok "golden $2: $file missing (UPDATE_GOLDEN=1 writes it)"
+		return
+	fi
+	while IFS= read -r l; do
+		case $l in
+		"ok - "*) ok "$what: ${l#ok - }" ;;
+		"not ok - "*) nok "$what: ${l#not ok - }" ;;
+		*) echo "$l" ;;
+		esac
+	done < <(screen "$name" | python3 "$ROOT/tests/screen/check_screens.py" --tiles "$w" "$file")
+}
+
 # The header fields of recordings/mariadb-commit-fsync.dbrec at its end, for
 # header_expect (state, engine and version, host, uptime, interval, cost and
 # clock); they change when the recording is made again.
 MARIADB_HDR=("UP  REPLAY ended" "mariadb 10.11.19" "127.0.0.1:23306" "up 0m 42s" "every 1s" "cost 3.5ms  15:34:34")
 
-# Overview goldens hold the header, the rates tile and the key bar: the
-# other tiles belong to panes still being built and are checked by title.
+# These overview goldens of 10_screens.sh and 20_terminal.sh hold the
+# header, the rates tile and the key bar; every tile of the overview is
+# held by golden_tiles in 60_layout.sh (golden/tiles/, at 80x24, 120x40
+# and 200x50, every bundled recording).
 OVERVIEW_100x30=(0-16 29)
 OVERVIEW_80x24=(0-10 23)
 OVERVIEW_200x50=(0-0 1-48@0+110 49-49)
