@@ -12,9 +12,6 @@ check() {
 }
 # Mean of a jq expression over JSON lines in a file (null values skipped).
 mean() { jq -s "[.[] | $2 | select(. != null)] | if length == 0 then null else add / length end" "$1"; }
-# Minimum / maximum likewise.
-minv() { jq -s "[.[] | $2 | select(. != null)] | min" "$1"; }
-maxv() { jq -s "[.[] | $2 | select(. != null)] | max" "$1"; }
 # awk float test: within A B PCT -> true when |A-B| <= B*PCT/100
 within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "null" && d <= b * p / 100) }'; }
 # ge A B -> A >= B (floats)
