@@ -137,17 +137,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s CORPUS_DIR...\n", argv[0]);
 		return 2;
 	}
+	/* (the directories as given: an initializer may rewrite argv) */
+	char **given = calloc((size_t)argc, sizeof *given);
+	if (!given)
+		abort();
+	memcpy(given, argv, (size_t)argc * sizeof *given);
 	if (LLVMFuzzerInitialize)
 		LLVMFuzzerInitialize(&argc, &argv);
 	for (int i = 1; i < argc; i++) {
 		int fed = replay_dir(argv[i]);
 		if (fed > 0) {
-			printf("ok - fuzz %s: %d inputs of %s replayed\n", name, fed, argv[i]);
+			printf("ok - fuzz %s: %d inputs of %s replayed\n", name, fed, given[i]);
 		} else {
-			printf("not ok - fuzz %s: %s: %s\n", name, argv[i],
+			printf("not ok - fuzz %s: %s: %s\n", name, given[i],
 			       fed < 0 ? "cannot be read" : "no input in it");
 			bad = 1;
 		}
 	}
+	free(given);
 	return bad;
 }
