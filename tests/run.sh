@@ -68,6 +68,18 @@ layers_test() {
 }
 run_one "layers" layers_test
 
+# no function over 100 lines outside the tests (docs/architecture.md)
+sizes_test() {
+    local msg
+    if msg=$(python3 scripts/function_sizes.py --max 100 --top 3); then
+        echo "ok - function sizes: $(tail -n 1 <<<"$msg"); the longest: $(sed -n 2p <<<"$msg" | tr -s ' ')"
+    else
+        echo "$msg"
+        echo "not ok - function sizes: a function is over 100 lines"
+    fi
+}
+run_one "function sizes" sizes_test
+
 for bin in "$@"; do
     case $(basename "$bin") in
     fuzz_*)
