@@ -1038,7 +1038,7 @@ static int my_read_sessions(struct source *src, struct sample *out, bool busy)
 		str_copy(ss->note, sizeof ss->note, "the session list needs performance_schema (ON, and SELECT on it)");
 		return 0;
 	}
-	MYSQL_RES *res = my_query(src, sessions_my_sql(c->flavour, c->priv_process), &qr);
+	MYSQL_RES *res = my_query(src, sessions_my_sql(c->flavour, c->priv_process, src->sessions_idle), &qr);
 	qres_count(out, &qr);
 	ss->query_ms = qr.ms;
 	if (qr.failed) {

@@ -14,36 +14,46 @@
 
 #define LIMIT_TEXT "20001"
 
-static const char *const pg_sql_14 =
-	"SELECT a.pid, a.usename, a.datname, host(a.client_addr), a.client_port, a.application_name, "
-	"a.backend_type, a.state, a.wait_event_type, a.wait_event, "
-	"extract(epoch FROM now() - a.state_change), extract(epoch FROM now() - a.xact_start), "
-	"extract(epoch FROM now() - a.query_start), a.query, a.query_id, a.usesysid, a.datid, "
-	"CASE WHEN a.wait_event_type = 'Lock' THEN pg_blocking_pids(a.pid)::text END, "
-	PG_US("a.backend_start") ", " PG_US("a.xact_start") ", " PG_US("a.query_start") ", "
-	"a.pid = pg_backend_pid() "
-	"FROM pg_stat_activity a ORDER BY a.pid LIMIT " LIMIT_TEXT;
-static const char *const pg_sql_13 =
-	"SELECT a.pid, a.usename, a.datname, host(a.client_addr), a.client_port, a.application_name, "
-	"a.backend_type, a.state, a.wait_event_type, a.wait_event, "
-	"extract(epoch FROM now() - a.state_change), extract(epoch FROM now() - a.xact_start), "
-	"extract(epoch FROM now() - a.query_start), a.query, NULL::bigint, a.usesysid, a.datid, "
-	"CASE WHEN a.wait_event_type = 'Lock' THEN pg_blocking_pids(a.pid)::text END, "
-	PG_US("a.backend_start") ", " PG_US("a.xact_start") ", " PG_US("a.query_start") ", "
-	"a.pid = pg_backend_pid() "
-	"FROM pg_stat_activity a ORDER BY a.pid LIMIT " LIMIT_TEXT;
+/* One scan of pg_stat_activity (the CTE, read twice, is materialised once):
+ * the rows, then one summary row (pid NULL) with the idle sessions not
+ * listed and the sessions waiting for a lock (the lock graph's gate). With
+ * idle left out, client backends in state idle are only counted. */
+#define PG_COLS(qid) \
+	"SELECT a.pid, a.usename, a.datname, host(a.client_addr), a.client_port, a.application_name, " \
+	"a.backend_type, a.state, a.wait_event_type, a.wait_event, " \
+	"extract(epoch FROM now() - a.state_change), extract(epoch FROM now() - a.xact_start), " \
+	"extract(epoch FROM now() - a.query_start), a.query, " qid ", a.usesysid, a.datid, " \
+	"CASE WHEN a.wait_event_type = 'Lock' THEN pg_blocking_pids(a.pid)::text END, " \
+	PG_US("a.backend_start") ", " PG_US("a.xact_start") ", " PG_US("a.query_start") ", " \
+	"a.pid = pg_backend_pid(), NULL::bigint, NULL::bigint FROM a "
+#define PG_IDLE "a.state = 'idle' AND a.backend_type = 'client backend'"
+#define PG_SUMMARY(idle) \
+	") UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " \
+	"NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " idle ", " \
+	"count(*) FILTER (WHERE a.wait_event_type = 'Lock') FROM a"
+#define PG_SQL(qid, where, idle) \
+	"WITH a AS (SELECT * FROM pg_stat_activity) (" PG_COLS(qid) where "ORDER BY a.pid LIMIT " LIMIT_TEXT \
+	PG_SUMMARY(idle)
+static const char *const pg_sql_14 = PG_SQL("a.query_id", "", "0");
+static const char *const pg_sql_13 = PG_SQL("NULL::bigint", "", "0");
+static const char *const pg_sql_14_busy =
+	PG_SQL("a.query_id", "WHERE (" PG_IDLE ") IS NOT TRUE ", "count(*) FILTER (WHERE " PG_IDLE ")");
+static const char *const pg_sql_13_busy =
+	PG_SQL("NULL::bigint", "WHERE (" PG_IDLE ") IS NOT TRUE ", "count(*) FILTER (WHERE " PG_IDLE ")");
 
-const char *sessions_pg_sql(long version_num)
+const char *sessions_pg_sql(long version_num, bool idle)
 {
-	return version_num >= 140000 ? pg_sql_14 : pg_sql_13;
+	if (version_num >= 140000)
+		return idle ? pg_sql_14 : pg_sql_14_busy;
+	return idle ? pg_sql_13 : pg_sql_13_busy;
 }
 
-char *sessions_pg_sql_timed(char *buf, size_t len, long version_num, long timeout_ms)
+char *sessions_pg_sql_timed(char *buf, size_t len, long version_num, long timeout_ms, bool idle)
 {
 	if (timeout_ms < 1)
 		timeout_ms = 1;
 	size_t n = str_printf(buf, len, "SET LOCAL statement_timeout = %ld; %s", timeout_ms,
-			      sessions_pg_sql(version_num));
+			      sessions_pg_sql(version_num, idle));
 	return n + 1 >= len ? NULL : buf;   /* str_printf cuts: a full buffer may be cut */
 }
 
@@ -91,7 +101,14 @@ static bool over_limit(struct session_set *ss)
 void sessions_pg_row(struct session_set *ss, const char *const *cell, int ncells)
 {
 	const char *pid = col(cell, ncells, SPG_PID);
-	if (!pid || over_limit(ss))
+	if (!pid) {
+		/* the summary row */
+		const char *idle = col(cell, ncells, SPG_IDLE_UNREAD);
+		if (idle)
+			ss->idle_unread = (unsigned)int_or0(idle);
+		return;
+	}
+	if (over_limit(ss))
 		return;
 	struct session *s = session_add(ss, int_or0(pid));
 	field(s->user, sizeof s->user, col(cell, ncells, SPG_USER));
@@ -177,21 +194,33 @@ void sessions_pg_finish(struct session_set *ss, const char *user)
 static const char *const mariadb_sql =
 	"SELECT p.ID, p.USER, p.HOST, p.DB, p.COMMAND, p.TIME, p.TIME_MS, p.STATE, p.INFO, NULL, NULL, "
 	"p.QUERY_ID, x.trx_id, x.trx_state, x.trx_started, " MY_TRX_AGE ", "
-	"NULL, NULL, NULL, NULL, NULL, p.ID = CONNECTION_ID() "
+	"NULL, NULL, NULL, NULL, NULL, p.ID = CONNECTION_ID(), 0 "
 	"FROM information_schema.PROCESSLIST p "
 	"LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID "
-	"ORDER BY p.ID LIMIT " LIMIT_TEXT;
+	"LIMIT " LIMIT_TEXT;
+/* Idle left out: sleeping client connections outside a transaction are
+ * only counted (a window over the same scan), the rest listed. */
+#define MARIADB_IDLE "(p.COMMAND = 'Sleep' AND x.trx_id IS NULL AND p.USER NOT IN ('system user', 'event_scheduler'))"
+static const char *const mariadb_sql_busy =
+	"SELECT i, u, h, d, c, t, tm, st, q, NULL, NULL, qid, ti, ts, tst, ta, "
+	"NULL, NULL, NULL, NULL, NULL, me, ni FROM (SELECT p.ID i, p.USER u, p.HOST h, p.DB d, p.COMMAND c, "
+	"p.TIME t, p.TIME_MS tm, p.STATE st, p.INFO q, p.QUERY_ID qid, x.trx_id ti, x.trx_state ts, "
+	"x.trx_started tst, " MY_TRX_AGE " ta, p.ID = CONNECTION_ID() me, "
+	"SUM(" MARIADB_IDLE ") OVER () ni, " MARIADB_IDLE " idle "
+	"FROM information_schema.PROCESSLIST p "
+	"LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID) s "
+	"WHERE NOT s.idle LIMIT " LIMIT_TEXT;
 static const char *const mariadb_sql_noproc =
 	"SELECT p.ID, p.USER, p.HOST, p.DB, p.COMMAND, p.TIME, p.TIME_MS, p.STATE, p.INFO, NULL, NULL, "
 	"p.QUERY_ID, NULL, NULL, NULL, NULL, "
-	"NULL, NULL, NULL, NULL, NULL, p.ID = CONNECTION_ID() "
-	"FROM information_schema.PROCESSLIST p ORDER BY p.ID LIMIT " LIMIT_TEXT;
+	"NULL, NULL, NULL, NULL, NULL, p.ID = CONNECTION_ID(), 0 "
+	"FROM information_schema.PROCESSLIST p LIMIT " LIMIT_TEXT;
 #define MYSQL_SQL_HEAD \
 	"SELECT t.PROCESSLIST_ID, t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_DB, " \
 	"t.PROCESSLIST_COMMAND, t.PROCESSLIST_TIME, NULL, t.PROCESSLIST_STATE, s.SQL_TEXT, " \
 	"s.END_EVENT_ID IS NOT NULL, s.TIMER_WAIT / 1000000000000, NULL, "
 #define MYSQL_SQL_TAIL \
-	"t.TYPE, w.EVENT_NAME, s.CURRENT_SCHEMA, s.DIGEST, a.ATTR_VALUE, t.PROCESSLIST_ID = CONNECTION_ID() " \
+	"t.TYPE, w.EVENT_NAME, s.CURRENT_SCHEMA, s.DIGEST, a.ATTR_VALUE, t.PROCESSLIST_ID = CONNECTION_ID(), 0 " \
 	"FROM performance_schema.threads t " \
 	"LEFT JOIN performance_schema.events_statements_current s ON s.THREAD_ID = t.THREAD_ID " \
 	"AND s.NESTING_EVENT_ID IS NULL " \
@@ -207,10 +236,10 @@ static const char *const mysql_sql_noproc =
 	MYSQL_SQL_HEAD "NULL, NULL, NULL, NULL, " MYSQL_SQL_TAIL
 	"WHERE t.PROCESSLIST_ID IS NOT NULL ORDER BY t.PROCESSLIST_ID LIMIT " LIMIT_TEXT;
 
-const char *sessions_my_sql(enum flavour fl, bool priv_process)
+const char *sessions_my_sql(enum flavour fl, bool priv_process, bool idle)
 {
 	if (fl == FLAVOUR_MARIADB)
-		return priv_process ? mariadb_sql : mariadb_sql_noproc;
+		return !priv_process ? mariadb_sql_noproc : idle ? mariadb_sql : mariadb_sql_busy;
 	return priv_process ? mysql_sql : mysql_sql_noproc;
 }
 
@@ -241,6 +270,9 @@ void sessions_my_row(struct session_set *ss, enum flavour fl, const char *const 
 	if (!id || over_limit(ss))
 		return;
 	long long iv = int_or0(id);
+	const char *ni = col(cell, ncells, SMY_IDLE_UNREAD);
+	if (ni)
+		ss->idle_unread = (unsigned)int_or0(ni);
 	/* a thread with two current waits / statements: its first row */
 	if (ss->n && ss->s[ss->n - 1].id == iv)
 		return;
@@ -305,8 +337,17 @@ void sessions_my_row(struct session_set *ss, enum flavour fl, const char *const 
 	(void)fl;
 }
 
+static int by_id(const void *pa, const void *pb)
+{
+	const struct session *a = pa, *b = pb;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
 void sessions_my_finish(struct session_set *ss, enum flavour fl, bool priv_process, const char *user)
 {
+	/* MariaDB's rows come unordered (no sort on the server) */
+	if (fl == FLAVOUR_MARIADB && ss->n > 1)
+		qsort(ss->s, ss->n, sizeof *ss->s, by_id);
 	if (priv_process)
 		return;
 	ss->status = SESS_PARTIAL;

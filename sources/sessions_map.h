@@ -14,7 +14,7 @@
  *     (the caller bounds it as its other reads: max_statement_time /
  *     MAX_EXECUTION_TIME). For every row sessions_my_row(ss, flavour,
  *     cells, ncells); then sessions_my_finish(ss, priv_process, user).
- * Rows come ordered by id. At most SESSIONS_ROW_LIMIT + 1 rows are asked
+ * The lists come ordered by id. At most SESSIONS_ROW_LIMIT + 1 rows are asked
  * for: the one past the limit only tells that the list was cut (note).
  */
 #ifndef DBTOP_SESSIONS_MAP_H
@@ -54,15 +54,21 @@ enum {
 	SPG_XACT_US,     /* xact_start */
 	SPG_QUERY_US,    /* query_start */
 	SPG_SELF,        /* t: pid = pg_backend_pid() */
+	SPG_IDLE_UNREAD, /* summary row only (pid NULL): idle sessions counted, not listed */
+	SPG_LOCK_WAITING,/* summary row only: sessions with wait_event_type = 'Lock' (the lock gate) */
 	SPG__COUNT
 };
 
-/* The PostgreSQL query for server_version_num version_num (static text). */
-const char *sessions_pg_sql(long version_num);
+/* The PostgreSQL query for server_version_num version_num (static text):
+ * one scan of pg_stat_activity; its rows, then one summary row (pid NULL:
+ * SPG_IDLE_UNREAD, SPG_LOCK_WAITING). idle: every session listed; else
+ * client backends in state idle are only counted (session_set.idle_unread). */
+const char *sessions_pg_sql(long version_num, bool idle);
 /* "SET LOCAL statement_timeout = <ms>; " + sessions_pg_sql() into buf;
  * NULL when len is too small (4 KiB is enough). */
-char *sessions_pg_sql_timed(char *buf, size_t len, long version_num, long timeout_ms);
-/* One row; cells past ncells count as NULL. */
+char *sessions_pg_sql_timed(char *buf, size_t len, long version_num, long timeout_ms, bool idle);
+/* One row (the summary row sets ss->idle_unread); cells past ncells count
+ * as NULL. */
 void sessions_pg_row(struct session_set *ss, const char *const *cell, int ncells);
 /* Note after the last row: the rows set SESS_PARTIAL when some sessions'
  * state was hidden; the note then says "GRANT pg_read_all_stats TO user". */
@@ -93,14 +99,19 @@ enum {
 	SMY_DIGEST,      /* MySQL events_statements_current DIGEST */
 	SMY_PROGRAM,     /* MySQL session_connect_attrs program_name; NULL on MariaDB */
 	SMY_SELF,        /* "1": dbtop's own connection */
+	SMY_IDLE_UNREAD, /* idle sessions counted, not listed (the same on every row) */
 	SMY__COUNT
 };
 
 /* The MySQL / MariaDB query (static text): MySQL 8
  * performance_schema.threads + events_statements_current +
  * events_waits_current (+ INNODB_TRX with PROCESS); MariaDB
- * information_schema.PROCESSLIST (+ INNODB_TRX with PROCESS). */
-const char *sessions_my_sql(enum flavour fl, bool priv_process);
+ * information_schema.PROCESSLIST (+ INNODB_TRX with PROCESS), not sorted on
+ * the server (sessions_my_finish sorts). idle false: on MariaDB with
+ * PROCESS, sleeping client connections outside a transaction are only
+ * counted (SMY_IDLE_UNREAD, session_set.idle_unread); else every session
+ * is listed. */
+const char *sessions_my_sql(enum flavour fl, bool priv_process, bool idle);
 void sessions_my_row(struct session_set *ss, enum flavour fl, const char *const *cell, int ncells);
 /* Status and note: SESS_PARTIAL with "GRANT PROCESS ON *.* TO <user>"
  * without PROCESS (each user sees only their own sessions then). */
