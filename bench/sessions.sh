@@ -35,7 +35,9 @@
 #   BENCH_PG_DBTOP_RE ['pg_stat_activity a ORDER BY a\.pid|WITH a AS \(SELECT \* FROM pg_stat_activity\)']
 #                        dbtop: its one session statement (before and after it became one scan
 #                        with the lock count)
-#   BENCH_MY_DBTOP_RE ['PROCESSLIST.*(ORDER BY|INNODB_TRX)']
+#   BENCH_MY_DBTOP_RE ['PROCESSLIST.{1,8}p.{1,3}(ORDER BY|LEFT JOIN|LIMIT)|INNODB_TRX.{1,3}x.{0,2}$']
+#                        (the process list, and its transactions read apart since they are no
+#                        longer joined on the server)
 #   BENCH_PERF [1]       perf profile of dbtop's last window per engine (when perf exists)
 #   BENCH_OUT []         also write the markdown report there
 #   DBTOP_PG15_PORT [48415] DBTOP_MARIADB_PORT [48306]   sandbox ports
@@ -58,7 +60,7 @@ INNOTOP_MODE=${BENCH_INNOTOP_MODE:-Q}
 PG_SESS_RE=${BENCH_PG_SESS_RE:-pg_stat_activity}
 MY_SESS_RE=${BENCH_MY_SESS_RE:-PROCESSLIST}
 PG_DBTOP_RE=${BENCH_PG_DBTOP_RE:-'pg_stat_activity a ORDER BY a\.pid|WITH a AS \(SELECT \* FROM pg_stat_activity\)'}
-MY_DBTOP_RE=${BENCH_MY_DBTOP_RE:-'PROCESSLIST.*(ORDER BY|INNODB_TRX)'}
+MY_DBTOP_RE=${BENCH_MY_DBTOP_RE:-'PROCESSLIST.{1,8}p.{1,3}(ORDER BY|LEFT JOIN|LIMIT)|INNODB_TRX.{1,3}x.{0,2}$'}
 BUDGET0=${BENCH_BUDGET0:-1}
 PERF=${BENCH_PERF:-1}
 OUT_MD=${BENCH_OUT:-}

@@ -191,36 +191,23 @@ void sessions_pg_finish(struct session_set *ss, const char *user)
 
 #define MY_TRX_AGE "TIMESTAMPDIFF(MICROSECOND, x.trx_started, NOW(6)) / 1000000"
 
+/* MariaDB: the process list alone, not sorted (the join to INNODB_TRX and
+ * the sort cost more than the scan: the transactions are read apart and
+ * merged on the client, sessions_my_trx_*). */
 static const char *const mariadb_sql =
 	"SELECT p.ID, p.USER, p.HOST, p.DB, p.COMMAND, p.TIME, p.TIME_MS, p.STATE, p.INFO, NULL, NULL, "
-	"p.QUERY_ID, x.trx_id, x.trx_state, x.trx_started, " MY_TRX_AGE ", "
-	"NULL, NULL, NULL, NULL, NULL, p.ID = CONNECTION_ID(), 0 "
-	"FROM information_schema.PROCESSLIST p "
-	"LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID "
-	"LIMIT " LIMIT_TEXT;
-/* Idle left out: sleeping client connections outside a transaction are
- * only counted (a window over the same scan), the rest listed. */
-#define MARIADB_IDLE "(p.COMMAND = 'Sleep' AND x.trx_id IS NULL AND p.USER NOT IN ('system user', 'event_scheduler'))"
-static const char *const mariadb_sql_busy =
-	"SELECT i, u, h, d, c, t, tm, st, q, NULL, NULL, qid, ti, ts, tst, ta, "
-	"NULL, NULL, NULL, NULL, NULL, me, ni FROM (SELECT p.ID i, p.USER u, p.HOST h, p.DB d, p.COMMAND c, "
-	"p.TIME t, p.TIME_MS tm, p.STATE st, p.INFO q, p.QUERY_ID qid, x.trx_id ti, x.trx_state ts, "
-	"x.trx_started tst, " MY_TRX_AGE " ta, p.ID = CONNECTION_ID() me, "
-	"SUM(" MARIADB_IDLE ") OVER () ni, " MARIADB_IDLE " idle "
-	"FROM information_schema.PROCESSLIST p "
-	"LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID) s "
-	"WHERE NOT s.idle LIMIT " LIMIT_TEXT;
-static const char *const mariadb_sql_noproc =
-	"SELECT p.ID, p.USER, p.HOST, p.DB, p.COMMAND, p.TIME, p.TIME_MS, p.STATE, p.INFO, NULL, NULL, "
 	"p.QUERY_ID, NULL, NULL, NULL, NULL, "
-	"NULL, NULL, NULL, NULL, NULL, p.ID = CONNECTION_ID(), 0 "
+	"NULL, NULL, NULL, NULL, NULL, p.ID = CONNECTION_ID() "
 	"FROM information_schema.PROCESSLIST p LIMIT " LIMIT_TEXT;
+static const char *const mariadb_trx_sql =
+	"SELECT x.trx_mysql_thread_id, x.trx_id, x.trx_state, x.trx_started, " MY_TRX_AGE " "
+	"FROM information_schema.INNODB_TRX x";
 #define MYSQL_SQL_HEAD \
 	"SELECT t.PROCESSLIST_ID, t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_DB, " \
 	"t.PROCESSLIST_COMMAND, t.PROCESSLIST_TIME, NULL, t.PROCESSLIST_STATE, s.SQL_TEXT, " \
 	"s.END_EVENT_ID IS NOT NULL, s.TIMER_WAIT / 1000000000000, NULL, "
 #define MYSQL_SQL_TAIL \
-	"t.TYPE, w.EVENT_NAME, s.CURRENT_SCHEMA, s.DIGEST, a.ATTR_VALUE, t.PROCESSLIST_ID = CONNECTION_ID(), 0 " \
+	"t.TYPE, w.EVENT_NAME, s.CURRENT_SCHEMA, s.DIGEST, a.ATTR_VALUE, t.PROCESSLIST_ID = CONNECTION_ID() " \
 	"FROM performance_schema.threads t " \
 	"LEFT JOIN performance_schema.events_statements_current s ON s.THREAD_ID = t.THREAD_ID " \
 	"AND s.NESTING_EVENT_ID IS NULL " \
@@ -236,11 +223,84 @@ static const char *const mysql_sql_noproc =
 	MYSQL_SQL_HEAD "NULL, NULL, NULL, NULL, " MYSQL_SQL_TAIL
 	"WHERE t.PROCESSLIST_ID IS NOT NULL ORDER BY t.PROCESSLIST_ID LIMIT " LIMIT_TEXT;
 
-const char *sessions_my_sql(enum flavour fl, bool priv_process, bool idle)
+const char *sessions_my_sql(enum flavour fl, bool priv_process)
 {
 	if (fl == FLAVOUR_MARIADB)
-		return !priv_process ? mariadb_sql_noproc : idle ? mariadb_sql : mariadb_sql_busy;
+		return mariadb_sql;
 	return priv_process ? mysql_sql : mysql_sql_noproc;
+}
+
+const char *sessions_my_trx_sql(enum flavour fl, bool priv_process)
+{
+	return fl == FLAVOUR_MARIADB && priv_process ? mariadb_trx_sql : NULL;
+}
+
+void sessions_my_trx_add(struct my_trx_set *ts, const char *const *cell, int ncells)
+{
+	const char *th = col(cell, ncells, 0);
+	if (!th)
+		return;
+	if (ts->n == ts->cap) {
+		ts->cap = ts->cap ? ts->cap * 2 : 16;
+		ts->t = xrealloc(ts->t, ts->cap * sizeof *ts->t);
+	}
+	struct my_trx *t = &ts->t[ts->n++];
+	t->thread = int_or0(th);
+	for (int i = 0; i < 4; i++) {
+		const char *v = col(cell, ncells, i + 1);
+		t->cell[i] = v ? xstrdup(v) : NULL;
+	}
+}
+
+static int trx_cmp(const void *pa, const void *pb)
+{
+	const struct my_trx *a = pa, *b = pb;
+	return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+void sessions_my_trx_sort(struct my_trx_set *ts)
+{
+	if (ts->n > 1)
+		qsort(ts->t, ts->n, sizeof *ts->t, trx_cmp);
+}
+
+void sessions_my_trx_fill(const struct my_trx_set *ts, const char **cell)
+{
+	if (!ts->n || !cell[SMY_ID])
+		return;
+	struct my_trx key = {.thread = int_or0(cell[SMY_ID])};
+	const struct my_trx *t = bsearch(&key, ts->t, ts->n, sizeof *ts->t, trx_cmp);
+	if (!t)
+		return;
+	cell[SMY_TRX_ID] = t->cell[0];
+	cell[SMY_TRX_STATE] = t->cell[1];
+	cell[SMY_TRX_STARTED] = t->cell[2];
+	cell[SMY_TRX_AGE_S] = t->cell[3];
+}
+
+void sessions_my_trx_free(struct my_trx_set *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		for (int k = 0; k < 4; k++)
+			free(ts->t[i].cell[k]);
+	free(ts->t);
+	memset(ts, 0, sizeof *ts);
+}
+
+static bool my_background(const char *user, const char *command, const char *type);
+static bool my_lock_state(const char *st);
+
+bool sessions_my_idle(const char *const *cell, int ncells)
+{
+	const char *cmd = col(cell, ncells, SMY_COMMAND);
+	const char *self = col(cell, ncells, SMY_SELF);
+	if (!cmd || strcasecmp(cmd, "Sleep") != 0 || col(cell, ncells, SMY_TRX_ID) || (self && self[0] == '1'))
+		return false;
+	const char *we = col(cell, ncells, SMY_WAIT_EVENT);
+	if (my_background(col(cell, ncells, SMY_USER), cmd, col(cell, ncells, SMY_TYPE)) ||
+	    my_lock_state(col(cell, ncells, SMY_STATE)) || (we && strncmp(we, "wait/lock/", 10) == 0))
+		return false;
+	return true;
 }
 
 /* A thread of the server's own rather than a client's. */
@@ -270,9 +330,6 @@ void sessions_my_row(struct session_set *ss, enum flavour fl, const char *const 
 	if (!id || over_limit(ss))
 		return;
 	long long iv = int_or0(id);
-	const char *ni = col(cell, ncells, SMY_IDLE_UNREAD);
-	if (ni)
-		ss->idle_unread = (unsigned)int_or0(ni);
 	/* a thread with two current waits / statements: its first row */
 	if (ss->n && ss->s[ss->n - 1].id == iv)
 		return;

@@ -99,19 +99,37 @@ enum {
 	SMY_DIGEST,      /* MySQL events_statements_current DIGEST */
 	SMY_PROGRAM,     /* MySQL session_connect_attrs program_name; NULL on MariaDB */
 	SMY_SELF,        /* "1": dbtop's own connection */
-	SMY_IDLE_UNREAD, /* idle sessions counted, not listed (the same on every row) */
 	SMY__COUNT
 };
 
 /* The MySQL / MariaDB query (static text): MySQL 8
  * performance_schema.threads + events_statements_current +
  * events_waits_current (+ INNODB_TRX with PROCESS); MariaDB
- * information_schema.PROCESSLIST (+ INNODB_TRX with PROCESS), not sorted on
- * the server (sessions_my_finish sorts). idle false: on MariaDB with
- * PROCESS, sleeping client connections outside a transaction are only
- * counted (SMY_IDLE_UNREAD, session_set.idle_unread); else every session
- * is listed. */
-const char *sessions_my_sql(enum flavour fl, bool priv_process, bool idle);
+ * information_schema.PROCESSLIST alone, not sorted (sessions_my_finish
+ * sorts by id), its transactions read first by sessions_my_trx_sql() and
+ * merged into each row (sessions_my_trx_fill). */
+const char *sessions_my_sql(enum flavour fl, bool priv_process);
+/* MariaDB with PROCESS: INNODB_TRX (thread id, trx_id, trx_state,
+ * trx_started, age in s), read before the process list; NULL otherwise. */
+const char *sessions_my_trx_sql(enum flavour fl, bool priv_process);
+struct my_trx {
+	long long thread;
+	char *cell[4];           /* trx_id, trx_state, trx_started, age (owned) */
+};
+struct my_trx_set {
+	struct my_trx *t;
+	size_t n, cap;
+};
+/* One row of sessions_my_trx_sql(); then sort once, and fill each process
+ * list row's SMY_TRX_* cells (cell: SMY__COUNT pointers, into the set). */
+void sessions_my_trx_add(struct my_trx_set *ts, const char *const *cell, int ncells);
+void sessions_my_trx_sort(struct my_trx_set *ts);
+void sessions_my_trx_fill(const struct my_trx_set *ts, const char **cell);
+void sessions_my_trx_free(struct my_trx_set *ts);
+/* A row sessions_my_row would class SC_IDLE (sleeping, no transaction, a
+ * client's, not dbtop's own): what the source only counts
+ * (session_set.idle_unread) while the screen hides idle sessions. */
+bool sessions_my_idle(const char *const *cell, int ncells);
 void sessions_my_row(struct session_set *ss, enum flavour fl, const char *const *cell, int ncells);
 /* Status and note: SESS_PARTIAL with "GRANT PROCESS ON *.* TO <user>"
  * without PROCESS (each user sees only their own sessions then). */
