@@ -12,17 +12,14 @@ check() {
 }
 # Mean of a jq expression over JSON lines in a file (null values skipped).
 mean() { jq -s "[.[] | $2 | select(. != null)] | if length == 0 then null else add / length end" "$1"; }
-# Minimum / maximum likewise.
-minv() { jq -s "[.[] | $2 | select(. != null)] | min" "$1"; }
-maxv() { jq -s "[.[] | $2 | select(. != null)] | max" "$1"; }
 # awk float test: within A B PCT -> true when |A-B| <= B*PCT/100
 within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "null" && d <= b * p / 100) }'; }
 # ge A B -> A >= B (floats)
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "null" && a + 0 >= b + 0) }'; }
 done_tests() { exit $((fails > 0)); }
 
-# Screen tests in tmux: the caller defines T (its tmux command) and runs
-# dbtop in a session named s.
+# Screen tests in tmux: T (below, or the caller's own) drives tmux, and
+# dbtop runs in a session named s.
 # wait_re ERE SECONDS: poll the screen until a line matches
 wait_re() {
     local i
@@ -60,3 +57,38 @@ fresh_tmux() {
     done
     sleep 0.1
 }
+
+# ---- dbtop on the screen in tmux (the live tests that drive the screen) ----
+# tui_init NAME: $tmp (a new directory; the caller's cleanup removes it),
+# $sock (the test's tmux socket, dbtop-NAME-PID, that T drives), a private
+# XDG_STATE_HOME (the tuning journal), TZ=UTC and LANG=C.UTF-8.
+tui_init() {
+    tmp=$(mktemp -d)
+    sock=dbtop-$1-$$
+    export XDG_STATE_HOME=$tmp/state TZ=UTC LANG=C.UTF-8
+}
+# T ARGS...: tmux on the test's socket, without the user's configuration
+T() { tmux -L "$sock" -f /dev/null "$@"; }
+# tui_stop: for a cleanup: end the test's tmux server and the load process
+# $lp when one was started, and wait for the test's children
+tui_stop() {
+    T kill-server 2>/dev/null
+    [ -n "${lp:-}" ] && kill "$lp" 2>/dev/null
+    wait 2>/dev/null
+}
+# dbtop_start W H ARGS...: a fresh tmux server (fresh_tmux) with dbtop ARGS
+# in session s of W x H; its pid in $tmp/pid, its standard error in
+# $tmp/err; when it ends the pane shows "EXITED <status>" for 30 s. True
+# once the header says UP (within $UP_WAIT seconds, default 10).
+dbtop_start() {
+    local w=$1 h=$2 q= a
+    shift 2
+    for a in "$@"; do q+=" $(printf '%q' "$a")"; done
+    fresh_tmux
+    rm -f "$tmp/pid" "$tmp/err"
+    T new-session -d -s s -x "$w" -y "$h" \
+        "sh -c 'echo \$\$ > $tmp/pid; exec \"\$0\" \"\$@\" 2>$tmp/err' $(printf '%q' "$DBTOP")$q; echo EXITED \$?; sleep 30"
+    wait_re " UP " "${UP_WAIT:-10}"
+}
+# dpid: the pid of the dbtop dbtop_start started
+dpid() { cat "$tmp/pid" 2>/dev/null; }

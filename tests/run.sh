@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
-# Test runner: unit binaries, then live tests against the sandbox servers.
-#   tests/run.sh unit BIN...   unit tests only
-#   tests/run.sh all BIN...    unit + screen + live (starts and always stops the sandbox)
-#   tests/run.sh screen        screen tests only
-# Every test prints "ok - NAME" or "not ok - NAME: why"; the last line is
-# "N passed, N failed". Exit status 1 when anything failed.
+# Test runner: the layer check, unit binaries, fuzz corpora, then screen and
+# live tests against the sandbox servers.
+#   tests/run.sh unit BIN...   layers, unit tests and fuzz corpora only
+#   tests/run.sh all BIN...    + screen + live (starts and always stops the sandbox)
+#   tests/run.sh screen        layers and screen tests only
+# A BIN named fuzz_NAME is a fuzz target's corpus replayer (tests/fuzz/replay.c):
+# it is run on tests/fuzz/corpus/NAME/. DBTOP_LIVE="20_mariadb 30_postgres ..."
+# runs only those live tests (default: every tests/live/*.sh).
+# Every test prints "ok - NAME", "ok - NAME # SKIP why" or "not ok - NAME: why";
+# a skip is counted apart from the passes. The last lines are the reasons of
+# the skips, "N skipped", and "N passed, N failed". Exit status 1 when
+# anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-all}
 shift || true
 out=$(mktemp -d)
-passed=0 failed=0
+passed=0 failed=0 skipped=0
+: >"$out/skips"
+trap 'rm -rf "$out"' EXIT
 
-# Run one test command, echo its lines, count ok / not ok.
+# a skipped check: "ok - NAME # SKIP why" (the marker in any case)
+SKIP_RE='^ok - .*# [Ss][Kk][Ii][Pp]( |$)'
+# Run one test command, echo its lines, count ok / ok # SKIP / not ok.
 run_one() {
     local name=$1 log=$out/$(basename "$1").log
     shift
@@ -21,19 +31,23 @@ run_one() {
     "$@" >"$log" 2>&1
     local rc=$?
     cat "$log"
-    local p f
+    local p f s
     p=$(grep -c '^ok - ' "$log")
+    s=$(grep -cE "$SKIP_RE" "$log")
+    p=$((p - s))
+    grep -E "$SKIP_RE" "$log" | sed "s|^ok - |$name: |" >>"$out/skips"
     f=$(grep -c '^not ok - ' "$log")
     if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
         echo "not ok - $name exited with status $rc"
         f=1
     fi
-    if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+    if [ "$p" = 0 ] && [ "$f" = 0 ] && [ "$s" = 0 ]; then
         echo "not ok - $name ran no check"
         f=1
     fi
     passed=$((passed + p))
     failed=$((failed + f))
+    skipped=$((skipped + s))
 }
 
 # the layering rule (docs/architecture.md): includes go only downward; and
@@ -54,8 +68,26 @@ layers_test() {
 }
 run_one "layers" layers_test
 
+# no function over 100 lines outside the tests (docs/architecture.md)
+sizes_test() {
+    local msg
+    if msg=$(python3 scripts/function_sizes.py --max 100 --top 3); then
+        echo "ok - function sizes: $(tail -n 1 <<<"$msg"); the longest: $(sed -n 2p <<<"$msg" | tr -s ' ')"
+    else
+        echo "$msg"
+        echo "not ok - function sizes: a function is over 100 lines"
+    fi
+}
+run_one "function sizes" sizes_test
+
 for bin in "$@"; do
-    run_one "$bin" "$bin"
+    case $(basename "$bin") in
+    fuzz_*)
+        t=$(basename "$bin")
+        run_one "$bin" "$bin" "tests/fuzz/corpus/${t#fuzz_}"
+        ;;
+    *) run_one "$bin" "$bin" ;;
+    esac
 done
 
 # screen tests: the real binary in tmux, on recordings (no server needed)
@@ -75,7 +107,21 @@ if [ "$mode" = all ]; then
         echo "ok - sandbox servers started"
         passed=$((passed + 1))
         eval "$(tests/sandbox.sh env)"
-        for t in tests/live/*.sh; do
+        live=()
+        if [ -n "${DBTOP_LIVE:-}" ] && [ "${DBTOP_LIVE}" != all ]; then
+            for n in $DBTOP_LIVE; do
+                if [ -f "tests/live/$n.sh" ]; then
+                    live+=("tests/live/$n.sh")
+                else
+                    echo "not ok - DBTOP_LIVE names $n: there is no tests/live/$n.sh"
+                    failed=$((failed + 1))
+                fi
+            done
+            echo "# live tests of this run (DBTOP_LIVE): $DBTOP_LIVE"
+        else
+            live=(tests/live/*.sh)
+        fi
+        for t in "${live[@]}"; do
             run_one "$t" bash "$t"
         done
     else
@@ -86,5 +132,7 @@ if [ "$mode" = all ]; then
     tests/sandbox.sh stop >/dev/null 2>&1 || true
 fi
 
+sed 's/^/# skipped: /' "$out/skips"
+echo "$skipped skipped"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

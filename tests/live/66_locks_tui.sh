@@ -8,9 +8,8 @@
 # privileges the monitoring user does not have.
 . tests/lib.sh
 . tests/sessions.sh
-tmp=$(mktemp -d)
-sockbase=dbtop-locks-$$
-T() { tmux -L "$sock" -f /dev/null "$@"; }
+tui_init locks
+sockbase=$sock
 cleanup() {
     for n in mariadb pg15; do
         tmux -L "$sockbase-$n" kill-server 2>/dev/null
@@ -29,7 +28,6 @@ waitfile() {
     done
     return 1
 }
-export TZ=UTC LANG=C.UTF-8
 
 # gone ID SECONDS: poll until session ID has left the server's session list
 gone() {
@@ -77,8 +75,8 @@ for name in mariadb pg15; do
         sess b 15 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 2 WHERE id = 1;"
         getid b
         A=${sid[a]} B=${sid[b]}
-        T new-session -d -s s -x 200 -y 50 "$DBTOP $flags --interval 0.5 --connect-timeout 2 '$uri'; echo EXITED \$?; sleep 30"
-        if ! wait_re " UP " 10; then
+        # shellcheck disable=SC2086
+        if ! dbtop_start 200 50 $flags --interval 0.5 --connect-timeout 2 "$uri"; then
             nok "$name $mode: screen did not come up: $(screen)"
             T kill-server 2>/dev/null
             endsess endid b a

@@ -11,10 +11,9 @@
 # cancels the statement seen (the session stays).
 . tests/lib.sh
 . tests/sessions.sh
-tmp=$(mktemp -d)
+tui_init kid
 chmod 755 "$tmp"   # the postgres user reaches the namespaced server's files
-sockbase=dbtop-kid-$$
-T() { tmux -L "$sock" -f /dev/null "$@"; }
+sockbase=$sock
 nspid=
 cleanup() {
     for n in mariadb pg15 mariadb-c pg15-c pgns; do tmux -L "$sockbase-$n" kill-server 2>/dev/null; done
@@ -30,7 +29,6 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-export TZ=UTC LANG=C.UTF-8
 
 # gone ID SECONDS: poll until session ID has left the server's session list
 gone() {
@@ -70,8 +68,7 @@ say() {
 # start_dbtop NAME TARGET: dbtop (tmux socket NAME) up, on screen 3 (locks)
 start_dbtop() {
     sock=$sockbase-$1
-    T new-session -d -s s -x 200 -y 50 "$DBTOP --interval 0.5 --connect-timeout 2 '$2'; echo EXITED \$?; sleep 30"
-    wait_re " UP " 10 && T send-keys -t s 3
+    dbtop_start 200 50 --interval 0.5 --connect-timeout 2 "$2" && T send-keys -t s 3
 }
 # joined_re ERE SECONDS: poll the screen, its lines trimmed and joined
 # with one space (a wrapped confirmation reads as one text), for ERE

@@ -10,19 +10,14 @@
 # writer incident (seed 004): the finding, screen 5's selected row and a
 # name the same setting and value; no row proposes the value in force.
 . tests/lib.sh
-tmp=$(mktemp -d)
-sock=dbtop-ev-$$
+tui_init ev
 M=$DBTOP_MARIADB_CLIENT
 P=$DBTOP_PG15_PSQL
-export XDG_STATE_HOME=$tmp/state TZ=UTC LANG=C.UTF-8
-T() { tmux -L "$sock" -f /dev/null "$@"; }
 shim=build/tests/slowsync.so
 slowed=
 lp=
 cleanup() {
-    T kill-server 2>/dev/null
-    [ -n "$lp" ] && kill "$lp" 2>/dev/null
-    wait 2>/dev/null
+    tui_stop
     # the servers run without the shim again
     for n in $slowed; do tests/sandbox.sh restart "$n" >/dev/null 2>&1; done
     $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1" 2>/dev/null
@@ -33,12 +28,7 @@ cleanup() {
 trap cleanup EXIT
 
 # start URI: dbtop on the screen (120x40)
-start() {
-    T kill-server 2>/dev/null
-    sleep 0.2
-    T new-session -d -s s -x 120 -y 40 "exec $DBTOP --interval 1 --connect-timeout 2 \"$1\" 2>$tmp/err"
-    wait_re " UP " 10
-}
+start() { dbtop_start 120 40 --interval 1 --connect-timeout 2 "$1"; }
 # flat: the screen on one line, blanks squeezed (wrapped text greps whole)
 flat() { T capture-pane -p -t s | unframe | tr -s ' \n' ' '; }
 # slow NAME: restart a sandbox server with its fsyncs 5 ms slower

@@ -9,18 +9,13 @@
 # Then, prepared, the remedies from screen 5 (flush=2, then sync_binlog=0
 # with its risk shown): COMMIT falls and the finding clears.
 . tests/lib.sh
-tmp=$(mktemp -d)
-sock=dbtop-s0-$$
+tui_init s0
 M=$DBTOP_MARIADB_CLIENT
-export XDG_STATE_HOME=$tmp/state TZ=UTC LANG=C.UTF-8
-T() { tmux -L "$sock" -f /dev/null "$@"; }
 shim=build/tests/slowsync.so
 slowed=
 lp=
 cleanup() {
-    T kill-server 2>/dev/null
-    [ -n "$lp" ] && kill "$lp" 2>/dev/null
-    wait 2>/dev/null
+    tui_stop
     [ -n "$slowed" ] && tests/sandbox.sh restart mariadb >/dev/null 2>&1
     $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1" 2>/dev/null
     rm -rf "$tmp"

@@ -8,17 +8,12 @@
 # (postgresql.auto.conf restored exactly). --read-only: every write key
 # refused, no statement sent.
 . tests/lib.sh
-tmp=$(mktemp -d)
-sock=dbtop-tune-$$
+tui_init tune
 M=$DBTOP_MARIADB_CLIENT
 P=$DBTOP_PG15_PSQL
-export XDG_STATE_HOME=$tmp/state TZ=UTC LANG=C.UTF-8
-T() { tmux -L "$sock" -f /dev/null "$@"; }
 lp=
 cleanup() {
-    T kill-server 2>/dev/null
-    [ -n "$lp" ] && kill "$lp" 2>/dev/null
-    wait 2>/dev/null
+    tui_stop
     $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1" 2>/dev/null
     $P -qc "ALTER SYSTEM RESET synchronous_commit" >/dev/null 2>&1
     $P -qc "ALTER SYSTEM RESET wal_writer_delay" >/dev/null 2>&1
@@ -29,13 +24,10 @@ trap cleanup EXIT
 
 # start URI [FLAGS]: dbtop on the screen; its pid in $tmp/pid, stderr in $tmp/err
 start() {
-    T kill-server 2>/dev/null
-    sleep 0.2
-    rm -f "$tmp/pid" "$tmp/err"
-    T new-session -d -s s -x 200 -y 50 "sh -c 'echo \$\$ > $tmp/pid; exec $DBTOP $2 --interval 0.5 --connect-timeout 2 \"$1\" 2>$tmp/err'; echo EXITED \$?; sleep 30"
-    wait_re " UP " 10
+    # (FLAGS: words)
+    # shellcheck disable=SC2086
+    dbtop_start 200 50 ${2:-} --interval 0.5 --connect-timeout 2 "$1"
 }
-dpid() { cat "$tmp/pid" 2>/dev/null; }
 # exited SECONDS: wait for dbtop to be gone (its revert, message and journal removal done)
 exited() {
     local i p

@@ -9,17 +9,14 @@
 # not be checked. The confirmation says server-wide, postgresql.auto.conf
 # and the restart. postgresql.conf and pg_hba.conf are restored.
 . tests/lib.sh
-tmp=$(mktemp -d)
-sock=dbtop-pending-$$
+tui_init pending
 P=$DBTOP_PG15_PSQL
-export XDG_STATE_HOME=$tmp/state TZ=UTC LANG=C.UTF-8
-T() { tmux -L "$sock" -f /dev/null "$@"; }
 conf=$($P -Atc "SHOW config_file")
 hba=$($P -Atc "SHOW hba_file")
 cp -p "$conf" "$tmp/postgresql.conf.orig"
 cp -p "$hba" "$tmp/pg_hba.conf.orig"
 cleanup() {
-    T kill-server 2>/dev/null
+    tui_stop
     # restore the files in place (owner and mode kept), then make them the ones in force
     [ -s "$tmp/postgresql.conf.orig" ] && cat "$tmp/postgresql.conf.orig" >"$conf"
     [ -s "$tmp/pg_hba.conf.orig" ] && cat "$tmp/pg_hba.conf.orig" >"$hba"
@@ -38,12 +35,7 @@ value_is() {
     done
     return 1
 }
-start() {
-    fresh_tmux
-    rm -f "$tmp/err"
-    T new-session -d -s s -x "${2:-200}" -y "${3:-50}" "$DBTOP --interval 0.5 --connect-timeout 2 '$1' 2>$tmp/err; echo EXITED \$?; sleep 30"
-    wait_re " UP " 15
-}
+start() { UP_WAIT=15 dbtop_start "${2:-200}" "${3:-50}" --interval 0.5 --connect-timeout 2 "$1"; }
 # the confirmation box on one line
 flat() { T capture-pane -p -t s | unframe | tr -s ' \n' ' '; }
 

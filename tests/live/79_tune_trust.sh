@@ -19,15 +19,12 @@
 #     small tmpfs as XDG_STATE_HOME): nothing is sent, and after space
 #     returns the change is journaled whole.
 . tests/lib.sh
-tmp=$(mktemp -d)
+tui_init trust
 chmod 755 "$tmp"
-sock=dbtop-trust-$$
 M=$DBTOP_MARIADB_CLIENT
 P15=$DBTOP_PG15_PSQL
 P18=$DBTOP_PG18_PSQL
 SB=$DBTOP_SANDBOX_DIR
-export XDG_STATE_HOME=$tmp/state TZ=UTC LANG=C.UTF-8
-T() { tmux -L "$sock" -f /dev/null "$@"; }
 MY2P=$((DBTOP_MARIADB_PORT + 11))
 my2_pid=
 user2=dbtop79u$$

@@ -574,7 +574,7 @@ done
 partition() {
     local net=10.231.$((RANDOM % 200 + 20)) bin=${DBTOP_PG15_BIN:-/usr/lib/postgresql/15/bin} s=net j=$tmp/net.json uri tc tl
     if ! ip netns add "$NS" 2>"$tmp/ns.err"; then
-        ok "network partition skipped: ip netns add failed: $(head -c 200 "$tmp/ns.err")"
+        ok "network partition # SKIP ip netns add failed: $(head -c 200 "$tmp/ns.err" | tr '\n' ' ')"
         return
     fi
     ip link add "$VA" type veth peer name "$VB" &&

@@ -9,16 +9,12 @@
 # option is never echoed; world-writable option files (and includes) are
 # ignored as by the mysql client, an explicit --defaults-file refused.
 . tests/lib.sh
-tmp=$(mktemp -d)
-sock=dbtop-safety-$$
+tui_init safety
 M=$DBTOP_MARIADB_CLIENT
-export XDG_STATE_HOME=$tmp/state TZ=UTC LANG=C.UTF-8
-T() { tmux -L "$sock" -f /dev/null "$@"; }
 fake=
 cleanup() {
-    T kill-server 2>/dev/null
     [ -n "$fake" ] && kill "$fake" 2>/dev/null
-    wait 2>/dev/null
+    tui_stop
     $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1" 2>/dev/null
     rm -rf "$tmp"
 }
@@ -28,13 +24,7 @@ $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"
 touch "$tmp/started"
 
 # start URI: dbtop on the screen in tmux; its pid in $tmp/pid, stderr in $tmp/err
-start() {
-    fresh_tmux
-    rm -f "$tmp/pid" "$tmp/err"
-    T new-session -d -s s -x 120 -y 40 "sh -c 'echo \$\$ > $tmp/pid; exec $DBTOP --interval 0.5 --connect-timeout 2 \"$1\" 2>$tmp/err'; echo EXITED \$?; sleep 30"
-    wait_re " UP " 15
-}
-dpid() { cat "$tmp/pid" 2>/dev/null; }
+start() { UP_WAIT=15 dbtop_start 120 40 --interval 0.5 --connect-timeout 2 "$1"; }
 
 # ---- a hang-up without SIGHUP while a change is in force ----
 cat >"$tmp/hup.py" <<'EOF'
@@ -132,7 +122,7 @@ if command -v gdb >/dev/null && G -p "$pid" -batch -nx -ex 'print (int)prctl(3,0
     if wait_re "EXITED 134" 5; then ok "crash: dbtop dies by the second signal (exit 134)"; else nok "crash: $(screen)"; fi
     if [ "$hits" = 1 ]; then ok "crash handler: SIGABRT inside its endwin() goes to the default action (endwin once)"; else nok "crash handler re-entered: endwin $hits times: $(grep -E 'Breakpoint|terminated|exited' "$tmp/gdb.out" | tr '\n' ' ')"; fi
 else
-    ok "# SKIP gdb cannot attach here: the crash handler and dumpable checks need it ($(tail -c 200 "$tmp/gdb1.out" 2>/dev/null | tr '\n' ' '))"
+    ok "crash handler and not dumpable # SKIP gdb cannot attach here, the checks need it ($(tail -c 200 "$tmp/gdb1.out" 2>/dev/null | tr '\n' ' '))"
 fi
 # a plain SIGSEGV while a change is in force: the terminal back, the message, death by the signal
 $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"

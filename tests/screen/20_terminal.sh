@@ -217,13 +217,21 @@ wait_for dark "REPLAY ended" 15
 sleep 0.2
 # colours as set: the resets ncurses sends depend on what was drawn before
 norm_e() { sed -e 's/\x1b\[0m//g; s/\x1b\[39m//g; s/\x1b\[49m//g'; }
-dark_e=$(screen_e dark | head -29 | norm_e)
-# looks_dark SESSION: the first 29 lines match dark's, polled for up to 3 s (a
+# rows_e SESSION: rows 0-28 with their attributes, each captured alone (a
+# whole-screen capture carries the style from the end of one row, blanks
+# included, into the next: a row then starts with fewer codes when the
+# blanks before it were painted by an earlier frame)
+rows_e() {
+	local y
+	for ((y = 0; y < 29; y++)); do line_e "$1" "$y" | sed $'s/\\(\e\\[[0-9;]*m\\)*$//'; done | norm_e
+}
+dark_e=$(rows_e dark)
+# looks_dark SESSION: the first 29 rows match dark's, polled for up to 3 s (a
 # sanitizer build may still be drawing the frame after the text has appeared)
 looks_dark() {
 	local i
 	for i in $(seq 1 15); do
-		[ "$(screen_e "$1" | head -29 | norm_e)" = "$dark_e" ] && return 0
+		[ "$(rows_e "$1")" = "$dark_e" ] && return 0
 		sleep 0.2
 	done
 	return 1
@@ -236,7 +244,7 @@ for th in light mono high-contrast; do
 		sleep 0.2
 		ok "--theme $th starts"
 		check "--theme $th: no theme message" bash -c '! grep -q "theme:" <<<"$1"' _ "$(screen "th-$th")"
-		e=$(screen_e "th-$th" | head -29)
+		e=$(rows_e "th-$th")
 		check "--theme $th: looks different from dark" test "$e" != "$dark_e"
 		[ "$th" = mono ] && check "--theme mono: no colours" test -z "$(colour_codes <<<"$e")"
 		keys "th-$th" t

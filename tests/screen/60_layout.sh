@@ -6,8 +6,10 @@
 # at every run. check_screens.py then holds every golden to the layout
 # rules (a pane with data shows a data row, the statement keeps 30 columns
 # at 80 wide, every cut shows its mark, no blank lines while a pane is cut,
-# a border between columns). UPDATE_GOLDEN=1 rewrites
-# tests/screen/golden/layout/*.txt: read them before committing.
+# a border between columns). At 80x24, 120x40 and 200x50 the overview is
+# also compared part by part (header, each tile, key bar: golden/tiles/),
+# so that a failure names its tile. UPDATE_GOLDEN=1 rewrites
+# tests/screen/golden/layout/*.txt and tiles/*.txt: read them before committing.
 set -uo pipefail
 source "$(dirname "$0")/lib.bash"
 need_basics
@@ -17,6 +19,8 @@ GOLDEN_DIR=${GOLDEN_ROOT:-$GOLDEN_DIR}
 
 SIZES="80x24 100x30 120x40 160x50 200x50"
 SCREENS=(overview rates digests locks waits tuning)
+# the sizes whose overview is also compared tile by tile (golden/tiles/)
+TILE_SIZES="80x24 120x40 200x50"
 # recording, the sample its copy ends on (0: the whole recording), and
 # sizes of its own (160x40: one column would cut the lock chain's panes,
 # so the overview takes two, with the border)
@@ -50,6 +54,9 @@ for r in "${RECS[@]}"; do
 			continue
 		fi
 		golden "$s" "layout/$rec-overview-$size"
+		case " $TILE_SIZES " in
+		*" $size "*) golden_tiles "$s" "tiles/$rec-overview-$size" "overview $rec $size" ;;
+		esac
 		for k in 1 2 3 4 5; do
 			keys "$s" "$k"
 			if ! retry 5 only_title "$s" "$k"; then

@@ -13,6 +13,13 @@ Rules:
             more after it, or what follows goes on on the next row (wrapped)
   blank     no pane holds more than 2 blank lines while another is cut
   border    two columns are separated by a border column
+
+check_screens.py --tiles WIDTH [GOLDEN] < SCREEN - the overview on stdin
+(a capture of a WIDTH-wide terminal) cut into its parts: "top" (the header
+and the alerts above the tiles), each tile [1]-[5] (its title row and body,
+with its columns and rows) and "bar" (the last row). Without GOLDEN, prints
+the parts (a golden file); with it, compares part by part and prints
+"ok - PART" or "not ok - PART: ..." with the lines that differ.
 """
 import os
 import re
@@ -154,7 +161,82 @@ def check(path):
     return res
 
 
+def parts(text, width):
+    """The overview cut into [(key, heading, lines)]: top, tiles, bar."""
+    raw = text.split('\n')
+    if raw and raw[-1] == '':
+        raw = raw[:-1]
+    lines = [l.ljust(width) for l in raw]
+    ts = tiles(lines, width)
+    out = []
+    first = min([y for (_, _, _, y, _) in ts] or [len(lines) - 1])
+    out.append(('top', 'top rows 0-%d' % (first - 1),
+                [l.rstrip() for l in lines[:first]]))
+    for (p, x, x1, y, body) in sorted(ts):
+        title = lines[y][x:x1].rstrip()
+        out.append(('[%d]' % p, '%s  columns %d-%d rows %d-%d' % (title, x, x1 - 1, y, y + len(body)),
+                    [title] + [b.rstrip() for b in body]))
+    out.append(('bar', 'bar row %d' % (len(lines) - 1), [lines[-1].rstrip()]))
+    return out
+
+
+def write_parts(ps):
+    for (_, head, body) in ps:
+        print('@@ ' + head)
+        for l in body:
+            print(l)
+
+
+def read_parts(path):
+    """A golden file written by write_parts: {key: (heading, lines)}."""
+    got, cur = {}, None
+    for l in open(path, encoding='utf-8').read().split('\n'):
+        if l.startswith('@@ '):
+            head = l[3:]
+            key = head.split()[0] if head.split()[0] in ('top', 'bar') else head[:3]
+            got[key] = (head, [])
+            cur = got[key][1]
+        elif cur is not None:
+            cur.append(l)
+    for k in got:   # (the file's last newline)
+        while got[k][1] and got[k][1][-1] == '' and k == list(got)[-1]:
+            got[k][1].pop()
+    return got
+
+
+def compare_parts(ps, path):
+    want = read_parts(path)
+    failed = 0
+    for (key, head, body) in ps:
+        if key not in want:
+            print('not ok - %s: not in %s' % (head, os.path.basename(path)))
+            failed += 1
+            continue
+        whead, wbody = want.pop(key)
+        if whead == head and wbody == body:
+            print('ok - %s' % head)
+            continue
+        failed += 1
+        print('not ok - %s: differs from the golden (%s)' % (head, whead))
+        for i in range(max(len(body), len(wbody))):
+            a = wbody[i] if i < len(wbody) else '(none)'
+            b = body[i] if i < len(body) else '(none)'
+            if a != b:
+                print('#   row %d want: %s' % (i, a))
+                print('#   row %d got:  %s' % (i, b))
+    for key, (whead, _) in want.items():
+        print('not ok - %s: missing from the screen' % whead)
+        failed += 1
+    return failed
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == '--tiles':
+        ps = parts(sys.stdin.read(), int(sys.argv[2]))
+        if len(sys.argv) == 3:
+            write_parts(ps)
+            sys.exit(0)
+        sys.exit(1 if compare_parts(ps, sys.argv[3]) else 0)
     failed = 0
     for f in sys.argv[1:]:
         for line in check(f):

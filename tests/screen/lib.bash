@@ -269,16 +269,44 @@ golden() {
 	fi
 }
 
+# golden_tiles NAME FILE WHAT: the overview on screen NAME cut into its
+# parts (the rows above the tiles, each tile [1]-[5] with its place, the key
+# bar; check_screens.py --tiles), each part compared to its section of
+# tests/screen/golden/FILE.txt: one ok / not ok per part, named by WHAT
+# and the part. UPDATE_GOLDEN=1 rewrites the file.
+golden_tiles() {
+	local name=$1 file=$GOLDEN_DIR/$2.txt what=$3 w l
+	w=$(pane "$name" '#{pane_width}')
+	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+		mkdir -p "$(dirname "$file")"
+		screen "$name" | python3 "$ROOT/tests/screen/check_screens.py" --tiles "$w" >"$file"
+		ok "golden $2 (rewritten)"
+		return
+	fi
+	if [ ! -f "$file" ]; then
+		nok "golden $2: $file missing (UPDATE_GOLDEN=1 writes it)"
+		return
+	fi
+	while IFS= read -r l; do
+		case $l in
+		"ok - "*) ok "$what: ${l#ok - }" ;;
+		"not ok - "*) nok "$what: ${l#not ok - }" ;;
+		*) echo "$l" ;;
+		esac
+	done < <(screen "$name" | python3 "$ROOT/tests/screen/check_screens.py" --tiles "$w" "$file")
+}
+
 # The header fields of recordings/mariadb-commit-fsync.dbrec at its end, for
 # header_expect (state, engine and version, host, uptime, interval, cost and
 # clock); they change when the recording is made again.
 MARIADB_HDR=("UP  REPLAY ended" "mariadb 10.11.19" "127.0.0.1:23306" "up 0m 42s" "every 1s" "cost 3.5ms  15:34:34")
 
-# Overview goldens hold the header, the rates tile and the key bar: the
-# other tiles belong to panes still being built and are checked by title.
+# These overview goldens of 10_screens.sh and 20_terminal.sh hold the
+# header, the rates tile and the key bar; every tile of the overview is
+# held by golden_tiles in 60_layout.sh (golden/tiles/, at 80x24, 120x40
+# and 200x50, every bundled recording).
 OVERVIEW_100x30=(0-16 29)
 OVERVIEW_80x24=(0-10 23)
-OVERVIEW_200x50=(0-0 1-48@0+110 49-49)
 # The MariaDB recording without row 8 (commit latency ms, "- (undefined)"):
 # its value runs into its label (see glued_rows in 10_screens.sh).
 MARIADB_OVERVIEW_100x30=(0-7 9-16 29)
@@ -286,8 +314,6 @@ MARIADB_OVERVIEW_200x50=(0-0 1-7@0+110 9-48@0+110 49-49)
 
 # Screens 2-5: number, pane name, title.
 PANES_2_5=("2 digests statement digests" "3 locks lock waits" "4 waits WAL / redo waits" "5 tuning safe tuning")
-# pending NAME: the pane is still the "not built yet" placeholder
-pending() { grep -q "const struct pane_ops $1_pane = " panes/pending.c 2>/dev/null; }
 
 # The SGR escape sequences a line starts with (its first cell's style).
 style_of() { grep -o $'^\(\e\[[0-9;]*m\)*' | head -1; }
@@ -325,11 +351,21 @@ for m in re.finditer(r'\{\{.*?\}, (KA_\w+), [^,]+, ([^,]+), (true|false), ((?:"(
 PY
 }
 
-# The bindings as the help names them, one a line.
-global_key_names() { key_table | cut -f1; }
-
-# Their help texts, one a line.
-global_key_helps() { key_table | cut -f4; }
+# key_where KEY: where the binding KEY works, as the message of a key
+# pressed elsewhere says it (tui/keys.c key_where_text): "everywhere", or
+# the overview and the screens, e.g. "overview, 1, 2" or "screen 3".
+key_where() {
+	key_table | awk -F'\t' -v k="$1" '$1 == k {
+		if ($3 == "012345") { print "everywhere"; next }
+		out = ""
+		for (i = 1; i <= length($3); i++) {
+			s = substr($3, i, 1)
+			if (s == "0") w = "overview"; else w = (out == "" ? "screen " : "") s
+			out = out (out == "" ? "" : ", ") w
+		}
+		print out
+	}'
+}
 
 # The key bar's entries of screen S (default 0, the overview): "KEY LABEL"
 # a line, in table order.
