@@ -492,6 +492,7 @@ static void init_source(struct source *src, struct replay_cfg *rcfg, const struc
 	src->interval = o->interval;
 	src->read_only = o->read_only;
 	src->want_sessions = o->batch && o->sessions;
+	src->sessions_idle = true;   /* --sessions lists every session */
 }
 
 /* The tuner with its undo journal; --batch says what an earlier dbtop left

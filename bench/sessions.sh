@@ -32,8 +32,12 @@
 #   MariaDB: performance_schema digest text):
 #   BENCH_PG_SESS_RE ['pg_stat_activity']  peers: every statement that reads the session list
 #   BENCH_MY_SESS_RE ['PROCESSLIST']
-#   BENCH_PG_DBTOP_RE ['pg_stat_activity a ORDER BY a\.pid']  dbtop: its one session statement
-#   BENCH_MY_DBTOP_RE ['PROCESSLIST.*ORDER BY']
+#   BENCH_PG_DBTOP_RE ['pg_stat_activity a ORDER BY a\.pid|WITH a AS \(SELECT \* FROM pg_stat_activity\)']
+#                        dbtop: its one session statement (before and after it became one scan
+#                        with the lock count)
+#   BENCH_MY_DBTOP_RE ['PROCESSLIST.{1,8}p.{1,3}(ORDER BY|LEFT JOIN|LIMIT)|INNODB_TRX.{1,3}x.{0,2}$']
+#                        (the process list, and its transactions read apart since they are no
+#                        longer joined on the server)
 #   BENCH_PERF [1]       perf profile of dbtop's last window per engine (when perf exists)
 #   BENCH_OUT []         also write the markdown report there
 #   DBTOP_PG15_PORT [48415] DBTOP_MARIADB_PORT [48306]   sandbox ports
@@ -55,8 +59,8 @@ KEY=${BENCH_DBTOP_KEY:-6}
 INNOTOP_MODE=${BENCH_INNOTOP_MODE:-Q}
 PG_SESS_RE=${BENCH_PG_SESS_RE:-pg_stat_activity}
 MY_SESS_RE=${BENCH_MY_SESS_RE:-PROCESSLIST}
-PG_DBTOP_RE=${BENCH_PG_DBTOP_RE:-'pg_stat_activity a ORDER BY a\.pid'}
-MY_DBTOP_RE=${BENCH_MY_DBTOP_RE:-'PROCESSLIST.*ORDER BY'}
+PG_DBTOP_RE=${BENCH_PG_DBTOP_RE:-'pg_stat_activity a ORDER BY a\.pid|WITH a AS \(SELECT \* FROM pg_stat_activity\)'}
+MY_DBTOP_RE=${BENCH_MY_DBTOP_RE:-'PROCESSLIST.{1,8}p.{1,3}(ORDER BY|LEFT JOIN|LIMIT)|INNODB_TRX.{1,3}x.{0,2}$'}
 BUDGET0=${BENCH_BUDGET0:-1}
 PERF=${BENCH_PERF:-1}
 OUT_MD=${BENCH_OUT:-}

@@ -115,6 +115,7 @@ void session_counts(const struct session_set *ss, struct session_counts *c)
 	memset(c, 0, sizeof *c);
 	if (!ss)
 		return;
+	c->total = c->idle = ss->idle_unread;
 	for (size_t i = 0; i < ss->n; i++) {
 		c->total++;
 		switch (ss->s[i].cls) {

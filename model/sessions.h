@@ -72,6 +72,7 @@ struct session_set {
 	char note[SESSION_NOTE_LEN]; /* why partial / unavailable and the fix, sanitised; "" when none */
 	double query_ms;         /* what the read took on the server's clock, ms */
 	double age_s;            /* 0: read for this sample; else s since it was read (paced by --server-budget) */
+	unsigned idle_unread;    /* idle sessions (SC_IDLE) counted but not listed: the screen hides idle ones */
 	struct session *s;
 	size_t n, cap;
 };
@@ -89,7 +90,8 @@ void session_set_query(struct session *s, const char *q, bool is_last);
  * (MySQL / MariaDB), and SC_LOCK_WAIT for sessions the graph shows waiting. */
 void session_set_link_locks(struct session_set *ss, const struct lock_set *ls);
 
-/* Counts by class (what the pane's title and the JSON summary show). */
+/* Counts by class (what the pane's title and the JSON summary show),
+ * idle_unread included. */
 struct session_counts {
 	unsigned total, active, lock_wait, idle_in_trx, idle, background, other;
 };

@@ -369,6 +369,8 @@ static size_t ss_rows(const struct model *m, const struct pane_view *v, const st
 		*hid_idle = 0;
 	if (hid_bg)
 		*hid_bg = 0;
+	if (ss && hid_idle && !SHOW_IDLE(v))
+		*hid_idle = ss->idle_unread;
 	if (!ss || !ss->n)
 		return 0;
 	*out = xcalloc(ss->n, sizeof **out);
@@ -448,6 +450,9 @@ void sessions_summary(const struct model *m, const struct pane_view *v, char *bu
 		n[ss->s[i].cls & 7]++;
 		hid++;
 	}
+	/* idle ones only counted while hidden */
+	n[SC_IDLE] += ss->idle_unread;
+	hid += ss->idle_unread;
 	size_t l;
 	str_printf(buf, len, "sessions: %u (%u active, %u waiting for lock", hid, n[SC_ACTIVE], n[SC_LOCK_WAIT]);
 	if (n[SC_IDLE_IN_TRX]) {
@@ -455,7 +460,8 @@ void sessions_summary(const struct model *m, const struct pane_view *v, char *bu
 		str_printf(buf + l, len - l, ", %u idle in transaction", n[SC_IDLE_IN_TRX]);
 	}
 	l = strlen(buf);
-	str_printf(buf + l, len - l, ", %u idle%s", n[SC_IDLE], !SHOW_IDLE(v) && n[SC_IDLE] ? " hidden" : "");
+	str_printf(buf + l, len - l, ", %u idle%s", n[SC_IDLE],
+		   !SHOW_IDLE(v) && n[SC_IDLE] ? " hidden" : ss->idle_unread ? " (listed from the next refresh)" : "");
 	if (n[SC_BACKGROUND]) {
 		l = strlen(buf);
 		str_printf(buf + l, len - l, ", %u background%s", n[SC_BACKGROUND], !SHOW_BG(v) ? " hidden" : "");

@@ -33,6 +33,7 @@ enum {
 	S_DIGEST_SAMPLING,  /* sampled sets: cumulative rounds (u64), sessions seen (u32) */
 	S_SESSION_META,     /* the session list: status, query ms, age, note */
 	S_SESSION,          /* one session of the list (put_sessions) */
+	S_SESSION_IDLE,     /* after the list: idle sessions counted, not listed (u64) */
 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
@@ -934,6 +935,8 @@ static void put_sessions(struct recorder *r, struct strbuf *b, const struct sess
 		session_io(&c, &x, &cls, &flags);
 		put_field(b, S_SESSION, f.s, f.len);
 	}
+	if (ss->idle_unread)
+		put_u64(b, S_SESSION_IDLE, ss->idle_unread);
 	sb_free(&f);
 }
 
@@ -1368,6 +1371,10 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 	case S_LOCK_EDGE: read_lock_edge(s, d, n); break;
 	case S_LOCK_IDENT: read_lock_ident(s, d, n); break;
 	case S_SESSION_META: case S_SESSION: read_sessions(s, tag, d, n); break;
+	case S_SESSION_IDLE:
+		if (s->sessions)
+			s->sessions->idle_unread = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
+		break;
 	case S_WAIT_META: case S_WAIT: read_waits(s, tag, d, n); break;
 	default: break;
 	}

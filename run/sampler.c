@@ -355,10 +355,11 @@ bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out)
 	return changed;
 }
 
-void sampler_want_sessions(struct sampler *sp, bool want)
+void sampler_want_sessions(struct sampler *sp, bool want, bool idle)
 {
 	pthread_mutex_lock(&sp->mu);
 	sp->src->want_sessions = want;
+	sp->src->sessions_idle = idle;
 	pthread_mutex_unlock(&sp->mu);
 }
 

@@ -100,8 +100,9 @@ bool sampler_busy(struct sampler *sp);
  * rc and msg filled. */
 bool sampler_action_result(struct sampler *sp, int *rc, char *msg, size_t len);
 /* Read the session list on every refresh (the sessions screen or tile
- * shows it) or stop reading it; from the next refresh on. */
-void sampler_want_sessions(struct sampler *sp, bool want);
+ * shows it) or stop reading it; idle: idle sessions listed too (else only
+ * counted, when the screen hides them); from the next refresh on. */
+void sampler_want_sessions(struct sampler *sp, bool want, bool idle);
 /* Ask the worker for the plan of session id's current statement
  * (ops->explain; who: the session as the screen showed it, checked on
  * PostgreSQL). False when one is still pending. */

@@ -1038,25 +1038,56 @@ static int my_read_sessions(struct source *src, struct sample *out, bool busy)
 		str_copy(ss->note, sizeof ss->note, "the session list needs performance_schema (ON, and SELECT on it)");
 		return 0;
 	}
-	MYSQL_RES *res = my_query(src, sessions_my_sql(c->flavour, c->priv_process), &qr);
-	qres_count(out, &qr);
-	ss->query_ms = qr.ms;
+	/* MariaDB: the transactions first (a few rows), merged into the
+	 * process list's rows here rather than joined on the server */
+	struct my_trx_set ts = {0};
+	const char *tq = sessions_my_trx_sql(c->flavour, c->priv_process);
+	double ms = 0;
+	MYSQL_RES *res = NULL;
+	if (tq) {
+		res = my_query(src, tq, &qr);
+		qres_count(out, &qr);
+		ms += qr.ms;
+		while (res && (row = mysql_fetch_row(res)))
+			sessions_my_trx_add(&ts, (const char *const *)row, (int)mysql_num_fields(res));
+		if (res)
+			mysql_free_result(res);
+		sessions_my_trx_sort(&ts);
+	}
+	if (!tq || !qr.failed) {
+		res = my_query(src, sessions_my_sql(c->flavour, c->priv_process), &qr);
+		qres_count(out, &qr);
+		ms += qr.ms;
+	}
+	ss->query_ms = ms;
 	if (qr.failed) {
+		sessions_my_trx_free(&ts);
 		unsigned e = mysql_errno(p->db);
 		if (e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
 			return qres_fail(out, &qr);
 		ss->status = SESS_UNAVAILABLE;
 		str_copy(ss->note, sizeof ss->note, qr.err);
-		source_sessions_read(src, ss, qr.ms, now);
+		source_sessions_read(src, ss, ms, now);
 		return 0;
 	}
 	unsigned nf = res ? mysql_num_fields(res) : 0;
-	while (res && (row = mysql_fetch_row(res)))
-		sessions_my_row(ss, c->flavour, (const char *const *)row, (int)nf);
+	while (res && (row = mysql_fetch_row(res))) {
+		const char *cl[SMY__COUNT];
+		for (int i = 0; i < SMY__COUNT; i++)
+			cl[i] = i < (int)nf ? row[i] : NULL;
+		sessions_my_trx_fill(&ts, cl);
+		/* idle ones only counted while the screen hides them */
+		if (!src->sessions_idle && c->flavour == FLAVOUR_MARIADB && sessions_my_idle(cl, SMY__COUNT)) {
+			ss->idle_unread++;
+			continue;
+		}
+		sessions_my_row(ss, c->flavour, cl, SMY__COUNT);
+	}
 	if (res)
 		mysql_free_result(res);
+	sessions_my_trx_free(&ts);
 	sessions_my_finish(ss, c->flavour, c->priv_process, src->tgt ? src->tgt->user : NULL);
-	source_sessions_read(src, ss, qr.ms, now);
+	source_sessions_read(src, ss, ms, now);
 	session_set_link_locks(ss, out->locks);
 	return 0;
 }

@@ -785,10 +785,11 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 }
 
 /* The session list (pg_stat_activity), one statement, only while wanted;
- * paced under --server-budget. Returns -1 (sample failed) only when the
- * connection is lost or still busy; a refusal or a time-out is told on
- * the pane. */
-static int pg_read_sessions(struct source *src, struct sample *out, bool busy)
+ * paced under --server-budget. The same scan counts the sessions waiting
+ * for a lock: *waiting, with *gate true when this refresh read it. Returns
+ * -1 (sample failed) only when the connection is lost or still busy; a
+ * refusal or a time-out is told on the pane. */
+static int pg_read_sessions(struct source *src, struct sample *out, bool busy, unsigned *waiting, bool *gate)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
@@ -796,6 +797,7 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy)
 	char q[4096];
 	double now = clock_mono();
 
+	*gate = false;
 	if (!src->want_sessions) {
 		source_sessions_forget(src);
 		return 0;
@@ -804,7 +806,8 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy)
 		return 0;
 	struct session_set *ss = session_set_new();
 	out->sessions = ss;
-	if (!sessions_pg_sql_timed(q, sizeof q, src->caps.version_num, (long)(src->query_timeout * 500))) {
+	if (!sessions_pg_sql_timed(q, sizeof q, src->caps.version_num, (long)(src->query_timeout * 500),
+				   src->sessions_idle)) {
 		ss->status = SESS_UNAVAILABLE;
 		str_copy(ss->note, sizeof ss->note, "session query too long for its buffer");
 		return 0;
@@ -824,11 +827,31 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy)
 	for (int i = 0; i < n; i++) {
 		const char *cl[SPG__COUNT];
 		pg_cells(r, i, cl, SPG__COUNT);
+		if (!cl[SPG_PID] && cl[SPG_LOCK_WAITING]) {
+			*waiting = pg_locks_waiting(cl[SPG_LOCK_WAITING]);
+			*gate = true;
+		}
 		sessions_pg_row(ss, cl, SPG__COUNT);
 	}
 	pg_results_clear(&rs);
 	sessions_pg_finish(ss, PQuser(p->db));
 	source_sessions_read(src, ss, qr.ms, now);
+	return 0;
+}
+
+/* The lock gate as a round trip of its own: a refresh whose session read
+ * was put off (--server-budget) after it left the gate to it. */
+static int pg_read_gate(struct source *src, struct sample *out, unsigned *waiting)
+{
+	struct pg_results rs;
+	struct qres qr;
+	int rc = pg_side_read(src, out, PG_LOCKS_GATE_QUERY, &rs, &qr);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && rs.n > 0)
+		*waiting = pg_locks_waiting(cell(rs.r[rs.n - 1], 0, 0));
+	if (rc == 0)
+		pg_results_clear(&rs);
 	return 0;
 }
 
@@ -842,6 +865,7 @@ struct pg_refresh {
 	struct pg_results rs;    /* the refresh's results */
 	int next;                /* the next of rs to read */
 	unsigned waiting;        /* sessions waiting for a lock (the gate) */
+	bool gate_in_sessions;   /* the session read due: it counts them instead */
 	struct pg_results rd;    /* the digest database's results (other) */
 	const PGresult *d, *dinfo; /* pg_stat_statements and its _info; NULL: none */
 	double cost;             /* the digests' server time, ms; < 0: unknown */
@@ -868,7 +892,10 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 	}
 	sb_init(q);
 	sb_puts(q, pg_counters_sql(c));
-	sb_puts(q, "; " PG_LOCKS_GATE_QUERY);
+	/* the session list, when it is read, scans pg_stat_activity anyway */
+	f->gate_in_sessions = src->want_sessions && source_sessions_due(src, clock_mono());
+	if (!f->gate_in_sessions)
+		sb_puts(q, "; " PG_LOCKS_GATE_QUERY);
 	/* pg_wait_sampling's profile grows with sessions x events x queries:
 	 * read every few seconds (its rates cover the time between) */
 	f->wprof = p->ws == WS_PG_WAIT_SAMPLING && pace_every(&p->profile_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
@@ -946,8 +973,10 @@ static int pg_refresh_read(struct source *src, struct sample *out, bool want_set
 	pg_cells(r, 0, cells, PGC__COUNT);
 	pg_map_counters(out, &src->caps, cells, p->own_xacts);
 	f->next = 1;
-	f->waiting = f->rs.n > f->next ? pg_locks_waiting(cell(f->rs.r[f->next], 0, 0)) : 0;
-	f->next++;
+	if (!f->gate_in_sessions) {
+		f->waiting = f->rs.n > f->next ? pg_locks_waiting(cell(f->rs.r[f->next], 0, 0)) : 0;
+		f->next++;
+	}
 	pg_refresh_waits(src, out, f);
 	return 0;
 }
@@ -1086,12 +1115,26 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		rc = pg_refresh_settings(src, out, want_settings, &f);
 	pg_results_clear(&f.rd);
 	pg_results_clear(&f.rs);
+	if (rc < 0)
+		return -1;
 	/* busy: this refresh read a costly pg_stat_statements */
-	if (rc < 0 || pg_read_locks(src, out, f.waiting, f.dg_read && p->dg_pace.next > clock_mono() + 0.5) < 0)
-		return -1;
-	if (pg_read_sessions(src, out, (f.dg_read && p->dg_pace.next > clock_mono() + 0.5) ||
-					       (out->locks && out->locks->query_ms > 0 && out->locks->age_s == 0)) < 0)
-		return -1;
+	bool busy = f.dg_read && p->dg_pace.next > clock_mono() + 0.5;
+	bool gate = false;
+	if (f.gate_in_sessions) {
+		/* the session list first: its scan counts the lock waits */
+		if (pg_read_sessions(src, out, busy, &f.waiting, &gate) < 0)
+			return -1;
+		if (!gate && pg_read_gate(src, out, &f.waiting) < 0)
+			return -1;
+		if (pg_read_locks(src, out, f.waiting, busy) < 0)
+			return -1;
+	} else {
+		if (pg_read_locks(src, out, f.waiting, busy) < 0)
+			return -1;
+		if (pg_read_sessions(src, out, busy || (out->locks && out->locks->query_ms > 0 &&
+							out->locks->age_s == 0), &f.waiting, &gate) < 0)
+			return -1;
+	}
 	out->state = STATE_UP;
 	return 0;
 }

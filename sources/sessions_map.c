@@ -14,36 +14,46 @@
 
 #define LIMIT_TEXT "20001"
 
-static const char *const pg_sql_14 =
-	"SELECT a.pid, a.usename, a.datname, host(a.client_addr), a.client_port, a.application_name, "
-	"a.backend_type, a.state, a.wait_event_type, a.wait_event, "
-	"extract(epoch FROM now() - a.state_change), extract(epoch FROM now() - a.xact_start), "
-	"extract(epoch FROM now() - a.query_start), a.query, a.query_id, a.usesysid, a.datid, "
-	"CASE WHEN a.wait_event_type = 'Lock' THEN pg_blocking_pids(a.pid)::text END, "
-	PG_US("a.backend_start") ", " PG_US("a.xact_start") ", " PG_US("a.query_start") ", "
-	"a.pid = pg_backend_pid() "
-	"FROM pg_stat_activity a ORDER BY a.pid LIMIT " LIMIT_TEXT;
-static const char *const pg_sql_13 =
-	"SELECT a.pid, a.usename, a.datname, host(a.client_addr), a.client_port, a.application_name, "
-	"a.backend_type, a.state, a.wait_event_type, a.wait_event, "
-	"extract(epoch FROM now() - a.state_change), extract(epoch FROM now() - a.xact_start), "
-	"extract(epoch FROM now() - a.query_start), a.query, NULL::bigint, a.usesysid, a.datid, "
-	"CASE WHEN a.wait_event_type = 'Lock' THEN pg_blocking_pids(a.pid)::text END, "
-	PG_US("a.backend_start") ", " PG_US("a.xact_start") ", " PG_US("a.query_start") ", "
-	"a.pid = pg_backend_pid() "
-	"FROM pg_stat_activity a ORDER BY a.pid LIMIT " LIMIT_TEXT;
+/* One scan of pg_stat_activity (the CTE, read twice, is materialised once):
+ * the rows, then one summary row (pid NULL) with the idle sessions not
+ * listed and the sessions waiting for a lock (the lock graph's gate). With
+ * idle left out, client backends in state idle are only counted. */
+#define PG_COLS(qid) \
+	"SELECT a.pid, a.usename, a.datname, host(a.client_addr), a.client_port, a.application_name, " \
+	"a.backend_type, a.state, a.wait_event_type, a.wait_event, " \
+	"extract(epoch FROM now() - a.state_change), extract(epoch FROM now() - a.xact_start), " \
+	"extract(epoch FROM now() - a.query_start), a.query, " qid ", a.usesysid, a.datid, " \
+	"CASE WHEN a.wait_event_type = 'Lock' THEN pg_blocking_pids(a.pid)::text END, " \
+	PG_US("a.backend_start") ", " PG_US("a.xact_start") ", " PG_US("a.query_start") ", " \
+	"a.pid = pg_backend_pid(), NULL::bigint, NULL::bigint FROM a "
+#define PG_IDLE "a.state = 'idle' AND a.backend_type = 'client backend'"
+#define PG_SUMMARY(idle) \
+	") UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " \
+	"NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " idle ", " \
+	"count(*) FILTER (WHERE a.wait_event_type = 'Lock') FROM a"
+#define PG_SQL(qid, where, idle) \
+	"WITH a AS (SELECT * FROM pg_stat_activity) (" PG_COLS(qid) where "ORDER BY a.pid LIMIT " LIMIT_TEXT \
+	PG_SUMMARY(idle)
+static const char *const pg_sql_14 = PG_SQL("a.query_id", "", "0");
+static const char *const pg_sql_13 = PG_SQL("NULL::bigint", "", "0");
+static const char *const pg_sql_14_busy =
+	PG_SQL("a.query_id", "WHERE (" PG_IDLE ") IS NOT TRUE ", "count(*) FILTER (WHERE " PG_IDLE ")");
+static const char *const pg_sql_13_busy =
+	PG_SQL("NULL::bigint", "WHERE (" PG_IDLE ") IS NOT TRUE ", "count(*) FILTER (WHERE " PG_IDLE ")");
 
-const char *sessions_pg_sql(long version_num)
+const char *sessions_pg_sql(long version_num, bool idle)
 {
-	return version_num >= 140000 ? pg_sql_14 : pg_sql_13;
+	if (version_num >= 140000)
+		return idle ? pg_sql_14 : pg_sql_14_busy;
+	return idle ? pg_sql_13 : pg_sql_13_busy;
 }
 
-char *sessions_pg_sql_timed(char *buf, size_t len, long version_num, long timeout_ms)
+char *sessions_pg_sql_timed(char *buf, size_t len, long version_num, long timeout_ms, bool idle)
 {
 	if (timeout_ms < 1)
 		timeout_ms = 1;
 	size_t n = str_printf(buf, len, "SET LOCAL statement_timeout = %ld; %s", timeout_ms,
-			      sessions_pg_sql(version_num));
+			      sessions_pg_sql(version_num, idle));
 	return n + 1 >= len ? NULL : buf;   /* str_printf cuts: a full buffer may be cut */
 }
 
@@ -91,7 +101,14 @@ static bool over_limit(struct session_set *ss)
 void sessions_pg_row(struct session_set *ss, const char *const *cell, int ncells)
 {
 	const char *pid = col(cell, ncells, SPG_PID);
-	if (!pid || over_limit(ss))
+	if (!pid) {
+		/* the summary row */
+		const char *idle = col(cell, ncells, SPG_IDLE_UNREAD);
+		if (idle)
+			ss->idle_unread = (unsigned)int_or0(idle);
+		return;
+	}
+	if (over_limit(ss))
 		return;
 	struct session *s = session_add(ss, int_or0(pid));
 	field(s->user, sizeof s->user, col(cell, ncells, SPG_USER));
@@ -174,18 +191,17 @@ void sessions_pg_finish(struct session_set *ss, const char *user)
 
 #define MY_TRX_AGE "TIMESTAMPDIFF(MICROSECOND, x.trx_started, NOW(6)) / 1000000"
 
+/* MariaDB: the process list alone, not sorted (the join to INNODB_TRX and
+ * the sort cost more than the scan: the transactions are read apart and
+ * merged on the client, sessions_my_trx_*). */
 static const char *const mariadb_sql =
-	"SELECT p.ID, p.USER, p.HOST, p.DB, p.COMMAND, p.TIME, p.TIME_MS, p.STATE, p.INFO, NULL, NULL, "
-	"p.QUERY_ID, x.trx_id, x.trx_state, x.trx_started, " MY_TRX_AGE ", "
-	"NULL, NULL, NULL, NULL, NULL, p.ID = CONNECTION_ID() "
-	"FROM information_schema.PROCESSLIST p "
-	"LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID "
-	"ORDER BY p.ID LIMIT " LIMIT_TEXT;
-static const char *const mariadb_sql_noproc =
 	"SELECT p.ID, p.USER, p.HOST, p.DB, p.COMMAND, p.TIME, p.TIME_MS, p.STATE, p.INFO, NULL, NULL, "
 	"p.QUERY_ID, NULL, NULL, NULL, NULL, "
 	"NULL, NULL, NULL, NULL, NULL, p.ID = CONNECTION_ID() "
-	"FROM information_schema.PROCESSLIST p ORDER BY p.ID LIMIT " LIMIT_TEXT;
+	"FROM information_schema.PROCESSLIST p LIMIT " LIMIT_TEXT;
+static const char *const mariadb_trx_sql =
+	"SELECT x.trx_mysql_thread_id, x.trx_id, x.trx_state, x.trx_started, " MY_TRX_AGE " "
+	"FROM information_schema.INNODB_TRX x";
 #define MYSQL_SQL_HEAD \
 	"SELECT t.PROCESSLIST_ID, t.PROCESSLIST_USER, t.PROCESSLIST_HOST, t.PROCESSLIST_DB, " \
 	"t.PROCESSLIST_COMMAND, t.PROCESSLIST_TIME, NULL, t.PROCESSLIST_STATE, s.SQL_TEXT, " \
@@ -210,8 +226,81 @@ static const char *const mysql_sql_noproc =
 const char *sessions_my_sql(enum flavour fl, bool priv_process)
 {
 	if (fl == FLAVOUR_MARIADB)
-		return priv_process ? mariadb_sql : mariadb_sql_noproc;
+		return mariadb_sql;
 	return priv_process ? mysql_sql : mysql_sql_noproc;
+}
+
+const char *sessions_my_trx_sql(enum flavour fl, bool priv_process)
+{
+	return fl == FLAVOUR_MARIADB && priv_process ? mariadb_trx_sql : NULL;
+}
+
+void sessions_my_trx_add(struct my_trx_set *ts, const char *const *cell, int ncells)
+{
+	const char *th = col(cell, ncells, 0);
+	if (!th)
+		return;
+	if (ts->n == ts->cap) {
+		ts->cap = ts->cap ? ts->cap * 2 : 16;
+		ts->t = xrealloc(ts->t, ts->cap * sizeof *ts->t);
+	}
+	struct my_trx *t = &ts->t[ts->n++];
+	t->thread = int_or0(th);
+	for (int i = 0; i < 4; i++) {
+		const char *v = col(cell, ncells, i + 1);
+		t->cell[i] = v ? xstrdup(v) : NULL;
+	}
+}
+
+static int trx_cmp(const void *pa, const void *pb)
+{
+	const struct my_trx *a = pa, *b = pb;
+	return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+void sessions_my_trx_sort(struct my_trx_set *ts)
+{
+	if (ts->n > 1)
+		qsort(ts->t, ts->n, sizeof *ts->t, trx_cmp);
+}
+
+void sessions_my_trx_fill(const struct my_trx_set *ts, const char **cell)
+{
+	if (!ts->n || !cell[SMY_ID])
+		return;
+	struct my_trx key = {.thread = int_or0(cell[SMY_ID])};
+	const struct my_trx *t = bsearch(&key, ts->t, ts->n, sizeof *ts->t, trx_cmp);
+	if (!t)
+		return;
+	cell[SMY_TRX_ID] = t->cell[0];
+	cell[SMY_TRX_STATE] = t->cell[1];
+	cell[SMY_TRX_STARTED] = t->cell[2];
+	cell[SMY_TRX_AGE_S] = t->cell[3];
+}
+
+void sessions_my_trx_free(struct my_trx_set *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		for (int k = 0; k < 4; k++)
+			free(ts->t[i].cell[k]);
+	free(ts->t);
+	memset(ts, 0, sizeof *ts);
+}
+
+static bool my_background(const char *user, const char *command, const char *type);
+static bool my_lock_state(const char *st);
+
+bool sessions_my_idle(const char *const *cell, int ncells)
+{
+	const char *cmd = col(cell, ncells, SMY_COMMAND);
+	const char *self = col(cell, ncells, SMY_SELF);
+	if (!cmd || strcasecmp(cmd, "Sleep") != 0 || col(cell, ncells, SMY_TRX_ID) || (self && self[0] == '1'))
+		return false;
+	const char *we = col(cell, ncells, SMY_WAIT_EVENT);
+	if (my_background(col(cell, ncells, SMY_USER), cmd, col(cell, ncells, SMY_TYPE)) ||
+	    my_lock_state(col(cell, ncells, SMY_STATE)) || (we && strncmp(we, "wait/lock/", 10) == 0))
+		return false;
+	return true;
 }
 
 /* A thread of the server's own rather than a client's. */
@@ -305,8 +394,17 @@ void sessions_my_row(struct session_set *ss, enum flavour fl, const char *const 
 	(void)fl;
 }
 
+static int by_id(const void *pa, const void *pb)
+{
+	const struct session *a = pa, *b = pb;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
 void sessions_my_finish(struct session_set *ss, enum flavour fl, bool priv_process, const char *user)
 {
+	/* MariaDB's rows come unordered (no sort on the server) */
+	if (fl == FLAVOUR_MARIADB && ss->n > 1)
+		qsort(ss->s, ss->n, sizeof *ss->s, by_id);
 	if (priv_process)
 		return;
 	ss->status = SESS_PARTIAL;

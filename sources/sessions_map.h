@@ -14,7 +14,7 @@
  *     (the caller bounds it as its other reads: max_statement_time /
  *     MAX_EXECUTION_TIME). For every row sessions_my_row(ss, flavour,
  *     cells, ncells); then sessions_my_finish(ss, priv_process, user).
- * Rows come ordered by id. At most SESSIONS_ROW_LIMIT + 1 rows are asked
+ * The lists come ordered by id. At most SESSIONS_ROW_LIMIT + 1 rows are asked
  * for: the one past the limit only tells that the list was cut (note).
  */
 #ifndef DBTOP_SESSIONS_MAP_H
@@ -54,15 +54,21 @@ enum {
 	SPG_XACT_US,     /* xact_start */
 	SPG_QUERY_US,    /* query_start */
 	SPG_SELF,        /* t: pid = pg_backend_pid() */
+	SPG_IDLE_UNREAD, /* summary row only (pid NULL): idle sessions counted, not listed */
+	SPG_LOCK_WAITING,/* summary row only: sessions with wait_event_type = 'Lock' (the lock gate) */
 	SPG__COUNT
 };
 
-/* The PostgreSQL query for server_version_num version_num (static text). */
-const char *sessions_pg_sql(long version_num);
+/* The PostgreSQL query for server_version_num version_num (static text):
+ * one scan of pg_stat_activity; its rows, then one summary row (pid NULL:
+ * SPG_IDLE_UNREAD, SPG_LOCK_WAITING). idle: every session listed; else
+ * client backends in state idle are only counted (session_set.idle_unread). */
+const char *sessions_pg_sql(long version_num, bool idle);
 /* "SET LOCAL statement_timeout = <ms>; " + sessions_pg_sql() into buf;
  * NULL when len is too small (4 KiB is enough). */
-char *sessions_pg_sql_timed(char *buf, size_t len, long version_num, long timeout_ms);
-/* One row; cells past ncells count as NULL. */
+char *sessions_pg_sql_timed(char *buf, size_t len, long version_num, long timeout_ms, bool idle);
+/* One row (the summary row sets ss->idle_unread); cells past ncells count
+ * as NULL. */
 void sessions_pg_row(struct session_set *ss, const char *const *cell, int ncells);
 /* Note after the last row: the rows set SESS_PARTIAL when some sessions'
  * state was hidden; the note then says "GRANT pg_read_all_stats TO user". */
@@ -99,8 +105,31 @@ enum {
 /* The MySQL / MariaDB query (static text): MySQL 8
  * performance_schema.threads + events_statements_current +
  * events_waits_current (+ INNODB_TRX with PROCESS); MariaDB
- * information_schema.PROCESSLIST (+ INNODB_TRX with PROCESS). */
+ * information_schema.PROCESSLIST alone, not sorted (sessions_my_finish
+ * sorts by id), its transactions read first by sessions_my_trx_sql() and
+ * merged into each row (sessions_my_trx_fill). */
 const char *sessions_my_sql(enum flavour fl, bool priv_process);
+/* MariaDB with PROCESS: INNODB_TRX (thread id, trx_id, trx_state,
+ * trx_started, age in s), read before the process list; NULL otherwise. */
+const char *sessions_my_trx_sql(enum flavour fl, bool priv_process);
+struct my_trx {
+	long long thread;
+	char *cell[4];           /* trx_id, trx_state, trx_started, age (owned) */
+};
+struct my_trx_set {
+	struct my_trx *t;
+	size_t n, cap;
+};
+/* One row of sessions_my_trx_sql(); then sort once, and fill each process
+ * list row's SMY_TRX_* cells (cell: SMY__COUNT pointers, into the set). */
+void sessions_my_trx_add(struct my_trx_set *ts, const char *const *cell, int ncells);
+void sessions_my_trx_sort(struct my_trx_set *ts);
+void sessions_my_trx_fill(const struct my_trx_set *ts, const char **cell);
+void sessions_my_trx_free(struct my_trx_set *ts);
+/* A row sessions_my_row would class SC_IDLE (sleeping, no transaction, a
+ * client's, not dbtop's own): what the source only counts
+ * (session_set.idle_unread) while the screen hides idle sessions. */
+bool sessions_my_idle(const char *const *cell, int ncells);
 void sessions_my_row(struct session_set *ss, enum flavour fl, const char *const *cell, int ncells);
 /* Status and note: SESS_PARTIAL with "GRANT PROCESS ON *.* TO <user>"
  * without PROCESS (each user sees only their own sessions then). */

@@ -11,7 +11,7 @@
 struct session_set *source_sessions_reuse(struct source *src, double now, bool busy)
 {
 	bool due = now >= src->ss_next && !(busy && now < src->ss_next + 1.0);
-	if (!src->ss_last || src->ss_gen != src->conn_gen || due)
+	if (!src->ss_last || src->ss_gen != src->conn_gen || src->ss_idle != src->sessions_idle || due)
 		return NULL;
 	struct session_set *ss = session_set_copy(src->ss_last);
 	double age = now - src->ss_read;
@@ -30,6 +30,12 @@ struct session_set *source_sessions_reuse(struct source *src, double now, bool b
 		   src->ss_next - src->ss_read + 0.1, ss->note[0] ? "; " : "", ss->note);
 	str_copy(ss->note, sizeof ss->note, note);
 	return ss;
+}
+
+bool source_sessions_due(const struct source *src, double now)
+{
+	return !src->ss_last || src->ss_gen != src->conn_gen || src->ss_idle != src->sessions_idle ||
+	       now >= src->ss_next;
 }
 
 void source_sessions_forget(struct source *src)
@@ -51,4 +57,5 @@ void source_sessions_read(struct source *src, const struct session_set *ss, doub
 	src->ss_last = session_set_copy(ss);
 	src->ss_read = now;
 	src->ss_gen = src->conn_gen;
+	src->ss_idle = src->sessions_idle;
 }

@@ -175,6 +175,8 @@ struct source {
 	 * screen or tile shows, or --sessions), paced under --server-budget
 	 * (source_sessions_reuse / source_sessions_read) */
 	bool want_sessions;
+	bool sessions_idle;        /* idle sessions listed too (else only counted: session_set.idle_unread) */
+	bool ss_idle;              /* sessions_idle when ss_last was read */
 	struct session_set *ss_last; /* the last list read, owned */
 	double ss_read, ss_next;   /* monotonic s it was read / of the next read */
 	uint32_t ss_gen;           /* conn_gen of ss_last */
@@ -269,6 +271,8 @@ void source_locks_read(struct source *src, const struct lock_set *ls, double ms,
  * read already (a list just due waits one refresh more). */
 #define PACE_SHARE_SESSIONS 0.5
 struct session_set *source_sessions_reuse(struct source *src, double now, bool busy);
+/* The list will be read at now unless a costly read puts it off (busy). */
+bool source_sessions_due(const struct source *src, double now);
 /* After a session read that took ms: keep a copy, schedule the next. */
 void source_sessions_read(struct source *src, const struct session_set *ss, double ms, double now);
 /* Drop the kept list (not wanted any more, a new connection, closing). */

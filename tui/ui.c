@@ -77,6 +77,7 @@ struct ui {
 	double first_full;     /* monotonic s of the first frame with rates, 0: none yet */
 	struct pane_plan plan; /* the newest explain of a session (the sessions pane shows it) */
 	bool sessions_wanted;  /* the sampler was last told the session list shows */
+	bool sessions_idle;    /* ... with idle sessions listed (i) */
 	struct pane_ask batch; /* x / c on tagged sessions: the ones still to act on */
 	int batch_next;        /* next of batch.more_id[] to send; batch.act 0: none */
 	int batch_ok, batch_sent;
@@ -578,11 +579,13 @@ static bool sessions_tile(const struct ui *u)
 static void sessions_tick(struct ui *u)
 {
 	bool want = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u));
-	if (want == u->sessions_wanted)
+	bool idle = (u->views[SESSIONS_SCREEN - 1].sort & SESSIONS_SHOW_IDLE) != 0;
+	if (want == u->sessions_wanted && idle == u->sessions_idle)
 		return;
 	u->sessions_wanted = want;
+	u->sessions_idle = idle;
 	if (!u->o->replay)
-		sampler_want_sessions(&u->sp, want);
+		sampler_want_sessions(&u->sp, want, idle);
 }
 
 /* A link from another pane (S on locks or digests): the sessions screen
@@ -1647,6 +1650,8 @@ static void screen_loop(struct ui *u)
 			if (u->quit)
 				break;
 		}
+		if (got_key)
+			sessions_tick(u);   /* a screen change or i: from the next refresh */
 		if (pr > 0 && !u->quit && input_gone(pf[0].revents, got_key, &input_empty)) {
 			/* as on SIGHUP: revert what is in force, then exit */
 			await_hangup_signal();

@@ -18,6 +18,9 @@
 #include "fixture.h"
 #include "pyjson.h"
 
+/* CHECK with a name built by printf */
+#define CHECKF(cond, ...) CHECK(cond, tname(__VA_ARGS__))
+
 static bool has(const char *s, const char *sub)
 {
 	return s && sub && strstr(s, sub) != NULL;
@@ -387,15 +390,99 @@ static void test_mysql8(void)
 	CHECK(has(sessions_my_sql(FLAVOUR_MYSQL, true), "performance_schema.threads") &&
 		      has(sessions_my_sql(FLAVOUR_MYSQL, true), "INNODB_TRX") &&
 		      !has(sessions_my_sql(FLAVOUR_MYSQL, false), "INNODB_TRX") &&
-		      has(sessions_my_sql(FLAVOUR_MARIADB, true), "information_schema.PROCESSLIST"),
+		      has(sessions_my_sql(FLAVOUR_MARIADB, true), "information_schema.PROCESSLIST") &&
+		      has(sessions_my_trx_sql(FLAVOUR_MARIADB, true), "INNODB_TRX") && !sessions_my_trx_sql(FLAVOUR_MARIADB, false) &&
+		      !sessions_my_trx_sql(FLAVOUR_MYSQL, true),
 	      "SQL: MySQL 8 reads performance_schema, MariaDB the process list; INNODB_TRX only with PROCESS");
-	CHECK(has(sessions_pg_sql(140000), "a.query_id") && !has(sessions_pg_sql(130000), "a.query_id"),
+	CHECK(!has(sessions_my_sql(FLAVOUR_MARIADB, true), "ORDER BY") && !has(sessions_my_sql(FLAVOUR_MARIADB, true), "JOIN"),
+	      "SQL: MariaDB's process list alone, not sorted on the server (transactions read apart)");
+	CHECK(has(sessions_pg_sql(140000, true), "a.query_id") && !has(sessions_pg_sql(130000, true), "a.query_id") &&
+		      has(sessions_pg_sql(140000, false), "a.query_id") && !has(sessions_pg_sql(130000, false), "a.query_id"),
 	      "SQL: query_id from PostgreSQL 14 on");
+	for (long v = 130000; v <= 140000; v += 10000) {
+		const char *all = sessions_pg_sql(v, true), *busy = sessions_pg_sql(v, false);
+		/* one scan: pg_stat_activity named once, the CTE read twice */
+		const char *p1 = strstr(busy, "pg_stat_activity");
+		CHECKF(p1 && !strstr(p1 + 1, "pg_stat_activity") && has(busy, "WITH a AS (") && has(busy, "UNION ALL") &&
+			       has(busy, "count(*) FILTER (WHERE a.wait_event_type = 'Lock')") &&
+			       has(busy, "WHERE (a.state = 'idle' AND a.backend_type = 'client backend') IS NOT TRUE") &&
+			       has(busy, "count(*) FILTER (WHERE a.state = 'idle'"),
+		       "SQL %ld, idle hidden: one scan, the non-idle rows, idle and lock waits counted", v);
+		p1 = strstr(all, "pg_stat_activity");
+		CHECKF(p1 && !strstr(p1 + 1, "pg_stat_activity") && !has(all, "IS NOT TRUE") &&
+			       has(all, "count(*) FILTER (WHERE a.wait_event_type = 'Lock')"),
+		       "SQL %ld, every session: every row, lock waits counted", v);
+	}
 	char buf[4096];
-	CHECK(sessions_pg_sql_timed(buf, sizeof buf, 150000, 1000) &&
-		      strncmp(buf, "SET LOCAL statement_timeout = 1000; SELECT", 42) == 0,
+	CHECK(sessions_pg_sql_timed(buf, sizeof buf, 150000, 1000, false) &&
+		      strncmp(buf, "SET LOCAL statement_timeout = 1000; WITH", 40) == 0,
 	      "SQL: the PostgreSQL read carries its time limit");
-	CHECK(!sessions_pg_sql_timed(buf, 100, 150000, 1000), "SQL: a too small buffer is refused");
+	CHECK(!sessions_pg_sql_timed(buf, 100, 150000, 1000, true), "SQL: a too small buffer is refused");
+}
+
+/* The summary rows: the idle sessions counted but not listed count in the
+ * classes; the MariaDB rows are sorted by id on the client. */
+static void test_idle_unread(void)
+{
+	struct session_set *ss = session_set_new();
+	const char *row[SPG__COUNT] = {NULL};
+	row[SPG_PID] = "42";
+	row[SPG_TYPE] = "client backend";
+	row[SPG_STATE] = "active";
+	sessions_pg_row(ss, row, SPG__COUNT);
+	const char *sum[SPG__COUNT] = {NULL};
+	sum[SPG_IDLE_UNREAD] = "2445";
+	sum[SPG_LOCK_WAITING] = "3";
+	sessions_pg_row(ss, sum, SPG__COUNT);
+	struct session_counts c;
+	session_counts(ss, &c);
+	CHECKF(ss->n == 1 && ss->idle_unread == 2445 && c.total == 2446 && c.idle == 2445 && c.active == 1,
+	       "pg summary row: no session, %u idle counted (total %u, idle %u)", ss->idle_unread, c.total, c.idle);
+	struct session_set *cp = session_set_copy(ss);
+	CHECK(cp->idle_unread == 2445, "a copy keeps the idle count");
+	session_set_free(cp);
+	session_set_free(ss);
+
+	/* MariaDB: transactions read apart, merged by thread id */
+	struct my_trx_set ts = {0};
+	const char *t1[] = {"3", "1234", "RUNNING", "2026-12-01 10:00:00", "42.5"};
+	const char *t2[] = {"1", "99", "LOCK WAIT", "2026-12-01 10:00:30", "12"};
+	sessions_my_trx_add(&ts, t1, 5);
+	sessions_my_trx_add(&ts, t2, 5);
+	sessions_my_trx_sort(&ts);
+	ss = session_set_new();
+	const char *m[SMY__COUNT] = {NULL};
+	m[SMY_ID] = "9";
+	m[SMY_USER] = "app";
+	m[SMY_COMMAND] = "Query";
+	sessions_my_trx_fill(&ts, m);
+	CHECK(!sessions_my_idle(m, SMY__COUNT) && !m[SMY_TRX_ID], "mariadb: a running session, no transaction: listed");
+	sessions_my_row(ss, FLAVOUR_MARIADB, m, SMY__COUNT);
+	m[SMY_ID] = "3";
+	m[SMY_COMMAND] = "Sleep";
+	sessions_my_trx_fill(&ts, m);
+	CHECK(m[SMY_TRX_ID] && strcmp(m[SMY_TRX_ID], "1234") == 0 && !sessions_my_idle(m, SMY__COUNT),
+	      "mariadb: sleeping in a transaction (merged by thread id): listed");
+	sessions_my_row(ss, FLAVOUR_MARIADB, m, SMY__COUNT);
+	const char *idle[SMY__COUNT] = {NULL};
+	idle[SMY_ID] = "5";
+	idle[SMY_USER] = "app";
+	idle[SMY_COMMAND] = "Sleep";
+	sessions_my_trx_fill(&ts, idle);
+	const char *sys[SMY__COUNT] = {NULL};
+	sys[SMY_ID] = "2";
+	sys[SMY_USER] = "system user";
+	sys[SMY_COMMAND] = "Sleep";
+	CHECK(sessions_my_idle(idle, SMY__COUNT) && !idle[SMY_TRX_ID] && !sessions_my_idle(sys, SMY__COUNT),
+	      "mariadb: sleeping, no transaction: idle (counted); a system thread is not");
+	ss->idle_unread = 7;
+	sessions_my_finish(ss, FLAVOUR_MARIADB, true, "mon");
+	session_counts(ss, &c);
+	CHECKF(ss->n == 2 && ss->s[0].id == 3 && ss->s[1].id == 9 && ss->s[0].cls == SC_IDLE_IN_TRX &&
+		       ss->s[0].trx_age_s == 42.5 && c.total == 9 && c.idle == 7 && c.idle_in_trx == 1,
+	       "mariadb: rows sorted by id, idle in transaction listed, %u idle counted", ss->idle_unread);
+	session_set_free(ss);
+	sessions_my_trx_free(&ts);
 }
 
 static void test_json_none(void)
@@ -520,6 +607,7 @@ static void test_pace(void)
 
 int main(void)
 {
+	test_idle_unread();
 	have_python = system("python3 -c 1 >/dev/null 2>&1") == 0;
 	test_model();
 	test_sort();

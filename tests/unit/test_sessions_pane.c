@@ -171,6 +171,27 @@ int main(void)
 	CHECKF(strcmp(buf, "sessions: 67 (10 active, 3 waiting for lock, 2 idle in transaction, 50 idle hidden, "
 			  "2 background hidden)") == 0,
 	      "summary: %s", buf);
+	{
+		/* the same server read with idle hidden: 50 idle only counted */
+		struct session_set *busy = session_set_new();
+		for (size_t i = 0; i < ss->n; i++)
+			if (ss->s[i].cls != SC_IDLE) {
+				struct session *x = session_add(busy, ss->s[i].id);
+				*x = ss->s[i];
+				x->query = ss->s[i].query ? xstrdup(ss->s[i].query) : NULL;
+			}
+		busy->idle_unread = 50;
+		m.sessions = busy;
+		char b2[256];
+		sessions_summary(&m, &v, b2, sizeof b2);
+		CHECKF(strcmp(b2, buf) == 0, "summary with idle only counted: the same (%s)", b2);
+		struct pane_view v2 = v;
+		sessions_pane.draw(&m, &v2, &cv);
+		CHECKF(v2.nrows == 15, "idle only counted: the same 15 rows (%d)", v2.nrows);
+		m.sessions = ss;
+		session_set_free(busy);
+		sessions_pane.draw(&m, &v, &cv);
+	}
 	/* heads (below the summary, wrapped on the full screen) and the cut
 	 * statement at 80 wide */
 	int hy = 1;
