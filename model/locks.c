@@ -521,21 +521,6 @@ const char *lock_status_name(enum lock_status st)
 	return "?";
 }
 
-/* A statement text as a JSON string, cut at 200 bytes on a character
- * boundary; null when absent. */
-static void json_query(struct strbuf *out, const char *q)
-{
-	char t[201];
-	if (!q) {
-		sb_puts(out, "null");
-		return;
-	}
-	size_t n = utf8_cut_len(q, 200);
-	memcpy(t, q, n);
-	t[n] = '\0';
-	json_str(out, text_sanitize(t));
-}
-
 void lock_set_json(const struct lock_set *ls, struct strbuf *out)
 {
 	if (!ls) {
@@ -565,13 +550,13 @@ void lock_set_json(const struct lock_set *ls, struct strbuf *out)
 		sb_printf(out, "{\"waiter\":{\"id\":%lld,\"user\":", w->id);
 		json_str(out, w->user);
 		sb_puts(out, ",\"query\":");
-		json_query(out, w->query);
+		json_statement(out, w->query);
 		sb_puts(out, ",\"wait_s\":");
 		json_num(out, w->wait_s);
 		sb_printf(out, "},\"blocker\":{\"id\":%lld,\"user\":", b->id);
 		json_str(out, b->user);
 		sb_puts(out, ",\"query\":");
-		json_query(out, b->query);
+		json_statement(out, b->query);
 		sb_printf(out, ",\"query_is_last\":%s,\"state\":", b->query_is_last ? "true" : "false");
 		lock_state_text(b, st, sizeof st);
 		json_str(out, st);

@@ -270,21 +270,6 @@ void session_sort(const struct session_set *ss, enum session_col col, bool rever
 	sort_ctx = saved;
 }
 
-/* A statement text as a JSON string, cut at 200 bytes on a character
- * boundary (as the locks' are); null when absent. */
-static void json_query(struct strbuf *out, const char *q)
-{
-	char t[201];
-	if (!q) {
-		sb_puts(out, "null");
-		return;
-	}
-	size_t n = utf8_cut_len(q, 200);
-	memcpy(t, q, n);
-	t[n] = '\0';
-	json_str(out, text_sanitize(t));
-}
-
 static void json_text(struct strbuf *out, const char *name, const char *v)
 {
 	sb_printf(out, ",\"%s\":", name);
@@ -336,7 +321,7 @@ void session_set_json(struct strbuf *out, const struct session_set *ss)
 		sb_puts(out, ",\"query_s\":");
 		json_num(out, s->query_s);
 		sb_puts(out, ",\"query\":");
-		json_query(out, s->query);
+		json_statement(out, s->query);
 		sb_printf(out, ",\"query_is_last\":%s", s->query_is_last ? "true" : "false");
 		json_text(out, "digest", s->digest);
 		sb_puts(out, ",\"blocked_by\":");

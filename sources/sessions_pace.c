@@ -2,6 +2,7 @@
  * refresh while it is cheap, else every few refreshes, the list read last
  * standing in between (its age said). Both engines. */
 #include "source.h"
+#include "pace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 struct session_set *source_sessions_reuse(struct source *src, double now, bool busy)
 {
-	bool due = now >= src->ss_next && !(busy && now < src->ss_next + 1.0);
+	bool due = pace_due_at(src->ss_next, now, busy);
 	if (!src->ss_last || src->ss_gen != src->conn_gen || src->ss_idle != src->sessions_idle || due)
 		return NULL;
 	struct session_set *ss = session_set_copy(src->ss_last);

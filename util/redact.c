@@ -243,3 +243,16 @@ char *statement_keep(const char *q, size_t max)
 	text_sanitize(s);
 	return s;
 }
+
+void json_statement(struct strbuf *out, const char *q)
+{
+	char t[201];
+	if (!q) {
+		sb_puts(out, "null");
+		return;
+	}
+	size_t n = utf8_cut_len(q, 200);
+	memcpy(t, q, n);
+	t[n] = '\0';
+	json_str(out, text_sanitize(t));
+}

@@ -24,4 +24,10 @@ char *statement_keep(const char *q, size_t max);
 /* Length of q cut at max bytes, never inside a UTF-8 sequence. */
 size_t utf8_cut_len(const char *q, size_t max);
 
+struct strbuf;
+/* A statement text as a JSON string (the batch record's "query"
+ * members), cut at 200 bytes on a character boundary and sanitised;
+ * null when q is NULL. */
+void json_statement(struct strbuf *out, const char *q);
+
 #endif
