@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../model/digests.h"
+#include "../model/events.h"
 #include "../model/model.h"
 #include "../record/record.h"
 #include "../sources/source.h"
@@ -534,9 +535,9 @@ struct run {
 	double start_mono;
 };
 
-/* Write the sample (and the capabilities of a new connection) to the
- * recording; a failure stops the recording, not the monitoring. */
-static void batch_record(const struct run *r, const struct sample *s, uint32_t *caps_gen)
+/* Adopt (and record) the capabilities of a new connection; a failure
+ * stops the recording, not the monitoring. */
+static void batch_caps(const struct run *r, uint32_t *caps_gen)
 {
 	char err[NOTE_LEN];
 	if (r->src->conn_gen != *caps_gen) {
@@ -548,6 +549,12 @@ static void batch_record(const struct run *r, const struct sample *s, uint32_t *
 			*r->recording = false;
 		}
 	}
+}
+
+/* Write the sample (with its interval's events) to the recording. */
+static void batch_record(const struct run *r, const struct sample *s)
+{
+	char err[NOTE_LEN];
 	if (*r->recording && rec_write_sample(r->rec, s, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: recording stopped: %s (monitoring goes on)\n", err);
 		rec_close(r->rec);
@@ -563,10 +570,13 @@ static void batch_loop(const struct run *r)
 	struct batch_text_state txt;
 	struct strbuf out;
 	struct sample s;
+	struct event_log ev;
 	uint32_t caps_gen = 0;
 	long printed = 0;
 
 	sb_init(&out);
+	events_init(&ev);
+	ev.live = !r->replaying;   /* batch mode changes no setting: an observed change is another's */
 	/* the first sample only primes the counters */
 	memset(&txt, 0, sizeof txt);
 	txt.wide = o->wide;
@@ -578,13 +588,23 @@ static void batch_loop(const struct run *r)
 			sample_release(&s);
 			break;
 		}
-		batch_record(r, &s, &caps_gen);
+		batch_caps(r, &caps_gen);
 		model_update(r->m, &s);
+		/* the events of this interval: derived (or read from the
+		 * recording), then recorded with the sample */
+		unsigned long ev_from;
+		events_update(&ev, r->m, &s);
+		struct event_list *el = events_take_interval(&ev, &ev_from);
+		if (!s.events)
+			s.events = el;
+		else
+			event_list_free(el);
+		batch_record(r, &s);
 		sample_release(&s);
 		if (r->m->intervals > 1 && s.wall >= r->src->start_wall + o->from) {
 			out.len = 0;
 			if (o->json)
-				batch_json_sessions(r->m, r->host, o->top < 0 ? 20 : o->top, o->sessions, &out);
+				batch_json_events(r->m, r->host, o->top < 0 ? 20 : o->top, o->sessions, &ev, ev_from, &out);
 			else
 				batch_text(r->m, r->host, &txt, &out);
 			if (!o->json && o->sessions)
@@ -605,6 +625,7 @@ static void batch_loop(const struct run *r)
 		if (stop_requested)
 			break;
 	}
+	events_free(&ev);
 	sb_free(&out);
 }
 

@@ -99,6 +99,7 @@ struct digest_set;
 struct lock_set;
 struct wait_set;
 struct session_set;
+struct event_list;
 
 struct sample {
 	double mono;            /* s, CLOCK_MONOTONIC when counters were read */
@@ -139,6 +140,11 @@ struct sample {
 	 * Owned like the lock waits: freed by sample_release(); the model
 	 * keeps a copy. */
 	struct session_set *sessions;
+	/* The events of this interval (model/events.h): read from a recording
+	 * that has them (SAMPLE field 31), or set just before recording from
+	 * the event log; NULL: none recorded (a replay derives them). Owned
+	 * like the lock waits: freed by sample_release(). */
+	struct event_list *events;
 };
 
 /* Free what the sample owns (digests, lock waits, wait profile, sessions) and clear

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../model/digests.h"
+#include "../model/events.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
 #include "../util/util.h"
@@ -267,6 +268,8 @@ void sample_release(struct sample *s)
 	lock_set_free(s->locks);
 	wait_set_free(s->waits);
 	session_set_free(s->sessions);
+	event_list_free(s->events);
+	s->events = NULL;
 	s->digests = NULL;
 	s->locks = NULL;
 	s->waits = NULL;
