@@ -51,6 +51,7 @@ struct opts {
 	double tune_ttl;          /* --tune-ttl, s; 0: until quit */
 	bool sessions;            /* --sessions: every session in each batch record */
 	long long explain_id;     /* --explain ID: print that session's plan and exit; 0: none */
+	const char *snapshot_dir; /* --snapshot-dir DIR: where w writes; NULL: the current directory */
 };
 
 /* The bundled incident recording (build/demo_rec.c, from recordings/). */
@@ -118,6 +119,8 @@ static void usage(FILE *f)
 	      "                            cancel or tuning keys\n"
 	      "      --tune-ttl DURATION   revert each setting change after DURATION (90s, 15m, 1h;\n"
 	      "                            default: when dbtop exits)\n"
+	      "      --snapshot-dir DIR    where w writes its snapshot files (default: the\n"
+	      "                            current directory)\n"
 	      "record and replay:\n"
 	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
 	      "      --redact              replace literals in recorded text with ?\n"
@@ -241,7 +244,7 @@ enum {
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_WIDE, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 	OPT_TUNE_TTL, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
-	OPT_SESSIONS, OPT_EXPLAIN,
+	OPT_SESSIONS, OPT_EXPLAIN, OPT_SNAPSHOT_DIR,
 };
 
 static const struct option long_opts[] = {
@@ -275,6 +278,7 @@ static const struct option long_opts[] = {
 	{"ascii", no_argument, NULL, OPT_ASCII},
 	{"read-only", no_argument, NULL, OPT_READ_ONLY},
 	{"tune-ttl", required_argument, NULL, OPT_TUNE_TTL},
+	{"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"sample-hz", required_argument, NULL, OPT_SAMPLE_HZ},
 	{"sessions", no_argument, NULL, OPT_SESSIONS},
@@ -400,6 +404,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_THEME: o->theme = optarg; break;
 		case OPT_ASCII: o->ascii = true; break;
 		case OPT_READ_ONLY: o->read_only = true; break;
+		case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
 		case OPT_SESSIONS: o->sessions = true; break;
 		case OPT_EXPLAIN: o->explain_id = (long long)num_arg("--explain", optarg, 1, 9.2e18); break;
 		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
@@ -629,6 +634,13 @@ static void batch_loop(const struct run *r)
 	sb_free(&out);
 }
 
+/* The screen's snapshot (w): the batch record of the moment shown. */
+static void snapshot_json(const struct model *m, const char *host, const struct event_log *ev, unsigned long ev_from,
+			  struct strbuf *out)
+{
+	batch_json_events(m, host, 20, m->sessions != NULL, ev, ev_from, out);
+}
+
 /* The screen until it quits; its exit status. *worker_running: a query
  * still runs in the sampler thread. */
 static int run_screen(const struct run *r, bool *worker_running)
@@ -639,6 +651,7 @@ static int run_screen(const struct run *r, bool *worker_running)
 		.replay = r->replaying, .speed = o->speed, .host = r->host,
 		.rec = *r->recording ? r->rec : NULL, .read_only = o->read_only,
 		.tuner = r->replaying ? NULL : r->tuner, .start_mono = r->start_mono,
+		.snapshot_dir = o->snapshot_dir, .snapshot_json = snapshot_json,
 	};
 	int status = ui_run(r->src, r->m, &uo);
 	if (uo.exit_msg[0])   /* it may quote a server's error text */

@@ -102,8 +102,10 @@ void event_text(const struct event *e, char *buf, size_t len)
 		return;
 	case EV_FINDING:
 	case EV_FINDING_END:
-		str_printf(buf, len, "%s %s: %s", e->kind == EV_FINDING ? finding_severity_name(e->severity) : "cleared",
-			   e->name, e->detail);
+		if (e->kind == EV_FINDING)
+			str_printf(buf, len, "%s %s: %s", finding_severity_name(e->severity), e->name, e->detail);
+		else
+			str_printf(buf, len, "%s: %s", e->name, e->detail);
 		return;
 	default:
 		str_copy(buf, len, e->detail);

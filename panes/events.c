@@ -108,7 +108,10 @@ static void events_draw(const struct model *m, struct pane_view *v, struct canva
 	}
 	if (cv->h >= 3 || n == 0) {
 		str_printf(line, sizeof line, "%-8s  %-11s  %s", "time", "kind", "what (newest first)");
-		cv_text(cv, y++, 0, R_LABEL, line);
+		cv_text(cv, y, 0, R_LABEL, line);
+		if (cv->w >= 100)   /* the timeline's letters */
+			cv_text_right(cv, y, cv->w, R_LABEL, "timeline: F finding  S setting  L lock chain  R restart  # down");
+		y++;
 	}
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no event matches the filter"

@@ -58,10 +58,11 @@ const struct key_bind key_binds[] = {
 	{{'/'}, KA_FILTER, 0, KW_ALL, false, "/", "/ Filter",
 	 "filter the focused pane's rows (PCRE2 regex, case-insensitive; empty clears): digests by text and "
 	 "schema, locks by session, user, statement and object, waits by event, sessions by id, user, "
-	 "database, client, application, state, wait, statement and digest:ID"},
+	 "database, client, application, state, wait, statement and digest:ID, events by time, kind and text"},
 	{{'t'}, KA_THEME, 0, KW_ALL, false, "t", "t Theme", "next theme: dark, light, mono, high-contrast"},
 	{{'\n', '\r', KEY_ENTER}, KA_ENTER, 0, KW_ALL, false, "Enter", "Enter Details",
-	 "overview: open the focused pane; a pane: details of the selected row (Enter again closes them)"},
+	 "overview: open the focused pane; a pane: details of the selected row (Enter again closes them); "
+	 "event log: the selected event's details"},
 	{{KEY_ESC}, KA_BACK, 0, KW_ALL, false, "Esc", "Esc Back",
 	 "back: close the details; then the overview"},
 	{{'\t'}, KA_FOCUS_NEXT, 0, KW_OVERVIEW, false, "Tab", "Tab Focus",
@@ -70,8 +71,14 @@ const struct key_bind key_binds[] = {
 	{{'z'}, KA_ZOOM, 0, KW_OVERVIEW, false, "z", NULL,
 	 "zoom the focused pane: it gets every spare row, the others their one-line summary; z again shares "
 	 "the rows by need"},
-	{{'0', '1', '2', '3', '4', '5', '6'}, KA_SCREEN, 0, KW_ALL, false, "0-6", "0-6 Screens",
-	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning, 6 sessions"},
+	{{'0', '1', '2', '3', '4', '5', '6', '7'}, KA_SCREEN, 0, KW_ALL, false, "0-7", "0-7 Screens",
+	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning, 6 sessions, 7 event log"},
+	{{'w'}, KA_SNAPSHOT, 0, KW_ALL, false, "w", NULL,
+	 "snapshot for a ticket: the screen as plain text and the JSON record of the moment shown, in "
+	 "dbtop-snapshot-YYYYmmdd-HHMMSS.txt / .json (mode 0600) in the current directory or --snapshot-dir"},
+	{{'{'}, KA_MARK_PREV, 0, KW_ALL, false, "{", NULL,
+	 "the timeline's previous mark (finding, setting change, DOWN / STALLED, restart, lock chain)"},
+	{{'}'}, KA_MARK_NEXT, 0, KW_ALL, false, "}", NULL, "the timeline's next mark"},
 	{{'u'}, KA_UNDO, 0, KW_ALL, false, "u", NULL, "undo the newest setting change dbtop made"},
 	{{'U'}, KA_UNDO_ALL, 0, KW_ALL, false, "U", NULL, "undo every setting change dbtop made"},
 	{{KEY_UP, 'k'}, KA_UP, 0, KW_ALL, false, "Up k", NULL, "select the row above"},

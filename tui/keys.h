@@ -36,13 +36,16 @@ enum key_act {
 	KA_END,
 	KA_PANE,
 	KA_EXPLAIN,          /* the plan of the selected session (sessions) */
+	KA_SNAPSHOT,         /* write the screen and the JSON record to files */
+	KA_MARK_PREV,        /* the timeline's previous mark */
+	KA_MARK_NEXT,        /* ... next mark */
 };
 
-/* Where a binding applies: the overview (screen 0) and screens 1..6. */
-#define SCREEN_MAX 6
+/* Where a binding applies: the overview (screen 0) and screens 1..7. */
+#define SCREEN_MAX 7
 #define KW_SCREEN(n) (1u << (n))
 #define KW_OVERVIEW KW_SCREEN(0)
-#define KW_PANES (KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(4) | KW_SCREEN(5) | KW_SCREEN(6))
+#define KW_PANES (KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(4) | KW_SCREEN(5) | KW_SCREEN(6) | KW_SCREEN(7))
 #define KW_ALL (KW_OVERVIEW | KW_PANES)
 
 #define KEY_CODES 12

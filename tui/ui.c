@@ -4,8 +4,11 @@
  * The only file besides theme_curses.c that includes curses.h. */
 #include "ui.h"
 
+#define NCURSES_WIDECHAR 1   /* mvinnwstr: the snapshot reads the screen back */
 #include <curses.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <wchar.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <malloc.h>
@@ -29,12 +32,14 @@
 
 #define MIN_W 50
 #define MIN_H 12
-#define NPANES 6
+#define NPANES 7
+#define NTILES 6          /* panes the overview may show (the event log is a screen only) */
 #define TUNING_SCREEN 5   /* the safe tuning pane's screen number */
 #define SESSIONS_SCREEN 6 /* the sessions pane's */
+#define EVENTS_SCREEN 7   /* the event log's */
 
 static const struct pane_ops *const panes[NPANES] = {
-	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane, &sessions_pane,
+	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane, &sessions_pane, &events_pane,
 };
 
 /* Refresh interval steps for + and -, s. */
@@ -81,6 +86,14 @@ struct ui {
 	struct pane_ask batch; /* x / c on tagged sessions: the ones still to act on */
 	int batch_next;        /* next of batch.more_id[] to send; batch.act 0: none */
 	int batch_ok, batch_sent;
+	struct event_log ev;   /* the event log (screen 7, the timeline, recordings) */
+	unsigned long ev_from; /* first seq of the newest interval's events (the snapshot's JSON) */
+	double ev_start;       /* wall time of the first sample: the timeline's left end */
+	double tl_cursor;      /* the mark { } or Enter chose (wall s), 0: none */
+	unsigned long tl_seq;  /* ... its event */
+	unsigned own_seen[JOURNAL_MAX]; /* dbtop's changes in force, logged as events */
+	struct jentry own_was[JOURNAL_MAX];
+	int nown;
 };
 
 /* Changes in force (for the crash message). */
@@ -703,7 +716,7 @@ static void sessions_batch_next(struct ui *u, int rc, const char *msg)
  * (min > 1), then rates, digests, waits, tuning. */
 static int tile_prio(const struct ui *u, int idx, int min)
 {
-	static const int prio[NPANES] = {1, 2, 0, 3, 4, 6};
+	static const int prio[NPANES] = {1, 2, 0, 3, 4, 6, 7};
 	if (idx == u->focus && (u->focus_moved || u->zoom))
 		return -1;
 	return idx == 2 && min <= 1 ? 5 : prio[idx];
@@ -783,7 +796,7 @@ static void draw_column(struct ui *u, const int *list, int n, int top, int x, in
 static bool column_cuts(struct ui *u, int h)
 {
 	int sum = 0, min;
-	for (int i = 0; i < NPANES; i++)
+	for (int i = 0; i < NTILES; i++)
 		if (i != SESSIONS_SCREEN - 1 || sessions_tile(u))
 			sum += 1 + (panes[i]->need ? panes[i]->need(u->m, &u->views[i], COLS, &min) : panes[i]->min_h);
 	return sum > h;
@@ -804,7 +817,7 @@ static void draw_overview(struct ui *u, int top, int h)
 		return;
 	}
 	static const int all[] = {0, 1, 2, 3, 4, 5};
-	draw_column(u, all, NPANES - !sessions_tile(u), top, 0, COLS, h);
+	draw_column(u, all, NTILES - !sessions_tile(u), top, 0, COLS, h);
 }
 
 /* text from row y, column x of cv, wrapped at spaces to the width left;
@@ -923,6 +936,9 @@ static void draw_ask(struct ui *u)
 	cv_text(&in, in.h - 1, 0, R_KEY, "y: do it    any other key: no");
 }
 
+static bool timeline_shown(const struct ui *u);
+static void draw_timeline(struct ui *u, int y);
+
 static void draw_frame(struct ui *u)
 {
 	double t0 = clock_mono();
@@ -948,7 +964,9 @@ static void draw_frame(struct ui *u)
 	top = draw_state_line(u, top);
 	top = draw_findings(u, top, u->screen == 0 ? NULL : panes[u->screen - 1]->name,
 			    LINES >= 30 ? 3 : LINES >= 20 ? 2 : 1);
-	h = LINES - 1 - top;
+	h = LINES - 1 - top - timeline_shown(u);
+	if (timeline_shown(u))
+		draw_timeline(u, LINES - 2);
 	if (u->screen == 0) {
 		draw_overview(u, top, h);
 	} else {
@@ -982,6 +1000,259 @@ static void draw_frame(struct ui *u)
 	u->frame_total += dt;
 	if (dt > u->frame_max)
 		u->frame_max = dt;
+}
+
+/* ---- the timeline, marks and the snapshot ---- */
+
+/* The timeline takes a row of its own from 30 rows; below that only on
+ * the event log (screen 7): at 80x24 the overview's six panes need every
+ * row, and { } work without it (the message line names the mark). */
+static bool timeline_shown(const struct ui *u)
+{
+	return LINES >= 30 || u->screen == EVENTS_SCREEN;
+}
+
+/* Events the timeline marks and { } visit. */
+static bool is_mark(const struct event *e)
+{
+	switch (e->kind) {
+	case EV_FINDING: case EV_SETTING: case EV_RESTART: case EV_DOWN: case EV_STALLED: case EV_LOCK_CHAIN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A mark's letter, role and weight (the heavier wins a shared cell). */
+static int mark_cell(const struct event *e, const char **ch, enum role *r)
+{
+	switch (e->kind) {
+	case EV_RESTART: *ch = "R"; *r = R_CRIT; return 6;
+	case EV_DOWN: *ch = "D"; *r = R_CRIT; return 5;
+	case EV_STALLED: *ch = "T"; *r = R_CRIT; return 5;
+	case EV_LOCK_CHAIN: *ch = "L"; *r = e->severity == SEV_CRIT ? R_CRIT : R_WARN; return 4;
+	case EV_SETTING: *ch = "S"; *r = R_WARN; return 3;
+	case EV_FINDING:
+		*ch = "F";
+		*r = e->severity == SEV_CRIT ? R_CRIT : e->severity == SEV_WARN ? R_WARN : R_VALUE;
+		return e->severity == SEV_CRIT ? 4 : 2;
+	default: return 0;
+	}
+}
+
+/* The span the timeline covers: the session's first sample to the moment
+ * shown (the history kept, once time travel is in). */
+static void timeline_range(const struct ui *u, double *t0, double *t1)
+{
+	*t1 = u->m->intervals ? u->m->last.wall : clock_wall();
+	*t0 = u->ev_start > 0 ? u->ev_start : *t1;
+	if (u->ev.n && events_at(&u->ev, 0)->wall < *t0)
+		*t0 = events_at(&u->ev, 0)->wall;
+}
+
+/* One line: start time, the span with its marks (DOWN / STALLED periods as
+ * a run of #), the end ("now"); the mark { } chose shown selected. */
+static void draw_timeline(struct ui *u, int y)
+{
+	struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
+	char a[16], b[16];
+	double t0, t1;
+	timeline_range(u, &t0, &t1);
+	event_time_text(t0, false, a, sizeof a);
+	str_copy(b, sizeof b, u->o->replay ? "end" : "now");
+	int x0 = cv_text(&cv, 0, 0, R_LABEL, a) + 1, w = COLS - x0 - 1 - (int)strlen(b);
+	if (w < 10)
+		return;
+	cv_text_right(&cv, 0, COLS, R_LABEL, b);
+	static const char *cell[512];
+	static enum role role[512];
+	static int weight[512];
+	if (w > 512)
+		w = 512;
+	double span = t1 - t0 > 1 ? t1 - t0 : 1;
+	for (int i = 0; i < w; i++) {
+		cell[i] = u->utf8 ? "\xc2\xb7" : ".";
+		role[i] = R_LABEL;
+		weight[i] = 0;
+	}
+	double down_since = -1;
+	for (size_t i = 0; i <= u->ev.n; i++) {
+		const struct event *e = events_at(&u->ev, i);
+		bool ends = !e || e->kind == EV_UP || (down_since >= 0 && (e->kind == EV_DOWN || e->kind == EV_STALLED));
+		if (ends && down_since >= 0) {
+			int c0 = (int)((down_since - t0) / span * (w - 1)), c1 = (int)(((e ? e->wall : t1) - t0) / span * (w - 1));
+			for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < w; c++)
+				if (weight[c] < 1) {
+					cell[c] = "#";
+					role[c] = R_CRIT;
+					weight[c] = 1;
+				}
+			down_since = -1;
+		}
+		if (!e)
+			break;
+		if (e->kind == EV_DOWN || e->kind == EV_STALLED)
+			down_since = e->wall;
+		const char *ch;
+		enum role r;
+		int wt = mark_cell(e, &ch, &r);
+		int c = (int)((e->wall - t0) / span * (w - 1));
+		if (wt && c >= 0 && c < w && wt >= weight[c]) {
+			cell[c] = ch;
+			role[c] = r;
+			weight[c] = wt;
+		}
+	}
+	int cur = u->tl_cursor > 0 ? (int)((u->tl_cursor - t0) / span * (w - 1)) : -1;
+	for (int i = 0; i < w; i++)
+		cv_text(&cv, 0, x0 + i, i == cur ? R_SELECTED : role[i], cell[i]);
+}
+
+/* Go to event e's moment: the timeline's cursor on it, its line in the
+ * message line, on the event log its row selected with its details.
+ * TIME TRAVEL CALL SITE: once ui_travel_to() (history and time travel) is
+ * in this tree, this calls ui_travel_to(u, e->wall) so every pane shows
+ * that moment; the only place the event log, Enter and { } travel from. */
+static void travel_to(struct ui *u, const struct event *e)
+{
+	char t[16], line[400];
+	u->tl_cursor = e->wall;
+	u->tl_seq = e->seq;
+	event_time_text(e->wall, false, t, sizeof t);
+	event_text(e, line, sizeof line);
+	set_msg(u, "%s %s: %s", t, event_kind_name(e->kind), line);
+	u->msg_until = clock_mono() + 10;
+	if (u->screen == EVENTS_SCREEN) {
+		struct pane_view *v = &u->views[EVENTS_SCREEN - 1];
+		v->details = true;
+		for (int i = 0;; i++) {
+			v->sel = i;
+			const struct event *x = events_selected(v);
+			if (!x || x == e)
+				break;
+		}
+		if (!events_selected(v))
+			v->details = false;
+	}
+}
+
+/* { and }: the previous / next mark from the one chosen (from now when
+ * none); past the newest, back to now. */
+static void jump_mark(struct ui *u, bool next)
+{
+	const struct event *best = NULL;
+	for (size_t i = 0; i < u->ev.n; i++) {
+		const struct event *e = events_at(&u->ev, i);
+		if (!is_mark(e))
+			continue;
+		if (next ? u->tl_seq && e->seq > u->tl_seq && !best : !u->tl_seq || e->seq < u->tl_seq)
+			best = e;
+	}
+	if (best) {
+		travel_to(u, best);
+		return;
+	}
+	u->tl_cursor = 0;
+	u->tl_seq = 0;
+	set_msg(u, next ? "no later mark: back to now" : u->ev.n ? "no earlier mark" : "no mark yet on the timeline");
+}
+
+/* The screen as drawn, one line per row, trailing blanks cut. */
+static void screen_text(struct strbuf *out)
+{
+	wchar_t w[1024];
+	char mb[4096];
+	for (int y = 0; y < LINES; y++) {
+		int n = mvinnwstr(y, 0, w, COLS < 1023 ? COLS : 1023);
+		if (n < 0)
+			n = 0;
+		w[n] = L'\0';
+		size_t l = wcstombs(mb, w, sizeof mb - 1);
+		if (l == (size_t)-1)
+			l = 0;
+		while (l > 0 && mb[l - 1] == ' ')
+			l--;
+		sb_put(out, mb, l);
+		sb_putc(out, '\n');
+	}
+}
+
+/* Create path for writing: mode 0600, never over a file or a link there. */
+static int snap_open(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+static bool write_all(int fd, const struct strbuf *b)
+{
+	size_t off = 0;
+	while (off < b->len) {
+		ssize_t k = write(fd, b->s + off, b->len - off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		off += (size_t)k;
+	}
+	return true;
+}
+
+/* w: the screen as plain text and the JSON record of the moment shown,
+ * in dbtop-snapshot-YYYYmmdd-HHMMSS.txt / .json (-2, -3 ... when taken),
+ * mode 0600; the message line says where. */
+static void snapshot(struct ui *u)
+{
+	const char *dir = u->o->snapshot_dir && *u->o->snapshot_dir ? u->o->snapshot_dir : ".";
+	char stamp[32], txt[600], json[600], err[160] = "";
+	struct strbuf st, sj;
+	time_t t = (time_t)(u->m->intervals ? u->m->last.wall : clock_wall());
+	struct tm tm;
+	int ft = -1, fj = -1;
+	if (!localtime_r(&t, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm))
+		str_copy(stamp, sizeof stamp, "now");
+	for (int k = 1; k < 100 && ft < 0; k++) {
+		char sfx[8] = "";
+		if (k > 1)
+			str_printf(sfx, sizeof sfx, "-%d", k);
+		str_printf(txt, sizeof txt, "%s/dbtop-snapshot-%s%s.txt", dir, stamp, sfx);
+		str_printf(json, sizeof json, "%s/dbtop-snapshot-%s%s.json", dir, stamp, sfx);
+		ft = snap_open(txt);
+		if (ft < 0 && errno != EEXIST)
+			break;
+		if (ft < 0)
+			continue;
+		fj = snap_open(json);
+		if (fj < 0) {
+			int e = errno;
+			close(ft);
+			unlink(txt);
+			ft = -1;
+			if (e != EEXIST) {
+				errno = e;
+				break;
+			}
+		}
+	}
+	if (ft < 0) {
+		set_msg(u, "snapshot not written: %s: %s", txt, strerror(errno));
+		return;
+	}
+	sb_init(&st);
+	sb_init(&sj);
+	u->msg[0] = '\0';   /* the screen without the message line of an earlier key */
+	draw_frame(u);
+	screen_text(&st);
+	if (u->o->snapshot_json)
+		u->o->snapshot_json(u->m, u->o->host, &u->ev, u->ev_from, &sj);
+	sb_putc(&sj, '\n');
+	if (!write_all(ft, &st) || !write_all(fj, &sj))
+		str_printf(err, sizeof err, " (cut short: %s)", strerror(errno));
+	if (close(ft) < 0 || close(fj) < 0)
+		str_printf(err, sizeof err, " (cut short: %s)", strerror(errno));
+	sb_free(&st);
+	sb_free(&sj);
+	set_msg(u, "snapshot: %s and .json written (mode 0600)%s", txt, err);
+	u->msg_until = clock_mono() + 15;
 }
 
 /* ---- input ---- */
@@ -1195,6 +1466,8 @@ static void act_faster(const struct key_ctx *k) { change_interval(k->u, -1); }
 static void act_theme(const struct key_ctx *k) { next_theme(k->u); }
 static void act_undo(const struct key_ctx *k) { undo_changes(k->u, k->b->act == KA_UNDO_ALL); }
 static void act_explain(const struct key_ctx *k) { sessions_explain(k->u); }
+static void act_snapshot(const struct key_ctx *k) { snapshot(k->u); }
+static void act_mark(const struct key_ctx *k) { jump_mark(k->u, k->b->act == KA_MARK_NEXT); }
 
 static void act_pause(const struct key_ctx *k)
 {
@@ -1231,6 +1504,8 @@ static void act_enter(const struct key_ctx *k)
 		select_remedy(u);
 	if (u->screen == 0)
 		u->screen = u->focus + 1;
+	else if (u->screen == EVENTS_SCREEN && !k->v->details && events_selected(k->v))
+		travel_to(u, events_selected(k->v));
 	else if (k->v->nrows > 0)
 		k->v->details = !k->v->details;
 	else
@@ -1250,7 +1525,7 @@ static void act_back(const struct key_ctx *k)
 static void act_focus(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
-	int np = NPANES - !sessions_tile(u);
+	int np = NTILES - !sessions_tile(u);
 	u->focus = (u->focus + (k->b->act == KA_FOCUS_NEXT ? 1 : np - 1)) % np;
 	u->focus_moved = true;
 }
@@ -1261,7 +1536,7 @@ static void act_screen(const struct key_ctx *k)
 	if (k->ch - '0' == TUNING_SCREEN && u->screen != TUNING_SCREEN)
 		select_remedy(u);
 	u->screen = k->ch - '0';
-	if (u->screen > 0)
+	if (u->screen > 0 && u->screen <= NTILES)
 		u->focus = u->screen - 1;
 }
 
@@ -1297,6 +1572,9 @@ static void (*const key_actions[])(const struct key_ctx *) = {
 	[KA_SCREEN] = act_screen,
 	[KA_UNDO] = act_undo,
 	[KA_UNDO_ALL] = act_undo,
+	[KA_SNAPSHOT] = act_snapshot,
+	[KA_MARK_PREV] = act_mark,
+	[KA_MARK_NEXT] = act_mark,
 	[KA_UP] = act_move,
 	[KA_DOWN] = act_move,
 	[KA_PGUP] = act_move,
@@ -1363,13 +1641,23 @@ static bool take_samples(struct ui *u)
 			sample_release(&msg->s);
 			continue;
 		}
+		if (!u->paused)
+			model_update(u->m, &msg->s);
+		/* the interval's events (derived, or a recording's), recorded
+		 * with the sample */
+		events_update(&u->ev, u->m, &msg->s);
+		struct event_list *el = events_take_interval(&u->ev, &u->ev_from);
+		if (!msg->s.events)
+			msg->s.events = el;
+		else
+			event_list_free(el);
+		if (!u->ev_start)
+			u->ev_start = msg->s.wall;
 		if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
 			u->recording = false;
 			rec_close(u->o->rec);
 			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
 		}
-		if (!u->paused)
-			model_update(u->m, &msg->s);
 		sample_release(&msg->s);
 	}
 	free(msg);
@@ -1378,9 +1666,49 @@ static bool take_samples(struct ui *u)
 
 /* Tuning upkeep in the loop: the newest view, the orphan question, probes
  * while screen 5 shows, --tune-ttl. True when the screen changed. */
+/* dbtop's own setting changes into the event log: a change that came into
+ * force (this dbtop's, not an orphan's), and one that left it (reverted;
+ * superseded ones are someone else's value, seen as such). */
+static void own_events(struct ui *u)
+{
+	const struct tune_view *tv = &u->tv;
+	double now = clock_wall();
+	for (int i = 0; i < tv->nactive; i++) {
+		const struct jentry *e = &tv->active[i];
+		int k;
+		for (k = 0; k < u->nown && u->own_seen[k] != e->seq; k++)
+			;
+		if (k < u->nown || u->nown >= JOURNAL_MAX)
+			continue;
+		u->own_seen[u->nown] = e->seq;
+		u->own_was[u->nown++] = *e;
+		if (e->seq >= tv->first_seq)
+			events_own(&u->ev, e->wall > 0 ? e->wall : now, e->name, e->was, e->val, false);
+	}
+	for (int k = 0; k < u->nown; k++) {
+		int i;
+		for (i = 0; i < tv->nactive && tv->active[i].seq != u->own_seen[k]; i++)
+			;
+		if (i < tv->nactive)
+			continue;
+		const struct jentry *e = &u->own_was[k];
+		bool superseded = false;
+		for (int j = 0; j < tv->nsuperseded; j++)
+			superseded |= tv->superseded[j].seq == e->seq;
+		if (!superseded)
+			events_own(&u->ev, now, e->name, e->val, e->was, true);
+		u->own_seen[k] = u->own_seen[u->nown - 1];
+		u->own_was[k] = u->own_was[u->nown - 1];
+		u->nown--;
+		k--;
+	}
+}
+
 static bool tuning_tick(struct ui *u)
 {
 	bool changed = sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
+	if (changed)
+		own_events(u);
 	double now = clock_mono();
 	tuned_active = u->tv.nactive > 0;
 	if (!u->orphans_asked && u->tv.orphans > 0 && !u->ask.act && u->m->intervals > 0) {
@@ -1675,9 +2003,12 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	u->src = src;
 	u->interval = o->interval;
 	u->recording = o->rec != NULL;
+	events_init(&u->ev);
+	u->ev.live = !o->replay;
 	for (i = 0; i < NPANES; i++) {
 		u->views[i].read_only = o->read_only;
 		u->views[i].replay = o->replay;
+		u->views[i].events = &u->ev;
 	}
 	setlocale(LC_ALL, "");
 	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
@@ -1714,6 +2045,7 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	src->pause_flag = NULL;
 	for (i = 0; i < NPANES; i++)
 		pane_filter_free(&u->views[i]);
+	events_free(&u->ev);
 	free(u);
 	return status;
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "../model/events.h"
 #include "../model/model.h"
 #include "../record/record.h"
 #include "../sources/source.h"
@@ -22,6 +23,11 @@ struct ui_opts {
 	struct tuner *tuner;    /* tuning (owned by the sampler thread while it runs), or NULL */
 	char exit_msg[1200];     /* out: what happened to tuning changes at exit, for stderr */
 	double start_mono;      /* monotonic s when dbtop started (first-frame figure) */
+	const char *snapshot_dir; /* w writes its files here; NULL: the current directory */
+	/* The batch record of the model's newest interval with the events of
+	 * seq >= ev_from (app/batch.c, which this layer cannot include). */
+	void (*snapshot_json)(const struct model *m, const char *host, const struct event_log *ev,
+			      unsigned long ev_from, struct strbuf *out);
 };
 
 /* Can this terminal show the screen? false with the reason in why. */
