@@ -7,7 +7,6 @@
 #define NCURSES_WIDECHAR 1   /* mvinnwstr: the snapshot reads the screen back */
 #include <curses.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <wchar.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -1177,63 +1176,20 @@ static void screen_text(struct strbuf *out)
 	}
 }
 
-/* Create path for writing: mode 0600, never over a file or a link there. */
-static int snap_open(const char *path)
-{
-	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-}
-
-static bool write_all(int fd, const struct strbuf *b)
-{
-	size_t off = 0;
-	while (off < b->len) {
-		ssize_t k = write(fd, b->s + off, b->len - off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		off += (size_t)k;
-	}
-	return true;
-}
-
 /* w: the screen as plain text and the JSON record of the moment shown,
  * in dbtop-snapshot-YYYYmmdd-HHMMSS.txt / .json (-2, -3 ... when taken),
  * mode 0600; the message line says where. */
 static void snapshot(struct ui *u)
 {
 	const char *dir = u->o->snapshot_dir && *u->o->snapshot_dir ? u->o->snapshot_dir : ".";
-	char stamp[32], txt[600], json[600], err[160] = "";
+	char stamp[48], txt[600], err[160] = "";
 	struct strbuf st, sj;
 	time_t t = (time_t)(u->m->intervals ? u->m->last.wall : clock_wall());
 	struct tm tm;
 	int ft = -1, fj = -1;
-	if (!localtime_r(&t, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm))
-		str_copy(stamp, sizeof stamp, "now");
-	for (int k = 1; k < 100 && ft < 0; k++) {
-		char sfx[8] = "";
-		if (k > 1)
-			str_printf(sfx, sizeof sfx, "-%d", k);
-		str_printf(txt, sizeof txt, "%s/dbtop-snapshot-%s%s.txt", dir, stamp, sfx);
-		str_printf(json, sizeof json, "%s/dbtop-snapshot-%s%s.json", dir, stamp, sfx);
-		ft = snap_open(txt);
-		if (ft < 0 && errno != EEXIST)
-			break;
-		if (ft < 0)
-			continue;
-		fj = snap_open(json);
-		if (fj < 0) {
-			int e = errno;
-			close(ft);
-			unlink(txt);
-			ft = -1;
-			if (e != EEXIST) {
-				errno = e;
-				break;
-			}
-		}
-	}
-	if (ft < 0) {
+	if (!localtime_r(&t, &tm) || !strftime(stamp, sizeof stamp, "dbtop-snapshot-%Y%m%d-%H%M%S", &tm))
+		str_copy(stamp, sizeof stamp, "dbtop-snapshot");
+	if (files_create_pair(dir, stamp, "txt", "json", &ft, &fj, txt, sizeof txt) < 0) {
 		set_msg(u, "snapshot not written: %s: %s", txt, strerror(errno));
 		return;
 	}
@@ -1245,9 +1201,10 @@ static void snapshot(struct ui *u)
 	if (u->o->snapshot_json)
 		u->o->snapshot_json(u->m, u->o->host, &u->ev, u->ev_from, &sj);
 	sb_putc(&sj, '\n');
-	if (!write_all(ft, &st) || !write_all(fj, &sj))
+	if (write_all(ft, st.s, st.len) < 0 || write_all(fj, sj.s, sj.len) < 0)
 		str_printf(err, sizeof err, " (cut short: %s)", strerror(errno));
-	if (close(ft) < 0 || close(fj) < 0)
+	int c1 = close(ft), c2 = close(fj);
+	if (c1 < 0 || c2 < 0)
 		str_printf(err, sizeof err, " (cut short: %s)", strerror(errno));
 	sb_free(&st);
 	sb_free(&sj);
