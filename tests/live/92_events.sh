@@ -5,7 +5,8 @@
 # truth recorded here (a setting is read every 10 s: its event says the
 # change fell between the reading before and its own, and the truth must
 # lie there); Enter shows the chain's details; w writes a 0600 snapshot
-# naming the chain's root, without a password.
+# naming the chain's root, without a password; dbtop's own change (screen
+# 5: a) and its undo (u) are listed as dbtop's, each once.
 #
 # Sessions stay idle in their transactions for at most 15 s; every process
 # started here is killed by PID in the trap, every server session ended,
@@ -35,7 +36,7 @@ mkdir -p "$tmp/snap"
 chmod 700 "$tmp/snap"
 
 # the screen (100x30: the timeline row shows) and a batch run, both at 1 s
-UP_WAIT=20 dbtop_start 100 30 -i 1 --snapshot-dir "$tmp/snap" "$DBTOP_MARIADB_URI" ||
+UP_WAIT=20 dbtop_start 100 30 -i 1 --snapshot-dir "$tmp/snap" "$DBTOP_MARIADB_ADMIN_URI" ||
     nok "the screen came up: $(screen)"
 timeout 80 "$DBTOP" -b -n 40 -i 1 --format json --record "$tmp/r.dbrec" "$DBTOP_MARIADB_URI" >"$tmp/b.json" 2>"$tmp/b.err" &
 bp=$!
@@ -168,5 +169,32 @@ else
     nok "w: snapshot content: $(head -c 600 "$f" 2>/dev/null)"
 fi
 if ! grep -qE 'monpw|adminpw' "$f" "$j"; then ok "w: no password in either file"; else nok "w: a password in the snapshot"; fi
+# dbtop's own change (screen 5: a, y) and its undo (u): logged as dbtop's,
+# the observation of each not logged again
+T send-keys -t s Escape 5
+wait_re "innodb_flush_log_at_trx_commit +1 +2 +yes" 10 || nok "screen 5: the remedy row: $(screen)"
+T send-keys -t s a
+framed_re "SET GLOBAL innodb_flush_log_at_trx_commit = 2" 5 && T send-keys -t s y
+wait_re "innodb_flush_log_at_trx_commit +2 +" 10 || nok "screen 5: applied: $(screen)"
+sleep 11   # a settings reading sees it
+T send-keys -t s u
+sleep 11
+# the / prompt opens with the filter in force: BSpace it away first
+clear_filter() { T send-keys -t s /; for ((i = 0; i < 40; i++)); do T send-keys -t s BSpace; done; }
+T send-keys -t s 7
+clear_filter
+T send-keys -t s "by dbtop|dbtop reverted" Enter
+if wait_re "innodb_flush_log_at_trx_commit 2 -> 1 \(dbtop reverted its change\)" 5 &&
+    wait_re "innodb_flush_log_at_trx_commit 1 -> 2 \(by dbtop\)" 1; then
+    ok "screen: dbtop's own change and its revert, marked as dbtop's"
+else
+    nok "screen: dbtop's own change: $(screen)"
+fi
+clear_filter
+T send-keys -t s Enter
+sleep 0.3
+n=$(T capture-pane -p -t s | grep -cE "innodb_flush_log_at_trx_commit [12] -> [12] \(")
+[ "$n" = 4 ] && ok "screen: 4 changes of the setting listed (2 by another client, 2 by dbtop), none twice" ||
+    nok "screen: $n changes listed: $(screen)"
 echo "# took $(awk -v a="$t_start" -v b="$(now)" 'BEGIN{printf "%.0f", b-a}') s"
 done_tests
