@@ -1040,7 +1040,8 @@ static int mark_cell(const struct event *e, const char **ch, enum role *r)
 }
 
 /* The span the timeline covers: the session's first sample to the moment
- * shown (the history kept, once time travel is in). */
+ * shown. TIME TRAVEL: once the history (time travel) is in this tree, its
+ * range query gives the span kept instead. */
 static void timeline_range(const struct ui *u, double *t0, double *t1)
 {
 	*t1 = u->m->intervals ? u->m->last.wall : clock_wall();
