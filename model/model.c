@@ -359,3 +359,27 @@ void model_update(struct model *m, const struct sample *s)
 		memcpy(m->settings, s->settings, sizeof m->settings);
 	}
 }
+
+/* Ring r of src without its skip newest values into dst (reset). */
+static void ring_copy_upto(struct ring *dst, const struct ring *src, size_t skip)
+{
+	dst->head = dst->len = 0;
+	for (size_t i = src->len; i-- > skip;)
+		ring_push(dst, ring_get(src, i));
+}
+
+void model_copy_history(struct model *dst, const struct model *src, double wall)
+{
+	size_t skip = 0;
+	while (skip < src->hist_t.len && ring_get(&src->hist_t, skip) > wall + 1e-6)
+		skip++;
+	if (skip >= src->hist_t.len || !dst->hist_t.cap)
+		return;
+	for (int i = 0; i < M__COUNT; i++)
+		ring_copy_upto(&dst->hist[i], &src->hist[i], skip);
+	ring_copy_upto(&dst->hist_t, &src->hist_t, skip);
+	if (src->lock_waiting.len == src->hist_t.len) {
+		ring_copy_upto(&dst->lock_waiting, &src->lock_waiting, skip);
+		ring_copy_upto(&dst->lock_wait_ms, &src->lock_wait_ms, skip);
+	}
+}

@@ -119,6 +119,11 @@ void model_set_caps(struct model *m, const struct caps *c);
 /* Fold one sample into the model: rates of the interval since the previous
  * UP sample, history rings, settings. */
 void model_update(struct model *m, const struct sample *s);
+/* The history lines of src (rates, lock waits) up to the interval that
+ * ended at wall, into dst (same ring sizes): a model rebuilt at an earlier
+ * moment draws the sparklines the live one had then. Left alone when src
+ * holds no interval ending at or before wall. */
+void model_copy_history(struct model *dst, const struct model *src, double wall);
 /* True when metric id is reported for the model's engine. */
 bool model_metric_applies(const struct model *m, enum metric_id id);
 const char *rate_status_name(enum rate_status st);

@@ -668,15 +668,23 @@ static int open_private(const char *path, char *err, size_t errlen)
 int rec_open_write(struct recorder *r, const char *path, const struct rec_header *h,
 		   bool redact, char *err, size_t errlen)
 {
+	int fd = open_private(path, err, errlen);
+	if (fd < 0) {
+		memset(r, 0, sizeof *r);
+		return -1;
+	}
+	return rec_open_write_fd(r, fd, path, h, redact, err, errlen);
+}
+
+int rec_open_write_fd(struct recorder *r, int fd, const char *path, const struct rec_header *h,
+		      bool redact, char *err, size_t errlen)
+{
 	struct strbuf b;
-	int fd, rc;
+	int rc;
 
 	memset(r, 0, sizeof *r);
 	str_copy(r->path, sizeof r->path, path);
 	r->redact = redact;
-	fd = open_private(path, err, errlen);
-	if (fd < 0)
-		return -1;
 	r->f = fdopen(fd, "wb");
 	if (!r->f) {
 		close(fd);
@@ -797,6 +805,7 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 	}
 	sb_init(&f);
 	bool skipped = put_digest_rows(r, b, &f, ds);
+	r->dg_whole = !skipped;
 	for (size_t i = 0; i < ds->nhist; i++) {
 		struct dg_hist *h = &ds->hist[i];
 		uint32_t nb = (uint32_t)h->n;
@@ -989,6 +998,7 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 
 	sb_init(&b);
 	sb_init(&f);
+	r->dg_whole = false;
 	put_scalars(r, &b, sample_fields, NFIELDS(sample_fields), s);
 	put_counters(&b, &f, s);
 	for (i = 0; i < s->notes.n; i++)
@@ -1009,6 +1019,12 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 	sb_free(&b);
 	sb_free(&f);
 	return rc;
+}
+
+void rec_write_whole(struct recorder *r)
+{
+	dgmap_free(r->dg);
+	r->dg = NULL;
 }
 
 void rec_close(struct recorder *r)
@@ -1462,12 +1478,11 @@ static bool resync(struct rec_reader *rd)
 	return false;
 }
 
+static int read_start(struct rec_reader *rd, char *err, size_t errlen);
+
 int rec_open_read(struct rec_reader *rd, const char *path, const void *buf, size_t len,
 		  char *err, size_t errlen)
 {
-	unsigned char h[16];
-	int type, rc;
-	size_t n;
 
 	memset(rd, 0, sizeof *rd);
 	if (path) {
@@ -1483,6 +1498,37 @@ int rec_open_read(struct rec_reader *rd, const char *path, const void *buf, size
 			return -1;
 		}
 	}
+	return read_start(rd, err, errlen);
+}
+
+int rec_open_read_fd(struct rec_reader *rd, int fd, char *err, size_t errlen)
+{
+	memset(rd, 0, sizeof *rd);
+	rd->f = fdopen(fd, "rb");
+	if (!rd->f) {
+		str_printf(err, errlen, "cannot read the recording: %s", strerror(errno));
+		return -1;
+	}
+	return read_start(rd, err, errlen);
+}
+
+int rec_reader_seek(struct rec_reader *rd, uint64_t offset)
+{
+	clearerr(rd->f);
+	if (fseeko(rd->f, (off_t)offset, SEEK_SET) != 0)
+		return -1;
+	rd->offset = offset;
+	rd->maybe_cut = false;
+	return 0;
+}
+
+/* After the file is open: the file header and the HEADER record. */
+static int read_start(struct rec_reader *rd, char *err, size_t errlen)
+{
+	unsigned char h[16];
+	int type, rc;
+	size_t n;
+
 	rd->own = true;
 	rd->cap = 65536;
 	rd->buf = xmalloc(rd->cap);

@@ -149,6 +149,12 @@ struct source {
 	bool read_only;          /* --read-only: read-only session, no writes */
 	volatile int *stop_flag; /* when set and non-zero: stop waiting (replay pacing) */
 	volatile int *pause_flag; /* when set and non-zero: the replay clock stands still */
+	/* replay seeks (one mechanism for --from and the screen's keys): the
+	 * samples up to wall time seek_to come at once, paused or not (0:
+	 * none), and seek_steps more samples after that (a step forward while
+	 * paused; changed with __atomic builtins by both threads) */
+	volatile double seek_to;
+	int seek_steps;
 	/* --server-budget: server time per refresh (ms) that the costly reads
 	 * (lock graph, statement digests) may take on average; 0: read them
 	 * on every refresh */
