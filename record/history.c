@@ -255,28 +255,49 @@ int hist_add(struct history *h, const struct sample *s)
 	}
 	if (!(h->seg[e->seg].first_wall > 0))
 		h->seg[e->seg].first_wall = s->wall;
-	/* the index keeps the last keep seconds */
-	size_t n = 0;
-	while (n + 1 < h->n && h->e[n].wall < s->wall - h->keep)
-		n++;
-	drop_front(h, n);
+	/* the index keeps the last keep seconds, and before them the point
+	 * the oldest of them is rebuilt from */
+	size_t n = hist_first(h), c = n;
+	while (c > 0 && !h->e[c].ckpt)
+		c--;
+	if (c > 0)
+		c--;   /* (and the sample before: the rates of the checkpoint's interval) */
+	long si = h->e[n].settings_seq == UINT64_MAX ? -1 : hist_find_seq(h, h->e[n].settings_seq);
+	if (si >= 0 && (size_t)si < c)
+		c = (size_t)si;   /* and the settings it had */
+	drop_front(h, c);
 	return 0;
+}
+
+size_t hist_first(const struct history *h)
+{
+	size_t lo = 0, hi = h->n ? h->n - 1 : 0;
+	double from = h->n ? h->e[h->n - 1].wall - h->keep : 0;
+	while (lo < hi) {   /* the first entry inside the window */
+		size_t mid = (lo + hi) / 2;
+		if (h->e[mid].wall < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 bool hist_range(const struct history *h, double *oldest, double *newest)
 {
 	if (!h || !h->n)
 		return false;
-	*oldest = h->e[0].wall;
+	*oldest = h->e[hist_first(h)].wall;
 	*newest = h->e[h->n - 1].wall;
 	return true;
 }
 
 long hist_nearest(const struct history *h, double wall)
 {
-	size_t lo = 0, hi;
+	size_t lo, hi;
 	if (!h || !h->n)
 		return -1;
+	lo = hist_first(h);
 	hi = h->n;
 	while (lo < hi) {   /* first entry with e.wall >= wall */
 		size_t mid = (lo + hi) / 2;
@@ -287,7 +308,7 @@ long hist_nearest(const struct history *h, double wall)
 	}
 	if (lo == h->n)
 		return (long)h->n - 1;
-	if (lo > 0 && wall - h->e[lo - 1].wall <= h->e[lo].wall - wall)
+	if (lo > hist_first(h) && wall - h->e[lo - 1].wall <= h->e[lo].wall - wall)
 		return (long)lo - 1;
 	return (long)lo;
 }

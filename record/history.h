@@ -83,9 +83,12 @@ void hist_add_caps(struct history *h, const struct caps *c, uint32_t conn_gen);
 /* Keep sample s (writes it to the spool). -1 when the spool stopped just
  * now (h->note says why; the screen says it once); 0 otherwise. */
 int hist_add(struct history *h, const struct sample *s);
+/* Index of the oldest sample inside the window (the index holds a few
+ * older ones: the point it is rebuilt from). */
+size_t hist_first(const struct history *h);
 /* Kept samples: oldest and newest wall time; false when none. */
 bool hist_range(const struct history *h, double *oldest, double *newest);
-/* Index (0 = oldest) of the kept sample nearest wall; -1: none kept. */
+/* Index of the kept sample nearest wall (>= hist_first); -1: none kept. */
 long hist_nearest(const struct history *h, double wall);
 /* Index of the sample with sequence number seq, -1: no longer kept. */
 long hist_find_seq(const struct history *h, uint64_t seq);

@@ -85,8 +85,8 @@ const struct key_bind key_binds[] = {
 	{{KEY_DOWN, 'j'}, KA_DOWN, 0, KW_ALL, false, "Down j", NULL, "select the row below"},
 	{{KEY_PPAGE}, KA_PGUP, 0, KW_ALL, false, "PgUp", NULL, "ten rows up; frozen: a minute back in time"},
 	{{KEY_NPAGE}, KA_PGDN, 0, KW_ALL, false, "PgDn", NULL, "ten rows down; frozen: a minute forward"},
-	{{KEY_HOME, 'g'}, KA_HOME, 0, KW_ALL, false, "Home g", NULL, "the first row; frozen: the oldest sample kept"},
-	{{KEY_END, 'G'}, KA_END, 0, KW_ALL, false, "End G", NULL, "the last row; frozen: back to live"},
+	{{KEY_HOME, 'g'}, KA_HOME, 0, KW_ALL, false, "Home g", NULL, "the first row (frozen, Home: the oldest sample kept)"},
+	{{KEY_END, 'G'}, KA_END, 0, KW_ALL, false, "End G", NULL, "the last row (frozen, End: back to live)"},
 };
 const size_t key_nbinds = sizeof key_binds / sizeof key_binds[0];
 

@@ -1352,9 +1352,9 @@ static void act_pause(const struct key_ctx *k)
 		travel_live(u);
 	else
 		travel_freeze(u);
-	set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes; "
-					      "Left Right [ ] step back and forth)"
-					    : "paused: data frozen (space resumes; Left Right [ ] step back and forth)"
+	set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)  "
+					      "Left Right [ ] step through time"
+					    : "paused: data frozen (space resumes)  Left Right [ ] step through time"
 			     : "resumed");
 }
 
@@ -1454,8 +1454,10 @@ static void act_screen(const struct key_ctx *k)
 static void act_move(const struct key_ctx *k)
 {
 	struct pane_view *v = k->v;
-	if (k->u->paused && k->u->o->hist && k->b->act >= KA_PGUP && k->b->act <= KA_END) {
-		/* frozen: PgUp PgDn a minute, Home the oldest, End live */
+	if (k->u->paused && k->u->o->hist && k->b->act >= KA_PGUP && k->b->act <= KA_END &&
+	    (k->ch == KEY_PPAGE || k->ch == KEY_NPAGE || k->ch == KEY_HOME || k->ch == KEY_END)) {
+		/* frozen: PgUp PgDn a minute, Home the oldest, End live (g and G
+		 * still select the first and last row) */
 		static const int tr[] = {TR_PREV_MIN, TR_NEXT_MIN, TR_OLDEST, TR_LIVE};
 		struct key_bind b = *k->b;
 		struct key_ctx kk = *k;
