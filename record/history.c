@@ -22,6 +22,7 @@ static void spool_dir(struct history *h, const char *dir)
 		return;
 	}
 	if (x && *x == '/') {
+		mkdir(x, 0700);   /* (may exist) */
 		str_printf(h->dir, sizeof h->dir, "%s/dbtop", x);
 		if (mkdir(h->dir, 0700) == 0 || errno == EEXIST) {
 			struct stat st;
