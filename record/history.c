@@ -106,6 +106,7 @@ int hist_open(struct history *h, double keep, struct recorder *shared, const cha
 	h->hdr = *hdr;
 	h->last_settings = UINT64_MAX;
 	h->last_gen = UINT32_MAX;
+	h->want_whole = true;
 	if (shared) {
 		/* the recording is the spool: read back through its own descriptor */
 		int rfd = open(shared->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -207,12 +208,62 @@ static int rotate(struct history *h, double wall, char *err, size_t errlen)
 		return -1;
 	h->gen_has_digests = false;
 	h->since_ckpt = 0;
+	h->want_whole = true;
 	return 0;
 }
 
-int hist_add(struct history *h, const struct sample *s)
+/* The set of a checkpoint: ds and, unchanged, every digest the model m
+ * holds that ds does not mention (a partial set, as a replay of a
+ * change-only recording delivers: the model keeps those rows, a rebuild
+ * starting here must get them too). NULL when ds cannot be made whole
+ * that way (sampled, sliced, estimates only). */
+static struct digest_set *whole_set(const struct digest_set *ds, const struct model *m)
+{
+	if (ds->sampled || ds->split_n || ds->estimates_only || !m)
+		return NULL;
+	struct digest_set *out = digest_set_dup(ds);
+	for (size_t i = 0; i < m->dg.n; i++) {
+		const struct digest_entry *e = &m->dg.e[i];
+		if (e->seen_tick == m->dg.tick || e->gone)
+			continue;
+		struct digest_row *r = digest_set_add(out);
+		*r = e->last;
+		r->text = e->last.text ? xstrdup(e->last.text) : NULL;
+	}
+	out->partial = false;
+	return out;
+}
+
+/* Write s, its digests whole when a checkpoint is due (merged with the
+ * model's when the set is partial). Sets *ckpt. */
+static int write_sample(struct history *h, struct recorder *w, const struct sample *s, const struct model *m,
+			bool *ckpt, char *err, size_t errlen)
+{
+	struct digest_set *whole = NULL;
+	struct sample *tmp = NULL;
+	int rc;
+	bool complete = s->digests && !s->digests->partial;
+	if (s->digests && h->want_whole) {
+		rec_write_whole(w);
+		if (!complete && (whole = whole_set(s->digests, m)) != NULL) {
+			tmp = xmalloc(sizeof *tmp);
+			*tmp = *s;
+			tmp->digests = whole;
+			complete = true;
+		}
+	}
+	rc = rec_write_sample(w, tmp ? tmp : s, err, errlen);
+	if (whole)
+		digest_set_free(whole);
+	free(tmp);
+	*ckpt = s->digests && w->dg_whole && complete;
+	return rc;
+}
+
+int hist_add(struct history *h, const struct sample *s, const struct model *m)
 {
 	char err[256];
+	bool ckpt = false;
 	if (h->stopped)
 		return 0;
 	if (rotate(h, s->wall, err, sizeof err) < 0) {
@@ -225,8 +276,9 @@ int hist_add(struct history *h, const struct sample *s)
 		h->last_gen = s->conn_gen;
 		h->gen_has_digests = false;
 		h->since_ckpt = 0;
+		h->want_whole = true;
 	}
-	if (rec_write_sample(w, s, err, sizeof err) < 0) {
+	if (write_sample(h, w, s, m, &ckpt, err, sizeof err) < 0) {
 		stop(h, err);
 		return -1;
 	}
@@ -247,10 +299,9 @@ int hist_add(struct history *h, const struct sample *s)
 	e->settings_seq = h->last_settings;
 	if (s->digests) {
 		h->gen_has_digests = true;
-		e->ckpt = w->dg_whole;
+		e->ckpt = ckpt;
 		h->since_ckpt = e->ckpt ? 0 : h->since_ckpt + 1;
-		if (h->since_ckpt >= HIST_CKPT_EVERY)
-			rec_write_whole(w);
+		h->want_whole = h->since_ckpt >= HIST_CKPT_EVERY;
 	} else {
 		e->ckpt = !h->gen_has_digests;
 	}
@@ -261,7 +312,9 @@ int hist_add(struct history *h, const struct sample *s)
 	size_t n = hist_first(h), c = n;
 	while (c > 0 && !h->e[c].ckpt)
 		c--;
-	if (c > 0)
+	if (c == 0 && !h->e[0].ckpt)
+		c = n;   /* none (sampled digests): the window alone, rebuilt from its start */
+	else if (c > 0)
 		c--;   /* (and the sample before: the rates of the checkpoint's interval) */
 	long si = h->e[n].settings_seq == UINT64_MAX ? -1 : hist_find_seq(h, h->e[n].settings_seq);
 	if (si >= 0 && (size_t)si < c)

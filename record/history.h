@@ -65,6 +65,7 @@ struct history {
 	uint32_t last_gen;
 	bool gen_has_digests;     /* this connection's samples carried digests */
 	unsigned since_ckpt;      /* samples with digests since the last whole write */
+	bool want_whole;          /* the next digests are written whole (a checkpoint) */
 	uint64_t last_settings;   /* seq of the newest sample with settings, UINT64_MAX: none */
 	bool stopped;             /* the spool failed: nothing more is kept */
 	char note[256];           /* why, for the screen */
@@ -80,9 +81,11 @@ int hist_open(struct history *h, double keep, struct recorder *shared, const cha
 void hist_close(struct history *h);
 /* The caps of a new connection (before its samples). */
 void hist_add_caps(struct history *h, const struct caps *c, uint32_t conn_gen);
-/* Keep sample s (writes it to the spool). -1 when the spool stopped just
- * now (h->note says why; the screen says it once); 0 otherwise. */
-int hist_add(struct history *h, const struct sample *s);
+/* Keep sample s (writes it to the spool); m: the model s was just folded
+ * into (a checkpoint of a partial digest set takes the rows it lacks from
+ * there; NULL: none). -1 when the spool stopped just now (h->note says
+ * why; the screen says it once); 0 otherwise. */
+int hist_add(struct history *h, const struct sample *s, const struct model *m);
 /* Index of the oldest sample inside the window (the index holds a few
  * older ones: the point it is rebuilt from). */
 size_t hist_first(const struct history *h);

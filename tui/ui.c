@@ -52,8 +52,11 @@ struct ui {
 	bool at_built;         /* travel holds at_seq (else the live model is it) */
 	int pull_n;            /* frozen replay: samples still to take for a step forward */
 	double pull_wall;      /* ... or up to this wall time (0: none) */
-	unsigned long steps;   /* travel redraws (rebuild + frame) and their time, s */
+	unsigned long steps;   /* travel keys drawn (rebuild + frame) and their time, s */
 	double step_total, step_max;
+	double step_t0;        /* monotonic s of the travel key not drawn yet, 0: none */
+	unsigned long rebuilds; /* models rebuilt and their time, s */
+	double rebuild_total, rebuild_max;
 	struct ui_opts *o;
 	struct source *src;
 	struct sampler sp;
@@ -1012,6 +1015,15 @@ static void draw_frame(struct ui *u)
 	u->frame_total += dt;
 	if (dt > u->frame_max)
 		u->frame_max = dt;
+	if (u->step_t0 > 0 && !u->pull_n && !u->pull_wall) {
+		/* a travel key, from the key to the frame drawn */
+		dt = clock_mono() - u->step_t0;
+		u->step_t0 = 0;
+		u->steps++;
+		u->step_total += dt;
+		if (dt > u->step_max)
+			u->step_max = dt;
+	}
 }
 
 /* ---- input ---- */
@@ -1256,11 +1268,11 @@ static void travel_land_at(struct ui *u, long i, bool force)
 	}
 	u->m = &u->travel;
 	u->at_built = true;
-	u->steps++;
+	u->rebuilds++;
 	double dt = clock_mono() - t0;
-	u->step_total += dt;
-	if (dt > u->step_max)
-		u->step_max = dt;
+	u->rebuild_total += dt;
+	if (dt > u->rebuild_max)
+		u->rebuild_max = dt;
 }
 
 static void travel_land(struct ui *u, long i)
@@ -1363,6 +1375,8 @@ static void act_travel(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
 	int cmd = k->b->cmd;
+	if (!u->step_t0)
+		u->step_t0 = clock_mono();
 	if (!u->paused) {
 		if (cmd == TR_NEXT || cmd == TR_NEXT_MIN || cmd == TR_LIVE)
 			return;   /* live already */
@@ -1579,10 +1593,11 @@ static bool take_samples(struct ui *u)
 			if (i >= 0)
 				travel_land_at(u, i, true);
 		}
+		model_update(u->live, &msg->s);
 		if (h) {
 			bool was = h->stopped;
 			/* (with --record the recording is the spool: written once) */
-			if (hist_add(h, &msg->s) < 0 && !was)
+			if (hist_add(h, &msg->s, u->live) < 0 && !was)
 				set_msg(u, "%s (the screen and sampling go on)", h->note);
 			if (h->shared && h->stopped && u->recording) {
 				u->recording = false;
@@ -1593,7 +1608,8 @@ static bool take_samples(struct ui *u)
 			rec_close(u->o->rec);
 			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
 		}
-		model_update(u->live, &msg->s);
+		if (!h)
+			model_update(u->live, &msg->s);
 		sample_release(&msg->s);
 		if (u->pull_n > 0 || u->pull_wall > 0) {
 			pulled = true;
@@ -1785,8 +1801,9 @@ static void write_frame_stats(const struct ui *u)
 		LINES, u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
 		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->live->intervals);
 	if (u->steps)
-		fprintf(f, "steps %lu step_avg_ms %.4f step_max_ms %.4f\n", u->steps, u->step_total / (double)u->steps * 1000,
-			u->step_max * 1000);
+		fprintf(f, "steps %lu step_avg_ms %.4f step_max_ms %.4f rebuilds %lu rebuild_avg_ms %.4f rebuild_max_ms %.4f\n",
+			u->steps, u->step_total / (double)u->steps * 1000, u->step_max * 1000, u->rebuilds,
+			u->rebuilds ? u->rebuild_total / (double)u->rebuilds * 1000 : 0, u->rebuild_max * 1000);
 	fclose(f);
 }
 
