@@ -360,9 +360,15 @@ void model_update(struct model *m, const struct sample *s)
 	}
 }
 
-/* Ring r of src without its skip newest values into dst (reset). */
+/* Ring src without its skip newest values into dst (reset). */
 static void ring_copy_upto(struct ring *dst, const struct ring *src, size_t skip)
 {
+	if (dst->cap == src->cap) {
+		memcpy(dst->v, src->v, src->cap * sizeof *src->v);
+		dst->head = (src->head + src->cap - skip % src->cap) % src->cap;
+		dst->len = src->len - skip;
+		return;
+	}
 	dst->head = dst->len = 0;
 	for (size_t i = src->len; i-- > skip;)
 		ring_push(dst, ring_get(src, i));

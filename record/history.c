@@ -382,7 +382,7 @@ static int read_at(struct history *h, size_t i, struct rec_item *it, bool seek, 
 		str_copy(err, errlen, "the history spool is gone");
 		return -1;
 	}
-	if ((seek || g->rd.offset != h->e[i].off) && rec_reader_seek(&g->rd, h->e[i].off) < 0) {
+	if ((seek || g->rd.offset != h->e[i].off || feof(g->rd.f)) && rec_reader_seek(&g->rd, h->e[i].off) < 0) {
 		str_printf(err, errlen, "cannot seek in the history spool: %s", strerror(errno));
 		return -1;
 	}
@@ -394,6 +394,28 @@ static int read_at(struct history *h, size_t i, struct rec_item *it, bool seek, 
 		if (it->type == REC_SAMPLE)
 			return 0;
 	}
+}
+
+int hist_step(struct history *h, size_t i, struct model *out, const struct model *live, char *err,
+	      size_t errlen)
+{
+	if (!h || i == 0 || i >= h->n || out->intervals == 0 || out->last.wall != h->e[i - 1].wall)
+		return hist_build(h, i, out, live, err, errlen);
+	struct rec_item *it = xmalloc(sizeof *it);
+	int rc = read_at(h, i, it, false, err, errlen);
+	if (rc == 0) {
+		if (h->e[i].conn_gen != h->e[i - 1].conn_gen) {
+			const struct caps *c = caps_of(h, h->e[i].conn_gen);
+			if (c)
+				model_set_caps(out, c);
+		}
+		model_update(out, &it->sample);
+		sample_release(&it->sample);
+		if (live)
+			model_copy_history(out, live, h->e[i].wall);
+	}
+	free(it);
+	return rc;
 }
 
 int hist_build(struct history *h, size_t i, struct model *out, const struct model *live, char *err,

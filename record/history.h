@@ -23,7 +23,7 @@
 
 /* Samples between two whole writes of the digest rows (the points a
  * rebuild starts from), counted among the samples that carry digests. */
-#define HIST_CKPT_EVERY 20
+#define HIST_CKPT_EVERY 10
 
 struct hist_ent {
 	double wall, mono;        /* of the sample */
@@ -101,5 +101,10 @@ long hist_find_seq(const struct history *h, uint64_t seq);
  * Returns 0, or -1 with err. */
 int hist_build(struct history *h, size_t i, struct model *out, const struct model *live, char *err,
 	       size_t errlen);
+
+/* The same when out holds kept sample i - 1 (as built here): only sample
+ * i is folded in (a step forward); else a whole rebuild. */
+int hist_step(struct history *h, size_t i, struct model *out, const struct model *live, char *err,
+	      size_t errlen);
 
 #endif

@@ -1260,7 +1260,7 @@ static void travel_land_at(struct ui *u, long i, bool force)
 		model_init(&u->travel, u->live->hist_t.cap);
 		u->travel_init = true;
 	}
-	if (hist_build(h, (size_t)i, &u->travel, u->live, err, sizeof err) < 0) {
+	if (hist_step(h, (size_t)i, &u->travel, u->live, err, sizeof err) < 0) {
 		set_msg(u, "history: %s", err);
 		u->m = u->live;
 		u->at_built = false;
@@ -1928,6 +1928,9 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 
 	/* one malloc arena: the sampler thread would otherwise get its own */
 	mallopt(M_ARENA_MAX, 1);
+	/* a step back in time rebuilds a model: keep the freed heap for the
+	 * next one instead of giving it back and faulting it in again */
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	u->m = m;
 	u->live = m;
 	u->o = o;

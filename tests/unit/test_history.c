@@ -199,6 +199,18 @@ static void test_store(void)
 		bad += !same(ring_get(&out.hist[M_COMMITS], 0), rate_at[i]) || !same(ring_get(&out.hist[M_COMMITS], 1),
 										rate_at[i - 1]);
 	}
+	/* a step forward folds one sample into the model built before */
+	int sbad2 = 0;
+	size_t k0 = hist_first(&h) + 5;
+	hist_build(&h, k0, &out, &live, err, sizeof err);
+	for (size_t k = k0 + 1; k < h.n; k++) {
+		int i = (int)(h.e[k].wall - T0);
+		if (hist_step(&h, k, &out, &live, err, sizeof err) < 0)
+			sbad2++;
+		sbad2 += !same(out.cur[M_COMMITS].v, rate_at[i]) || out.last.wall != T0 + i ||
+			 !same(digest_rate(&out, "digest-03"), dg_at[i]);
+	}
+	CHECK(sbad2 == 0, tname("stepped forward one sample at a time: the same as live (%d differ)", sbad2));
 	CHECK(bad == 0, tname("rebuilt at each of %zu kept moments: commits/s, its sparkline and the time as live had them (%d differ)",
 			      h.n - hist_first(&h), bad));
 	CHECK(dbad == 0, tname("rebuilt: a digest's calls/s as live had them (%d differ)", dbad));
