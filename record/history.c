@@ -212,16 +212,26 @@ static int rotate(struct history *h, double wall, char *err, size_t errlen)
 	return 0;
 }
 
-/* The set of a checkpoint: ds and, unchanged, every digest the model m
- * holds that ds does not mention (a partial set, as a replay of a
- * change-only recording delivers: the model keeps those rows, a rebuild
- * starting here must get them too). NULL when ds cannot be made whole
- * that way (sampled, sliced, estimates only). */
-static struct digest_set *whole_set(const struct digest_set *ds, const struct model *m)
+/* The set of a checkpoint: ds with the texts the model m holds for its
+ * rows (a row carries its text once, when fetched), and when ds is
+ * partial (as a replay of a change-only recording delivers it) every
+ * digest m holds that ds does not mention, unchanged: a rebuild starting
+ * here gets them too; *complete then. A sampled, sliced or estimates-only
+ * set gets the texts only. NULL without m. */
+static struct digest_set *whole_set(const struct digest_set *ds, const struct model *m, bool *complete)
 {
-	if (ds->sampled || ds->split_n || ds->estimates_only || !m)
+	if (!m)
 		return NULL;
 	struct digest_set *out = digest_set_dup(ds);
+	/* the texts fetched earlier (a row carries its text once) */
+	for (size_t i = 0; i < out->n; i++) {
+		struct digest_row *r = &out->rows[i];
+		const uint32_t *ix = r->text ? NULL : hmap_get(&m->dg.slots, r->key);
+		if (ix && *ix < m->dg.n && m->dg.e[*ix].last.text)
+			r->text = xstrdup(m->dg.e[*ix].last.text);
+	}
+	if (ds->sampled || ds->split_n || ds->estimates_only || !ds->partial)
+		return out;
 	for (size_t i = 0; i < m->dg.n; i++) {
 		const struct digest_entry *e = &m->dg.e[i];
 		if (e->seen_tick == m->dg.tick || e->gone)
@@ -231,6 +241,7 @@ static struct digest_set *whole_set(const struct digest_set *ds, const struct mo
 		r->text = e->last.text ? xstrdup(e->last.text) : NULL;
 	}
 	out->partial = false;
+	*complete = true;
 	return out;
 }
 
@@ -245,11 +256,10 @@ static int write_sample(struct history *h, struct recorder *w, const struct samp
 	bool complete = s->digests && !s->digests->partial;
 	if (s->digests && h->want_whole) {
 		rec_write_whole(w);
-		if (!complete && (whole = whole_set(s->digests, m)) != NULL) {
+		if ((whole = whole_set(s->digests, m, &complete)) != NULL) {
 			tmp = xmalloc(sizeof *tmp);
 			*tmp = *s;
 			tmp->digests = whole;
-			complete = true;
 		}
 	}
 	rc = rec_write_sample(w, tmp ? tmp : s, err, errlen);
