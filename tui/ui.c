@@ -1546,6 +1546,13 @@ static void handle_key(struct ui *u, int ch)
 		unbound_key(u, ch);
 		return;
 	}
+	if (b->acts && u->paused && u->at_built) {
+		/* the screen shows a past moment: the session or setting may be
+		 * another now */
+		set_msg(u, "%s acts on the server as it is now, not at the moment shown: End goes live first",
+			b->name);
+		return;
+	}
 	struct key_ctx k = {.u = u, .v = v, .idx = idx, .b = b, .ch = ch};
 	if ((size_t)b->act < sizeof key_actions / sizeof key_actions[0] && key_actions[b->act])
 		key_actions[b->act](&k);

@@ -50,6 +50,8 @@ nw=$(exp_of "$a1" 3)
 root=$(exp_of "$a1" 4)
 check "locks at $a1: '$nw waiting  1 root blocker' as the JSON has it" has tr "$nw waiting  1 root blocker"
 check "locks at $a1: the root blocker $root first" grep -qE "^▶ $root " <<<"$(screen tr)"
+keys tr x
+check "x on a past moment: refused, End goes live first" wait_for tr "not at the moment shown: End goes live first" 3
 keys tr Right
 wait_for tr "\-9s" 5
 a2=$(at tr)
