@@ -12,23 +12,42 @@
 
 #include "../util/util.h"
 
-/* The directory spool segments go to: dir, else $XDG_STATE_HOME/dbtop
- * (made 0700), else $TMPDIR, else /tmp. */
+/* mkdir -p path (each part made 0700); true when path is a directory of
+ * ours. */
+static bool private_dir(const char *path)
+{
+	char p[512];
+	struct stat st;
+	str_copy(p, sizeof p, path);
+	for (char *c = p + 1; *c; c++)
+		if (*c == '/') {
+			*c = '\0';
+			mkdir(p, 0700);   /* (may exist) */
+			*c = '/';
+		}
+	mkdir(p, 0700);
+	return lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+}
+
+/* The directory spool segments go to: dir, else the state directory
+ * (as the undo journal's: $XDG_STATE_HOME/dbtop, else
+ * ~/.local/state/dbtop; made 0700: often on disk where /tmp may be
+ * memory), else $TMPDIR, else /tmp. */
 static void spool_dir(struct history *h, const char *dir)
 {
-	const char *x = getenv("XDG_STATE_HOME"), *t = getenv("TMPDIR");
+	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME"), *t = getenv("TMPDIR");
 	if (dir && *dir) {
 		str_copy(h->dir, sizeof h->dir, dir);
 		return;
 	}
 	if (x && *x == '/') {
-		mkdir(x, 0700);   /* (may exist) */
 		str_printf(h->dir, sizeof h->dir, "%s/dbtop", x);
-		if (mkdir(h->dir, 0700) == 0 || errno == EEXIST) {
-			struct stat st;
-			if (lstat(h->dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
-				return;
-		}
+		if (private_dir(h->dir))
+			return;
+	} else if (home && *home == '/') {
+		str_printf(h->dir, sizeof h->dir, "%s/.local/state/dbtop", home);
+		if (private_dir(h->dir))
+			return;
 	}
 	str_copy(h->dir, sizeof h->dir, t && *t == '/' ? t : "/tmp");
 }
