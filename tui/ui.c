@@ -1615,7 +1615,7 @@ static bool take_samples(struct ui *u)
 			rec_close(u->o->rec);
 			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
 		}
-		if (!h)
+		if (!h && !u->paused)   /* (no history: a live pause drops the samples, as it always did) */
 			model_update(u->live, &msg->s);
 		sample_release(&msg->s);
 		if (u->pull_n > 0 || u->pull_wall > 0) {
