@@ -181,8 +181,7 @@ static const struct caps *caps_of(const struct history *h, uint32_t gen)
 static void stop(struct history *h, const char *err)
 {
 	h->stopped = true;
-	str_printf(h->note, sizeof h->note, "history stopped (kept until %s): %s",
-		   h->n ? "then" : "now", err);
+	str_printf(h->note, sizeof h->note, "history stopped, what it kept stays: %s", err);
 	if (!h->shared && h->seg[h->cur].own) {
 		/* the reader keeps the file; the writer's buffer is dropped */
 		rec_close(&h->seg[h->cur].w);
@@ -308,7 +307,9 @@ int hist_add(struct history *h, const struct sample *s, const struct model *m)
 		h->want_whole = true;
 	}
 	if (write_sample(h, w, s, m, &ckpt, err, sizeof err) < 0) {
-		stop(h, err);
+		int e = errno;
+		/* (the spool's name says nothing: it is gone; a recording's does) */
+		stop(h, h->shared ? err : strerror(e));
 		return -1;
 	}
 	if (h->n == h->cap) {

@@ -313,6 +313,8 @@ static void header_state(const struct ui *u, char *state, size_t len)
 		strftime(at, sizeof at, "%H:%M:%S", &tm);
 		if (!hist_range(u->o->hist, &oldest, &newest))
 			newest = u->at_wall;
+		if (u->live->intervals > 0 && u->live->last.wall > newest)
+			newest = u->live->last.wall;   /* (the history stopped: the replay went on) */
 		ago = (u->o->replay ? newest : clock_wall()) - u->at_wall;
 		long a = ago > 0 ? (long)(ago + 0.5) : 0;
 		size_t l = strlen(state);
@@ -1604,8 +1606,10 @@ static bool take_samples(struct ui *u)
 		if (h) {
 			bool was = h->stopped;
 			/* (with --record the recording is the spool: written once) */
-			if (hist_add(h, &msg->s, u->live) < 0 && !was)
+			if (hist_add(h, &msg->s, u->live) < 0 && !was) {
 				set_msg(u, "%s (the screen and sampling go on)", h->note);
+				u->msg_until = clock_mono() + 30;   /* (said once: it stays a while) */
+			}
 			if (h->shared && h->stopped && u->recording) {
 				u->recording = false;
 				set_msg(u, "recording stopped: %s (monitoring goes on)", h->note);

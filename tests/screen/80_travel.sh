@@ -116,7 +116,7 @@ if wait_for rp "REPLAY x1" 10 && retry 10 flowing rp; then
 			nok "freeze, steps, resume: ${got:-?} samples reached the screen of $((nrec + 1))"
 		fi
 		steps=$(sed -n 's/.*step_max_ms \([0-9.]*\).*/\1/p' "$T/travel.frames")
-		check "the frame stats count the steps (slowest rebuild ${steps:-?} ms)" test -n "$steps"
+		check "the frame stats count the steps (slowest, with the reads on: ${steps:-?} ms)" test -n "$steps"
 	else
 		nok "the resumed replay reaches its end"
 	fi
@@ -124,4 +124,25 @@ else
 	nok "a replay at --speed 1 runs"
 	screen rp | note
 fi
+
+# ---- a full disk (a 40 KiB file size limit): the history stops with a note, nothing else ----
+real=$DBTOP
+printf '#!/bin/sh\nulimit -f 40\nexec %q "$@"\n' "$real" >"$T/limited"
+chmod +x "$T/limited"
+DBTOP=$T/limited start fd 160 40 --replay "$CHAIN" --speed 4
+if wait_for fd "history stopped" 20; then
+	check "a full disk: 'history stopped, what it kept stays: File too large' on screen" has fd "history stopped, what it kept stays: File too large"
+	check "a full disk: the note says the screen and sampling go on" has fd "(the screen and"
+	if wait_for fd "REPLAY ended" 30; then ok "a full disk: the replay goes on to its end"; else nok "a full disk: the replay stopped"; fi
+	keys fd Space Home
+	wait_for fd " AT " 5
+	check "a full disk: what was kept is still there to travel to (Home: AT $(at fd))" \
+		test "$(at fd)" = "$(head -1 "$T/exp" | cut -d' ' -f1)" -o "$(at fd)" = "$(date -u -d "@$(($(secs "$(head -1 "$T/exp" | cut -d' ' -f1)") - 1))" +%T)"
+	keys fd q
+	check "a full disk: dbtop exits 0" wait_for fd "EXITED 0" 5
+else
+	nok "a full disk: no note on screen"
+	screen fd | note
+fi
+DBTOP=$real
 done_tests

@@ -350,7 +350,7 @@ static void test_full_disk(void)
 	setrlimit(RLIMIT_FSIZE, &old);
 	CHECK(failed_at > 0 && h.stopped && rc_after == 0,
 	      tname("the spool stopped once, at sample %d, and quietly after that", failed_at));
-	CHECK(strstr(h.note, "history stopped") && strstr(h.note, "too large"), tname("the note says why: %s", h.note));
+	CHECK(strstr(h.note, "history stopped") && strstr(h.note, "File too large"), tname("the note says why: %s", h.note));
 	CHECK(live.intervals == 300, "the live model took every sample all the same");
 	CHECK(h.n > 0 && hist_build(&h, h.n - 1, &out, &live, err, sizeof err) == 0 && out.last.wall == h.e[h.n - 1].wall,
 	      tname("what the spool kept (%zu samples) is still rebuilt: %s", h.n, h.n ? "ok" : err));
