@@ -140,6 +140,80 @@ static void json_coverage(const struct model *m, struct strbuf *out)
 	sb_putc(out, '}');
 }
 
+/* The log devices (README, the batch record: log_devices): written when
+ * the source looked at them (a recording made before has none). */
+static void json_logdev(const struct model *m, struct strbuf *out)
+{
+	static const char *const st[LDS__COUNT] = {
+		[LDS_NONE] = "not_recorded", [LDS_OK] = "ok", [LDS_REMOTE] = "remote",
+		[LDS_NOBLOCK] = "no_block_device", [LDS_ZFS] = "zfs", [LDS_UNSEEN] = "not_visible",
+	};
+	const struct logdev_map *lm = &m->caps.logdev;
+	int i;
+	if (lm->state == LDS_NONE)
+		return;
+	sb_puts(out, ",\"log_devices\":{\"status\":");
+	json_str(out, st[lm->state]);
+	sb_puts(out, ",\"note\":");
+	if (lm->note[0])
+		json_str(out, lm->note);
+	else
+		sb_puts(out, "null");
+	sb_puts(out, ",\"dirs\":[");
+	for (i = 0; i < lm->ndirs; i++) {
+		const struct logdir *d = &lm->dirs[i];
+		sb_puts(out, i ? ",{\"role\":" : "{\"role\":");
+		json_str(out, d->role);
+		sb_puts(out, ",\"path\":");
+		json_str(out, d->path);
+		sb_puts(out, ",\"fs\":");
+		json_str(out, d->fs);
+		sb_puts(out, ",\"device\":");
+		json_str(out, d->dev);
+		sb_puts(out, ",\"held_by\":");
+		json_str(out, d->via);
+		sb_putc(out, '}');
+	}
+	sb_puts(out, "],\"devices\":[");
+	for (i = 0; i < m->ld.n; i++) {
+		const struct logdev_rates *d = &m->ld.cur[i];
+#define R3(x) json_num(out, isfinite(x) ? d_round((x) * 1000) / 1000 : NAN)
+		sb_puts(out, i ? ",{\"name\":" : "{\"name\":");
+		json_str(out, d->name);
+		sb_puts(out, ",\"writes_per_s\":");
+		R3(d->writes_s);
+		sb_puts(out, ",\"write_kib_per_s\":");
+		R3(d->wkb_s);
+		sb_puts(out, ",\"flushes_per_s\":");
+		R3(d->flushes_s);
+		sb_puts(out, ",\"write_await_ms\":");
+		R3(d->w_await_ms);
+		sb_puts(out, ",\"flush_await_ms\":");
+		R3(d->f_await_ms);
+		sb_puts(out, ",\"queue_depth\":");
+		R3(d->queue);
+		sb_puts(out, ",\"util_pct\":");
+		R3(d->util_pct);
+#undef R3
+		sb_printf(out, ",\"flushes_counted\":%s,\"why\":", d->has_flush ? "true" : "false");
+		if (d->ok || !d->why)
+			sb_puts(out, "null");
+		else
+			json_str(out, d->why);
+		sb_putc(out, '}');
+	}
+	sb_putc(out, ']');
+	/* the server's own sync latency of the same interval, beside the device's */
+	enum metric_id sm = m->caps.engine == ENGINE_POSTGRESQL ? M_WAL_SYNC_MS : M_REDO_FSYNC_MS;
+	if (m->caps.engine == ENGINE_MYSQL && m->cur[sm].st != RATE_OK && m->cur[M_COMMIT_MS].st == RATE_OK)
+		sm = M_COMMIT_MS;
+	sb_puts(out, ",\"server_sync\":");
+	json_str(out, metric_defs[sm].key);
+	sb_puts(out, ",\"server_sync_ms\":");
+	json_num(out, m->cur[sm].st == RATE_OK ? d_round(m->cur[sm].v * 1000) / 1000 : NAN);
+	sb_putc(out, '}');
+}
+
 void batch_json(const struct model *m, const char *host, int top, struct strbuf *out)
 {
 	batch_json_sessions(m, host, top, false, out);
@@ -220,6 +294,7 @@ void batch_json_sessions(const struct model *m, const char *host, int top, bool 
 		struct session_set none = {.status = SESS_NOT_READ};
 		session_set_json(out, m->sessions ? m->sessions : &none);
 	}
+	json_logdev(m, out);
 	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
 		  m->last.nqueries);
 }

@@ -24,6 +24,10 @@ const char *rates_label(enum metric_id id);
  * unknown, e.g. "- (reset)"). Returns buf. */
 char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t len);
 
+/* Why the log device's figures are missing (not recorded, a remote
+ * server, tmpfs, ZFS ...: what they lack), or NULL when they are there. */
+const char *rates_logdev_why(const struct model *m);
+
 #endif
 
 /* What the durability settings in force imply, one line each (e.g.
