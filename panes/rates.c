@@ -234,6 +234,9 @@ static int visible_rows(const struct model *m, const struct pane_view *v, int *i
 	for (i = 0; i < NPANE_ROWS; i++) {
 		enum metric_id id = pane_rows[i].metric;
 		if (id == ROW_LOGDEV) {
+			/* a recording made before it: said in the full pane only */
+			if (m->caps.logdev.state == LDS_NONE && !v->full)
+				continue;
 			if (pane_filter_match(v, row_label(i)) || pane_filter_match(v, "disk"))
 				idx[n++] = (int)i;
 			continue;
@@ -256,16 +259,26 @@ static int visible_rows(const struct model *m, const struct pane_view *v, int *i
 	return n;
 }
 
+/* Row i is kept first in a short tile: the log device's only when it was
+ * looked at (a recording made before it says "not recorded" in the full
+ * pane, without taking a line from the rates). */
+static bool row_key(const struct model *m, int i)
+{
+	if (pane_rows[i].metric == ROW_LOGDEV)
+		return m->caps.logdev.state != LDS_NONE;
+	return pane_rows[i].key;
+}
+
 /* In a short tile: keep the key rows (in table order) and as many others
  * as fit in rows_h; returns the rows kept. */
-static int key_rows_first(int *idx, int n, int rows_h)
+static int key_rows_first(const struct model *m, int *idx, int n, int rows_h)
 {
 	int keep[NPANE_ROWS], k = 0, nkey = 0, i;
 	bool take[NPANE_ROWS] = {false};
 	if (n <= rows_h)
 		return n;
 	for (i = 0; i < n && nkey < rows_h; i++)
-		if (pane_rows[idx[i]].key) {
+		if (row_key(m, idx[i])) {
 			take[i] = true;
 			nkey++;
 		}
@@ -290,7 +303,7 @@ static int rates_need(const struct model *m, const struct pane_view *v, int w, i
 	if (!m->have_caps || n == 0)
 		return 1;
 	for (i = 0; i < n; i++)
-		nkey += pane_rows[idx[i]].key;
+		nkey += row_key(m, idx[i]);
 	int nimp = rates_implications(m, lines, crit, 8), imp = 0;
 	for (i = 0; i < nimp; i++)
 		imp += wrap_rows(lines[i], w);
@@ -419,7 +432,7 @@ const char *rates_logdev_why(const struct model *m)
 {
 	const struct logdev_map *lm = &m->caps.logdev;
 	switch (lm->state) {
-	case LDS_NONE: return "not recorded (a recording made before dbtop read the log device)";
+	case LDS_NONE: return "not recorded in this file";
 	case LDS_OK: break;
 	default: return lm->note[0] ? lm->note : "the log device is not known";
 	}
@@ -566,7 +579,7 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 	 * for its key rows shows the rows instead) */
 	int nkey = 0;
 	for (i = 0; i < n; i++)
-		nkey += pane_rows[idx[i]].key;
+		nkey += row_key(m, idx[i]);
 	if (v->full || cv->h > (nkey < n ? nkey : n)) {
 		cv_printf(cv, y, 0, R_LABEL, "%-*s%*s", labw, "", curw, "now");
 		if (sparkw > 8)
@@ -588,9 +601,9 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 		imp_rows = cv->h - y - rows_h;
 	}
 	if (!v->full && !v->focused)
-		n = key_rows_first(idx, n, rows_h);
+		n = key_rows_first(m, idx, n, rows_h);
 	else if (!v->full && n > rows_h && v->sel < rows_h)
-		n = key_rows_first(idx, n, rows_h);
+		n = key_rows_first(m, idx, n, rows_h);
 	pane_clamp(v, n, rows_h);
 	v->nshown = n < rows_h ? n : rows_h;
 	int row_end = y + rows_h;
