@@ -204,13 +204,15 @@ static void json_logdev(const struct model *m, struct strbuf *out)
 	}
 	sb_putc(out, ']');
 	/* the server's own sync latency of the same interval, beside the device's */
-	enum metric_id sm = m->caps.engine == ENGINE_POSTGRESQL ? M_WAL_SYNC_MS : M_REDO_FSYNC_MS;
-	if (m->caps.engine == ENGINE_MYSQL && m->cur[sm].st != RATE_OK && m->cur[M_COMMIT_MS].st == RATE_OK)
-		sm = M_COMMIT_MS;
+	const char *sname;
+	enum metric_id sm = rates_server_sync(m, &sname);
 	sb_puts(out, ",\"server_sync\":");
-	json_str(out, metric_defs[sm].key);
+	if (sm < M__COUNT)
+		json_str(out, metric_defs[sm].key);
+	else
+		sb_puts(out, "null");
 	sb_puts(out, ",\"server_sync_ms\":");
-	json_num(out, m->cur[sm].st == RATE_OK ? d_round(m->cur[sm].v * 1000) / 1000 : NAN);
+	json_num(out, sm < M__COUNT && m->cur[sm].st == RATE_OK ? d_round(m->cur[sm].v * 1000) / 1000 : NAN);
 	sb_putc(out, '}');
 }
 

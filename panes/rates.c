@@ -418,14 +418,26 @@ static void draw_rate_row(const struct model *m, int r, bool sel, const struct r
 
 /* The server's own sync latency beside the device's: the redo (else
  * COMMIT) sync of MySQL / MariaDB, PostgreSQL's WAL sync; M__COUNT: none. */
-static enum metric_id server_sync_metric(const struct model *m)
+enum metric_id rates_server_sync(const struct model *m, const char **name)
 {
+	static const struct {
+		enum metric_id id;
+		const char *name;
+	} my[] = {{M_REDO_FSYNC_MS, "redo sync"}, {M_BINLOG_FSYNC_MS, "binlog sync"}, {M_COMMIT_MS, "commit"}};
+	*name = "WAL sync";
 	if (m->caps.engine == ENGINE_POSTGRESQL)
 		return M_WAL_SYNC_MS;
-	if (m->caps.engine == ENGINE_MYSQL)
-		return m->cur[M_REDO_FSYNC_MS].st == RATE_OK || m->cur[M_COMMIT_MS].st != RATE_OK ? M_REDO_FSYNC_MS
-												: M_COMMIT_MS;
-	return M__COUNT;
+	if (m->caps.engine != ENGINE_MYSQL)
+		return M__COUNT;
+	/* the first with a value, else the first the server has */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sizeof my / sizeof my[0]; i++)
+			if (pass ? m->cur[my[i].id].st != RATE_UNAVAIL : m->cur[my[i].id].st == RATE_OK) {
+				*name = my[i].name;
+				return my[i].id;
+			}
+	*name = "redo sync";
+	return M_REDO_FSYNC_MS;
 }
 
 const char *rates_logdev_why(const struct model *m)
@@ -483,13 +495,14 @@ static void draw_logdev_row(const struct model *m, int r, bool sel, const struct
 		cv_text(cv, y, x, R_VALUE, u);
 	}
 	if (c->statw) {
-		enum metric_id sm = server_sync_metric(m);
+		const char *sname;
+		enum metric_id sm = rates_server_sync(m, &sname);
 		char sv[48];
 		if (sm == M__COUNT)
 			return;
 		rates_format(sm, &m->cur[sm], sv, sizeof sv);
-		cv_printf(cv, y, cv->w - c->statw, R_VALUE, "%*s", c->statw,
-			  (str_printf(b, sizeof b, "server %s", sv), b));
+		str_printf(b, sizeof b, "%s %s", sname, sv);
+		cv_printf(cv, y, cv->w - c->statw, R_VALUE, "%*s", c->statw, b);
 	}
 }
 
