@@ -9,8 +9,9 @@
 #
 # The slowdown: a device-mapper delay target when the kernel has
 # device-mapper; where it has not (this container: `dmsetup version` fails,
-# no dm-delay), a competing writer on the same loop device (direct 1 MiB
-# writes and syncs), which slows the device's flushes for everyone on it.
+# no dm-delay), a competing writer on the same loop device (64 MiB buffered
+# writes and a sync: the loop device then flushes its file behind them),
+# which slows the device's flushes for everyone on it.
 # The fsync-delay shim (tests/tools/slowsync.c) is no use here: it delays
 # the server's syncs after the device has finished them, so the device's
 # figures would not move.
@@ -60,7 +61,7 @@ loopname=$(basename "$loopdev")
 if dmsetup version >/dev/null 2>&1; then
     echo "# device-mapper is there; this test still slows the device with a competing writer"
 else
-    echo "# device-mapper unavailable here (dmsetup version fails, no dm-delay): the slowdown is a competing direct writer on $loopname, not a dm-delay target"
+    echo "# device-mapper unavailable here (dmsetup version fails, no dm-delay): the slowdown is a competing buffered writer on $loopname (64 MiB and a sync, repeated), not a dm-delay target"
 fi
 
 pgport=$((${DBTOP_PG15_PORT:-35432} + 1))
@@ -92,7 +93,7 @@ psql_admin() { PGPASSWORD=adminpw psql -X -q -h 127.0.0.1 -p "$pgport" -U postgr
 psql_admin -c "CREATE TABLE IF NOT EXISTS logdev_t (id bigserial, v int)" >/dev/null 2>&1
 echo "INSERT INTO logdev_t (v) VALUES (1);" >"$work/ins.sql"
 bench() { # seconds
-    PGPASSWORD=adminpw timeout $(($1 + 10)) "${DBTOP_PG15_BIN:-/usr/lib/postgresql/15/bin}/pgbench" -n -q -h 127.0.0.1 \
+    PGPASSWORD=adminpw timeout $(($1 + 10)) "${DBTOP_PG15_BIN:-/usr/lib/postgresql/15/bin}/pgbench" -n -h 127.0.0.1 \
         -p "$pgport" -U postgres -c 2 -T "$1" -f "$work/ins.sql" dbtop_test >/dev/null 2>&1
 }
 phase() { # name seconds: dbtop beside a commit load; the means of the device's and the server's figures
@@ -104,8 +105,8 @@ phase() { # name seconds: dbtop beside a commit load; the means of the device's 
     echo "$(mean "$work/$1.tail.jsonl" '.log_devices.devices[0].flush_await_ms') $(mean "$work/$1.tail.jsonl" '.log_devices.server_sync_ms') $(mean "$work/$1.tail.jsonl" '.log_devices.devices[0].util_pct')"
 }
 read -r base_dev base_srv base_util <<<"$(phase base 10)"
-# the competing writer: 8 MiB direct writes and a sync, over and over, on the same file system
-( while :; do dd if=/dev/zero of="$mnt/hog" bs=1M count=8 oflag=direct conv=fsync status=none 2>/dev/null; done ) &
+# the competing writer: 64 MiB buffered writes and a sync (the loop device then flushes its backing file behind them), over and over, on the same file system
+( while :; do dd if=/dev/zero of="$mnt/hog" bs=1M count=64 conv=fsync status=none 2>/dev/null; done ) &
 hog=$!
 read -r slow_dev slow_srv slow_util <<<"$(phase slow 12)"
 kill "$hog" 2>/dev/null
