@@ -13,6 +13,7 @@
 
 #include "../../model/logdev.h"
 #include "../../sources/hostio.h"
+#include "../../sources/source.h"
 #include "../../util/util.h"
 #include "tap.h"
 
@@ -297,8 +298,27 @@ static void test_derive(void)
 	logdev_view_free(&v);
 }
 
+/* Which servers are on this host: sockets and loopback, not other addresses. */
+static void test_local(void)
+{
+	CHECK(source_host_local(NULL) && source_host_local("") && source_host_local("/var/run/postgresql"),
+	      "local: the default socket and a socket directory");
+	CHECK(source_host_local("localhost") && source_host_local("Localhost via UNIX socket") &&
+	      source_host_local("127.0.0.1 via TCP/IP") && source_host_local("127.0.0.1") && source_host_local("::1"),
+	      "local: localhost, the MySQL client's host info, loopback addresses");
+	CHECK(!source_host_local("10.0.0.5") && !source_host_local("db1.example.com via TCP/IP") &&
+	      !source_host_local("127.example.com") && !source_host_local("localhostile"),
+	      "remote: other addresses and names (127.example.com is not loopback)");
+	struct caps c;
+	memset(&c, 0, sizeof c);
+	source_logdev_remote(&c, "10.0.0.5");
+	CHECK(c.logdev.state == LDS_REMOTE && strstr(c.logdev.note, "need dbtop on the server"),
+	      "a remote server: the note says the host figures need dbtop on the server");
+}
+
 int main(void)
 {
+	test_local();
 	test_parse_line();
 	test_parse_file();
 	test_walk();
