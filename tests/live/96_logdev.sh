@@ -7,14 +7,16 @@
 # the server's own WAL sync latency. A server on tmpfs: the pane and the
 # record say what a tmpfs lacks.
 #
-# The slowdown: a device-mapper delay target when the kernel has
-# device-mapper; where it has not (this container: `dmsetup version` fails,
-# no dm-delay), a competing writer on the same loop device (64 MiB buffered
+# The slowdown: a device-mapper delay target would be the cleanest, but
+# device-mapper is not in this container's kernel (`dmsetup version` fails,
+# no dm-delay, no modprobe); the test says so and uses a competing writer on
+# the same loop device instead (64 MiB buffered
 # writes and a sync: the loop device then flushes its file behind them),
 # which slows the device's flushes for everyone on it.
-# The fsync-delay shim (tests/tools/slowsync.c) is no use here: it delays
-# the server's syncs after the device has finished them, so the device's
-# figures would not move.
+# The fsync-delay shim (tests/tools/slowsync.c) cannot slow the device: it
+# delays the server's syncs after the device has finished them. It is run
+# too, for the other reading of the line: the server's WAL sync far above
+# the device's flush latency (the wait is above the disk).
 # Needs root and loop devices; skipped (counted, with the reason) otherwise.
 set -u
 cd "$(dirname "$0")/../.."
@@ -114,15 +116,34 @@ wait "$hog" 2>/dev/null
 hog=""
 rm -f "$mnt/hog"
 echo "# $loopname flush await ms: ${base_dev} -> ${slow_dev}; server WAL sync ms: ${base_srv} -> ${slow_srv}; util %: ${base_util} -> ${slow_util}"
-if awk -v a="$base_dev" -v b="$slow_dev" 'BEGIN { exit !(a != "null" && b != "null" && b >= 2 * a && b >= 0.2) }'; then
+if awk -v a="$base_dev" -v b="$slow_dev" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.5 * a && b >= 0.2) }'; then
     ok "logdev pg: the device's flush latency rises under the slowdown ($base_dev -> $slow_dev ms)"
 else
     nok "logdev pg: the device's flush latency did not rise ($base_dev -> $slow_dev ms)"
 fi
-if awk -v a="$base_srv" -v b="$slow_srv" 'BEGIN { exit !(a != "null" && b != "null" && b >= 2 * a && b >= 0.2) }'; then
+if awk -v a="$base_srv" -v b="$slow_srv" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.5 * a && b >= 0.2) }'; then
     ok "logdev pg: the server's WAL sync latency rises with it ($base_srv -> $slow_srv ms)"
 else
     nok "logdev pg: the server's WAL sync latency did not rise ($base_srv -> $slow_srv ms)"
+fi
+
+# --- the fsync-delay shim: the server waits, the device does not ---
+# (slowsync.c sleeps 5 ms after each real sync: the server's WAL sync rises,
+# the device's flush latency stays where it was: the wait is above the disk)
+shim=build/tests/slowsync.so
+[ -r "$shim" ] || make -s CI=1 "$shim" >/dev/null 2>&1
+if [ -r "$shim" ] && DBTOP_SANDBOX_DIR=$mnt/sb DBTOP_PG15_PORT=$pgport DBTOP_SERVER_PRELOAD=$shim DBTOP_SLOWSYNC_MS=5 \
+    timeout 60 tests/sandbox.sh restart pg15 >/dev/null 2>&1; then
+    read -r shim_dev shim_srv _ <<<"$(phase shim 10)"
+    echo "# fsync-delay shim (5 ms after each sync): $loopname flush await ms ${shim_dev}; server WAL sync ms ${shim_srv}"
+    if awk -v d="$shim_dev" -v s="$shim_srv" 'BEGIN { exit !(d != "null" && s != "null" && s >= 4 && s >= 3 * d) }'; then
+        ok "logdev pg shim: the server's WAL sync (${shim_srv} ms) far above the device's flush (${shim_dev} ms): the wait is above the disk"
+    else
+        nok "logdev pg shim: server WAL sync ${shim_srv} ms, device flush ${shim_dev} ms"
+    fi
+    DBTOP_SANDBOX_DIR=$mnt/sb DBTOP_PG15_PORT=$pgport timeout 60 tests/sandbox.sh restart pg15 >/dev/null 2>&1
+else
+    nok "logdev pg shim: could not restart PostgreSQL with $shim"
 fi
 
 # --- the screen: the device's line beside the server's, at 80x24 ---
