@@ -450,6 +450,60 @@ static void text_summary(const struct model *m, const char *host, const struct b
 	sb_free(&l);
 }
 
+/* FNV-1a of s: notes and settings already printed are known by it. */
+static unsigned long text_hash(const char *s)
+{
+	unsigned long h = 1469598103934665603UL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211UL;
+	return h;
+}
+
+/* The log device, one line under the summary when dbtop looked at it:
+ * the shown device's figures beside the server's sync latency, or why
+ * there are none. */
+static void text_logdev(const struct model *m, struct batch_text_state *st, struct strbuf *out)
+{
+	char line[400], sv[48];
+	const char *why = rates_logdev_why(m), *sname;
+	if (m->caps.logdev.state == LDS_NONE || m->last.state != STATE_UP)
+		return;
+	if (why || m->ld.n == 0) {
+		/* a reason, like a note: when it first appears or changes */
+		str_printf(line, sizeof line, "  log device: %s", why ? why : "no device");
+		unsigned long h = text_hash(line);
+		if (!st || st->logdev_seen != h)
+			text_wrap(st, out, line, 4);
+		if (st)
+			st->logdev_seen = h;
+		return;
+	}
+	if (st)
+		st->logdev_seen = 0;
+	const struct logdev_rates *d = &m->ld.cur[0];
+	enum metric_id sm = rates_server_sync(m, &sname);
+	if (!d->ok) {
+		str_printf(line, sizeof line, "  log device %s: %s", d->name, d->why ? d->why : "no figures");
+		text_wrap(st, out, line, 4);
+		return;
+	}
+	sv[0] = '\0';
+	if (sm < M__COUNT)
+		rates_format(sm, &m->cur[sm], sv, sizeof sv);
+	char fa[24], wa[24];
+	str_printf(fa, sizeof fa, isfinite(d->f_await_ms) ? "%.3f ms" : "-", d->f_await_ms);
+	str_printf(wa, sizeof wa, isfinite(d->w_await_ms) ? "%.3f ms" : "-", d->w_await_ms);
+	if (d->has_flush)
+		str_printf(line, sizeof line, "  log device %s: flush %s  write %s  %.0f writes/s %.0f flushes/s  queue %.2f  util %.0f%%"
+			   "  | server %s %s", d->name, fa, wa, d->writes_s, d->flushes_s, d->queue, d->util_pct,
+			   sm < M__COUNT ? sname : "sync", sm < M__COUNT ? sv : "-");
+	else
+		str_printf(line, sizeof line, "  log device %s: write %s  %.0f writes/s (no flush counts)  queue %.2f  util %.0f%%"
+			   "  | server %s %s", d->name, wa, d->writes_s, d->queue, d->util_pct,
+			   sm < M__COUNT ? sname : "sync", sm < M__COUNT ? sv : "-");
+	text_wrap(st, out, line, 4);
+}
+
 /* The top digests by total time this interval, one line each. */
 static void text_digests(const struct model *m, const struct batch_text_state *st, struct strbuf *out)
 {
@@ -516,15 +570,6 @@ static void text_locks(const struct lock_set *ls, const struct batch_text_state 
 	}
 }
 
-/* FNV-1a of s: notes and settings already printed are known by it. */
-static unsigned long text_hash(const char *s)
-{
-	unsigned long h = 1469598103934665603UL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211UL;
-	return h;
-}
-
 void batch_text(const struct model *m, const char *host, struct batch_text_state *st, struct strbuf *out)
 {
 	struct notes n;
@@ -542,6 +587,7 @@ void batch_text(const struct model *m, const char *host, struct batch_text_state
 			text_wrap(st, out, line, 6);
 		}
 	}
+	text_logdev(m, st, out);
 	text_digests(m, st, out);
 	text_locks(m->locks, st, out);
 	{

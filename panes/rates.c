@@ -547,8 +547,17 @@ static void draw_logdev_details(const struct model *m, struct canvas *cv)
 	if (ld->n > 0 && !ld->cur[0].has_flush && y < cv->h)
 		cv_text(cv, y++, 0, R_NOTE, "n/c: the kernel counts no flushes for this device (Linux before 5.5, or ZFS)");
 	if (y + 2 < cv->h && ld->n > 0) {
-		cv_text(cv, y++, 0, R_LABEL, ld->cur[0].has_flush ? "flush await, ms" : "write await, ms");
+		char sv[48];
+		cv_printf(cv, y++, 0, R_LABEL, "%s %s, ms", ld->cur[0].name,
+			  ld->cur[0].has_flush ? "flush await" : "write await");
 		cv_spark(cv, y++, 0, cv->w, ld->cur[0].has_flush ? &ld->flush_ms : &ld->write_ms, 0, R_SPARK);
+		const char *sname;
+		enum metric_id sm = rates_server_sync(m, &sname);
+		if (sm < M__COUNT && y + 2 < cv->h) {
+			rates_format(sm, &m->cur[sm], sv, sizeof sv);
+			cv_printf(cv, y++, 0, R_LABEL, "the server's %s, ms (now %s)", sname, sv);
+			cv_spark(cv, y++, 0, cv->w, &m->hist[sm], 0, R_SPARK);
+		}
 		if (y + 1 < cv->h) {
 			cv_text(cv, y++, 0, R_LABEL, "utilisation, %");
 			cv_spark(cv, y++, 0, cv->w, &ld->util, 100, R_SPARK);
