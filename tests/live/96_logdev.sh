@@ -158,8 +158,11 @@ check "logdev screen 80x24: utilisation and the server's WAL sync on that line" 
     grep -qE "$loopname flush ms.*util.*WAL sync" <<<"$(T capture-pane -p -t s)"
 T kill-server 2>/dev/null
 
-# --- MariaDB on the loop device: the redo directory's device ---
-timeout 20 "$DBTOP" "$DBTOP_MARIADB_URI" --batch --format json --count 2 >"$work/my.jsonl" 2>/dev/null || true
+# --- MariaDB on the loop device: the redo directory's device (recorded, replayed) ---
+timeout 20 "$DBTOP" "$DBTOP_MARIADB_URI" --batch --format json --count 3 --record "$work/my.dbrec" >"$work/my.jsonl" 2>/dev/null || true
+"$DBTOP" --replay "$work/my.dbrec" --batch --format json --speed 0 >"$work/my-replay.jsonl" 2>/dev/null
+check "logdev mariadb: the replay's log_devices equal the live records' (CAPS 14, SAMPLE 33)" \
+    test "$(jq -c .log_devices "$work/my.jsonl")" = "$(jq -c .log_devices "$work/my-replay.jsonl")"
 ld=$(tail -1 "$work/my.jsonl" | jq -c '.log_devices')
 check "logdev mariadb: status ok, the redo directory on $loopname" test "$(jq -r '[.status, (.dirs[] | select(.role=="redo") | .device)] | join(" ")' <<<"$ld")" = "ok $loopname"
 check "logdev mariadb: the binlog directory named" test "$(jq -r '[.dirs[] | select(.role=="binlog")] | length' <<<"$ld")" = 1
