@@ -25,7 +25,8 @@ bool logdev_derive(const struct diskstat *a, const struct diskstat *b, double dt
 	memset(r, 0, sizeof *r);
 	str_copy(r->name, sizeof r->name, b->name);
 	r->writes_s = r->wkb_s = r->flushes_s = r->w_await_ms = r->f_await_ms = r->queue = r->util_pct = NAN;
-	r->has_flush = b->nfields >= 17;
+	/* a ZFS volume (zd*) has the flush fields but ZFS counts nothing in them */
+	r->has_flush = b->nfields >= 17 && strncmp(b->name, "zd", 2) != 0;
 	if (b->nfields == 0) {
 		r->why = "not in /proc/diskstats";
 		return false;

@@ -273,6 +273,12 @@ static void test_derive(void)
 	CHECK(!logdev_derive(&ra, &rb, 1.0, &r) && r.why && strstr(r.why, "went back"),
 	      "counters that went back (device re-created): no figures, and why");
 
+	struct diskstat za = a, zb = b;
+	str_copy(za.name, sizeof za.name, "zd0");
+	str_copy(zb.name, sizeof zb.name, "zd0");
+	CHECK(logdev_derive(&za, &zb, 2.0, &r) && !r.has_flush && isnan(r.f_await_ms) && fabs(r.w_await_ms - 2) < 1e-9,
+	      "a ZFS volume (zd0): no flush figures (ZFS counts none), the write latency instead");
+
 	struct diskstat gone = b;
 	gone.nfields = 0;
 	CHECK(!logdev_derive(&a, &gone, 1.0, &r) && strstr(r.why, "not in"), "a device gone: no figures, and why");
