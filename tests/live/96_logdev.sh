@@ -66,8 +66,8 @@ else
     echo "# device-mapper unavailable here (dmsetup version fails, no dm-delay): the slowdown is a competing buffered writer on $loopname (64 MiB and a sync, repeated), not a dm-delay target"
 fi
 
-pgport=$((${DBTOP_PG15_PORT:-35432} + 1))
-myport=$((${DBTOP_MARIADB_PORT:-33306} + 1))
+pgport=$((${DBTOP_PG15_PORT:-25415} + 1))
+myport=$((${DBTOP_MARIADB_PORT:-23306} + 1))
 start() { # dir servers...
     local d=$1
     shift
