@@ -12,6 +12,7 @@
 #include <errmsg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "../util/redact.h"
@@ -364,10 +365,24 @@ static void my_logdirs(struct source *src)
 		source_logdev_remote(c, at);
 		return;
 	}
-	MYSQL_RES *res = my_query(src, "SELECT @@datadir, @@innodb_log_group_home_dir, @@log_bin_basename", &qr);
+	MYSQL_RES *res = my_query(src, "SELECT @@datadir, @@innodb_log_group_home_dir, @@log_bin_basename, @@hostname", &qr);
 	if (!res)
-		res = my_query(src, "SELECT @@datadir, @@innodb_log_group_home_dir, NULL", &qr);
+		res = my_query(src, "SELECT @@datadir, @@innodb_log_group_home_dir, NULL, @@hostname", &qr);
 	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+	/* a forwarded port (a container's, a tunnel's) looks local: the
+	 * server's host name says whether it runs here */
+	char here[256] = "";
+	if (row && row[3] && gethostname(here, sizeof here - 1) == 0 && here[0] && strcmp(here, row[3]) != 0) {
+		char them[64];
+		str_copy(them, sizeof them, row[3]);
+		text_sanitize(them);
+		c->logdev.state = LDS_UNSEEN;
+		str_printf(c->logdev.note, sizeof c->logdev.note,
+			   "the server runs on host %s, not here (%.60s): a forwarded port or another container; the log "
+			   "device's figures need dbtop where the server runs", them, here);
+		mysql_free_result(res);
+		return;
+	}
 	if (!row || !row[0]) {
 		c->logdev.state = LDS_UNSEEN;
 		str_printf(c->logdev.note, sizeof c->logdev.note, "the server's directories are unreadable: %s",

@@ -89,6 +89,10 @@ check "logdev pg: status ok on the loop device" test "$(jq -r .status <<<"$ld")"
 check "logdev pg: the WAL directory (pg_wal) on $loopname" test "$(jq -r '.dirs[] | select(.role=="WAL") | .device' <<<"$ld")" = "$loopname"
 check "logdev pg: the device is said to be a loop device on its file" grep -q "loop device on file $work/disk.img" <<<"$(jq -r '.dirs[0].held_by' <<<"$ld")"
 check "logdev pg: the device's figures are read ($loopname first)" test "$(jq -r '.devices[0].name' <<<"$ld")" = "$loopname"
+# the same through the unix socket
+PGPASSWORD=monpw timeout 20 "$DBTOP" "host=$DBTOP_PG15_SOCKET port=$pgport user=dbtop_mon dbname=dbtop_test" --batch \
+    --format json --count 2 2>/dev/null | tail -1 >"$work/sock.json"
+check "logdev pg: through the unix socket too" test "$(jq -r '[.log_devices.status, .log_devices.devices[0].name] | join(" ")' "$work/sock.json")" = "ok $loopname"
 
 # --- the slowdown: device flush latency and the server's WAL sync rise together ---
 psql_admin() { PGPASSWORD=adminpw psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres dbtop_test "$@"; }
