@@ -17,9 +17,10 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
 void batch_json_sessions(const struct model *m, const char *host, int top, bool sessions, struct strbuf *out);
 struct event_log;
 /* batch_json_sessions with the member "events": the events of ev with seq
- * >= ev_from (the interval's; model/events.h events_json); ev NULL: none. */
+ * ev_from .. ev_to (the interval's; model/events.h events_json); ev NULL:
+ * none. */
 void batch_json_events(const struct model *m, const char *host, int top, bool sessions,
-		       const struct event_log *ev, unsigned long ev_from, struct strbuf *out);
+		       const struct event_log *ev, unsigned long ev_from, unsigned long ev_to, struct strbuf *out);
 /* --sessions in the text form: one line "  sessions: N (a active, w waiting
  * for lock, ...)" and one per session waiting for a lock, with its blocker. */
 void batch_text_sessions(const struct model *m, struct strbuf *out);
@@ -30,6 +31,7 @@ struct batch_text_state {
 	unsigned long settings_seen;        /* hash of the settings line printed last */
 	unsigned long notes_seen[NOTES_MAX]; /* hashes of the notes in force */
 	int nnotes;
+	unsigned long logdev_seen;          /* hash of the log device's reason printed last (0: none) */
 };
 
 /* Append the text form, like top -b: one summary line (time, engine, host,

@@ -365,10 +365,24 @@ void event_list_free(struct event_list *el)
 	free(el);
 }
 
-void events_json(const struct event_log *l, unsigned long from, struct strbuf *out)
+void events_between(const struct event_log *l, double after, double upto, unsigned long *from, unsigned long *to)
+{
+	*from = 1;
+	*to = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct event *e = events_at(l, i);
+		if (e->wall <= after || e->wall > upto)
+			continue;
+		if (*from > *to)
+			*from = e->seq;
+		*to = e->seq;
+	}
+}
+
+void events_json(const struct event_log *l, unsigned long from, unsigned long to, struct strbuf *out)
 {
 	sb_puts(out, ",\"events\":[");
-	for (size_t i = events_from_seq(l, from); i < l->n; i++) {
+	for (size_t i = events_from_seq(l, from); i < l->n && events_at(l, i)->seq <= to; i++) {
 		const struct event *e = events_at(l, i);
 		char t[400];
 		if (i > events_from_seq(l, from))

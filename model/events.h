@@ -114,7 +114,11 @@ const char *event_kind_name(enum event_kind k);   /* "finding", "setting", ... *
 void event_text(const struct event *e, char *buf, size_t len);
 
 struct strbuf;
-/* The JSON member ,"events":[...] with the events of seq >= from. */
-void events_json(const struct event_log *l, unsigned long from, struct strbuf *out);
+/* The JSON member ,"events":[...] with the events of seq from .. to
+ * (to ULONG_MAX: the newest). */
+void events_json(const struct event_log *l, unsigned long from, unsigned long to, struct strbuf *out);
+/* The seqs of the events seen in the interval ending at wall time upto
+ * and starting after `after`: *from .. *to (*from > *to: none). */
+void events_between(const struct event_log *l, double after, double upto, unsigned long *from, unsigned long *to);
 
 #endif

@@ -36,10 +36,14 @@ enum key_act {
 	KA_END,
 	KA_PANE,
 	KA_EXPLAIN,          /* the plan of the selected session (sessions) */
+	KA_TRAVEL,           /* time travel; cmd: TR_* */
 	KA_SNAPSHOT,         /* write the screen and the JSON record to files */
 	KA_MARK_PREV,        /* the timeline's previous mark */
 	KA_MARK_NEXT,        /* ... next mark */
 };
+
+/* Time travel moves (KA_TRAVEL's cmd). */
+enum { TR_PREV = 1, TR_NEXT, TR_PREV_MIN, TR_NEXT_MIN, TR_OLDEST, TR_LIVE };
 
 /* Where a binding applies: the overview (screen 0) and screens 1..7. */
 #define SCREEN_MAX 7

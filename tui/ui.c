@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <wchar.h>
 #include <langinfo.h>
+#include <limits.h>
 #include <locale.h>
 #include <malloc.h>
 #include <math.h>
@@ -24,6 +25,7 @@
 #include "../model/digests.h"
 #include "../model/findings.h"
 #include "../panes/pane.h"
+#include "../record/history.h"
 #include "../util/util.h"
 #include "keys.h"
 #include "../run/sampler.h"
@@ -46,7 +48,20 @@ static const double intervals[] = {0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60};
 #define NINTERVALS (sizeof intervals / sizeof intervals[0])
 
 struct ui {
-	struct model *m;
+	struct model *m;       /* the model drawn: live, or travel while frozen in the past */
+	struct model *live;    /* the model the samples go into */
+	struct model travel;   /* rebuilt at the moment shown while frozen */
+	bool travel_init;
+	uint64_t at_seq;       /* frozen: the kept sample shown (history sequence number) */
+	double at_wall;        /* ... its wall time */
+	bool at_built;         /* travel holds at_seq (else the live model is it) */
+	int pull_n;            /* frozen replay: samples still to take for a step forward */
+	double pull_wall;      /* ... or up to this wall time (0: none) */
+	unsigned long steps;   /* travel keys drawn (rebuild + frame) and their time, s */
+	double step_total, step_max;
+	double step_t0;        /* monotonic s of the travel key not drawn yet, 0: none */
+	unsigned long rebuilds; /* models rebuilt and their time, s */
+	double rebuild_total, rebuild_max;
 	struct ui_opts *o;
 	struct source *src;
 	struct sampler sp;
@@ -299,6 +314,27 @@ static void header_state(const struct ui *u, char *state, size_t len)
 	if (u->paused) {
 		size_t l = strlen(state);
 		str_printf(state + l, len - l, "  PAUSED");
+	}
+	if (u->paused && u->o->hist && u->at_wall > 0) {
+		/* the moment shown and how far back from now (a replay: from
+		 * the newest sample it has reached) */
+		double oldest, newest, ago;
+		char at[16];
+		time_t t = (time_t)u->at_wall;
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(at, sizeof at, "%H:%M:%S", &tm);
+		if (!hist_range(u->o->hist, &oldest, &newest))
+			newest = u->at_wall;
+		if (u->live->intervals > 0 && u->live->last.wall > newest)
+			newest = u->live->last.wall;   /* (the history stopped: the replay went on) */
+		ago = (u->o->replay ? newest : clock_wall()) - u->at_wall;
+		long a = ago > 0 ? (long)(ago + 0.5) : 0;
+		size_t l = strlen(state);
+		if (a >= 60)
+			str_printf(state + l, len - l, "  AT %s  -%ldm%02lds", at, a / 60, a % 60);
+		else
+			str_printf(state + l, len - l, "  AT %s  -%lds", at, a);
 	}
 }
 
@@ -937,6 +973,7 @@ static void draw_ask(struct ui *u)
 
 static bool timeline_shown(const struct ui *u);
 static void draw_timeline(struct ui *u, int y);
+static void travel_live(struct ui *u);
 
 static void draw_frame(struct ui *u)
 {
@@ -999,6 +1036,15 @@ static void draw_frame(struct ui *u)
 	u->frame_total += dt;
 	if (dt > u->frame_max)
 		u->frame_max = dt;
+	if (u->step_t0 > 0 && !u->pull_n && !u->pull_wall) {
+		/* a travel key, from the key to the frame drawn */
+		dt = clock_mono() - u->step_t0;
+		u->step_t0 = 0;
+		u->steps++;
+		u->step_total += dt;
+		if (dt > u->step_max)
+			u->step_max = dt;
+	}
 }
 
 /* ---- the timeline, marks and the snapshot ---- */
@@ -1039,12 +1085,13 @@ static int mark_cell(const struct event *e, const char **ch, enum role *r)
 	}
 }
 
-/* The span the timeline covers: the session's first sample to the moment
- * shown. TIME TRAVEL: once the history (time travel) is in this tree, its
- * range query gives the span kept instead. */
+/* The span the timeline covers: the samples the history keeps (without
+ * one, --history 0: the session's first sample to now). */
 static void timeline_range(const struct ui *u, double *t0, double *t1)
 {
-	*t1 = u->m->intervals ? u->m->last.wall : clock_wall();
+	if (ui_history_range(u, t0, t1) && *t1 > *t0)
+		return;
+	*t1 = u->live->intervals ? u->live->last.wall : clock_wall();
 	*t0 = u->ev_start > 0 ? u->ev_start : *t1;
 	if (u->ev.n && events_at(&u->ev, 0)->wall < *t0)
 		*t0 = events_at(&u->ev, 0)->wall;
@@ -1103,36 +1150,38 @@ static void draw_timeline(struct ui *u, int y)
 			weight[c] = wt;
 		}
 	}
-	int cur = u->tl_cursor > 0 ? (int)((u->tl_cursor - t0) / span * (w - 1)) : -1;
+	/* the cursor: the moment shown while frozen, else the mark chosen */
+	double at = u->paused && u->m->intervals ? u->m->last.wall : u->tl_cursor;
+	int cur = at > 0 ? (int)((at - t0) / span * (w - 1)) : -1;
 	for (int i = 0; i < w; i++)
 		cv_text(&cv, 0, x0 + i, i == cur ? R_SELECTED : role[i], cell[i]);
 }
 
-/* Go to event e's moment: the timeline's cursor on it, its line in the
- * message line, on the event log its row selected with its details.
- * TIME TRAVEL CALL SITE: once ui_travel_to() (history and time travel) is
- * in this tree, this calls ui_travel_to(u, e->wall) so every pane shows
- * that moment; the only place the event log, Enter and { } travel from. */
+/* Go to event e's moment: the view freezes on the kept sample nearest it
+ * (ui_travel_to: every pane shows that moment, the header says AT), the
+ * timeline's cursor on it, its line in the message line; on the event
+ * log its row selected. The one place Enter and { } travel from. */
 static void travel_to(struct ui *u, const struct event *e)
 {
 	char t[16], line[400];
 	u->tl_cursor = e->wall;
 	u->tl_seq = e->seq;
+	if (u->o->hist && u->o->hist->n)
+		ui_travel_to(u, e->wall);
 	event_time_text(e->wall, false, t, sizeof t);
 	event_text(e, line, sizeof line);
 	set_msg(u, "%s %s: %s", t, event_kind_name(e->kind), line);
 	u->msg_until = clock_mono() + 10;
 	if (u->screen == EVENTS_SCREEN) {
 		struct pane_view *v = &u->views[EVENTS_SCREEN - 1];
-		v->details = true;
 		for (int i = 0;; i++) {
 			v->sel = i;
 			const struct event *x = events_selected(v);
 			if (!x || x == e)
 				break;
 		}
-		if (!events_selected(v))
-			v->details = false;
+		/* without a history there is no moment to show: its details */
+		v->details = !(u->o->hist && u->o->hist->n) && events_selected(v);
 	}
 }
 
@@ -1141,6 +1190,8 @@ static void travel_to(struct ui *u, const struct event *e)
 static void jump_mark(struct ui *u, bool next)
 {
 	const struct event *best = NULL;
+	if (!u->paused && u->o->hist)
+		u->tl_seq = 0;   /* live again: from now */
 	for (size_t i = 0; i < u->ev.n; i++) {
 		const struct event *e = events_at(&u->ev, i);
 		if (!is_mark(e))
@@ -1154,6 +1205,8 @@ static void jump_mark(struct ui *u, bool next)
 	}
 	u->tl_cursor = 0;
 	u->tl_seq = 0;
+	if (next && u->paused)
+		travel_live(u);
 	set_msg(u, next ? "no later mark: back to now" : u->ev.n ? "no earlier mark" : "no mark yet on the timeline");
 }
 
@@ -1199,8 +1252,14 @@ static void snapshot(struct ui *u)
 	u->msg[0] = '\0';   /* the screen without the message line of an earlier key */
 	draw_frame(u);
 	screen_text(&st);
-	if (u->o->snapshot_json)
-		u->o->snapshot_json(u->m, u->o->host, &u->ev, u->ev_from, &sj);
+	if (u->o->snapshot_json) {
+		/* the events of the interval shown: live, the newest interval's */
+		unsigned long from = u->ev_from, to = ULONG_MAX;
+		if (u->m != u->live)
+			events_between(&u->ev, u->m->last.wall - (isfinite(u->m->interval_s) ? u->m->interval_s : 0),
+				       u->m->last.wall, &from, &to);
+		u->o->snapshot_json(u->m, u->o->host, &u->ev, from, to, &sj);
+	}
 	sb_putc(&sj, '\n');
 	if (write_all(ft, st.s, st.len) < 0 || write_all(fj, sj.s, sj.len) < 0)
 		str_printf(err, sizeof err, " (cut short: %s)", strerror(errno));
@@ -1427,14 +1486,171 @@ static void act_explain(const struct key_ctx *k) { sessions_explain(k->u); }
 static void act_snapshot(const struct key_ctx *k) { snapshot(k->u); }
 static void act_mark(const struct key_ctx *k) { jump_mark(k->u, k->b->act == KA_MARK_NEXT); }
 
+/* ---- time travel ---- */
+
+/* Show kept sample i (history index): the live model when it is the
+ * newest one the live model holds, else the model rebuilt there. */
+static void travel_land_at(struct ui *u, long i, bool force)
+{
+	struct history *h = u->o->hist;
+	char err[256];
+	double t0 = clock_mono();
+	if (!h || i < 0 || (size_t)i >= h->n)
+		return;
+	u->at_seq = h->e[i].seq;
+	u->at_wall = h->e[i].wall;
+	if (!force && (size_t)i == h->n - 1 && u->live->intervals > 0 && u->live->last.wall == h->e[i].wall) {
+		u->m = u->live;
+		u->at_built = false;
+		return;
+	}
+	if (!u->travel_init) {
+		model_init(&u->travel, u->live->hist_t.cap);
+		u->travel_init = true;
+	}
+	if (hist_step(h, (size_t)i, &u->travel, u->live, err, sizeof err) < 0) {
+		set_msg(u, "history: %s", err);
+		u->m = u->live;
+		u->at_built = false;
+		return;
+	}
+	u->m = &u->travel;
+	u->at_built = true;
+	u->rebuilds++;
+	double dt = clock_mono() - t0;
+	u->rebuild_total += dt;
+	if (dt > u->rebuild_max)
+		u->rebuild_max = dt;
+}
+
+static void travel_land(struct ui *u, long i)
+{
+	travel_land_at(u, i, false);
+}
+
+/* Freeze the view (a replay's clock stops) at the newest sample. */
+static void travel_freeze(struct ui *u)
+{
+	if (u->paused)
+		return;
+	u->paused = true;
+	sampler_pause(&u->sp, true);
+	u->pull_n = 0;
+	u->pull_wall = 0;
+	u->at_wall = 0;
+	if (u->o->hist && u->o->hist->n)
+		travel_land(u, (long)u->o->hist->n - 1);
+}
+
+/* Back to live (a replay goes on from where it stood: nothing skipped). */
+static void travel_live(struct ui *u)
+{
+	u->paused = false;
+	u->m = u->live;
+	u->at_built = false;
+	u->at_wall = 0;
+	u->pull_n = 0;
+	u->pull_wall = 0;
+	u->src->seek_to = 0;
+	sampler_pause(&u->sp, false);
+}
+
+/* The index of the sample shown, -1: none kept. */
+static long travel_index(const struct ui *u)
+{
+	struct history *h = u->o->hist;
+	long i = hist_find_seq(h, u->at_seq);
+	if (i < 0 && h && h->n)
+		i = u->at_seq < h->e[0].seq ? 0 : (long)h->n - 1;
+	return i;
+}
+
+/* Move by n samples (n != 0) or to wall time (n == 0); past the newest
+ * sample of a replay, the replay is read on to there (a seek). */
+static void travel_move(struct ui *u, int n, double wall)
+{
+	struct history *h = u->o->hist;
+	if (!h || !h->n) {
+		set_msg(u, "no history kept (--history 0)");
+		return;
+	}
+	long i = travel_index(u), last = (long)h->n - 1;
+	long to = n ? i + n : hist_nearest(h, wall);
+	if (n == 0 && wall > h->e[last].wall)
+		to = last + 1;
+	if (to < 0) {
+		to = 0;
+		if (i == 0)
+			set_msg(u, "the oldest sample kept (--history %gm)", h->keep / 60);
+	}
+	if (to > last) {
+		if (u->o->replay && !u->ended) {
+			/* read on: the samples queued first, then the source's */
+			if (n) {
+				u->pull_n = (int)(to - last);
+				__atomic_add_fetch(&u->src->seek_steps, u->pull_n, __ATOMIC_ACQ_REL);
+			} else {
+				u->pull_wall = wall;
+				u->src->seek_to = wall;
+			}
+			return;
+		}
+		to = last;
+		if (!u->o->replay)
+			set_msg(u, "the newest sample: End or space goes live");
+		else
+			set_msg(u, "the end of the recording");
+	}
+	travel_land(u, to);
+}
+
+/* Space: freeze, or back to live. */
 static void act_pause(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
-	u->paused = !u->paused;
-	sampler_pause(&u->sp, u->paused);
-	set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)"
-					    : "paused: data frozen (space resumes)"
+	if (u->paused)
+		travel_live(u);
+	else
+		travel_freeze(u);
+	set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)  "
+					      "Left Right [ ] step through time"
+					    : "paused: data frozen (space resumes)  Left Right [ ] step through time"
 			     : "resumed");
+}
+
+/* Left Right [ ] (and PgUp PgDn Home End while frozen): travel. */
+static void act_travel(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	int cmd = k->b->cmd;
+	if (!u->step_t0)
+		u->step_t0 = clock_mono();
+	if (!u->paused) {
+		if (cmd == TR_NEXT || cmd == TR_NEXT_MIN || cmd == TR_LIVE)
+			return;   /* live already */
+		travel_freeze(u);
+	}
+	double at = u->at_wall;
+	switch (cmd) {
+	case TR_PREV: travel_move(u, -1, 0); break;
+	case TR_NEXT: travel_move(u, +1, 0); break;
+	case TR_PREV_MIN: travel_move(u, 0, at - 60); break;
+	case TR_NEXT_MIN: travel_move(u, 0, at + 60); break;
+	case TR_OLDEST: travel_move(u, 0, -1); break;
+	case TR_LIVE: travel_live(u); set_msg(u, "live"); break;
+	default: break;
+	}
+}
+
+void ui_travel_to(struct ui *u, double wall)
+{
+	travel_freeze(u);
+	travel_move(u, 0, wall);
+}
+
+bool ui_history_range(const struct ui *u, double *oldest, double *newest)
+{
+	return hist_range(u->o->hist, oldest, newest);
 }
 
 static void act_filter(const struct key_ctx *k)
@@ -1462,8 +1678,13 @@ static void act_enter(const struct key_ctx *k)
 		select_remedy(u);
 	if (u->screen == 0)
 		u->screen = u->focus + 1;
-	else if (u->screen == EVENTS_SCREEN && !k->v->details && events_selected(k->v))
+	else if (u->screen == EVENTS_SCREEN && !k->v->details && events_selected(k->v)) {
 		travel_to(u, events_selected(k->v));
+		if (u->paused) {   /* landed: every pane at that moment */
+			u->screen = 0;
+			str_printf(u->msg + strlen(u->msg), sizeof u->msg - strlen(u->msg), "  (7: the event log)");
+		}
+	}
 	else if (k->v->nrows > 0)
 		k->v->details = !k->v->details;
 	else
@@ -1502,6 +1723,18 @@ static void act_screen(const struct key_ctx *k)
 static void act_move(const struct key_ctx *k)
 {
 	struct pane_view *v = k->v;
+	if (k->u->paused && k->u->o->hist && k->b->act >= KA_PGUP && k->b->act <= KA_END &&
+	    (k->ch == KEY_PPAGE || k->ch == KEY_NPAGE || k->ch == KEY_HOME || k->ch == KEY_END)) {
+		/* frozen: PgUp PgDn a minute, Home the oldest, End live (g and G
+		 * still select the first and last row) */
+		static const int tr[] = {TR_PREV_MIN, TR_NEXT_MIN, TR_OLDEST, TR_LIVE};
+		struct key_bind b = *k->b;
+		struct key_ctx kk = *k;
+		b.cmd = tr[k->b->act - KA_PGUP];
+		kk.b = &b;
+		act_travel(&kk);
+		return;
+	}
 	switch (k->b->act) {
 	case KA_UP: v->sel--; break;
 	case KA_DOWN: v->sel++; break;
@@ -1541,6 +1774,7 @@ static void (*const key_actions[])(const struct key_ctx *) = {
 	[KA_END] = act_move,
 	[KA_PANE] = act_pane,
 	[KA_EXPLAIN] = act_explain,
+	[KA_TRAVEL] = act_travel,
 };
 
 static void handle_key(struct ui *u, int ch)
@@ -1570,6 +1804,13 @@ static void handle_key(struct ui *u, int ch)
 		unbound_key(u, ch);
 		return;
 	}
+	if (b->acts && u->paused && u->at_built) {
+		/* the screen shows a past moment: the session or setting may be
+		 * another now */
+		set_msg(u, "%s acts on the server as it is now, not at the moment shown: End goes live first",
+			b->name);
+		return;
+	}
 	struct key_ctx k = {.u = u, .v = v, .idx = idx, .b = b, .ch = ch};
 	if ((size_t)b->act < sizeof key_actions / sizeof key_actions[0] && key_actions[b->act])
 		key_actions[b->act](&k);
@@ -1583,12 +1824,18 @@ static bool take_samples(struct ui *u)
 	struct sampler_msg *msg = xmalloc(sizeof *msg);
 	char err[NOTE_LEN];
 	bool any = false;
-	/* a paused replay: the samples wait in the queue, none is dropped */
-	while (!(u->paused && u->o->replay) && sampler_pop(&u->sp, msg)) {
+	struct history *h = u->o->hist;
+	bool pulled = false;
+	/* a paused replay: the samples wait in the queue, none is dropped;
+	 * a step forward takes them one by one */
+	while ((!(u->paused && u->o->replay) || u->pull_n > 0 || u->pull_wall > 0) && sampler_pop(&u->sp, msg)) {
 		any = true;
 		if (msg->has_caps) {
-			model_set_caps(u->m, &msg->caps);
-			if (u->recording && rec_write_caps(u->o->rec, &msg->caps, msg->conn_gen, err, sizeof err) < 0) {
+			model_set_caps(u->live, &msg->caps);
+			if (h)
+				hist_add_caps(h, &msg->caps, msg->conn_gen);
+			if (u->recording && !(h && h->shared) &&
+			    rec_write_caps(u->o->rec, &msg->caps, msg->conn_gen, err, sizeof err) < 0) {
 				u->recording = false;
 				rec_close(u->o->rec);
 				set_msg(u, "recording stopped: %s", err);
@@ -1597,13 +1844,26 @@ static bool take_samples(struct ui *u)
 		if (msg->end) {
 			u->ended = true;
 			sample_release(&msg->s);
+			if (u->pull_n > 0 || u->pull_wall > 0) {
+				/* a seek past the end: the last sample */
+				pulled = true;
+				u->pull_n = 0;
+				u->pull_wall = 0;
+			}
 			continue;
 		}
-		if (!u->paused)
-			model_update(u->m, &msg->s);
-		/* the interval's events (derived, or a recording's), recorded
-		 * with the sample */
-		events_update(&u->ev, u->m, &msg->s);
+		if (u->paused && !u->at_built && u->m == u->live && h && u->at_wall > 0) {
+			/* frozen on the newest sample: keep it shown as the live model moves on */
+			long i = hist_find_seq(h, u->at_seq);
+			if (i >= 0)
+				travel_land_at(u, i, true);
+		}
+		/* (no history: a live pause drops the samples, as it always did) */
+		if (h || !u->paused)
+			model_update(u->live, &msg->s);
+		/* the interval's events (derived, or a recording's), kept with
+		 * the sample in the history and the recording */
+		events_update(&u->ev, u->live, &msg->s);
 		struct event_list *el = events_take_interval(&u->ev, &u->ev_from);
 		if (!msg->s.events)
 			msg->s.events = el;
@@ -1611,14 +1871,38 @@ static bool take_samples(struct ui *u)
 			event_list_free(el);
 		if (!u->ev_start)
 			u->ev_start = msg->s.wall;
-		if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
+		if (h) {
+			bool was = h->stopped;
+			/* (with --record the recording is the spool: written once) */
+			if (hist_add(h, &msg->s, u->live) < 0 && !was) {
+				set_msg(u, "%s (the screen and sampling go on)", h->note);
+				u->msg_until = clock_mono() + 30;   /* (said once: it stays a while) */
+			}
+			if (h->shared && h->stopped && u->recording) {
+				u->recording = false;
+				set_msg(u, "recording stopped: %s (monitoring goes on)", h->note);
+			}
+		} else if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
 			u->recording = false;
 			rec_close(u->o->rec);
 			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
 		}
 		sample_release(&msg->s);
+		if (u->pull_n > 0 || u->pull_wall > 0) {
+			pulled = true;
+			if (u->pull_n > 0)
+				u->pull_n--;
+			if (u->pull_wall > 0 && u->live->last.wall >= u->pull_wall)
+				u->pull_wall = 0;
+			if (!u->pull_n && !u->pull_wall)
+				break;
+		}
 	}
 	free(msg);
+	if (pulled && u->paused && h && h->n && !u->pull_n && !u->pull_wall) {
+		u->src->seek_to = 0;
+		travel_land(u, (long)h->n - 1);
+	}
 	return any;
 }
 
@@ -1832,7 +2116,11 @@ static void write_frame_stats(const struct ui *u)
 		return;
 	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f samples %lu\n", u->frames, COLS,
 		LINES, u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
-		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->m->intervals);
+		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->live->intervals);
+	if (u->steps)
+		fprintf(f, "steps %lu step_avg_ms %.4f step_max_ms %.4f rebuilds %lu rebuild_avg_ms %.4f rebuild_max_ms %.4f\n",
+			u->steps, u->step_total / (double)u->steps * 1000, u->step_max * 1000, u->rebuilds,
+			u->rebuilds ? u->rebuild_total / (double)u->rebuilds * 1000 : 0, u->rebuild_max * 1000);
 	fclose(f);
 }
 
@@ -1912,7 +2200,8 @@ static void screen_loop(struct ui *u)
 	int input_empty = 0;
 	while (!u->quit && !ui_signal) {
 		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
-				       {.fd = u->paused && u->o->replay ? -1 : u->sp.wake[0], .events = POLLIN}};
+				       {.fd = u->paused && u->o->replay && !u->pull_n && !u->pull_wall ? -1 : u->sp.wake[0],
+					.events = POLLIN}};
 		bool dirty = false;
 		int ch, pr = poll(pf, 2, 1000);
 		if (pr < 0 && errno != EINTR)
@@ -1956,7 +2245,11 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 
 	/* one malloc arena: the sampler thread would otherwise get its own */
 	mallopt(M_ARENA_MAX, 1);
+	/* a step back in time rebuilds a model: keep the freed heap for the
+	 * next one instead of giving it back and faulting it in again */
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	u->m = m;
+	u->live = m;
 	u->o = o;
 	u->src = src;
 	u->interval = o->interval;
@@ -2004,6 +2297,8 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	for (i = 0; i < NPANES; i++)
 		pane_filter_free(&u->views[i]);
 	events_free(&u->ev);
+	if (u->travel_init)
+		model_free(&u->travel);
 	free(u);
 	return status;
 }

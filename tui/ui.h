@@ -6,6 +6,7 @@
 
 #include "../model/events.h"
 #include "../model/model.h"
+#include "../record/history.h"
 #include "../record/record.h"
 #include "../sources/source.h"
 #include "../tune/tuner.h"
@@ -25,10 +26,19 @@ struct ui_opts {
 	double start_mono;      /* monotonic s when dbtop started (first-frame figure) */
 	const char *snapshot_dir; /* w writes its files here; NULL: the current directory */
 	/* The batch record of the model's newest interval with the events of
-	 * seq >= ev_from (app/batch.c, which this layer cannot include). */
+	 * seq ev_from .. ev_to (app/batch.c, which this layer cannot include). */
 	void (*snapshot_json)(const struct model *m, const char *host, const struct event_log *ev,
-			      unsigned long ev_from, struct strbuf *out);
+			      unsigned long ev_from, unsigned long ev_to, struct strbuf *out);
+	struct history *hist;   /* the samples kept for time travel (--history), or NULL */
 };
+
+struct ui;
+/* Freeze the view (a replay's clock stops) and show the kept sample
+ * nearest wall time wall (s since the epoch); beyond the newest sample a
+ * replay reads on to it. */
+void ui_travel_to(struct ui *u, double wall);
+/* The kept samples' oldest and newest wall times; false when none. */
+bool ui_history_range(const struct ui *u, double *oldest, double *newest);
 
 /* Can this terminal show the screen? false with the reason in why. */
 bool ui_possible(char *why, size_t len);

@@ -143,14 +143,15 @@ grep -q "0-7 Screens" <<<"$scr" && ok "screen: the key bar offers 0-7" || nok "s
 grep -qE '^[0-9]{2}:[0-9]{2}:[0-9]{2} .*L.* now$' <<<"$scr" && ok "screen: the timeline marks the chain (L)" ||
     nok "screen: the timeline: $(screen)"
 
-# Enter on the chain: its details (the time travel call site)
-T send-keys -t s / "root blocker ${sid[ca]} " Enter
+# Enter on the chain travels there: frozen at its moment, the overview's
+# lock pane shows the chain with its root blocker
+T send-keys -t s / "lock chain +root blocker ${sid[ca]} " Enter
 sleep 0.3
 T send-keys -t s Enter
-if wait_re "root blocker session ${sid[ca]}, user dbtop_admin" 5; then
-    ok "screen: Enter on the chain shows its root blocker, user and waiters"
+if wait_re " AT $tc " 5 && wait_re "^. ${sid[ca]} dbtop_admin +idle in transaction" 3; then
+    ok "screen: Enter on the chain lands on it: AT $tc, the lock pane shows root blocker ${sid[ca]}"
 else
-    nok "screen: Enter: $(screen)"
+    nok "screen: Enter on the chain (AT $tc): $(screen)"
 fi
 
 # w: the snapshot
@@ -163,15 +164,17 @@ if [ -n "$f" ] && [ "$(stat -c %a "$f")" = 600 ] && [ "$(stat -c %a "$j")" = 600
 else
     nok "w: snapshot files: $(ls -l "$tmp/snap")"
 fi
-if grep -q "root blocker session ${sid[ca]}" "$f" 2>/dev/null && ! grep -q $'\e' "$f" && jq -e '.schema == 1 and .engine == "mariadb"' "$j" >/dev/null 2>&1; then
-    ok "w: the text names the chain's root (no escape sequence), the JSON is a record"
+if grep -q " AT $tc " "$f" 2>/dev/null && grep -qE "^. ${sid[ca]} dbtop_admin" "$f" && ! grep -q $'\e' "$f" &&
+    jq -e --argjson r "${sid[ca]}" --argjson t "${t_chain%.*}" '.schema == 1 and .engine == "mariadb" and
+        (.ts - $t | fabs) <= 2 and any(.locks[]; .root == $r)' "$j" >/dev/null 2>&1; then
+    ok "w: the text shows the moment (AT $tc) and the chain's root (no escape sequence); the JSON is that moment's record with the chain"
 else
     nok "w: snapshot content: $(head -c 600 "$f" 2>/dev/null)"
 fi
 if ! grep -qE 'monpw|adminpw' "$f" "$j"; then ok "w: no password in either file"; else nok "w: a password in the snapshot"; fi
 # dbtop's own change (screen 5: a, y) and its undo (u): logged as dbtop's,
 # the observation of each not logged again
-T send-keys -t s Escape 5
+T send-keys -t s Escape Space 5   # live again: frozen, nothing acts on the server
 wait_re "innodb_flush_log_at_trx_commit +1 +2 +yes" 10 || nok "screen 5: the remedy row: $(screen)"
 T send-keys -t s a
 framed_re "SET GLOBAL innodb_flush_log_at_trx_commit = 2" 5 && T send-keys -t s y

@@ -4,6 +4,7 @@
  * recording round trip of SAMPLE field 31, the JSON member, and the
  * snapshot files (mode 0600, O_EXCL, a second name when the first is
  * taken). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -166,12 +167,21 @@ static void test_derivation(void)
 	event_list_free(el);
 	struct strbuf b;
 	sb_init(&b);
-	events_json(&l, events_at(&l, 4)->seq, &b);
+	events_json(&l, events_at(&l, 4)->seq, ULONG_MAX, &b);
 	CHECK(strncmp(b.s, ",\"events\":[{\"ts\":1010.000,\"kind\":\"setting\"", 41) == 0 &&
 		      strstr(b.s, "\"name\":\"innodb_flush_log_at_trx_commit\",\"old\":\"1\",\"new\":\"2\",\"by\":\"other\"") &&
 		      strstr(b.s, "\"by\":\"dbtop\"") && strstr(b.s, "\"kind\":\"restart\""),
 	      tname("JSON from a seq on: %.160s", b.s));
 	sb_free(&b);
+	unsigned long f1, t1;
+	events_between(&l, 1009, 1010, &f1, &t1);
+	CHECK(f1 == t1 && f1 == events_at(&l, 4)->seq, "the events of the interval ending at 1010: the setting change");
+	sb_init(&b);
+	events_json(&l, f1, t1, &b);
+	CHECK(strstr(b.s, "\"kind\":\"setting\"") && !strstr(b.s, "restart"), tname("JSON of one interval: %.120s", b.s));
+	sb_free(&b);
+	events_between(&l, 1041, 1049, &f1, &t1);
+	CHECK(f1 > t1, "no event in 1041..1049");
 
 	/* a replay without recorded events cannot tell who changed a setting */
 	struct event_log r;
