@@ -69,7 +69,7 @@ const struct key_bind key_binds[] = {
 	{{'t'}, KA_THEME, 0, KW_ALL, false, "t", "t Theme", "next theme: dark, light, mono, high-contrast"},
 	{{'\n', '\r', KEY_ENTER}, KA_ENTER, 0, KW_ALL, false, "Enter", "Enter Details",
 	 "overview: open the focused pane; a pane: details of the selected row (Enter again closes them); "
-	 "event log: the selected event's details"},
+	 "event log: travel to the selected event (frozen at that moment, on the overview)"},
 	{{KEY_ESC}, KA_BACK, 0, KW_ALL, false, "Esc", "Esc Back",
 	 "back: close the details; then the overview"},
 	{{'\t'}, KA_FOCUS_NEXT, 0, KW_OVERVIEW, false, "Tab", "Tab Focus",
@@ -84,8 +84,8 @@ const struct key_bind key_binds[] = {
 	 "snapshot for a ticket: the screen as plain text and the JSON record of the moment shown, in "
 	 "dbtop-snapshot-YYYYmmdd-HHMMSS.txt / .json (mode 0600) in the current directory or --snapshot-dir"},
 	{{'{'}, KA_MARK_PREV, 0, KW_ALL, false, "{", NULL,
-	 "the timeline's previous mark (finding, setting change, DOWN / STALLED, restart, lock chain)"},
-	{{'}'}, KA_MARK_NEXT, 0, KW_ALL, false, "}", NULL, "the timeline's next mark"},
+	 "travel to the timeline's previous mark (finding, setting change, DOWN / STALLED, restart, lock chain)"},
+	{{'}'}, KA_MARK_NEXT, 0, KW_ALL, false, "}", NULL, "travel to the timeline's next mark; past the newest, live again"},
 	{{'u'}, KA_UNDO, 0, KW_ALL, false, "u", NULL, "undo the newest setting change dbtop made"},
 	{{'U'}, KA_UNDO_ALL, 0, KW_ALL, false, "U", NULL, "undo every setting change dbtop made"},
 	{{KEY_UP, 'k'}, KA_UP, 0, KW_ALL, false, "Up k", NULL, "select the row above"},
