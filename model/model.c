@@ -84,6 +84,7 @@ void model_init(struct model *m, size_t history_len)
 	ring_init(&m->lock_waiting, history_len);
 	ring_init(&m->lock_wait_ms, history_len);
 	wait_table_init(&m->wt, history_len);
+	logdev_view_init(&m->ld, history_len);
 	m->interval_s = NAN;
 	digest_table_init(&m->dg);
 }
@@ -102,6 +103,7 @@ void model_free(struct model *m)
 	m->sessions = NULL;
 	wait_table_free(&m->wt);
 	digest_table_free(&m->dg);
+	logdev_view_free(&m->ld);
 }
 
 void model_set_caps(struct model *m, const struct caps *c)
@@ -333,6 +335,8 @@ void model_update(struct model *m, const struct sample *s)
 	update_coverage(m, s, p, dt);
 	update_locks(m, s, p, dt, fresh_conn);
 	update_sessions(m, s);
+	logdev_view_update(&m->ld, s->state == STATE_UP && !fresh_conn ? &p->logdev : NULL,
+			   s->state == STATE_UP ? &s->logdev : NULL, dt);
 	if (s->state == STATE_UP && !fresh_conn && !s->waits && s->waits_skipped) {
 		wait_table_hold(&m->wt);
 	} else {

@@ -10,6 +10,7 @@
 #include "../core/caps.h"
 #include "digests.h"
 #include "locks.h"
+#include "logdev.h"
 #include "sessions.h"
 #include "waits.h"
 #include "ring.h"
@@ -109,6 +110,7 @@ struct model {
 	struct ctr dg_exec_ns;    /* CTR_EXEC_NS at the last set of digests (the estimates' bound) */
 	double dg_exec_mono;      /* monotonic time of that set */
 	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
+	struct logdev_view ld;    /* the log devices (caps.logdev): figures and history */
 };
 
 /* history_len: intervals kept (>= 1). */

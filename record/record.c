@@ -35,7 +35,10 @@ enum {
 	S_SESSION_META,     /* the session list: status, query ms, age, note */
 	S_SESSION,          /* one session of the list (put_sessions) */
 	S_SESSION_IDLE,     /* after the list: idle sessions counted, not listed (u64) */
+	S_LOGDEV = 33,      /* the log devices' /proc/diskstats counters (logdev_sample_io) */
 };
+/* CAPS: the log directories and their devices (logdev_map_io) */
+enum { C_LOGDEV = 14 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
 #define LKS_QUERY_LAST 1u
@@ -301,6 +304,62 @@ static void counter_io(struct fio *c, char *name, size_t len, uint64_t *v, uint6
 	fio_short(c, name, len);
 	fio_u64(c, v);
 	fio_u64(c, epoch);
+}
+
+/* C_LOGDEV: u8 state, short note, u8 directories, each short role, path,
+ * file system, device, what holds it; u8 devices, each short name. */
+static void logdev_map_io(struct fio *c, struct logdev_map *m)
+{
+	uint8_t st = (uint8_t)m->state, nd = (uint8_t)m->ndirs, nv = (uint8_t)m->ndev;
+	fio_u8(c, &st);
+	fio_short(c, m->note, sizeof m->note);
+	fio_u8(c, &nd);
+	if (nd > LOGDIR_MAX)
+		c->bad = true;
+	for (int i = 0; i < nd && !c->bad; i++) {
+		struct logdir *d = &m->dirs[i];
+		fio_short(c, d->role, sizeof d->role);
+		fio_short(c, d->path, sizeof d->path);
+		fio_short(c, d->fs, sizeof d->fs);
+		fio_short(c, d->dev, sizeof d->dev);
+		fio_short(c, d->via, sizeof d->via);
+	}
+	fio_u8(c, &nv);
+	if (nv > LOGDEV_MAX)
+		c->bad = true;
+	for (int i = 0; i < nv && !c->bad; i++)
+		fio_short(c, m->dev[i], sizeof m->dev[i]);
+	if (!c->out) {
+		m->state = st < LDS__COUNT ? (enum logdev_state)st : LDS_UNSEEN;
+		m->ndirs = nd;
+		m->ndev = nv;
+	}
+}
+
+/* S_LOGDEV: u8 devices, each short name, u8 fields the kernel gave (0: the
+ * device was not in /proc/diskstats), 17 u64 counters in diskstats order. */
+static void logdev_sample_io(struct fio *c, struct logdev_sample *ls)
+{
+	uint8_t n = (uint8_t)ls->n;
+	fio_u8(c, &n);
+	if (n > LOGDEV_MAX)
+		c->bad = true;
+	for (int i = 0; i < n && !c->bad; i++) {
+		struct diskstat *d = &ls->d[i];
+		uint8_t nf = (uint8_t)d->nfields;
+		uint64_t *v[17] = {&d->rd_ios, &d->rd_merges, &d->rd_sectors, &d->rd_ticks, &d->wr_ios, &d->wr_merges,
+				   &d->wr_sectors, &d->wr_ticks, &d->in_flight, &d->io_ticks, &d->time_in_queue,
+				   &d->dc_ios, &d->dc_merges, &d->dc_sectors, &d->dc_ticks, &d->fl_ios, &d->fl_ticks};
+		fio_short(c, d->name, sizeof d->name);
+		fio_u8(c, &nf);
+		for (int k = 0; k < 17; k++)
+			fio_u64(c, v[k]);
+		d->nfields = nf;
+	}
+	if (!c->out) {
+		ls->n = n;
+		ls->read = true;
+	}
 }
 
 /* S_SETTING: name (short), value (the rest). */
@@ -745,6 +804,15 @@ int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
 	put_scalars(r, &b, caps_tail_fields, NFIELDS(caps_tail_fields), c);
 	for (i = 0; i < c->notes.n; i++)
 		put_text(r, &b, C_NOTE, c->notes.msg[i]);
+	if (c->logdev.state != LDS_NONE) {
+		struct strbuf f;
+		struct logdev_map m = c->logdev;
+		sb_init(&f);
+		struct fio io = fio_writer(&f, false);
+		logdev_map_io(&io, &m);
+		put_field(&b, C_LOGDEV, f.s, f.len);
+		sb_free(&f);
+	}
 	rc = write_record(r, REC_CAPS, &b, err, errlen);
 	sb_free(&b);
 	return rc;
@@ -1028,6 +1096,12 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_u64(&b, S_WAITS_SKIPPED, 1);
 	if (s->sessions)
 		put_sessions(r, &b, s->sessions);
+	if (s->logdev.read) {
+		struct logdev_sample ls = s->logdev;
+		struct fio io = fio_writer(&f, false);
+		logdev_sample_io(&io, &ls);
+		put_field(&b, S_LOGDEV, f.s, f.len);
+	}
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -1100,6 +1174,15 @@ static void caps_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		get_str(note, sizeof note, d, n);
 		notes_add(&c->notes, "%s", note);
 		break;
+	case C_LOGDEV: {
+		struct logdev_map m;
+		memset(&m, 0, sizeof m);
+		struct fio io = fio_reader(d, n);
+		logdev_map_io(&io, &m);
+		if (fio_whole(&io))
+			c->logdev = m;
+		break;
+	}
 	default: break;
 	}
 }
@@ -1405,6 +1488,15 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 			s->sessions->idle_unread = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
 		break;
 	case S_WAIT_META: case S_WAIT: read_waits(s, tag, d, n); break;
+	case S_LOGDEV: {
+		struct logdev_sample ls;
+		memset(&ls, 0, sizeof ls);
+		struct fio io = fio_reader(d, n);
+		logdev_sample_io(&io, &ls);
+		if (fio_whole(&io))
+			s->logdev = ls;
+		break;
+	}
 	default: break;
 	}
 }
