@@ -39,7 +39,7 @@ CORE_SRC := util/util.c util/redact.c core/tunables.c core/fixes.c \
 	sources/source.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/sessions_map.c sources/fallback.c \
 	record/record.c record/replay.c \
 	tune/journal.c tune/tuner.c \
-	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c \
+	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c panes/fleet.c \
 	tui/theme_parse.c app/batch.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so

@@ -36,6 +36,10 @@ enum key_act {
 	KA_END,
 	KA_PANE,
 	KA_EXPLAIN,          /* the plan of the selected session (sessions) */
+	KA_FLEET,            /* the fleet screen (several targets) */
+	KA_NEXT_SERVER,      /* the next server's panes (the fleet: the next row) */
+	KA_PREV_SERVER,
+	KA_FLEET_SORT,       /* the fleet: sort by the next column */
 };
 
 /* Where a binding applies: the overview (screen 0) and screens 1..6. */
@@ -44,6 +48,10 @@ enum key_act {
 #define KW_OVERVIEW KW_SCREEN(0)
 #define KW_PANES (KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(4) | KW_SCREEN(5) | KW_SCREEN(6))
 #define KW_ALL (KW_OVERVIEW | KW_PANES)
+/* The fleet screen (several targets): not a pane, a screen of its own. */
+#define SCREEN_FLEET 15
+#define KW_FLEET KW_SCREEN(SCREEN_FLEET)
+#define KW_EVERY (KW_ALL | KW_FLEET)
 
 #define KEY_CODES 12
 
@@ -62,7 +70,8 @@ struct key_bind {
 extern const struct key_bind key_binds[];
 extern const size_t key_nbinds;
 
-/* The binding of key code ch on screen (0: the overview), or NULL. */
+/* The binding of key code ch on screen (0: the overview, SCREEN_FLEET the
+ * fleet), or NULL. */
 const struct key_bind *key_find(int ch, int screen);
 /* Where b applies, for the help: "everywhere", "overview", "screen 3". */
 void key_where_text(const struct key_bind *b, char *buf, size_t len);
