@@ -342,11 +342,22 @@ static void check_fleet_args(int argc, char **argv, struct opts *o, struct targe
 	fleet_init(&o->fleet);
 	if (o->replay || o->demo)
 		die_usage("a replay takes no TARGET:", o->targets ? "--targets" : argv[optind]);
-	for (int i = optind; i < argc; i++)
-		if (fleet_add(&o->fleet, NULL, argv[i], 0, err, sizeof err) < 0) {
+	for (int i = optind; i < argc; i++) {
+		/* NAME=URI names a target on the command line too */
+		const char *nm, *sp;
+		size_t nlen, slen;
+		char name[FLEET_NAME_LEN], *spec = NULL;
+		char why[200];
+		if (fleet_split_line(argv[i], &nm, &nlen, &sp, &slen, why, sizeof why) == 1 && nm) {
+			str_printf(name, sizeof name, "%.*s", (int)nlen, nm);
+			spec = xstrndup(sp, slen);
+		}
+		if (fleet_add(&o->fleet, spec ? name : NULL, spec ? spec : argv[i], 0, err, sizeof err) < 0) {
 			fprintf(stderr, "dbtop: %s\n", err);
 			exit(2);
 		}
+		secret_free(spec);
+	}
 	if (o->targets && fleet_read_file(&o->fleet, o->targets, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		exit(2);

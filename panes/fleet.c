@@ -54,7 +54,10 @@ void fleet_row_fill(struct fleet_row *r, int idx, const char *name, const struct
 		char ver[32];
 		str_copy(ver, sizeof ver, m->caps.version);
 		ver[strspn(ver, "0123456789.")] = '\0';
-		str_printf(r->engine, sizeof r->engine, "%s %s", flavour_name(m->caps.flavour), ver);
+		const char *f = flavour_name(m->caps.flavour);
+		str_printf(r->engine, sizeof r->engine, "%s %s",
+			   strcmp(f, "mariadb") == 0 ? "MariaDB" : strcmp(f, "mysql") == 0 ? "MySQL"
+			   : strcmp(f, "postgresql") == 0 ? "PostgreSQL" : f, ver);
 	}
 	r->commits = m->cur[M_COMMITS];
 	r->fpc = m->cur[M_FSYNCS_PER_COMMIT];
@@ -164,7 +167,7 @@ struct layout {
 static void plan_columns(const struct fleet_row *rows, int n, int w, struct layout *l)
 {
 	memset(l, 0, sizeof *l);
-	l->name = 4;
+	l->name = 6;
 	for (int i = 0; i < n; i++) {
 		int c = text_cols(rows[i].name);
 		if (c > l->name)
@@ -175,9 +178,9 @@ static void plan_columns(const struct fleet_row *rows, int n, int w, struct layo
 	/* name state commits/s f/c latency waiting: always; then the finding
 	 * gets 30 columns before the engine, then 24 before the top wait */
 	int fixed = l->name + 1 + 10 + 10 + 6 + 14 + 5;
-	if (w - fixed >= 30 + 16)
-		l->engine = 15;
-	if (w - fixed - l->engine - 1 >= 30 + 24)
+	if (w - fixed >= 24 + 18)
+		l->engine = 17;
+	if (w - fixed - (l->engine ? l->engine + 1 : 0) >= 24 + 24)
 		l->topwait = 23;
 	int x = l->name + 1;
 	if (l->engine) {
@@ -247,17 +250,11 @@ static void draw_row(struct canvas *cv, int y, const struct fleet_row *r, const 
 	}
 }
 
-void fleet_draw(const struct fleet_row *rows, int n, struct pane_view *v, struct canvas *cv)
+int fleet_order(const struct fleet_row *rows, int n, const struct pane_view *v, const struct fleet_row **order)
 {
-	const struct fleet_row **order = xcalloc((size_t)(n > 0 ? n : 1), sizeof *order);
-	int shown = 0, up = 0, bad = 0;
-	struct layout l;
-	char b[400];
-
+	int shown = 0;
 	for (int i = 0; i < n; i++) {
 		char hay[800];
-		up += strcmp(rows[i].state, "UP") == 0;
-		bad += rows[i].bad;
 		str_printf(hay, sizeof hay, "%s %s %s %s %s %s", rows[i].name, rows[i].engine, rows[i].state, rows[i].reason,
 			   rows[i].wait, rows[i].finding);
 		if (pane_filter_match(v, hay))
@@ -265,13 +262,28 @@ void fleet_draw(const struct fleet_row *rows, int n, struct pane_view *v, struct
 	}
 	sort_by = v->sort;
 	qsort(order, (size_t)shown, sizeof *order, cmp_rows);
+	return shown;
+}
+
+void fleet_draw(const struct fleet_row *rows, int n, struct pane_view *v, struct canvas *cv)
+{
+	const struct fleet_row **order = xcalloc((size_t)(n > 0 ? n : 1), sizeof *order);
+	int shown, up = 0, bad = 0;
+	struct layout l;
+	char b[400];
+
+	for (int i = 0; i < n; i++) {
+		up += strcmp(rows[i].state, "UP") == 0;
+		bad += rows[i].bad;
+	}
+	shown = fleet_order(rows, n, v, order);
 	v->nrows = shown;
 	/* the heading, the rows, a blank and the selected one's details (3) */
 	int detail = cv->h >= 10 ? 3 : 0, body = cv->h - 2 - (detail ? detail + 1 : 0);
 	if (body < 1)
 		body = 1;
 	pane_clamp(v, shown, body);
-	str_printf(b, sizeof b, "%d servers: %d up, %d down or stalled  sorted by %s (s)", n, up, bad,
+	str_printf(b, sizeof b, "%d servers, %d up, %d down or stalled; sorted %s (s)", n, up, bad,
 		   fleet_sort_name(v->sort));
 	int x = cv_text(cv, 0, 0, R_TITLE, b);
 	if (v->filter_text[0]) {

@@ -50,6 +50,10 @@ const char *fleet_sort_name(int sort);
 void fleet_row_fill(struct fleet_row *r, int idx, const char *name, const struct model *m, double since,
 		    double stale_s, double now);
 
+/* The rows v's filter lets through, in v->sort's order, into order[]
+ * (n slots); returns how many. */
+int fleet_order(const struct fleet_row *rows, int n, const struct pane_view *v, const struct fleet_row **order);
+
 /* Draw rows (n of them; filtered by v's filter, sorted by v->sort) into
  * cv with a column heading and, at the bottom, the selected server's
  * reason or finding in full. Sets v->nrows, v->nshown and v->sel_id (the

@@ -989,10 +989,9 @@ static void draw_fleet_header(struct ui *u, const struct fleet_row *rows)
 		cv_text_right(&cv, 0, COLS, R_HEADER, t);
 }
 
-/* The fleet screen: one row per server (panes/fleet.c). */
-static void draw_fleet(struct ui *u)
+/* Every target's fleet row (rows: u->ntg of them). */
+static void fleet_rows(struct ui *u, struct fleet_row *rows)
 {
-	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
 	double now = clock_wall();
 	for (int i = 0; i < u->ntg; i++) {
 		struct ui_tgt *t = &u->tg[i];
@@ -1000,11 +999,15 @@ static void draw_fleet(struct ui *u)
 		double stale = u->o->replay || u->paused ? 0 : 2 * u->interval + t->src->query_timeout + 1;
 		fleet_row_fill(&rows[i], i, t->name, t->m, t->down_since_set ? t->down_since : 0, stale, now);
 	}
+}
+
+/* The fleet screen: one row per server (panes/fleet.c). */
+static void draw_fleet(struct ui *u)
+{
+	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
+	fleet_rows(u, rows);
 	draw_fleet_header(u, rows);
-	int top = 1;
-	if (u->msg[0] && clock_mono() < u->msg_until)
-		top = 1;
-	struct canvas cv = screen_canvas(u, top, 0, LINES - 1 - top, COLS);
+	struct canvas cv = screen_canvas(u, 1, 0, LINES - 2, COLS);
 	fleet_draw(rows, u->ntg, &u->fleet_view, &cv);
 	free(rows);
 }
@@ -1085,11 +1088,32 @@ static void draw_frame(struct ui *u)
 
 /* ---- the fleet: selection ---- */
 
-/* The server selected on the fleet, or NULL. */
+/* The server selected on the fleet (its row now, as the keys moved the
+ * selection since the last frame), or NULL. */
 static struct ui_tgt *fleet_selected(struct ui *u)
 {
-	long long i = u->fleet_view.sel_id;
-	return i >= 0 && i < u->ntg && u->fleet_view.nrows > 0 ? &u->tg[i] : NULL;
+	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
+	const struct fleet_row **order = xcalloc((size_t)u->ntg, sizeof *order);
+	fleet_rows(u, rows);
+	int n = fleet_order(rows, u->ntg, &u->fleet_view, order), sel = u->fleet_view.sel;
+	struct ui_tgt *t = sel >= 0 && sel < n ? &u->tg[order[sel]->idx] : NULL;
+	free(order);
+	free(rows);
+	return t;
+}
+
+/* Select target t's row on the fleet (when the filter shows it). */
+static void fleet_select(struct ui *u, const struct ui_tgt *t)
+{
+	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
+	const struct fleet_row **order = xcalloc((size_t)u->ntg, sizeof *order);
+	fleet_rows(u, rows);
+	int n = fleet_order(rows, u->ntg, &u->fleet_view, order);
+	for (int i = 0; i < n; i++)
+		if (order[i]->idx == (int)(t - u->tg))
+			u->fleet_view.sel = i;
+	free(order);
+	free(rows);
 }
 
 /* Open target t's screen: its overview from the fleet, the same screen
@@ -1378,8 +1402,10 @@ static void act_back(const struct key_ctx *k)
 		k->v->details = false;
 	else if (u->screen != 0)
 		u->screen = 0;
-	else if (u->ntg > 1)
+	else if (u->ntg > 1) {
 		u->screen = SCREEN_FLEET;
+		fleet_select(u, u->t);
+	}
 	u->msg[0] = '\0';
 }
 
@@ -1421,7 +1447,7 @@ static void act_fleet(const struct key_ctx *k)
 	}
 	u->screen = SCREEN_FLEET;
 	/* the row of the server shown is selected */
-	u->fleet_view.sel_id = u->t - u->tg;
+	fleet_select(u, u->t);
 	u->msg[0] = '\0';
 }
 
