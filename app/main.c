@@ -806,6 +806,7 @@ static int fleet_setup(struct watched *w, int n, const struct opts *o, struct ta
 			x->t.password = xstrdup(typed);
 		target_make_label(&x->t);
 		init_source(&x->src, NULL, o, &x->t, false);
+		x->src.retry_each_interval = true;
 	}
 	secret_free(typed);
 	fleet_names(w, n);
