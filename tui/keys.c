@@ -55,19 +55,25 @@ const struct key_bind key_binds[] = {
 	 "digests per interval / cumulative since first seen"},
 	{{'o'}, KA_PANE, PK_SHOW_OWN, KW_OVERVIEW | KW_SCREEN(2), false, "o", NULL,
 	 "digests: show dbtop's own statements too (marked *; left out of the ranking and the total by default)"},
-	{{'/'}, KA_FILTER, 0, KW_EVERY, false, "/", "/ Filter",
-	 "filter the focused pane's rows (PCRE2 regex, case-insensitive; empty clears): the fleet by name, "
-	 "engine, state, reason, wait and finding, digests by text and "
+	{{'/'}, KA_FILTER, 0, KW_FLEET, false, "/", "/ Filter",
+	 "fleet: filter the servers (PCRE2 regex, case-insensitive; empty clears) by name, engine, state, "
+	 "reason, top wait and finding"},
+	{{'/'}, KA_FILTER, 0, KW_ALL, false, "/", "/ Filter",
+	 "filter the focused pane's rows (PCRE2 regex, case-insensitive; empty clears): digests by text and "
 	 "schema, locks by session, user, statement and object, waits by event, sessions by id, user, "
 	 "database, client, application, state, wait, statement and digest:ID"},
 	{{'t'}, KA_THEME, 0, KW_EVERY, false, "t", "t Theme", "next theme: dark, light, mono, high-contrast"},
-	{{'\n', '\r', KEY_ENTER}, KA_ENTER, 0, KW_EVERY, false, "Enter", "Enter Details",
-	 "fleet: open the selected server's panes; overview: open the focused pane; a pane: details of the "
-	 "selected row (Enter again closes them)"},
-	{{KEY_ESC}, KA_BACK, 0, KW_EVERY, false, "Esc", "Esc Back",
-	 "back: close the details; then the overview; then (several servers) the fleet"},
+	{{'\n', '\r', KEY_ENTER}, KA_ENTER, 0, KW_FLEET, false, "Enter", "Enter Open",
+	 "fleet: open the selected server's panes (its overview); Esc there comes back"},
+	{{'\n', '\r', KEY_ENTER}, KA_ENTER, 0, KW_ALL, false, "Enter", "Enter Details",
+	 "overview: open the focused pane; a pane: details of the selected row (Enter again closes them)"},
+	{{KEY_ESC}, KA_BACK, 0, KW_ALL, false, "Esc", "Esc Back",
+	 "back: close the details; then the overview"},
+	{{KEY_ESC}, KA_BACK, 0, KW_FLEET, false, "Esc", NULL,
+	 "fleet: the top screen (Esc on a server's overview comes here)"},
 	{{'F'}, KA_FLEET, 0, KW_EVERY, false, "F", "F Fleet",
-	 "the fleet screen: one row per server (several targets; it opens first)"},
+	 "the fleet screen: one row per server (several targets; it opens first); Esc on a server's overview "
+	 "goes back to it too"},
 	{{'n'}, KA_NEXT_SERVER, 0, KW_EVERY, false, "n", "n/p Server",
 	 "the next server (several targets): its panes on the same screen; the fleet: the next row"},
 	{{'p'}, KA_PREV_SERVER, 0, KW_EVERY, false, "p", NULL, "the previous server (several targets)"},
@@ -80,9 +86,10 @@ const struct key_bind key_binds[] = {
 	{{'z'}, KA_ZOOM, 0, KW_OVERVIEW, false, "z", NULL,
 	 "zoom the focused pane: it gets every spare row, the others their one-line summary; z again shares "
 	 "the rows by need"},
-	{{'0', '1', '2', '3', '4', '5', '6'}, KA_SCREEN, 0, KW_EVERY, false, "0-6", "0-6 Screens",
-	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning, 6 sessions (the fleet: of the selected "
-	 "server)"},
+	{{'0', '1', '2', '3', '4', '5', '6'}, KA_SCREEN, 0, KW_FLEET, false, "0-6", "0-6 Screens",
+	 "fleet: that screen of the selected server (0 its overview)"},
+	{{'0', '1', '2', '3', '4', '5', '6'}, KA_SCREEN, 0, KW_ALL, false, "0-6", "0-6 Screens",
+	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning, 6 sessions"},
 	{{'u'}, KA_UNDO, 0, KW_ALL, false, "u", NULL, "undo the newest setting change dbtop made"},
 	{{'U'}, KA_UNDO_ALL, 0, KW_ALL, false, "U", NULL, "undo every setting change dbtop made"},
 	{{KEY_UP, 'k'}, KA_UP, 0, KW_EVERY, false, "Up k", NULL, "select the row above"},
@@ -93,6 +100,11 @@ const struct key_bind key_binds[] = {
 	{{KEY_END, 'G'}, KA_END, 0, KW_EVERY, false, "End G", NULL, "the last row"},
 };
 const size_t key_nbinds = sizeof key_binds / sizeof key_binds[0];
+
+bool key_fleet_only(const struct key_bind *b)
+{
+	return b->where == KW_FLEET || b->act == KA_FLEET || b->act == KA_NEXT_SERVER || b->act == KA_PREV_SERVER;
+}
 
 /* Does binding b list key code ch? */
 static bool binds(const struct key_bind *b, int ch)

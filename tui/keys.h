@@ -73,6 +73,9 @@ extern const size_t key_nbinds;
 /* The binding of key code ch on screen (0: the overview, SCREEN_FLEET the
  * fleet), or NULL. */
 const struct key_bind *key_find(int ch, int screen);
+/* Does b matter only with several targets (the fleet screen, F, n, p)?
+ * With one target the help and the key bar leave it out. */
+bool key_fleet_only(const struct key_bind *b);
 /* Where b applies, for the help: "everywhere", "overview", "screen 3". */
 void key_where_text(const struct key_bind *b, char *buf, size_t len);
 /* Scroll keys of the help screen: -1 / +1 a line, -2 / +2 a page, -3 / +3

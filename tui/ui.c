@@ -466,7 +466,7 @@ static void draw_keybar(struct ui *u)
 	/* the bindings of this screen that have a bar label, whole ones only */
 	for (i = 0; i < key_nbinds && x < COLS; i++) {
 		const struct key_bind *b = &key_binds[i];
-		if (!b->bar || !(b->where & KW_SCREEN(u->screen)))
+		if (!b->bar || !(b->where & KW_SCREEN(u->screen)) || (u->ntg < 2 && key_fleet_only(b)))
 			continue;
 		const char *sp = strchr(b->bar, ' ');
 		char k[16];
@@ -876,7 +876,7 @@ static int help_section(struct ui *u, struct canvas *cv, int y, bool mine)
 	bool any = false;
 	for (size_t i = 0; i < key_nbinds; i++) {
 		const struct key_bind *b = &key_binds[i];
-		if (!!(b->where & KW_SCREEN(u->screen)) != mine)
+		if (!!(b->where & KW_SCREEN(u->screen)) != mine || (u->ntg < 2 && key_fleet_only(b)))
 			continue;
 		if (!any) {
 			if (u->screen == 0 || !mine)
