@@ -24,7 +24,7 @@ static void row_latency(struct fleet_row *r, const struct model *m)
 		enum metric_id id;
 		const char *kind;
 	} order[] = {
-		{M_COMMIT_MS, "commit"}, {M_WAL_SYNC_MS, "wal sync"}, {M_REDO_FSYNC_MS, "redo"},
+		{M_COMMIT_MS, "commit"}, {M_WAL_SYNC_MS, "wal"}, {M_REDO_FSYNC_MS, "redo"},
 		{M_BINLOG_FSYNC_MS, "binlog"},
 	};
 	r->lat = (struct rate){NAN, RATE_UNAVAIL};

@@ -22,7 +22,7 @@ struct fleet_row {
 	char reason[300];        /* why DOWN / STALLED, "" when UP */
 	double for_s;            /* s in this state (DOWN / STALLED), < 0: unknown */
 	struct rate commits, fpc, lat;
-	const char *lat_kind;    /* "commit", "wal sync", "redo", "binlog", or NULL */
+	const char *lat_kind;    /* what it is: "commit", "wal" (sync), "redo", "binlog" (fsync); NULL */
 	int waiting;             /* sessions waiting on a lock, -1 unknown */
 	char wait[64];           /* top wait event (not idle), "" none */
 	double wait_aas;

@@ -7,6 +7,7 @@
 . tests/lib.sh
 tui_init fleet
 cleanup() {
+    [ -n "${mpid:-}" ] && kill -CONT "$mpid" 2>/dev/null
     tui_stop
     [ -n "${bp:-}" ] && kill "$bp" 2>/dev/null
     # pg18 is up again whatever happened
@@ -45,9 +46,10 @@ out=$(DBTOP_X=1 "$DBTOP" -b -n 1 "$DBTOP_MARIADB_URI" "$DBTOP_MARIADB_URI" 2>&1)
     ok "the same TARGET twice refused, no password shown" || nok "same target twice: $out"
 
 # ---- batch JSON and the fleet screen, together ----
-timeout 80 "$DBTOP" --targets "$tmp/targets" -i $IV --format json >"$tmp/b.json" 2>"$tmp/b.err" &
+LIM=(--query-timeout 1 --connect-timeout 2)
+timeout 80 "$DBTOP" --targets "$tmp/targets" -i $IV "${LIM[@]}" --format json >"$tmp/b.json" 2>"$tmp/b.err" &
 bp=$!
-UP_WAIT=20 dbtop_start 120 40 --targets "$tmp/targets" -i $IV
+UP_WAIT=20 dbtop_start 120 40 --targets "$tmp/targets" -i $IV "${LIM[@]}"
 if wait_re 'FLEET 3 servers: 3 UP' 20; then ok "fleet screen first, 3 UP"; else nok "fleet screen: $(screen)"; fi
 for n in maria pg15 pg18; do
     if wait_re "^$n +(MariaDB|PostgreSQL) [0-9.]+ +UP " 10; then ok "fleet row $n: engine, version, UP"; else nok "fleet row $n: $(screen)"; fi
@@ -120,6 +122,38 @@ for n in maria pg15; do
         nok "batch: $n gap ${gap}s, $cnt up records while pg18 was down"
     fi
 done
+
+# ---- MariaDB frozen (SIGSTOP): STALLED, the others on time ----
+mpid=$(tests/sandbox.sh pid mariadb)
+kill -STOP "$mpid"
+t_stall=$(date +%s.%N)
+if wait_re '^maria .* STALLED ' 10; then
+    dt=$(awk -v a="$(date +%s.%N)" -v b="$t_stall" 'BEGIN { printf "%.2f", a - b }')
+    # the query time limit (1 s) plus the interval at most
+    if awk -v d="$dt" -v i=$IV 'BEGIN { exit !(d <= 1 + i + 0.5) }'; then ok "screen: maria STALLED ${dt}s after it froze (time limit 1 s + 1 interval)"
+    else nok "screen: maria STALLED only after ${dt}s"; fi
+else
+    nok "screen: maria never STALLED: $(screen)"
+fi
+T capture-pane -p -t s | grep -qE '^maria .* STALLED +for [0-9]+s: .*time limit' && ok "screen: the reason beside STALLED" ||
+    nok "screen: STALLED reason: $(T capture-pane -p -t s | grep '^maria')"
+sleep 3
+kill -CONT "$mpid"
+t_cont=$(date +%s.%N)
+mpid=
+if wait_re '^maria .* UP ' 10; then ok "screen: maria UP again $(awk -v a="$(date +%s.%N)" -v b="$t_cont" 'BEGIN { printf "%.2f", a - b }')s after it resumed"
+else nok "screen: maria not UP again: $(screen)"; fi
+ts=$(awk -v t="$t_stall" 'BEGIN { printf "%.3f", t }')
+tc=$(awk -v t="$t_cont" 'BEGIN { printf "%.3f", t }')
+for n in pg15 pg18; do
+    gap=$(jq -r --arg n $n 'select(.server==$n) | .ts' "$tmp/b.json" |
+        awk -v from="$ts" -v to="$tc" 'NR > 1 && $1 >= from - 1 && prev <= to + 1 { g = $1 - prev; if (g > m) m = g } { prev = $1 } END { printf "%.2f", m }')
+    if awk -v g="$gap" -v i=$IV 'BEGIN { exit !(g > 0 && g <= 2 * i) }'; then ok "batch: $n on time while maria was frozen (largest gap ${gap}s)"
+    else nok "batch: $n gap ${gap}s while maria was frozen"; fi
+done
+stalled=$(jq -r --argjson a "$ts" 'select(.server=="maria" and .ts >= $a and .state=="stalled") | .ts' "$tmp/b.json" | head -1)
+[ -n "$stalled" ] && ok "batch: maria stalled $(awk -v a="$stalled" -v b="$ts" 'BEGIN { printf "%.2f", a - b }')s after it froze" ||
+    nok "batch: no stalled record of maria"
 
 # ---- keys ----
 T send-keys -t s Home Down Enter
