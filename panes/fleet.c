@@ -41,8 +41,8 @@ static void row_latency(struct fleet_row *r, const struct model *m)
 	}
 }
 
-void fleet_row_fill(struct fleet_row *r, int idx, const char *name, const struct model *m, double since,
-		    double stale_s, double now)
+void fleet_row_fill(struct fleet_row *r, int idx, const char *name, const char *host, const struct model *m,
+		    double since, double stale_s, double now)
 {
 	const struct sample *s = &m->last;
 	memset(r, 0, sizeof *r);
@@ -50,6 +50,7 @@ void fleet_row_fill(struct fleet_row *r, int idx, const char *name, const struct
 	r->waiting = -1;
 	r->for_s = -1;
 	str_copy(r->name, sizeof r->name, name);
+	str_copy(r->host, sizeof r->host, host ? host : "");
 	if (m->have_caps && m->caps.version[0]) {
 		char ver[32];
 		str_copy(ver, sizeof ver, m->caps.version);
@@ -214,7 +215,10 @@ static void draw_row(struct canvas *cv, int y, const struct fleet_row *r, const 
 		/* the reason where the figures would be: they are unknown */
 		char f[32];
 		fmt_for(r->for_s, f, sizeof f);
-		str_printf(b, sizeof b, "%s: %s", f[0] ? f + 1 : "", r->reason);
+		if (f[0])
+			str_printf(b, sizeof b, "%s: %s", f + 1, r->reason);
+		else
+			str_copy(b, sizeof b, r->reason);
 		struct canvas rest = cv_sub(cv, y, l->x_commits, 1, cv->w - l->x_commits);
 		cv_text(&rest, 0, 0, sel ? R_SELECTED : R_CRIT, b);
 		return;
@@ -268,14 +272,10 @@ int fleet_order(const struct fleet_row *rows, int n, const struct pane_view *v, 
 void fleet_draw(const struct fleet_row *rows, int n, struct pane_view *v, struct canvas *cv)
 {
 	const struct fleet_row **order = xcalloc((size_t)(n > 0 ? n : 1), sizeof *order);
-	int shown, up = 0, bad = 0;
+	int shown;
 	struct layout l;
 	char b[400];
 
-	for (int i = 0; i < n; i++) {
-		up += strcmp(rows[i].state, "UP") == 0;
-		bad += rows[i].bad;
-	}
 	shown = fleet_order(rows, n, v, order);
 	v->nrows = shown;
 	/* the heading, the rows, a blank and the selected one's details (3) */
@@ -283,8 +283,7 @@ void fleet_draw(const struct fleet_row *rows, int n, struct pane_view *v, struct
 	if (body < 1)
 		body = 1;
 	pane_clamp(v, shown, body);
-	str_printf(b, sizeof b, "%d servers, %d up, %d down or stalled; sorted %s (s)", n, up, bad,
-		   fleet_sort_name(v->sort));
+	str_printf(b, sizeof b, "servers sorted %s (s)", fleet_sort_name(v->sort));
 	int x = cv_text(cv, 0, 0, R_TITLE, b);
 	if (v->filter_text[0]) {
 		str_printf(b, sizeof b, "  filter /%s/: %d of %d", v->filter_text, shown, n);
@@ -316,7 +315,8 @@ void fleet_draw(const struct fleet_row *rows, int n, struct pane_view *v, struct
 		const struct fleet_row *r = order[v->sel];
 		int y = cv->h - detail;
 		cv_rule(cv, y - 1, 0, cv->w, R_BORDER);
-		str_printf(b, sizeof b, "%s  %s  %s", r->name, r->engine[0] ? r->engine : "(not connected yet)", r->state);
+		str_printf(b, sizeof b, "%s  %s  %s  %s", r->name, r->host, r->engine[0] ? r->engine : "(not connected yet)",
+			   r->state);
 		cv_text(cv, y, 0, R_LABEL, b);
 		if (r->bad) {
 			char f[32];

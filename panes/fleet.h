@@ -16,6 +16,7 @@
 struct fleet_row {
 	int idx;                 /* the target's index */
 	char name[48];
+	char host[128];          /* the target's label (host:port, socket, service) */
 	char engine[48];         /* "MariaDB 10.11.6", "" before the first connection */
 	char state[16];          /* CONNECTING, UP, DOWN, STALLED */
 	bool bad;                /* DOWN or STALLED */
@@ -44,11 +45,11 @@ enum fleet_sort {
 };
 const char *fleet_sort_name(int sort);
 
-/* Fill r for target idx named name from its model; since: wall s its
+/* Fill r for target idx named name (label host) from its model; since: wall s its
  * DOWN / STALLED spell began (0: unknown); stale_s: no sample for this
  * long makes the row STALLED (0: never); now: wall s. */
-void fleet_row_fill(struct fleet_row *r, int idx, const char *name, const struct model *m, double since,
-		    double stale_s, double now);
+void fleet_row_fill(struct fleet_row *r, int idx, const char *name, const char *host, const struct model *m,
+		    double since, double stale_s, double now);
 
 /* The rows v's filter lets through, in v->sort's order, into order[]
  * (n slots); returns how many. */

@@ -966,13 +966,14 @@ static void draw_ask(struct ui *u)
 static void draw_fleet_header(struct ui *u, const struct fleet_row *rows)
 {
 	struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
-	int up = 0, bad = 0;
+	int up = 0, bad = 0, down = 0;
 	char t[200], clock[16];
 	time_t now = time(NULL);
 	struct tm tm;
 	for (int i = 0; i < u->ntg; i++) {
 		up += strcmp(rows[i].state, "UP") == 0;
 		bad += rows[i].bad;
+		down += rows[i].bad && strcmp(rows[i].state, "DOWN") == 0;
 	}
 	localtime_r(&now, &tm);
 	strftime(clock, sizeof clock, "%H:%M:%S", &tm);
@@ -980,9 +981,17 @@ static void draw_fleet_header(struct ui *u, const struct fleet_row *rows)
 	int x = cv_text(&cv, 0, 0, R_HEADER, " dbtop ");
 	str_printf(t, sizeof t, "FLEET %d servers: %d UP", u->ntg, up);
 	x += cv_text(&cv, 0, x, R_HEADER, t);
-	if (bad) {
-		str_printf(t, sizeof t, ", %d DOWN / STALLED", bad);
+	if (down) {
+		str_printf(t, sizeof t, ", %d DOWN", down);
 		x += cv_text(&cv, 0, x, R_HEADER_DOWN, t);
+	}
+	if (bad > down) {
+		str_printf(t, sizeof t, ", %d STALLED", bad - down);
+		x += cv_text(&cv, 0, x, R_HEADER_DOWN, t);
+	}
+	if (up + bad < u->ntg) {
+		str_printf(t, sizeof t, ", %d CONNECTING", u->ntg - up - bad);
+		x += cv_text(&cv, 0, x, R_HEADER, t);
 	}
 	str_printf(t, sizeof t, "  every %gs%s  %s ", u->interval, u->paused ? "  PAUSED" : "", clock);
 	if (x + text_cols(t) <= COLS)
@@ -997,7 +1006,7 @@ static void fleet_rows(struct ui *u, struct fleet_row *rows)
 		struct ui_tgt *t = &u->tg[i];
 		/* no sample for this long while UP: a query has not come back */
 		double stale = u->o->replay || u->paused ? 0 : 2 * u->interval + t->src->query_timeout + 1;
-		fleet_row_fill(&rows[i], i, t->name, t->m, t->down_since_set ? t->down_since : 0, stale, now);
+		fleet_row_fill(&rows[i], i, t->name, t->host, t->m, t->down_since_set ? t->down_since : 0, stale, now);
 	}
 }
 
