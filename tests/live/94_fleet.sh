@@ -190,5 +190,41 @@ T capture-pane -p -t s | grep -q 'EXITED 0' && ok "q: exit 0" || nok "q: $(scree
 kill "$bp" 2>/dev/null
 wait "$bp" 2>/dev/null
 bp=
+
+# ---- tuning acts on the server shown, with its own journal ----
+M="$DBTOP_MARIADB_CLIENT"
+myv() { $M -N -e "SELECT @@GLOBAL.$1"; }
+$M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"
+printf 'maria = %s\npg15 = %s\n' "$DBTOP_MARIADB_ADMIN_URI" "$DBTOP_PG15_ADMIN_URI" >"$tmp/admin"
+chmod 600 "$tmp/admin"
+UP_WAIT=20 dbtop_start 120 40 --targets "$tmp/admin" -i $IV
+wait_re 'FLEET 2 servers: 2 UP' 20 || nok "admin fleet: $(screen)"
+T send-keys -t s Home Enter
+wait_re '\[1/2\] maria' 5 || nok "admin fleet Enter: $(screen)"
+T send-keys -t s 5 g
+if wait_re "^setting +now" 5; then
+    T send-keys -t s a
+    if wait_re "Change this setting\?" 5 && T capture-pane -p -t s | unframe | tr -s ' \n' ' ' | grep -qF 'SET GLOBAL innodb_flush_log_at_trx_commit = 2'; then
+        T send-keys -t s y
+        for i in $(seq 1 50); do [ "$(myv innodb_flush_log_at_trx_commit)" = 2 ] && break; sleep 0.1; done
+        [ "$(myv innodb_flush_log_at_trx_commit)" = 2 ] && ok "tuning on maria's screen 5: innodb_flush_log_at_trx_commit=2" ||
+            nok "tuning: value $(myv innodb_flush_log_at_trx_commit)"
+        wait_re 'TUNED 1 .*\[1/2\] maria' 5 && ok "maria's header: TUNED 1" || nok "no TUNED on maria: $(screen)"
+        T send-keys -t s n
+        if wait_re '\[2/2\] pg15' 5 && ! T capture-pane -p -t s | head -1 | grep -q TUNED; then ok "n: pg15's header without maria's TUNED"
+        else nok "pg15 header: $(T capture-pane -p -t s | head -1)"; fi
+        nj=$(ls "$XDG_STATE_HOME"/dbtop/*.journal 2>/dev/null | wc -l)
+        [ "$nj" = 1 ] && ok "one undo journal: maria's only" || nok "$nj journals"
+    else
+        nok "tuning: no confirmation with the SQL: $(screen)"
+    fi
+else
+    nok "tuning: screen 5 not shown: $(screen)"
+fi
+T send-keys -t s q
+for i in $(seq 1 80); do grep -q EXITED < <(T capture-pane -p -t s) && break; sleep 0.1; done
+[ "$(myv innodb_flush_log_at_trx_commit)" = 1 ] && grep -q 'maria: reverted 1 setting change' "$tmp/err" &&
+    ok "q reverted maria's change, named: $(head -c 120 "$tmp/err")" || nok "after q: $(myv innodb_flush_log_at_trx_commit), $(cat "$tmp/err")"
+$M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"
 grep -q monpw "$tmp/b.json" "$tmp/b.err" "$tmp/err" && nok "a password in the output" || ok "no password in any output"
 done_tests
