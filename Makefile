@@ -134,7 +134,7 @@ check:
 # runs every one.
 # `make asan` is the same.
 ASAN_LIVE ?= 10_cli 12_batch_text 20_mariadb 30_postgres 40_restart 45_stall 57_sessions 58_sessions_tui 60_tui 65_locks \
-	66_locks_tui 67_kill_identity 78_tune 79_pending 82_tls 85_faults 88_hostile 89_safety
+	66_locks_tui 67_kill_identity 78_tune 79_pending 82_tls 85_faults 88_hostile 89_safety 94_fleet
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 ASAN_TESTS := $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%) $(FUZZ_NAMES:%=build-asan/tests/fuzz_%)
 asan: check-asan

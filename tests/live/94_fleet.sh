@@ -192,6 +192,7 @@ wait "$bp" 2>/dev/null
 bp=
 
 # ---- tuning acts on the server shown, with its own journal ----
+cp "$tmp/err" "$tmp/err1"
 M="$DBTOP_MARIADB_CLIENT"
 myv() { $M -N -e "SELECT @@GLOBAL.$1"; }
 $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"
@@ -226,5 +227,7 @@ for i in $(seq 1 80); do grep -q EXITED < <(T capture-pane -p -t s) && break; sl
 [ "$(myv innodb_flush_log_at_trx_commit)" = 1 ] && grep -q 'maria: reverted 1 setting change' "$tmp/err" &&
     ok "q reverted maria's change, named: $(head -c 120 "$tmp/err")" || nok "after q: $(myv innodb_flush_log_at_trx_commit), $(cat "$tmp/err")"
 $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1"
-grep -q monpw "$tmp/b.json" "$tmp/b.err" "$tmp/err" && nok "a password in the output" || ok "no password in any output"
+grep -q monpw "$tmp/b.json" "$tmp/b.err" "$tmp/err1" && nok "a password in the output" || ok "no password in any output"
+grep -qE 'AddressSanitizer|LeakSanitizer|runtime error' "$tmp/b.err" "$tmp/err1" "$tmp/err" &&
+    nok "a sanitizer report: $(grep -hE 'Sanitizer|runtime error' "$tmp/b.err" "$tmp/err1" "$tmp/err" | head -3)" || ok "no sanitizer report"
 done_tests
