@@ -26,7 +26,7 @@ const struct key_bind key_binds[] = {
 	 "shows the exact SQL, the risk and the revert"},
 	{{'K'}, KA_PANE, PK_TUNE_KEEP, KW_SCREEN(5), true, "K", NULL,
 	 "keep dbtop's change of the selected setting after dbtop exits (asks first)"},
-	{{' '}, KA_PAUSE, 0, KW_ALL, false, "space", "space Pause",
+	{{' '}, KA_PAUSE, 0, KW_EVERY, false, "space", "space Pause",
 	 "pause: the data freeze (a replay's clock stops: nothing is skipped), the screen stays responsive; "
 	 "space resumes"},
 	{{'+', '='}, KA_SLOWER, 0, KW_EVERY, false, "+", "+- Interval", "longer refresh interval (up to 60 s)"},

@@ -1296,7 +1296,11 @@ static void unbound_key(struct ui *u, int ch)
 			/* bound elsewhere: say where, do nothing here */
 			char where[64];
 			key_where_text(o, where, sizeof where);
-			set_msg(u, "%s does nothing here; it works on: %s", o->name, where);
+			if (u->screen == SCREEN_FLEET && (o->where & KW_ALL) == KW_ALL)
+				set_msg(u, "%s works on a server's screens, not on the fleet (Enter opens the selected server)",
+					o->name);
+			else
+				set_msg(u, "%s does nothing here; it works on: %s", o->name, where);
 			break;
 		}
 	}
