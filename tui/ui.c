@@ -1166,7 +1166,8 @@ static void change_interval(struct ui *u, int dir)
 	else if (dir < 0 && k > 0 && intervals[k] >= u->interval)
 		k--;
 	u->interval = intervals[k];
-	sampler_set_interval(&u->t->sp, u->interval);
+	for (int t = 0; t < u->ntg; t++)   /* every server keeps the one interval */
+		sampler_set_interval(&u->tg[t].sp, u->interval);
 	set_msg(u, "refresh every %gs", u->interval);
 }
 
