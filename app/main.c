@@ -434,7 +434,19 @@ static void check_args(int argc, char **argv, struct opts *o, struct target *t)
 			o->batch = true;
 		return;
 	}
-	if (optind < argc && target_parse(t, argv[optind], err, sizeof err) < 0) {
+	const char *spec = optind < argc ? argv[optind] : NULL;
+	char *named = NULL;
+	if (spec) {
+		/* NAME=URI: one target by its name (the name shows only on a fleet) */
+		const char *nm, *sp;
+		size_t nlen, slen;
+		char why[200];
+		if (fleet_split_line(spec, &nm, &nlen, &sp, &slen, why, sizeof why) == 1 && nm)
+			spec = named = xstrndup(sp, slen);
+	}
+	int prc = spec ? target_parse(t, spec, err, sizeof err) : 0;
+	secret_free(named);
+	if (prc < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		usage(stderr);
 		exit(2);
