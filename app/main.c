@@ -395,7 +395,8 @@ static void check_fleet_args(int argc, char **argv, struct opts *o, struct targe
 		else
 			str_printf(where, sizeof where, "target %d", i + 1);
 		if (target_parse(&one, e->spec, err, sizeof err) < 0 || target_guess_engine(&one, err, sizeof err) < 0) {
-			fprintf(stderr, "dbtop: %s: %s\n", where, err);
+			fprintf(stderr, "dbtop: %s: %s%s\n", where, err,
+				o->ask_password && !e->line ? " (--password takes no value: it asks for one)" : "");
 			target_free(&one);
 			exit(2);
 		}
@@ -414,14 +415,6 @@ static void check_args(int argc, char **argv, struct opts *o, struct target *t)
 	if (o->targets || optind < argc - 1) {
 		check_fleet_args(argc, argv, o, t);
 		return;
-	}
-	if (optind < argc - 1) {
-		/* not shown: a password typed after --password (which takes no
-		 * value: it asks) or a second URI may be anything */
-		fprintf(stderr, "dbtop: more than one target given (%d arguments; the extra one is not shown, it may "
-			"be a password: --password takes no value, it asks for one)\n", argc - optind);
-		usage(stderr);
-		exit(2);
 	}
 	if (o->replay || o->demo) {
 		if (o->replay && o->demo)
