@@ -40,7 +40,11 @@ enum key_act {
 	KA_NEXT_SERVER,      /* the next server's panes (the fleet: the next row) */
 	KA_PREV_SERVER,
 	KA_FLEET_SORT,       /* the fleet: sort by the next column */
+	KA_TRAVEL,           /* time travel; cmd: TR_* */
 };
+
+/* Time travel moves (KA_TRAVEL's cmd). */
+enum { TR_PREV = 1, TR_NEXT, TR_PREV_MIN, TR_NEXT_MIN, TR_OLDEST, TR_LIVE };
 
 /* Where a binding applies: the overview (screen 0) and screens 1..6. */
 #define SCREEN_MAX 6
