@@ -1487,7 +1487,7 @@ static void travel_move(struct ui *u, int n, double wall)
 {
 	struct history *h = u->o->hist;
 	if (!h || !h->n) {
-		set_msg(u, "no history kept (--history 0)");
+		set_msg(u, u->ntg > 1 ? "no history kept: it is kept with one target only" : "no history kept (--history 0)");
 		return;
 	}
 	long i = travel_index(u), last = (long)h->n - 1;
