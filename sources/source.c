@@ -218,6 +218,12 @@ static void source_fail(struct source *src, double now)
 	src->connected = false;
 	src->next_try = now + src->backoff;
 	src->backoff = src->backoff * 2 < BACKOFF_MAX ? src->backoff * 2 : BACKOFF_MAX;
+	if (src->retry_each_interval) {
+		/* a refused connection costs the server nothing: the next
+		 * interval tries again */
+		src->next_try = now + (src->interval > 0 ? src->interval : BACKOFF_MIN) * 0.9;
+		src->backoff = BACKOFF_MIN;
+	}
 }
 
 void source_tick(struct source *src, struct sample *out)

@@ -32,6 +32,19 @@ struct ui_opts {
 	struct history *hist;   /* the samples kept for time travel (--history), or NULL */
 };
 
+/* One server the screen watches (several: the fleet screen opens first). */
+struct ui_target {
+	const char *name;       /* fleet name */
+	const char *host;       /* label */
+	struct source *src;     /* open, or to be connected by its sampler */
+	struct model *m;        /* initialised */
+	struct tuner *tuner;    /* or NULL */
+	struct recorder *rec;   /* open recording or NULL */
+};
+
+/* Targets one screen watches at most (config/fleet.h FLEET_MAX). */
+#define FLEET_TARGETS_MAX 64
+
 struct ui;
 /* Freeze the view (a replay's clock stops) and show the kept sample
  * nearest wall time wall (s since the epoch); beyond the newest sample a
@@ -46,5 +59,8 @@ bool ui_possible(char *why, size_t len);
 /* Run the screen until the user quits or a signal arrives. src is open;
  * m is initialised. Returns the exit status. */
 int ui_run(struct source *src, struct model *m, struct ui_opts *o);
+/* The same for n targets (1 to FLEET_TARGETS_MAX): o->host, o->rec and
+ * o->tuner are unused, each target brings its own. */
+int ui_run_targets(const struct ui_target *t, int n, struct ui_opts *o);
 
 #endif
