@@ -212,6 +212,7 @@ void batch_json_sessions(const struct model *m, const char *host, int top, bool 
 	}
 	wait_table_json(&m->wt, top, out);
 	json_coverage(m, out);
+	repl_json(&m->repl, out);
 	{
 		struct finding f[FINDINGS_MAX];
 		findings_json(f, findings_eval(m, f, FINDINGS_MAX), out);

@@ -5,7 +5,10 @@
 #define DBTOP_SAMPLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "repl.h"
 
 enum engine {
 	ENGINE_UNKNOWN = 0,
@@ -139,6 +142,8 @@ struct sample {
 	 * Owned like the lock waits: freed by sample_release(); the model
 	 * keeps a copy. */
 	struct session_set *sessions;
+	/* Synchronous replication (core/repl.h); kind REPL_NONE: not read. */
+	struct repl repl;
 };
 
 /* Free what the sample owns (digests, lock waits, wait profile, sessions) and clear
