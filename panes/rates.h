@@ -31,3 +31,6 @@ char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t le
  * Returns the number of lines written into lines[max][len]; crit[i] is set
  * when line i describes a real risk of data loss. */
 int rates_implications(const struct model *m, char lines[][160], bool *crit, int max);
+/* The replication lines alone (part of rates_implications): each
+ * standby's lags, or semi-sync's figures; none when nothing replicates. */
+int rates_replication(const struct model *m, char lines[][160], bool *crit, int max);
