@@ -469,6 +469,17 @@ void batch_text(const struct model *m, const char *host, struct batch_text_state
 	text_digests(m, st, out);
 	text_locks(m->locks, st, out);
 	{
+		/* replication: each standby's lag, semi-sync's figures (none
+		 * when nothing replicates) */
+		char rl[8][160], line[180];
+		bool rc[8];
+		int nr = rates_replication(m, rl, rc, 8);
+		for (int k = 0; k < nr; k++) {
+			str_printf(line, sizeof line, "  %s%s", rc[k] ? "! " : "", rl[k]);
+			text_wrap(st, out, line, 4);
+		}
+	}
+	{
 		/* what the wait profile saw of lock waits (the check misses short ones) */
 		char ln[400], line[440];
 		if (m->last.state == STATE_UP &&

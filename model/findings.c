@@ -41,6 +41,7 @@
  * disk's sync). */
 #define SYNCREP_MIN_AAS 0.5
 #define SYNCREP_SHARE 0.5
+#define SYNCREP_SLOW_MS 5.0       /* IPC:SyncRep time per commit: a loopback standby ~1 ms, a stalled one seconds */
 #define SEMISYNC_SHARE 0.5
 #define SEMISYNC_MIN_MS 1.0
 
@@ -276,14 +277,23 @@ static bool syncrep_pg(const struct model *m, struct finding *f)
 	const char *names = setting(m, "synchronous_standby_names"), *sc = setting(m, "synchronous_commit");
 	if (!w || !(w->aas >= SYNCREP_MIN_AAS))
 		return false;
-	double all = waiting_aas(m);
+	double all = waiting_aas(m), commits = rate(m, M_COMMITS);
 	if (top != w && !(w->aas >= SYNCREP_SHARE * all))
+		return false;
+	/* the wait per commit (Little's law; no commits: all of it) */
+	double per = commits > 0 ? w->aas * 1000 / commits : INFINITY;
+	if (!(per >= SYNCREP_SLOW_MS))
 		return false;
 	const struct repl_standby *sb = m->repl.known ? repl_sync_standby(&m->repl.r) : NULL;
 	struct strbuf e;
 	sb_init(&e);
 	sb_printf(&e, "IPC:SyncRep %.2f active sessions, %.0f%% of the waiting%s", w->aas, all > 0 ? w->aas / all * 100 : 100,
 		  top == w ? " (the top wait)" : "");
+	if (isfinite(per))
+		sb_printf(&e, ", ~%.1f ms per commit (estimate: sessions waiting / commits/s; a healthy nearby standby: "
+			  "< %.0f ms)", per, SYNCREP_SLOW_MS);
+	else
+		sb_puts(&e, ", no commit completed");
 	if (sb) {
 		char fb[16], fm[16], rb[16], rm[16];
 		repl_fmt_bytes((double)sb->flush_b, fb, sizeof fb);
@@ -295,8 +305,13 @@ static bool syncrep_pg(const struct model *m, struct finding *f)
 		if (isfinite(sb->reply_s))
 			sb_printf(&e, ", last reply %.1f s ago", sb->reply_s);
 		f->severity = SEV_WARN;
-		str_printf(f->summary, sizeof f->summary, "commits wait for standby %s: flush lag %s, IPC:SyncRep %.1f sessions",
-			   sb->name[0] ? sb->name : "?", isfinite(sb->flush_ms) ? fm : fb, w->aas);
+		if (repl_stalled_s(sb) > 0)
+			str_printf(f->summary, sizeof f->summary, "commits wait for standby %s: no reply for %.0f s, %s "
+				   "unflushed, IPC:SyncRep %.1f sessions", sb->name[0] ? sb->name : "?", repl_stalled_s(sb),
+				   fb, w->aas);
+		else
+			str_printf(f->summary, sizeof f->summary, "commits wait for standby %s: flush lag %s, IPC:SyncRep %.1f sessions",
+				   sb->name[0] ? sb->name : "?", isfinite(sb->flush_ms) ? fm : fb, w->aas);
 	} else {
 		f->severity = SEV_CRIT;
 		str_printf(f->summary, sizeof f->summary, "commits wait for a synchronous standby%s: IPC:SyncRep %.1f sessions",
@@ -304,7 +319,6 @@ static bool syncrep_pg(const struct model *m, struct finding *f)
 		if (m->repl.known && m->repl.r.hidden)
 			sb_printf(&e, "; the standbys' state is hidden from this user (%s)", fix_brief(FIX_PG_REPL_STATS));
 	}
-	double commits = rate(m, M_COMMITS);
 	sb_printf(&e, "; synchronous_commit=%s synchronous_standby_names='%s'", sc ? sc : "?", names ? names : "?");
 	if (isfinite(commits))
 		sb_printf(&e, "; %.0f commits/s", commits);

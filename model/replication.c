@@ -59,6 +59,11 @@ static bool is_sync(const struct repl_standby *s)
 	return strcmp(s->sync_state, "sync") == 0 || strcmp(s->sync_state, "quorum") == 0;
 }
 
+double repl_stalled_s(const struct repl_standby *s)
+{
+	return s->flush_b > 0 && s->reply_s >= REPL_STALL_S ? s->reply_s : 0;
+}
+
 int repl_sync_count(const struct repl *r)
 {
 	int n = 0;

@@ -34,6 +34,11 @@ void repl_model_reset(struct repl_model *rm);
 /* The synchronous standby commits wait for: a sync / quorum one with the
  * most flush lag (NULL: none connected). */
 const struct repl_standby *repl_sync_standby(const struct repl *r);
+/* Seconds a standby has not answered while WAL waits for its flush (its
+ * lag figures are its last reply's: they stand still while it is
+ * stopped); 0 when it answers or nothing waits. */
+#define REPL_STALL_S 2.0
+double repl_stalled_s(const struct repl_standby *s);
 /* Standbys whose state says sync or quorum. */
 int repl_sync_count(const struct repl *r);
 /* Bytes as text: "0B", "1.2K", "35.0M". */

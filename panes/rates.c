@@ -182,10 +182,10 @@ static int repl_lines_pg(const struct model *m, char lines[][160], bool *crit, i
 		repl_fmt_ms(x->flush_ms, fm, sizeof fm);
 		repl_fmt_bytes((double)x->replay_b, rb, sizeof rb);
 		repl_fmt_ms(x->replay_ms, rm, sizeof rm);
-		if (isfinite(x->reply_s) && x->reply_s >= 10)
-			str_printf(rep, sizeof rep, ", no reply for %.0f s", x->reply_s);
+		if (repl_stalled_s(x) > 0)
+			str_printf(rep, sizeof rep, ", no reply for %.0f s", repl_stalled_s(x));
 		bool sync = strcmp(x->sync_state, "sync") == 0 || strcmp(x->sync_state, "quorum") == 0;
-		LINE(sync && (x->flush_b >= 16 * 1024 * 1024 || x->flush_ms >= 1000 || x->reply_s >= 10),
+		LINE(sync && (x->flush_b >= 16 * 1024 * 1024 || x->flush_ms >= 1000 || repl_stalled_s(x) > 0),
 		     "standby %s (%s, %s): flush lag %s / %s, replay lag %s / %s%s", x->name[0] ? x->name : "?",
 		     x->sync_state, x->state, fb, fm, rb, rm, rep);
 	}
