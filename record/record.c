@@ -1032,6 +1032,8 @@ static void read_repl(struct sample *s, const unsigned char *d, size_t n)
 	struct fio c = fio_reader(d, n);
 	struct repl r;
 	memset(&r, 0, sizeof r);
+	r.ss_status = r.enabled = -1;   /* what a standbys field does not carry: not known */
+	r.timeout_ms = r.wait_count = -1;
 	repl_io(&c, &r);
 	if (c.bad || r.kind == REPL_NONE)
 		return;
