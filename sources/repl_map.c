@@ -9,21 +9,26 @@
 
 #include "../util/util.h"
 
+/* pg_stat_get_wal_senders() itself rather than the pg_stat_replication
+ * view: the view joins every backend's pg_stat_activity row, which costs
+ * the server in proportion to its sessions; here only the walsenders'
+ * own rows are looked up (application_name, client address). */
 #define PG_REPL_SQL_HEAD                                                                          \
-	"SELECT application_name, CASE WHEN client_port = -1 THEN 'local' ELSE host(client_addr) END, " \
-	"state, sync_state, pg_wal_lsn_diff(w.lsn, sent_lsn)::bigint, "                            \
-	"pg_wal_lsn_diff(w.lsn, write_lsn)::bigint, pg_wal_lsn_diff(w.lsn, flush_lsn)::bigint, "    \
-	"pg_wal_lsn_diff(w.lsn, replay_lsn)::bigint, (extract(epoch FROM write_lag) * 1000)::float8, " \
-	"(extract(epoch FROM flush_lag) * 1000)::float8, (extract(epoch FROM replay_lag) * 1000)::float8, "
+	"SELECT a.application_name, CASE WHEN a.client_port = -1 THEN 'local' ELSE host(a.client_addr) END, " \
+	"w.state, w.sync_state, pg_wal_lsn_diff(p.lsn, w.sent_lsn)::bigint, "                     \
+	"pg_wal_lsn_diff(p.lsn, w.write_lsn)::bigint, pg_wal_lsn_diff(p.lsn, w.flush_lsn)::bigint, " \
+	"pg_wal_lsn_diff(p.lsn, w.replay_lsn)::bigint, (extract(epoch FROM w.write_lag) * 1000)::float8, " \
+	"(extract(epoch FROM w.flush_lag) * 1000)::float8, (extract(epoch FROM w.replay_lag) * 1000)::float8, "
 #define PG_REPL_SQL_TAIL                                                                          \
-	" FROM pg_stat_replication, (SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_receive_lsn() " \
-	"ELSE pg_current_wal_lsn() END AS lsn) w "                                                  \
-	"ORDER BY sync_state IN ('sync', 'quorum') DESC NULLS LAST, application_name LIMIT 64"
+	" FROM pg_stat_get_wal_senders() w LEFT JOIN LATERAL pg_stat_get_activity(w.pid) a ON true, " \
+	"(SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_receive_lsn() "                     \
+	"ELSE pg_current_wal_lsn() END AS lsn) p "                                                  \
+	"ORDER BY w.sync_state IN ('sync', 'quorum') DESC NULLS LAST, a.application_name LIMIT 64"
 
 const char *pg_repl_sql(const struct caps *c)
 {
 	if (c->version_num >= 120000)
-		return PG_REPL_SQL_HEAD "extract(epoch FROM clock_timestamp() - reply_time)::float8" PG_REPL_SQL_TAIL;
+		return PG_REPL_SQL_HEAD "extract(epoch FROM clock_timestamp() - w.reply_time)::float8" PG_REPL_SQL_TAIL;
 	return PG_REPL_SQL_HEAD "NULL::float8" PG_REPL_SQL_TAIL;
 }
 
