@@ -7,8 +7,8 @@
 # every refresh. Phase "none": the standby stopped and synchronous_standby_names
 # empty: read only with the settings (every 10 s). Prints the read's own
 # server time (replication.query_ms: the server's clock before and after it),
-# dbtop's whole query time per refresh and dbtop's CPU (utime + stime of the
-# process over the window) for each phase.
+# dbtop's whole query time per refresh and dbtop's CPU (its time on a CPU
+# over the window, /proc/PID/schedstat, ns) for each phase.
 # Env: BENCH_SECONDS [40] records per phase; BENCH_IDLE [100] idle sessions
 # held open (pg_stat_replication joins pg_stat_activity: its size counts);
 # DBTOP_PG15_PORT [45415] (+1 primary, +2 standby); DBTOP_SANDBOX_DIR.
@@ -66,16 +66,15 @@ phase() {
 	./dbtop --batch --count "$N" --interval 1 --format json "postgresql://mon@127.0.0.1:$P1/postgres" >"$BASE/$1.json" 2>/dev/null &
 	dp=$!
 	sleep 2
-	t0=$(awk '{print $14 + $15}' /proc/$dp/stat)
+	t0=$(awk '{print $1}' /proc/$dp/schedstat)
 	local w0=$(date +%s.%N)
 	sleep $((N - 4))
-	t1=$(awk '{print $14 + $15}' /proc/$dp/stat)
+	t1=$(awk '{print $1}' /proc/$dp/schedstat)
 	local w1=$(date +%s.%N)
 	wait "$dp"
 	wait "$lp" || true
-	local hz=$(getconf CLK_TCK)
-	awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$hz" -v n="$1" \
-		'BEGIN { printf "%-8s dbtop CPU %.3f %% (%d ticks over %.1f s)\n", n, (b - a) / hz / (w1 - w0) * 100, b - a, w1 - w0 }'
+	awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v n="$1" \
+		'BEGIN { printf "%-8s dbtop CPU %.3f %% (%.1f ms on CPU over %.1f s, /proc/PID/schedstat)\n", n, (b - a) / 1e9 / (w1 - w0) * 100, (b - a) / 1e6, w1 - w0 }'
 	jq -rs --arg n "$1" '. as $all | ($all | [.[] | .replication.query_ms | select(. != null)] | sort) as $q |
 		($all | [.[] | .cost.query_ms] | sort) as $c | $all |
 		"\($n) replication reads \($q | length)/\(length): server ms median \(if ($q|length) > 0 then $q[($q|length)/2|floor] else null end) p95 \(if ($q|length) > 0 then $q[(($q|length)*0.95)|floor] else null end) max \($q | max);  dbtop query ms per refresh median \($c[(($c|length)/2)|floor]) p95 \($c[(($c|length)*0.95)|floor])"' "$BASE/$1.json"
