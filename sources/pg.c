@@ -41,9 +41,9 @@ struct pg_priv {
 	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
 	bool ws_prepared;       /* the sampling statement is prepared */
 	struct pacer profile_pace; /* pg_wait_sampling profile reads */
-	/* replication: pg_stat_replication is read at every refresh while the
-	 * last read saw a walsender or synchronous_standby_names is set, else
-	 * with the settings (every few seconds) */
+	/* replication: the walsenders (pg_stat_replication's figures) are read
+	 * at every refresh while the last read saw one or
+	 * synchronous_standby_names is set, else with the settings (10 s) */
 	bool repl_rows;         /* the last read saw a walsender */
 	bool sync_names;        /* synchronous_standby_names is not empty */
 };
@@ -84,7 +84,7 @@ static double pg_server_ms(const PGresult *r, int col)
 #define TEXT_FETCH_MAX 100      /* query texts fetched per refresh */
 
 /* A query's results (a multi-statement string yields several). */
-#define PG_MAXRES 12
+#define PG_MAXRES 16
 struct pg_results {
 	PGresult *r[PG_MAXRES];
 	int n;
