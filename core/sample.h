@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "repl.h"
+#include "logdev.h"
 
 enum engine {
 	ENGINE_UNKNOWN = 0,
@@ -144,6 +145,9 @@ struct sample {
 	struct session_set *sessions;
 	/* Synchronous replication (core/repl.h); kind REPL_NONE: not read. */
 	struct repl repl;
+	/* The log devices' /proc/diskstats counters (core/logdev.h), read by
+	 * the driver when the server is on this host; .read false otherwise. */
+	struct logdev_sample logdev;
 };
 
 /* Free what the sample owns (digests, lock waits, wait profile, sessions) and clear
