@@ -11,12 +11,13 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 MYSQL_CONFIG ?= $(shell command -v mariadb_config 2>/dev/null || command -v mysql_config 2>/dev/null)
 
-PKGS := ncursesw libpq libpcre2-8
+PKGS := ncursesw libpq libpcre2-8 libmicrohttpd
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	$(shell $(MYSQL_CONFIG) --include 2>/dev/null)
 # the binary links neither client library: each backend is a plugin that
 # links its own, loaded only for the engine in use (smaller footprint)
-BASE_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw libpcre2-8 2>/dev/null) -lpthread -ldl
+# libmicrohttpd: the --listen endpoint's HTTP server (app/listen.c)
+BASE_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw libpcre2-8 libmicrohttpd 2>/dev/null) -lpthread -ldl
 PQ_LIBS := $(shell $(PKG_CONFIG) --libs libpq 2>/dev/null)
 MY_LIBS := $(shell $(MYSQL_CONFIG) --libs 2>/dev/null)
 DEP_LIBS := $(BASE_LIBS) $(PQ_LIBS) $(MY_LIBS)
@@ -40,10 +41,10 @@ CORE_SRC := util/util.c util/redact.c core/tunables.c core/fixes.c \
 	record/record.c record/replay.c \
 	tune/journal.c tune/tuner.c \
 	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c \
-	tui/theme_parse.c app/batch.c
+	tui/theme_parse.c app/batch.c app/metrics.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := app/main.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
+MAIN_SRC := app/main.c app/listen.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
 # the incident recording bundled into the binary for --demo
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

@@ -18,6 +18,7 @@
 #include "../tune/tuner.h"
 #include "../util/util.h"
 #include "batch.h"
+#include "listen.h"
 #include "../tui/ui.h"
 
 #ifndef DBTOP_VERSION
@@ -50,6 +51,9 @@ struct opts {
 	double tune_ttl;          /* --tune-ttl, s; 0: until quit */
 	bool sessions;            /* --sessions: every session in each batch record */
 	long long explain_id;     /* --explain ID: print that session's plan and exit; 0: none */
+	const char *listen;       /* --listen [ADDR:]PORT: the /metrics endpoint */
+	bool listen_any;          /* --listen-any: a non-loopback address allowed */
+	bool no_screen;           /* --no-screen: sample for the endpoint only (no screen, no records) */
 };
 
 /* The bundled incident recording (build/demo_rec.c, from recordings/). */
@@ -117,6 +121,13 @@ static void usage(FILE *f)
 	      "                            cancel or tuning keys\n"
 	      "      --tune-ttl DURATION   revert each setting change after DURATION (90s, 15m, 1h;\n"
 	      "                            default: when dbtop exits)\n"
+	      "metrics endpoint (docs/metrics.md):\n"
+	      "      --listen [ADDR:]PORT  serve /metrics (Prometheus / OpenMetrics) and /healthz\n"
+	      "                            over HTTP; ADDR defaults to 127.0.0.1\n"
+	      "      --listen-any          allow a non-loopback ADDR (the endpoint has no\n"
+	      "                            authentication)\n"
+	      "      --no-screen           with --listen: sample for the endpoint only, no\n"
+	      "                            screen and no batch records (until a signal)\n"
 	      "record and replay:\n"
 	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
 	      "      --redact              replace literals in recorded text with ?\n"
@@ -240,7 +251,7 @@ enum {
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_WIDE, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 	OPT_TUNE_TTL, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
-	OPT_SESSIONS, OPT_EXPLAIN,
+	OPT_SESSIONS, OPT_EXPLAIN, OPT_LISTEN, OPT_LISTEN_ANY, OPT_NO_SCREEN,
 };
 
 static const struct option long_opts[] = {
@@ -278,6 +289,9 @@ static const struct option long_opts[] = {
 	{"sample-hz", required_argument, NULL, OPT_SAMPLE_HZ},
 	{"sessions", no_argument, NULL, OPT_SESSIONS},
 	{"explain", required_argument, NULL, OPT_EXPLAIN},
+	{"listen", required_argument, NULL, OPT_LISTEN},
+	{"listen-any", no_argument, NULL, OPT_LISTEN_ANY},
+	{"no-screen", no_argument, NULL, OPT_NO_SCREEN},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -362,6 +376,28 @@ static void check_args(int argc, char **argv, struct opts *o, struct target *t)
 		o->batch = true;
 }
 
+/* The endpoint's options: --listen-any and --no-screen need --listen;
+ * --no-screen excludes --batch (it is the batch loop without records). */
+static void check_listen_args(struct opts *o)
+{
+	char err[NOTE_LEN];
+
+	if (o->listen_any && !o->listen)
+		die_usage("--listen-any needs --listen [ADDR:]PORT:", "--listen-any");
+	if (o->no_screen && !o->listen)
+		die_usage("--no-screen needs --listen [ADDR:]PORT (else there is nothing to show):", "--no-screen");
+	if (o->no_screen && (o->batch || o->json))
+		die_usage("--no-screen and --batch exclude each other (--batch with --listen prints records and "
+			  "serves):", "--no-screen");
+	if (o->no_screen)
+		o->batch = true;
+	if (o->listen && !listen_spec_ok(o->listen, o->listen_any, err, sizeof err)) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		usage(stderr);
+		exit(2);
+	}
+}
+
 static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 {
 	int c;
@@ -400,6 +436,9 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_ASCII: o->ascii = true; break;
 		case OPT_READ_ONLY: o->read_only = true; break;
 		case OPT_SESSIONS: o->sessions = true; break;
+		case OPT_LISTEN: o->listen = optarg; break;
+		case OPT_LISTEN_ANY: o->listen_any = true; break;
+		case OPT_NO_SCREEN: o->no_screen = true; break;
 		case OPT_EXPLAIN: o->explain_id = (long long)num_arg("--explain", optarg, 1, 9.2e18); break;
 		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
 		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
@@ -423,6 +462,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		}
 	}
 	check_args(argc, argv, o, t);
+	check_listen_args(o);
 }
 
 /* Open the recording once the server is known; NULL-safe errors go to stderr. */
@@ -532,6 +572,7 @@ struct run {
 	bool replaying;
 	struct tuner *tuner;
 	double start_mono;
+	struct listener *ls;      /* --listen, or NULL */
 };
 
 /* Write the sample (and the capabilities of a new connection) to the
@@ -581,7 +622,10 @@ static void batch_loop(const struct run *r)
 		batch_record(r, &s, &caps_gen);
 		model_update(r->m, &s);
 		sample_release(&s);
-		if (r->m->intervals > 1 && s.wall >= r->src->start_wall + o->from) {
+		listen_publish(r->ls, 0, r->m, r->host);
+		if (o->no_screen) {
+			printed++;
+		} else if (r->m->intervals > 1 && s.wall >= r->src->start_wall + o->from) {
 			out.len = 0;
 			if (o->json)
 				batch_json_sessions(r->m, r->host, o->top < 0 ? 20 : o->top, o->sessions, &out);
@@ -608,6 +652,13 @@ static void batch_loop(const struct run *r)
 	sb_free(&out);
 }
 
+/* The screen's hook after each model update: publish to the endpoint. */
+static void publish_update(const void *arg, const struct model *m)
+{
+	const struct run *r = arg;
+	listen_publish(r->ls, 0, m, r->host);
+}
+
 /* The screen until it quits; its exit status. *worker_running: a query
  * still runs in the sampler thread. */
 static int run_screen(const struct run *r, bool *worker_running)
@@ -618,6 +669,7 @@ static int run_screen(const struct run *r, bool *worker_running)
 		.replay = r->replaying, .speed = o->speed, .host = r->host,
 		.rec = *r->recording ? r->rec : NULL, .read_only = o->read_only,
 		.tuner = r->replaying ? NULL : r->tuner, .start_mono = r->start_mono,
+		.on_update = r->ls ? publish_update : NULL, .on_update_arg = r,
 	};
 	int status = ui_run(r->src, r->m, &uo);
 	if (uo.exit_msg[0])   /* it may quote a server's error text */
@@ -669,6 +721,13 @@ int main(int argc, char **argv)
 		return status;
 	}
 
+	/* the endpoint first: a port in use is said before any connection */
+	struct listener *ls = NULL;
+	if (o.listen && !(ls = listen_start(o.listen, o.listen_any, 1, err, sizeof err))) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		target_free(&t);
+		return 1;
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -679,10 +738,13 @@ int main(int argc, char **argv)
 	/* a screen that cannot start is said before any connection */
 	if ((!o.batch && !o.explain_id && !ui_possible(err, sizeof err)) || source_open(&src, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
+		listen_stop(ls);
 		target_free(&t);
 		return 1;
 	}
 	host = replaying ? rcfg.host : t.label;
+	if (o.explain_id)
+		listen_stop(ls);
 	if (o.explain_id)
 		return explain_and_exit(&src, &t, o.explain_id);
 	struct tuner *tuner = start_tuner(&src, &o, &t, replaying);
@@ -693,6 +755,7 @@ int main(int argc, char **argv)
 
 	struct run r = {.o = &o, .src = &src, .m = &m, .rec = &rec, .recording = &recording, .host = host,
 			.replaying = replaying, .tuner = tuner, .start_mono = start_mono};
+	r.ls = ls;
 	if (!o.batch) {
 		bool worker_running;
 		status = run_screen(&r, &worker_running);
@@ -701,11 +764,13 @@ int main(int argc, char **argv)
 			 * may touch alone; exiting ends it */
 			if (recording)
 				rec_close(&rec);
+			listen_stop(ls);
 			return status;
 		}
 	} else {
 		batch_loop(&r);
 	}
+	listen_stop(ls);
 	if (replaying && src.finished)
 		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
 	if (recording)

@@ -1368,8 +1368,11 @@ static bool take_samples(struct ui *u)
 			rec_close(u->o->rec);
 			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
 		}
-		if (!u->paused)
+		if (!u->paused) {
 			model_update(u->m, &msg->s);
+			if (u->o->on_update)
+				u->o->on_update(u->o->on_update_arg, u->m);
+		}
 		sample_release(&msg->s);
 	}
 	free(msg);

@@ -22,6 +22,10 @@ struct ui_opts {
 	struct tuner *tuner;    /* tuning (owned by the sampler thread while it runs), or NULL */
 	char exit_msg[1200];     /* out: what happened to tuning changes at exit, for stderr */
 	double start_mono;      /* monotonic s when dbtop started (first-frame figure) */
+	/* called with the model after each model_update() (the --listen
+	 * endpoint publishes there), or NULL */
+	void (*on_update)(const void *arg, const struct model *m);
+	const void *on_update_arg;
 };
 
 /* Can this terminal show the screen? false with the reason in why. */
