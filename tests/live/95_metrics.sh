@@ -25,6 +25,21 @@ cleanup() {
 trap cleanup EXIT
 t0=$(date +%s)
 
+# ---- docs/metrics.md: its scrape configuration and alert rules ----
+# block NAME: the yaml block after the "<!-- NAME -->" line of docs/metrics.md
+block() { awk -v m="<!-- $1 -->" '$0 == m { f = 1; next } f && /^```yaml/ { p = 1; next } p && /^```/ { exit } p' docs/metrics.md; }
+block dbtop-rules.yml >"$tmp/dbtop-rules.yml"
+block prometheus.yml >"$tmp/prometheus-doc.yml"
+if command -v promtool >/dev/null; then
+    check "docs/metrics.md: promtool check rules passes on its alert rules" promtool check rules "$tmp/dbtop-rules.yml"
+    check "docs/metrics.md: promtool check config passes on its scrape configuration" \
+        promtool check config "$tmp/prometheus-doc.yml"
+else
+    ok "docs/metrics.md: promtool check rules / config # SKIP promtool not installed"
+fi
+check "docs/metrics.md: two or more alert rules on dbtop_finding" \
+    test "$(grep -c 'expr:.*dbtop_finding' "$tmp/dbtop-rules.yml")" -ge 2
+
 # ---- the command line ----
 "$DBTOP" --batch --count 1 --listen 10.1.2.3:$LPORT "$DBTOP_MARIADB_URI" >/dev/null 2>"$tmp/err"
 rc=$?
@@ -69,6 +84,9 @@ cat >"$tmp/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
   scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $tmp/dbtop-rules.yml
 scrape_configs:
   - job_name: dbtop
     static_configs:
@@ -120,10 +138,11 @@ EOF
 hp=$!
 
 # poll: rate() over 30 s once the window lies inside the load (>= 33 s in)
-rate= fnd=
+rate= fnd= alert=
 for ((i = 0; i < 60; i++)); do
     el=$(awk -v a="$lstart" -v b="$(date +%s.%N)" 'BEGIN { printf "%d", b - a }')
     [ -z "$fnd" ] && fnd=$(q 'max(dbtop_finding{id="commit-fsync"})')
+    [ -z "$alert" ] && alert=$(q 'count(ALERTS{alertname="DbtopCommitsWaitOnFsync"})')
     if [ "$el" -ge 33 ]; then
         rate=$(q 'sum(rate(dbtop_commits_total[30s]))')
         [ -n "$rate" ] && break
@@ -140,6 +159,7 @@ lp=
 echo "# rate(dbtop_commits_total[30s]) = $rate/s; commit-fsync finding: ${fnd:-none}; hostile: $(tr '\n' ';' <"$tmp/hostile.log")"
 check "PromQL rate(dbtop_commits_total[30s]) is 200/s within 10 % ($rate)" within "${rate:-null}" 200 10
 check "dbtop_finding{id=\"commit-fsync\"} appears under the slow fsyncs (${fnd:-none})" test "$fnd" = 1
+check "the documented alert DbtopCommitsWaitOnFsync is pending under it (${alert:-none})" test "$alert" = 1
 if command -v promtool >/dev/null; then
     check "promtool check metrics passes on the endpoint's output" bash -c "promtool check metrics <'$tmp/metrics.txt'"
 else
