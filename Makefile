@@ -126,7 +126,8 @@ check:
 # that reach the most C per second: both collectors (20, 30), reconnects
 # and stalls (40, 45), lock chains and their screen (65, 66), kill by
 # identity (67), tuning and its journal (78, 79_pending), faults (85),
-# hostile text (88), signals and the crash handler (89), and the short
+# hostile text (88), signals and the crash handler (89), the metrics
+# endpoint under Prometheus and hostile requests (95), and the short
 # command line, batch, screen and TLS tests (10, 12, 60, 82): 603 s of the
 # 1245 s the live tests took in a full `make check`. Left out (642 s): 50,
 # 55, 56, 70, 75, 76, 77, 79_tune_trust, 80, 90, long loads through the
@@ -135,7 +136,7 @@ check:
 # runs every one.
 # `make asan` is the same.
 ASAN_LIVE ?= 10_cli 12_batch_text 20_mariadb 30_postgres 40_restart 45_stall 57_sessions 58_sessions_tui 60_tui 65_locks \
-	66_locks_tui 67_kill_identity 78_tune 79_pending 82_tls 85_faults 88_hostile 89_safety
+	66_locks_tui 67_kill_identity 78_tune 79_pending 82_tls 85_faults 88_hostile 89_safety 95_metrics
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 ASAN_TESTS := $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%) $(FUZZ_NAMES:%=build-asan/tests/fuzz_%)
 asan: check-asan

@@ -70,6 +70,16 @@ wait "$hp" 2>/dev/null
 hp=
 check "--no-screen printed no record" test ! -s "$tmp/quiet.out"
 
+# beside the screen: the bundled recording on the screen publishes too
+tsock=dbtop-95-$$
+tmux -L "$tsock" -f /dev/null new-session -d -s s -x 120 -y 40 "$(printf '%q' "$DBTOP") --demo --listen $((LPORT + 2))"
+for ((i = 0; i < 100; i++)); do
+    curl -sf "127.0.0.1:$((LPORT + 2))/metrics" 2>/dev/null | grep -q '^dbtop_finding{.*id="commit-fsync"' && break
+    sleep 0.1
+done
+check "beside the screen (--demo --listen): dbtop_finding commit-fsync served" test "$i" -lt 100
+tmux -L "$tsock" kill-server 2>/dev/null
+
 # ---- slow fsyncs, dbtop, Prometheus, 200 transactions/s ----
 [ -f "$shim" ] || make -s CI=1 "$shim" >/dev/null 2>&1
 check "the slow-sync shim is built ($shim)" test -f "$shim"
