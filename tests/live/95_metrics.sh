@@ -199,7 +199,11 @@ check "batch records went on every interval: $n records, largest gap $gap s (<= 
     bash -c "[ $n -ge 30 ] && awk -v g='$gap' 'BEGIN { exit !(g != \"null\" && g <= 1.5) }'"
 check "dbtop is still running" kill -0 "$dp"
 kill "$pp" "$dp"
-wait "$pp" "$dp" 2>/dev/null
+wait "$dp"
+rc=$?
+wait "$pp" 2>/dev/null
 pp= dp=
+check "dbtop ends on SIGTERM with status 0 and nothing on stderr from the sanitizers (exit $rc)" \
+    bash -c "[ $rc = 0 ] && ! grep -qE 'Sanitizer|runtime error' '$tmp/dbtop.err'"
 echo "# 95_metrics took $(($(date +%s) - t0)) s"
 done_tests
