@@ -197,6 +197,25 @@ n=$(wc -l <"$tmp/batch.json")
 echo "# $n batch records, largest gap between two: $gap s"
 check "batch records went on every interval: $n records, largest gap $gap s (<= 1.5)" \
     bash -c "[ $n -ge 30 ] && awk -v g='$gap' 'BEGIN { exit !(g != \"null\" && g <= 1.5) }'"
+
+# a target going down: dbtop_up 0, its server's series left out, then back
+tests/sandbox.sh restart mariadb >"$tmp/restart.log" 2>&1 &
+rp=$!
+down= back=
+for ((i = 0; i < 600; i++)); do
+    curl -s "127.0.0.1:$LPORT/metrics" >"$tmp/m.txt" 2>/dev/null
+    if [ -z "$down" ] && grep -q '^dbtop_up{.*} 0$' "$tmp/m.txt"; then
+        cp "$tmp/m.txt" "$tmp/down.txt"
+        down=1
+    fi
+    [ -n "$down" ] && grep -q '^dbtop_up{.*} 1$' "$tmp/m.txt" && grep -q '^dbtop_commits_total{' "$tmp/m.txt" && back=1 && break
+    sleep 0.1
+done
+wait "$rp" && slowed=
+check "server restarted: the endpoint said dbtop_up 0" test -n "$down"
+check "... and kept dbtop_samples_total, left out every counter, gauge and finding of the server" \
+    bash -c "grep -q '^dbtop_samples_total{' '$tmp/down.txt' && ! grep -qE '^dbtop_(commits_total|fsyncs_total|fsyncs_per_commit|finding|wait_aas|lock_)' '$tmp/down.txt'"
+check "... then dbtop_up 1 with the counters back" test -n "$back"
 check "dbtop is still running" kill -0 "$dp"
 kill "$pp" "$dp"
 wait "$dp"
