@@ -50,7 +50,10 @@ tck=$(getconf CLK_TCK)
 echo "fuzz: $SECONDS_RUN s, $WORKERS workers: $(cat "$tmp/fuzz.json")"
 echo "dbtop: alive at the end: $alive, exit status after SIGTERM: $rc, RSS ${rss:-?} kB," \
     "CPU $(awk -v a="$cpu0" -v b="$cpu1" -v t="$tck" -v s="$SECONDS_RUN" 'BEGIN { printf "%.1f %%", (b - a) / t / s * 100 }')"
-echo "batch: $n records, largest gap between two: $gap s"
+at=$(jq -s -r '[range(1; length) as $i | {g: (.[$i].ts - .[$i - 1].ts), q: .[$i].cost.query_ms}] | max_by(.g) |
+    "its sample took \(.q) ms of queries"' "$tmp/batch.json")
+late=$(jq -s '[range(1; length) as $i | .[$i].ts - .[$i - 1].ts | select(. > 1.1)] | length' "$tmp/batch.json")
+echo "batch: $n records, largest gap between two: $gap s ($at); gaps over 1.1 s: $late"
 if ls "$tmp"/asan* "$tmp"/ubsan* >/dev/null 2>&1; then
     echo "sanitizer reports:"
     cat "$tmp"/asan* "$tmp"/ubsan* 2>/dev/null | head -40
