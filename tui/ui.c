@@ -52,6 +52,7 @@ struct ui {
 	bool at_built;         /* travel holds at_seq (else the live model is it) */
 	int pull_n;            /* frozen replay: samples still to take for a step forward */
 	double pull_wall;      /* ... or up to this wall time (0: none) */
+	double pull_to;        /* ... then land nearest this wall time (0: the newest) */
 	unsigned long steps;   /* travel keys drawn (rebuild + frame) and their time, s */
 	double step_total, step_max;
 	double step_t0;        /* monotonic s of the travel key not drawn yet, 0: none */
@@ -1291,6 +1292,7 @@ static void travel_freeze(struct ui *u)
 	sampler_pause(&u->sp, true);
 	u->pull_n = 0;
 	u->pull_wall = 0;
+	u->pull_to = 0;
 	u->at_wall = 0;
 	if (u->o->hist && u->o->hist->n)
 		travel_land(u, (long)u->o->hist->n - 1);
@@ -1305,6 +1307,7 @@ static void travel_live(struct ui *u)
 	u->at_wall = 0;
 	u->pull_n = 0;
 	u->pull_wall = 0;
+	u->pull_to = 0;
 	u->src->seek_to = 0;
 	sampler_pause(&u->sp, false);
 }
@@ -1344,8 +1347,12 @@ static void travel_move(struct ui *u, int n, double wall)
 				u->pull_n = (int)(to - last);
 				__atomic_add_fetch(&u->src->seek_steps, u->pull_n, __ATOMIC_ACQ_REL);
 			} else {
+				/* the samples up to the one at or just after wall come at once */
+				double iv = isfinite(u->live->interval_s) && u->live->interval_s > 0 ? u->live->interval_s
+													: u->interval;
 				u->pull_wall = wall;
-				u->src->seek_to = wall;
+				u->pull_to = wall;
+				u->src->seek_to = wall + iv;
 			}
 			return;
 		}
@@ -1638,7 +1645,8 @@ static bool take_samples(struct ui *u)
 	free(msg);
 	if (pulled && u->paused && h && h->n && !u->pull_n && !u->pull_wall) {
 		u->src->seek_to = 0;
-		travel_land(u, (long)h->n - 1);
+		travel_land(u, u->pull_to > 0 ? hist_nearest(h, u->pull_to) : (long)h->n - 1);
+		u->pull_to = 0;
 	}
 	return any;
 }
