@@ -2140,6 +2140,8 @@ static bool take_target_samples(struct ui *u, struct ui_tgt *t)
 			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
 		}
 		fleet_note_state(t);
+		if (u->o->on_update && (h || !u->paused))   /* the live model, frozen screen or not */
+			u->o->on_update(u->o->on_update_arg, (int)(t - u->tg), t->name[0] ? t->name : t->host, t->m);
 		sample_release(&msg->s);
 		if (u->pull_n > 0 || u->pull_wall > 0) {
 			pulled = true;

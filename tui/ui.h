@@ -30,6 +30,10 @@ struct ui_opts {
 	void (*snapshot_json)(const struct model *m, const char *host, const struct event_log *ev,
 			      unsigned long ev_from, unsigned long ev_to, struct strbuf *out);
 	struct history *hist;   /* the samples kept for time travel (--history), or NULL */
+	/* called with the model after each model_update() (the --listen
+	 * endpoint publishes there), or NULL */
+	void (*on_update)(const void *arg, int slot, const char *name, const struct model *m);
+	const void *on_update_arg;
 };
 
 /* One server the screen watches (several: the fleet screen opens first). */
