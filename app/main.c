@@ -18,6 +18,7 @@
 #include "../tune/tuner.h"
 #include "../util/util.h"
 #include "batch.h"
+#include "tour.h"
 #include "../tui/ui.h"
 
 #ifndef DBTOP_VERSION
@@ -39,6 +40,8 @@ struct opts {
 	bool redact;
 	const char *replay;       /* --replay FILE */
 	bool demo;
+	const char *demo_name;    /* --demo NAME: that incident alone; "list": list them */
+	int demo_at;              /* the incident playing (demo_incidents[]) */
 	double speed;             /* replay speed, 0: no waiting */
 	double from;              /* replay start offset, s */
 	const char *theme;        /* --theme NAME|PATH */
@@ -52,9 +55,6 @@ struct opts {
 	long long explain_id;     /* --explain ID: print that session's plan and exit; 0: none */
 };
 
-/* The bundled incident recording (build/demo_rec.c, from recordings/). */
-extern const unsigned char dbtop_demo_rec[];
-extern const size_t dbtop_demo_rec_len;
 
 static volatile sig_atomic_t stop_requested;
 
@@ -123,7 +123,8 @@ static void usage(FILE *f)
 	      "      --replay FILE         show a recording instead of a server\n"
 	      "      --speed X             replay speed (default 1 = real time; 0 = no waiting)\n"
 	      "      --from S              start showing S seconds into the recording\n"
-	      "      --demo                replay the bundled incident recording\n"
+	      "      --demo [NAME|list]    a tour of the bundled incident recordings (> next,\n"
+	      "                            < previous); NAME plays one; list lists them\n"
 	      "      --help                this help\n"
 	      "      --version             print the version\n",
 	      f);
@@ -340,7 +341,9 @@ static void check_args(int argc, char **argv, struct opts *o, struct target *t)
 	if (o->replay || o->demo) {
 		if (o->replay && o->demo)
 			die_usage("--demo and --replay exclude each other:", "--demo");
-		if (optind < argc)
+		if (o->demo && optind < argc)
+			o->demo_name = argv[optind];
+		else if (optind < argc)
 			die_usage("a replay takes no TARGET:", argv[optind]);
 		if (o->record)
 			die_usage("--record needs a live server, not", o->demo ? "--demo" : "--replay");
@@ -477,8 +480,8 @@ static void init_source(struct source *src, struct replay_cfg *rcfg, const struc
 	if (replaying) {
 		rcfg->path = o->replay;
 		if (o->demo) {
-			rcfg->buf = dbtop_demo_rec;
-			rcfg->len = dbtop_demo_rec_len;
+			rcfg->buf = demo_incidents[o->demo_at].rec;
+			rcfg->len = *demo_incidents[o->demo_at].len;
 		}
 		rcfg->speed = o->speed;
 		rcfg->from = o->from;
@@ -608,9 +611,33 @@ static void batch_loop(const struct run *r)
 	sb_free(&out);
 }
 
+/* The demo tour's switch: the same source and model reopened on another
+ * bundled incident. */
+struct tour_run {
+	const struct run *r;
+	struct replay_cfg *rcfg;
+	struct target *t;
+	size_t hist;
+};
+
+static int tour_open(void *ctx, int i)
+{
+	struct tour_run *tr = ctx;
+	struct opts o = *tr->r->o;
+	char err[NOTE_LEN];
+	o.demo_at = i;
+	source_close(tr->r->src);
+	init_source(tr->r->src, tr->rcfg, &o, tr->t, true);
+	if (source_open(tr->r->src, err, sizeof err) < 0)
+		return -1;
+	model_free(tr->r->m);
+	model_init(tr->r->m, tr->hist);
+	return 0;
+}
+
 /* The screen until it quits; its exit status. *worker_running: a query
- * still runs in the sampler thread. */
-static int run_screen(const struct run *r, bool *worker_running)
+ * still runs in the sampler thread. tr: the demo tour, or NULL. */
+static int run_screen(const struct run *r, bool *worker_running, struct tour_run *tr)
 {
 	const struct opts *o = r->o;
 	struct ui_opts uo = {
@@ -619,6 +646,14 @@ static int run_screen(const struct run *r, bool *worker_running)
 		.rec = *r->recording ? r->rec : NULL, .read_only = o->read_only,
 		.tuner = r->replaying ? NULL : r->tuner, .start_mono = r->start_mono,
 	};
+	if (tr) {
+		/* --demo NAME: that incident alone; else all, from the first */
+		uo.tour = o->demo_name ? &demo_stops[o->demo_at] : demo_stops;
+		uo.tour_n = o->demo_name ? 1 : (int)demo_nincidents;
+		uo.tour_at = 0;
+		uo.tour_open = tour_open;
+		uo.tour_ctx = tr;
+	}
 	int status = ui_run(r->src, r->m, &uo);
 	if (uo.exit_msg[0])   /* it may quote a server's error text */
 		fprintf(stderr, "dbtop: %s\n", text_sanitize(uo.exit_msg));
@@ -663,6 +698,17 @@ int main(int argc, char **argv)
 	}
 	target_init(&t);
 	parse_args(argc, args, &o, &t);
+	if (o.demo_name && strcmp(o.demo_name, "list") == 0) {
+		demo_list(stdout);
+		return 0;
+	}
+	if (o.demo_name && (o.demo_at = demo_find(o.demo_name)) < 0) {
+		char name[64];
+		str_copy(name, sizeof name, o.demo_name);
+		fprintf(stderr, "dbtop: no such demo incident: %s; there are:\n", text_sanitize(name));
+		demo_list(stderr);
+		return 2;
+	}
 	replaying = o.replay || o.demo;
 	if ((status = prepare_target(&t, &o, replaying)) != 0) {
 		target_free(&t);
@@ -695,7 +741,8 @@ int main(int argc, char **argv)
 			.replaying = replaying, .tuner = tuner, .start_mono = start_mono};
 	if (!o.batch) {
 		bool worker_running;
-		status = run_screen(&r, &worker_running);
+		struct tour_run tr = {.r = &r, .rcfg = &rcfg, .t = &t, .hist = hist < HISTORY_MIN ? HISTORY_MIN : hist};
+		status = run_screen(&r, &worker_running, o.demo ? &tr : NULL);
 		if (worker_running) {
 			/* a query still runs in the sampler thread: leave everything it
 			 * may touch alone; exiting ends it */

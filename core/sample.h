@@ -99,6 +99,7 @@ struct digest_set;
 struct lock_set;
 struct wait_set;
 struct session_set;
+struct tune_snap;
 
 struct sample {
 	double mono;            /* s, CLOCK_MONOTONIC when counters were read */
@@ -139,6 +140,10 @@ struct sample {
 	 * Owned like the lock waits: freed by sample_release(); the model
 	 * keeps a copy. */
 	struct session_set *sessions;
+	/* The tuning screen at this sample (core/tunables.h), or NULL: written
+	 * to a recording by the screen, read back by a replay. Owned like the
+	 * sessions: freed by sample_release(). */
+	struct tune_snap *tuning;
 };
 
 /* Free what the sample owns (digests, lock waits, wait profile, sessions) and clear

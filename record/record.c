@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/tunables.h"
 #include "../model/digests.h"
 #include "../model/locks.h"
 #include "../model/sessions.h"
@@ -34,6 +35,7 @@ enum {
 	S_SESSION_META,     /* the session list: status, query ms, age, note */
 	S_SESSION,          /* one session of the list (put_sessions) */
 	S_SESSION_IDLE,     /* after the list: idle sessions counted, not listed (u64) */
+	S_TUNING = 32,      /* the tuning screen: tuning_io */
 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
@@ -940,6 +942,57 @@ static void put_sessions(struct recorder *r, struct strbuf *b, const struct sess
 	sb_free(&f);
 }
 
+/* S_TUNING: u8 TSNAP_* flags, f64 ttl (s), why, note (shorts), u8 rows,
+ * then per row: name, now, what a sets (shorts), u8 TSROW_* flags, the
+ * value before and the value dbtop set (shorts), f64 when it was set, the
+ * revert token (short). */
+static void tuning_io(struct fio *c, struct tune_snap *t)
+{
+	uint8_t n = (uint8_t)(t->n > TUNABLES_MAX ? TUNABLES_MAX : t->n < 0 ? 0 : t->n);
+	fio_u8(c, &t->flags);
+	fio_f64(c, &t->ttl);
+	fio_short(c, t->why, sizeof t->why);
+	fio_short(c, t->note, sizeof t->note);
+	fio_u8(c, &n);
+	t->n = n > TUNABLES_MAX ? TUNABLES_MAX : n;
+	for (int i = 0; i < t->n && !c->bad; i++) {
+		struct tune_snap_row *r = &t->row[i];
+		fio_short(c, r->name, sizeof r->name);
+		fio_short(c, r->now, sizeof r->now);
+		fio_short(c, r->to, sizeof r->to);
+		fio_u8(c, &r->flags);
+		fio_short(c, r->was, sizeof r->was);
+		fio_short(c, r->val, sizeof r->val);
+		fio_f64(c, &r->since);
+		fio_short(c, r->undo, sizeof r->undo);
+	}
+}
+
+static void put_tuning(struct strbuf *b, const struct tune_snap *t)
+{
+	struct strbuf f;
+	struct tune_snap x = *t;
+	sb_init(&f);
+	struct fio c = fio_writer(&f, false);
+	tuning_io(&c, &x);
+	put_field(b, S_TUNING, f.s, f.len);
+	sb_free(&f);
+}
+
+/* S_TUNING read back; a damaged field leaves the sample without one. */
+static void read_tuning(struct sample *s, const unsigned char *d, size_t n)
+{
+	struct fio c = fio_reader(d, n);
+	struct tune_snap *t = xcalloc(1, sizeof *t);
+	tuning_io(&c, t);
+	if (!fio_whole(&c)) {
+		free(t);
+		return;
+	}
+	free(s->tuning);
+	s->tuning = t;
+}
+
 /* The wait profile: its source and sampling figures, then one field per
  * event. */
 static void put_waits(struct strbuf *b, struct wait_set *w)
@@ -1005,6 +1058,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_u64(&b, S_WAITS_SKIPPED, 1);
 	if (s->sessions)
 		put_sessions(r, &b, s->sessions);
+	if (s->tuning)
+		put_tuning(&b, s->tuning);
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -1376,6 +1431,7 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 			s->sessions->idle_unread = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
 		break;
 	case S_WAIT_META: case S_WAIT: read_waits(s, tag, d, n); break;
+	case S_TUNING: read_tuning(s, d, n); break;
 	default: break;
 	}
 }

@@ -78,6 +78,7 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 	p->it.sample.locks = NULL;
 	p->it.sample.waits = NULL;
 	p->it.sample.sessions = NULL;
+	p->it.sample.tuning = NULL;
 	if (out->wall < src->start_wall + cfg->from || cfg->speed <= 0) {
 		p->paced = false;
 		return 0;

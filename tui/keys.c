@@ -70,6 +70,8 @@ const struct key_bind key_binds[] = {
 	{{'z'}, KA_ZOOM, 0, KW_OVERVIEW, false, "z", NULL,
 	 "zoom the focused pane: it gets every spare row, the others their one-line summary; z again shares "
 	 "the rows by need"},
+	{{'>'}, KA_TOUR_NEXT, 0, KW_ALL, false, ">", NULL, "the demo tour (--demo): the next incident"},
+	{{'<'}, KA_TOUR_PREV, 0, KW_ALL, false, "<", NULL, "the demo tour (--demo): the previous incident"},
 	{{'0', '1', '2', '3', '4', '5', '6'}, KA_SCREEN, 0, KW_ALL, false, "0-6", "0-6 Screens",
 	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning, 6 sessions"},
 	{{'u'}, KA_UNDO, 0, KW_ALL, false, "u", NULL, "undo the newest setting change dbtop made"},
@@ -133,4 +135,9 @@ int key_help_scroll(int ch)
 	case KA_END: return 3;
 	default: return 0;
 	}
+}
+
+bool key_needs_server(const struct key_bind *b)
+{
+	return b->acts || b->act == KA_UNDO || b->act == KA_UNDO_ALL || b->act == KA_EXPLAIN;
 }

@@ -81,6 +81,7 @@ struct ui {
 	struct pane_ask batch; /* x / c on tagged sessions: the ones still to act on */
 	int batch_next;        /* next of batch.more_id[] to send; batch.act 0: none */
 	int batch_ok, batch_sent;
+	double tour_end;       /* monotonic s the tour's incident ended, 0: playing */
 };
 
 /* Changes in force (for the crash message). */
@@ -297,7 +298,8 @@ static void header_tuned(const struct ui *u, char *tuned, size_t len)
 	tuned[0] = '\0';
 	if (u->tv.nactive <= 0)
 		return;
-	double oldest = u->tv.active[u->tv.nactive - 1].wall, age = clock_wall() - oldest;
+	double now = u->tv.at_wall > 0 ? u->tv.at_wall : clock_wall();
+	double oldest = u->tv.active[u->tv.nactive - 1].wall, age = now - oldest;
 	long a = age > 0 ? (long)age : 0;
 	str_printf(tuned, len, " TUNED %d %ldm%02lds ", u->tv.nactive, a / 60, a % 60);
 	/* --tune-ttl counts on the monotonic clock (a wall clock step moves
@@ -578,7 +580,8 @@ static bool sessions_tile(const struct ui *u)
  * it is read only then. */
 static void sessions_tick(struct ui *u)
 {
-	bool want = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u));
+	/* a recording keeps the list whatever shows, so its replay has it */
+	bool want = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->recording;
 	bool idle = (u->views[SESSIONS_SCREEN - 1].sort & SESSIONS_SHOW_IDLE) != 0;
 	if (want == u->sessions_wanted && idle == u->sessions_idle)
 		return;
@@ -923,6 +926,24 @@ static void draw_ask(struct ui *u)
 	cv_text(&in, in.h - 1, 0, R_KEY, "y: do it    any other key: no");
 }
 
+/* The tour's caption now: the incident, then the newest caption of its
+ * track at the recording's time (its end: what the keys do). */
+static void tour_caption(const struct ui *u, char *buf, size_t len)
+{
+	const struct tour_stop *t = &u->o->tour[u->o->tour_at];
+	double at = u->m->intervals > 0 ? u->m->last.wall - u->src->start_wall : 0;
+	const char *text = "";
+	for (const struct tour_caption *c = t->cap; c && c->text; c++)
+		if (c->at <= at)
+			text = c->text;
+	if (u->ended)
+		text = u->o->tour_at + 1 < u->o->tour_n
+			       ? (u->o->speed > 0 ? "end of this incident: the next one follows (> now, < back, q quits)"
+						  : "end of this incident: > the next one, < the previous, q quits")
+			       : "end of the tour: < the previous incident, q quits";
+	str_printf(buf, len, " %d/%d %s  %s", u->o->tour_at + 1, u->o->tour_n, t->name, text);
+}
+
 static void draw_frame(struct ui *u)
 {
 	double t0 = clock_mono();
@@ -948,7 +969,15 @@ static void draw_frame(struct ui *u)
 	top = draw_state_line(u, top);
 	top = draw_findings(u, top, u->screen == 0 ? NULL : panes[u->screen - 1]->name,
 			    LINES >= 30 ? 3 : LINES >= 20 ? 2 : 1);
-	h = LINES - 1 - top;
+	h = LINES - 1 - top - (u->o->tour != NULL);
+	if (u->o->tour) {
+		/* the tour's caption, above the key bar */
+		char cap[400];
+		struct canvas cc = screen_canvas(u, LINES - 2, 0, 1, COLS);
+		tour_caption(u, cap, sizeof cap);
+		cv_fill(&cc, 0, 0, COLS, R_SELECTED);
+		cv_text(&cc, 0, 0, R_SELECTED, cap);
+	}
 	if (u->screen == 0) {
 		draw_overview(u, top, h);
 	} else {
@@ -1280,6 +1309,49 @@ static void act_move(const struct key_ctx *k)
 	}
 }
 
+/* The demo tour: play incident to instead (the same screen; the sampler
+ * restarted on the reopened source, what the screen kept of the previous
+ * incident forgotten). */
+static void tour_go(struct ui *u, int to)
+{
+	if (!sampler_stop(&u->sp, 2) || u->o->tour_open(u->o->tour_ctx, to) < 0) {
+		u->quit = true;
+		return;
+	}
+	u->o->tour_at = to;
+	u->ended = false;
+	u->tour_end = 0;
+	u->paused = false;
+	memset(&u->tv, 0, sizeof u->tv);
+	u->tv_gen = 0;
+	u->sessions_wanted = false;
+	u->ask.act = PA_NONE;
+	u->msg[0] = '\0';
+	for (int p = 0; p < NPANES; p++) {
+		u->views[p].sel = u->views[p].top = 0;
+		u->views[p].details = false;
+		u->views[p].sel_id = 0;
+		u->views[p].ntags = 0;
+	}
+	if (sampler_start(&u->sp, u->src, u->o->interval, true, NULL) < 0)
+		u->quit = true;
+}
+
+/* > / <: the next or previous incident of the demo tour. */
+static void act_tour(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	int to = u->o->tour_at + (k->b->act == KA_TOUR_NEXT ? 1 : -1);
+	if (!u->o->tour)
+		set_msg(u, "%s: only in the demo tour (dbtop --demo)", k->b->name);
+	else if (to < 0)
+		set_msg(u, "this is the first incident of the tour: > goes to the next");
+	else if (to >= u->o->tour_n)
+		set_msg(u, "this is the last incident of the tour: < goes back, q quits");
+	else
+		tour_go(u, to);
+}
+
 /* Each action of keys.h and the function that does it. */
 static void (*const key_actions[])(const struct key_ctx *) = {
 	[KA_QUIT] = act_quit,
@@ -1305,6 +1377,8 @@ static void (*const key_actions[])(const struct key_ctx *) = {
 	[KA_END] = act_move,
 	[KA_PANE] = act_pane,
 	[KA_EXPLAIN] = act_explain,
+	[KA_TOUR_NEXT] = act_tour,
+	[KA_TOUR_PREV] = act_tour,
 };
 
 static void handle_key(struct ui *u, int ch)
@@ -1334,6 +1408,12 @@ static void handle_key(struct ui *u, int ch)
 		unbound_key(u, ch);
 		return;
 	}
+	if (u->o->replay && key_needs_server(b)) {
+		/* the one place a replay refuses what needs a server */
+		set_msg(u, "%s: this is a recording - ending, cancelling, explaining and tuning need a live server "
+			"(nothing was done)", b->name);
+		return;
+	}
 	struct key_ctx k = {.u = u, .v = v, .idx = idx, .b = b, .ch = ch};
 	if ((size_t)b->act < sizeof key_actions / sizeof key_actions[0] && key_actions[b->act])
 		key_actions[b->act](&k);
@@ -1360,8 +1440,15 @@ static bool take_samples(struct ui *u)
 		}
 		if (msg->end) {
 			u->ended = true;
+			u->tour_end = clock_mono();
 			sample_release(&msg->s);
 			continue;
+		}
+		if (u->recording && u->o->tuner) {
+			/* the tuning screen as it is now goes with the sample */
+			sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
+			msg->s.tuning = xmalloc(sizeof *msg->s.tuning);
+			tune_view_snap(&u->tv, msg->s.tuning);
 		}
 		if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
 			u->recording = false;
@@ -1370,6 +1457,8 @@ static bool take_samples(struct ui *u)
 		}
 		if (!u->paused)
 			model_update(u->m, &msg->s);
+		if (u->o->replay && msg->s.tuning)   /* the tuning screen as recorded */
+			tune_view_from_snap(msg->s.tuning, msg->s.wall, &u->tv);
 		sample_release(&msg->s);
 	}
 	free(msg);
@@ -1436,7 +1525,7 @@ static bool tuning_tick(struct ui *u)
 			u->tv.nforeign > 1 ? ", ..." : "");
 		changed = true;
 	}
-	if (u->screen == 5 && now >= u->next_probe && !u->o->replay) {
+	if ((u->screen == 5 || u->recording) && now >= u->next_probe && !u->o->replay) {
 		sampler_want_probe(&u->sp);
 		u->next_probe = now + 5;
 	}
@@ -1637,6 +1726,12 @@ static void screen_loop(struct ui *u)
 			dirty = true;
 		if (tuning_tick(u))
 			dirty = true;
+		if (u->o->tour && u->ended && u->o->speed > 0 && !u->paused && u->o->tour_at + 1 < u->o->tour_n &&
+		    clock_mono() - u->tour_end >= 4) {
+			/* the tour goes on by itself a moment after an incident ends */
+			tour_go(u, u->o->tour_at + 1);
+			dirty = true;
+		}
 		sessions_tick(u);
 		if (sessions_plan_tick(u))
 			dirty = true;

@@ -9,6 +9,18 @@
 #include "../sources/source.h"
 #include "../tune/tuner.h"
 
+/* The demo tour (--demo): incidents played one after another, each with a
+ * caption track. */
+struct tour_caption {
+	double at;              /* s into the incident's recording */
+	const char *text;       /* NULL ends the track */
+};
+struct tour_stop {
+	const char *name;       /* --demo NAME */
+	const char *title;      /* what happens, for --demo list */
+	const struct tour_caption *cap;
+};
+
 struct ui_opts {
 	double interval;        /* s */
 	const char *theme;      /* name or path; NULL: dark */
@@ -22,6 +34,13 @@ struct ui_opts {
 	struct tuner *tuner;    /* tuning (owned by the sampler thread while it runs), or NULL */
 	char exit_msg[1200];     /* out: what happened to tuning changes at exit, for stderr */
 	double start_mono;      /* monotonic s when dbtop started (first-frame figure) */
+	/* the demo tour, or NULL: tour_n incidents, tour_at the one playing;
+	 * tour_open(tour_ctx, i) replaces the source and the model (the same
+	 * objects, reopened on incident i): 0, or -1 */
+	const struct tour_stop *tour;
+	int tour_n, tour_at;
+	int (*tour_open)(void *ctx, int i);
+	void *tour_ctx;
 };
 
 /* Can this terminal show the screen? false with the reason in why. */
