@@ -45,6 +45,7 @@ struct opts {
 	double speed;             /* replay speed, 0: no waiting */
 	double from;              /* replay start offset, s */
 	const char *theme;        /* --theme NAME|PATH */
+	const char *caption;      /* --caption TEXT */
 	int top;                  /* --top N digests per record; -1: 20 in JSON, 5 in text */
 	bool wide;                /* --wide: text lines not cut at 160 columns */
 	double sample_hz;         /* --sample-hz */
@@ -112,6 +113,7 @@ static void usage(FILE *f)
 	      "                            never run) and exit\n"
 	      "screen:\n"
 	      "      --theme NAME|PATH     dark (default), light, mono, high-contrast, or a file\n"
+	      "      --caption TEXT        a line of TEXT above the key bar (demos, recordings)\n"
 	      "      --ascii               no Unicode block or line characters\n"
 	      "      --read-only           never act on the server: read-only session; no kill,\n"
 	      "                            cancel or tuning keys\n"
@@ -239,7 +241,7 @@ static char *prompt_password(void)
 enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_WIDE, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
-	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
+	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_CAPTION, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 	OPT_TUNE_TTL, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
 	OPT_SESSIONS, OPT_EXPLAIN,
 };
@@ -272,6 +274,7 @@ static const struct option long_opts[] = {
 	{"from", required_argument, NULL, OPT_FROM},
 	{"demo", no_argument, NULL, OPT_DEMO},
 	{"theme", required_argument, NULL, OPT_THEME},
+	{"caption", required_argument, NULL, OPT_CAPTION},
 	{"ascii", no_argument, NULL, OPT_ASCII},
 	{"read-only", no_argument, NULL, OPT_READ_ONLY},
 	{"tune-ttl", required_argument, NULL, OPT_TUNE_TTL},
@@ -400,6 +403,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_FROM: o->from = num_arg("--from", optarg, 0, 1e9); break;
 		case OPT_DEMO: o->demo = true; break;
 		case OPT_THEME: o->theme = optarg; break;
+		case OPT_CAPTION: o->caption = optarg; break;
 		case OPT_ASCII: o->ascii = true; break;
 		case OPT_READ_ONLY: o->read_only = true; break;
 		case OPT_SESSIONS: o->sessions = true; break;
@@ -645,6 +649,7 @@ static int run_screen(const struct run *r, bool *worker_running, struct tour_run
 		.replay = r->replaying, .speed = o->speed, .host = r->host,
 		.rec = *r->recording ? r->rec : NULL, .read_only = o->read_only,
 		.tuner = r->replaying ? NULL : r->tuner, .start_mono = r->start_mono,
+		.caption = o->caption,
 	};
 	if (tr) {
 		/* --demo NAME: that incident alone; else all, from the first */

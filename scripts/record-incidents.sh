@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export DBTOP_SANDBOX_DIR=${DBTOP_SANDBOX_DIR:-$(mktemp -d /tmp/dbtop-rec.XXXXXX)}
-chmod 755 "$DBTOP_SANDBOX_DIR"
+mkdir -p "$DBTOP_SANDBOX_DIR" && chmod 755 "$DBTOP_SANDBOX_DIR"
 names=${*:-mariadb-commit-fsync pg-lock-chain pg-wal-writer}
 # DBTOP: the binary to record with (its backends next to it)
 DBTOP=${DBTOP:-./dbtop}

@@ -969,12 +969,16 @@ static void draw_frame(struct ui *u)
 	top = draw_state_line(u, top);
 	top = draw_findings(u, top, u->screen == 0 ? NULL : panes[u->screen - 1]->name,
 			    LINES >= 30 ? 3 : LINES >= 20 ? 2 : 1);
-	h = LINES - 1 - top - (u->o->tour != NULL);
-	if (u->o->tour) {
-		/* the tour's caption, above the key bar */
+	bool captioned = u->o->tour || u->o->caption;
+	h = LINES - 1 - top - captioned;
+	if (captioned) {
+		/* the tour's caption (or --caption), above the key bar */
 		char cap[400];
 		struct canvas cc = screen_canvas(u, LINES - 2, 0, 1, COLS);
-		tour_caption(u, cap, sizeof cap);
+		if (u->o->tour)
+			tour_caption(u, cap, sizeof cap);
+		else
+			str_printf(cap, sizeof cap, " %s", u->o->caption);
 		cv_fill(&cc, 0, 0, COLS, R_SELECTED);
 		cv_text(&cc, 0, 0, R_SELECTED, cap);
 	}

@@ -37,6 +37,7 @@ struct ui_opts {
 	/* the demo tour, or NULL: tour_n incidents, tour_at the one playing;
 	 * tour_open(tour_ctx, i) replaces the source and the model (the same
 	 * objects, reopened on incident i): 0, or -1 */
+	const char *caption;    /* --caption: a line above the key bar (a live demo), or NULL */
 	const struct tour_stop *tour;
 	int tour_n, tour_at;
 	int (*tour_open)(void *ctx, int i);
