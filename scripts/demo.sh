@@ -24,23 +24,31 @@ SECS=${DEMO_SECONDS:-300}
 INCIDENTS=${DEMO_INCIDENTS:-1 2 3}
 DBTOP=${DBTOP:-./dbtop}
 pids=()
+# bg CMD...: run CMD in the background in a process group of its own
+bg() { setsid "$@" & pids+=($!); }
+# stop_bg: end the background loads and sessions (their whole groups)
 stop_bg() {
-    [ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null
-    [ ${#pids[@]} -gt 0 ] && wait "${pids[@]}" 2>/dev/null
+    local p
+    for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
     pids=()
     return 0
 }
 cleanup() {
+    set +e
     stop_bg
     tests/sandbox.sh stop >/dev/null 2>&1 || true
     echo "== servers stopped"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT TERM HUP
 
 [ -r build/tests/slowsync.so ] || make -s build/tests/slowsync.so
+servers=
+case " $INCIDENTS " in *" 1 "* | *" mariadb-"*) servers=mariadb ;; esac
+case " $INCIDENTS " in *" 2 "* | *" 3 "* | *" pg-"*) servers="$servers pg15" ;; esac
 echo "== starting throwaway servers in $DBTOP_SANDBOX_DIR"
-tests/sandbox.sh start mariadb pg15 >/dev/null
+tests/sandbox.sh start $servers >/dev/null
 eval "$(tests/sandbox.sh env)"
 screen_ok=0
 [ -t 0 ] && [ -t 1 ] && [ "${TERM:-dumb}" != dumb ] && screen_ok=1
@@ -48,7 +56,7 @@ screen_ok=0
 # watch URI CAPTION: dbtop's screen until q (bounded: SIGTERM after the load)
 watch() {
     if [ $screen_ok = 1 ]; then
-        timeout -s TERM -k 10 $((SECS + 5)) "$DBTOP" --caption "$2" "$1" || true
+        timeout --foreground -s TERM -k 10 $((SECS + 5)) "$DBTOP" --caption "$2" "$1" || true
     else
         "$DBTOP" --batch --count "${DEMO_RECORDS:-8}" "$1" || true
     fi
@@ -60,28 +68,24 @@ mariadb_commit_fsync() {
     DBTOP_SERVER_PRELOAD=build/tests/slowsync.so DBTOP_SLOWSYNC_MS=10 DBTOP_SLOWSYNC_FILES=ib_logfile \
         tests/sandbox.sh restart mariadb >/dev/null
     $sql -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1"
-    tests/load.sh sysbench mariadb --rate 300 --time "$SECS" --threads 8 2>/dev/null &
-    pids+=($!)
+    bg tests/load.sh sysbench mariadb --rate 300 --time "$SECS" --threads 8 2>/dev/null
     sleep 2
     watch "$DBTOP_MARIADB_ADMIN_URI" "1/3 commit-fsync storm. Press 5, a, y: innodb_flush_log_at_trx_commit=2 via dbtop; q reverts it"
     stop_bg
     echo "== innodb_flush_log_at_trx_commit on the server after dbtop: $($sql -N -e "SELECT @@innodb_flush_log_at_trx_commit")"
-    tests/sandbox.sh restart mariadb >/dev/null # without the slow disk
 }
 
 pg_lock_chain() {
     local psql=$DBTOP_PG15_PSQL hold=$((SECS < 60 ? SECS : 60))
     echo "== 2/3 PostgreSQL lock chain behind an idle-in-transaction session (for ${hold} s)"
     $psql -qc "DROP TABLE IF EXISTS chain; CREATE TABLE chain (id int PRIMARY KEY, v int); INSERT INTO chain SELECT g, 0 FROM generate_series(1, 10) g" 2>/dev/null
-    tests/load.sh pgbench pg15 --rate 100 --time "$SECS" --clients 4 2>/dev/null &
-    pids+=($!)
-    printf 'BEGIN;\nUPDATE chain SET v = v + 1 WHERE id = 1;\n\\! sleep %d\nCOMMIT;\n' "$hold" | $psql -q >/dev/null 2>&1 &
-    pids+=($!)
+    bg tests/load.sh pgbench pg15 --rate 100 --time "$SECS" --clients 4 2>/dev/null
+    # the root blocker: row 1, then idle in its transaction; a waiter that
+    # holds row 2; a waiter for row 2
+    bg bash -c "printf 'BEGIN;\nUPDATE chain SET v = v + 1 WHERE id = 1;\n\\\\! sleep %d\nCOMMIT;\n' $hold | $psql -q >/dev/null 2>&1"
     sleep 1
-    printf 'SET lock_timeout = %s;\nBEGIN;\nUPDATE chain SET v = v + 1 WHERE id = 2;\nUPDATE chain SET v = v + 1 WHERE id = 1;\nCOMMIT;\n' "'${hold}s'" | $psql -q >/dev/null 2>&1 &
-    pids+=($!)
-    $psql -qc "SET lock_timeout = '${hold}s'; UPDATE chain SET v = v + 1 WHERE id = 2" >/dev/null 2>&1 &
-    pids+=($!)
+    bg bash -c "printf 'SET lock_timeout = %s;\nBEGIN;\nUPDATE chain SET v = v + 1 WHERE id = 2;\nUPDATE chain SET v = v + 1 WHERE id = 1;\nCOMMIT;\n' \"'${hold}s'\" | $psql -q >/dev/null 2>&1"
+    bg $psql -qc "SET lock_timeout = '${hold}s'; UPDATE chain SET v = v + 1 WHERE id = 2" >/dev/null 2>&1
     watch "$DBTOP_PG15_ADMIN_URI" "2/3 lock chain. Press 3: the root blocker and its waiters; x ends it (y confirms); q: next"
     stop_bg
 }
@@ -90,8 +94,7 @@ pg_wal_writer() {
     local psql=$DBTOP_PG15_PSQL
     echo "== 3/3 PostgreSQL WAL writer woken every 10 ms (asynchronous commits)"
     $psql -qc "ALTER SYSTEM SET synchronous_commit = off" -c "ALTER SYSTEM SET wal_writer_delay = '10ms'" -c "SELECT pg_reload_conf()" >/dev/null
-    tests/load.sh pgbench pg15 --rate 400 --time "$SECS" --clients 8 2>/dev/null &
-    pids+=($!)
+    bg tests/load.sh pgbench pg15 --rate 400 --time "$SECS" --clients 8 2>/dev/null
     sleep 2
     watch "$DBTOP_PG15_ADMIN_URI" "3/3 WAL writer at 10 ms. Press 5, a, y: wal_writer_delay=1s via dbtop; q reverts it"
     stop_bg

@@ -8,13 +8,13 @@
 # before the key it is 1 on the server.
 . tests/lib.sh
 tui_init demo
-dir=$tmp/sb
+dir=$(mktemp -d /tmp/dbtop-demo-test.XXXXXX)
 mport=$((${DBTOP_MARIADB_PORT:-23306} + 7))
 pport=$((${DBTOP_PG15_PORT:-25415} + 7))
 cleanup() {
     T kill-server 2>/dev/null
     DBTOP_SANDBOX_DIR=$dir tests/sandbox.sh stop >/dev/null 2>&1
-    rm -rf "$tmp"
+    rm -rf "$tmp" "$dir"
 }
 trap cleanup EXIT
 t0=$(date +%s)
