@@ -136,8 +136,3 @@ int key_help_scroll(int ch)
 	default: return 0;
 	}
 }
-
-bool key_needs_server(const struct key_bind *b)
-{
-	return b->acts || b->act == KA_UNDO || b->act == KA_UNDO_ALL || b->act == KA_EXPLAIN;
-}

@@ -66,9 +66,6 @@ extern const size_t key_nbinds;
 
 /* The binding of key code ch on screen (0: the overview), or NULL. */
 const struct key_bind *key_find(int ch, int screen);
-/* Does b need a live server (ends, cancels, explains, changes or reverts
- * settings)? A replay refuses it. */
-bool key_needs_server(const struct key_bind *b);
 /* Where b applies, for the help: "everywhere", "overview", "screen 3". */
 void key_where_text(const struct key_bind *b, char *buf, size_t len);
 /* Scroll keys of the help screen: -1 / +1 a line, -2 / +2 a page, -3 / +3

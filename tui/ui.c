@@ -1087,6 +1087,17 @@ static void filter_key(struct ui *u, int ch)
 	}
 }
 
+/* A replay asked to act on the server (what: "ending a session", ...):
+ * the one place that says it cannot; true then. */
+static bool recording_refuses(struct ui *u, const char *what)
+{
+	if (!u->o->replay)
+		return false;
+	set_msg(u, "this is a recording: %s needs a live server; nothing was done", what);
+	u->msg_until = clock_mono() + 10;
+	return true;
+}
+
 /* y / n on a tuning confirmation. */
 static void tune_answer(struct ui *u, bool yes)
 {
@@ -1097,6 +1108,8 @@ static void tune_answer(struct ui *u, bool yes)
 							 : "not done: nothing was changed");
 	else if (u->o->read_only)
 		set_msg(u, "read-only session (--read-only): nothing is changed");
+	else if (recording_refuses(u, what == SP_TUNE_KEEP ? "keeping a setting" : "changing a setting"))
+		;
 	else if (!sampler_tune(&u->sp, what, u->ask.id, u->ask.value))
 		set_msg(u, "another action is still running: nothing done");
 	else
@@ -1107,6 +1120,8 @@ static void tune_answer(struct ui *u, bool yes)
 /* u / U: undo the newest change or all of them. */
 static void undo_changes(struct ui *u, bool all)
 {
+	if (recording_refuses(u, "reverting a setting"))
+		return;
 	if (u->tv.nactive == 0)
 		set_msg(u, "no setting changed by dbtop is in force");
 	else if (u->o->read_only)
@@ -1132,10 +1147,8 @@ static void session_answer(struct ui *u, bool yes)
 {
 	if (yes) {
 		int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
-		if (u->o->replay) {
+		if (recording_refuses(u, what == SRC_ACT_TERMINATE ? "ending a session" : "cancelling a statement")) {
 			/* (said here: a paused replay's worker waits in its clock) */
-			set_msg(u, "failed: this source cannot act on sessions");
-			u->msg_until = clock_mono() + 10;
 		} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who)) {
 			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 				u->ask.id);
@@ -1412,12 +1425,6 @@ static void handle_key(struct ui *u, int ch)
 		unbound_key(u, ch);
 		return;
 	}
-	if (u->o->replay && key_needs_server(b)) {
-		/* the one place a replay refuses what needs a server */
-		set_msg(u, "%s: this is a recording - ending, cancelling, explaining and tuning need a live server "
-			"(nothing was done)", b->name);
-		return;
-	}
 	struct key_ctx k = {.u = u, .v = v, .idx = idx, .b = b, .ch = ch};
 	if ((size_t)b->act < sizeof key_actions / sizeof key_actions[0] && key_actions[b->act])
 		key_actions[b->act](&k);
@@ -1475,6 +1482,8 @@ static bool tuning_tick(struct ui *u)
 {
 	bool changed = sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
 	double now = clock_mono();
+	if (u->o->replay)   /* a recorded view: nothing here is in force */
+		return changed;
 	tuned_active = u->tv.nactive > 0;
 	if (!u->orphans_asked && u->tv.orphans > 0 && !u->ask.act && u->m->intervals > 0) {
 		u->orphans_asked = true;
@@ -1567,6 +1576,8 @@ static void revert_on_exit(struct ui *u)
 	char msg[NOTE_LEN] = "", sup[400];
 	double limit = 3 * u->src->query_timeout + 2, end = clock_mono() + (limit < 5 ? 5 : limit);
 	bool inflight = sampler_busy(&u->sp);
+	if (u->o->replay)   /* the recorded changes are not this dbtop's */
+		return;
 	ui_signal = 0;
 	/* an apply (or another action) still running: its outcome first */
 	while (inflight && clock_mono() < end) {
