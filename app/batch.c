@@ -140,6 +140,82 @@ static void json_coverage(const struct model *m, struct strbuf *out)
 	sb_putc(out, '}');
 }
 
+/* The log devices (README, the batch record: log_devices): written when
+ * the source looked at them (a recording made before has none). */
+static void json_logdev(const struct model *m, struct strbuf *out)
+{
+	static const char *const st[LDS__COUNT] = {
+		[LDS_NONE] = "not_recorded", [LDS_OK] = "ok", [LDS_REMOTE] = "remote",
+		[LDS_NOBLOCK] = "no_block_device", [LDS_ZFS] = "zfs", [LDS_UNSEEN] = "not_visible",
+	};
+	const struct logdev_map *lm = &m->caps.logdev;
+	int i;
+	if (lm->state == LDS_NONE)
+		return;
+	sb_puts(out, ",\"log_devices\":{\"status\":");
+	json_str(out, st[lm->state]);
+	sb_puts(out, ",\"note\":");
+	if (lm->note[0])
+		json_str(out, lm->note);
+	else
+		sb_puts(out, "null");
+	sb_puts(out, ",\"dirs\":[");
+	for (i = 0; i < lm->ndirs; i++) {
+		const struct logdir *d = &lm->dirs[i];
+		sb_puts(out, i ? ",{\"role\":" : "{\"role\":");
+		json_str(out, d->role);
+		sb_puts(out, ",\"path\":");
+		json_str(out, d->path);
+		sb_puts(out, ",\"fs\":");
+		json_str(out, d->fs);
+		sb_puts(out, ",\"device\":");
+		json_str(out, d->dev);
+		sb_puts(out, ",\"held_by\":");
+		json_str(out, d->via);
+		sb_putc(out, '}');
+	}
+	sb_puts(out, "],\"devices\":[");
+	for (i = 0; i < m->ld.n; i++) {
+		const struct logdev_rates *d = &m->ld.cur[i];
+#define R3(x) json_num(out, isfinite(x) ? d_round((x) * 1000) / 1000 : NAN)
+		sb_puts(out, i ? ",{\"name\":" : "{\"name\":");
+		json_str(out, d->name);
+		sb_puts(out, ",\"writes_per_s\":");
+		R3(d->writes_s);
+		sb_puts(out, ",\"write_kib_per_s\":");
+		R3(d->wkb_s);
+		sb_puts(out, ",\"flushes_per_s\":");
+		R3(d->flushes_s);
+		sb_puts(out, ",\"write_await_ms\":");
+		R3(d->w_await_ms);
+		sb_puts(out, ",\"flush_await_ms\":");
+		R3(d->f_await_ms);
+		sb_puts(out, ",\"queue_depth\":");
+		R3(d->queue);
+		sb_puts(out, ",\"util_pct\":");
+		R3(d->util_pct);
+#undef R3
+		sb_printf(out, ",\"flushes_counted\":%s,\"why\":", d->has_flush ? "true" : "false");
+		if (d->ok || !d->why)
+			sb_puts(out, "null");
+		else
+			json_str(out, d->why);
+		sb_putc(out, '}');
+	}
+	sb_putc(out, ']');
+	/* the server's own sync latency of the same interval, beside the device's */
+	const char *sname;
+	enum metric_id sm = rates_server_sync(m, &sname);
+	sb_puts(out, ",\"server_sync\":");
+	if (sm < M__COUNT)
+		json_str(out, metric_defs[sm].key);
+	else
+		sb_puts(out, "null");
+	sb_puts(out, ",\"server_sync_ms\":");
+	json_num(out, sm < M__COUNT && m->cur[sm].st == RATE_OK ? d_round(m->cur[sm].v * 1000) / 1000 : NAN);
+	sb_putc(out, '}');
+}
+
 void batch_json(const struct model *m, const char *host, int top, struct strbuf *out)
 {
 	batch_json_sessions(m, host, top, false, out);
@@ -220,6 +296,7 @@ void batch_json_sessions(const struct model *m, const char *host, int top, bool 
 		struct session_set none = {.status = SESS_NOT_READ};
 		session_set_json(out, m->sessions ? m->sessions : &none);
 	}
+	json_logdev(m, out);
 	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
 		  m->last.nqueries);
 }
@@ -373,6 +450,60 @@ static void text_summary(const struct model *m, const char *host, const struct b
 	sb_free(&l);
 }
 
+/* FNV-1a of s: notes and settings already printed are known by it. */
+static unsigned long text_hash(const char *s)
+{
+	unsigned long h = 1469598103934665603UL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211UL;
+	return h;
+}
+
+/* The log device, one line under the summary when dbtop looked at it:
+ * the shown device's figures beside the server's sync latency, or why
+ * there are none. */
+static void text_logdev(const struct model *m, struct batch_text_state *st, struct strbuf *out)
+{
+	char line[400], sv[48];
+	const char *why = rates_logdev_why(m), *sname;
+	if (m->caps.logdev.state == LDS_NONE || m->last.state != STATE_UP)
+		return;
+	if (why || m->ld.n == 0) {
+		/* a reason, like a note: when it first appears or changes */
+		str_printf(line, sizeof line, "  log device: %s", why ? why : "no device");
+		unsigned long h = text_hash(line);
+		if (!st || st->logdev_seen != h)
+			text_wrap(st, out, line, 4);
+		if (st)
+			st->logdev_seen = h;
+		return;
+	}
+	if (st)
+		st->logdev_seen = 0;
+	const struct logdev_rates *d = &m->ld.cur[0];
+	enum metric_id sm = rates_server_sync(m, &sname);
+	if (!d->ok) {
+		str_printf(line, sizeof line, "  log device %s: %s", d->name, d->why ? d->why : "no figures");
+		text_wrap(st, out, line, 4);
+		return;
+	}
+	sv[0] = '\0';
+	if (sm < M__COUNT)
+		rates_format(sm, &m->cur[sm], sv, sizeof sv);
+	char fa[24], wa[24];
+	str_printf(fa, sizeof fa, isfinite(d->f_await_ms) ? "%.3f ms" : "-", d->f_await_ms);
+	str_printf(wa, sizeof wa, isfinite(d->w_await_ms) ? "%.3f ms" : "-", d->w_await_ms);
+	if (d->has_flush)
+		str_printf(line, sizeof line, "  log device %s: flush %s  write %s  %.0f writes/s %.0f flushes/s  queue %.2f  util %.0f%%"
+			   "  | server %s %s", d->name, fa, wa, d->writes_s, d->flushes_s, d->queue, d->util_pct,
+			   sm < M__COUNT ? sname : "sync", sm < M__COUNT ? sv : "-");
+	else
+		str_printf(line, sizeof line, "  log device %s: write %s  %.0f writes/s (no flush counts)  queue %.2f  util %.0f%%"
+			   "  | server %s %s", d->name, wa, d->writes_s, d->queue, d->util_pct,
+			   sm < M__COUNT ? sname : "sync", sm < M__COUNT ? sv : "-");
+	text_wrap(st, out, line, 4);
+}
+
 /* The top digests by total time this interval, one line each. */
 static void text_digests(const struct model *m, const struct batch_text_state *st, struct strbuf *out)
 {
@@ -439,15 +570,6 @@ static void text_locks(const struct lock_set *ls, const struct batch_text_state 
 	}
 }
 
-/* FNV-1a of s: notes and settings already printed are known by it. */
-static unsigned long text_hash(const char *s)
-{
-	unsigned long h = 1469598103934665603UL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211UL;
-	return h;
-}
-
 void batch_text(const struct model *m, const char *host, struct batch_text_state *st, struct strbuf *out)
 {
 	struct notes n;
@@ -465,6 +587,7 @@ void batch_text(const struct model *m, const char *host, struct batch_text_state
 			text_wrap(st, out, line, 6);
 		}
 	}
+	text_logdev(m, st, out);
 	text_digests(m, st, out);
 	text_locks(m->locks, st, out);
 	{

@@ -25,6 +25,7 @@ struct batch_text_state {
 	unsigned long settings_seen;        /* hash of the settings line printed last */
 	unsigned long notes_seen[NOTES_MAX]; /* hashes of the notes in force */
 	int nnotes;
+	unsigned long logdev_seen;          /* hash of the log device's reason printed last (0: none) */
 };
 
 /* Append the text form, like top -b: one summary line (time, engine, host,

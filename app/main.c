@@ -27,6 +27,7 @@
 
 #define HISTORY_SECONDS 900.0   /* history kept, s */
 #define HISTORY_MIN 600         /* intervals kept at least */
+#define HISTORY_DEFAULT 3600.0  /* --history, s */
 
 struct opts {
 	bool batch;
@@ -52,6 +53,7 @@ struct opts {
 	bool ascii;               /* --ascii */
 	bool read_only;           /* --read-only */
 	double tune_ttl;          /* --tune-ttl, s; 0: until quit */
+	double history;           /* --history, s kept for time travel; 0: none */
 	bool sessions;            /* --sessions: every session in each batch record */
 	long long explain_id;     /* --explain ID: print that session's plan and exit; 0: none */
 };
@@ -119,12 +121,15 @@ static void usage(FILE *f)
 	      "                            cancel or tuning keys\n"
 	      "      --tune-ttl DURATION   revert each setting change after DURATION (90s, 15m, 1h;\n"
 	      "                            default: when dbtop exits)\n"
+	      "      --history DURATION    samples kept to step back through (space freezes;\n"
+	      "                            default 60m, 0: none), in a private spool file\n"
 	      "record and replay:\n"
 	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
 	      "      --redact              replace literals in recorded text with ?\n"
 	      "      --replay FILE         show a recording instead of a server\n"
 	      "      --speed X             replay speed (default 1 = real time; 0 = no waiting)\n"
-	      "      --from S              start showing S seconds into the recording\n"
+	      "      --from S              start S seconds into the recording (a seek: what\n"
+	      "                            comes before is kept to step back to)\n"
 	      "      --demo [NAME|list]    a tour of the bundled incident recordings (> next,\n"
 	      "                            < previous); NAME plays one; list lists them\n"
 	      "      --help                this help\n"
@@ -242,7 +247,7 @@ enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_WIDE, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_CAPTION, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
-	OPT_TUNE_TTL, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
+	OPT_TUNE_TTL, OPT_HISTORY, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
 	OPT_SESSIONS, OPT_EXPLAIN,
 };
 
@@ -278,6 +283,7 @@ static const struct option long_opts[] = {
 	{"ascii", no_argument, NULL, OPT_ASCII},
 	{"read-only", no_argument, NULL, OPT_READ_ONLY},
 	{"tune-ttl", required_argument, NULL, OPT_TUNE_TTL},
+	{"history", required_argument, NULL, OPT_HISTORY},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"sample-hz", required_argument, NULL, OPT_SAMPLE_HZ},
 	{"sessions", no_argument, NULL, OPT_SESSIONS},
@@ -377,6 +383,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 	o->query_timeout = 2.0;
 	o->server_budget = 10;
 	o->speed = 1.0;
+	o->history = HISTORY_DEFAULT;
 	o->top = -1;
 	o->sample_hz = 10;
 	opterr = 0;
@@ -409,6 +416,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_SESSIONS: o->sessions = true; break;
 		case OPT_EXPLAIN: o->explain_id = (long long)num_arg("--explain", optarg, 1, 9.2e18); break;
 		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
+		case OPT_HISTORY: o->history = strspn(optarg, "0") == strlen(optarg) ? 0 : duration_arg("--history", optarg); break;
 		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
 		case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
 		case OPT_SERVER_BUDGET: o->server_budget = num_arg("--server-budget", optarg, 0, 1e6); break;
@@ -659,7 +667,26 @@ static int run_screen(const struct run *r, bool *worker_running, struct tour_run
 		uo.tour_open = tour_open;
 		uo.tour_ctx = tr;
 	}
+	struct history hist;
+	if (o->history > 0 && !tr) {   /* the tour: each incident its own, none kept across */
+		/* the samples kept for time travel: in the recording when there is
+		 * one, else in a private spool (what fails is said, not fatal) */
+		struct rec_header h;
+		char err[NOTE_LEN];
+		memset(&h, 0, sizeof h);
+		str_copy(h.engine, sizeof h.engine, flavour_name(r->src->caps.flavour));
+		str_copy(h.host, sizeof h.host, r->host);
+		str_copy(h.dbtop_version, sizeof h.dbtop_version, DBTOP_VERSION);
+		h.start_wall = r->src->start_wall;
+		h.interval = o->interval;
+		if (hist_open(&hist, o->history, uo.rec, NULL, &h, err, sizeof err) == 0)
+			uo.hist = &hist;
+		else
+			fprintf(stderr, "dbtop: no history kept: %s\n", err);
+	}
 	int status = ui_run(r->src, r->m, &uo);
+	if (uo.hist && !uo.worker_running)
+		hist_close(&hist);
 	if (uo.exit_msg[0])   /* it may quote a server's error text */
 		fprintf(stderr, "dbtop: %s\n", text_sanitize(uo.exit_msg));
 	*worker_running = uo.worker_running;
@@ -726,6 +753,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);   /* a file size limit fails the write (EFBIG): the spool stops, not dbtop */
 	init_source(&src, &rcfg, &o, &t, replaying);
 	/* a screen that cannot start is said before any connection */
 	if ((!o.batch && !o.explain_id && !ui_possible(err, sizeof err)) || source_open(&src, err, sizeof err) < 0) {
@@ -739,7 +767,8 @@ int main(int argc, char **argv)
 	struct tuner *tuner = start_tuner(&src, &o, &t, replaying);
 	if (o.record)
 		recording = start_recording(&rec, &o, &src, host);
-	hist = (size_t)d_ceil(HISTORY_SECONDS / o.interval);
+	/* the sparklines reach back as far as the history kept for time travel */
+	hist = (size_t)d_ceil((o.history > HISTORY_SECONDS && !o.batch ? o.history : HISTORY_SECONDS) / o.interval);
 	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
 
 	struct run r = {.o = &o, .src = &src, .m = &m, .rec = &rec, .recording = &recording, .host = host,

@@ -47,6 +47,10 @@ struct caps {
 	char server_id[160];
 	char server_label[128];  /* the same for people: "MariaDB vm:3306 (server_id 1)" */
 	struct notes notes;      /* what is missing and how to fix it */
+	/* The log directories and the block devices under them (core/logdev.h):
+	 * the backend names the directories and says whether the server is on
+	 * this host; the driver finds the devices (sources/hostio.c). */
+	struct logdev_map logdev;
 };
 
 #endif

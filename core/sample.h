@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "logdev.h"
+
 enum engine {
 	ENGINE_UNKNOWN = 0,
 	ENGINE_MYSQL,      /* MySQL or MariaDB; see caps.flavour */
@@ -144,6 +146,9 @@ struct sample {
 	 * to a recording by the screen, read back by a replay. Owned like the
 	 * sessions: freed by sample_release(). */
 	struct tune_snap *tuning;
+	/* The log devices' /proc/diskstats counters (core/logdev.h), read by
+	 * the driver when the server is on this host; .read false otherwise. */
+	struct logdev_sample logdev;
 };
 
 /* Free what the sample owns (digests, lock waits, wait profile, sessions) and clear

@@ -84,6 +84,7 @@ void model_init(struct model *m, size_t history_len)
 	ring_init(&m->lock_waiting, history_len);
 	ring_init(&m->lock_wait_ms, history_len);
 	wait_table_init(&m->wt, history_len);
+	logdev_view_init(&m->ld, history_len);
 	m->interval_s = NAN;
 	digest_table_init(&m->dg);
 }
@@ -102,6 +103,7 @@ void model_free(struct model *m)
 	m->sessions = NULL;
 	wait_table_free(&m->wt);
 	digest_table_free(&m->dg);
+	logdev_view_free(&m->ld);
 }
 
 void model_set_caps(struct model *m, const struct caps *c)
@@ -333,6 +335,8 @@ void model_update(struct model *m, const struct sample *s)
 	update_coverage(m, s, p, dt);
 	update_locks(m, s, p, dt, fresh_conn);
 	update_sessions(m, s);
+	logdev_view_update(&m->ld, s->state == STATE_UP && !fresh_conn ? &p->logdev : NULL,
+			   s->state == STATE_UP ? &s->logdev : NULL, dt);
 	if (s->state == STATE_UP && !fresh_conn && !s->waits && s->waits_skipped) {
 		wait_table_hold(&m->wt);
 	} else {
@@ -359,5 +363,35 @@ void model_update(struct model *m, const struct sample *s)
 	if (s->settings_fresh) {
 		m->nsettings = (size_t)s->nsettings;
 		memcpy(m->settings, s->settings, sizeof m->settings);
+	}
+}
+
+/* Ring src without its skip newest values into dst (reset). */
+static void ring_copy_upto(struct ring *dst, const struct ring *src, size_t skip)
+{
+	if (dst->cap == src->cap) {
+		memcpy(dst->v, src->v, src->cap * sizeof *src->v);
+		dst->head = (src->head + src->cap - skip % src->cap) % src->cap;
+		dst->len = src->len - skip;
+		return;
+	}
+	dst->head = dst->len = 0;
+	for (size_t i = src->len; i-- > skip;)
+		ring_push(dst, ring_get(src, i));
+}
+
+void model_copy_history(struct model *dst, const struct model *src, double wall)
+{
+	size_t skip = 0;
+	while (skip < src->hist_t.len && ring_get(&src->hist_t, skip) > wall + 1e-6)
+		skip++;
+	if (skip >= src->hist_t.len || !dst->hist_t.cap)
+		return;
+	for (int i = 0; i < M__COUNT; i++)
+		ring_copy_upto(&dst->hist[i], &src->hist[i], skip);
+	ring_copy_upto(&dst->hist_t, &src->hist_t, skip);
+	if (src->lock_waiting.len == src->hist_t.len) {
+		ring_copy_upto(&dst->lock_waiting, &src->lock_waiting, skip);
+		ring_copy_upto(&dst->lock_wait_ms, &src->lock_wait_ms, skip);
 	}
 }

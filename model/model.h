@@ -10,6 +10,7 @@
 #include "../core/caps.h"
 #include "digests.h"
 #include "locks.h"
+#include "logdev.h"
 #include "sessions.h"
 #include "waits.h"
 #include "ring.h"
@@ -109,6 +110,7 @@ struct model {
 	struct ctr dg_exec_ns;    /* CTR_EXEC_NS at the last set of digests (the estimates' bound) */
 	double dg_exec_mono;      /* monotonic time of that set */
 	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
+	struct logdev_view ld;    /* the log devices (caps.logdev): figures and history */
 };
 
 /* history_len: intervals kept (>= 1). */
@@ -119,6 +121,11 @@ void model_set_caps(struct model *m, const struct caps *c);
 /* Fold one sample into the model: rates of the interval since the previous
  * UP sample, history rings, settings. */
 void model_update(struct model *m, const struct sample *s);
+/* The history lines of src (rates, lock waits) up to the interval that
+ * ended at wall, into dst (same ring sizes): a model rebuilt at an earlier
+ * moment draws the sparklines the live one had then. Left alone when src
+ * holds no interval ending at or before wall. */
+void model_copy_history(struct model *dst, const struct model *src, double wall);
 /* True when metric id is reported for the model's engine. */
 bool model_metric_applies(const struct model *m, enum metric_id id);
 const char *rate_status_name(enum rate_status st);

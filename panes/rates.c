@@ -40,7 +40,7 @@ const char *rates_label(enum metric_id id)
 	for (size_t i = 0; i < rates_nrows; i++)
 		if (rates_rows[i].metric == id)
 			return rates_rows[i].label;
-	return metric_defs[id].key;
+	return id < M__COUNT ? metric_defs[id].key : "log device";
 }
 
 /* Human-readable bytes: 1.2K, 35.0M ... */
@@ -88,6 +88,10 @@ char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t le
 
 #include "pane.h"
 
+/* The log device's row (not a metric: the device's own figures, beside the
+ * server's sync latency, model/logdev.h). */
+#define ROW_LOGDEV M__COUNT
+
 /* Rows of the pane, in order; indent marks a part of the row above. */
 static const struct {
 	enum metric_id metric;
@@ -106,6 +110,7 @@ static const struct {
 	{M_REDO_FSYNC_MS, "redo sync ms", 0, 5, 50, true},
 	{M_BINLOG_FSYNC_MS, "binlog sync ms", 0, 5, 50, true},
 	{M_WAL_SYNC_MS, "WAL sync ms", 0, 5, 50, true},
+	{ROW_LOGDEV, "log device", 0, 5, 50, true},
 	{M_WAL_WRITE_MS, "WAL write ms", 0, 5, 50, false},
 	{M_REDO_BYTES, NULL, 0, 0, 0, false},
 	{M_WAL_BYTES, NULL, 0, 0, 0, false},
@@ -228,6 +233,14 @@ static int visible_rows(const struct model *m, const struct pane_view *v, int *i
 	int n = 0;
 	for (i = 0; i < NPANE_ROWS; i++) {
 		enum metric_id id = pane_rows[i].metric;
+		if (id == ROW_LOGDEV) {
+			/* a recording made before it: said in the full pane only */
+			if (m->caps.logdev.state == LDS_NONE && !v->full)
+				continue;
+			if (pane_filter_match(v, row_label(i)) || pane_filter_match(v, "disk"))
+				idx[n++] = (int)i;
+			continue;
+		}
 		if (!model_metric_applies(m, id) || m->cur[id].st == RATE_UNAVAIL)
 			continue;
 		if (!pane_filter_match(v, row_label(i)) && !pane_filter_match(v, metric_defs[id].key))
@@ -246,16 +259,26 @@ static int visible_rows(const struct model *m, const struct pane_view *v, int *i
 	return n;
 }
 
+/* Row i is kept first in a short tile: the log device's only when it was
+ * looked at (a recording made before it says "not recorded" in the full
+ * pane, without taking a line from the rates). */
+static bool row_key(const struct model *m, int i)
+{
+	if (pane_rows[i].metric == ROW_LOGDEV)
+		return m->caps.logdev.state != LDS_NONE;
+	return pane_rows[i].key;
+}
+
 /* In a short tile: keep the key rows (in table order) and as many others
  * as fit in rows_h; returns the rows kept. */
-static int key_rows_first(int *idx, int n, int rows_h)
+static int key_rows_first(const struct model *m, int *idx, int n, int rows_h)
 {
 	int keep[NPANE_ROWS], k = 0, nkey = 0, i;
 	bool take[NPANE_ROWS] = {false};
 	if (n <= rows_h)
 		return n;
 	for (i = 0; i < n && nkey < rows_h; i++)
-		if (pane_rows[idx[i]].key) {
+		if (row_key(m, idx[i])) {
 			take[i] = true;
 			nkey++;
 		}
@@ -280,7 +303,7 @@ static int rates_need(const struct model *m, const struct pane_view *v, int w, i
 	if (!m->have_caps || n == 0)
 		return 1;
 	for (i = 0; i < n; i++)
-		nkey += pane_rows[idx[i]].key;
+		nkey += row_key(m, idx[i]);
 	int nimp = rates_implications(m, lines, crit, 8), imp = 0;
 	for (i = 0; i < nimp; i++)
 		imp += wrap_rows(lines[i], w);
@@ -361,12 +384,19 @@ struct rate_cols {
 	int labw, curw, statw, sparkw;
 };
 
+static void draw_logdev_row(const struct model *m, int r, bool sel, const struct rate_cols *c, struct canvas *cv,
+			    int y);
+
 /* Pane row r at line y: label, value now, its history, min / max / avg
  * of the window. */
 static void draw_rate_row(const struct model *m, int r, bool sel, const struct rate_cols *c, struct canvas *cv, int y)
 {
 	enum metric_id id = pane_rows[r].metric;
 	char cur[48];
+	if (id == ROW_LOGDEV) {
+		draw_logdev_row(m, r, sel, c, cv, y);
+		return;
+	}
 	if (sel)
 		cv_fill(cv, y, 0, c->labw, R_SELECTED);
 	cv_printf(cv, y, pane_rows[r].indent * 2, sel ? R_SELECTED : R_LABEL, "%s", row_label(r));
@@ -386,6 +416,155 @@ static void draw_rate_row(const struct model *m, int r, bool sel, const struct r
 	}
 }
 
+/* The server's own sync latency beside the device's: the redo (else
+ * COMMIT) sync of MySQL / MariaDB, PostgreSQL's WAL sync; M__COUNT: none. */
+enum metric_id rates_server_sync(const struct model *m, const char **name)
+{
+	static const struct {
+		enum metric_id id;
+		const char *name;
+	} my[] = {{M_REDO_FSYNC_MS, "redo sync"}, {M_BINLOG_FSYNC_MS, "binlog sync"}, {M_COMMIT_MS, "commit"}};
+	*name = "WAL sync";
+	if (m->caps.engine == ENGINE_POSTGRESQL)
+		return M_WAL_SYNC_MS;
+	if (m->caps.engine != ENGINE_MYSQL)
+		return M__COUNT;
+	/* the first with a value, else the first the server has */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sizeof my / sizeof my[0]; i++)
+			if (pass ? m->cur[my[i].id].st != RATE_UNAVAIL : m->cur[my[i].id].st == RATE_OK) {
+				*name = my[i].name;
+				return my[i].id;
+			}
+	*name = "redo sync";
+	return M_REDO_FSYNC_MS;
+}
+
+const char *rates_logdev_why(const struct model *m)
+{
+	const struct logdev_map *lm = &m->caps.logdev;
+	switch (lm->state) {
+	case LDS_NONE: return "not recorded in this file";
+	case LDS_OK: break;
+	default: return lm->note[0] ? lm->note : "the log device is not known";
+	}
+	if (!m->ld.seen)
+		return "no /proc/diskstats reading yet";
+	return NULL;
+}
+
+/* The log device's row: the device's flush latency (write latency when
+ * the kernel counts no flushes) and its history, its utilisation and
+ * history, and the server's own sync latency at the end, so the disk's
+ * time and the server's wait sit on one line. */
+static void draw_logdev_row(const struct model *m, int r, bool sel, const struct rate_cols *c, struct canvas *cv,
+			    int y)
+{
+	const struct logdev_view *ld = &m->ld;
+	const char *why = rates_logdev_why(m);
+	char lab[64], cur[48], b[64];
+	if (sel)
+		cv_fill(cv, y, 0, c->labw, R_SELECTED);
+	if (why || ld->n == 0) {
+		cv_printf(cv, y, 0, sel ? R_SELECTED : R_LABEL, "%s", row_label(r));
+		cv_text(cv, y, c->labw + 1, R_NOTE, why ? why : "no device");
+		return;
+	}
+	const struct logdev_rates *d = &ld->cur[0];
+	bool flush = d->has_flush;
+	str_printf(lab, sizeof lab, "%s %s ms", d->name, flush ? "flush" : "write");
+	text_fit(b, sizeof b, lab, c->labw - 1, cv->utf8);
+	cv_printf(cv, y, 0, sel ? R_SELECTED : R_LABEL, "%s", b);
+	double v = flush ? d->f_await_ms : d->w_await_ms;
+	struct rate rt = {.v = v, .st = !d->ok ? RATE_INIT : isfinite(v) ? RATE_OK : RATE_UNDEF};
+	rates_format(M_WAL_SYNC_MS, &rt, cur, sizeof cur);
+	cv_text_right(cv, y, c->labw + c->curw, value_role(r, &rt), cur);
+	int x = c->labw + c->curw + 1, w = c->sparkw;
+	char u[32];
+	if (d->ok && isfinite(d->util_pct))
+		str_printf(u, sizeof u, " util %3.0f%% ", d->util_pct);
+	else
+		str_copy(u, sizeof u, " util  - ");
+	int uw = (int)strlen(u);
+	if (w >= uw + 8) {
+		int sw = (w - uw) / 2;
+		cv_spark(cv, y, x, sw, flush ? &ld->flush_ms : &ld->write_ms, 0, R_SPARK);
+		cv_text(cv, y, x + sw, d->ok && d->util_pct >= 90 ? R_WARN : R_VALUE, u);
+		cv_spark(cv, y, x + sw + uw, w - sw - uw, &ld->util, 100, R_SPARK);
+	} else if (w >= uw) {
+		cv_text(cv, y, x, R_VALUE, u);
+	}
+	if (c->statw) {
+		const char *sname;
+		enum metric_id sm = rates_server_sync(m, &sname);
+		char sv[48];
+		if (sm == M__COUNT)
+			return;
+		rates_format(sm, &m->cur[sm], sv, sizeof sv);
+		str_printf(b, sizeof b, "%s %s", sname, sv);
+		cv_printf(cv, y, cv->w - c->statw, R_VALUE, "%*s", c->statw, b);
+	}
+}
+
+/* The log device in full: the directories and what holds them, every
+ * device's figures this interval, and the shown device's flush latency. */
+static void draw_logdev_details(const struct model *m, struct canvas *cv)
+{
+	const struct logdev_map *lm = &m->caps.logdev;
+	const struct logdev_view *ld = &m->ld;
+	const char *why = rates_logdev_why(m);
+	int y = 0, i;
+	cv_printf(cv, y++, 0, R_TITLE, "log device  (log_devices)");
+	cv_text(cv, y++, 0, R_LABEL, "the block devices under the WAL / redo / binlog directories, from /proc/diskstats");
+	if (why)
+		y = cv_wrap(cv, y, 0, R_NOTE, why, cv->h);
+	else if (lm->note[0])
+		y = cv_wrap(cv, y, 0, R_NOTE, lm->note, cv->h);
+	for (i = 0; i < lm->ndirs && y < cv->h; i++) {
+		const struct logdir *d = &lm->dirs[i];
+		cv_printf(cv, y++, 0, R_VALUE, "%-7s %s  %s %s%s%s", d->role, d->path, d->fs[0] ? d->fs : "?",
+			  d->dev[0] ? d->dev : "(no block device)", d->via[0] ? ": " : "", d->via);
+	}
+	if (y < cv->h && ld->n > 0)
+		cv_printf(cv, y++, 0, R_LABEL, "%-10s %9s %9s %9s %9s %7s %6s", "device", "writes/s", "flushes/s",
+			  "w await", "f await", "queue", "util%");
+	for (i = 0; i < ld->n && y < cv->h; i++) {
+		const struct logdev_rates *d = &ld->cur[i];
+		if (!d->ok) {
+			cv_printf(cv, y++, 0, R_UNKNOWN, "%-10s %s", d->name, d->why ? d->why : "-");
+			continue;
+		}
+		char f[4][16];
+		double vals[4] = {d->writes_s, d->flushes_s, d->w_await_ms, d->f_await_ms};
+		for (int k = 0; k < 4; k++)
+			if (isfinite(vals[k]))
+				str_printf(f[k], sizeof f[k], k < 2 ? "%.1f" : "%.3f", vals[k]);
+			else
+				str_copy(f[k], sizeof f[k], k == 1 && !d->has_flush ? "n/c" : "-");
+		cv_printf(cv, y++, 0, R_VALUE, "%-10s %9s %9s %9s %9s %7.2f %5.0f%%", d->name, f[0], f[1], f[2], f[3],
+			  d->queue, d->util_pct);
+	}
+	if (ld->n > 0 && !ld->cur[0].has_flush && y < cv->h)
+		cv_text(cv, y++, 0, R_NOTE, "n/c: the kernel counts no flushes for this device (Linux before 5.5, or ZFS)");
+	if (y + 2 < cv->h && ld->n > 0) {
+		char sv[48];
+		cv_printf(cv, y++, 0, R_LABEL, "%s %s, ms", ld->cur[0].name,
+			  ld->cur[0].has_flush ? "flush await" : "write await");
+		cv_spark(cv, y++, 0, cv->w, ld->cur[0].has_flush ? &ld->flush_ms : &ld->write_ms, 0, R_SPARK);
+		const char *sname;
+		enum metric_id sm = rates_server_sync(m, &sname);
+		if (sm < M__COUNT && y + 2 < cv->h) {
+			rates_format(sm, &m->cur[sm], sv, sizeof sv);
+			cv_printf(cv, y++, 0, R_LABEL, "the server's %s, ms (now %s)", sname, sv);
+			cv_spark(cv, y++, 0, cv->w, &m->hist[sm], 0, R_SPARK);
+		}
+		if (y + 1 < cv->h) {
+			cv_text(cv, y++, 0, R_LABEL, "utilisation, %");
+			cv_spark(cv, y++, 0, cv->w, &ld->util, 100, R_SPARK);
+		}
+	}
+}
+
 static void rates_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	int idx[NPANE_ROWS], n = visible_rows(m, v, idx), i, y = 0;
@@ -401,7 +580,10 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 		return;
 	if (v->details && n > 0) {
 		pane_clamp(v, n, 1);
-		draw_details(m, v, cv, idx[v->sel]);
+		if (pane_rows[idx[v->sel]].metric == ROW_LOGDEV)
+			draw_logdev_details(m, cv);
+		else
+			draw_details(m, v, cv, idx[v->sel]);
 		return;
 	}
 	if (!m->have_caps) {
@@ -419,7 +601,7 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 	 * for its key rows shows the rows instead) */
 	int nkey = 0;
 	for (i = 0; i < n; i++)
-		nkey += pane_rows[idx[i]].key;
+		nkey += row_key(m, idx[i]);
 	if (v->full || cv->h > (nkey < n ? nkey : n)) {
 		cv_printf(cv, y, 0, R_LABEL, "%-*s%*s", labw, "", curw, "now");
 		if (sparkw > 8)
@@ -441,9 +623,9 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 		imp_rows = cv->h - y - rows_h;
 	}
 	if (!v->full && !v->focused)
-		n = key_rows_first(idx, n, rows_h);
+		n = key_rows_first(m, idx, n, rows_h);
 	else if (!v->full && n > rows_h && v->sel < rows_h)
-		n = key_rows_first(idx, n, rows_h);
+		n = key_rows_first(m, idx, n, rows_h);
 	pane_clamp(v, n, rows_h);
 	v->nshown = n < rows_h ? n : rows_h;
 	int row_end = y + rows_h;

@@ -24,6 +24,14 @@ const char *rates_label(enum metric_id id);
  * unknown, e.g. "- (reset)"). Returns buf. */
 char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t len);
 
+/* Why the log device's figures are missing (not recorded, a remote
+ * server, tmpfs, ZFS ...: what they lack), or NULL when they are there. */
+const char *rates_logdev_why(const struct model *m);
+
+/* The server's own sync latency shown beside the device's (name: its short
+ * name, "WAL sync", "redo sync" ...); M__COUNT: none. */
+enum metric_id rates_server_sync(const struct model *m, const char **name);
+
 #endif
 
 /* What the durability settings in force imply, one line each (e.g.

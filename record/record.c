@@ -2,6 +2,7 @@
 #include "record.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -36,7 +37,10 @@ enum {
 	S_SESSION,          /* one session of the list (put_sessions) */
 	S_SESSION_IDLE,     /* after the list: idle sessions counted, not listed (u64) */
 	S_TUNING = 32,      /* the tuning screen: tuning_io */
+	S_LOGDEV = 33,      /* the log devices' /proc/diskstats counters (logdev_sample_io) */
 };
+/* CAPS: the log directories and their devices (logdev_map_io) */
+enum { C_LOGDEV = 14 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
 #define LKS_QUERY_LAST 1u
@@ -68,24 +72,36 @@ struct rec_dgmap {
 	X(track_wal_io_timing) X(in_recovery) X(superuser) X(pg_monitor)       \
 	X(ps_digests) X(ps_digest_p95) X(ps_digest_hist)
 
+/* CRC-32 tables for eight bytes at a time (slicing-by-8), made once
+ * (the replay worker and the screen's history both read). */
+static uint32_t crc_tab[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t k = 0; k < 256; k++) {
+		uint32_t c = k;
+		for (int j = 0; j < 8; j++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_tab[0][k] = c;
+	}
+	for (uint32_t k = 0; k < 256; k++)
+		for (int t = 1; t < 8; t++)
+			crc_tab[t][k] = (crc_tab[t - 1][k] >> 8) ^ crc_tab[0][crc_tab[t - 1][k] & 0xff];
+}
+
 uint32_t rec_crc32(uint32_t crc, const void *p, size_t n)
 {
-	static uint32_t table[256];
-	static int ready;
 	const unsigned char *b = p;
-	size_t i;
-	if (!ready) {
-		for (uint32_t k = 0; k < 256; k++) {
-			uint32_t c = k;
-			for (int j = 0; j < 8; j++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[k] = c;
-		}
-		ready = 1;
-	}
+	pthread_once(&crc_once, crc_init);
 	crc = ~crc;
-	for (i = 0; i < n; i++)
-		crc = table[(crc ^ b[i]) & 0xff] ^ (crc >> 8);
+	for (; n >= 8; n -= 8, b += 8) {
+		uint32_t lo = crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+		crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][lo >> 8 & 0xff] ^ crc_tab[5][lo >> 16 & 0xff] ^
+		      crc_tab[4][lo >> 24] ^ crc_tab[3][b[4]] ^ crc_tab[2][b[5]] ^ crc_tab[1][b[6]] ^ crc_tab[0][b[7]];
+	}
+	while (n--)
+		crc = crc_tab[0][(crc ^ *b++) & 0xff] ^ (crc >> 8);
 	return ~crc;
 }
 
@@ -290,6 +306,62 @@ static void counter_io(struct fio *c, char *name, size_t len, uint64_t *v, uint6
 	fio_short(c, name, len);
 	fio_u64(c, v);
 	fio_u64(c, epoch);
+}
+
+/* C_LOGDEV: u8 state, short note, u8 directories, each short role, path,
+ * file system, device, what holds it; u8 devices, each short name. */
+static void logdev_map_io(struct fio *c, struct logdev_map *m)
+{
+	uint8_t st = (uint8_t)m->state, nd = (uint8_t)m->ndirs, nv = (uint8_t)m->ndev;
+	fio_u8(c, &st);
+	fio_short(c, m->note, sizeof m->note);
+	fio_u8(c, &nd);
+	if (nd > LOGDIR_MAX)
+		c->bad = true;
+	for (int i = 0; i < nd && !c->bad; i++) {
+		struct logdir *d = &m->dirs[i];
+		fio_short(c, d->role, sizeof d->role);
+		fio_short(c, d->path, sizeof d->path);
+		fio_short(c, d->fs, sizeof d->fs);
+		fio_short(c, d->dev, sizeof d->dev);
+		fio_short(c, d->via, sizeof d->via);
+	}
+	fio_u8(c, &nv);
+	if (nv > LOGDEV_MAX)
+		c->bad = true;
+	for (int i = 0; i < nv && !c->bad; i++)
+		fio_short(c, m->dev[i], sizeof m->dev[i]);
+	if (!c->out) {
+		m->state = st < LDS__COUNT ? (enum logdev_state)st : LDS_UNSEEN;
+		m->ndirs = nd;
+		m->ndev = nv;
+	}
+}
+
+/* S_LOGDEV: u8 devices, each short name, u8 fields the kernel gave (0: the
+ * device was not in /proc/diskstats), 17 u64 counters in diskstats order. */
+static void logdev_sample_io(struct fio *c, struct logdev_sample *ls)
+{
+	uint8_t n = (uint8_t)ls->n;
+	fio_u8(c, &n);
+	if (n > LOGDEV_MAX)
+		c->bad = true;
+	for (int i = 0; i < n && !c->bad; i++) {
+		struct diskstat *d = &ls->d[i];
+		uint8_t nf = (uint8_t)d->nfields;
+		uint64_t *v[17] = {&d->rd_ios, &d->rd_merges, &d->rd_sectors, &d->rd_ticks, &d->wr_ios, &d->wr_merges,
+				   &d->wr_sectors, &d->wr_ticks, &d->in_flight, &d->io_ticks, &d->time_in_queue,
+				   &d->dc_ios, &d->dc_merges, &d->dc_sectors, &d->dc_ticks, &d->fl_ios, &d->fl_ticks};
+		fio_short(c, d->name, sizeof d->name);
+		fio_u8(c, &nf);
+		for (int k = 0; k < 17; k++)
+			fio_u64(c, v[k]);
+		d->nfields = nf;
+	}
+	if (!c->out) {
+		ls->n = n;
+		ls->read = true;
+	}
 }
 
 /* S_SETTING: name (short), value (the rest). */
@@ -670,15 +742,23 @@ static int open_private(const char *path, char *err, size_t errlen)
 int rec_open_write(struct recorder *r, const char *path, const struct rec_header *h,
 		   bool redact, char *err, size_t errlen)
 {
+	int fd = open_private(path, err, errlen);
+	if (fd < 0) {
+		memset(r, 0, sizeof *r);
+		return -1;
+	}
+	return rec_open_write_fd(r, fd, path, h, redact, err, errlen);
+}
+
+int rec_open_write_fd(struct recorder *r, int fd, const char *path, const struct rec_header *h,
+		      bool redact, char *err, size_t errlen)
+{
 	struct strbuf b;
-	int fd, rc;
+	int rc;
 
 	memset(r, 0, sizeof *r);
 	str_copy(r->path, sizeof r->path, path);
 	r->redact = redact;
-	fd = open_private(path, err, errlen);
-	if (fd < 0)
-		return -1;
 	r->f = fdopen(fd, "wb");
 	if (!r->f) {
 		close(fd);
@@ -726,6 +806,15 @@ int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
 	put_scalars(r, &b, caps_tail_fields, NFIELDS(caps_tail_fields), c);
 	for (i = 0; i < c->notes.n; i++)
 		put_text(r, &b, C_NOTE, c->notes.msg[i]);
+	if (c->logdev.state != LDS_NONE) {
+		struct strbuf f;
+		struct logdev_map m = c->logdev;
+		sb_init(&f);
+		struct fio io = fio_writer(&f, false);
+		logdev_map_io(&io, &m);
+		put_field(&b, C_LOGDEV, f.s, f.len);
+		sb_free(&f);
+	}
 	rc = write_record(r, REC_CAPS, &b, err, errlen);
 	sb_free(&b);
 	return rc;
@@ -799,6 +888,7 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 	}
 	sb_init(&f);
 	bool skipped = put_digest_rows(r, b, &f, ds);
+	r->dg_whole = !skipped;
 	for (size_t i = 0; i < ds->nhist; i++) {
 		struct dg_hist *h = &ds->hist[i];
 		uint32_t nb = (uint32_t)h->n;
@@ -1042,6 +1132,7 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 
 	sb_init(&b);
 	sb_init(&f);
+	r->dg_whole = false;
 	put_scalars(r, &b, sample_fields, NFIELDS(sample_fields), s);
 	put_counters(&b, &f, s);
 	for (i = 0; i < s->notes.n; i++)
@@ -1060,10 +1151,22 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_sessions(r, &b, s->sessions);
 	if (s->tuning)
 		put_tuning(&b, s->tuning);
+	if (s->logdev.read) {
+		struct logdev_sample ls = s->logdev;
+		struct fio io = fio_writer(&f, false);
+		logdev_sample_io(&io, &ls);
+		put_field(&b, S_LOGDEV, f.s, f.len);
+	}
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
 	return rc;
+}
+
+void rec_write_whole(struct recorder *r)
+{
+	dgmap_free(r->dg);
+	r->dg = NULL;
 }
 
 void rec_close(struct recorder *r)
@@ -1126,6 +1229,15 @@ static void caps_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		get_str(note, sizeof note, d, n);
 		notes_add(&c->notes, "%s", note);
 		break;
+	case C_LOGDEV: {
+		struct logdev_map m;
+		memset(&m, 0, sizeof m);
+		struct fio io = fio_reader(d, n);
+		logdev_map_io(&io, &m);
+		if (fio_whole(&io))
+			c->logdev = m;
+		break;
+	}
 	default: break;
 	}
 }
@@ -1432,6 +1544,15 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_WAIT_META: case S_WAIT: read_waits(s, tag, d, n); break;
 	case S_TUNING: read_tuning(s, d, n); break;
+	case S_LOGDEV: {
+		struct logdev_sample ls;
+		memset(&ls, 0, sizeof ls);
+		struct fio io = fio_reader(d, n);
+		logdev_sample_io(&io, &ls);
+		if (fio_whole(&io))
+			s->logdev = ls;
+		break;
+	}
 	default: break;
 	}
 }
@@ -1518,12 +1639,11 @@ static bool resync(struct rec_reader *rd)
 	return false;
 }
 
+static int read_start(struct rec_reader *rd, char *err, size_t errlen);
+
 int rec_open_read(struct rec_reader *rd, const char *path, const void *buf, size_t len,
 		  char *err, size_t errlen)
 {
-	unsigned char h[16];
-	int type, rc;
-	size_t n;
 
 	memset(rd, 0, sizeof *rd);
 	if (path) {
@@ -1539,6 +1659,37 @@ int rec_open_read(struct rec_reader *rd, const char *path, const void *buf, size
 			return -1;
 		}
 	}
+	return read_start(rd, err, errlen);
+}
+
+int rec_open_read_fd(struct rec_reader *rd, int fd, char *err, size_t errlen)
+{
+	memset(rd, 0, sizeof *rd);
+	rd->f = fdopen(fd, "rb");
+	if (!rd->f) {
+		str_printf(err, errlen, "cannot read the recording: %s", strerror(errno));
+		return -1;
+	}
+	return read_start(rd, err, errlen);
+}
+
+int rec_reader_seek(struct rec_reader *rd, uint64_t offset)
+{
+	clearerr(rd->f);
+	if (fseeko(rd->f, (off_t)offset, SEEK_SET) != 0)
+		return -1;
+	rd->offset = offset;
+	rd->maybe_cut = false;
+	return 0;
+}
+
+/* After the file is open: the file header and the HEADER record. */
+static int read_start(struct rec_reader *rd, char *err, size_t errlen)
+{
+	unsigned char h[16];
+	int type, rc;
+	size_t n;
+
 	rd->own = true;
 	rd->cap = 65536;
 	rd->buf = xmalloc(rd->cap);

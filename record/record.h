@@ -44,11 +44,18 @@ struct recorder {
 	uint64_t records, bytes;
 	struct rec_dgmap *dg;     /* digest rows written, for change-only writing */
 	uint32_t dg_gen;          /* connection the map belongs to */
+	bool dg_whole;            /* out: the last sample's digests were written whole (no row left out) */
 };
 
 /* Create path (mode 0600, truncated) and write the file and record headers. */
 int rec_open_write(struct recorder *r, const char *path, const struct rec_header *h,
 		   bool redact, char *err, size_t errlen);
+/* The same on an open descriptor (taken over; path names it in messages). */
+int rec_open_write_fd(struct recorder *r, int fd, const char *path, const struct rec_header *h,
+		      bool redact, char *err, size_t errlen);
+/* Write the next sample's digest rows whole, texts too, as after a
+ * connection: a reader may start there (history checkpoints). */
+void rec_write_whole(struct recorder *r);
 /* Append the capabilities of connection conn_gen. */
 int rec_write_caps(struct recorder *r, const struct caps *c, uint32_t conn_gen,
 		   char *err, size_t errlen);
@@ -87,6 +94,10 @@ struct rec_item {
  * Fails on another format or a newer major version. */
 int rec_open_read(struct rec_reader *rd, const char *path, const void *buf, size_t len,
 		  char *err, size_t errlen);
+/* The same on an open descriptor (taken over). */
+int rec_open_read_fd(struct rec_reader *rd, int fd, char *err, size_t errlen);
+/* Go on reading at offset, the start of a record. 0 or -1. */
+int rec_reader_seek(struct rec_reader *rd, uint64_t offset);
 /* Next CAPS or SAMPLE record into it: 1, or 0 at the end (whole file read,
  * or cut off: see rd->truncated). Damaged records are skipped and counted. */
 int rec_next(struct rec_reader *rd, struct rec_item *it);

@@ -57,9 +57,21 @@ static int replay_connect(struct source *src, char *err, size_t errlen)
 	}
 	src->priv = p;
 	src->start_wall = p->rd.hdr.start_wall;
+	if (cfg->from > 0)   /* --from is a seek */
+		src->seek_to = src->start_wall + cfg->from;
 	str_copy(cfg->host, sizeof cfg->host, p->rd.hdr.host);
 	memset(&src->caps, 0, sizeof src->caps);
 	return 0;
+}
+
+/* One pending step forward taken: true. */
+static bool take_step(struct source *src)
+{
+	int n = __atomic_load_n(&src->seek_steps, __ATOMIC_ACQUIRE);
+	while (n > 0)
+		if (__atomic_compare_exchange_n(&src->seek_steps, &n, n - 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return true;
+	return false;
 }
 
 static int replay_sample(struct source *src, struct sample *out, bool want_settings)
@@ -79,7 +91,7 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 	p->it.sample.waits = NULL;
 	p->it.sample.sessions = NULL;
 	p->it.sample.tuning = NULL;
-	if (out->wall < src->start_wall + cfg->from || cfg->speed <= 0) {
+	if (out->wall < src->seek_to || cfg->speed <= 0 || take_step(src)) {
 		p->paced = false;
 		return 0;
 	}
@@ -96,6 +108,10 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 		double now = clock_mono();
 		if (src->stop_flag && *src->stop_flag)
 			break;
+		if (out->wall < src->seek_to || take_step(src)) {
+			p->paced = false;   /* a seek while it waited: at once, paced again from the next */
+			break;
+		}
 		if (src->pause_flag && *src->pause_flag) {
 			sleep_until(now + 0.05);
 			double d = clock_mono() - now;

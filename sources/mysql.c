@@ -12,6 +12,7 @@
 #include <errmsg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "../util/redact.h"
@@ -348,6 +349,70 @@ static void my_identity(struct source *src)
 	}
 }
 
+/* The log directories (caps.logdev) when the server is on this host: the
+ * redo directory (innodb_log_group_home_dir, relative to datadir), the
+ * binlog's (log_bin_basename) and datadir; one statement per connection. */
+static void my_logdirs(struct source *src)
+{
+	struct my_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	const char *hi = mysql_get_host_info(p->db);
+	struct qres qr;
+	if (!source_host_local(hi)) {
+		char at[96];
+		str_copy(at, sizeof at, hi ? hi : "?");
+		at[strcspn(at, " ")] = '\0';
+		source_logdev_remote(c, at);
+		return;
+	}
+	MYSQL_RES *res = my_query(src, "SELECT @@datadir, @@innodb_log_group_home_dir, @@log_bin_basename, @@hostname", &qr);
+	if (!res)
+		res = my_query(src, "SELECT @@datadir, @@innodb_log_group_home_dir, NULL, @@hostname", &qr);
+	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+	/* a forwarded port (a container's, a tunnel's) looks local: the
+	 * server's host name says whether it runs here */
+	char here[256] = "";
+	if (row && row[3] && gethostname(here, sizeof here - 1) == 0 && here[0] && strcmp(here, row[3]) != 0) {
+		char them[64];
+		str_copy(them, sizeof them, row[3]);
+		text_sanitize(them);
+		c->logdev.state = LDS_UNSEEN;
+		str_printf(c->logdev.note, sizeof c->logdev.note,
+			   "the server runs on host %s, not here (%.60s): a forwarded port or another container; the log "
+			   "device's figures need dbtop where the server runs", them, here);
+		mysql_free_result(res);
+		return;
+	}
+	if (!row || !row[0]) {
+		c->logdev.state = LDS_UNSEEN;
+		str_printf(c->logdev.note, sizeof c->logdev.note, "the server's directories are unreadable: %s",
+			   qr.failed ? qr.err : "no value");
+		if (res)
+			mysql_free_result(res);
+		return;
+	}
+	char data[160], redo[160], bin[160];
+	str_copy(data, sizeof data, row[0]);
+	if (row[1] && row[1][0] == '/')
+		str_copy(redo, sizeof redo, row[1]);
+	else
+		str_printf(redo, sizeof redo, "%s/%s", data, row[1] && strcmp(row[1], "./") != 0 ? row[1] : "");
+	bin[0] = '\0';
+	if (row[2] && *row[2]) {
+		if (row[2][0] == '/')
+			str_copy(bin, sizeof bin, row[2]);
+		else
+			str_printf(bin, sizeof bin, "%s/%s", data, row[2]);
+		char *sl = strrchr(bin, '/');
+		if (sl && sl != bin)
+			*sl = '\0';
+	}
+	mysql_free_result(res);
+	source_logdev_add(c, "redo", redo);
+	source_logdev_add(c, "binlog", bin);
+	source_logdev_add(c, "data", data);
+}
+
 /* Probe, the statement digests: the digest and histogram columns and the consumer
  * when performance_schema is readable; the notes when digests are off. */
 static void my_probe_digests(struct source *src, bool readable)
@@ -453,6 +518,7 @@ static int my_probe(struct source *src, char *err, size_t errlen)
 	}
 	mysql_caps_finish(c, has_os_log_fsyncs, ps.failed ? ps.err : NULL);
 	my_identity(src);
+	my_logdirs(src);
 	return 0;
 }
 

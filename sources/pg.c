@@ -569,6 +569,41 @@ static void pg_wait_source(struct source *src)
 	}
 }
 
+/* The log directories (caps.logdev) when the server is on this host:
+ * pg_wal under data_directory (its symlink followed by the driver) and
+ * data_directory; one statement per connection. data_directory needs
+ * pg_read_all_settings (in pg_monitor) or superuser. */
+static void pg_logdirs(struct source *src)
+{
+	struct pg_priv *p = src->priv;
+	struct caps *c = &src->caps;
+	struct pg_results rs;
+	struct qres qr;
+	if (pg_run(src, "SELECT (SELECT setting FROM pg_settings WHERE name = 'data_directory'), "
+			"host(inet_server_addr())", &rs, &qr) < 0) {
+		p->own_xacts++;
+		c->logdev.state = LDS_UNSEEN;
+		str_printf(c->logdev.note, sizeof c->logdev.note, "data_directory is unreadable: %s", qr.err);
+		return;
+	}
+	p->own_xacts++;
+	const char *dir = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL, *addr = rs.n > 0 ? cell(rs.r[0], 0, 1) : NULL;
+	if (addr && *addr && !source_host_local(addr)) {
+		source_logdev_remote(c, addr);
+	} else if (!dir || !*dir) {
+		c->logdev.state = LDS_UNSEEN;
+		str_copy(c->logdev.note, sizeof c->logdev.note,
+			 "data_directory is not readable by this user: GRANT pg_read_all_settings (or pg_monitor) for the "
+			 "log device's figures");
+	} else {
+		char wal[200];
+		str_printf(wal, sizeof wal, "%s/pg_wal", dir);
+		source_logdev_add(c, "WAL", wal);
+		source_logdev_add(c, "data", dir);
+	}
+	pg_results_clear(&rs);
+}
+
 static int pg_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
@@ -595,6 +630,7 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 		return -1;
 	}
 	pg_identity(src);
+	pg_logdirs(src);
 	if (src->read_only)
 		pg_read_only_note(src);
 	if (!src->caps.pgss_version && src->caps.pgss_loaded)

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "hostio.h"
 #include "../model/digests.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
@@ -196,6 +198,12 @@ int source_open(struct source *src, char *err, size_t errlen)
 	}
 	src->connected = true;
 	src->conn_gen++;
+	/* the devices under the log directories, once per connection */
+	src->host_io = false;
+	if (src->caps.logdev.state == LDS_NONE && src->caps.logdev.ndirs > 0) {
+		hostio_resolve(&src->caps.logdev, NULL);
+		src->host_io = src->caps.logdev.state == LDS_OK;
+	}
 	src->next_settings = 0;
 	if (!src->start_wall)
 		src->start_wall = clock_wall();
@@ -258,6 +266,8 @@ void source_tick(struct source *src, struct sample *out)
 	}
 	src->backoff = BACKOFF_MIN;
 	src->last_error[0] = '\0';
+	if (src->host_io)
+		hostio_read(&src->caps.logdev, NULL, &out->logdev);
 	if (out->settings_fresh)
 		src->next_settings = now + src->settings_every;
 }
@@ -301,4 +311,40 @@ void source_idle(struct source *src, double until, volatile int *stop)
 			sleep_until(until);
 		}
 	}
+}
+
+bool source_host_local(const char *host)
+{
+	if (!host || !*host || host[0] == '/')
+		return true;
+	if (strncasecmp(host, "localhost", 9) == 0 && (host[9] == '\0' || host[9] == ' '))
+		return true;
+	if (strstr(host, "via UNIX socket"))
+		return true;
+	size_t n = strcspn(host, " ");
+	if (strncmp(host, "127.", 4) == 0)
+		return strspn(host, "0123456789.") == n;
+	return (n == 3 && strncmp(host, "::1", 3) == 0) || (n == 5 && strncmp(host, "[::1]", 5) == 0);
+}
+
+void source_logdev_remote(struct caps *c, const char *at)
+{
+	c->logdev.state = LDS_REMOTE;
+	str_printf(c->logdev.note, sizeof c->logdev.note,
+		   "the server is at %s, not on this host: the log device's figures need dbtop on the server", at);
+}
+
+void source_logdev_add(struct caps *c, const char *role, const char *path)
+{
+	struct logdev_map *m = &c->logdev;
+	if (!path || !*path || m->ndirs >= LOGDIR_MAX)
+		return;
+	for (int i = 0; i < m->ndirs; i++)
+		if (strcmp(m->dirs[i].path, path) == 0)
+			return;
+	struct logdir *d = &m->dirs[m->ndirs++];
+	memset(d, 0, sizeof *d);
+	str_copy(d->role, sizeof d->role, role);
+	str_copy(d->path, sizeof d->path, path);
+	text_sanitize(d->path);
 }

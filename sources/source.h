@@ -149,6 +149,12 @@ struct source {
 	bool read_only;          /* --read-only: read-only session, no writes */
 	volatile int *stop_flag; /* when set and non-zero: stop waiting (replay pacing) */
 	volatile int *pause_flag; /* when set and non-zero: the replay clock stands still */
+	/* replay seeks (one mechanism for --from and the screen's keys): the
+	 * samples up to wall time seek_to come at once, paused or not (0:
+	 * none), and seek_steps more samples after that (a step forward while
+	 * paused; changed with __atomic builtins by both threads) */
+	volatile double seek_to;
+	int seek_steps;
 	/* --server-budget: server time per refresh (ms) that the costly reads
 	 * (lock graph, statement digests) may take on average; 0: read them
 	 * on every refresh */
@@ -180,6 +186,9 @@ struct source {
 	struct session_set *ss_last; /* the last list read, owned */
 	double ss_read, ss_next;   /* monotonic s it was read / of the next read */
 	uint32_t ss_gen;           /* conn_gen of ss_last */
+	/* the log devices (caps.logdev) were found on this host: their
+	 * /proc/diskstats counters are read with every sample */
+	bool host_io;
 };
 
 /* What one statement of a backend came to: failed with the reason in err
@@ -215,6 +224,18 @@ int source_open(struct source *src, char *err, size_t errlen);
  * schedules a retry with exponential back-off. Always fills out (state DOWN
  * / STALLED with the reason when no data). */
 void source_tick(struct source *src, struct sample *out);
+
+/* Is a server reached at host on this machine: no host (the default
+ * socket), "localhost", a socket path, a loopback address (127.x, ::1),
+ * or a MySQL client's host info ("Localhost via UNIX socket",
+ * "127.0.0.1 via TCP/IP")? */
+bool source_host_local(const char *host);
+
+/* The backend's half of caps.logdev at connect: the server is on this host
+ * (local) or not (at: where, for the note); the directories the driver
+ * looks under come with logdir_add. */
+void source_logdev_remote(struct caps *c, const char *at);
+void source_logdev_add(struct caps *c, const char *role, const char *path);
 
 void source_close(struct source *src);
 

@@ -28,7 +28,14 @@ const struct key_bind key_binds[] = {
 	 "keep dbtop's change of the selected setting after dbtop exits (asks first)"},
 	{{' '}, KA_PAUSE, 0, KW_ALL, false, "space", "space Pause",
 	 "pause: the data freeze (a replay's clock stops: nothing is skipped), the screen stays responsive; "
-	 "space resumes"},
+	 "frozen, every pane can step back through the history kept (--history); space resumes, live"},
+	{{KEY_LEFT}, KA_TRAVEL, TR_PREV, KW_ALL, false, "Left", NULL,
+	 "one interval back in time (freezes the view first); every pane and the header (AT time, -age) "
+	 "show that moment"},
+	{{KEY_RIGHT}, KA_TRAVEL, TR_NEXT, KW_ALL, false, "Right", NULL,
+	 "frozen: one interval forward (a replay reads on)"},
+	{{'['}, KA_TRAVEL, TR_PREV_MIN, KW_ALL, false, "[", NULL, "a minute back in time (freezes the view first)"},
+	{{']'}, KA_TRAVEL, TR_NEXT_MIN, KW_ALL, false, "]", NULL, "frozen: a minute forward (a replay reads on: a seek)"},
 	{{'+', '='}, KA_SLOWER, 0, KW_ALL, false, "+", "+- Interval", "longer refresh interval (up to 60 s)"},
 	{{'-', '_'}, KA_FASTER, 0, KW_ALL, false, "-", NULL, "shorter refresh interval (down to 0.25 s)"},
 	{{'s'}, KA_PANE, PK_SORT, KW_OVERVIEW | KW_SCREEN(1) | KW_SCREEN(2), false, "s", "s Sort",
@@ -78,10 +85,10 @@ const struct key_bind key_binds[] = {
 	{{'U'}, KA_UNDO_ALL, 0, KW_ALL, false, "U", NULL, "undo every setting change dbtop made"},
 	{{KEY_UP, 'k'}, KA_UP, 0, KW_ALL, false, "Up k", NULL, "select the row above"},
 	{{KEY_DOWN, 'j'}, KA_DOWN, 0, KW_ALL, false, "Down j", NULL, "select the row below"},
-	{{KEY_PPAGE}, KA_PGUP, 0, KW_ALL, false, "PgUp", NULL, "ten rows up"},
-	{{KEY_NPAGE}, KA_PGDN, 0, KW_ALL, false, "PgDn", NULL, "ten rows down"},
-	{{KEY_HOME, 'g'}, KA_HOME, 0, KW_ALL, false, "Home g", NULL, "the first row"},
-	{{KEY_END, 'G'}, KA_END, 0, KW_ALL, false, "End G", NULL, "the last row"},
+	{{KEY_PPAGE}, KA_PGUP, 0, KW_ALL, false, "PgUp", NULL, "ten rows up; frozen: a minute back in time"},
+	{{KEY_NPAGE}, KA_PGDN, 0, KW_ALL, false, "PgDn", NULL, "ten rows down; frozen: a minute forward"},
+	{{KEY_HOME, 'g'}, KA_HOME, 0, KW_ALL, false, "Home g", NULL, "the first row (frozen, Home: the oldest sample kept)"},
+	{{KEY_END, 'G'}, KA_END, 0, KW_ALL, false, "End G", NULL, "the last row (frozen, End: back to live)"},
 };
 const size_t key_nbinds = sizeof key_binds / sizeof key_binds[0];
 

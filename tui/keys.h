@@ -38,7 +38,11 @@ enum key_act {
 	KA_EXPLAIN,          /* the plan of the selected session (sessions) */
 	KA_TOUR_NEXT,        /* the demo tour: the next incident */
 	KA_TOUR_PREV,
+	KA_TRAVEL,           /* time travel; cmd: TR_* */
 };
+
+/* Time travel moves (KA_TRAVEL's cmd). */
+enum { TR_PREV = 1, TR_NEXT, TR_PREV_MIN, TR_NEXT_MIN, TR_OLDEST, TR_LIVE };
 
 /* Where a binding applies: the overview (screen 0) and screens 1..6. */
 #define SCREEN_MAX 6

@@ -22,6 +22,7 @@
 #include "../model/digests.h"
 #include "../model/findings.h"
 #include "../panes/pane.h"
+#include "../record/history.h"
 #include "../util/util.h"
 #include "keys.h"
 #include "../run/sampler.h"
@@ -42,7 +43,20 @@ static const double intervals[] = {0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60};
 #define NINTERVALS (sizeof intervals / sizeof intervals[0])
 
 struct ui {
-	struct model *m;
+	struct model *m;       /* the model drawn: live, or travel while frozen in the past */
+	struct model *live;    /* the model the samples go into */
+	struct model travel;   /* rebuilt at the moment shown while frozen */
+	bool travel_init;
+	uint64_t at_seq;       /* frozen: the kept sample shown (history sequence number) */
+	double at_wall;        /* ... its wall time */
+	bool at_built;         /* travel holds at_seq (else the live model is it) */
+	int pull_n;            /* frozen replay: samples still to take for a step forward */
+	double pull_wall;      /* ... or up to this wall time (0: none) */
+	unsigned long steps;   /* travel keys drawn (rebuild + frame) and their time, s */
+	double step_total, step_max;
+	double step_t0;        /* monotonic s of the travel key not drawn yet, 0: none */
+	unsigned long rebuilds; /* models rebuilt and their time, s */
+	double rebuild_total, rebuild_max;
 	struct ui_opts *o;
 	struct source *src;
 	struct sampler sp;
@@ -288,6 +302,27 @@ static void header_state(const struct ui *u, char *state, size_t len)
 	if (u->paused) {
 		size_t l = strlen(state);
 		str_printf(state + l, len - l, "  PAUSED");
+	}
+	if (u->paused && u->o->hist && u->at_wall > 0) {
+		/* the moment shown and how far back from now (a replay: from
+		 * the newest sample it has reached) */
+		double oldest, newest, ago;
+		char at[16];
+		time_t t = (time_t)u->at_wall;
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(at, sizeof at, "%H:%M:%S", &tm);
+		if (!hist_range(u->o->hist, &oldest, &newest))
+			newest = u->at_wall;
+		if (u->live->intervals > 0 && u->live->last.wall > newest)
+			newest = u->live->last.wall;   /* (the history stopped: the replay went on) */
+		ago = (u->o->replay ? newest : clock_wall()) - u->at_wall;
+		long a = ago > 0 ? (long)(ago + 0.5) : 0;
+		size_t l = strlen(state);
+		if (a >= 60)
+			str_printf(state + l, len - l, "  AT %s  -%ldm%02lds", at, a / 60, a % 60);
+		else
+			str_printf(state + l, len - l, "  AT %s  -%lds", at, a);
 	}
 }
 
@@ -1015,6 +1050,15 @@ static void draw_frame(struct ui *u)
 	u->frame_total += dt;
 	if (dt > u->frame_max)
 		u->frame_max = dt;
+	if (u->step_t0 > 0 && !u->pull_n && !u->pull_wall) {
+		/* a travel key, from the key to the frame drawn */
+		dt = clock_mono() - u->step_t0;
+		u->step_t0 = 0;
+		u->steps++;
+		u->step_total += dt;
+		if (dt > u->step_max)
+			u->step_max = dt;
+	}
 }
 
 /* ---- input ---- */
@@ -1242,14 +1286,171 @@ static void act_theme(const struct key_ctx *k) { next_theme(k->u); }
 static void act_undo(const struct key_ctx *k) { undo_changes(k->u, k->b->act == KA_UNDO_ALL); }
 static void act_explain(const struct key_ctx *k) { sessions_explain(k->u); }
 
+/* ---- time travel ---- */
+
+/* Show kept sample i (history index): the live model when it is the
+ * newest one the live model holds, else the model rebuilt there. */
+static void travel_land_at(struct ui *u, long i, bool force)
+{
+	struct history *h = u->o->hist;
+	char err[256];
+	double t0 = clock_mono();
+	if (!h || i < 0 || (size_t)i >= h->n)
+		return;
+	u->at_seq = h->e[i].seq;
+	u->at_wall = h->e[i].wall;
+	if (!force && (size_t)i == h->n - 1 && u->live->intervals > 0 && u->live->last.wall == h->e[i].wall) {
+		u->m = u->live;
+		u->at_built = false;
+		return;
+	}
+	if (!u->travel_init) {
+		model_init(&u->travel, u->live->hist_t.cap);
+		u->travel_init = true;
+	}
+	if (hist_step(h, (size_t)i, &u->travel, u->live, err, sizeof err) < 0) {
+		set_msg(u, "history: %s", err);
+		u->m = u->live;
+		u->at_built = false;
+		return;
+	}
+	u->m = &u->travel;
+	u->at_built = true;
+	u->rebuilds++;
+	double dt = clock_mono() - t0;
+	u->rebuild_total += dt;
+	if (dt > u->rebuild_max)
+		u->rebuild_max = dt;
+}
+
+static void travel_land(struct ui *u, long i)
+{
+	travel_land_at(u, i, false);
+}
+
+/* Freeze the view (a replay's clock stops) at the newest sample. */
+static void travel_freeze(struct ui *u)
+{
+	if (u->paused)
+		return;
+	u->paused = true;
+	sampler_pause(&u->sp, true);
+	u->pull_n = 0;
+	u->pull_wall = 0;
+	u->at_wall = 0;
+	if (u->o->hist && u->o->hist->n)
+		travel_land(u, (long)u->o->hist->n - 1);
+}
+
+/* Back to live (a replay goes on from where it stood: nothing skipped). */
+static void travel_live(struct ui *u)
+{
+	u->paused = false;
+	u->m = u->live;
+	u->at_built = false;
+	u->at_wall = 0;
+	u->pull_n = 0;
+	u->pull_wall = 0;
+	u->src->seek_to = 0;
+	sampler_pause(&u->sp, false);
+}
+
+/* The index of the sample shown, -1: none kept. */
+static long travel_index(const struct ui *u)
+{
+	struct history *h = u->o->hist;
+	long i = hist_find_seq(h, u->at_seq);
+	if (i < 0 && h && h->n)
+		i = u->at_seq < h->e[0].seq ? 0 : (long)h->n - 1;
+	return i;
+}
+
+/* Move by n samples (n != 0) or to wall time (n == 0); past the newest
+ * sample of a replay, the replay is read on to there (a seek). */
+static void travel_move(struct ui *u, int n, double wall)
+{
+	struct history *h = u->o->hist;
+	if (!h || !h->n) {
+		set_msg(u, "no history kept (--history 0)");
+		return;
+	}
+	long i = travel_index(u), last = (long)h->n - 1;
+	long to = n ? i + n : hist_nearest(h, wall);
+	if (n == 0 && wall > h->e[last].wall)
+		to = last + 1;
+	if (to < 0) {
+		to = 0;
+		if (i == 0)
+			set_msg(u, "the oldest sample kept (--history %gm)", h->keep / 60);
+	}
+	if (to > last) {
+		if (u->o->replay && !u->ended) {
+			/* read on: the samples queued first, then the source's */
+			if (n) {
+				u->pull_n = (int)(to - last);
+				__atomic_add_fetch(&u->src->seek_steps, u->pull_n, __ATOMIC_ACQ_REL);
+			} else {
+				u->pull_wall = wall;
+				u->src->seek_to = wall;
+			}
+			return;
+		}
+		to = last;
+		if (!u->o->replay)
+			set_msg(u, "the newest sample: End or space goes live");
+		else
+			set_msg(u, "the end of the recording");
+	}
+	travel_land(u, to);
+}
+
+/* Space: freeze, or back to live. */
 static void act_pause(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
-	u->paused = !u->paused;
-	sampler_pause(&u->sp, u->paused);
-	set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)"
-					    : "paused: data frozen (space resumes)"
+	if (u->paused)
+		travel_live(u);
+	else
+		travel_freeze(u);
+	set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)  "
+					      "Left Right [ ] step through time"
+					    : "paused: data frozen (space resumes)  Left Right [ ] step through time"
 			     : "resumed");
+}
+
+/* Left Right [ ] (and PgUp PgDn Home End while frozen): travel. */
+static void act_travel(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	int cmd = k->b->cmd;
+	if (!u->step_t0)
+		u->step_t0 = clock_mono();
+	if (!u->paused) {
+		if (cmd == TR_NEXT || cmd == TR_NEXT_MIN || cmd == TR_LIVE)
+			return;   /* live already */
+		travel_freeze(u);
+	}
+	double at = u->at_wall;
+	switch (cmd) {
+	case TR_PREV: travel_move(u, -1, 0); break;
+	case TR_NEXT: travel_move(u, +1, 0); break;
+	case TR_PREV_MIN: travel_move(u, 0, at - 60); break;
+	case TR_NEXT_MIN: travel_move(u, 0, at + 60); break;
+	case TR_OLDEST: travel_move(u, 0, -1); break;
+	case TR_LIVE: travel_live(u); set_msg(u, "live"); break;
+	default: break;
+	}
+}
+
+void ui_travel_to(struct ui *u, double wall)
+{
+	travel_freeze(u);
+	travel_move(u, 0, wall);
+}
+
+bool ui_history_range(const struct ui *u, double *oldest, double *newest)
+{
+	return hist_range(u->o->hist, oldest, newest);
 }
 
 static void act_filter(const struct key_ctx *k)
@@ -1315,6 +1516,18 @@ static void act_screen(const struct key_ctx *k)
 static void act_move(const struct key_ctx *k)
 {
 	struct pane_view *v = k->v;
+	if (k->u->paused && k->u->o->hist && k->b->act >= KA_PGUP && k->b->act <= KA_END &&
+	    (k->ch == KEY_PPAGE || k->ch == KEY_NPAGE || k->ch == KEY_HOME || k->ch == KEY_END)) {
+		/* frozen: PgUp PgDn a minute, Home the oldest, End live (g and G
+		 * still select the first and last row) */
+		static const int tr[] = {TR_PREV_MIN, TR_NEXT_MIN, TR_OLDEST, TR_LIVE};
+		struct key_bind b = *k->b;
+		struct key_ctx kk = *k;
+		b.cmd = tr[k->b->act - KA_PGUP];
+		kk.b = &b;
+		act_travel(&kk);
+		return;
+	}
 	switch (k->b->act) {
 	case KA_UP: v->sel--; break;
 	case KA_DOWN: v->sel++; break;
@@ -1336,6 +1549,7 @@ static void tour_go(struct ui *u, int to)
 		return;
 	}
 	u->o->tour_at = to;
+	u->m = u->live;   /* (the tour keeps no history: nothing to travel in) */
 	u->ended = false;
 	u->tour_end = 0;
 	u->paused = false;
@@ -1396,6 +1610,7 @@ static void (*const key_actions[])(const struct key_ctx *) = {
 	[KA_EXPLAIN] = act_explain,
 	[KA_TOUR_NEXT] = act_tour,
 	[KA_TOUR_PREV] = act_tour,
+	[KA_TRAVEL] = act_travel,
 };
 
 static void handle_key(struct ui *u, int ch)
@@ -1425,6 +1640,13 @@ static void handle_key(struct ui *u, int ch)
 		unbound_key(u, ch);
 		return;
 	}
+	if (b->acts && u->paused && u->at_built) {
+		/* the screen shows a past moment: the session or setting may be
+		 * another now */
+		set_msg(u, "%s acts on the server as it is now, not at the moment shown: End goes live first",
+			b->name);
+		return;
+	}
 	struct key_ctx k = {.u = u, .v = v, .idx = idx, .b = b, .ch = ch};
 	if ((size_t)b->act < sizeof key_actions / sizeof key_actions[0] && key_actions[b->act])
 		key_actions[b->act](&k);
@@ -1438,12 +1660,18 @@ static bool take_samples(struct ui *u)
 	struct sampler_msg *msg = xmalloc(sizeof *msg);
 	char err[NOTE_LEN];
 	bool any = false;
-	/* a paused replay: the samples wait in the queue, none is dropped */
-	while (!(u->paused && u->o->replay) && sampler_pop(&u->sp, msg)) {
+	struct history *h = u->o->hist;
+	bool pulled = false;
+	/* a paused replay: the samples wait in the queue, none is dropped;
+	 * a step forward takes them one by one */
+	while ((!(u->paused && u->o->replay) || u->pull_n > 0 || u->pull_wall > 0) && sampler_pop(&u->sp, msg)) {
 		any = true;
 		if (msg->has_caps) {
-			model_set_caps(u->m, &msg->caps);
-			if (u->recording && rec_write_caps(u->o->rec, &msg->caps, msg->conn_gen, err, sizeof err) < 0) {
+			model_set_caps(u->live, &msg->caps);
+			if (h)
+				hist_add_caps(h, &msg->caps, msg->conn_gen);
+			if (u->recording && !(h && h->shared) &&
+			    rec_write_caps(u->o->rec, &msg->caps, msg->conn_gen, err, sizeof err) < 0) {
 				u->recording = false;
 				rec_close(u->o->rec);
 				set_msg(u, "recording stopped: %s", err);
@@ -1453,6 +1681,12 @@ static bool take_samples(struct ui *u)
 			u->ended = true;
 			u->tour_end = clock_mono();
 			sample_release(&msg->s);
+			if (u->pull_n > 0 || u->pull_wall > 0) {
+				/* a seek past the end: the last sample */
+				pulled = true;
+				u->pull_n = 0;
+				u->pull_wall = 0;
+			}
 			continue;
 		}
 		if (u->recording && u->o->tuner) {
@@ -1461,18 +1695,50 @@ static bool take_samples(struct ui *u)
 			msg->s.tuning = xmalloc(sizeof *msg->s.tuning);
 			tune_view_snap(&u->tv, msg->s.tuning);
 		}
-		if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
+		if (u->paused && !u->at_built && u->m == u->live && h && u->at_wall > 0) {
+			/* frozen on the newest sample: keep it shown as the live model moves on */
+			long i = hist_find_seq(h, u->at_seq);
+			if (i >= 0)
+				travel_land_at(u, i, true);
+		}
+		if (h)   /* (without: below, unless paused) */
+			model_update(u->live, &msg->s);
+		if (h) {
+			bool was = h->stopped;
+			/* (with --record the recording is the spool: written once) */
+			if (hist_add(h, &msg->s, u->live) < 0 && !was) {
+				set_msg(u, "%s (the screen and sampling go on)", h->note);
+				u->msg_until = clock_mono() + 30;   /* (said once: it stays a while) */
+			}
+			if (h->shared && h->stopped && u->recording) {
+				u->recording = false;
+				set_msg(u, "recording stopped: %s (monitoring goes on)", h->note);
+			}
+		} else if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
 			u->recording = false;
 			rec_close(u->o->rec);
 			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
 		}
-		if (!u->paused)
-			model_update(u->m, &msg->s);
+		if (!h && !u->paused)   /* (no history: a live pause drops the samples, as it always did) */
+			model_update(u->live, &msg->s);
 		if (u->o->replay && msg->s.tuning)   /* the tuning screen as recorded */
 			tune_view_from_snap(msg->s.tuning, msg->s.wall, &u->tv);
 		sample_release(&msg->s);
+		if (u->pull_n > 0 || u->pull_wall > 0) {
+			pulled = true;
+			if (u->pull_n > 0)
+				u->pull_n--;
+			if (u->pull_wall > 0 && u->live->last.wall >= u->pull_wall)
+				u->pull_wall = 0;
+			if (!u->pull_n && !u->pull_wall)
+				break;
+		}
 	}
 	free(msg);
+	if (pulled && u->paused && h && h->n && !u->pull_n && !u->pull_wall) {
+		u->src->seek_to = 0;
+		travel_land(u, (long)h->n - 1);
+	}
 	return any;
 }
 
@@ -1650,7 +1916,11 @@ static void write_frame_stats(const struct ui *u)
 		return;
 	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f samples %lu\n", u->frames, COLS,
 		LINES, u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
-		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->m->intervals);
+		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->live->intervals);
+	if (u->steps)
+		fprintf(f, "steps %lu step_avg_ms %.4f step_max_ms %.4f rebuilds %lu rebuild_avg_ms %.4f rebuild_max_ms %.4f\n",
+			u->steps, u->step_total / (double)u->steps * 1000, u->step_max * 1000, u->rebuilds,
+			u->rebuilds ? u->rebuild_total / (double)u->rebuilds * 1000 : 0, u->rebuild_max * 1000);
 	fclose(f);
 }
 
@@ -1730,7 +2000,8 @@ static void screen_loop(struct ui *u)
 	int input_empty = 0;
 	while (!u->quit && !ui_signal) {
 		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
-				       {.fd = u->paused && u->o->replay ? -1 : u->sp.wake[0], .events = POLLIN}};
+				       {.fd = u->paused && u->o->replay && !u->pull_n && !u->pull_wall ? -1 : u->sp.wake[0],
+					.events = POLLIN}};
 		bool dirty = false;
 		int ch, pr = poll(pf, 2, 1000);
 		if (pr < 0 && errno != EINTR)
@@ -1780,7 +2051,11 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 
 	/* one malloc arena: the sampler thread would otherwise get its own */
 	mallopt(M_ARENA_MAX, 1);
+	/* a step back in time rebuilds a model: keep the freed heap for the
+	 * next one instead of giving it back and faulting it in again */
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	u->m = m;
+	u->live = m;
 	u->o = o;
 	u->src = src;
 	u->interval = o->interval;
@@ -1824,6 +2099,8 @@ int ui_run(struct source *src, struct model *m, struct ui_opts *o)
 	src->pause_flag = NULL;
 	for (i = 0; i < NPANES; i++)
 		pane_filter_free(&u->views[i]);
+	if (u->travel_init)
+		model_free(&u->travel);
 	free(u);
 	return status;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "../model/model.h"
+#include "../record/history.h"
 #include "../record/record.h"
 #include "../sources/source.h"
 #include "../tune/tuner.h"
@@ -34,6 +35,7 @@ struct ui_opts {
 	struct tuner *tuner;    /* tuning (owned by the sampler thread while it runs), or NULL */
 	char exit_msg[1200];     /* out: what happened to tuning changes at exit, for stderr */
 	double start_mono;      /* monotonic s when dbtop started (first-frame figure) */
+	struct history *hist;   /* the samples kept for time travel (--history), or NULL */
 	/* the demo tour, or NULL: tour_n incidents, tour_at the one playing;
 	 * tour_open(tour_ctx, i) replaces the source and the model (the same
 	 * objects, reopened on incident i): 0, or -1 */
@@ -43,6 +45,14 @@ struct ui_opts {
 	int (*tour_open)(void *ctx, int i);
 	void *tour_ctx;
 };
+
+struct ui;
+/* Freeze the view (a replay's clock stops) and show the kept sample
+ * nearest wall time wall (s since the epoch); beyond the newest sample a
+ * replay reads on to it. */
+void ui_travel_to(struct ui *u, double wall);
+/* The kept samples' oldest and newest wall times; false when none. */
+bool ui_history_range(const struct ui *u, double *oldest, double *newest);
 
 /* Can this terminal show the screen? false with the reason in why. */
 bool ui_possible(char *why, size_t len);
