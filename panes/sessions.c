@@ -802,6 +802,8 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 	}
 	int y = sessions_draw_top(m, v, n, cv);
 	if (y >= cv->h) {
+		if (!v->full)
+			v->nrows = 0;   /* a tile: the one-line summary, as the tuning tile's */
 		free(rows);
 		return;
 	}

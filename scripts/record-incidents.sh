@@ -116,6 +116,7 @@ pg_lock_chain() {
     # waiter 2 waits for row 2; a DDL waits for the table
     $psql -qc "UPDATE chain SET v = v + 1 WHERE id = 2" >/dev/null &
     bg+=($!)
+    sleep 1   # (the DDL queues behind that waiter, not ahead of it)
     $psql -qc "SET lock_timeout = '20s'; ALTER TABLE chain ADD COLUMN IF NOT EXISTS note text" >/dev/null 2>&1 &
     bg+=($!)
     at 31

@@ -817,6 +817,17 @@ static void draw_column(struct ui *u, const int *list, int n, int top, int x, in
 	}
 }
 
+/* The rows the n panes of list need stacked at width w, titles included. */
+static int column_need(struct ui *u, const int *list, int n, int w)
+{
+	int sum = 0, min;
+	for (int i = 0; i < n; i++) {
+		int p = list[i];
+		sum += 1 + (panes[p]->need ? panes[p]->need(u->m, &u->views[p], w, &min) : panes[p]->min_h);
+	}
+	return sum;
+}
+
 /* True when the panes stacked at full width need more than h rows. */
 static bool column_cuts(struct ui *u, int h)
 {
@@ -831,12 +842,15 @@ static void draw_overview(struct ui *u, int top, int h)
 {
 	/* two columns on a wide terminal when one would cut a pane */
 	if (COLS >= 140 && column_cuts(u, h)) {
-		/* rates and digests on the left, the rest on the right, a rule between */
-		static const int left[] = {0, 1}, right[] = {2, 3, 4, 5};
+		/* rates and digests on the left, the rest on the right, a rule
+		 * between; the sessions go left when all of them fit there */
+		static const int left[] = {0, 1, 5}, right[] = {2, 3, 4, 5};
 		int lw = COLS * 11 / 20, rw = COLS - lw - 1;
 		struct canvas cv = screen_canvas(u, top, lw, h, 1);
-		draw_column(u, left, 2, top, 0, lw, h);
-		draw_column(u, right, 3 + sessions_tile(u), top, lw + 1, rw, h);
+		bool sess = sessions_tile(u);
+		bool sess_left = sess && column_need(u, left, 3, lw) <= h;
+		draw_column(u, left, 2 + sess_left, top, 0, lw, h);
+		draw_column(u, right, 3 + (sess && !sess_left), top, lw + 1, rw, h);
 		for (int y = 0; y < h; y++)
 			cv_text(&cv, y, 0, R_LABEL, u->utf8 ? "\xe2\x94\x82" : "|");
 		return;

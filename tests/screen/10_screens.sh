@@ -397,7 +397,7 @@ check "q: the cursor is visible again" test "$(pane m '#{cursor_flag}')" = 1
 check "q: keypad transmit mode is off" test "$(pane m '#{keypad_flag}')" = 0
 check "q: no dbtop frame left on the shell screen" \
 	bash -c '! grep -qE "q Quit|\[1\] fsync|REPLAY ended" <<<"$1"' _ "$(screen m)"
-check "q: the replay summary is printed" has m "dbtop: end of recording: 44 records read"
+check "q: the replay summary is printed" has m "dbtop: end of recording: 43 records read"
 tm kill-session -t m
 
 # ---- PostgreSQL WAL writer, 100x30 ----

@@ -78,7 +78,7 @@ else
 	nok "50x12 header: got '$(line r 0)', want '$(header_expect 50 1 "${MARIADB_HDR[@]}")'"
 fi
 check "50x12 key bar: the whole entries that fit, none cut" test "$(line r 11)" = "$(keybar_expect 50)"
-check "50x12: the rates tile" test "$(screen r | grep -m1 '^\[')" = "[1] fsync / commit rates  4 of 10 rows"
+check "50x12: the rates tile" grep -qE '^\[1\] fsync / commit rates  4 of [0-9]+ rows$' <<<"$(screen r | grep -m1 '^\[')"
 # too short for every pane's minimum: the rates keep their key rows, the
 # others their titles
 for t in "commits/s" "fsyncs/s" "fsyncs/commit" "binlog sync ms"; do
