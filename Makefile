@@ -34,12 +34,12 @@ LDLIBS := $(BASE_LIBS)
 BUILD ?= build
 BIN ?= dbtop
 CORE_SRC := util/util.c util/redact.c core/tunables.c core/fixes.c \
-	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/findings.c model/logdev.c \
-	config/target.c \
+	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/findings.c model/events.c model/logdev.c \
+	config/target.c config/fleet.c \
 	sources/source.c sources/hostio.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/sessions_map.c sources/fallback.c \
 	record/record.c record/replay.c record/history.c \
 	tune/journal.c tune/tuner.c \
-	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c \
+	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c panes/events.c panes/fleet.c \
 	tui/theme_parse.c app/batch.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
@@ -136,7 +136,7 @@ check:
 # runs every one.
 # `make asan` is the same.
 ASAN_LIVE ?= 10_cli 12_batch_text 20_mariadb 30_postgres 40_restart 45_stall 57_sessions 58_sessions_tui 60_tui 65_locks \
-	66_locks_tui 67_kill_identity 78_tune 79_pending 82_tls 85_faults 88_hostile 89_safety
+	66_locks_tui 67_kill_identity 78_tune 79_pending 82_tls 85_faults 88_hostile 89_safety 94_fleet
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 ASAN_TESTS := $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%) $(FUZZ_NAMES:%=build-asan/tests/fuzz_%)
 asan: check-asan

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "../model/digests.h"
+#include "../model/events.h"
 #include "../model/findings.h"
 #include "../panes/rates.h"
 #include <stdlib.h>
@@ -223,6 +224,12 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
 
 void batch_json_sessions(const struct model *m, const char *host, int top, bool sessions, struct strbuf *out)
 {
+	batch_json_events(m, host, top, sessions, NULL, 0, 0, out);
+}
+
+void batch_json_events(const struct model *m, const char *host, int top, bool sessions,
+		       const struct event_log *ev, unsigned long ev_from, unsigned long ev_to, struct strbuf *out)
+{
 	struct notes n;
 	int i;
 	bool first = true;
@@ -292,6 +299,8 @@ void batch_json_sessions(const struct model *m, const char *host, int top, bool 
 		struct finding f[FINDINGS_MAX];
 		findings_json(f, findings_eval(m, f, FINDINGS_MAX), out);
 	}
+	if (ev)
+		events_json(ev, ev_from, ev_to, out);
 	if (sessions) {
 		struct session_set none = {.status = SESS_NOT_READ};
 		session_set_json(out, m->sessions ? m->sessions : &none);

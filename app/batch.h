@@ -15,6 +15,12 @@ void batch_json(const struct model *m, const char *host, int top, struct strbuf 
  * "sessions_status", "sessions_count", "sessions" (model/sessions.h
  * session_set_json; "not read" and [] when the model has no list). */
 void batch_json_sessions(const struct model *m, const char *host, int top, bool sessions, struct strbuf *out);
+struct event_log;
+/* batch_json_sessions with the member "events": the events of ev with seq
+ * ev_from .. ev_to (the interval's; model/events.h events_json); ev NULL:
+ * none. */
+void batch_json_events(const struct model *m, const char *host, int top, bool sessions,
+		       const struct event_log *ev, unsigned long ev_from, unsigned long ev_to, struct strbuf *out);
 /* --sessions in the text form: one line "  sessions: N (a active, w waiting
  * for lock, ...)" and one per session waiting for a lock, with its blocker. */
 void batch_text_sessions(const struct model *m, struct strbuf *out);

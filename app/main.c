@@ -1,7 +1,10 @@
 /* main.c - command line, connection set-up and the sampling loop. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +14,9 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "../config/fleet.h"
 #include "../model/digests.h"
+#include "../model/events.h"
 #include "../model/model.h"
 #include "../record/record.h"
 #include "../sources/source.h"
@@ -19,6 +24,7 @@
 #include "../util/util.h"
 #include "batch.h"
 #include "tour.h"
+#include "../run/sampler.h"
 #include "../tui/ui.h"
 
 #ifndef DBTOP_VERSION
@@ -56,6 +62,9 @@ struct opts {
 	double history;           /* --history, s kept for time travel; 0: none */
 	bool sessions;            /* --sessions: every session in each batch record */
 	long long explain_id;     /* --explain ID: print that session's plan and exit; 0: none */
+	const char *snapshot_dir; /* --snapshot-dir DIR: where w writes; NULL: the current directory */
+	const char *targets;      /* --targets FILE */
+	struct fleet_list fleet;  /* several targets (TARGET... or --targets): n > 1 */
 };
 
 
@@ -74,9 +83,11 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fputs("usage: dbtop [options] [TARGET]\n"
+	fputs("usage: dbtop [options] [TARGET...]\n"
 	      "TARGET: mysql://[user[:password]@]host[:port][/db][?socket=PATH]\n"
 	      "        mariadb://...   postgres://...   postgresql://...   'host=... dbname=...'\n"
+	      "several targets (at most 64): one worker each, the fleet screen first\n"
+	      "      --targets FILE        one target a line, NAME = TARGET to name it, # comments\n"
 	      "connection:\n"
 	      "  -h, --host HOST           server host\n"
 	      "  -P, --port PORT           server port\n"
@@ -123,6 +134,8 @@ static void usage(FILE *f)
 	      "                            default: when dbtop exits)\n"
 	      "      --history DURATION    samples kept to step back through (space freezes;\n"
 	      "                            default 60m, 0: none), in a private spool file\n"
+	      "      --snapshot-dir DIR    where w writes its snapshot files (default: the\n"
+	      "                            current directory)\n"
 	      "record and replay:\n"
 	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
 	      "      --redact              replace literals in recorded text with ?\n"
@@ -248,7 +261,7 @@ enum {
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_WIDE, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_CAPTION, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 	OPT_TUNE_TTL, OPT_HISTORY, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
-	OPT_SESSIONS, OPT_EXPLAIN,
+	OPT_SESSIONS, OPT_EXPLAIN, OPT_SNAPSHOT_DIR, OPT_TARGETS,
 };
 
 static const struct option long_opts[] = {
@@ -284,10 +297,12 @@ static const struct option long_opts[] = {
 	{"read-only", no_argument, NULL, OPT_READ_ONLY},
 	{"tune-ttl", required_argument, NULL, OPT_TUNE_TTL},
 	{"history", required_argument, NULL, OPT_HISTORY},
+	{"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"sample-hz", required_argument, NULL, OPT_SAMPLE_HZ},
 	{"sessions", no_argument, NULL, OPT_SESSIONS},
 	{"explain", required_argument, NULL, OPT_EXPLAIN},
+	{"targets", required_argument, NULL, OPT_TARGETS},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -333,19 +348,89 @@ static bool connection_opt(int c, struct opts *o, struct target *t)
 	return true;
 }
 
+/* Several targets (TARGET... or --targets FILE): the list read, each one
+ * parsed once to refuse a bad one before any connection (by its line or
+ * argument, never by its text: it may hold a password), and the options
+ * that take one server refused. */
+static void check_fleet_args(int argc, char **argv, struct opts *o, struct target *t)
+{
+	char err[NOTE_LEN + 300];
+	fleet_init(&o->fleet);
+	if (o->replay || o->demo)
+		die_usage("a replay takes no TARGET:", o->targets ? "--targets" : argv[optind]);
+	for (int i = optind; i < argc; i++) {
+		/* NAME=URI names a target on the command line too */
+		const char *nm, *sp;
+		size_t nlen, slen;
+		char name[FLEET_NAME_LEN], *spec = NULL;
+		char why[200];
+		if (fleet_split_line(argv[i], &nm, &nlen, &sp, &slen, why, sizeof why) == 1 && nm) {
+			str_printf(name, sizeof name, "%.*s", (int)nlen, nm);
+			spec = xstrndup(sp, slen);
+		}
+		if (fleet_add(&o->fleet, spec ? name : NULL, spec ? spec : argv[i], 0, err, sizeof err) < 0) {
+			fprintf(stderr, "dbtop: %s\n", err);
+			exit(2);
+		}
+		secret_free(spec);
+	}
+	if (o->targets && fleet_read_file(&o->fleet, o->targets, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		exit(2);
+	}
+	if (o->fleet.n == 0) {
+		fprintf(stderr, "dbtop: --targets %s names no target\n", o->targets);
+		exit(2);
+	}
+	if (o->fleet.n == 1) {
+		/* one target: as if given alone (no fleet screen) */
+		if (target_parse(t, o->fleet.e[0].spec, err, sizeof err) < 0 ||
+		    target_guess_engine(t, err, sizeof err) < 0) {
+			fprintf(stderr, "dbtop: %s:%d: %s\n", o->targets, o->fleet.e[0].line, err);
+			exit(2);
+		}
+		if (!o->batch && o->json)
+			o->batch = true;
+		return;
+	}
+	if (t->host || t->port || t->socket || t->database)
+		die_usage("with several targets each one names its server: -h, -P, -S and -d take one server:",
+			  t->host ? "-h" : t->port ? "-P" : t->socket ? "-S" : "-d");
+	if (o->record && o->fleet.n > 1)
+		die_usage("--record writes one server's samples: with several targets run one dbtop per server "
+			  "to record:", "--record");
+	if (o->explain_id && o->fleet.n > 1)
+		die_usage("--explain asks one server: give one target with", "--explain");
+	for (int i = 0; i < o->fleet.n; i++) {
+		struct target one;
+		char where[300];
+		const struct fleet_entry *e = &o->fleet.e[i];
+		target_init(&one);
+		if (e->line)
+			str_printf(where, sizeof where, "%s:%d", o->targets, e->line);
+		else
+			str_printf(where, sizeof where, "target %d", i + 1);
+		if (target_parse(&one, e->spec, err, sizeof err) < 0 || target_guess_engine(&one, err, sizeof err) < 0) {
+			fprintf(stderr, "dbtop: %s: %s%s\n", where, err,
+				o->ask_password && !e->line ? " (--password takes no value: it asks for one)" : "");
+			target_free(&one);
+			exit(2);
+		}
+		target_free(&one);
+	}
+	if (!o->batch && o->json)
+		o->batch = true;
+}
+
 /* After the options: the one target (or none for a replay) parsed, the
  * engine known, the options that exclude each other refused. */
 static void check_args(int argc, char **argv, struct opts *o, struct target *t)
 {
 	char err[NOTE_LEN];
 
-	if (optind < argc - 1) {
-		/* not shown: a password typed after --password (which takes no
-		 * value: it asks) or a second URI may be anything */
-		fprintf(stderr, "dbtop: more than one target given (%d arguments; the extra one is not shown, it may "
-			"be a password: --password takes no value, it asks for one)\n", argc - optind);
-		usage(stderr);
-		exit(2);
+	if (o->targets || optind < argc - 1) {
+		check_fleet_args(argc, argv, o, t);
+		return;
 	}
 	if (o->replay || o->demo) {
 		if (o->replay && o->demo)
@@ -360,7 +445,19 @@ static void check_args(int argc, char **argv, struct opts *o, struct target *t)
 			o->batch = true;
 		return;
 	}
-	if (optind < argc && target_parse(t, argv[optind], err, sizeof err) < 0) {
+	const char *spec = optind < argc ? argv[optind] : NULL;
+	char *named = NULL;
+	if (spec) {
+		/* NAME=URI: one target by its name (the name shows only on a fleet) */
+		const char *nm, *sp;
+		size_t nlen, slen;
+		char why[200];
+		if (fleet_split_line(spec, &nm, &nlen, &sp, &slen, why, sizeof why) == 1 && nm)
+			spec = named = xstrndup(sp, slen);
+	}
+	int prc = spec ? target_parse(t, spec, err, sizeof err) : 0;
+	secret_free(named);
+	if (prc < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		usage(stderr);
 		exit(2);
@@ -413,7 +510,9 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_CAPTION: o->caption = optarg; break;
 		case OPT_ASCII: o->ascii = true; break;
 		case OPT_READ_ONLY: o->read_only = true; break;
+		case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
 		case OPT_SESSIONS: o->sessions = true; break;
+		case OPT_TARGETS: o->targets = optarg; break;
 		case OPT_EXPLAIN: o->explain_id = (long long)num_arg("--explain", optarg, 1, 9.2e18); break;
 		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
 		case OPT_HISTORY: o->history = strspn(optarg, "0") == strlen(optarg) ? 0 : duration_arg("--history", optarg); break;
@@ -549,9 +648,9 @@ struct run {
 	double start_mono;
 };
 
-/* Write the sample (and the capabilities of a new connection) to the
- * recording; a failure stops the recording, not the monitoring. */
-static void batch_record(const struct run *r, const struct sample *s, uint32_t *caps_gen)
+/* Adopt (and record) the capabilities of a new connection; a failure
+ * stops the recording, not the monitoring. */
+static void batch_caps(const struct run *r, uint32_t *caps_gen)
 {
 	char err[NOTE_LEN];
 	if (r->src->conn_gen != *caps_gen) {
@@ -563,6 +662,12 @@ static void batch_record(const struct run *r, const struct sample *s, uint32_t *
 			*r->recording = false;
 		}
 	}
+}
+
+/* Write the sample (with its interval's events) to the recording. */
+static void batch_record(const struct run *r, const struct sample *s)
+{
+	char err[NOTE_LEN];
 	if (*r->recording && rec_write_sample(r->rec, s, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: recording stopped: %s (monitoring goes on)\n", err);
 		rec_close(r->rec);
@@ -578,10 +683,13 @@ static void batch_loop(const struct run *r)
 	struct batch_text_state txt;
 	struct strbuf out;
 	struct sample s;
+	struct event_log ev;
 	uint32_t caps_gen = 0;
 	long printed = 0;
 
 	sb_init(&out);
+	events_init(&ev);
+	ev.live = !r->replaying;   /* batch mode changes no setting: an observed change is another's */
 	/* the first sample only primes the counters */
 	memset(&txt, 0, sizeof txt);
 	txt.wide = o->wide;
@@ -593,13 +701,24 @@ static void batch_loop(const struct run *r)
 			sample_release(&s);
 			break;
 		}
-		batch_record(r, &s, &caps_gen);
+		batch_caps(r, &caps_gen);
 		model_update(r->m, &s);
+		/* the events of this interval: derived (or read from the
+		 * recording), then recorded with the sample */
+		unsigned long ev_from;
+		events_update(&ev, r->m, &s);
+		struct event_list *el = events_take_interval(&ev, &ev_from);
+		if (!s.events)
+			s.events = el;
+		else
+			event_list_free(el);
+		batch_record(r, &s);
 		sample_release(&s);
 		if (r->m->intervals > 1 && s.wall >= r->src->start_wall + o->from) {
 			out.len = 0;
 			if (o->json)
-				batch_json_sessions(r->m, r->host, o->top < 0 ? 20 : o->top, o->sessions, &out);
+				batch_json_events(r->m, r->host, o->top < 0 ? 20 : o->top, o->sessions, &ev, ev_from, ULONG_MAX,
+						  &out);
 			else
 				batch_text(r->m, r->host, &txt, &out);
 			if (!o->json && o->sessions)
@@ -620,6 +739,7 @@ static void batch_loop(const struct run *r)
 		if (stop_requested)
 			break;
 	}
+	events_free(&ev);
 	sb_free(&out);
 }
 
@@ -647,6 +767,13 @@ static int tour_open(void *ctx, int i)
 	return 0;
 }
 
+/* The screen's snapshot (w): the batch record of the moment shown. */
+static void snapshot_json(const struct model *m, const char *host, const struct event_log *ev, unsigned long ev_from,
+			  unsigned long ev_to, struct strbuf *out)
+{
+	batch_json_events(m, host, 20, m->sessions != NULL, ev, ev_from, ev_to, out);
+}
+
 /* The screen until it quits; its exit status. *worker_running: a query
  * still runs in the sampler thread. tr: the demo tour, or NULL. */
 static int run_screen(const struct run *r, bool *worker_running, struct tour_run *tr)
@@ -658,6 +785,7 @@ static int run_screen(const struct run *r, bool *worker_running, struct tour_run
 		.rec = *r->recording ? r->rec : NULL, .read_only = o->read_only,
 		.tuner = r->replaying ? NULL : r->tuner, .start_mono = r->start_mono,
 		.caption = o->caption,
+		.snapshot_dir = o->snapshot_dir, .snapshot_json = snapshot_json,
 	};
 	if (tr) {
 		/* --demo NAME: that incident alone; else all, from the first */
@@ -693,6 +821,257 @@ static int run_screen(const struct run *r, bool *worker_running, struct tour_run
 	return status;
 }
 
+/* ---- several targets ---- */
+
+/* One server of several: its target, source, model and tuner. */
+struct watched {
+	char name[FLEET_NAME_LEN];
+	struct target t;
+	struct source src;
+	struct model m;
+	struct tuner *tuner;
+	const struct opts *o;
+	bool opened;             /* connected at the start */
+	char err[NOTE_LEN];      /* why not */
+};
+
+/* Duplicate s into *slot when the target has none of its own. */
+static void inherit_str(char **slot, const char *s)
+{
+	if (!*slot && s)
+		*slot = xstrdup(s);
+}
+
+/* The flags that apply to every target of several (user, option file,
+ * TLS, time limit, engine): what the target's own text does not say. */
+static void target_inherit(struct target *d, const struct target *s)
+{
+	if (d->engine == ENGINE_UNKNOWN)
+		d->engine = s->engine;
+	inherit_str(&d->user, s->user);
+	inherit_str(&d->defaults_file, s->defaults_file);
+	inherit_str(&d->ssl_ca, s->ssl_ca);
+	inherit_str(&d->ssl_cert, s->ssl_cert);
+	inherit_str(&d->ssl_key, s->ssl_key);
+	if (d->ssl_mode == SSL_MODE_UNSET)
+		d->ssl_mode = s->ssl_mode;
+	d->connect_timeout = s->connect_timeout;
+}
+
+/* Each target's first connection and its tuner, on a thread of its own:
+ * a server that does not answer delays the start by --connect-timeout at
+ * most, whatever the number of targets. */
+static void *open_one(void *arg)
+{
+	struct watched *w = arg;
+	if (source_open(&w->src, w->err, sizeof w->err) == 0)
+		w->opened = true;
+	w->tuner = start_tuner(&w->src, w->o, &w->t, false);
+	return NULL;
+}
+
+/* Names: given, else the target's label; a label twice gets "#2", ... */
+static void fleet_names(struct watched *w, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (w[i].name[0])
+			continue;
+		str_copy(w[i].name, sizeof w[i].name, w[i].t.label);
+		for (int k = 2;; k++) {
+			bool taken = false;
+			for (int j = 0; j < n && !taken; j++)
+				taken = j != i && strcmp(w[j].name, w[i].name) == 0;
+			if (!taken)
+				break;
+			str_printf(w[i].name, sizeof w[i].name, "%.40s#%d", w[i].t.label, k);
+		}
+	}
+}
+
+/* The targets parsed, prepared and opened (in parallel); 0 or the exit
+ * status (said on stderr). tmpl: the flags given for all of them. */
+static int fleet_setup(struct watched *w, int n, const struct opts *o, struct target *tmpl)
+{
+	char err[NOTE_LEN];
+	char *typed = NULL;
+	if (o->ask_password)
+		typed = prompt_password();   /* once, for every target that names none */
+	for (int i = 0; i < n; i++) {
+		const struct fleet_entry *e = &o->fleet.e[i];
+		struct watched *x = &w[i];
+		x->o = o;
+		target_init(&x->t);
+		str_copy(x->name, sizeof x->name, e->named ? e->name : "");
+		target_parse(&x->t, e->spec, err, sizeof err);   /* checked in check_fleet_args */
+		target_inherit(&x->t, tmpl);
+		target_guess_engine(&x->t, err, sizeof err);
+		if (x->t.engine == ENGINE_MYSQL && target_apply_mysql_defaults(&x->t, err, sizeof err) < 0) {
+			fprintf(stderr, "dbtop: %s: %s\n", x->name[0] ? x->name : "a target", err);
+			secret_free(typed);
+			return 2;
+		}
+		if (typed && !x->t.password)
+			x->t.password = xstrdup(typed);
+		target_make_label(&x->t);
+		init_source(&x->src, NULL, o, &x->t, false);
+		x->src.retry_each_interval = true;
+	}
+	secret_free(typed);
+	fleet_names(w, n);
+	pthread_t *th = xcalloc((size_t)n, sizeof *th);
+	bool *started = xcalloc((size_t)n, sizeof *started);
+	for (int i = 0; i < n; i++)
+		started[i] = pthread_create(&th[i], NULL, open_one, &w[i]) == 0;
+	for (int i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			open_one(&w[i]);
+	}
+	free(th);
+	free(started);
+	for (int i = 0; i < n; i++) {
+		size_t hist = (size_t)d_ceil(HISTORY_SECONDS / o->interval);
+		model_init(&w[i].m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
+		if (!w[i].opened && o->batch)
+			fprintf(stderr, "dbtop: %s: DOWN at the start, retrying: %s\n", w[i].name, w[i].err);
+	}
+	return 0;
+}
+
+/* Append one batch record of a target of several: JSON with the
+ * "server" member first, text with "[NAME] " before every line. */
+static void fleet_record(const struct watched *w, struct batch_text_state *txt, struct strbuf *out)
+{
+	const struct opts *o = w->o;
+	struct strbuf rec;
+	sb_init(&rec);
+	if (o->json) {
+		batch_json_sessions(&w->m, w->t.label, o->top < 0 ? 20 : o->top, o->sessions, &rec);
+		sb_puts(out, "{\"server\":");
+		json_str(out, w->name);
+		sb_putc(out, ',');
+		sb_puts(out, rec.s + 1);   /* the record without its '{' */
+		sb_putc(out, '\n');
+	} else {
+		batch_text(&w->m, w->t.label, txt, &rec);
+		if (o->sessions)
+			batch_text_sessions(&w->m, &rec);
+		for (const char *p = rec.s; p && *p;) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			sb_printf(out, "[%s] %.*s\n", w->name, (int)len, p);
+			p = nl ? nl + 1 : p + len;
+		}
+	}
+	sb_free(&rec);
+}
+
+/* --batch with several targets: each one sampled by its own worker (a
+ * sampler, as on the screen), a record per target as each sample comes;
+ * --count N records of every target. False when stdout closed. */
+static void fleet_batch(struct watched *w, int n, const struct opts *o)
+{
+	struct sampler *sp = xcalloc((size_t)n, sizeof *sp);
+	struct batch_text_state *txt = xcalloc((size_t)n, sizeof *txt);
+	struct sampler_msg *msg = xmalloc(sizeof *msg);
+	struct pollfd pf[FLEET_MAX];
+	long printed[FLEET_MAX] = {0};
+	uint32_t caps_gen[FLEET_MAX] = {0};
+	struct strbuf out;
+	bool done = false;
+	sb_init(&out);
+	for (int i = 0; i < n; i++) {
+		txt[i].wide = o->wide;
+		txt[i].top = o->top < 0 ? 5 : o->top;
+		if (sampler_start(&sp[i], &w[i].src, o->interval, false, NULL) < 0) {
+			fprintf(stderr, "dbtop: cannot start the sampler of %s: %s\n", w[i].name, strerror(errno));
+			done = true;
+		}
+	}
+	while (!done && !stop_requested) {
+		for (int i = 0; i < n; i++)
+			pf[i] = (struct pollfd){.fd = sp[i].wake[0], .events = POLLIN};
+		if (poll(pf, (nfds_t)n, 500) < 0 && errno != EINTR)
+			break;
+		bool all = o->count > 0;
+		for (int i = 0; i < n && !done; i++) {
+			while (sampler_pop(&sp[i], msg)) {
+				if (msg->has_caps && msg->conn_gen != caps_gen[i]) {
+					model_set_caps(&w[i].m, &msg->caps);
+					caps_gen[i] = msg->conn_gen;
+				}
+				model_update(&w[i].m, &msg->s);
+				sample_release(&msg->s);
+				if (w[i].m.intervals <= 1 || (o->count > 0 && printed[i] >= o->count))
+					continue;
+				out.len = 0;
+				fleet_record(&w[i], &txt[i], &out);
+				if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+					done = true;
+					break;
+				}
+				printed[i]++;
+			}
+			all &= printed[i] >= o->count;
+		}
+		if (all)
+			break;
+	}
+	for (int i = 0; i < n; i++)
+		if (sp[i].running && !sampler_stop(&sp[i], 0.5))
+			w[i].src.connected = false;   /* still inside a query: the exit ends it */
+	free(msg);
+	free(txt);
+	free(sp);
+	sb_free(&out);
+}
+
+/* Several targets: set up, the fleet screen or the batch records, and the
+ * exit status. tmpl: the flags given for all of them. */
+static int run_fleet(const struct opts *o, struct target *tmpl, double start_mono)
+{
+	int n = o->fleet.n, status;
+	char err[NOTE_LEN];
+	struct watched *w = xcalloc((size_t)n, sizeof *w);
+	if (!o->batch && !ui_possible(err, sizeof err)) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		free(w);
+		return 1;
+	}
+	if ((status = fleet_setup(w, n, o, tmpl)) != 0)
+		return status;
+	bool worker_running = false;
+	if (o->batch) {
+		fleet_batch(w, n, o);
+	} else {
+		struct ui_target *ut = xcalloc((size_t)n, sizeof *ut);
+		for (int i = 0; i < n; i++)
+			ut[i] = (struct ui_target){.name = w[i].name, .host = w[i].t.label, .src = &w[i].src,
+						   .m = &w[i].m, .tuner = w[i].tuner};
+		struct ui_opts uo = {
+			.interval = o->interval, .theme = o->theme, .ascii = o->ascii, .host = w[0].t.label,
+			.read_only = o->read_only, .start_mono = start_mono,
+		};
+		status = ui_run_targets(ut, n, &uo);
+		if (uo.exit_msg[0])
+			fprintf(stderr, "dbtop: %s\n", text_sanitize(uo.exit_msg));
+		worker_running = uo.worker_running;
+		free(ut);
+	}
+	if (worker_running)
+		return status;   /* a query still runs in a sampler thread: the exit ends it */
+	for (int i = 0; i < n; i++) {
+		tuner_close(w[i].tuner);
+		free(w[i].tuner);
+		source_close(&w[i].src);
+		model_free(&w[i].m);
+		target_free(&w[i].t);
+	}
+	free(w);
+	return status;
+}
+
 /* The memory holds passwords (given, typed, read from option files, or
  * by libpq from .pgpass) and query texts with their literals, whatever
  * the flags: no core file, and no ptrace or /proc/PID/mem by other
@@ -702,6 +1081,23 @@ static void protect_memory(void)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	struct rlimit no_core = {0, 0};
 	setrlimit(RLIMIT_CORE, &no_core);
+}
+
+/* --demo NAME: list the incidents (0), or pick one (-1: go on), or say
+ * there is no such one (2). */
+static int demo_choose(struct opts *o)
+{
+	char name[64];
+	if (strcmp(o->demo_name, "list") == 0) {
+		demo_list(stdout);
+		return 0;
+	}
+	if ((o->demo_at = demo_find(o->demo_name)) >= 0)
+		return -1;
+	str_copy(name, sizeof name, o->demo_name);
+	fprintf(stderr, "dbtop: no such demo incident: %s; there are:\n", text_sanitize(name));
+	demo_list(stderr);
+	return 2;
 }
 
 int main(int argc, char **argv)
@@ -730,18 +1126,21 @@ int main(int argc, char **argv)
 	}
 	target_init(&t);
 	parse_args(argc, args, &o, &t);
-	if (o.demo_name && strcmp(o.demo_name, "list") == 0) {
-		demo_list(stdout);
-		return 0;
-	}
-	if (o.demo_name && (o.demo_at = demo_find(o.demo_name)) < 0) {
-		char name[64];
-		str_copy(name, sizeof name, o.demo_name);
-		fprintf(stderr, "dbtop: no such demo incident: %s; there are:\n", text_sanitize(name));
-		demo_list(stderr);
-		return 2;
-	}
+	if (o.demo_name && (status = demo_choose(&o)) >= 0)
+		return status;
 	replaying = o.replay || o.demo;
+	if (o.fleet.n > 1) {
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		status = run_fleet(&o, &t, start_mono);
+		fleet_free(&o.fleet);
+		target_free(&t);
+		return status;
+	}
 	if ((status = prepare_target(&t, &o, replaying)) != 0) {
 		target_free(&t);
 		return status;

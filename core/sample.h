@@ -102,6 +102,7 @@ struct lock_set;
 struct wait_set;
 struct session_set;
 struct tune_snap;
+struct event_list;
 
 struct sample {
 	double mono;            /* s, CLOCK_MONOTONIC when counters were read */
@@ -146,6 +147,11 @@ struct sample {
 	 * to a recording by the screen, read back by a replay. Owned like the
 	 * sessions: freed by sample_release(). */
 	struct tune_snap *tuning;
+	/* The events of this interval (model/events.h): read from a recording
+	 * that has them (SAMPLE field 31), or set just before recording from
+	 * the event log; NULL: none recorded (a replay derives them). Owned
+	 * like the lock waits: freed by sample_release(). */
+	struct event_list *events;
 	/* The log devices' /proc/diskstats counters (core/logdev.h), read by
 	 * the driver when the server is on this host; .read false otherwise. */
 	struct logdev_sample logdev;

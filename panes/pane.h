@@ -53,6 +53,8 @@ struct pane_ask {
 };
 
 struct tune_view;
+struct event_log;
+struct event;
 
 /* Another screen a pane key asks the screen to open (PK_SESSIONS): the
  * sessions screen on one session's details, or filtered on a digest. */
@@ -95,6 +97,7 @@ struct pane_view {
 	const struct pane_plan *plan; /* sessions: the screen's explain, NULL: none */
 	long long tags[PANE_TAGS_MAX]; /* sessions: the tagged sessions (m) */
 	int ntags;
+	const struct event_log *events; /* the screen's event log (events pane, timeline), NULL: none */
 };
 
 struct pane_ops {
@@ -153,6 +156,12 @@ const struct session *sessions_selected(const struct model *m, const struct pane
  * and for a session it cannot identify. Locks and sessions panes share it. */
 void pane_ask_session(const struct model *m, struct pane_view *v, bool term, long long id, const char *user,
 		      const char *role, const char *spare, const struct session_ident *ident, const char *query);
+
+extern const struct pane_ops events_pane;
+/* The event the events pane has selected (what Enter travels to), or NULL. */
+const struct event *events_selected(const struct pane_view *v);
+/* "HH:MM:SS" in local time ("YYYY-mm-dd HH:MM:SS" with_date). */
+void event_time_text(double wall, bool with_date, char *buf, size_t len);
 
 struct tunable;
 /* The tuning pane's row of t on this server (what v->sel counts), or -1. */

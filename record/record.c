@@ -12,6 +12,7 @@
 
 #include "../core/tunables.h"
 #include "../model/digests.h"
+#include "../model/events.h"
 #include "../model/locks.h"
 #include "../model/sessions.h"
 #include "../model/waits.h"
@@ -36,9 +37,11 @@ enum {
 	S_SESSION_META,     /* the session list: status, query ms, age, note */
 	S_SESSION,          /* one session of the list (put_sessions) */
 	S_SESSION_IDLE,     /* after the list: idle sessions counted, not listed (u64) */
+	S_EVENTS,           /* the interval's events (model/events.h): u32 count, then each (event_io) */
 	S_TUNING = 32,      /* the tuning screen: tuning_io */
 	S_LOGDEV = 33,      /* the log devices' /proc/diskstats counters (logdev_sample_io) */
 };
+_Static_assert(S_EVENTS == 31, "the events field is 31");
 /* CAPS: the log directories and their devices (logdev_map_io) */
 enum { C_LOGDEV = 14 };
 
@@ -1083,6 +1086,79 @@ static void read_tuning(struct sample *s, const unsigned char *d, size_t n)
 	s->tuning = t;
 }
 
+/* One event of S_EVENTS: u8 kind, u8 severity, u8 flags (1: dbtop's own,
+ * 2: who is known),
+ * f64 wall, f64 since, i64 session, u32 waiters, then name, old, new,
+ * user and detail (shorts; the detail redacted under --redact). */
+static void event_io(struct fio *c, struct event *e)
+{
+	uint8_t kind = (uint8_t)e->kind, sev = (uint8_t)e->severity;
+	uint8_t flags = (uint8_t)((e->own ? 1 : 0) | (e->who_known ? 2 : 0));
+	uint32_t w = (uint32_t)(e->waiters < 0 ? 0 : e->waiters);
+	fio_u8(c, &kind);
+	fio_u8(c, &sev);
+	fio_u8(c, &flags);
+	fio_f64(c, &e->wall);
+	fio_f64(c, &e->since);
+	fio_i64(c, &e->session);
+	fio_u32(c, &w);
+	fio_short(c, e->name, sizeof e->name);
+	fio_short(c, e->old, sizeof e->old);
+	fio_short(c, e->new, sizeof e->new);
+	fio_short(c, e->user, sizeof e->user);
+	if (c->out && c->redact) {
+		char *t = redact_sql(e->detail);
+		fio_short(c, t, strlen(t) + 1);
+		free(t);
+	} else {
+		fio_short(c, e->detail, sizeof e->detail);
+	}
+	e->kind = kind > 0 && kind < EV__COUNT ? (enum event_kind)kind : EV__COUNT;
+	e->severity = sev <= SEV_CRIT ? (enum finding_severity)sev : SEV_INFO;
+	e->own = flags & 1;
+	e->who_known = flags & 2;
+	e->waiters = w > 1000000 ? 1000000 : (int)w;
+}
+
+/* S_EVENTS: the count, then each event; written for every sample of a run
+ * that keeps events (an empty list too: "none this interval"). */
+static void put_events(struct recorder *r, struct strbuf *b, const struct event_list *el)
+{
+	struct strbuf f;
+	uint32_t n = (uint32_t)el->n;
+	sb_init(&f);
+	struct fio c = fio_writer(&f, r->redact);
+	fio_u32(&c, &n);
+	for (size_t i = 0; i < el->n; i++) {
+		struct event e = el->ev[i];
+		event_io(&c, &e);
+	}
+	put_field(b, S_EVENTS, f.s, f.len);
+	sb_free(&f);
+}
+
+/* S_EVENTS read back; a damaged field keeps the events read before the
+ * damage. Events of a kind this version does not know are skipped. */
+static void read_events(struct sample *s, const unsigned char *d, size_t n)
+{
+	struct fio c = fio_reader(d, n);
+	uint32_t cnt = 0;
+	fio_u32(&c, &cnt);
+	if (c.bad)
+		return;
+	event_list_free(s->events);
+	s->events = xcalloc(1, sizeof *s->events);
+	for (uint32_t i = 0; i < cnt; i++) {
+		struct event e;
+		memset(&e, 0, sizeof e);
+		event_io(&c, &e);
+		if (c.bad)
+			break;
+		if (e.kind != EV__COUNT)
+			event_list_add(s->events, &e);
+	}
+}
+
 /* The wait profile: its source and sampling figures, then one field per
  * event. */
 static void put_waits(struct strbuf *b, struct wait_set *w)
@@ -1151,6 +1227,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_sessions(r, &b, s->sessions);
 	if (s->tuning)
 		put_tuning(&b, s->tuning);
+	if (s->events)
+		put_events(r, &b, s->events);
 	if (s->logdev.read) {
 		struct logdev_sample ls = s->logdev;
 		struct fio io = fio_writer(&f, false);
@@ -1544,6 +1622,7 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_WAIT_META: case S_WAIT: read_waits(s, tag, d, n); break;
 	case S_TUNING: read_tuning(s, d, n); break;
+	case S_EVENTS: read_events(s, d, n); break;
 	case S_LOGDEV: {
 		struct logdev_sample ls;
 		memset(&ls, 0, sizeof ls);

@@ -11,6 +11,7 @@
 
 #include "hostio.h"
 #include "../model/digests.h"
+#include "../model/events.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
 #include "../util/util.h"
@@ -218,6 +219,12 @@ static void source_fail(struct source *src, double now)
 	src->connected = false;
 	src->next_try = now + src->backoff;
 	src->backoff = src->backoff * 2 < BACKOFF_MAX ? src->backoff * 2 : BACKOFF_MAX;
+	if (src->retry_each_interval) {
+		/* a refused connection costs the server nothing: the next
+		 * interval tries again */
+		src->next_try = now + (src->interval > 0 ? src->interval : BACKOFF_MIN) * 0.9;
+		src->backoff = BACKOFF_MIN;
+	}
 }
 
 void source_tick(struct source *src, struct sample *out)
@@ -280,6 +287,8 @@ void sample_release(struct sample *s)
 	session_set_free(s->sessions);
 	free(s->tuning);
 	s->tuning = NULL;
+	event_list_free(s->events);
+	s->events = NULL;
 	s->digests = NULL;
 	s->locks = NULL;
 	s->waits = NULL;

@@ -170,6 +170,8 @@ struct source {
 	uint32_t conn_gen;
 	double next_try;         /* monotonic s of the next connect attempt */
 	double backoff;          /* s */
+	bool retry_each_interval; /* several targets: a DOWN server is tried again every
+				   * interval (no back-off), so its return shows at once */
 	double next_settings;    /* monotonic s of the next settings refresh */
 	double settings_every;   /* s */
 	char last_error[NOTE_LEN];

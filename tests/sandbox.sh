@@ -4,6 +4,7 @@
 #   tests/sandbox.sh start [NAME...]   start (initialising on first use) mariadb pg15 pg18 pg13
 #   tests/sandbox.sh stop              stop everything and remove the sandbox dir
 #   tests/sandbox.sh restart NAME      fast stop + start of one server, same data
+#   tests/sandbox.sh halt NAME         fast stop of one server (start NAME brings it back)
 #   tests/sandbox.sh env               export lines for eval
 #   tests/sandbox.sh status            which servers are up (exit 1 if one is down)
 #   tests/sandbox.sh pid NAME          pid of a server's main process
@@ -355,11 +356,15 @@ restart)
     stop_one "$2"
     cmd_start "$2"
     ;;
+halt)
+    [ $# -eq 2 ] && [ -f "$DIR/$2/ready" ] || die "usage: $0 halt NAME (a started server)"
+    stop_one "$2"
+    ;;
 env) cmd_env ;;
 status) cmd_status ;;
 pid)
     [ $# -eq 2 ] || die "usage: $0 pid NAME"
     server_pid "$2"
     ;;
-*) die "usage: $0 start [NAME...]|stop|restart NAME|env|status|pid NAME" ;;
+*) die "usage: $0 start [NAME...]|stop|restart NAME|halt NAME|env|status|pid NAME" ;;
 esac

@@ -11,9 +11,9 @@
 #include "../util/util.h"
 
 const struct key_bind key_binds[] = {
-	{{'q', 'Q'}, KA_QUIT, 0, KW_ALL, false, "q", "q Quit",
+	{{'q', 'Q'}, KA_QUIT, 0, KW_EVERY, false, "q", "q Quit",
 	 "quit (reverts the setting changes dbtop made; closes the recording)"},
-	{{'?', 'h'}, KA_HELP, 0, KW_ALL, false, "? h", "? Help",
+	{{'?', 'h'}, KA_HELP, 0, KW_EVERY, false, "? h", "? Help",
 	 "this help; Up Down j k PgUp PgDn Home End scroll it, any other key closes it"},
 	{{'x'}, KA_PANE, PK_TERMINATE, KW_SCREEN(3) | KW_SCREEN(6), true, "x", "x End",
 	 "end the selected session (locks: a root blocker or a waiter) with KILL / pg_terminate_backend, after a "
@@ -26,7 +26,7 @@ const struct key_bind key_binds[] = {
 	 "shows the exact SQL, the risk and the revert"},
 	{{'K'}, KA_PANE, PK_TUNE_KEEP, KW_SCREEN(5), true, "K", NULL,
 	 "keep dbtop's change of the selected setting after dbtop exits (asks first)"},
-	{{' '}, KA_PAUSE, 0, KW_ALL, false, "space", "space Pause",
+	{{' '}, KA_PAUSE, 0, KW_EVERY, false, "space", "space Pause",
 	 "pause: the data freeze (a replay's clock stops: nothing is skipped), the screen stays responsive; "
 	 "frozen, every pane can step back through the history kept (--history); space resumes, live"},
 	{{KEY_LEFT}, KA_TRAVEL, TR_PREV, KW_ALL, false, "Left", NULL,
@@ -36,8 +36,8 @@ const struct key_bind key_binds[] = {
 	 "frozen: one interval forward (a replay reads on)"},
 	{{'['}, KA_TRAVEL, TR_PREV_MIN, KW_ALL, false, "[", NULL, "a minute back in time (freezes the view first)"},
 	{{']'}, KA_TRAVEL, TR_NEXT_MIN, KW_ALL, false, "]", NULL, "frozen: a minute forward (a replay reads on: a seek)"},
-	{{'+', '='}, KA_SLOWER, 0, KW_ALL, false, "+", "+- Interval", "longer refresh interval (up to 60 s)"},
-	{{'-', '_'}, KA_FASTER, 0, KW_ALL, false, "-", NULL, "shorter refresh interval (down to 0.25 s)"},
+	{{'+', '='}, KA_SLOWER, 0, KW_EVERY, false, "+", "+- Interval", "longer refresh interval (up to 60 s)"},
+	{{'-', '_'}, KA_FASTER, 0, KW_EVERY, false, "-", NULL, "shorter refresh interval (down to 0.25 s)"},
 	{{'s'}, KA_PANE, PK_SORT, KW_OVERVIEW | KW_SCREEN(1) | KW_SCREEN(2), false, "s", "s Sort",
 	 "sort: rates in table order / by name; digests by total time, calls, average latency, rows"},
 	{{'s'}, KA_PANE, PK_SORT, KW_SCREEN(6), false, "s", "s Sort",
@@ -62,15 +62,32 @@ const struct key_bind key_binds[] = {
 	 "digests per interval / cumulative since first seen"},
 	{{'o'}, KA_PANE, PK_SHOW_OWN, KW_OVERVIEW | KW_SCREEN(2), false, "o", NULL,
 	 "digests: show dbtop's own statements too (marked *; left out of the ranking and the total by default)"},
+	{{'/'}, KA_FILTER, 0, KW_FLEET, false, "/", "/ Filter",
+	 "fleet: filter the servers (PCRE2 regex, case-insensitive; empty clears) by name, engine, state, "
+	 "reason, top wait and finding"},
 	{{'/'}, KA_FILTER, 0, KW_ALL, false, "/", "/ Filter",
 	 "filter the focused pane's rows (PCRE2 regex, case-insensitive; empty clears): digests by text and "
 	 "schema, locks by session, user, statement and object, waits by event, sessions by id, user, "
-	 "database, client, application, state, wait, statement and digest:ID"},
-	{{'t'}, KA_THEME, 0, KW_ALL, false, "t", "t Theme", "next theme: dark, light, mono, high-contrast"},
+	 "database, client, application, state, wait, statement and digest:ID, events by time, kind and text"},
+	{{'t'}, KA_THEME, 0, KW_EVERY, false, "t", "t Theme", "next theme: dark, light, mono, high-contrast"},
+	{{'\n', '\r', KEY_ENTER}, KA_ENTER, 0, KW_FLEET, false, "Enter", "Enter Open",
+	 "fleet: open the selected server's panes (its overview); Esc there comes back"},
 	{{'\n', '\r', KEY_ENTER}, KA_ENTER, 0, KW_ALL, false, "Enter", "Enter Details",
-	 "overview: open the focused pane; a pane: details of the selected row (Enter again closes them)"},
+	 "overview: open the focused pane; a pane: details of the selected row (Enter again closes them); "
+	 "event log: travel to the selected event (frozen at that moment, on the overview)"},
 	{{KEY_ESC}, KA_BACK, 0, KW_ALL, false, "Esc", "Esc Back",
 	 "back: close the details; then the overview"},
+	{{KEY_ESC}, KA_BACK, 0, KW_FLEET, false, "Esc", NULL,
+	 "fleet: the top screen (Esc on a server's overview comes here)"},
+	{{'F'}, KA_FLEET, 0, KW_EVERY, false, "F", "F Fleet",
+	 "the fleet screen: one row per server (several targets; it opens first); Esc on a server's overview "
+	 "goes back to it too"},
+	{{'n'}, KA_NEXT_SERVER, 0, KW_EVERY, false, "n", "n/p Server",
+	 "the next server (several targets): its panes on the same screen; the fleet: the next row"},
+	{{'p'}, KA_PREV_SERVER, 0, KW_EVERY, false, "p", NULL, "the previous server (several targets)"},
+	{{'s'}, KA_FLEET_SORT, 0, KW_FLEET, false, "s", "s Sort",
+	 "fleet: sort as given, worst first (DOWN / STALLED, then the most severe finding), by name, "
+	 "commits/s, fsyncs per commit, latency, lock waiters"},
 	{{'\t'}, KA_FOCUS_NEXT, 0, KW_OVERVIEW, false, "Tab", "Tab Focus",
 	 "focus the next pane; its need goes first"},
 	{{KEY_BTAB}, KA_FOCUS_PREV, 0, KW_OVERVIEW, false, "Shift-Tab", NULL, "focus the previous pane"},
@@ -79,18 +96,31 @@ const struct key_bind key_binds[] = {
 	 "the rows by need"},
 	{{'>'}, KA_TOUR_NEXT, 0, KW_ALL, false, ">", NULL, "the demo tour (--demo): the next incident"},
 	{{'<'}, KA_TOUR_PREV, 0, KW_ALL, false, "<", NULL, "the demo tour (--demo): the previous incident"},
-	{{'0', '1', '2', '3', '4', '5', '6'}, KA_SCREEN, 0, KW_ALL, false, "0-6", "0-6 Screens",
-	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning, 6 sessions"},
+	{{'0', '1', '2', '3', '4', '5', '6', '7'}, KA_SCREEN, 0, KW_FLEET, false, "0-7", "0-7 Screens",
+	 "fleet: that screen of the selected server (0 its overview)"},
+	{{'0', '1', '2', '3', '4', '5', '6', '7'}, KA_SCREEN, 0, KW_ALL, false, "0-7", "0-7 Screens",
+	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning, 6 sessions, 7 event log"},
+	{{'w'}, KA_SNAPSHOT, 0, KW_ALL, false, "w", NULL,
+	 "snapshot for a ticket: the screen as plain text and the JSON record of the moment shown, in "
+	 "dbtop-snapshot-YYYYmmdd-HHMMSS.txt / .json (mode 0600) in the current directory or --snapshot-dir"},
+	{{'{'}, KA_MARK_PREV, 0, KW_ALL, false, "{", NULL,
+	 "travel to the timeline's previous mark (finding, setting change, DOWN / STALLED, restart, lock chain)"},
+	{{'}'}, KA_MARK_NEXT, 0, KW_ALL, false, "}", NULL, "travel to the timeline's next mark; past the newest, live again"},
 	{{'u'}, KA_UNDO, 0, KW_ALL, false, "u", NULL, "undo the newest setting change dbtop made"},
 	{{'U'}, KA_UNDO_ALL, 0, KW_ALL, false, "U", NULL, "undo every setting change dbtop made"},
-	{{KEY_UP, 'k'}, KA_UP, 0, KW_ALL, false, "Up k", NULL, "select the row above"},
-	{{KEY_DOWN, 'j'}, KA_DOWN, 0, KW_ALL, false, "Down j", NULL, "select the row below"},
-	{{KEY_PPAGE}, KA_PGUP, 0, KW_ALL, false, "PgUp", NULL, "ten rows up; frozen: a minute back in time"},
-	{{KEY_NPAGE}, KA_PGDN, 0, KW_ALL, false, "PgDn", NULL, "ten rows down; frozen: a minute forward"},
-	{{KEY_HOME, 'g'}, KA_HOME, 0, KW_ALL, false, "Home g", NULL, "the first row (frozen, Home: the oldest sample kept)"},
-	{{KEY_END, 'G'}, KA_END, 0, KW_ALL, false, "End G", NULL, "the last row (frozen, End: back to live)"},
+	{{KEY_UP, 'k'}, KA_UP, 0, KW_EVERY, false, "Up k", NULL, "select the row above"},
+	{{KEY_DOWN, 'j'}, KA_DOWN, 0, KW_EVERY, false, "Down j", NULL, "select the row below"},
+	{{KEY_PPAGE}, KA_PGUP, 0, KW_EVERY, false, "PgUp", NULL, "ten rows up; frozen: a minute back in time"},
+	{{KEY_NPAGE}, KA_PGDN, 0, KW_EVERY, false, "PgDn", NULL, "ten rows down; frozen: a minute forward"},
+	{{KEY_HOME, 'g'}, KA_HOME, 0, KW_EVERY, false, "Home g", NULL, "the first row (frozen, Home: the oldest sample kept)"},
+	{{KEY_END, 'G'}, KA_END, 0, KW_EVERY, false, "End G", NULL, "the last row (frozen, End: back to live)"},
 };
 const size_t key_nbinds = sizeof key_binds / sizeof key_binds[0];
+
+bool key_fleet_only(const struct key_bind *b)
+{
+	return b->where == KW_FLEET || b->act == KA_FLEET || b->act == KA_NEXT_SERVER || b->act == KA_PREV_SERVER;
+}
 
 /* Does binding b list key code ch? */
 static bool binds(const struct key_bind *b, int ch)
@@ -103,7 +133,7 @@ static bool binds(const struct key_bind *b, int ch)
 
 const struct key_bind *key_find(int ch, int screen)
 {
-	if (ch == 0 || screen < 0 || screen > SCREEN_MAX)
+	if (ch == 0 || screen < 0 || (screen > SCREEN_MAX && screen != SCREEN_FLEET))
 		return NULL;
 	for (size_t i = 0; i < key_nbinds; i++)
 		if ((key_binds[i].where & KW_SCREEN(screen)) && binds(&key_binds[i], ch))
@@ -114,8 +144,12 @@ const struct key_bind *key_find(int ch, int screen)
 void key_where_text(const struct key_bind *b, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	if (b->where == KW_ALL) {
+	if ((b->where & KW_ALL) == KW_ALL) {
 		str_copy(buf, len, "everywhere");
+		return;
+	}
+	if (b->where == KW_FLEET) {
+		str_copy(buf, len, "fleet");
 		return;
 	}
 	for (int s = 0; s <= SCREEN_MAX; s++) {

@@ -38,18 +38,29 @@ enum key_act {
 	KA_EXPLAIN,          /* the plan of the selected session (sessions) */
 	KA_TOUR_NEXT,        /* the demo tour: the next incident */
 	KA_TOUR_PREV,
+	KA_FLEET,            /* the fleet screen (several targets) */
+	KA_NEXT_SERVER,      /* the next server's panes (the fleet: the next row) */
+	KA_PREV_SERVER,
+	KA_FLEET_SORT,       /* the fleet: sort by the next column */
 	KA_TRAVEL,           /* time travel; cmd: TR_* */
+	KA_SNAPSHOT,         /* write the screen and the JSON record to files */
+	KA_MARK_PREV,        /* the timeline's previous mark */
+	KA_MARK_NEXT,        /* ... next mark */
 };
 
 /* Time travel moves (KA_TRAVEL's cmd). */
 enum { TR_PREV = 1, TR_NEXT, TR_PREV_MIN, TR_NEXT_MIN, TR_OLDEST, TR_LIVE };
 
-/* Where a binding applies: the overview (screen 0) and screens 1..6. */
-#define SCREEN_MAX 6
+/* Where a binding applies: the overview (screen 0) and screens 1..7. */
+#define SCREEN_MAX 7
 #define KW_SCREEN(n) (1u << (n))
 #define KW_OVERVIEW KW_SCREEN(0)
-#define KW_PANES (KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(4) | KW_SCREEN(5) | KW_SCREEN(6))
+#define KW_PANES (KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(4) | KW_SCREEN(5) | KW_SCREEN(6) | KW_SCREEN(7))
 #define KW_ALL (KW_OVERVIEW | KW_PANES)
+/* The fleet screen (several targets): not a pane, a screen of its own. */
+#define SCREEN_FLEET 15
+#define KW_FLEET KW_SCREEN(SCREEN_FLEET)
+#define KW_EVERY (KW_ALL | KW_FLEET)
 
 #define KEY_CODES 12
 
@@ -68,8 +79,12 @@ struct key_bind {
 extern const struct key_bind key_binds[];
 extern const size_t key_nbinds;
 
-/* The binding of key code ch on screen (0: the overview), or NULL. */
+/* The binding of key code ch on screen (0: the overview, SCREEN_FLEET the
+ * fleet), or NULL. */
 const struct key_bind *key_find(int ch, int screen);
+/* Does b matter only with several targets (the fleet screen, F, n, p)?
+ * With one target the help and the key bar leave it out. */
+bool key_fleet_only(const struct key_bind *b);
 /* Where b applies, for the help: "everywhere", "overview", "screen 3". */
 void key_where_text(const struct key_bind *b, char *buf, size_t len);
 /* Scroll keys of the help screen: -1 / +1 a line, -2 / +2 a page, -3 / +3

@@ -4,9 +4,12 @@
  * The only file besides theme_curses.c that includes curses.h. */
 #include "ui.h"
 
+#define NCURSES_WIDECHAR 1   /* mvinnwstr: the snapshot reads the screen back */
 #include <curses.h>
 #include <errno.h>
+#include <wchar.h>
 #include <langinfo.h>
+#include <limits.h>
 #include <locale.h>
 #include <malloc.h>
 #include <math.h>
@@ -21,6 +24,7 @@
 
 #include "../model/digests.h"
 #include "../model/findings.h"
+#include "../panes/fleet.h"
 #include "../panes/pane.h"
 #include "../record/history.h"
 #include "../util/util.h"
@@ -30,21 +34,60 @@
 
 #define MIN_W 50
 #define MIN_H 12
-#define NPANES 6
+#define NPANES 7
+#define NTILES 6          /* panes the overview may show (the event log is a screen only) */
 #define TUNING_SCREEN 5   /* the safe tuning pane's screen number */
 #define SESSIONS_SCREEN 6 /* the sessions pane's */
+#define EVENTS_SCREEN 7   /* the event log's */
 
 static const struct pane_ops *const panes[NPANES] = {
-	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane, &sessions_pane,
+	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane, &sessions_pane, &events_pane,
 };
 
 /* Refresh interval steps for + and -, s. */
 static const double intervals[] = {0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60};
 #define NINTERVALS (sizeof intervals / sizeof intervals[0])
 
+/* One server the screen watches: its model, source and sampler, and what
+ * the screen keeps of it (tuning view, explain, the tagged sessions still
+ * to act on, its recording). The screen shows one at a time (struct
+ * ui.t); the others keep sampling and their models keep updating. */
+struct ui_tgt {
+	const char *name;      /* fleet name ("" with one target) */
+	const char *host;      /* label */
+	struct model *m;
+	struct source *src;
+	struct tuner *tuner;   /* owned by its sampler thread while it runs, or NULL */
+	struct sampler sp;
+	struct recorder *rec;  /* open recording or NULL */
+	bool recording;
+	struct tune_view tv;   /* tuning state, copied from the worker */
+	unsigned tv_gen;
+	double next_probe;     /* monotonic s: the tuning screen reads the settings again */
+	double next_expire;    /* monotonic s: next --tune-ttl check */
+	bool orphans_asked;
+	bool foreign_told;     /* the changes of other servers were listed */
+	struct pane_plan plan; /* the newest explain of a session (the sessions pane shows it) */
+	bool sessions_wanted;  /* the sampler was last told the session list shows */
+	bool sessions_idle;    /* ... with idle sessions listed (i) */
+	struct pane_ask batch; /* x / c on tagged sessions: the ones still to act on */
+	int batch_next;        /* next of batch.more_id[] to send; batch.act 0: none */
+	int batch_ok, batch_sent;
+	bool down_since_set;   /* the fleet: down_since holds */
+	double down_since;     /* wall s of the first sample of this DOWN / STALLED spell */
+	struct event_log ev;   /* its event log (screen 7, the timeline, recordings) */
+	unsigned long ev_from; /* first seq of the newest interval's events (the snapshot's JSON) */
+	double ev_start;       /* wall time of the first sample: the timeline's left end */
+	unsigned own_seen[JOURNAL_MAX]; /* dbtop's changes in force, logged as events */
+	struct jentry own_was[JOURNAL_MAX];
+	int nown;
+};
+
 struct ui {
-	struct model *m;       /* the model drawn: live, or travel while frozen in the past */
-	struct model *live;    /* the model the samples go into */
+	/* the model drawn: the shown target's live model (t->m), or travel
+	 * while frozen in the past; the one "what is drawn" pointer */
+	struct model *m;
+	struct model *live;    /* the model the shown target's samples go into (t->m) */
 	struct model travel;   /* rebuilt at the moment shown while frozen */
 	bool travel_init;
 	uint64_t at_seq;       /* frozen: the kept sample shown (history sequence number) */
@@ -52,15 +95,18 @@ struct ui {
 	bool at_built;         /* travel holds at_seq (else the live model is it) */
 	int pull_n;            /* frozen replay: samples still to take for a step forward */
 	double pull_wall;      /* ... or up to this wall time (0: none) */
+	double pull_to;        /* ... then land nearest this wall time (0: the newest) */
 	unsigned long steps;   /* travel keys drawn (rebuild + frame) and their time, s */
 	double step_total, step_max;
 	double step_t0;        /* monotonic s of the travel key not drawn yet, 0: none */
 	unsigned long rebuilds; /* models rebuilt and their time, s */
 	double rebuild_total, rebuild_max;
 	struct ui_opts *o;
-	struct source *src;
-	struct sampler sp;
-	int screen;            /* 0 overview, 1..6 one pane */
+	struct ui_tgt *tg;     /* every target (ntg >= 1) */
+	int ntg;
+	struct ui_tgt *t;      /* the one whose panes show; tuning, kill and cancel act on it */
+	struct pane_view fleet_view; /* the fleet screen: selection, sort, filter */
+	int screen;            /* 0 overview, 1..6 one pane, SCREEN_FLEET the fleet */
 	int focus;             /* focused pane in the overview */
 	struct pane_view views[NPANES];
 	bool paused, help, ended, quit;
@@ -80,23 +126,14 @@ struct ui {
 	double interval;
 	unsigned long frames;
 	double frame_total, frame_max; /* s */
-	bool recording;
 	struct pane_ask ask;   /* an action waiting for y / n */
-	struct tune_view tv;   /* tuning state, copied from the worker */
-	unsigned tv_gen;
-	double next_probe;     /* monotonic s: the tuning screen reads the settings again */
-	double next_expire;    /* monotonic s: next --tune-ttl check */
-	bool orphans_asked;
-	bool foreign_told;     /* the changes of other servers were listed */
 	double first_full;     /* monotonic s of the first frame with rates, 0: none yet */
-	struct pane_plan plan; /* the newest explain of a session (the sessions pane shows it) */
-	bool sessions_wanted;  /* the sampler was last told the session list shows */
-	bool sessions_idle;    /* ... with idle sessions listed (i) */
-	struct pane_ask batch; /* x / c on tagged sessions: the ones still to act on */
-	int batch_next;        /* next of batch.more_id[] to send; batch.act 0: none */
-	int batch_ok, batch_sent;
+	double tl_cursor;      /* the mark { } or Enter chose (wall s), 0: none */
+	unsigned long tl_seq;  /* ... its event */
 	double tour_end;       /* monotonic s the tour's incident ended, 0: playing */
 };
+
+static void show_target(struct ui *u, struct ui_tgt *t);
 
 /* Changes in force (for the crash message). */
 static volatile sig_atomic_t tuned_active;
@@ -292,7 +329,7 @@ static void header_state(const struct ui *u, char *state, size_t len)
 		str_printf(state, len, "DOWN - retrying in %.0fs",
 			   d_ceil(u->o->replay ? s->retry_in : s->mono + s->retry_in - clock_mono()));
 	else if (s->state == STATE_STALLED)
-		str_printf(state, len, "STALLED: query exceeded %.1fs", u->src->query_timeout);
+		str_printf(state, len, "STALLED: query exceeded %.1fs", u->t->src->query_timeout);
 	else
 		str_copy(state, len, "UP");
 	if (u->o->replay) {
@@ -331,20 +368,20 @@ static void header_state(const struct ui *u, char *state, size_t len)
 static void header_tuned(const struct ui *u, char *tuned, size_t len)
 {
 	tuned[0] = '\0';
-	if (u->tv.nactive <= 0)
+	if (u->t->tv.nactive <= 0)
 		return;
-	double now = u->tv.at_wall > 0 ? u->tv.at_wall : clock_wall();
-	double oldest = u->tv.active[u->tv.nactive - 1].wall, age = now - oldest;
+	double now = u->t->tv.at_wall > 0 ? u->t->tv.at_wall : clock_wall();
+	double oldest = u->t->tv.active[u->t->tv.nactive - 1].wall, age = now - oldest;
 	long a = age > 0 ? (long)age : 0;
-	str_printf(tuned, len, " TUNED %d %ldm%02lds ", u->tv.nactive, a / 60, a % 60);
+	str_printf(tuned, len, " TUNED %d %ldm%02lds ", u->t->tv.nactive, a / 60, a % 60);
 	/* --tune-ttl counts on the monotonic clock (a wall clock step moves
 	 * neither the revert nor this countdown) */
 	double first = 0;
-	for (int i = 0; i < u->tv.nactive; i++)
-		if (u->tv.active[i].mono > 0 && (first == 0 || u->tv.active[i].mono < first))
-			first = u->tv.active[i].mono;
-	if (u->tv.ttl > 0 && first > 0) {
-		long left = (long)(u->tv.ttl - (clock_mono() - first));
+	for (int i = 0; i < u->t->tv.nactive; i++)
+		if (u->t->tv.active[i].mono > 0 && (first == 0 || u->t->tv.active[i].mono < first))
+			first = u->t->tv.active[i].mono;
+	if (u->t->tv.ttl > 0 && first > 0) {
+		long left = (long)(u->t->tv.ttl - (clock_mono() - first));
 		size_t l = strlen(tuned);
 		str_printf(tuned + l - 1, len - l + 1, ", reverts in %ldm%02lds ", left > 0 ? left / 60 : 0,
 			   left > 0 ? left % 60 : 0);
@@ -431,7 +468,10 @@ static void draw_header(struct ui *u)
 	 * the host is cut (marked) only when nothing else is left beside the
 	 * state */
 	char host[160];
-	str_printf(host, sizeof host, "  %s", u->o->host);
+	if (u->ntg > 1)   /* several servers: the one shown, by its name */
+		str_printf(host, sizeof host, "  [%d/%d] %s (%s)", (int)(u->t - u->tg) + 1, u->ntg, u->t->name, u->t->host);
+	else
+		str_printf(host, sizeof host, "  %s", u->t->host);
 	const char *fields[4] = {eng, host, up, every};
 	bool on[4] = {false};
 	bool show_right = header_fit(fields, on, right, sizeof right, clock, COLS - x);
@@ -441,7 +481,7 @@ static void draw_header(struct ui *u)
 	if (!on[1] && COLS - x > 8) {
 		/* not even the host fits whole: its start, with the cut marked */
 		char cut[200];
-		str_printf(cut, sizeof cut, "  %s", u->o->host);
+		str_printf(cut, sizeof cut, "  %s", u->ntg > 1 ? u->t->name : u->t->host);
 		struct canvas hc = cv_sub(&cv, 0, x, 1, COLS - x);
 		cv_text(&hc, 0, 0, R_HEADER, cut);
 	}
@@ -477,7 +517,7 @@ static void draw_keybar(struct ui *u)
 	/* the bindings of this screen that have a bar label, whole ones only */
 	for (i = 0; i < key_nbinds && x < COLS; i++) {
 		const struct key_bind *b = &key_binds[i];
-		if (!b->bar || !(b->where & KW_SCREEN(u->screen)))
+		if (!b->bar || !(b->where & KW_SCREEN(u->screen)) || (u->ntg < 2 && key_fleet_only(b)))
 			continue;
 		const char *sp = strchr(b->bar, ' ');
 		char k[16];
@@ -616,14 +656,18 @@ static bool sessions_tile(const struct ui *u)
 static void sessions_tick(struct ui *u)
 {
 	/* a recording keeps the list whatever shows, so its replay has it */
-	bool want = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->recording;
+	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->t->recording;
 	bool idle = (u->views[SESSIONS_SCREEN - 1].sort & SESSIONS_SHOW_IDLE) != 0;
-	if (want == u->sessions_wanted && idle == u->sessions_idle)
-		return;
-	u->sessions_wanted = want;
-	u->sessions_idle = idle;
-	if (!u->o->replay)
-		sampler_want_sessions(&u->sp, want, idle);
+	for (int i = 0; i < u->ntg; i++) {
+		struct ui_tgt *t = &u->tg[i];
+		bool want = shows && t == u->t;   /* only the shown target's list is read */
+		if (want == t->sessions_wanted && idle == t->sessions_idle)
+			continue;
+		t->sessions_wanted = want;
+		t->sessions_idle = idle;
+		if (!u->o->replay)
+			sampler_want_sessions(&t->sp, want, idle);
+	}
 }
 
 /* A link from another pane (S on locks or digests): the sessions screen
@@ -673,18 +717,18 @@ static void sessions_explain(struct ui *u)
 		set_msg(u, "no plan: explain asks a live server (this is a recording)");
 		return;
 	}
-	if (u->plan.pending) {
-		set_msg(u, "a plan is still being asked for (session %lld)", u->plan.id);
+	if (u->t->plan.pending) {
+		set_msg(u, "a plan is still being asked for (session %lld)", u->t->plan.id);
 		return;
 	}
-	if (!sampler_explain_request(&u->sp, s->id, &s->ident)) {
+	if (!sampler_explain_request(&u->t->sp, s->id, &s->ident)) {
 		set_msg(u, "a plan is still being asked for: try again");
 		return;
 	}
-	u->plan.id = s->id;
-	u->plan.ok = false;
-	u->plan.pending = true;
-	u->plan.text[0] = '\0';
+	u->t->plan.id = s->id;
+	u->t->plan.ok = false;
+	u->t->plan.pending = true;
+	u->t->plan.text[0] = '\0';
 	sv->sel_id = s->id;
 	sv->details = true;
 	set_msg(u, "explaining the statement of session %lld ...", s->id);
@@ -693,47 +737,52 @@ static void sessions_explain(struct ui *u)
 /* The plan asked for, once it is there. True when the screen changed. */
 static bool sessions_plan_tick(struct ui *u)
 {
-	int rc;
-	char *plan = NULL, err[NOTE_LEN];
-	if (!u->plan.pending || !sampler_explain_result(&u->sp, &rc, &plan, err, sizeof err))
-		return false;
-	u->plan.pending = false;
-	u->plan.ok = rc == 0 && plan;
-	str_copy(u->plan.text, sizeof u->plan.text, u->plan.ok ? plan : err[0] ? err : "the server gave no plan");
-	free(plan);
-	return true;
+	bool any = false;
+	for (int i = 0; i < u->ntg; i++) {
+		struct ui_tgt *t = &u->tg[i];
+		int rc;
+		char *plan = NULL, err[NOTE_LEN];
+		if (!t->plan.pending || !sampler_explain_result(&t->sp, &rc, &plan, err, sizeof err))
+			continue;
+		t->plan.pending = false;
+		t->plan.ok = rc == 0 && plan;
+		str_copy(t->plan.text, sizeof t->plan.text, t->plan.ok ? plan : err[0] ? err : "the server gave no plan");
+		free(plan);
+		any = true;
+	}
+	return any;
 }
 
 /* y on x / c with tagged sessions: the first was sent; keep the others
  * to send one by one as each result comes (one action at a time). */
 static void sessions_batch_start(struct ui *u)
 {
-	u->batch.act = PA_NONE;
+	u->t->batch.act = PA_NONE;
 	if (u->ask.nmore <= 0)
 		return;
-	u->batch = u->ask;
-	u->batch_next = 0;
-	u->batch_ok = 0;
-	u->batch_sent = 1;
+	u->t->batch = u->ask;
+	u->t->batch_next = 0;
+	u->t->batch_ok = 0;
+	u->t->batch_sent = 1;
 	u->views[SESSIONS_SCREEN - 1].ntags = 0;   /* acted on: untagged */
 }
 
 /* An action's result while a batch runs: count it, send the next one. */
-static void sessions_batch_next(struct ui *u, int rc, const char *msg)
+static void sessions_batch_next(struct ui *u, struct ui_tgt *t, int rc, const char *msg)
 {
-	if (!u->batch.act)
+	if (!t->batch.act)
 		return;
-	u->batch_ok += rc == 0 && !strstr(msg, "nothing was done");
-	if (u->batch_next >= u->batch.nmore) {
+	t->batch_ok += rc == 0 && !strstr(msg, "nothing was done");
+	if (t->batch_next >= t->batch.nmore) {
 		set_msg(u, "%s %d of %d tagged sessions (the others were not the sessions shown, or failed); last: %s",
-			u->batch.act == PA_TERMINATE ? "ended" : "cancelled the statements of", u->batch_ok, u->batch_sent, msg);
+			t->batch.act == PA_TERMINATE ? "ended" : "cancelled the statements of", t->batch_ok, t->batch_sent, msg);
 		u->msg_until = clock_mono() + 10;
-		u->batch.act = PA_NONE;
+		t->batch.act = PA_NONE;
 		return;
 	}
-	int what = u->batch.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL, k = u->batch_next++;
-	if (sampler_request(&u->sp, what, u->batch.more_id[k], &u->batch.more_who[k]))
-		u->batch_sent++;
+	int what = t->batch.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL, k = t->batch_next++;
+	if (sampler_request(&t->sp, what, t->batch.more_id[k], &t->batch.more_who[k]))
+		t->batch_sent++;
 }
 
 /* Overview priority of a pane: lower goes first for rows beyond the
@@ -741,7 +790,7 @@ static void sessions_batch_next(struct ui *u, int rc, const char *msg)
  * (min > 1), then rates, digests, waits, tuning. */
 static int tile_prio(const struct ui *u, int idx, int min)
 {
-	static const int prio[NPANES] = {1, 2, 0, 3, 4, 6};
+	static const int prio[NPANES] = {1, 2, 0, 3, 4, 6, 7};
 	if (idx == u->focus && (u->focus_moved || u->zoom))
 		return -1;
 	return idx == 2 && min <= 1 ? 5 : prio[idx];
@@ -832,7 +881,7 @@ static int column_need(struct ui *u, const int *list, int n, int w)
 static bool column_cuts(struct ui *u, int h)
 {
 	int sum = 0, min;
-	for (int i = 0; i < NPANES; i++)
+	for (int i = 0; i < NTILES; i++)
 		if (i != SESSIONS_SCREEN - 1 || sessions_tile(u))
 			sum += 1 + (panes[i]->need ? panes[i]->need(u->m, &u->views[i], COLS, &min) : panes[i]->min_h);
 	return sum > h;
@@ -856,7 +905,7 @@ static void draw_overview(struct ui *u, int top, int h)
 		return;
 	}
 	static const int all[] = {0, 1, 2, 3, 4, 5};
-	draw_column(u, all, NPANES - !sessions_tile(u), top, 0, COLS, h);
+	draw_column(u, all, NTILES - !sessions_tile(u), top, 0, COLS, h);
 }
 
 /* text from row y, column x of cv, wrapped at spaces to the width left;
@@ -893,11 +942,13 @@ static int help_section(struct ui *u, struct canvas *cv, int y, bool mine)
 	bool any = false;
 	for (size_t i = 0; i < key_nbinds; i++) {
 		const struct key_bind *b = &key_binds[i];
-		if (!!(b->where & KW_SCREEN(u->screen)) != mine)
+		if (!!(b->where & KW_SCREEN(u->screen)) != mine || (u->ntg < 2 && key_fleet_only(b)))
 			continue;
 		if (!any) {
 			if (u->screen == 0 || !mine)
 				str_copy(title, sizeof title, heads[!mine]);
+			else if (u->screen == SCREEN_FLEET)
+				str_printf(title, sizeof title, "%s (the fleet)", heads[0]);
 			else
 				str_printf(title, sizeof title, "%s (%d %s)", heads[0], u->screen, panes[u->screen - 1]->title);
 			y++;   /* a blank row before the section */
@@ -980,7 +1031,7 @@ static void draw_ask(struct ui *u)
 static void tour_caption(const struct ui *u, char *buf, size_t len)
 {
 	const struct tour_stop *t = &u->o->tour[u->o->tour_at];
-	double at = u->m->intervals > 0 ? u->m->last.wall - u->src->start_wall : 0;
+	double at = u->m->intervals > 0 ? u->m->last.wall - u->t->src->start_wall : 0;
 	const char *text = "";
 	for (const struct tour_caption *c = t->cap; c && c->text; c++)
 		if (c->at <= at)
@@ -991,6 +1042,70 @@ static void tour_caption(const struct ui *u, char *buf, size_t len)
 						  : "end of this incident: > the next one, < the previous, q quits")
 			       : "end of the tour: < the previous incident, q quits";
 	str_printf(buf, len, " %d/%d %s  %s", u->o->tour_at + 1, u->o->tour_n, t->name, text);
+}
+
+static bool timeline_shown(const struct ui *u);
+static void draw_timeline(struct ui *u, int y);
+static void travel_live(struct ui *u);
+/* ---- the fleet screen ---- */
+
+/* Its header: how many servers and in what state, the interval, the clock. */
+static void draw_fleet_header(struct ui *u, const struct fleet_row *rows)
+{
+	struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
+	int up = 0, bad = 0, down = 0;
+	char t[200], clock[16];
+	time_t now = time(NULL);
+	struct tm tm;
+	for (int i = 0; i < u->ntg; i++) {
+		up += strcmp(rows[i].state, "UP") == 0;
+		bad += rows[i].bad;
+		down += rows[i].bad && strcmp(rows[i].state, "DOWN") == 0;
+	}
+	localtime_r(&now, &tm);
+	strftime(clock, sizeof clock, "%H:%M:%S", &tm);
+	cv_fill(&cv, 0, 0, COLS, bad ? R_HEADER_DOWN : R_HEADER);
+	int x = cv_text(&cv, 0, 0, R_HEADER, " dbtop ");
+	str_printf(t, sizeof t, "FLEET %d servers: %d UP", u->ntg, up);
+	x += cv_text(&cv, 0, x, R_HEADER, t);
+	if (down) {
+		str_printf(t, sizeof t, ", %d DOWN", down);
+		x += cv_text(&cv, 0, x, R_HEADER_DOWN, t);
+	}
+	if (bad > down) {
+		str_printf(t, sizeof t, ", %d STALLED", bad - down);
+		x += cv_text(&cv, 0, x, R_HEADER_DOWN, t);
+	}
+	if (up + bad < u->ntg) {
+		str_printf(t, sizeof t, ", %d CONNECTING", u->ntg - up - bad);
+		x += cv_text(&cv, 0, x, R_HEADER, t);
+	}
+	str_printf(t, sizeof t, "  every %gs%s  %s ", u->interval, u->paused ? "  PAUSED" : "", clock);
+	if (x + text_cols(t) <= COLS)
+		cv_text_right(&cv, 0, COLS, R_HEADER, t);
+}
+
+/* Every target's fleet row (rows: u->ntg of them). */
+static void fleet_rows(struct ui *u, struct fleet_row *rows)
+{
+	double now = clock_wall();
+	for (int i = 0; i < u->ntg; i++) {
+		struct ui_tgt *t = &u->tg[i];
+		/* no sample for this long while UP: a query has not come back */
+		double stale = u->o->replay || u->paused ? 0 : 2 * u->interval + t->src->query_timeout + 1;
+		fleet_row_fill(&rows[i], i, t->name, t->host, t->m, t->down_since_set ? t->down_since : 0, stale, now);
+	}
+}
+
+/* The fleet screen: one row per server (panes/fleet.c). */
+static void draw_fleet(struct ui *u)
+{
+	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
+	fleet_rows(u, rows);
+	draw_fleet_header(u, rows);
+	struct canvas cv = screen_canvas(u, 1, 0, LINES - 2, COLS);
+	fleet_draw(rows, u->ntg, &u->fleet_view, &cv);
+	free(rows);
 }
 
 static void draw_frame(struct ui *u)
@@ -1014,16 +1129,31 @@ static void draw_frame(struct ui *u)
 		refresh();
 		return;
 	}
+	if (u->screen == SCREEN_FLEET) {
+		draw_fleet(u);
+		draw_keybar(u);
+		if (u->help)
+			draw_help(u);
+		refresh();
+		u->frames++;
+		double dt = clock_mono() - t0;
+		u->frame_total += dt;
+		if (dt > u->frame_max)
+			u->frame_max = dt;
+		return;
+	}
 	draw_header(u);
 	top = draw_state_line(u, top);
 	top = draw_findings(u, top, u->screen == 0 ? NULL : panes[u->screen - 1]->name,
 			    LINES >= 30 ? 3 : LINES >= 20 ? 2 : 1);
 	bool captioned = u->o->tour || u->o->caption;
-	h = LINES - 1 - top - captioned;
+	h = LINES - 1 - top - timeline_shown(u) - captioned;
+	if (timeline_shown(u))
+		draw_timeline(u, LINES - 2);
 	if (captioned) {
-		/* the tour's caption (or --caption), above the key bar */
+		/* the tour's caption (or --caption), above the key bar (and the timeline) */
 		char cap[400];
-		struct canvas cc = screen_canvas(u, LINES - 2, 0, 1, COLS);
+		struct canvas cc = screen_canvas(u, LINES - 2 - timeline_shown(u), 0, 1, COLS);
 		if (u->o->tour)
 			tour_caption(u, cap, sizeof cap);
 		else
@@ -1075,10 +1205,281 @@ static void draw_frame(struct ui *u)
 	}
 }
 
+/* ---- the timeline, marks and the snapshot ---- */
+
+/* The timeline takes a row of its own from 30 rows; below that only on
+ * the event log (screen 7): at 80x24 the overview's six panes need every
+ * row, and { } work without it (the message line names the mark). */
+static bool timeline_shown(const struct ui *u)
+{
+	return LINES >= 30 || u->screen == EVENTS_SCREEN;
+}
+
+/* Events the timeline marks and { } visit. */
+static bool is_mark(const struct event *e)
+{
+	switch (e->kind) {
+	case EV_FINDING: case EV_SETTING: case EV_RESTART: case EV_DOWN: case EV_STALLED: case EV_LOCK_CHAIN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A mark's letter, role and weight (the heavier wins a shared cell). */
+static int mark_cell(const struct event *e, const char **ch, enum role *r)
+{
+	switch (e->kind) {
+	case EV_RESTART: *ch = "R"; *r = R_CRIT; return 6;
+	case EV_DOWN: *ch = "D"; *r = R_CRIT; return 5;
+	case EV_STALLED: *ch = "T"; *r = R_CRIT; return 5;
+	case EV_LOCK_CHAIN: *ch = "L"; *r = e->severity == SEV_CRIT ? R_CRIT : R_WARN; return 4;
+	case EV_SETTING: *ch = "S"; *r = R_WARN; return 3;
+	case EV_FINDING:
+		*ch = "F";
+		*r = e->severity == SEV_CRIT ? R_CRIT : e->severity == SEV_WARN ? R_WARN : R_VALUE;
+		return e->severity == SEV_CRIT ? 4 : 2;
+	default: return 0;
+	}
+}
+
+/* The span the timeline covers: the samples the history keeps (without
+ * one, --history 0: the session's first sample to now). */
+static void timeline_range(const struct ui *u, double *t0, double *t1)
+{
+	if (ui_history_range(u, t0, t1) && *t1 > *t0)
+		return;
+	*t1 = u->live->intervals ? u->live->last.wall : clock_wall();
+	*t0 = u->t->ev_start > 0 ? u->t->ev_start : *t1;
+	if (u->t->ev.n && events_at(&u->t->ev, 0)->wall < *t0)
+		*t0 = events_at(&u->t->ev, 0)->wall;
+}
+
+/* One line: start time, the span with its marks (DOWN / STALLED periods as
+ * a run of #), the end ("now"); the mark { } chose shown selected. */
+static void draw_timeline(struct ui *u, int y)
+{
+	struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
+	char a[16], b[16];
+	double t0, t1;
+	timeline_range(u, &t0, &t1);
+	event_time_text(t0, false, a, sizeof a);
+	str_copy(b, sizeof b, u->o->replay ? "end" : "now");
+	int x0 = cv_text(&cv, 0, 0, R_LABEL, a) + 1, w = COLS - x0 - 1 - (int)strlen(b);
+	if (w < 10)
+		return;
+	cv_text_right(&cv, 0, COLS, R_LABEL, b);
+	static const char *cell[512];
+	static enum role role[512];
+	static int weight[512];
+	if (w > 512)
+		w = 512;
+	double span = t1 - t0 > 1 ? t1 - t0 : 1;
+	for (int i = 0; i < w; i++) {
+		cell[i] = u->utf8 ? "\xc2\xb7" : ".";
+		role[i] = R_LABEL;
+		weight[i] = 0;
+	}
+	double down_since = -1;
+	for (size_t i = 0; i <= u->t->ev.n; i++) {
+		const struct event *e = events_at(&u->t->ev, i);
+		bool ends = !e || e->kind == EV_UP || (down_since >= 0 && (e->kind == EV_DOWN || e->kind == EV_STALLED));
+		if (ends && down_since >= 0) {
+			int c0 = (int)((down_since - t0) / span * (w - 1)), c1 = (int)(((e ? e->wall : t1) - t0) / span * (w - 1));
+			for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < w; c++)
+				if (weight[c] < 1) {
+					cell[c] = "#";
+					role[c] = R_CRIT;
+					weight[c] = 1;
+				}
+			down_since = -1;
+		}
+		if (!e)
+			break;
+		if (e->kind == EV_DOWN || e->kind == EV_STALLED)
+			down_since = e->wall;
+		const char *ch;
+		enum role r;
+		int wt = mark_cell(e, &ch, &r);
+		int c = (int)((e->wall - t0) / span * (w - 1));
+		if (wt && c >= 0 && c < w && wt >= weight[c]) {
+			cell[c] = ch;
+			role[c] = r;
+			weight[c] = wt;
+		}
+	}
+	/* the cursor: the moment shown while frozen, else the mark chosen */
+	double at = u->paused && u->m->intervals ? u->m->last.wall : u->tl_cursor;
+	int cur = at > 0 ? (int)((at - t0) / span * (w - 1)) : -1;
+	for (int i = 0; i < w; i++)
+		cv_text(&cv, 0, x0 + i, i == cur ? R_SELECTED : role[i], cell[i]);
+}
+
+/* Go to event e's moment: the view freezes on the kept sample nearest it
+ * (ui_travel_to: every pane shows that moment, the header says AT), the
+ * timeline's cursor on it, its line in the message line; on the event
+ * log its row selected. The one place Enter and { } travel from. */
+static void travel_to(struct ui *u, const struct event *e)
+{
+	char t[16], line[400];
+	u->tl_cursor = e->wall;
+	u->tl_seq = e->seq;
+	if (u->o->hist && u->o->hist->n)
+		ui_travel_to(u, e->wall);
+	event_time_text(e->wall, false, t, sizeof t);
+	event_text(e, line, sizeof line);
+	set_msg(u, "%s %s: %s", t, event_kind_name(e->kind), line);
+	u->msg_until = clock_mono() + 10;
+	if (u->screen == EVENTS_SCREEN) {
+		struct pane_view *v = &u->views[EVENTS_SCREEN - 1];
+		for (int i = 0;; i++) {
+			v->sel = i;
+			const struct event *x = events_selected(v);
+			if (!x || x == e)
+				break;
+		}
+		/* without a history there is no moment to show: its details */
+		v->details = !(u->o->hist && u->o->hist->n) && events_selected(v);
+	}
+}
+
+/* { and }: the previous / next mark from the one chosen (from now when
+ * none); past the newest, back to now. */
+static void jump_mark(struct ui *u, bool next)
+{
+	const struct event *best = NULL;
+	if (!u->paused && u->o->hist)
+		u->tl_seq = 0;   /* live again: from now */
+	for (size_t i = 0; i < u->t->ev.n; i++) {
+		const struct event *e = events_at(&u->t->ev, i);
+		if (!is_mark(e))
+			continue;
+		if (next ? u->tl_seq && e->seq > u->tl_seq && !best : !u->tl_seq || e->seq < u->tl_seq)
+			best = e;
+	}
+	if (best) {
+		travel_to(u, best);
+		return;
+	}
+	u->tl_cursor = 0;
+	u->tl_seq = 0;
+	if (next && u->paused)
+		travel_live(u);
+	set_msg(u, next ? "no later mark: back to now" : u->t->ev.n ? "no earlier mark" : "no mark yet on the timeline");
+}
+
+/* The screen as drawn, one line per row, trailing blanks cut. */
+static void screen_text(struct strbuf *out)
+{
+	wchar_t w[1024];
+	char mb[4096];
+	for (int y = 0; y < LINES; y++) {
+		int n = mvinnwstr(y, 0, w, COLS < 1023 ? COLS : 1023);
+		if (n < 0)
+			n = 0;
+		w[n] = L'\0';
+		size_t l = wcstombs(mb, w, sizeof mb - 1);
+		if (l == (size_t)-1)
+			l = 0;
+		while (l > 0 && mb[l - 1] == ' ')
+			l--;
+		sb_put(out, mb, l);
+		sb_putc(out, '\n');
+	}
+}
+
+/* w: the screen as plain text and the JSON record of the moment shown,
+ * in dbtop-snapshot-YYYYmmdd-HHMMSS.txt / .json (-2, -3 ... when taken),
+ * mode 0600; the message line says where. */
+static void snapshot(struct ui *u)
+{
+	const char *dir = u->o->snapshot_dir && *u->o->snapshot_dir ? u->o->snapshot_dir : ".";
+	char stamp[48], txt[600], err[160] = "";
+	struct strbuf st, sj;
+	time_t t = (time_t)(u->m->intervals ? u->m->last.wall : clock_wall());
+	struct tm tm;
+	int ft = -1, fj = -1;
+	if (!localtime_r(&t, &tm) || !strftime(stamp, sizeof stamp, "dbtop-snapshot-%Y%m%d-%H%M%S", &tm))
+		str_copy(stamp, sizeof stamp, "dbtop-snapshot");
+	if (files_create_pair(dir, stamp, "txt", "json", &ft, &fj, txt, sizeof txt) < 0) {
+		set_msg(u, "snapshot not written: %s: %s", txt, strerror(errno));
+		return;
+	}
+	sb_init(&st);
+	sb_init(&sj);
+	u->msg[0] = '\0';   /* the screen without the message line of an earlier key */
+	draw_frame(u);
+	screen_text(&st);
+	if (u->o->snapshot_json) {
+		/* the events of the interval shown: live, the newest interval's */
+		unsigned long from = u->t->ev_from, to = ULONG_MAX;
+		if (u->m != u->live)
+			events_between(&u->t->ev, u->m->last.wall - (isfinite(u->m->interval_s) ? u->m->interval_s : 0),
+				       u->m->last.wall, &from, &to);
+		u->o->snapshot_json(u->m, u->t->host, &u->t->ev, from, to, &sj);
+	}
+	sb_putc(&sj, '\n');
+	if (write_all(ft, st.s, st.len) < 0 || write_all(fj, sj.s, sj.len) < 0)
+		str_printf(err, sizeof err, " (cut short: %s)", strerror(errno));
+	int c1 = close(ft), c2 = close(fj);
+	if (c1 < 0 || c2 < 0)
+		str_printf(err, sizeof err, " (cut short: %s)", strerror(errno));
+	sb_free(&st);
+	sb_free(&sj);
+	set_msg(u, "snapshot: %s and .json written (mode 0600)%s", txt, err);
+	u->msg_until = clock_mono() + 15;
+}
+
+/* ---- the fleet: selection ---- */
+
+/* The server selected on the fleet (its row now, as the keys moved the
+ * selection since the last frame), or NULL. */
+static struct ui_tgt *fleet_selected(struct ui *u)
+{
+	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
+	const struct fleet_row **order = xcalloc((size_t)u->ntg, sizeof *order);
+	fleet_rows(u, rows);
+	int n = fleet_order(rows, u->ntg, &u->fleet_view, order), sel = u->fleet_view.sel;
+	struct ui_tgt *t = sel >= 0 && sel < n ? &u->tg[order[sel]->idx] : NULL;
+	free(order);
+	free(rows);
+	return t;
+}
+
+/* Select target t's row on the fleet (when the filter shows it). */
+static void fleet_select(struct ui *u, const struct ui_tgt *t)
+{
+	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
+	const struct fleet_row **order = xcalloc((size_t)u->ntg, sizeof *order);
+	fleet_rows(u, rows);
+	int n = fleet_order(rows, u->ntg, &u->fleet_view, order);
+	for (int i = 0; i < n; i++)
+		if (order[i]->idx == (int)(t - u->tg))
+			u->fleet_view.sel = i;
+	free(order);
+	free(rows);
+}
+
+/* Open target t's screen: its overview from the fleet, the same screen
+ * when another server's shows (n / p). */
+static void open_server(struct ui *u, struct ui_tgt *t, int screen)
+{
+	show_target(u, t);
+	u->screen = screen;
+	if (screen > 0)
+		u->focus = screen - 1;
+	set_msg(u, "%s (%s): Esc on the overview or F returns to the fleet, n / p the next / previous server",
+		t->name, t->host);
+}
+
 /* ---- input ---- */
 
 static struct pane_view *focused_view(struct ui *u, int *idx)
 {
+	if (u->screen == SCREEN_FLEET) {
+		*idx = 0;
+		return &u->fleet_view;
+	}
 	*idx = u->screen == 0 ? u->focus : u->screen - 1;
 	return &u->views[*idx];
 }
@@ -1100,7 +1501,8 @@ static void change_interval(struct ui *u, int dir)
 	else if (dir < 0 && k > 0 && intervals[k] >= u->interval)
 		k--;
 	u->interval = intervals[k];
-	sampler_set_interval(&u->sp, u->interval);
+	for (int t = 0; t < u->ntg; t++)   /* every server keeps the one interval */
+		sampler_set_interval(&u->tg[t].sp, u->interval);
 	set_msg(u, "refresh every %gs", u->interval);
 }
 
@@ -1128,7 +1530,7 @@ static void filter_key(struct ui *u, int ch)
 			u->filtering = false;
 			v->sel = v->top = 0;
 			set_msg(u, u->fbuf[0] ? "filter /%s/ on %s" : "filter cleared%s", u->fbuf,
-				u->fbuf[0] ? panes[idx]->name : "");
+				!u->fbuf[0] ? "" : u->screen == SCREEN_FLEET ? "the fleet" : panes[idx]->name);
 		}
 		return;
 	}
@@ -1168,7 +1570,7 @@ static void tune_answer(struct ui *u, bool yes)
 		set_msg(u, "read-only session (--read-only): nothing is changed");
 	else if (recording_refuses(u, what == SP_TUNE_KEEP ? "keeping a setting" : "changing a setting"))
 		;
-	else if (!sampler_tune(&u->sp, what, u->ask.id, u->ask.value))
+	else if (!sampler_tune(&u->t->sp, what, u->ask.id, u->ask.value))
 		set_msg(u, "another action is still running: nothing done");
 	else
 		set_msg(u, "%s ...", what == SP_TUNE_APPLY ? "applying" : what == SP_TUNE_KEEP ? "keeping" : "reverting");
@@ -1180,11 +1582,11 @@ static void undo_changes(struct ui *u, bool all)
 {
 	if (recording_refuses(u, "reverting a setting"))
 		return;
-	if (u->tv.nactive == 0)
+	if (u->t->tv.nactive == 0)
 		set_msg(u, "no setting changed by dbtop is in force");
 	else if (u->o->read_only)
 		set_msg(u, "read-only session (--read-only): nothing is changed");
-	else if (!sampler_tune(&u->sp, all ? SP_TUNE_UNDO_ALL : SP_TUNE_UNDO, 0, NULL))
+	else if (!sampler_tune(&u->t->sp, all ? SP_TUNE_UNDO_ALL : SP_TUNE_UNDO, 0, NULL))
 		set_msg(u, "another action is still running: try again");
 	else
 		set_msg(u, "reverting %s ...", all ? "every change" : "the newest change");
@@ -1207,7 +1609,7 @@ static void session_answer(struct ui *u, bool yes)
 		int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
 		if (recording_refuses(u, what == SRC_ACT_TERMINATE ? "ending a session" : "cancelling a statement")) {
 			/* (said here: a paused replay's worker waits in its clock) */
-		} else if (sampler_request(&u->sp, what, u->ask.id, &u->ask.who)) {
+		} else if (sampler_request(&u->t->sp, what, u->ask.id, &u->ask.who)) {
 			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 				u->ask.id);
 			sessions_batch_start(u);
@@ -1237,13 +1639,17 @@ static void unbound_key(struct ui *u, int ch)
 	const struct key_bind *q = key_find(ch, 0);
 	if (q && q->act == KA_QUIT)   /* too small a terminal: q still quits */
 		u->quit = true;
-	for (int s = 0; s <= SCREEN_MAX && !u->quit && COLS >= MIN_W; s++) {
-		const struct key_bind *o = key_find(ch, s);
+	for (int s = 0; s <= SCREEN_MAX + 1 && !u->quit && COLS >= MIN_W; s++) {
+		const struct key_bind *o = key_find(ch, s > SCREEN_MAX ? SCREEN_FLEET : s);
 		if (o) {
 			/* bound elsewhere: say where, do nothing here */
 			char where[64];
 			key_where_text(o, where, sizeof where);
-			set_msg(u, "%s does nothing here; it works on: %s", o->name, where);
+			if (u->screen == SCREEN_FLEET && (o->where & KW_ALL) == KW_ALL)
+				set_msg(u, "%s works on a server's screens, not on the fleet (Enter opens the selected server)",
+					o->name);
+			else
+				set_msg(u, "%s does nothing here; it works on: %s", o->name, where);
 			break;
 		}
 	}
@@ -1299,6 +1705,8 @@ static void act_faster(const struct key_ctx *k) { change_interval(k->u, -1); }
 static void act_theme(const struct key_ctx *k) { next_theme(k->u); }
 static void act_undo(const struct key_ctx *k) { undo_changes(k->u, k->b->act == KA_UNDO_ALL); }
 static void act_explain(const struct key_ctx *k) { sessions_explain(k->u); }
+static void act_snapshot(const struct key_ctx *k) { snapshot(k->u); }
+static void act_mark(const struct key_ctx *k) { jump_mark(k->u, k->b->act == KA_MARK_NEXT); }
 
 /* ---- time travel ---- */
 
@@ -1348,9 +1756,10 @@ static void travel_freeze(struct ui *u)
 	if (u->paused)
 		return;
 	u->paused = true;
-	sampler_pause(&u->sp, true);
+	sampler_pause(&u->t->sp, true);
 	u->pull_n = 0;
 	u->pull_wall = 0;
+	u->pull_to = 0;
 	u->at_wall = 0;
 	if (u->o->hist && u->o->hist->n)
 		travel_land(u, (long)u->o->hist->n - 1);
@@ -1365,8 +1774,9 @@ static void travel_live(struct ui *u)
 	u->at_wall = 0;
 	u->pull_n = 0;
 	u->pull_wall = 0;
-	u->src->seek_to = 0;
-	sampler_pause(&u->sp, false);
+	u->pull_to = 0;
+	u->t->src->seek_to = 0;
+	sampler_pause(&u->t->sp, false);
 }
 
 /* The index of the sample shown, -1: none kept. */
@@ -1385,7 +1795,7 @@ static void travel_move(struct ui *u, int n, double wall)
 {
 	struct history *h = u->o->hist;
 	if (!h || !h->n) {
-		set_msg(u, "no history kept (--history 0)");
+		set_msg(u, u->ntg > 1 ? "no history kept: it is kept with one target only" : "no history kept (--history 0)");
 		return;
 	}
 	long i = travel_index(u), last = (long)h->n - 1;
@@ -1402,10 +1812,14 @@ static void travel_move(struct ui *u, int n, double wall)
 			/* read on: the samples queued first, then the source's */
 			if (n) {
 				u->pull_n = (int)(to - last);
-				__atomic_add_fetch(&u->src->seek_steps, u->pull_n, __ATOMIC_ACQ_REL);
+				__atomic_add_fetch(&u->t->src->seek_steps, u->pull_n, __ATOMIC_ACQ_REL);
 			} else {
+				/* the samples up to the one at or just after wall come at once */
+				double iv = isfinite(u->live->interval_s) && u->live->interval_s > 0 ? u->live->interval_s
+													: u->interval;
 				u->pull_wall = wall;
-				u->src->seek_to = wall;
+				u->pull_to = wall;
+				u->t->src->seek_to = wall + iv;
 			}
 			return;
 		}
@@ -1488,10 +1902,25 @@ static void act_zoom(const struct key_ctx *k)
 static void act_enter(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
+	if (u->screen == SCREEN_FLEET) {
+		struct ui_tgt *t = fleet_selected(u);
+		if (t)
+			open_server(u, t, 0);
+		else
+			set_msg(u, "no server selected");
+		return;
+	}
 	if (u->screen == 0 && u->focus + 1 == TUNING_SCREEN)
 		select_remedy(u);
 	if (u->screen == 0)
 		u->screen = u->focus + 1;
+	else if (u->screen == EVENTS_SCREEN && !k->v->details && events_selected(k->v)) {
+		travel_to(u, events_selected(k->v));
+		if (u->paused) {   /* landed: every pane at that moment */
+			u->screen = 0;
+			str_printf(u->msg + strlen(u->msg), sizeof u->msg - strlen(u->msg), "  (7: the event log)");
+		}
+	}
 	else if (k->v->nrows > 0)
 		k->v->details = !k->v->details;
 	else
@@ -1501,17 +1930,23 @@ static void act_enter(const struct key_ctx *k)
 static void act_back(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
-	if (k->v->details)
+	if (u->screen == SCREEN_FLEET)
+		;   /* the top */
+	else if (k->v->details)
 		k->v->details = false;
 	else if (u->screen != 0)
 		u->screen = 0;
+	else if (u->ntg > 1) {
+		u->screen = SCREEN_FLEET;
+		fleet_select(u, u->t);
+	}
 	u->msg[0] = '\0';
 }
 
 static void act_focus(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
-	int np = NPANES - !sessions_tile(u);
+	int np = NTILES - !sessions_tile(u);
 	u->focus = (u->focus + (k->b->act == KA_FOCUS_NEXT ? 1 : np - 1)) % np;
 	u->focus_moved = true;
 }
@@ -1519,11 +1954,64 @@ static void act_focus(const struct key_ctx *k)
 static void act_screen(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
+	if (u->screen == SCREEN_FLEET) {
+		/* the selected server's screen */
+		struct ui_tgt *t = fleet_selected(u);
+		if (!t) {
+			set_msg(u, "no server selected");
+			return;
+		}
+		show_target(u, t);
+		u->screen = 0;
+	}
 	if (k->ch - '0' == TUNING_SCREEN && u->screen != TUNING_SCREEN)
 		select_remedy(u);
 	u->screen = k->ch - '0';
-	if (u->screen > 0)
+	if (u->screen > 0 && u->screen <= NTILES)
 		u->focus = u->screen - 1;
+}
+
+/* F: the fleet screen. */
+static void act_fleet(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	if (u->ntg < 2) {
+		set_msg(u, "one server: the fleet screen shows with several targets (dbtop TARGET TARGET ..., --targets FILE)");
+		return;
+	}
+	u->screen = SCREEN_FLEET;
+	/* the row of the server shown is selected */
+	fleet_select(u, u->t);
+	u->msg[0] = '\0';
+}
+
+/* n / p: the next / previous server; on the fleet, the next / previous row. */
+static void act_server(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	int d = k->b->act == KA_NEXT_SERVER ? 1 : -1;
+	if (u->ntg < 2) {
+		set_msg(u, "one server: n and p move between several targets");
+		return;
+	}
+	if (u->screen == SCREEN_FLEET) {
+		k->v->sel += d;
+		if (k->v->sel < 0)
+			k->v->sel = k->v->nrows - 1;
+		else if (k->v->sel >= k->v->nrows)
+			k->v->sel = 0;
+		return;
+	}
+	int i = (int)(u->t - u->tg);
+	open_server(u, &u->tg[(i + d + u->ntg) % u->ntg], u->screen);
+}
+
+/* s on the fleet: the next sort order. */
+static void act_fleet_sort(const struct key_ctx *k)
+{
+	k->v->sort = (k->v->sort + 1) % FS__COUNT;
+	k->v->sel = k->v->top = 0;
+	set_msg(k->u, "fleet sorted by %s", fleet_sort_name(k->v->sort));
 }
 
 /* The selection keys: rows to move (KA_HOME / KA_END: to the ends). */
@@ -1558,18 +2046,24 @@ static void act_move(const struct key_ctx *k)
  * incident forgotten). */
 static void tour_go(struct ui *u, int to)
 {
-	if (!sampler_stop(&u->sp, 2) || u->o->tour_open(u->o->tour_ctx, to) < 0) {
+	if (!sampler_stop(&u->t->sp, 2) || u->o->tour_open(u->o->tour_ctx, to) < 0) {
 		u->quit = true;
 		return;
 	}
 	u->o->tour_at = to;
-	u->m = u->live;   /* (the tour keeps no history: nothing to travel in) */
+	u->m = u->live = u->t->m;   /* (the tour keeps no history: nothing to travel in) */
 	u->ended = false;
 	u->tour_end = 0;
 	u->paused = false;
-	memset(&u->tv, 0, sizeof u->tv);
-	u->tv_gen = 0;
-	u->sessions_wanted = false;
+	memset(&u->t->tv, 0, sizeof u->t->tv);
+	u->t->tv_gen = 0;
+	u->t->sessions_wanted = false;
+	/* the event log and the timeline start again with the incident */
+	events_free(&u->t->ev);
+	events_init(&u->t->ev);
+	u->t->ev.live = false;
+	u->t->ev_from = 0;
+	u->t->ev_start = 0;
 	u->ask.act = PA_NONE;
 	u->msg[0] = '\0';
 	for (int p = 0; p < NPANES; p++) {
@@ -1578,7 +2072,7 @@ static void tour_go(struct ui *u, int to)
 		u->views[p].sel_id = 0;
 		u->views[p].ntags = 0;
 	}
-	if (sampler_start(&u->sp, u->src, u->o->interval, true, NULL) < 0)
+	if (sampler_start(&u->t->sp, u->t->src, u->o->interval, true, NULL) < 0)
 		u->quit = true;
 }
 
@@ -1614,6 +2108,9 @@ static void (*const key_actions[])(const struct key_ctx *) = {
 	[KA_SCREEN] = act_screen,
 	[KA_UNDO] = act_undo,
 	[KA_UNDO_ALL] = act_undo,
+	[KA_SNAPSHOT] = act_snapshot,
+	[KA_MARK_PREV] = act_mark,
+	[KA_MARK_NEXT] = act_mark,
 	[KA_UP] = act_move,
 	[KA_DOWN] = act_move,
 	[KA_PGUP] = act_move,
@@ -1624,6 +2121,10 @@ static void (*const key_actions[])(const struct key_ctx *) = {
 	[KA_EXPLAIN] = act_explain,
 	[KA_TOUR_NEXT] = act_tour,
 	[KA_TOUR_PREV] = act_tour,
+	[KA_FLEET] = act_fleet,
+	[KA_NEXT_SERVER] = act_server,
+	[KA_PREV_SERVER] = act_server,
+	[KA_FLEET_SORT] = act_fleet_sort,
 	[KA_TRAVEL] = act_travel,
 };
 
@@ -1668,26 +2169,39 @@ static void handle_key(struct ui *u, int ch)
 		clamp_sel(v);
 }
 
-/* Apply the samples the worker has queued. */
-static bool take_samples(struct ui *u)
+/* Note when t's DOWN / STALLED spell began (the fleet says for how long). */
+static void fleet_note_state(struct ui_tgt *t)
+{
+	const struct sample *s = &t->m->last;
+	if (s->state == STATE_UP || t->m->intervals == 0) {
+		t->down_since_set = false;
+	} else if (!t->down_since_set) {
+		t->down_since_set = true;
+		t->down_since = s->wall;
+	}
+}
+
+/* Apply the samples target t's worker has queued (to its own model). */
+static bool take_target_samples(struct ui *u, struct ui_tgt *t)
 {
 	struct sampler_msg *msg = xmalloc(sizeof *msg);
 	char err[NOTE_LEN];
 	bool any = false;
-	struct history *h = u->o->hist;
+	/* the history (time travel) is kept with one target only */
+	struct history *h = u->ntg == 1 ? u->o->hist : NULL;
 	bool pulled = false;
 	/* a paused replay: the samples wait in the queue, none is dropped;
 	 * a step forward takes them one by one */
-	while ((!(u->paused && u->o->replay) || u->pull_n > 0 || u->pull_wall > 0) && sampler_pop(&u->sp, msg)) {
+	while ((!(u->paused && u->o->replay) || u->pull_n > 0 || u->pull_wall > 0) && sampler_pop(&t->sp, msg)) {
 		any = true;
 		if (msg->has_caps) {
-			model_set_caps(u->live, &msg->caps);
+			model_set_caps(t->m, &msg->caps);
 			if (h)
 				hist_add_caps(h, &msg->caps, msg->conn_gen);
-			if (u->recording && !(h && h->shared) &&
-			    rec_write_caps(u->o->rec, &msg->caps, msg->conn_gen, err, sizeof err) < 0) {
-				u->recording = false;
-				rec_close(u->o->rec);
+			if (t->recording && !(h && h->shared) &&
+			    rec_write_caps(t->rec, &msg->caps, msg->conn_gen, err, sizeof err) < 0) {
+				t->recording = false;
+				rec_close(t->rec);
 				set_msg(u, "recording stopped: %s", err);
 			}
 		}
@@ -1703,40 +2217,50 @@ static bool take_samples(struct ui *u)
 			}
 			continue;
 		}
-		if (u->recording && u->o->tuner) {
+		if (t->recording && t->tuner) {
 			/* the tuning screen as it is now goes with the sample */
-			sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
+			sampler_tune_view(&t->sp, &t->tv_gen, &t->tv);
 			msg->s.tuning = xmalloc(sizeof *msg->s.tuning);
-			tune_view_snap(&u->tv, msg->s.tuning);
+			tune_view_snap(&t->tv, msg->s.tuning);
 		}
-		if (u->paused && !u->at_built && u->m == u->live && h && u->at_wall > 0) {
+		if (h && u->paused && !u->at_built && u->m == u->live && u->at_wall > 0) {
 			/* frozen on the newest sample: keep it shown as the live model moves on */
 			long i = hist_find_seq(h, u->at_seq);
 			if (i >= 0)
 				travel_land_at(u, i, true);
 		}
-		if (h)   /* (without: below, unless paused) */
-			model_update(u->live, &msg->s);
+		/* (no history: a live pause drops the samples, as it always did) */
+		if (h || !u->paused)
+			model_update(t->m, &msg->s);
+		/* the interval's events (derived, or a recording's), kept with
+		 * the sample in the history and the recording */
+		events_update(&t->ev, t->m, &msg->s);
+		struct event_list *el = events_take_interval(&t->ev, &t->ev_from);
+		if (!msg->s.events)
+			msg->s.events = el;
+		else
+			event_list_free(el);
+		if (!t->ev_start)
+			t->ev_start = msg->s.wall;
 		if (h) {
 			bool was = h->stopped;
 			/* (with --record the recording is the spool: written once) */
-			if (hist_add(h, &msg->s, u->live) < 0 && !was) {
+			if (hist_add(h, &msg->s, t->m) < 0 && !was) {
 				set_msg(u, "%s (the screen and sampling go on)", h->note);
 				u->msg_until = clock_mono() + 30;   /* (said once: it stays a while) */
 			}
-			if (h->shared && h->stopped && u->recording) {
-				u->recording = false;
+			if (h->shared && h->stopped && t->recording) {
+				t->recording = false;
 				set_msg(u, "recording stopped: %s (monitoring goes on)", h->note);
 			}
-		} else if (u->recording && rec_write_sample(u->o->rec, &msg->s, err, sizeof err) < 0) {
-			u->recording = false;
-			rec_close(u->o->rec);
+		} else if (t->recording && rec_write_sample(t->rec, &msg->s, err, sizeof err) < 0) {
+			t->recording = false;
+			rec_close(t->rec);
 			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
 		}
-		if (!h && !u->paused)   /* (no history: a live pause drops the samples, as it always did) */
-			model_update(u->live, &msg->s);
 		if (u->o->replay && msg->s.tuning)   /* the tuning screen as recorded */
-			tune_view_from_snap(msg->s.tuning, msg->s.wall, &u->tv);
+			tune_view_from_snap(msg->s.tuning, msg->s.wall, &t->tv);
+		fleet_note_state(t);
 		sample_release(&msg->s);
 		if (u->pull_n > 0 || u->pull_wall > 0) {
 			pulled = true;
@@ -1750,39 +2274,107 @@ static bool take_samples(struct ui *u)
 	}
 	free(msg);
 	if (pulled && u->paused && h && h->n && !u->pull_n && !u->pull_wall) {
-		u->src->seek_to = 0;
-		travel_land(u, (long)h->n - 1);
+		u->t->src->seek_to = 0;
+		travel_land(u, u->pull_to > 0 ? hist_nearest(h, u->pull_to) : (long)h->n - 1);
+		u->pull_to = 0;
 	}
+	return any;
+}
+
+/* Apply the samples of every target's worker. */
+static bool take_samples(struct ui *u)
+{
+	bool any = false;
+	for (int i = 0; i < u->ntg; i++)
+		any |= take_target_samples(u, &u->tg[i]);
 	return any;
 }
 
 /* Tuning upkeep in the loop: the newest view, the orphan question, probes
  * while screen 5 shows, --tune-ttl. True when the screen changed. */
+/* dbtop's own setting changes into the event log: a change that came into
+ * force (this dbtop's, not an orphan's), and one that left it (reverted;
+ * superseded ones are someone else's value, seen as such). */
+static void own_events(struct ui_tgt *u)
+{
+	const struct tune_view *tv = &u->tv;
+	double now = clock_wall();
+	for (int i = 0; i < tv->nactive; i++) {
+		const struct jentry *e = &tv->active[i];
+		int k;
+		for (k = 0; k < u->nown && u->own_seen[k] != e->seq; k++)
+			;
+		if (k < u->nown || u->nown >= JOURNAL_MAX)
+			continue;
+		u->own_seen[u->nown] = e->seq;
+		u->own_was[u->nown++] = *e;
+		if (e->seq >= tv->first_seq)
+			events_own(&u->ev, e->wall > 0 ? e->wall : now, e->name, e->was, e->val, false);
+	}
+	for (int k = 0; k < u->nown; k++) {
+		int i;
+		for (i = 0; i < tv->nactive && tv->active[i].seq != u->own_seen[k]; i++)
+			;
+		if (i < tv->nactive)
+			continue;
+		const struct jentry *e = &u->own_was[k];
+		bool superseded = false;
+		for (int j = 0; j < tv->nsuperseded; j++)
+			superseded |= tv->superseded[j].seq == e->seq;
+		if (!superseded)
+			events_own(&u->ev, now, e->name, e->val, e->was, true);
+		u->own_seen[k] = u->own_seen[u->nown - 1];
+		u->own_was[k] = u->own_was[u->nown - 1];
+		u->nown--;
+		k--;
+	}
+}
+
 static bool tuning_tick(struct ui *u)
 {
-	bool changed = sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
+	bool changed = false;
 	double now = clock_mono();
 	if (u->o->replay)   /* a recorded view: nothing here is in force */
 		return changed;
-	tuned_active = u->tv.nactive > 0;
-	if (!u->orphans_asked && u->tv.orphans > 0 && !u->ask.act && u->m->intervals > 0) {
-		u->orphans_asked = true;
-		if (u->o->read_only || !u->tv.available) {
-			set_msg(u, "%d setting change(s) left by an earlier dbtop are in force (screen 5): %s", u->tv.orphans,
-				u->o->read_only ? "run dbtop without --read-only to revert them" : u->tv.why);
+	int active = 0;
+	/* every target's view and --tune-ttl; the questions of the shown one */
+	for (int k = 0; k < u->ntg; k++) {
+		struct ui_tgt *t = &u->tg[k];
+		if (sampler_tune_view(&t->sp, &t->tv_gen, &t->tv)) {
+			changed = true;
+			own_events(t);
+		}
+		active += t->tv.nactive > 0;
+		if (t->tv.ttl > 0 && t->tv.nactive > 0 && now >= t->next_expire) {
+			t->next_expire = now + 1;
+			for (int i = 0; i < t->tv.nactive; i++)
+				if (t->tv.active[i].seq >= t->tv.first_seq && t->tv.active[i].mono > 0 &&
+				    t->tv.active[i].mono + t->tv.ttl <= now) {
+					sampler_tune(&t->sp, SP_TUNE_EXPIRE, 0, NULL);
+					break;
+				}
+		}
+	}
+	tuned_active = active > 0;
+	if (!u->t->orphans_asked && u->t->tv.orphans > 0 && !u->ask.act && u->m->intervals > 0 &&
+	    u->screen != SCREEN_FLEET) {
+		u->t->orphans_asked = true;
+		if (u->o->read_only || !u->t->tv.available) {
+			set_msg(u, "%d setting change(s) left by an earlier dbtop are in force (screen 5): %s", u->t->tv.orphans,
+				u->o->read_only ? "run dbtop without --read-only to revert them" : u->t->tv.why);
 		} else {
 			struct strbuf b;
 			sb_init(&b);
 			char line[400];
 			str_printf(line, sizeof line, "A dbtop that ended without reverting left %d change(s) on this server "
-				   "(undo journal %s):", u->tv.orphans, u->tv.path);
+				   "(undo journal %s):", u->t->tv.orphans, u->t->tv.path);
 			sb_puts(&b, line);
-			for (int i = 0; i < u->tv.nactive; i++) {
-				const struct jentry *e = &u->tv.active[i];
+			for (int i = 0; i < u->t->tv.nactive; i++) {
+				const struct jentry *e = &u->t->tv.active[i];
 				char rs[256], when[32];
 				time_t t = (time_t)e->wall;
 				struct tm tm;
-				if (e->seq >= u->tv.first_seq)
+				if (e->seq >= u->t->tv.first_seq)
 					continue;
 				localtime_r(&t, &tm);
 				strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
@@ -1791,17 +2383,17 @@ static bool tuning_tick(struct ui *u)
 				int ti = tt ? (int)(tt - tunables) : -1;
 				str_printf(line, sizeof line, "  [%u] %s set to %s at %s (was %s, now %s): revert with %s%s;", e->seq,
 					   e->name, e->val, when, e->was,
-					   ti >= 0 && u->tv.probed && u->tv.known[ti] ? u->tv.current[ti] : "?", rs,
+					   ti >= 0 && u->t->tv.probed && u->t->tv.known[ti] ? u->t->tv.current[ti] : "?", rs,
 					   tune_needs_reload(e->kind) ? "; SELECT pg_reload_conf()" : "");
 				sb_puts(&b, line);
 			}
-			for (int i = 0; i < u->tv.nforeign; i++) {
-				const struct jentry *e = &u->tv.foreign[i];
+			for (int i = 0; i < u->t->tv.nforeign; i++) {
+				const struct jentry *e = &u->t->tv.foreign[i];
 				str_printf(line, sizeof line, "  not this server's, left alone: %s set to %s (was %s) on %s;", e->name,
 					   e->val, e->was, e->slabel);
 				sb_puts(&b, line);
 			}
-			u->foreign_told = true;
+			u->t->foreign_told = true;
 			sb_puts(&b, "  y reverts them now (newest first); any other key leaves them (quitting reverts them)");
 			u->ask.act = PA_TUNE_ORPHANS;
 			u->ask.id = 0;
@@ -1810,26 +2402,18 @@ static bool tuning_tick(struct ui *u)
 		}
 		changed = true;
 	}
-	if (!u->foreign_told && u->tv.nforeign > 0 && !u->ask.act && u->m->intervals > 0) {
+	if (!u->t->foreign_told && u->t->tv.nforeign > 0 && !u->ask.act && u->m->intervals > 0 &&
+	    u->screen != SCREEN_FLEET) {
 		/* never offered for a revert here: named with their server */
-		const struct jentry *e = &u->tv.foreign[0];
-		u->foreign_told = true;
+		const struct jentry *e = &u->t->tv.foreign[0];
+		u->t->foreign_told = true;
 		set_msg(u, "not reverted here (screen 5): %s = %s (was %s) set on %s%s", e->name, e->val, e->was, e->slabel,
-			u->tv.nforeign > 1 ? ", ..." : "");
+			u->t->tv.nforeign > 1 ? ", ..." : "");
 		changed = true;
 	}
-	if ((u->screen == 5 || u->recording) && now >= u->next_probe && !u->o->replay) {
-		sampler_want_probe(&u->sp);
-		u->next_probe = now + 5;
-	}
-	if (u->tv.ttl > 0 && u->tv.nactive > 0 && now >= u->next_expire) {
-		u->next_expire = now + 1;
-		for (int i = 0; i < u->tv.nactive; i++)
-			if (u->tv.active[i].seq >= u->tv.first_seq && u->tv.active[i].mono > 0 &&
-			    u->tv.active[i].mono + u->tv.ttl <= now) {
-				sampler_tune(&u->sp, SP_TUNE_EXPIRE, 0, NULL);
-				break;
-			}
+	if ((u->screen == 5 || u->t->recording) && now >= u->t->next_probe && !u->o->replay) {
+		sampler_want_probe(&u->t->sp);
+		u->t->next_probe = now + 5;
 	}
 	return changed;
 }
@@ -1850,12 +2434,12 @@ static void superseded_text(const struct tune_view *tv, int from, char *buf, siz
 /* Quitting (q, a signal): wait (bounded) for an action still running (an
  * apply in flight), then revert every change in force before the worker
  * stops, drawing meanwhile; the outcome goes to o->exit_msg. */
-static void revert_on_exit(struct ui *u)
+static void revert_target_on_exit(struct ui *u, char *out, size_t outlen)
 {
 	int rc = -1;
 	char msg[NOTE_LEN] = "", sup[400];
-	double limit = 3 * u->src->query_timeout + 2, end = clock_mono() + (limit < 5 ? 5 : limit);
-	bool inflight = sampler_busy(&u->sp);
+	double limit = 3 * u->t->src->query_timeout + 2, end = clock_mono() + (limit < 5 ? 5 : limit);
+	bool inflight = sampler_busy(&u->t->sp);
 	if (u->o->replay)   /* the recorded changes are not this dbtop's */
 		return;
 	ui_signal = 0;
@@ -1863,59 +2447,84 @@ static void revert_on_exit(struct ui *u)
 	while (inflight && clock_mono() < end) {
 		int arc;
 		char amsg[NOTE_LEN];
-		if (sampler_action_result(&u->sp, &arc, amsg, sizeof amsg) || !sampler_busy(&u->sp))
+		if (sampler_action_result(&u->t->sp, &arc, amsg, sizeof amsg) || !sampler_busy(&u->t->sp))
 			break;
 		set_msg(u, "waiting for the change being applied before quitting ...");
 		draw_frame(u);
-		struct pollfd pf = {.fd = u->sp.wake[0], .events = POLLIN};
+		struct pollfd pf = {.fd = u->t->sp.wake[0], .events = POLLIN};
 		poll(&pf, 1, 100);
 		take_samples(u);
 	}
-	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
-	if (inflight && sampler_busy(&u->sp)) {
-		str_printf(u->o->exit_msg, sizeof u->o->exit_msg,
+	sampler_tune_view(&u->t->sp, &u->t->tv_gen, &u->t->tv);
+	if (inflight && sampler_busy(&u->t->sp)) {
+		str_printf(out, outlen,
 			   "a setting change was still being applied when dbtop quit (no answer in %.0f s): it may be in "
 			   "force; it is in the undo journal %s: run dbtop against this server again to revert it",
-			   limit < 5 ? 5 : limit, u->tv.path);
+			   limit < 5 ? 5 : limit, u->t->tv.path);
 		return;
 	}
-	int n = u->tv.nactive, sup0 = u->tv.nsuperseded;
+	int n = u->t->tv.nactive, sup0 = u->t->tv.nsuperseded;
 	if (n == 0)
 		return;
-	if (u->o->read_only || !u->tv.available) {
-		str_printf(u->o->exit_msg, sizeof u->o->exit_msg,
-			   "%d setting change(s) are still in force (undo journal %s): %s", n, u->tv.path,
+	if (u->o->read_only || !u->t->tv.available) {
+		str_printf(out, outlen,
+			   "%d setting change(s) are still in force (undo journal %s): %s", n, u->t->tv.path,
 			   u->o->read_only ? "run dbtop without --read-only against this server to revert them"
-			   : u->tv.other_server ? u->tv.why : "run dbtop against this server to revert them");
+			   : u->t->tv.other_server ? u->t->tv.why : "run dbtop against this server to revert them");
 		return;
 	}
 	bool sent = false;
 	end = clock_mono() + (limit < 5 ? 5 : limit);
 	while (clock_mono() < end) {
 		if (!sent)
-			sent = sampler_tune(&u->sp, SP_TUNE_UNDO_ALL, 0, NULL);
-		if (sent && sampler_action_result(&u->sp, &rc, msg, sizeof msg))
+			sent = sampler_tune(&u->t->sp, SP_TUNE_UNDO_ALL, 0, NULL);
+		if (sent && sampler_action_result(&u->t->sp, &rc, msg, sizeof msg))
 			break;
 		set_msg(u, "reverting %d setting change(s) before quitting ...", n);
 		draw_frame(u);
-		struct pollfd pf = {.fd = u->sp.wake[0], .events = POLLIN};
+		struct pollfd pf = {.fd = u->t->sp.wake[0], .events = POLLIN};
 		poll(&pf, 1, 100);
 		take_samples(u);
 	}
-	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
-	superseded_text(&u->tv, sup0 < u->tv.nsuperseded ? sup0 : u->tv.nsuperseded, sup, sizeof sup);
-	int left = u->tv.nsuperseded - sup0;
-	if (rc >= 0 && u->tv.nactive == 0 && left > 0)
-		str_printf(u->o->exit_msg, sizeof u->o->exit_msg,
+	sampler_tune_view(&u->t->sp, &u->t->tv_gen, &u->t->tv);
+	superseded_text(&u->t->tv, sup0 < u->t->tv.nsuperseded ? sup0 : u->t->tv.nsuperseded, sup, sizeof sup);
+	int left = u->t->tv.nsuperseded - sup0;
+	if (rc >= 0 && u->t->tv.nactive == 0 && left > 0)
+		str_printf(out, outlen,
 			   "reverted %d setting change(s); %d NOT reverted, changed by someone else since dbtop set them "
 			   "(left as they are): %s", n - left, left, sup);
-	else if (rc >= 0 && u->tv.nactive == 0)
-		str_printf(u->o->exit_msg, sizeof u->o->exit_msg, "reverted %d setting change(s): %s", n, msg);
+	else if (rc >= 0 && u->t->tv.nactive == 0)
+		str_printf(out, outlen, "reverted %d setting change(s): %s", n, msg);
 	else
-		str_printf(u->o->exit_msg, sizeof u->o->exit_msg,
+		str_printf(out, outlen,
 			   "%d setting change(s) could NOT be reverted (%s): they stay in the undo journal %s; run dbtop "
-			   "against this server again to revert them%s%s", u->tv.nactive ? u->tv.nactive : n,
-			   msg[0] ? msg : "the server did not answer in time", u->tv.path, sup[0] ? ". Left as someone else set them: " : "", sup);
+			   "against this server again to revert them%s%s", u->t->tv.nactive ? u->t->tv.nactive : n,
+			   msg[0] ? msg : "the server did not answer in time", u->t->tv.path, sup[0] ? ". Left as someone else set them: " : "", sup);
+}
+
+/* Quitting: revert_target_on_exit() for every target, the shown one
+ * drawn meanwhile; the outcomes (named with their server when there are
+ * several) go to o->exit_msg. */
+static void revert_on_exit(struct ui *u)
+{
+	struct ui_tgt *shown = u->t;
+	struct model *drawn = u->m;
+	for (int i = 0; i < u->ntg; i++) {
+		char one[sizeof u->o->exit_msg];
+		one[0] = '\0';
+		u->t = &u->tg[i];
+		u->m = u->t == shown ? drawn : u->t->m;
+		revert_target_on_exit(u, one, sizeof one);
+		if (!one[0])
+			continue;
+		size_t l = strlen(u->o->exit_msg);
+		if (u->ntg == 1)
+			str_copy(u->o->exit_msg, sizeof u->o->exit_msg, one);
+		else
+			str_printf(u->o->exit_msg + l, sizeof u->o->exit_msg - l, "%s%s: %s", l ? "; " : "", u->t->name, one);
+	}
+	u->t = shown;
+	u->m = drawn;
 }
 
 /* Write the frame-time figures where DBTOP_FRAME_STATS says. */
@@ -1995,16 +2604,22 @@ static bool action_result(struct ui *u)
 {
 	int act_rc;
 	char act_msg[NOTE_LEN];
-	if (!sampler_action_result(&u->sp, &act_rc, act_msg, sizeof act_msg))
-		return false;
-	set_msg(u, "%s%s",
-		act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 || strstr(act_msg, "nothing was done")
-			? ""
-			: "failed: ",
-		act_msg);
-	u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
-	sessions_batch_next(u, act_rc, act_msg);
-	return true;
+	bool any = false;
+	for (int i = 0; i < u->ntg; i++) {
+		struct ui_tgt *t = &u->tg[i];
+		if (!sampler_action_result(&t->sp, &act_rc, act_msg, sizeof act_msg))
+			continue;
+		/* the server it was done on is named when another one shows */
+		set_msg(u, "%s%s%s%s", t != u->t ? t->name : "", t != u->t ? ": " : "",
+			act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 || strstr(act_msg, "nothing was done")
+				? ""
+				: "failed: ",
+			act_msg);
+		u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
+		sessions_batch_next(u, t, act_rc, act_msg);
+		any = true;
+	}
+	return any;
 }
 
 /* The screen's loop: samples, action results, tuning upkeep and keys,
@@ -2012,12 +2627,15 @@ static bool action_result(struct ui *u)
 static void screen_loop(struct ui *u)
 {
 	int input_empty = 0;
+	struct pollfd pf[1 + FLEET_TARGETS_MAX];
 	while (!u->quit && !ui_signal) {
-		struct pollfd pf[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
-				       {.fd = u->paused && u->o->replay && !u->pull_n && !u->pull_wall ? -1 : u->sp.wake[0],
-					.events = POLLIN}};
+		pf[0] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
+		for (int i = 0; i < u->ntg; i++)
+			pf[1 + i] = (struct pollfd){.fd = u->paused && u->o->replay && !u->pull_n && !u->pull_wall
+								 ? -1 : u->tg[i].sp.wake[0],
+						    .events = POLLIN};
 		bool dirty = false;
-		int ch, pr = poll(pf, 2, 1000);
+		int ch, pr = poll(pf, (nfds_t)(1 + u->ntg), 1000);
 		if (pr < 0 && errno != EINTR)
 			break;
 		if (take_samples(u))
@@ -2058,63 +2676,122 @@ static void screen_loop(struct ui *u)
 	}
 }
 
-int ui_run(struct source *src, struct model *m, struct ui_opts *o)
+/* Show target t: its model drawn, its tuning view and plan in the panes,
+ * its session list read (from the next refresh). */
+static void show_target(struct ui *u, struct ui_tgt *t)
+{
+	if (t != u->t) {
+		/* what was selected belongs to the other server */
+		struct pane_view *sv = &u->views[SESSIONS_SCREEN - 1];
+		sv->ntags = 0;
+		sv->sel_id = 0;
+		sv->details = false;
+		for (int p = 0; p < NPANES; p++)
+			u->views[p].sel = u->views[p].top = 0;
+	}
+	u->t = t;
+	u->m = t->m;
+	u->live = t->m;
+	for (int p = 0; p < NPANES; p++)
+		u->views[p].tune = &t->tv;
+	u->views[SESSIONS_SCREEN - 1].plan = &t->plan;
+	for (int p = 0; p < NPANES; p++)
+		u->views[p].events = &t->ev;
+	sessions_tick(u);
+}
+
+int ui_run_targets(const struct ui_target *tgts, int n, struct ui_opts *o)
 {
 	struct ui *u = xcalloc(1, sizeof *u);
 	int i, status = 0;
 
-	/* one malloc arena: the sampler thread would otherwise get its own */
+	/* one malloc arena: the sampler threads would otherwise get their own */
 	mallopt(M_ARENA_MAX, 1);
 	/* a step back in time rebuilds a model: keep the freed heap for the
 	 * next one instead of giving it back and faulting it in again */
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
-	u->m = m;
-	u->live = m;
 	u->o = o;
-	u->src = src;
+	u->ntg = n;
+	u->tg = xcalloc((size_t)n, sizeof *u->tg);
+	for (i = 0; i < n; i++) {
+		struct ui_tgt *t = &u->tg[i];
+		t->name = tgts[i].name ? tgts[i].name : "";
+		t->host = tgts[i].host ? tgts[i].host : "";
+		t->m = tgts[i].m;
+		t->src = tgts[i].src;
+		t->tuner = tgts[i].tuner;
+		t->rec = tgts[i].rec;
+		t->recording = t->rec != NULL;
+		events_init(&t->ev);
+		t->ev.live = !o->replay;
+	}
+	u->t = &u->tg[0];
+	u->m = u->t->m;
+	u->live = u->t->m;
 	u->interval = o->interval;
-	u->recording = o->rec != NULL;
 	for (i = 0; i < NPANES; i++) {
 		u->views[i].read_only = o->read_only;
 		u->views[i].replay = o->replay;
 	}
+	/* several targets: the fleet first */
+	if (n > 1)
+		u->screen = SCREEN_FLEET;
 	setlocale(LC_ALL, "");
 	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
 
 	if (screen_start(u) < 0) {
+		free(u->tg);
 		free(u);
 		return 1;
 	}
-	if (sampler_start(&u->sp, src, o->interval, o->replay, o->tuner) < 0) {
-		restore_terminal();
-		fprintf(stderr, "dbtop: cannot start the sampler: %s\n", strerror(errno));
-		free(u);
-		return 1;
+	for (i = 0; i < n; i++) {
+		struct ui_tgt *t = &u->tg[i];
+		if (sampler_start(&t->sp, t->src, o->interval, o->replay, t->tuner) < 0) {
+			restore_terminal();
+			fprintf(stderr, "dbtop: cannot start the sampler: %s\n", strerror(errno));
+			/* the ones started run until the exit */
+			o->worker_running = i > 0;
+			return 1;
+		}
+		sampler_tune_view(&t->sp, &t->tv_gen, &t->tv);
 	}
-	for (int p = 0; p < NPANES; p++)
-		u->views[p].tune = &u->tv;
-	u->views[SESSIONS_SCREEN - 1].plan = &u->plan;
-	sampler_tune_view(&u->sp, &u->tv_gen, &u->tv);
+	show_target(u, u->t);
 	draw_frame(u);
 	screen_loop(u);
 	write_frame_stats(u);
 	revert_on_exit(u);
-	bool joined = sampler_stop(&u->sp, 0.5);
+	bool joined = true;
+	for (i = 0; i < n; i++)
+		if (!sampler_stop(&u->tg[i].sp, i == 0 ? 0.5 : 0.1)) {
+			/* the worker is still inside a query: it owns the connection
+			 * and the sampler's memory until the process exits */
+			u->tg[i].src->connected = false;
+			joined = false;
+		}
 	restore_terminal();
 	if (!joined) {
-		/* the worker is still inside a query: it owns the connection and
-		 * the sampler's memory until the process exits */
-		src->connected = false;
 		o->worker_running = true;
 		return status;
 	}
-	src->stop_flag = NULL;
-	src->pause_flag = NULL;
+	for (i = 0; i < n; i++) {
+		u->tg[i].src->stop_flag = NULL;
+		u->tg[i].src->pause_flag = NULL;
+	}
 	for (i = 0; i < NPANES; i++)
 		pane_filter_free(&u->views[i]);
+	for (i = 0; i < n; i++)
+		events_free(&u->tg[i].ev);
+	pane_filter_free(&u->fleet_view);
+	free(u->tg);
 	if (u->travel_init)
 		model_free(&u->travel);
 	free(u);
 	return status;
+}
+
+int ui_run(struct source *src, struct model *m, struct ui_opts *o)
+{
+	struct ui_target t = {.name = "", .host = o->host, .src = src, .m = m, .tuner = o->tuner, .rec = o->rec};
+	return ui_run_targets(&t, 1, o);
 }

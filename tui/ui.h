@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "../model/events.h"
 #include "../model/model.h"
 #include "../record/history.h"
 #include "../record/record.h"
@@ -35,6 +36,11 @@ struct ui_opts {
 	struct tuner *tuner;    /* tuning (owned by the sampler thread while it runs), or NULL */
 	char exit_msg[1200];     /* out: what happened to tuning changes at exit, for stderr */
 	double start_mono;      /* monotonic s when dbtop started (first-frame figure) */
+	const char *snapshot_dir; /* w writes its files here; NULL: the current directory */
+	/* The batch record of the model's newest interval with the events of
+	 * seq ev_from .. ev_to (app/batch.c, which this layer cannot include). */
+	void (*snapshot_json)(const struct model *m, const char *host, const struct event_log *ev,
+			      unsigned long ev_from, unsigned long ev_to, struct strbuf *out);
 	struct history *hist;   /* the samples kept for time travel (--history), or NULL */
 	/* the demo tour, or NULL: tour_n incidents, tour_at the one playing;
 	 * tour_open(tour_ctx, i) replaces the source and the model (the same
@@ -45,6 +51,19 @@ struct ui_opts {
 	int (*tour_open)(void *ctx, int i);
 	void *tour_ctx;
 };
+
+/* One server the screen watches (several: the fleet screen opens first). */
+struct ui_target {
+	const char *name;       /* fleet name */
+	const char *host;       /* label */
+	struct source *src;     /* open, or to be connected by its sampler */
+	struct model *m;        /* initialised */
+	struct tuner *tuner;    /* or NULL */
+	struct recorder *rec;   /* open recording or NULL */
+};
+
+/* Targets one screen watches at most (config/fleet.h FLEET_MAX). */
+#define FLEET_TARGETS_MAX 64
 
 struct ui;
 /* Freeze the view (a replay's clock stops) and show the kept sample
@@ -60,5 +79,8 @@ bool ui_possible(char *why, size_t len);
 /* Run the screen until the user quits or a signal arrives. src is open;
  * m is initialised. Returns the exit status. */
 int ui_run(struct source *src, struct model *m, struct ui_opts *o);
+/* The same for n targets (1 to FLEET_TARGETS_MAX): o->host, o->rec and
+ * o->tuner are unused, each target brings its own. */
+int ui_run_targets(const struct ui_target *t, int n, struct ui_opts *o);
 
 #endif

@@ -2,10 +2,12 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Print a message and abort: the only sane reaction to running out of memory. */
 static void oom(void)
@@ -498,4 +500,51 @@ bool strset_add(struct strset *ss, const char *s)
 void strset_clear(struct strset *ss)
 {
 	hmap_free(&ss->m);
+}
+
+int files_create_pair(const char *dir, const char *base, const char *ext1, const char *ext2, int *fd1, int *fd2,
+		      char *path1, size_t len)
+{
+	char p2[1024];
+	for (int k = 1; k < 100; k++) {
+		char sfx[8] = "";
+		if (k > 1)
+			str_printf(sfx, sizeof sfx, "-%d", k);
+		str_printf(path1, len, "%s/%s%s.%s", dir, base, sfx, ext1);
+		str_printf(p2, sizeof p2, "%s/%s%s.%s", dir, base, sfx, ext2);
+		*fd1 = open(path1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (*fd1 < 0 && errno == EEXIST)
+			continue;
+		if (*fd1 < 0)
+			return -1;
+		*fd2 = open(p2, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (*fd2 >= 0)
+			return 0;
+		int e = errno;
+		close(*fd1);
+		unlink(path1);
+		*fd1 = -1;
+		errno = e;
+		if (e != EEXIST) {
+			str_copy(path1, len, p2);
+			return -1;
+		}
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t k = write(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
 }

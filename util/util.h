@@ -24,6 +24,16 @@ size_t str_printf(char *dst, size_t dstlen, const char *fmt, ...)
 /* Overwrite a secret with zeros, then free it. NULL is fine. */
 void secret_free(char *s);
 
+/* Create dir/BASE.EXT1 and dir/BASE.EXT2 as a pair for writing: mode
+ * 0600, O_EXCL (never over a file there), never through a symbolic link;
+ * when either name is taken, BASE-2, BASE-3 ... up to 99. Returns 0 with
+ * both descriptors and the first path (path1, len bytes), or -1 with errno
+ * (path1 the name that failed). */
+int files_create_pair(const char *dir, const char *base, const char *ext1, const char *ext2, int *fd1, int *fd2,
+		      char *path1, size_t len);
+/* Write n bytes to fd (retrying short writes and EINTR); 0 or -1. */
+int write_all(int fd, const void *p, size_t n);
+
 /* Seconds from CLOCK_MONOTONIC. */
 double clock_mono(void);
 /* Seconds since the epoch from CLOCK_REALTIME. */

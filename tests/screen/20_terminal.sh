@@ -89,7 +89,7 @@ for t in "[2] statement digests" "[3] lock waits" "[4] WAL / redo waits" "[5] sa
 done
 golden r mariadb-overview-50x12 1-11
 tm resize-window -t r -x 200 -y 50
-if wait_for r "0-6 Screens" 5; then ok "200x50: the whole key bar"; else nok "200x50: the whole key bar"; fi
+if wait_for r "0-7 Screens" 5; then ok "200x50: the whole key bar"; else nok "200x50: the whole key bar"; fi
 sleep 0.3
 check "200x50: the key bar has every entry" test "$(line r 49)" = "$(keybar_expect 200)"
 check "200x50: the header has every field whole, cost and clock at the right" \

@@ -123,7 +123,8 @@ mapfile -t rows < <(screen h)
 ln=-1
 for i in "${!rows[@]}"; do [ "${rows[$i]}" = "note: LONGNOTE" ] && ln=$i; done
 end=$((ln + 1))   # the rows of the pieces: ln+1 .. end-1
-while [ "$ln" -ge 0 ] && [ $end -lt 29 ] && [ -n "${rows[$end]}" ]; do end=$((end + 1)); done
+# (row 28 is the timeline, 29 the key bar)
+while [ "$ln" -ge 0 ] && [ $end -lt 28 ] && [ -n "${rows[$end]}" ]; do end=$((end + 1)); done
 piece='?]0;pwned??[2JLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL'
 long= full=1
 for ((i = ln + 1; i < end; i++)); do
@@ -145,7 +146,7 @@ keys h Escape j j Enter
 if wait_for h "redo syncs from Innodb_os_log_fsyncs?]0;pwned??[10;10H" 5; then ok "details: the redo source neutralised"; else nok "details: the redo source neutralised"; screen h | head -6 | note; fi
 keys h Escape Escape
 tm resize-window -t h -x 200 -y 50
-if wait_for h "0-6 Screens" 5; then
+if wait_for h "0-7 Screens" 5; then
 	sleep 0.2
 	if [ "$(line h 0)" = "$(header_expect 200 1 "${HHDR[@]}")" ] && grep -qF "  $HOST_SAN  " <<<"$(line h 0)"; then
 		ok "200 columns: the whole host label, neutralised ($HOST_SAN)"

@@ -18,7 +18,7 @@ need_basics
 GOLDEN_DIR=${GOLDEN_ROOT:-$GOLDEN_DIR}
 
 SIZES="80x24 100x30 120x40 160x50 200x50"
-SCREENS=(overview rates digests locks waits tuning)
+SCREENS=(overview rates digests locks waits tuning sessions events)
 # the sizes whose overview is also compared tile by tile (golden/tiles/)
 TILE_SIZES="80x24 120x40 200x50"
 # recording, the sample its copy ends on (0: the whole recording), and
@@ -57,7 +57,7 @@ for r in "${RECS[@]}"; do
 		case " $TILE_SIZES " in
 		*" $size "*) golden_tiles "$s" "tiles/$rec-overview-$size" "overview $rec $size" ;;
 		esac
-		for k in 1 2 3 4 5; do
+		for k in 1 2 3 4 5 7; do
 			keys "$s" "$k"
 			if ! retry 5 only_title "$s" "$k"; then
 				nok "$rec $size: screen $k comes up"

@@ -127,6 +127,43 @@ else
 	screen rp | note
 fi
 
+# ---- ] in a running replay reads on a minute at once (a seek, as --from) ----
+MKHOUR=${MKHOUR:-build/tests/mkhour}
+if [ ! -x "$MKHOUR" ] || [ tests/tools/mkhour.c -nt "$MKHOUR" ]; then
+	make --no-print-directory CI=1 "$MKHOUR" >"$T/make.log" 2>&1 || { nok "$MKHOUR builds"; note <"$T/make.log"; }
+fi
+if "$MKHOUR" "$T/five.dbrec" 300 20; then
+	start sk 120 40 --replay "$T/five.dbrec" --speed 1 --from 10
+	if wait_for sk "REPLAY x1" 10 && retry 10 flowing sk; then
+		keys sk Space
+		wait_for sk " AT " 5
+		s0=$(at sk)
+		keys sk ']'
+		for _ in $(seq 50); do [ "$(at sk)" != "$s0" ] && break; sleep 0.1; done
+		s1=$(at sk)
+		d=$(($(secs "$s1") - $(secs "$s0")))
+		check "frozen replay, ]: a minute on at once ($s0 -> $s1, +${d}s), read without waiting" test "$d" -ge 59 -a "$d" -le 61
+		check "after the seek: still frozen, the replay clock stopped" grep -q 'REPLAY x1  PAUSED' <<<"$(line sk 0)"
+		keys sk '['
+		sleep 0.5
+		check "[: back a minute to $s0 (kept)" test "$(at sk)" = "$s0"
+		keys sk Space
+		wait_gone sk "PAUSED" 5
+		sleep 2.5
+		keys sk Space
+		wait_for sk " AT " 5
+		s2=$(at sk)
+		d=$(($(secs "$s2") - $(secs "$s1")))
+		check "resumed after the seek: the replay goes on from there ($s1 -> $s2, +${d}s)" test "$d" -ge 1 -a "$d" -le 5
+	else
+		nok "the five-minute replay runs"
+		screen sk | note
+	fi
+	keys sk q
+else
+	nok "$MKHOUR writes a five-minute recording"
+fi
+
 # ---- a full disk (a 40 KiB file size limit): the history stops with a note, nothing else ----
 real=$DBTOP
 printf '#!/bin/sh\nulimit -f 40\nexec %q "$@"\n' "$real" >"$T/limited"

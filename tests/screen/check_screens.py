@@ -27,8 +27,10 @@ import sys
 
 MARK = ('\u2026', '...')
 EDGE_OK = set('\u2026\u2502|\u2500-' + ''.join(chr(c) for c in range(0x2581, 0x2589)) + ' ')
-TITLE = re.compile(r'\[([1-6])\] ')
+TITLE = re.compile(r'\[([1-7])\] ')
 CUT_TITLE = re.compile(r'\d+ of \d+ rows')
+# the timeline above the key bar: start time, the span, "now" / "end"
+TIMELINE = re.compile(r'^\d\d:\d\d:\d\d [\u00b7.FSLRDT#]+ (now|end) *$')
 
 
 def tiles(lines, width):
@@ -47,7 +49,9 @@ def tiles(lines, width):
             if x2 > x:
                 x1 = min(x1, x2 - 1)
         below = [yy for (_, xx, yy) in found if xx == x and yy > y]
-        end = min(below) if below else len(lines) - 1   # the key bar ends the last
+        # the key bar (or the timeline above it) ends the last
+        bottom = len(lines) - 2 if len(lines) > 2 and TIMELINE.match(lines[-2]) else len(lines) - 1
+        end = min(below) if below else bottom
         out.append((p, x, x1, y, [lines[k][x:x1] for k in range(y + 1, end)]))
     return out
 
@@ -57,7 +61,7 @@ def wider(path, rec, screen, width):
     d = os.path.dirname(path)
     out = []
     for f in sorted(os.listdir(d)):
-        m = re.match(r'(.+)-(overview|rates|digests|locks|waits|tuning|sessions|help)-(\d+)x(\d+)\.txt$', f)
+        m = re.match(r'(.+)-(overview|rates|digests|locks|waits|tuning|sessions|events|help)-(\d+)x(\d+)\.txt$', f)
         if m and m.group(1) == rec and m.group(2) == screen and int(m.group(3)) > width:
             out += open(os.path.join(d, f), encoding='utf-8').read().split('\n')
     return out
@@ -83,7 +87,7 @@ def cut_unmarked(seg, nxt, others):
 
 def check(path):
     name = os.path.basename(path)[:-4]
-    m = re.match(r'(.+)-(overview|rates|digests|locks|waits|tuning|sessions|help)-(\d+)x(\d+)$', name)
+    m = re.match(r'(.+)-(overview|rates|digests|locks|waits|tuning|sessions|events|help)-(\d+)x(\d+)$', name)
     if not m:
         return ['not ok - %s: not named REC-SCREEN-WxH' % name]
     rec, screen, width = m.group(1), m.group(2), int(m.group(3))

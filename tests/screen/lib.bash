@@ -332,7 +332,8 @@ attr_codes() {
 
 # The key table of tui/keys.c: "NAME<TAB>BAR<TAB>SCREENS<TAB>HELP" a line,
 # in table order; BAR "-" when none; SCREENS the screens (0 the overview)
-# where the binding applies, e.g. "012".
+# where the binding applies, e.g. "012". The bindings of the fleet (several
+# targets: KW_FLEET, F, n, p) are left out: these screens have one target.
 key_table() {
 	python3 - tui/keys.c <<'PY'
 import re, sys
@@ -342,6 +343,12 @@ body = body[:body.index('\n};')]
 for m in re.finditer(r'\{\{.*?\}, (KA_\w+), [^,]+, ([^,]+), (true|false), ((?:"(?:[^"\\]|\\.)*"\s*)+|NULL), ((?:"(?:[^"\\]|\\.)*"\s*)+|NULL),\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\}', body, re.S):
     lit = lambda t: 'NULL' if t.strip() == 'NULL' else ''.join(re.findall(r'"((?:[^"\\]|\\.)*)"', t)).replace('\\"', '"')
     where = m.group(2).strip()
+    # the fleet's own bindings and F / n / p show only with several
+    # targets: not on these screens (one target each)
+    if where == 'KW_FLEET' or m.group(1) in ('KA_FLEET', 'KA_NEXT_SERVER', 'KA_PREV_SERVER', 'KA_FLEET_SORT'):
+        continue
+    if where == 'KW_EVERY':
+        where = 'KW_ALL'
     scr = ''
     for s in range(6):
         if where == 'KW_ALL' or (s == 0 and 'KW_OVERVIEW' in where) or 'KW_SCREEN(%d)' % s in where:

@@ -17,7 +17,7 @@ static bool movement(enum key_act a)
 static void test_unique(void)
 {
 	int dup = 0;
-	for (int s = 0; s <= SCREEN_MAX; s++)
+	for (int s = 0; s <= SCREEN_FLEET; s++)
 		for (size_t i = 0; i < key_nbinds; i++)
 			for (int k = 0; k < KEY_CODES && key_binds[i].keys[k]; k++)
 				if (key_find(key_binds[i].keys[k], s) != &key_binds[i] &&
@@ -40,7 +40,7 @@ static void test_acting_keys(void)
 			bad++;
 		/* the same key code moves on no screen */
 		for (int k = 0; k < KEY_CODES && b->keys[k]; k++)
-			for (int s = 0; s <= SCREEN_MAX; s++) {
+			for (int s = 0; s <= SCREEN_FLEET; s++) {
 				const struct key_bind *o = key_find(b->keys[k], s);
 				if (o && movement(o->act))
 					bad++;
@@ -81,9 +81,36 @@ static void test_help(void)
 	CHECK(strcmp(where, "overview, 2") == 0, tname("where d applies: '%s'", where));
 }
 
+/* The fleet screen (several targets): its keys, nothing acting on a server. */
+static void test_fleet(void)
+{
+	int acting = 0;
+	for (int ch = 1; ch < 512; ch++) {
+		const struct key_bind *b = key_find(ch, SCREEN_FLEET);
+		acting += b && (b->acts || b->act == KA_PANE || b->act == KA_UNDO || b->act == KA_UNDO_ALL);
+	}
+	CHECK(acting == 0, "fleet: no key acts on a server (no kill, cancel, tuning or undo)");
+	const struct key_bind *s = key_find('s', SCREEN_FLEET), *e = key_find('\n', SCREEN_FLEET);
+	CHECK(s && s->act == KA_FLEET_SORT, "fleet: s sorts the servers");
+	CHECK(e && e->act == KA_ENTER && e->where == KW_FLEET, "fleet: Enter opens the selected server");
+	for (int scr = 0; scr <= SCREEN_MAX; scr++) {
+		const struct key_bind *f = key_find('F', scr), *n = key_find('n', scr), *p = key_find('p', scr);
+		CHECK(f && f->act == KA_FLEET && n && n->act == KA_NEXT_SERVER && p && p->act == KA_PREV_SERVER,
+		      tname("screen %d: F the fleet, n / p the next / previous server", scr));
+	}
+	CHECK(key_fleet_only(key_find('F', 0)) && key_fleet_only(key_find('s', SCREEN_FLEET)) &&
+	      !key_fleet_only(key_find('s', 0)) && !key_fleet_only(key_find('q', SCREEN_FLEET)),
+	      "fleet-only bindings (hidden with one target) are F, n, p and the fleet's own");
+	CHECK(key_find('q', SCREEN_FLEET) && key_find('?', SCREEN_FLEET) && key_find('/', SCREEN_FLEET) &&
+	      key_find(KEY_DOWN, SCREEN_FLEET), "fleet: q, ?, / and the movement keys");
+	CHECK(!key_find('x', SCREEN_FLEET) && !key_find('c', SCREEN_FLEET) && !key_find('a', SCREEN_FLEET) &&
+	      !key_find('u', SCREEN_FLEET), "fleet: x, c, a, u are not bound");
+}
+
 int main(void)
 {
 	test_unique();
+	test_fleet();
 	test_acting_keys();
 	test_help();
 	return tap_failed ? 1 : 0;

@@ -1,0 +1,334 @@
+/* test_events.c - the event log: crafted samples in, events out (findings
+ * raised and cleared, a setting change by someone else and by dbtop, a
+ * restart, DOWN / STALLED / UP, a lock chain appearing and ending), the
+ * recording round trip of SAMPLE field 31, the JSON member, and the
+ * snapshot files (mode 0600, O_EXCL, a second name when the first is
+ * taken). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../model/events.h"
+#include "../../model/model.h"
+#include "../../record/record.h"
+#include "../../util/util.h"
+#include "tap.h"
+
+static void fresh(struct model *m)
+{
+	struct caps c;
+	model_init(m, 10);
+	memset(&c, 0, sizeof c);
+	c.engine = ENGINE_MYSQL;
+	c.flavour = FLAVOUR_MARIADB;
+	c.perf_schema = c.ps_readable = c.ps_digests = true;
+	model_set_caps(m, &c);
+	m->last.state = STATE_UP;
+	m->intervals = 2;
+}
+
+/* An idle root blocker 10 (app) with waiters 20 and 21. */
+static struct lock_set *chain(void)
+{
+	struct lock_set *ls = lock_set_new();
+	lock_edge_add(ls, 20, 10);
+	lock_edge_add(ls, 21, 10);
+	int b = lock_session_get(ls, 10);
+	str_copy(ls->s[b].user, sizeof ls->s[b].user, "app");
+	str_copy(ls->s[b].state, sizeof ls->s[b].state, "idle in transaction");
+	ls->s[b].state_s = 42;
+	lock_session_query(&ls->s[b], "UPDATE t SET v = v + 1 WHERE id = 1", true);
+	ls->status = LOCKS_READ;
+	ls->waiting = 2;
+	lock_set_analyse(ls);
+	return ls;
+}
+
+static void sample_at(struct sample *s, double wall, const char *flush)
+{
+	memset(s, 0, sizeof *s);
+	s->wall = wall;
+	s->mono = wall - 1000;
+	s->state = STATE_UP;
+	s->uptime_s = wall - 500;   /* started at 500 */
+	if (flush) {
+		s->settings_fresh = true;
+		sample_setting(s, "innodb_flush_log_at_trx_commit", flush);
+		sample_setting(s, "sync_binlog", "1");
+	}
+}
+
+/* The kinds logged from index from on, space-separated. */
+static const char *kinds(const struct event_log *l, size_t from)
+{
+	static char buf[512];
+	buf[0] = '\0';
+	for (size_t i = from; i < l->n; i++) {
+		strcat(buf, i > from ? "," : "");
+		strcat(buf, event_kind_name(events_at(l, i)->kind));
+	}
+	return buf;
+}
+
+static void test_derivation(void)
+{
+	struct event_log l;
+	struct model m;
+	struct sample s;
+	struct lock_set *ls = chain();
+	char t[400];
+	fresh(&m);
+	events_init(&l);
+	l.live = true;
+
+	sample_at(&s, 1000, "1");
+	CHECK(events_update(&l, &m, &s) == 0, "the first UP sample logs nothing");
+	sample_at(&s, 1001, NULL);
+	s.locks = ls;
+	m.locks = ls;
+	events_update(&l, &m, &s);
+	CHECK_STR(kinds(&l, 0), "finding", "an idle root blocker: the finding at once, the chain not after one read");
+	CHECK(l.n == 1 && strcmp(events_at(&l, 0)->name, "idle-root-blocker") == 0 &&
+		      events_at(&l, 0)->severity == SEV_CRIT, "the finding's id and severity");
+	sample_at(&s, 1002, NULL);
+	s.locks = ls;
+	events_update(&l, &m, &s);
+	CHECK_STR(kinds(&l, 1), "lock chain", "the chain seen in a second read is logged");
+	const struct event *e = events_at(&l, 1);
+	CHECK(e && e->wall == 1001 && e->session == 10 && strcmp(e->user, "app") == 0 && e->waiters == 2 &&
+		      strstr(e->detail, "UPDATE t SET") && strstr(e->detail, "idle in transaction"),
+	      "the chain: first seen, its root, user, waiters, state and statement");
+	sample_at(&s, 1003, NULL);
+	s.locks = ls;
+	CHECK(events_update(&l, &m, &s) == 0, "the same chain again: nothing new");
+
+	/* the chain ends: nothing waits */
+	struct lock_set idle = {.status = LOCKS_IDLE};
+	m.locks = NULL;
+	sample_at(&s, 1005, NULL);
+	s.locks = &idle;
+	events_update(&l, &m, &s);
+	CHECK_STR(kinds(&l, 2), "cleared,chain ended", "the finding cleared and the chain ended");
+	e = events_at(&l, 3);
+	CHECK(e && e->session == 10 && strstr(e->detail, "ended after 4s"), "the end names the root and how long");
+
+	/* a setting changed by someone else */
+	sample_at(&s, 1010, "2");
+	events_update(&l, &m, &s);
+	CHECK_STR(kinds(&l, 4), "setting", "innodb_flush_log_at_trx_commit 1 -> 2 observed");
+	e = events_at(&l, 4);
+	event_text(e, t, sizeof t);
+	CHECK(e && !e->own && e->who_known && strcmp(e->old, "1") == 0 && strcmp(e->new, "2") == 0 && e->since == 1000 &&
+		      strstr(t, "not by dbtop"),
+	      tname("the observed change: old, new, since the reading before, not dbtop's (%s)", t));
+	/* one by dbtop: logged when made, the observation of it not again */
+	events_own(&l, 1011, "innodb_flush_log_at_trx_commit", "2", "1", false);
+	sample_at(&s, 1020, "1");
+	events_update(&l, &m, &s);
+	CHECK_STR(kinds(&l, 5), "setting", "dbtop's own change logged once");
+	event_text(events_at(&l, 5), t, sizeof t);
+	CHECK(events_at(&l, 5)->own && strstr(t, "by dbtop"), tname("marked as dbtop's: %s", t));
+
+	/* DOWN, STALLED, UP */
+	sample_at(&s, 1030, NULL);
+	s.state = STATE_DOWN;
+	str_copy(s.error, sizeof s.error, "Lost connection to server during query");
+	events_update(&l, &m, &s);
+	sample_at(&s, 1031, NULL);
+	s.state = STATE_DOWN;
+	events_update(&l, &m, &s);
+	sample_at(&s, 1032, NULL);
+	s.state = STATE_STALLED;
+	str_copy(s.error, sizeof s.error, "query exceeded 5s");
+	events_update(&l, &m, &s);
+	sample_at(&s, 1040, NULL);
+	events_update(&l, &m, &s);
+	CHECK_STR(kinds(&l, 6), "down,stalled,up", "DOWN once, then STALLED, then UP");
+	CHECK(strstr(events_at(&l, 6)->detail, "Lost connection"), "DOWN with its reason");
+
+	/* a restart: uptime falls */
+	sample_at(&s, 1050, NULL);
+	s.uptime_s = 3;
+	events_update(&l, &m, &s);
+	CHECK_STR(kinds(&l, 9), "restart", "the uptime fell: a restart");
+	sample_at(&s, 1051, NULL);
+	s.uptime_s = 4;
+	CHECK(events_update(&l, &m, &s) == 0, "uptime going on: no restart");
+
+	/* the interval's list and the JSON */
+	unsigned long first;
+	struct event_list *el = events_take_interval(&l, &first);
+	CHECK(el && el->n == l.n && first == 1, "the first take holds every event so far");
+	event_list_free(el);
+	el = events_take_interval(&l, &first);
+	CHECK(el && el->n == 0, "the next take is empty (none this interval)");
+	event_list_free(el);
+	struct strbuf b;
+	sb_init(&b);
+	events_json(&l, events_at(&l, 4)->seq, ULONG_MAX, &b);
+	CHECK(strncmp(b.s, ",\"events\":[{\"ts\":1010.000,\"kind\":\"setting\"", 41) == 0 &&
+		      strstr(b.s, "\"name\":\"innodb_flush_log_at_trx_commit\",\"old\":\"1\",\"new\":\"2\",\"by\":\"other\"") &&
+		      strstr(b.s, "\"by\":\"dbtop\"") && strstr(b.s, "\"kind\":\"restart\""),
+	      tname("JSON from a seq on: %.160s", b.s));
+	sb_free(&b);
+	unsigned long f1, t1;
+	events_between(&l, 1009, 1010, &f1, &t1);
+	CHECK(f1 == t1 && f1 == events_at(&l, 4)->seq, "the events of the interval ending at 1010: the setting change");
+	sb_init(&b);
+	events_json(&l, f1, t1, &b);
+	CHECK(strstr(b.s, "\"kind\":\"setting\"") && !strstr(b.s, "restart"), tname("JSON of one interval: %.120s", b.s));
+	sb_free(&b);
+	events_between(&l, 1041, 1049, &f1, &t1);
+	CHECK(f1 > t1, "no event in 1041..1049");
+
+	/* a replay without recorded events cannot tell who changed a setting */
+	struct event_log r;
+	events_init(&r);
+	sample_at(&s, 2000, "1");
+	events_update(&r, &m, &s);
+	sample_at(&s, 2010, "2");
+	events_update(&r, &m, &s);
+	event_text(events_at(&r, 0), t, sizeof t);
+	CHECK(r.n == 1 && !events_at(&r, 0)->who_known && strstr(t, "not recorded"), tname("replay: %s", t));
+	events_free(&r);
+
+	/* bounded */
+	for (int i = 0; i < EVENTS_MAX + 10; i++)
+		events_own(&l, 3000 + i, "sync_binlog", "1", "0", false);
+	CHECK(l.n == EVENTS_MAX && events_at(&l, 0)->wall == 3010, "the newest EVENTS_MAX are kept");
+	events_free(&l);
+	lock_set_free(ls);
+	model_free(&m);
+}
+
+/* SAMPLE field 31 written and read back; recorded events are logged as
+ * they are, not derived again. */
+static void test_record(void)
+{
+	char path[] = "/tmp/dbtop-events-XXXXXX";
+	int fd = mkstemp(path);
+	struct recorder w;
+	struct rec_header h = {.engine = "mariadb", .host = "db1:3306", .interval = 1};
+	char err[200];
+	struct sample s;
+	struct event e;
+	close(fd);
+	CHECK(rec_open_write(&w, path, &h, false, err, sizeof err) == 0, "recording opened");
+	sample_at(&s, 100, NULL);
+	s.events = xcalloc(1, sizeof *s.events);
+	memset(&e, 0, sizeof e);
+	e.kind = EV_LOCK_CHAIN;
+	e.wall = e.since = 99.5;
+	e.severity = SEV_CRIT;
+	e.session = 4242;
+	e.waiters = 3;
+	str_copy(e.user, sizeof e.user, "app");
+	str_copy(e.detail, sizeof e.detail, "root blocker 4242 (app) blocks 3: UPDATE t SET v = 1");
+	event_list_add(s.events, &e);
+	memset(&e, 0, sizeof e);
+	e.kind = EV_SETTING;
+	e.own = e.who_known = true;
+	e.wall = e.since = 99.7;
+	str_copy(e.name, sizeof e.name, "innodb_flush_log_at_trx_commit");
+	str_copy(e.old, sizeof e.old, "1");
+	str_copy(e.new, sizeof e.new, "2");
+	event_list_add(s.events, &e);
+	CHECK(rec_write_sample(&w, &s, err, sizeof err) == 0, "a sample with two events written");
+	sample_release(&s);
+	sample_at(&s, 101, NULL);
+	s.events = xcalloc(1, sizeof *s.events);
+	CHECK(rec_write_sample(&w, &s, err, sizeof err) == 0, "a sample with none written");
+	sample_release(&s);
+	sample_at(&s, 102, NULL);
+	CHECK(rec_write_sample(&w, &s, err, sizeof err) == 0, "a sample without the field (an older file's)");
+	rec_close(&w);
+
+	struct rec_reader rd;
+	struct rec_item it;
+	struct stat st;
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "the recording is mode 0600");
+	CHECK(rec_open_read(&rd, path, NULL, 0, err, sizeof err) == 0, "recording read");
+	int n = 0;
+	size_t counts[3] = {9, 9, 9};
+	bool same = false;
+	struct event_log l;
+	struct model m;
+	fresh(&m);
+	events_init(&l);
+	while (n < 3 && rec_next(&rd, &it) == 1) {
+		if (it.type != REC_SAMPLE)
+			continue;
+		counts[n] = it.sample.events ? it.sample.events->n : 99;
+		if (n == 0 && it.sample.events && it.sample.events->n == 2) {
+			const struct event *a = &it.sample.events->ev[0], *b = &it.sample.events->ev[1];
+			same = a->kind == EV_LOCK_CHAIN && a->wall == 99.5 && a->severity == SEV_CRIT && a->session == 4242 &&
+			       a->waiters == 3 && strcmp(a->user, "app") == 0 && strstr(a->detail, "UPDATE t SET v = 1") &&
+			       b->kind == EV_SETTING && b->own && b->who_known && strcmp(b->new, "2") == 0 &&
+			       strcmp(b->name, "innodb_flush_log_at_trx_commit") == 0;
+		}
+		events_update(&l, &m, &it.sample);
+		sample_release(&it.sample);
+		n++;
+	}
+	CHECK(counts[0] == 2 && counts[1] == 0 && counts[2] == 99,
+	      tname("events per sample read back: 2, 0 and not recorded (%zu %zu %zu)", counts[0], counts[1], counts[2]));
+	CHECK(same, "every member of both events read back");
+	CHECK(l.n == 2 && events_at(&l, 0)->session == 4242, "a replay logs the recorded events");
+	events_free(&l);
+	model_free(&m);
+	rec_reader_close(&rd);
+	unlink(path);
+}
+
+static void test_snapshot_files(void)
+{
+	char dir[] = "/tmp/dbtop-snap-XXXXXX", p1[600], p2[600];
+	int a, b, c, d;
+	struct stat st;
+	CHECK(mkdtemp(dir) != NULL, "a directory for the snapshot");
+	CHECK(files_create_pair(dir, "dbtop-snapshot-20261201-031200", "txt", "json", &a, &b, p1, sizeof p1) == 0,
+	      "the pair created");
+	CHECK(write_all(a, "screen\n", 7) == 0 && write_all(b, "{}\n", 3) == 0, "written");
+	close(a);
+	close(b);
+	CHECK(stat(p1, &st) == 0 && (st.st_mode & 0777) == 0600 && st.st_size == 7, tname("%s is mode 0600", p1));
+	str_printf(p2, sizeof p2, "%s/dbtop-snapshot-20261201-031200.json", dir);
+	CHECK(stat(p2, &st) == 0 && (st.st_mode & 0777) == 0600 && st.st_size == 3, "the JSON file too");
+	CHECK(files_create_pair(dir, "dbtop-snapshot-20261201-031200", "txt", "json", &c, &d, p1, sizeof p1) == 0 &&
+		      strstr(p1, "dbtop-snapshot-20261201-031200-2.txt"),
+	      tname("a second snapshot of the same second gets -2: %s", p1));
+	close(c);
+	close(d);
+	unlink(p1);
+	str_printf(p2, sizeof p2, "%s/dbtop-snapshot-20261201-031200-2.json", dir);
+	unlink(p2);
+	/* a link planted under the next name is not followed */
+	str_printf(p2, sizeof p2, "%s/dbtop-snapshot-x.txt", dir);
+	CHECK(symlink("/tmp/dbtop-snap-target-never", p2) == 0, "a symbolic link planted");
+	CHECK(files_create_pair(dir, "dbtop-snapshot-x", "txt", "json", &c, &d, p1, sizeof p1) == 0 &&
+		      strstr(p1, "dbtop-snapshot-x-2.txt") && access("/tmp/dbtop-snap-target-never", F_OK) != 0,
+	      "the link is left alone: the next name is taken");
+	close(c);
+	close(d);
+	unlink(p1);
+	unlink(p2);
+	str_printf(p2, sizeof p2, "%s/dbtop-snapshot-x-2.json", dir);
+	unlink(p2);
+	str_printf(p2, sizeof p2, "%s/dbtop-snapshot-20261201-031200.txt", dir);
+	unlink(p2);
+	str_printf(p2, sizeof p2, "%s/dbtop-snapshot-20261201-031200.json", dir);
+	unlink(p2);
+	CHECK(rmdir(dir) == 0, "nothing else left in the directory");
+	CHECK(files_create_pair("/nonexistent-dir-dbtop", "x", "txt", "json", &c, &d, p1, sizeof p1) < 0,
+	      "a directory that is not there: an error, no file");
+}
+
+int main(void)
+{
+	test_derivation();
+	test_record();
+	test_snapshot_files();
+	return tap_failed ? 1 : 0;
+}
