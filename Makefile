@@ -11,12 +11,13 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 MYSQL_CONFIG ?= $(shell command -v mariadb_config 2>/dev/null || command -v mysql_config 2>/dev/null)
 
-PKGS := ncursesw libpq libpcre2-8
+PKGS := ncursesw libpq libpcre2-8 libmicrohttpd
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	$(shell $(MYSQL_CONFIG) --include 2>/dev/null)
 # the binary links neither client library: each backend is a plugin that
 # links its own, loaded only for the engine in use (smaller footprint)
-BASE_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw libpcre2-8 2>/dev/null) -lpthread -ldl
+# libmicrohttpd: the --listen endpoint's HTTP server (app/listen.c)
+BASE_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw libpcre2-8 libmicrohttpd 2>/dev/null) -lpthread -ldl
 PQ_LIBS := $(shell $(PKG_CONFIG) --libs libpq 2>/dev/null)
 MY_LIBS := $(shell $(MYSQL_CONFIG) --libs 2>/dev/null)
 DEP_LIBS := $(BASE_LIBS) $(PQ_LIBS) $(MY_LIBS)
@@ -34,16 +35,16 @@ LDLIBS := $(BASE_LIBS)
 BUILD ?= build
 BIN ?= dbtop
 CORE_SRC := util/util.c util/redact.c core/tunables.c core/fixes.c \
-	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/findings.c model/events.c model/logdev.c \
+	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/replication.c model/findings.c model/events.c model/logdev.c \
 	config/target.c config/fleet.c \
-	sources/source.c sources/hostio.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/sessions_map.c sources/fallback.c \
+	sources/source.c sources/hostio.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
 	record/record.c record/replay.c record/history.c \
 	tune/journal.c tune/tuner.c \
 	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c panes/events.c panes/fleet.c \
-	tui/theme_parse.c app/batch.c
+	tui/theme_parse.c app/batch.c app/metrics.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := app/main.c app/tour.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
+MAIN_SRC := app/main.c app/listen.c app/tour.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
 # the incident recordings bundled into the binary for --demo (app/tour.c)
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec recordings/pg-lock-chain.dbrec recordings/pg-wal-writer.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -127,7 +128,8 @@ check:
 # that reach the most C per second: both collectors (20, 30), reconnects
 # and stalls (40, 45), lock chains and their screen (65, 66), kill by
 # identity (67), tuning and its journal (78, 79_pending), faults (85),
-# hostile text (88), signals and the crash handler (89), and the short
+# hostile text (88), signals and the crash handler (89), the metrics
+# endpoint under Prometheus and hostile requests (95), and the short
 # command line, batch, screen and TLS tests (10, 12, 60, 82): 603 s of the
 # 1245 s the live tests took in a full `make check`. Left out (642 s): 50,
 # 55, 56, 70, 75, 76, 77, 79_tune_trust, 80, 90, long loads through the
@@ -136,7 +138,7 @@ check:
 # runs every one.
 # `make asan` is the same.
 ASAN_LIVE ?= 10_cli 12_batch_text 20_mariadb 30_postgres 40_restart 45_stall 57_sessions 58_sessions_tui 60_tui 65_locks \
-	66_locks_tui 67_kill_identity 78_tune 79_pending 82_tls 85_faults 88_hostile 89_safety 94_fleet
+	66_locks_tui 67_kill_identity 78_tune 79_pending 82_tls 85_faults 88_hostile 89_safety 94_fleet 95_metrics
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 ASAN_TESTS := $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%) $(FUZZ_NAMES:%=build-asan/tests/fuzz_%)
 asan: check-asan

@@ -295,6 +295,7 @@ void batch_json_events(const struct model *m, const char *host, int top, bool se
 	}
 	wait_table_json(&m->wt, top, out);
 	json_coverage(m, out);
+	repl_json(&m->repl, out);
 	{
 		struct finding f[FINDINGS_MAX];
 		findings_json(f, findings_eval(m, f, FINDINGS_MAX), out);
@@ -599,6 +600,17 @@ void batch_text(const struct model *m, const char *host, struct batch_text_state
 	text_logdev(m, st, out);
 	text_digests(m, st, out);
 	text_locks(m->locks, st, out);
+	{
+		/* replication: each standby's lag, semi-sync's figures (none
+		 * when nothing replicates) */
+		char rl[8][160], line[180];
+		bool rc[8];
+		int nr = rates_replication(m, rl, rc, 8);
+		for (int k = 0; k < nr; k++) {
+			str_printf(line, sizeof line, "  %s%s", rc[k] ? "! " : "", rl[k]);
+			text_wrap(st, out, line, 4);
+		}
+	}
 	{
 		/* what the wait profile saw of lock waits (the check misses short ones) */
 		char ln[400], line[440];

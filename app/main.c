@@ -25,6 +25,8 @@
 #include "batch.h"
 #include "tour.h"
 #include "../run/sampler.h"
+#include "listen.h"
+#include "metrics.h"
 #include "../tui/ui.h"
 
 #ifndef DBTOP_VERSION
@@ -65,6 +67,9 @@ struct opts {
 	const char *snapshot_dir; /* --snapshot-dir DIR: where w writes; NULL: the current directory */
 	const char *targets;      /* --targets FILE */
 	struct fleet_list fleet;  /* several targets (TARGET... or --targets): n > 1 */
+	const char *listen;       /* --listen [ADDR:]PORT: the /metrics endpoint */
+	bool listen_any;          /* --listen-any: a non-loopback address allowed */
+	bool no_screen;           /* --no-screen: sample for the endpoint only (no screen, no records) */
 };
 
 
@@ -136,6 +141,13 @@ static void usage(FILE *f)
 	      "                            default 60m, 0: none), in a private spool file\n"
 	      "      --snapshot-dir DIR    where w writes its snapshot files (default: the\n"
 	      "                            current directory)\n"
+	      "metrics endpoint (docs/metrics.md):\n"
+	      "      --listen [ADDR:]PORT  serve /metrics (Prometheus / OpenMetrics) and /healthz\n"
+	      "                            over HTTP; ADDR defaults to 127.0.0.1\n"
+	      "      --listen-any          allow a non-loopback ADDR (the endpoint has no\n"
+	      "                            authentication)\n"
+	      "      --no-screen           with --listen: sample for the endpoint only, no\n"
+	      "                            screen and no batch records (until a signal)\n"
 	      "record and replay:\n"
 	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
 	      "      --redact              replace literals in recorded text with ?\n"
@@ -261,7 +273,7 @@ enum {
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_WIDE, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_CAPTION, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 	OPT_TUNE_TTL, OPT_HISTORY, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
-	OPT_SESSIONS, OPT_EXPLAIN, OPT_SNAPSHOT_DIR, OPT_TARGETS,
+	OPT_SESSIONS, OPT_EXPLAIN, OPT_SNAPSHOT_DIR, OPT_TARGETS, OPT_LISTEN, OPT_LISTEN_ANY, OPT_NO_SCREEN,
 };
 
 static const struct option long_opts[] = {
@@ -303,6 +315,9 @@ static const struct option long_opts[] = {
 	{"sessions", no_argument, NULL, OPT_SESSIONS},
 	{"explain", required_argument, NULL, OPT_EXPLAIN},
 	{"targets", required_argument, NULL, OPT_TARGETS},
+	{"listen", required_argument, NULL, OPT_LISTEN},
+	{"listen-any", no_argument, NULL, OPT_LISTEN_ANY},
+	{"no-screen", no_argument, NULL, OPT_NO_SCREEN},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -471,6 +486,28 @@ static void check_args(int argc, char **argv, struct opts *o, struct target *t)
 		o->batch = true;
 }
 
+/* The endpoint's options: --listen-any and --no-screen need --listen;
+ * --no-screen excludes --batch (it is the batch loop without records). */
+static void check_listen_args(struct opts *o)
+{
+	char err[NOTE_LEN];
+
+	if (o->listen_any && !o->listen)
+		die_usage("--listen-any needs --listen [ADDR:]PORT:", "--listen-any");
+	if (o->no_screen && !o->listen)
+		die_usage("--no-screen needs --listen [ADDR:]PORT (else there is nothing to show):", "--no-screen");
+	if (o->no_screen && (o->batch || o->json))
+		die_usage("--no-screen and --batch exclude each other (--batch with --listen prints records and "
+			  "serves):", "--no-screen");
+	if (o->no_screen)
+		o->batch = true;
+	if (o->listen && !listen_spec_ok(o->listen, o->listen_any, err, sizeof err)) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		usage(stderr);
+		exit(2);
+	}
+}
+
 static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 {
 	int c;
@@ -513,6 +550,9 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
 		case OPT_SESSIONS: o->sessions = true; break;
 		case OPT_TARGETS: o->targets = optarg; break;
+		case OPT_LISTEN: o->listen = optarg; break;
+		case OPT_LISTEN_ANY: o->listen_any = true; break;
+		case OPT_NO_SCREEN: o->no_screen = true; break;
 		case OPT_EXPLAIN: o->explain_id = (long long)num_arg("--explain", optarg, 1, 9.2e18); break;
 		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
 		case OPT_HISTORY: o->history = strspn(optarg, "0") == strlen(optarg) ? 0 : duration_arg("--history", optarg); break;
@@ -537,6 +577,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		}
 	}
 	check_args(argc, argv, o, t);
+	check_listen_args(o);
 }
 
 /* Open the recording once the server is known; NULL-safe errors go to stderr. */
@@ -646,6 +687,7 @@ struct run {
 	bool replaying;
 	struct tuner *tuner;
 	double start_mono;
+	struct listener *ls;      /* --listen, or NULL */
 };
 
 /* Adopt (and record) the capabilities of a new connection; a failure
@@ -714,7 +756,10 @@ static void batch_loop(const struct run *r)
 			event_list_free(el);
 		batch_record(r, &s);
 		sample_release(&s);
-		if (r->m->intervals > 1 && s.wall >= r->src->start_wall + o->from) {
+		listen_publish(r->ls, 0, r->m, r->host);
+		if (o->no_screen) {
+			printed++;
+		} else if (r->m->intervals > 1 && s.wall >= r->src->start_wall + o->from) {
 			out.len = 0;
 			if (o->json)
 				batch_json_events(r->m, r->host, o->top < 0 ? 20 : o->top, o->sessions, &ev, ev_from, ULONG_MAX,
@@ -774,6 +819,14 @@ static void snapshot_json(const struct model *m, const char *host, const struct 
 	batch_json_events(m, host, 20, m->sessions != NULL, ev, ev_from, ev_to, out);
 }
 
+/* The screen's hook after each model update of target slot (named name):
+ * publish to the endpoint. */
+static void publish_update(const void *arg, int slot, const char *name, const struct model *m)
+{
+	const struct run *r = arg;
+	listen_publish(r->ls, (size_t)slot, m, name);
+}
+
 /* The screen until it quits; its exit status. *worker_running: a query
  * still runs in the sampler thread. tr: the demo tour, or NULL. */
 static int run_screen(const struct run *r, bool *worker_running, struct tour_run *tr)
@@ -786,6 +839,7 @@ static int run_screen(const struct run *r, bool *worker_running, struct tour_run
 		.tuner = r->replaying ? NULL : r->tuner, .start_mono = r->start_mono,
 		.caption = o->caption,
 		.snapshot_dir = o->snapshot_dir, .snapshot_json = snapshot_json,
+		.on_update = r->ls ? publish_update : NULL, .on_update_arg = r,
 	};
 	if (tr) {
 		/* --demo NAME: that incident alone; else all, from the first */
@@ -970,7 +1024,7 @@ static void fleet_record(const struct watched *w, struct batch_text_state *txt, 
 /* --batch with several targets: each one sampled by its own worker (a
  * sampler, as on the screen), a record per target as each sample comes;
  * --count N records of every target. False when stdout closed. */
-static void fleet_batch(struct watched *w, int n, const struct opts *o)
+static void fleet_batch(struct watched *w, int n, const struct opts *o, struct listener *ls)
 {
 	struct sampler *sp = xcalloc((size_t)n, sizeof *sp);
 	struct batch_text_state *txt = xcalloc((size_t)n, sizeof *txt);
@@ -1003,7 +1057,9 @@ static void fleet_batch(struct watched *w, int n, const struct opts *o)
 				}
 				model_update(&w[i].m, &msg->s);
 				sample_release(&msg->s);
-				if (w[i].m.intervals <= 1 || (o->count > 0 && printed[i] >= o->count))
+				if (ls)
+					listen_publish(ls, (size_t)i, &w[i].m, metrics_label_safe(w[i].name, w[i].t.label));
+				if (o->no_screen || w[i].m.intervals <= 1 || (o->count > 0 && printed[i] >= o->count))
 					continue;
 				out.len = 0;
 				fleet_record(&w[i], &txt[i], &out);
@@ -1027,6 +1083,19 @@ static void fleet_batch(struct watched *w, int n, const struct opts *o)
 	sb_free(&out);
 }
 
+/* The fleet screen's hook after each model update of target slot: publish
+ * it to the endpoint (arg: the listener) under its name. */
+static void fleet_publish(const void *arg, int slot, const char *name, const struct model *m)
+{
+	char alt[32];
+	const char *label = metrics_label_safe(name, NULL);
+	if (!label) {
+		str_printf(alt, sizeof alt, "target%d", slot + 1);
+		label = alt;
+	}
+	listen_publish((struct listener *)arg, (size_t)slot, m, label);
+}
+
 /* Several targets: set up, the fleet screen or the batch records, and the
  * exit status. tmpl: the flags given for all of them. */
 static int run_fleet(const struct opts *o, struct target *tmpl, double start_mono)
@@ -1039,11 +1108,20 @@ static int run_fleet(const struct opts *o, struct target *tmpl, double start_mon
 		free(w);
 		return 1;
 	}
-	if ((status = fleet_setup(w, n, o, tmpl)) != 0)
+	/* the endpoint first: a port in use is said before any connection */
+	struct listener *ls = NULL;
+	if (o->listen && !(ls = listen_start(o->listen, o->listen_any, (size_t)n, err, sizeof err))) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		free(w);
+		return 1;
+	}
+	if ((status = fleet_setup(w, n, o, tmpl)) != 0) {
+		listen_stop(ls);
 		return status;
+	}
 	bool worker_running = false;
-	if (o->batch) {
-		fleet_batch(w, n, o);
+	if (o->batch || o->no_screen) {
+		fleet_batch(w, n, o, ls);
 	} else {
 		struct ui_target *ut = xcalloc((size_t)n, sizeof *ut);
 		for (int i = 0; i < n; i++)
@@ -1052,6 +1130,7 @@ static int run_fleet(const struct opts *o, struct target *tmpl, double start_mon
 		struct ui_opts uo = {
 			.interval = o->interval, .theme = o->theme, .ascii = o->ascii, .host = w[0].t.label,
 			.read_only = o->read_only, .start_mono = start_mono,
+			.on_update = ls ? fleet_publish : NULL, .on_update_arg = ls,
 		};
 		status = ui_run_targets(ut, n, &uo);
 		if (uo.exit_msg[0])
@@ -1061,6 +1140,7 @@ static int run_fleet(const struct opts *o, struct target *tmpl, double start_mon
 	}
 	if (worker_running)
 		return status;   /* a query still runs in a sampler thread: the exit ends it */
+	listen_stop(ls);
 	for (int i = 0; i < n; i++) {
 		tuner_close(w[i].tuner);
 		free(w[i].tuner);
@@ -1100,13 +1180,26 @@ static int demo_choose(struct opts *o)
 	return 2;
 }
 
+/* SIGINT / SIGTERM / SIGHUP end the run in order; a closed pipe and a
+ * file size limit fail the write (EPIPE, EFBIG: the spool stops, not dbtop). */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
 	struct target t;
 	struct source src;
 	struct model m;
-	struct sigaction sa;
 	struct recorder rec = {0};
 	struct replay_cfg rcfg = {0};
 	bool recording = false, replaying;
@@ -1130,12 +1223,7 @@ int main(int argc, char **argv)
 		return status;
 	replaying = o.replay || o.demo;
 	if (o.fleet.n > 1) {
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		signal(SIGPIPE, SIG_IGN);
+		catch_signals();
 		status = run_fleet(&o, &t, start_mono);
 		fleet_free(&o.fleet);
 		target_free(&t);
@@ -1146,23 +1234,27 @@ int main(int argc, char **argv)
 		return status;
 	}
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);   /* a file size limit fails the write (EFBIG): the spool stops, not dbtop */
-	init_source(&src, &rcfg, &o, &t, replaying);
-	/* a screen that cannot start is said before any connection */
-	if ((!o.batch && !o.explain_id && !ui_possible(err, sizeof err)) || source_open(&src, err, sizeof err) < 0) {
+	/* the endpoint first: a port in use is said before any connection */
+	struct listener *ls = NULL;
+	if (o.listen && !(ls = listen_start(o.listen, o.listen_any, 1, err, sizeof err))) {
 		fprintf(stderr, "dbtop: %s\n", err);
 		target_free(&t);
 		return 1;
 	}
+	catch_signals();
+	init_source(&src, &rcfg, &o, &t, replaying);
+	/* a screen that cannot start is said before any connection */
+	if ((!o.batch && !o.explain_id && !ui_possible(err, sizeof err)) || source_open(&src, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		listen_stop(ls);
+		target_free(&t);
+		return 1;
+	}
 	host = replaying ? rcfg.host : t.label;
-	if (o.explain_id)
+	if (o.explain_id) {
+		listen_stop(ls);
 		return explain_and_exit(&src, &t, o.explain_id);
+	}
 	struct tuner *tuner = start_tuner(&src, &o, &t, replaying);
 	if (o.record)
 		recording = start_recording(&rec, &o, &src, host);
@@ -1172,6 +1264,7 @@ int main(int argc, char **argv)
 
 	struct run r = {.o = &o, .src = &src, .m = &m, .rec = &rec, .recording = &recording, .host = host,
 			.replaying = replaying, .tuner = tuner, .start_mono = start_mono};
+	r.ls = ls;
 	if (!o.batch) {
 		bool worker_running;
 		struct tour_run tr = {.r = &r, .rcfg = &rcfg, .t = &t, .hist = hist < HISTORY_MIN ? HISTORY_MIN : hist};
@@ -1181,11 +1274,13 @@ int main(int argc, char **argv)
 			 * may touch alone; exiting ends it */
 			if (recording)
 				rec_close(&rec);
+			listen_stop(ls);
 			return status;
 		}
 	} else {
 		batch_loop(&r);
 	}
+	listen_stop(ls);
 	if (replaying && src.finished)
 		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
 	if (recording)

@@ -12,6 +12,9 @@ enum fix_id {
 	FIX_PS_SELECT,         /* MySQL: performance_schema not readable */
 	FIX_PGSS_INSTALL,      /* PostgreSQL: pg_stat_statements not loaded */
 	FIX_PGSS_EXTENSION,    /* PostgreSQL: loaded, the extension not created */
+	FIX_PG_REPL_STATS,     /* PostgreSQL: pg_stat_replication's columns hidden */
+	FIX_SYNCREP_WAIT,      /* PostgreSQL: commits wait for a synchronous standby */
+	FIX_SEMISYNC_WAIT,     /* MySQL / MariaDB: commits wait for a semi-sync ack */
 	FIX__COUNT
 };
 

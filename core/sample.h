@@ -5,8 +5,10 @@
 #define DBTOP_SAMPLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "repl.h"
 #include "logdev.h"
 
 enum engine {
@@ -152,6 +154,8 @@ struct sample {
 	 * the event log; NULL: none recorded (a replay derives them). Owned
 	 * like the lock waits: freed by sample_release(). */
 	struct event_list *events;
+	/* Synchronous replication (core/repl.h); kind REPL_NONE: not read. */
+	struct repl repl;
 	/* The log devices' /proc/diskstats counters (core/logdev.h), read by
 	 * the driver when the server is on this host; .read false otherwise. */
 	struct logdev_sample logdev;

@@ -34,6 +34,16 @@
 #define WAL_SYNCS_BUSY 20.0       /* WAL syncs/s that count as frequent */
 #define WAL_SYNCS_PER_COMMIT_ASYNC 0.5 /* below: commits do not sync themselves */
 #define WAL_WRITER_DELAY_SHORT_MS 50
+/* Synchronous replication: commits wait for a standby / replica. IPC:SyncRep
+ * at least half a session on average (a healthy loopback standby keeps it
+ * near 0) and the top wait or half of all waiting; a semi-sync ack wait at
+ * least half of the COMMIT latency (or, COMMIT not timed, above a healthy
+ * disk's sync). */
+#define SYNCREP_MIN_AAS 0.5
+#define SYNCREP_SHARE 0.5
+#define SYNCREP_SLOW_MS 5.0       /* IPC:SyncRep time per commit: a loopback standby ~1 ms, a stalled one seconds */
+#define SEMISYNC_SHARE 0.5
+#define SEMISYNC_MIN_MS 1.0
 
 /* A setting's value as last read, or NULL. */
 static const char *setting(const struct model *m, const char *name)
@@ -248,6 +258,118 @@ static bool rule_commit_fsync(const struct model *m, struct finding *f)
 	return m->caps.engine == ENGINE_MYSQL ? commit_fsync_mysql(m, f, commits) : commit_fsync_pg(m, f, commits);
 }
 
+/* Sessions waiting on anything but the CPU this interval (AAS). */
+static double waiting_aas(const struct model *m)
+{
+	const struct wait_entry *w[WAIT_MAX];
+	size_t n = wait_table_ranked(&m->wt, w, WAIT_MAX);
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		if (w[i]->cls != WC_CPU && w[i]->aas > 0)
+			sum += w[i]->aas;
+	return sum;
+}
+
+/* PostgreSQL: commits wait in IPC:SyncRep for the synchronous standby. */
+static bool syncrep_pg(const struct model *m, struct finding *f)
+{
+	const struct wait_entry *w = wait_named(m, "IPC:SyncRep"), *top = top_wait(m);
+	const char *names = setting(m, "synchronous_standby_names"), *sc = setting(m, "synchronous_commit");
+	if (!w || !(w->aas >= SYNCREP_MIN_AAS))
+		return false;
+	double all = waiting_aas(m), commits = rate(m, M_COMMITS);
+	if (top != w && !(w->aas >= SYNCREP_SHARE * all))
+		return false;
+	/* the wait per commit (Little's law; no commits: all of it) */
+	double per = commits > 0 ? w->aas * 1000 / commits : INFINITY;
+	if (!(per >= SYNCREP_SLOW_MS))
+		return false;
+	const struct repl_standby *sb = m->repl.known ? repl_sync_standby(&m->repl.r) : NULL;
+	struct strbuf e;
+	sb_init(&e);
+	sb_printf(&e, "IPC:SyncRep %.2f active sessions, %.0f%% of the waiting%s", w->aas, all > 0 ? w->aas / all * 100 : 100,
+		  top == w ? " (the top wait)" : "");
+	if (isfinite(per))
+		sb_printf(&e, ", ~%.1f ms per commit (estimate: sessions waiting / commits/s; a healthy nearby standby: "
+			  "< %.0f ms)", per, SYNCREP_SLOW_MS);
+	else
+		sb_puts(&e, ", no commit completed");
+	if (sb) {
+		char fb[16], fm[16], rb[16], rm[16];
+		repl_fmt_bytes((double)sb->flush_b, fb, sizeof fb);
+		repl_fmt_ms(sb->flush_ms, fm, sizeof fm);
+		repl_fmt_bytes((double)sb->replay_b, rb, sizeof rb);
+		repl_fmt_ms(sb->replay_ms, rm, sizeof rm);
+		sb_printf(&e, "; standby %s (%s, %s%s%s): flush lag %s / %s, replay lag %s / %s", sb->name, sb->sync_state,
+			  sb->state, sb->addr[0] ? ", " : "", sb->addr, fb, fm, rb, rm);
+		if (isfinite(sb->reply_s))
+			sb_printf(&e, ", last reply %.1f s ago", sb->reply_s);
+		f->severity = SEV_WARN;
+		if (repl_stalled_s(sb) > 0)
+			str_printf(f->summary, sizeof f->summary, "commits wait for standby %s: no reply for %.0f s, %s "
+				   "unflushed, IPC:SyncRep %.1f sessions", sb->name[0] ? sb->name : "?", repl_stalled_s(sb),
+				   fb, w->aas);
+		else
+			str_printf(f->summary, sizeof f->summary, "commits wait for standby %s: flush lag %s, IPC:SyncRep %.1f sessions",
+				   sb->name[0] ? sb->name : "?", isfinite(sb->flush_ms) ? fm : fb, w->aas);
+	} else {
+		f->severity = SEV_CRIT;
+		str_printf(f->summary, sizeof f->summary, "commits wait for a synchronous standby%s: IPC:SyncRep %.1f sessions",
+			   m->repl.known && !m->repl.r.hidden ? " that is not connected" : "", w->aas);
+		if (m->repl.known && m->repl.r.hidden)
+			sb_printf(&e, "; the standbys' state is hidden from this user (%s)", fix_brief(FIX_PG_REPL_STATS));
+	}
+	sb_printf(&e, "; synchronous_commit=%s synchronous_standby_names='%s'", sc ? sc : "?", names ? names : "?");
+	if (isfinite(commits))
+		sb_printf(&e, "; %.0f commits/s", commits);
+	str_copy(f->evidence, sizeof f->evidence, e.s);
+	sb_free(&e);
+	str_copy(f->suggestion, sizeof f->suggestion, fixes[FIX_SYNCREP_WAIT].fix);
+	return true;
+}
+
+/* MySQL / MariaDB: commits wait for the semi-sync acknowledgement. */
+static bool semisync_my(const struct model *m, struct finding *f)
+{
+	const struct repl *r = &m->repl.r;
+	const struct repl_rates *rt = &m->repl.rt;
+	double commits = rate(m, M_COMMITS), cms = rate(m, M_COMMIT_MS), ack = rt->avg_wait_ms;
+	if (r->kind != REPL_SEMISYNC || r->ss_status != 1 || !(ack >= SEMISYNC_MIN_MS) || !(commits >= MIN_COMMITS_PER_S))
+		return false;
+	if (isfinite(cms) ? ack < SEMISYNC_SHARE * cms : !(ack >= SYNC_SLOW_MS))
+		return false;
+	const char *pre = r->ss_source ? "rpl_semi_sync_source" : "rpl_semi_sync_master";
+	f->severity = SEV_WARN;
+	if (isfinite(cms))
+		str_printf(f->summary, sizeof f->summary, "commits wait for the semi-sync replica: ack %.1f ms of COMMIT %.1f ms",
+			   ack, cms);
+	else
+		str_printf(f->summary, sizeof f->summary, "commits wait for the semi-sync replica: ack %.1f ms", ack);
+	struct strbuf e;
+	sb_init(&e);
+	sb_printf(&e, "ack wait %.2f ms per commit this interval", ack);
+	if (isfinite(rt->net_avg_ms))
+		sb_printf(&e, " (the replica's reply %.2f ms)", rt->net_avg_ms);
+	sb_printf(&e, "; %llu semi-sync client%s, %llu session%s waiting now; acked/s %.1f, not acked/s %.1f; %.0f commits/s",
+		  (unsigned long long)r->ss[SS_CLIENTS], r->ss[SS_CLIENTS] == 1 ? "" : "s",
+		  (unsigned long long)r->ss[SS_WAIT_SESSIONS], r->ss[SS_WAIT_SESSIONS] == 1 ? "" : "s",
+		  isfinite(rt->yes_per_s) ? rt->yes_per_s : 0, isfinite(rt->no_per_s) ? rt->no_per_s : 0, commits);
+	if (r->timeout_ms >= 0)
+		sb_printf(&e, "; %s_timeout=%lld ms", pre, (long long)r->timeout_ms);
+	if (r->wait_point[0])
+		sb_printf(&e, " %s_wait_point=%s", pre, r->wait_point);
+	str_copy(f->evidence, sizeof f->evidence, e.s);
+	sb_free(&e);
+	str_copy(f->suggestion, sizeof f->suggestion, fixes[FIX_SEMISYNC_WAIT].fix);
+	return true;
+}
+
+/* Commits wait mostly for a synchronous standby / a semi-sync replica. */
+static bool rule_sync_replica(const struct model *m, struct finding *f)
+{
+	return m->caps.engine == ENGINE_POSTGRESQL ? syncrep_pg(m, f) : semisync_my(m, f);
+}
+
 /* Seed 001: an insert-intention lock waiting on a gap lock left by an upsert. */
 static bool rule_upsert_gap(const struct model *m, struct finding *f)
 {
@@ -360,6 +482,7 @@ static const struct {
 } rules[] = {
 	{"idle-root-blocker", "locks", rule_idle_blocker},
 	{"commit-fsync", "rates", rule_commit_fsync},
+	{"commit-sync-replica", "rates", rule_sync_replica},
 	{"upsert-gap-lock", "locks", rule_upsert_gap},
 	{"wal-writer-busy", "waits", rule_wal_writer},
 	{"no-statement-statistics", "digests", rule_no_statistics},

@@ -87,6 +87,7 @@ void model_init(struct model *m, size_t history_len)
 	logdev_view_init(&m->ld, history_len);
 	m->interval_s = NAN;
 	digest_table_init(&m->dg);
+	repl_model_reset(&m->repl);
 }
 
 void model_free(struct model *m)
@@ -345,6 +346,10 @@ void model_update(struct model *m, const struct sample *s)
 		wait_table_update(&m->wt, s->state == STATE_UP ? s->waits : NULL, w_dt, fresh_conn || !(dt > 0));
 		m->wt_mono = s->state == STATE_UP && s->waits ? s->mono : 0;
 	}
+	if (s->state != STATE_UP || fresh_conn)
+		repl_model_reset(&m->repl);
+	if (s->state == STATE_UP)
+		repl_model_update(&m->repl, &s->repl, fresh_conn ? NULL : &p->repl, dt);
 	m->last = *s;
 	m->last.digests = NULL;   /* the model never keeps the caller's rows */
 	m->last.locks = NULL;

@@ -13,6 +13,7 @@
 #include "logdev.h"
 #include "sessions.h"
 #include "waits.h"
+#include "replication.h"
 #include "ring.h"
 
 /* Why a rate has (or lacks) a value this interval. */
@@ -110,6 +111,7 @@ struct model {
 	struct ctr dg_exec_ns;    /* CTR_EXEC_NS at the last set of digests (the estimates' bound) */
 	double dg_exec_mono;      /* monotonic time of that set */
 	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
+	struct repl_model repl;   /* synchronous replication (model/replication.h) */
 	struct logdev_view ld;    /* the log devices (caps.logdev): figures and history */
 };
 

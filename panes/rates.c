@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../util/util.h"
+#include "../core/fixes.h"
 
 const struct rates_row rates_rows[] = {
 	{M_COMMITS, "commits/s"},
@@ -137,7 +138,116 @@ static const char *setting(const struct model *m, const char *name)
 	return NULL;
 }
 
-int rates_implications(const struct model *m, char lines[][160], bool *crit, int max)
+/* What a commit waits for on the standbys, by synchronous_commit. */
+static const char *syncrep_waits_for(const char *sc)
+{
+	if (!sc)
+		return "its flush";
+	if (strcmp(sc, "remote_apply") == 0)
+		return "its replay";
+	if (strcmp(sc, "remote_write") == 0)
+		return "its write";
+	if (strcmp(sc, "on") == 0)
+		return "its flush";
+	return NULL;   /* local, off: no standby wait */
+}
+
+#define LINE(c, ...) do { if (n < max) { crit[n] = (c); str_printf(lines[n++], 160, __VA_ARGS__); } } while (0)
+
+/* PostgreSQL: the synchronous configuration and each standby's lag. */
+static int repl_lines_pg(const struct model *m, char lines[][160], bool *crit, int max)
+{
+	const struct repl *r = &m->repl.r;
+	const char *names = setting(m, "synchronous_standby_names"), *sc = setting(m, "synchronous_commit");
+	bool sync_cfg = names && names[0];
+	int n = 0, nsync = repl_sync_count(r);
+	if (!sync_cfg && r->n == 0 && r->more == 0)
+		return 0;   /* no standby, none configured: nothing to say */
+	if (r->hidden) {
+		LINE(true, "replication: %d standby%s, state and lags hidden from this user: %s", r->n + r->more,
+		     r->n + r->more == 1 ? "" : "s", fix_brief(FIX_PG_REPL_STATS));
+		return n;
+	}
+	if (sync_cfg && nsync == 0)
+		LINE(true, "synchronous_standby_names='%s' but no synchronous standby connected%s", names,
+		     syncrep_waits_for(sc) ? ": commits hang until one is" : " (synchronous_commit=local/off: commits do not wait)");
+	else if (sync_cfg && syncrep_waits_for(sc))
+		LINE(false, "synchronous_standby_names='%s' synchronous_commit=%s -> commits also wait for %d standby%s: %s",
+		     names, sc ? sc : "?", nsync, nsync == 1 ? "" : "s", syncrep_waits_for(sc));
+	else if (sync_cfg)
+		LINE(false, "synchronous_standby_names='%s' but synchronous_commit=%s: commits do not wait for the standbys",
+		     names, sc ? sc : "?");
+	else
+		LINE(false, "no synchronous standby (synchronous_standby_names empty): commits do not wait for the %d standby%s",
+		     r->n + r->more, r->n + r->more == 1 ? "" : "s");
+	for (int i = 0; i < r->n && n < max; i++) {
+		const struct repl_standby *x = &r->s[i];
+		char fb[16], fm[16], rb[16], rm[16], rep[32] = "";
+		repl_fmt_bytes((double)x->flush_b, fb, sizeof fb);
+		repl_fmt_ms(x->flush_ms, fm, sizeof fm);
+		repl_fmt_bytes((double)x->replay_b, rb, sizeof rb);
+		repl_fmt_ms(x->replay_ms, rm, sizeof rm);
+		if (repl_stalled_s(x) > 0)
+			str_printf(rep, sizeof rep, ", no reply for %.0f s", repl_stalled_s(x));
+		bool sync = strcmp(x->sync_state, "sync") == 0 || strcmp(x->sync_state, "quorum") == 0;
+		LINE(sync && (x->flush_b >= 16 * 1024 * 1024 || x->flush_ms >= 1000 || repl_stalled_s(x) > 0),
+		     "standby %s (%s, %s): flush lag %s / %s, replay lag %s / %s%s", x->name[0] ? x->name : "?",
+		     x->sync_state, x->state, fb, fm, rb, rm, rep);
+	}
+	if (r->more > 0)
+		LINE(false, "... and %d more standby%s", r->more, r->more == 1 ? "" : "s");
+	return n;
+}
+
+/* MySQL / MariaDB semi-synchronous replication. */
+static int repl_lines_semisync(const struct model *m, char lines[][160], bool *crit, int max)
+{
+	const struct repl *r = &m->repl.r;
+	const struct repl_rates *rt = &m->repl.rt;
+	const char *pre = r->ss_source ? "rpl_semi_sync_source" : "rpl_semi_sync_master";
+	int n = 0;
+	uint64_t clients = r->ss[SS_CLIENTS], replicas = r->ss[SS_REPLICAS];
+	bool have_rep = r->ss_have & (1u << SS_REPLICAS);
+	if (r->enabled == 1 && r->ss_status == 1) {
+		char aw[16], nw[16], to[32] = "";
+		repl_fmt_ms(rt->avg_wait_ms, aw, sizeof aw);
+		repl_fmt_ms(rt->net_avg_ms, nw, sizeof nw);
+		if (r->timeout_ms >= 0)
+			str_printf(to, sizeof to, ", timeout %lld ms", (long long)r->timeout_ms);
+		LINE(false, "semi-sync ON: %llu client%s, %llu waiting, ack wait %s (net %s), acked/s %.1f, not acked/s %.1f%s%s%s",
+		     (unsigned long long)clients, clients == 1 ? "" : "s", (unsigned long long)r->ss[SS_WAIT_SESSIONS], aw,
+		     nw, isfinite(rt->yes_per_s) ? rt->yes_per_s : 0, isfinite(rt->no_per_s) ? rt->no_per_s : 0, to,
+		     r->wait_point[0] ? ", " : "", r->wait_point);
+		if (clients == 0)
+			LINE(true, "semi-sync ON but no semi-sync replica connected: commits wait up to %s_timeout", pre);
+	} else if (r->enabled == 1 && r->ss_status == 0) {
+		LINE(true, "semi-sync enabled but OFF: no ack within %s_timeout=%lld ms, commits go on asynchronously "
+		     "(%llu client%s, not acked/s %.1f)", pre, (long long)r->timeout_ms, (unsigned long long)clients,
+		     clients == 1 ? "" : "s", isfinite(rt->no_per_s) ? rt->no_per_s : 0);
+	} else if (r->enabled == 0 && have_rep && replicas > 0) {
+		LINE(false, "semi-sync off (%s_enabled=OFF): %llu replica%s connected asynchronously, commits do not wait "
+		     "for them", pre, (unsigned long long)replicas, replicas == 1 ? "" : "s");
+	}
+	return n;
+}
+
+/* The replication lines of the rates pane (none when nothing replicates
+ * and nothing is configured). */
+int rates_replication(const struct model *m, char lines[][160], bool *crit, int max)
+{
+	if (!m->repl.known || m->last.state != STATE_UP)
+		return 0;
+	if (m->repl.r.kind == REPL_PG)
+		return repl_lines_pg(m, lines, crit, max);
+	if (m->repl.r.kind == REPL_SEMISYNC)
+		return repl_lines_semisync(m, lines, crit, max);
+	return 0;
+}
+
+#undef LINE
+
+/* The settings in force and what they imply. */
+static int settings_implications(const struct model *m, char lines[][160], bool *crit, int max)
 {
 	int n = 0;
 	const char *v;
@@ -185,6 +295,12 @@ int rates_implications(const struct model *m, char lines[][160], bool *crit, int
 	}
 #undef LINE
 	return n;
+}
+
+int rates_implications(const struct model *m, char lines[][160], bool *crit, int max)
+{
+	int n = settings_implications(m, lines, crit, max);
+	return n + rates_replication(m, lines + n, crit + n, max - n);
 }
 
 /* min / max / average of the newest n values of r (finite ones); false if none. */

@@ -39,3 +39,6 @@ enum metric_id rates_server_sync(const struct model *m, const char **name);
  * Returns the number of lines written into lines[max][len]; crit[i] is set
  * when line i describes a real risk of data loss. */
 int rates_implications(const struct model *m, char lines[][160], bool *crit, int max);
+/* The replication lines alone (part of rates_implications): each
+ * standby's lags, or semi-sync's figures; none when nothing replicates. */
+int rates_replication(const struct model *m, char lines[][160], bool *crit, int max);

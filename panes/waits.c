@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/fixes.h"
 #include "../util/util.h"
@@ -50,6 +51,26 @@ static size_t shown(const struct model *m, const struct pane_view *v, const stru
 	return k;
 }
 
+/* Who a replication wait waits for: "standby s1" (PostgreSQL IPC:SyncRep:
+ * the synchronous standby with the most flush lag), "semi-sync replica";
+ * NULL for other events. */
+static const char *repl_wait_for(const struct model *m, const char *event, char *buf, size_t len)
+{
+	if (strcmp(event, "IPC:SyncRep") == 0) {
+		const struct repl_standby *s = m->repl.known ? repl_sync_standby(&m->repl.r) : NULL;
+		if (s)
+			str_printf(buf, len, "standby %s", s->name[0] ? s->name : "?");
+		else
+			str_copy(buf, len, m->repl.known && !m->repl.r.hidden ? "no sync standby" : "a sync standby");
+		return buf;
+	}
+	if (strcasestr(event, "semisync") || strcasestr(event, "semi_sync")) {
+		str_copy(buf, len, "semi-sync replica");
+		return buf;
+	}
+	return NULL;
+}
+
 static void draw_details(const struct model *m, const struct wait_entry *e, struct canvas *cv)
 {
 	const struct wait_table *t = &m->wt;
@@ -64,6 +85,18 @@ static void draw_details(const struct model *m, const struct wait_entry *e, stru
 			cv_printf(cv, y++, 0, R_VALUE, "waits/s %.1f  average - (no wait this interval)", e->count_per_s);
 	}
 	cv_printf(cv, y++, 0, R_LABEL, "source: %s", wait_source_name(t->source));
+	char who[96];
+	const struct repl_standby *sb = m->repl.known ? repl_sync_standby(&m->repl.r) : NULL;
+	if (repl_wait_for(m, e->name, who, sizeof who)) {
+		char fb[16], fm[16];
+		repl_fmt_bytes(sb ? (double)sb->flush_b : -1, fb, sizeof fb);
+		repl_fmt_ms(sb ? sb->flush_ms : NAN, fm, sizeof fm);
+		if (sb && strcmp(e->name, "IPC:SyncRep") == 0)
+			cv_printf(cv, y++, 0, R_WARN, "commits wait for %s (%s, flush lag %s / %s): %s", who, sb->sync_state,
+				  fb, fm, fix_brief(FIX_SYNCREP_WAIT));
+		else
+			cv_printf(cv, y++, 0, R_WARN, "commits wait for %s", who);
+	}
 	if (y + 2 < cv->h) {
 		cv_text(cv, y++, 0, R_LABEL, "average active sessions, per interval:");
 		for (int r = 0; r < 4 && y < cv->h; r++, y++)
@@ -96,9 +129,10 @@ static void source_line(const struct wait_table *t, char *line, size_t len)
 
 /* One event's row at line y: name, class, AAS, share (waits/s and avg ms
  * from performance_schema), its history from column sx. */
-static void draw_event(const struct wait_table *t, const struct wait_entry *e, bool sel, int namew, int sx,
+static void draw_event(const struct model *m, const struct wait_entry *e, bool sel, int namew, int sx,
 		       struct canvas *cv, int y)
 {
+	const struct wait_table *t = &m->wt;
 	char line[512], extra[48] = "";
 	double share = t->total_aas > 0 ? e->aas / t->total_aas * 100 : NAN;
 	if (t->source == WS_PERF_SCHEMA) {
@@ -109,8 +143,13 @@ static void draw_event(const struct wait_table *t, const struct wait_entry *e, b
 			str_printf(c2, sizeof c2, "%.3f", e->avg_ms);
 		str_printf(extra, sizeof extra, "  %7s %8s", c1, c2);
 	}
-	char name[WAIT_NAME_LEN + 8];
-	text_pad(name, sizeof name, e->name, namew, false, cv->utf8);
+	char name[WAIT_NAME_LEN + 8], who[80], label[WAIT_NAME_LEN + 96];
+	/* a replication wait names what it waits for */
+	if (repl_wait_for(m, e->name, who, sizeof who))
+		str_printf(label, sizeof label, "%s: %s", e->name, who);
+	else
+		str_copy(label, sizeof label, e->name);
+	text_pad(name, sizeof name, label, namew, false, cv->utf8);
 	str_printf(line, sizeof line, "%s %-6s %7.3f %5.1f%%%s", name, wait_class_name(e->cls),
 		   e->aas, isfinite(share) ? share : 0.0, extra);
 	if (sel)
@@ -178,7 +217,7 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 	}
 	pane_clamp(v, (int)n, cv->h - y);
 	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
-		draw_event(t, rows[i], v->focused && (int)i == v->sel, namew, sx, cv, y);
+		draw_event(m, rows[i], v->focused && (int)i == v->sel, namew, sx, cv, y);
 		v->nshown++;
 	}
 }

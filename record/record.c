@@ -44,6 +44,8 @@ enum {
 _Static_assert(S_EVENTS == 31, "the events field is 31");
 /* CAPS: the log directories and their devices (logdev_map_io) */
 enum { C_LOGDEV = 14 };
+/* synchronous replication (put_repl); tags 31, 32 belong to other records */
+enum { S_REPL = 34 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
 #define LKS_QUERY_LAST 1u
@@ -1159,6 +1161,104 @@ static void read_events(struct sample *s, const unsigned char *d, size_t n)
 	}
 }
 
+/* S_REPL flags */
+#define RPF_HIDDEN 1u       /* PostgreSQL: rows with their columns hidden */
+#define RPF_VARS 2u         /* semi-sync variables read in this sample */
+#define RPF_SOURCE 4u       /* rpl_semi_sync_source_* names */
+
+/* One standby of S_REPL. */
+static void repl_standby_io(struct fio *c, struct repl_standby *x)
+{
+	long long v[4] = {x->sent_b, x->write_b, x->flush_b, x->replay_b};
+	fio_short(c, x->name, sizeof x->name);
+	fio_short(c, x->addr, sizeof x->addr);
+	fio_short(c, x->state, sizeof x->state);
+	fio_short(c, x->sync_state, sizeof x->sync_state);
+	for (int i = 0; i < 4; i++)
+		fio_i64(c, &v[i]);
+	x->sent_b = v[0], x->write_b = v[1], x->flush_b = v[2], x->replay_b = v[3];
+	fio_f64(c, &x->write_ms);
+	fio_f64(c, &x->flush_ms);
+	fio_f64(c, &x->replay_ms);
+	fio_f64(c, &x->reply_s);
+}
+
+/* S_REPL: u8 kind (1 PostgreSQL standbys, 2 semi-sync), u8 RPF_* flags,
+ * f64 the read's server ms (-1: not known); standbys: u32 beyond the
+ * list, u8 count, each repl_standby_io; semi-sync: u8 status (0 OFF, 1
+ * ON, 2 not there), u8 enabled (0, 1, 2 not known), i64 timeout ms, i64
+ * replicas to wait for (-1: not known), short wait point, u32 counters
+ * read (bit per enum ss_id), u8 count, that many u64 in enum ss_id order. */
+static void repl_io(struct fio *c, struct repl *r)
+{
+	uint8_t kind = (uint8_t)r->kind, flags = (uint8_t)((r->hidden ? RPF_HIDDEN : 0) | (r->vars_fresh ? RPF_VARS : 0) |
+							   (r->ss_source ? RPF_SOURCE : 0));
+	fio_u8(c, &kind);
+	fio_u8(c, &flags);
+	fio_f64(c, &r->query_ms);
+	r->kind = kind == REPL_PG ? REPL_PG : kind == REPL_SEMISYNC ? REPL_SEMISYNC : REPL_NONE;
+	r->hidden = flags & RPF_HIDDEN;
+	r->vars_fresh = flags & RPF_VARS;
+	r->ss_source = flags & RPF_SOURCE;
+	if (r->kind == REPL_PG) {
+		uint32_t more = (uint32_t)r->more;
+		uint8_t n = (uint8_t)r->n;
+		fio_u32(c, &more);
+		fio_u8(c, &n);
+		r->more = (int)(more > 1000000 ? 1000000 : more);
+		r->n = n > REPL_MAX ? REPL_MAX : n;
+		for (int i = 0; i < r->n && !c->bad; i++)
+			repl_standby_io(c, &r->s[i]);
+		return;
+	}
+	uint8_t st = (uint8_t)(r->ss_status < 0 ? 2 : r->ss_status), en = (uint8_t)(r->enabled < 0 ? 2 : r->enabled);
+	long long to = r->timeout_ms, wc = r->wait_count;
+	uint8_t k = SS__COUNT;
+	fio_u8(c, &st);
+	fio_u8(c, &en);
+	fio_i64(c, &to);
+	fio_i64(c, &wc);
+	fio_short(c, r->wait_point, sizeof r->wait_point);
+	fio_u32(c, &r->ss_have);
+	fio_u8(c, &k);
+	r->ss_status = st > 1 ? -1 : st;
+	r->enabled = en > 1 ? -1 : en;
+	r->timeout_ms = to;
+	r->wait_count = wc;
+	for (int i = 0; i < k && !c->bad; i++) {
+		uint64_t v = i < SS__COUNT ? r->ss[i] : 0;
+		fio_u64(c, &v);
+		if (i < SS__COUNT)
+			r->ss[i] = v;
+	}
+	r->ss_have &= (1u << SS__COUNT) - 1;
+}
+
+static void put_repl(struct strbuf *b, const struct repl *r)
+{
+	struct strbuf f;
+	struct repl x = *r;
+	sb_init(&f);
+	struct fio c = fio_writer(&f, false);
+	repl_io(&c, &x);
+	put_field(b, S_REPL, f.s, f.len);
+	sb_free(&f);
+}
+
+/* S_REPL; a damaged field reads as not read. */
+static void read_repl(struct sample *s, const unsigned char *d, size_t n)
+{
+	struct fio c = fio_reader(d, n);
+	struct repl r;
+	memset(&r, 0, sizeof r);
+	r.ss_status = r.enabled = -1;   /* what a standbys field does not carry: not known */
+	r.timeout_ms = r.wait_count = -1;
+	repl_io(&c, &r);
+	if (c.bad || r.kind == REPL_NONE)
+		return;
+	s->repl = r;
+}
+
 /* The wait profile: its source and sampling figures, then one field per
  * event. */
 static void put_waits(struct strbuf *b, struct wait_set *w)
@@ -1235,6 +1335,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		logdev_sample_io(&io, &ls);
 		put_field(&b, S_LOGDEV, f.s, f.len);
 	}
+	if (s->repl.kind != REPL_NONE)
+		put_repl(&b, &s->repl);
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -1632,6 +1734,7 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 			s->logdev = ls;
 		break;
 	}
+	case S_REPL: read_repl(s, d, n); break;
 	default: break;
 	}
 }

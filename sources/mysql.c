@@ -21,6 +21,7 @@
 #include "fallback.h"
 #include "pace.h"
 #include "mysql_map.h"
+#include "repl_map.h"
 #include "sessions_map.h"
 #include "mysql_locks_map.h"
 #include "../model/locks.h"
@@ -1653,13 +1654,15 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
 			    "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
 			    "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
 			    "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
-			    "'Innodb_row_lock_current_waits')",
+			    "'Innodb_row_lock_current_waits','Slaves_connected') OR Variable_name LIKE 'Rpl_semi_sync_%'",
 			    &res) < 0)
 		return -1;
 	out->mono = (t0 + clock_mono()) / 2;
 	out->wall = clock_wall();
 	while (res && (row = mysql_fetch_row(res))) {
 		mysql_map_status(out, row[0], row[1], &uptime);
+		if (repl_my_status_name(row[0]))
+			repl_my_status(&out->repl, row[0], row[1]);
 		if (row[0] && strcasecmp(row[0], "Performance_schema_digest_lost") == 0)
 			st->have_lost = parse_u64(row[1], &st->lost);
 		if (row[0] && strcasecmp(row[0], "Innodb_row_lock_current_waits") == 0 &&
@@ -1791,11 +1794,15 @@ static int my_read_settings(struct source *src, struct sample *out)
 			    "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit',"
 			    "'sync_binlog','innodb_flush_method','innodb_doublewrite','log_bin',"
 			    "'binlog_commit_wait_count','binlog_commit_wait_usec',"
-			    "'binlog_group_commit_sync_delay','innodb_log_file_size')",
+			    "'binlog_group_commit_sync_delay','innodb_log_file_size') OR Variable_name LIKE "
+			    "'rpl_semi_sync_master_%' OR Variable_name LIKE 'rpl_semi_sync_source_%'",
 			    &res) < 0)
 		return -1;
+	out->repl.vars_fresh = true;
 	while (res && (row = mysql_fetch_row(res)))
-		if (row[0])
+		if (row[0] && repl_my_var_name(row[0]))
+			repl_my_var(&out->repl, row[0], row[1]);
+		else if (row[0])
 			sample_setting(out, row[0], row[1]);
 	if (res)
 		mysql_free_result(res);
@@ -1811,6 +1818,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	unsigned mdl_waits = 0;
 	double t0 = clock_mono();
 
+	repl_my_begin(&out->repl, false);
 	if (my_read_status(src, out, &st) < 0)
 		return -1;
 	if (c->ps_readable ? my_read_ps(src, out, &mdl_waits) < 0 : my_read_mdl_gate(src, out, &mdl_waits) < 0)
@@ -1829,6 +1837,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		return -1;
 	if (want_settings && my_read_settings(src, out) < 0)
 		return -1;
+	repl_my_finish(&out->repl);
 	out->state = STATE_UP;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "pace.h"
 #include "pg_map.h"
 #include "pg_locks_map.h"
+#include "repl_map.h"
 #include "sessions_map.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
@@ -40,6 +41,11 @@ struct pg_priv {
 	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
 	bool ws_prepared;       /* the sampling statement is prepared */
 	struct pacer profile_pace; /* pg_wait_sampling profile reads */
+	/* replication: the walsenders (pg_stat_replication's figures) are read
+	 * at every refresh while the last read saw one or
+	 * synchronous_standby_names is set, else with the settings (10 s) */
+	bool repl_rows;         /* the last read saw a walsender */
+	bool sync_names;        /* synchronous_standby_names is not empty */
 };
 
 /* A last row whose last column is the server's own time for the
@@ -78,7 +84,7 @@ static double pg_server_ms(const PGresult *r, int col)
 #define TEXT_FETCH_MAX 100      /* query texts fetched per refresh */
 
 /* A query's results (a multi-statement string yields several). */
-#define PG_MAXRES 12
+#define PG_MAXRES 16
 struct pg_results {
 	PGresult *r[PG_MAXRES];
 	int n;
@@ -901,6 +907,7 @@ struct pg_refresh {
 	struct pg_results rs;    /* the refresh's results */
 	int next;                /* the next of rs to read */
 	unsigned waiting;        /* sessions waiting for a lock (the gate) */
+	bool repl;               /* pg_stat_replication read: the last three results */
 	bool gate_in_sessions;   /* the session read due: it counts them instead */
 	struct pg_results rd;    /* the digest database's results (other) */
 	const PGresult *d, *dinfo; /* pg_stat_statements and its _info; NULL: none */
@@ -956,6 +963,32 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 		/* pg_monitor granted or revoked since the connection's probe */
 		sb_puts(q, "; SELECT pg_has_role(current_user, 'pg_monitor', 'MEMBER')");
 	}
+	/* the standbys, between two readings of the server's clock */
+	f->repl = want_settings || p->repl_rows || p->sync_names;
+	if (f->repl) {
+		sb_puts(q, "; SELECT " PG_SERVER_MS_EXPR "; ");
+		sb_puts(q, pg_repl_sql(c));
+		sb_puts(q, "; SELECT " PG_SERVER_MS_EXPR);
+	}
+}
+
+/* The standbys, when the refresh read them (its last three results);
+ * else an empty list: no walsender at the last look, nothing configured. */
+static void pg_refresh_repl(struct source *src, struct sample *out, struct pg_refresh *f)
+{
+	struct pg_priv *p = src->priv;
+	const char *cells[PGR__COUNT];
+	repl_pg_begin(&out->repl);
+	if (!f->repl || f->rs.n < 3)
+		return;
+	const PGresult *r = f->rs.r[f->rs.n - 2];
+	double before = pg_server_ms(f->rs.r[f->rs.n - 3], 0), after = pg_server_ms(f->rs.r[f->rs.n - 1], 0);
+	for (int i = 0; i < PQntuples(r); i++) {
+		pg_cells(r, i, cells, PGR__COUNT);
+		repl_pg_row(&out->repl, cells);
+	}
+	out->repl.query_ms = before >= 0 && after >= before ? after - before : -1;
+	p->repl_rows = PQntuples(r) > 0;
 }
 
 /* The refresh's wait events: the pg_wait_sampling profile when it was
@@ -1124,8 +1157,11 @@ static int pg_refresh_settings(struct source *src, struct sample *out, bool want
 		return 0;
 	const PGresult *r = f->rs.r[next];
 	for (int i = 0; i < PQntuples(r); i++)
-		if (cell(r, i, 0))
+		if (cell(r, i, 0)) {
 			sample_setting(out, cell(r, i, 0), cell(r, i, 1));
+			if (strcmp(cell(r, i, 0), "synchronous_standby_names") == 0)
+				((struct pg_priv *)src->priv)->sync_names = cell(r, i, 1) && cell(r, i, 1)[0];
+		}
 	out->settings_fresh = true;
 	const char *mon = f->rs.n > next + 1 ? cell(f->rs.r[next + 1], 0, 0) : NULL;
 	if (mon && !c->superuser && (mon[0] == 't') != c->pg_monitor) {
@@ -1149,6 +1185,8 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		rc = pg_refresh_digests(src, out, &f);
 	if (rc == 0)
 		rc = pg_refresh_settings(src, out, want_settings, &f);
+	if (rc == 0)
+		pg_refresh_repl(src, out, &f);
 	pg_results_clear(&f.rd);
 	pg_results_clear(&f.rs);
 	if (rc < 0)

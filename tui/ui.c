@@ -2261,6 +2261,8 @@ static bool take_target_samples(struct ui *u, struct ui_tgt *t)
 		if (u->o->replay && msg->s.tuning)   /* the tuning screen as recorded */
 			tune_view_from_snap(msg->s.tuning, msg->s.wall, &t->tv);
 		fleet_note_state(t);
+		if (u->o->on_update && (h || !u->paused))   /* the live model, frozen screen or not */
+			u->o->on_update(u->o->on_update_arg, (int)(t - u->tg), t->name[0] ? t->name : t->host, t->m);
 		sample_release(&msg->s);
 		if (u->pull_n > 0 || u->pull_wall > 0) {
 			pulled = true;

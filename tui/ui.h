@@ -50,6 +50,10 @@ struct ui_opts {
 	int tour_n, tour_at;
 	int (*tour_open)(void *ctx, int i);
 	void *tour_ctx;
+	/* called with the model after each model_update() (the --listen
+	 * endpoint publishes there), or NULL */
+	void (*on_update)(const void *arg, int slot, const char *name, const struct model *m);
+	const void *on_update_arg;
 };
 
 /* One server the screen watches (several: the fleet screen opens first). */
