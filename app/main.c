@@ -795,7 +795,19 @@ struct tour_run {
 	struct replay_cfg *rcfg;
 	struct target *t;
 	size_t hist;
+	struct history *kept;    /* the incident's samples for time travel, or NULL */
 };
+
+/* What a history spool's header says about source src (host: shown as). */
+static void hist_header(struct rec_header *h, const struct source *src, const char *host, double interval)
+{
+	memset(h, 0, sizeof *h);
+	str_copy(h->engine, sizeof h->engine, flavour_name(src->caps.flavour));
+	str_copy(h->host, sizeof h->host, host);
+	str_copy(h->dbtop_version, sizeof h->dbtop_version, DBTOP_VERSION);
+	h->start_wall = src->start_wall;
+	h->interval = interval;
+}
 
 static int tour_open(void *ctx, int i)
 {
@@ -809,6 +821,13 @@ static int tour_open(void *ctx, int i)
 		return -1;
 	model_free(tr->r->m);
 	model_init(tr->r->m, tr->hist);
+	if (tr->kept) {
+		/* each incident its own history: stepping back never reaches the previous one */
+		struct rec_header h;
+		hist_header(&h, tr->r->src, tr->r->host, o.interval);
+		if (hist_restart(tr->kept, &h, err, sizeof err) < 0)
+			fprintf(stderr, "dbtop: no history kept: %s\n", err);
+	}
 	return 0;
 }
 
@@ -850,21 +869,19 @@ static int run_screen(const struct run *r, bool *worker_running, struct tour_run
 		uo.tour_ctx = tr;
 	}
 	struct history hist;
-	if (o->history > 0 && !tr) {   /* the tour: each incident its own, none kept across */
+	if (o->history > 0) {
 		/* the samples kept for time travel: in the recording when there is
-		 * one, else in a private spool (what fails is said, not fatal) */
+		 * one, else in a private spool (what fails is said, not fatal); the
+		 * tour's spool starts again with each incident (tour_open) */
 		struct rec_header h;
 		char err[NOTE_LEN];
-		memset(&h, 0, sizeof h);
-		str_copy(h.engine, sizeof h.engine, flavour_name(r->src->caps.flavour));
-		str_copy(h.host, sizeof h.host, r->host);
-		str_copy(h.dbtop_version, sizeof h.dbtop_version, DBTOP_VERSION);
-		h.start_wall = r->src->start_wall;
-		h.interval = o->interval;
-		if (hist_open(&hist, o->history, uo.rec, NULL, &h, err, sizeof err) == 0)
+		hist_header(&h, r->src, r->host, o->interval);
+		if (hist_open(&hist, o->history, tr ? NULL : uo.rec, NULL, &h, err, sizeof err) == 0)
 			uo.hist = &hist;
 		else
 			fprintf(stderr, "dbtop: no history kept: %s\n", err);
+		if (tr && uo.hist)
+			tr->kept = &hist;
 	}
 	int status = ui_run(r->src, r->m, &uo);
 	if (uo.hist && !uo.worker_running)

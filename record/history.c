@@ -153,6 +153,23 @@ void hist_close(struct history *h)
 	memset(h, 0, sizeof *h);
 }
 
+int hist_restart(struct history *h, const struct rec_header *hdr, char *err, size_t errlen)
+{
+	double keep = h->keep;
+	uint64_t bytes_max = h->bytes_max;
+	char dir[sizeof h->dir];
+	str_copy(dir, sizeof dir, h->dir);
+	hist_close(h);
+	int rc = hist_open(h, keep, NULL, dir, hdr, err, errlen);
+	h->bytes_max = bytes_max;
+	if (rc < 0) {
+		/* nothing kept from here on (hist_add does nothing; the index is empty) */
+		h->stopped = true;
+		str_printf(h->note, sizeof h->note, "no history kept: %s", err);
+	}
+	return rc;
+}
+
 /* Drop the index entries before index n (and the caps no entry needs). */
 static void drop_front(struct history *h, size_t n)
 {

@@ -79,6 +79,11 @@ struct history {
 int hist_open(struct history *h, double keep, struct recorder *shared, const char *dir,
 	      const struct rec_header *hdr, char *err, size_t errlen);
 void hist_close(struct history *h);
+/* Forget everything kept and start again in a new spool segment (the old
+ * ones closed, so gone) with header hdr, keeping the same span and
+ * directory: the demo tour's next incident. A private spool only (not
+ * --record). Returns 0, or -1 with err: then nothing is kept (stopped). */
+int hist_restart(struct history *h, const struct rec_header *hdr, char *err, size_t errlen);
 /* The caps of a new connection (before its samples). */
 void hist_add_caps(struct history *h, const struct caps *c, uint32_t conn_gen);
 /* Keep sample s (writes it to the spool); m: the model s was just folded

@@ -2051,10 +2051,24 @@ static void tour_go(struct ui *u, int to)
 		return;
 	}
 	u->o->tour_at = to;
-	u->m = u->live = u->t->m;   /* (the tour keeps no history: nothing to travel in) */
+	/* playing, not frozen: the history started again with the incident
+	 * (tour_open), so the moment shown and the model rebuilt are gone */
+	u->m = u->live = u->t->m;
 	u->ended = false;
 	u->tour_end = 0;
 	u->paused = false;
+	u->at_seq = 0;
+	u->at_wall = 0;
+	u->at_built = false;
+	u->pull_n = 0;
+	u->pull_wall = 0;
+	u->pull_to = 0;
+	u->tl_cursor = 0;
+	u->tl_seq = 0;
+	if (u->travel_init) {
+		model_free(&u->travel);
+		u->travel_init = false;
+	}
 	memset(&u->t->tv, 0, sizeof u->t->tv);
 	u->t->tv_gen = 0;
 	u->t->sessions_wanted = false;
