@@ -194,8 +194,12 @@ static void derive_settings(struct event_log *l, const struct sample *s, bool em
 	}
 	l->nset = s->nsettings;
 	memcpy(l->set, s->settings, sizeof s->settings[0] * (size_t)s->nsettings);
-	l->set_wall = s->wall;
-	l->chk_wall = 0;
+	if (s->settings_checked) {
+		l->chk_wall = s->wall;   /* a watched one changed: the rest were not read */
+	} else {
+		l->set_wall = s->wall;
+		l->chk_wall = 0;
+	}
 }
 
 static void derive_findings(struct event_log *l, const struct model *m, const struct sample *s, bool emit)
