@@ -44,9 +44,9 @@ CORE_SRC := util/util.c util/redact.c core/tunables.c core/fixes.c \
 	tui/theme_parse.c app/batch.c app/metrics.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := app/main.c app/listen.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
-# the incident recording bundled into the binary for --demo
-DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec
+MAIN_SRC := app/main.c app/listen.c app/tour.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
+# the incident recordings bundled into the binary for --demo (app/tour.c)
+DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec recordings/pg-lock-chain.dbrec recordings/pg-wal-writer.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -68,7 +68,9 @@ $(dir $(BIN))dbtop-mysql.so: sources/mysql.c $(wildcard */*.h)
 
 $(BUILD)/demo_rec.c: $(DEMO_REC) scripts/embed.sh
 	@mkdir -p $(dir $@)
-	scripts/embed.sh dbtop_demo_rec $(DEMO_REC) > $@
+	{ scripts/embed.sh dbtop_demo_fsync recordings/mariadb-commit-fsync.dbrec && \
+	  scripts/embed.sh dbtop_demo_chain recordings/pg-lock-chain.dbrec && \
+	  scripts/embed.sh dbtop_demo_wal recordings/pg-wal-writer.dbrec; } > $@
 
 $(BUILD)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)

@@ -23,6 +23,7 @@
 #include "../tune/tuner.h"
 #include "../util/util.h"
 #include "batch.h"
+#include "tour.h"
 #include "../run/sampler.h"
 #include "listen.h"
 #include "metrics.h"
@@ -48,9 +49,12 @@ struct opts {
 	bool redact;
 	const char *replay;       /* --replay FILE */
 	bool demo;
+	const char *demo_name;    /* --demo NAME: that incident alone; "list": list them */
+	int demo_at;              /* the incident playing (demo_incidents[]) */
 	double speed;             /* replay speed, 0: no waiting */
 	double from;              /* replay start offset, s */
 	const char *theme;        /* --theme NAME|PATH */
+	const char *caption;      /* --caption TEXT */
 	int top;                  /* --top N digests per record; -1: 20 in JSON, 5 in text */
 	bool wide;                /* --wide: text lines not cut at 160 columns */
 	double sample_hz;         /* --sample-hz */
@@ -68,9 +72,6 @@ struct opts {
 	bool no_screen;           /* --no-screen: sample for the endpoint only (no screen, no records) */
 };
 
-/* The bundled incident recording (build/demo_rec.c, from recordings/). */
-extern const unsigned char dbtop_demo_rec[];
-extern const size_t dbtop_demo_rec_len;
 
 static volatile sig_atomic_t stop_requested;
 
@@ -130,6 +131,7 @@ static void usage(FILE *f)
 	      "                            never run) and exit\n"
 	      "screen:\n"
 	      "      --theme NAME|PATH     dark (default), light, mono, high-contrast, or a file\n"
+	      "      --caption TEXT        a line of TEXT above the key bar (demos, recordings)\n"
 	      "      --ascii               no Unicode block or line characters\n"
 	      "      --read-only           never act on the server: read-only session; no kill,\n"
 	      "                            cancel or tuning keys\n"
@@ -153,7 +155,8 @@ static void usage(FILE *f)
 	      "      --speed X             replay speed (default 1 = real time; 0 = no waiting)\n"
 	      "      --from S              start S seconds into the recording (a seek: what\n"
 	      "                            comes before is kept to step back to)\n"
-	      "      --demo                replay the bundled incident recording\n"
+	      "      --demo [NAME|list]    a tour of the bundled incident recordings (> next,\n"
+	      "                            < previous); NAME plays one; list lists them\n"
 	      "      --help                this help\n"
 	      "      --version             print the version\n",
 	      f);
@@ -268,7 +271,7 @@ static char *prompt_password(void)
 enum {
 	OPT_ENGINE = 1000, OPT_PASSWORD, OPT_DEFAULTS_FILE, OPT_CONNECT_TIMEOUT,
 	OPT_QUERY_TIMEOUT, OPT_FORMAT, OPT_WIDE, OPT_HELP, OPT_VERSION, OPT_RECORD, OPT_REDACT,
-	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
+	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_CAPTION, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 	OPT_TUNE_TTL, OPT_HISTORY, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
 	OPT_SESSIONS, OPT_EXPLAIN, OPT_SNAPSHOT_DIR, OPT_TARGETS, OPT_LISTEN, OPT_LISTEN_ANY, OPT_NO_SCREEN,
 };
@@ -301,6 +304,7 @@ static const struct option long_opts[] = {
 	{"from", required_argument, NULL, OPT_FROM},
 	{"demo", no_argument, NULL, OPT_DEMO},
 	{"theme", required_argument, NULL, OPT_THEME},
+	{"caption", required_argument, NULL, OPT_CAPTION},
 	{"ascii", no_argument, NULL, OPT_ASCII},
 	{"read-only", no_argument, NULL, OPT_READ_ONLY},
 	{"tune-ttl", required_argument, NULL, OPT_TUNE_TTL},
@@ -446,7 +450,9 @@ static void check_args(int argc, char **argv, struct opts *o, struct target *t)
 	if (o->replay || o->demo) {
 		if (o->replay && o->demo)
 			die_usage("--demo and --replay exclude each other:", "--demo");
-		if (optind < argc)
+		if (o->demo && optind < argc)
+			o->demo_name = argv[optind];
+		else if (optind < argc)
 			die_usage("a replay takes no TARGET:", argv[optind]);
 		if (o->record)
 			die_usage("--record needs a live server, not", o->demo ? "--demo" : "--replay");
@@ -538,6 +544,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_FROM: o->from = num_arg("--from", optarg, 0, 1e9); break;
 		case OPT_DEMO: o->demo = true; break;
 		case OPT_THEME: o->theme = optarg; break;
+		case OPT_CAPTION: o->caption = optarg; break;
 		case OPT_ASCII: o->ascii = true; break;
 		case OPT_READ_ONLY: o->read_only = true; break;
 		case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
@@ -625,8 +632,8 @@ static void init_source(struct source *src, struct replay_cfg *rcfg, const struc
 	if (replaying) {
 		rcfg->path = o->replay;
 		if (o->demo) {
-			rcfg->buf = dbtop_demo_rec;
-			rcfg->len = dbtop_demo_rec_len;
+			rcfg->buf = demo_incidents[o->demo_at].rec;
+			rcfg->len = *demo_incidents[o->demo_at].len;
 		}
 		rcfg->speed = o->speed;
 		rcfg->from = o->from;
@@ -781,6 +788,30 @@ static void batch_loop(const struct run *r)
 	sb_free(&out);
 }
 
+/* The demo tour's switch: the same source and model reopened on another
+ * bundled incident. */
+struct tour_run {
+	const struct run *r;
+	struct replay_cfg *rcfg;
+	struct target *t;
+	size_t hist;
+};
+
+static int tour_open(void *ctx, int i)
+{
+	struct tour_run *tr = ctx;
+	struct opts o = *tr->r->o;
+	char err[NOTE_LEN];
+	o.demo_at = i;
+	source_close(tr->r->src);
+	init_source(tr->r->src, tr->rcfg, &o, tr->t, true);
+	if (source_open(tr->r->src, err, sizeof err) < 0)
+		return -1;
+	model_free(tr->r->m);
+	model_init(tr->r->m, tr->hist);
+	return 0;
+}
+
 /* The screen's snapshot (w): the batch record of the moment shown. */
 static void snapshot_json(const struct model *m, const char *host, const struct event_log *ev, unsigned long ev_from,
 			  unsigned long ev_to, struct strbuf *out)
@@ -797,8 +828,8 @@ static void publish_update(const void *arg, int slot, const char *name, const st
 }
 
 /* The screen until it quits; its exit status. *worker_running: a query
- * still runs in the sampler thread. */
-static int run_screen(const struct run *r, bool *worker_running)
+ * still runs in the sampler thread. tr: the demo tour, or NULL. */
+static int run_screen(const struct run *r, bool *worker_running, struct tour_run *tr)
 {
 	const struct opts *o = r->o;
 	struct ui_opts uo = {
@@ -806,11 +837,20 @@ static int run_screen(const struct run *r, bool *worker_running)
 		.replay = r->replaying, .speed = o->speed, .host = r->host,
 		.rec = *r->recording ? r->rec : NULL, .read_only = o->read_only,
 		.tuner = r->replaying ? NULL : r->tuner, .start_mono = r->start_mono,
+		.caption = o->caption,
 		.snapshot_dir = o->snapshot_dir, .snapshot_json = snapshot_json,
 		.on_update = r->ls ? publish_update : NULL, .on_update_arg = r,
 	};
+	if (tr) {
+		/* --demo NAME: that incident alone; else all, from the first */
+		uo.tour = o->demo_name ? &demo_stops[o->demo_at] : demo_stops;
+		uo.tour_n = o->demo_name ? 1 : (int)demo_nincidents;
+		uo.tour_at = 0;
+		uo.tour_open = tour_open;
+		uo.tour_ctx = tr;
+	}
 	struct history hist;
-	if (o->history > 0) {
+	if (o->history > 0 && !tr) {   /* the tour: each incident its own, none kept across */
 		/* the samples kept for time travel: in the recording when there is
 		 * one, else in a private spool (what fails is said, not fatal) */
 		struct rec_header h;
@@ -1123,6 +1163,23 @@ static void protect_memory(void)
 	setrlimit(RLIMIT_CORE, &no_core);
 }
 
+/* --demo NAME: list the incidents (0), or pick one (-1: go on), or say
+ * there is no such one (2). */
+static int demo_choose(struct opts *o)
+{
+	char name[64];
+	if (strcmp(o->demo_name, "list") == 0) {
+		demo_list(stdout);
+		return 0;
+	}
+	if ((o->demo_at = demo_find(o->demo_name)) >= 0)
+		return -1;
+	str_copy(name, sizeof name, o->demo_name);
+	fprintf(stderr, "dbtop: no such demo incident: %s; there are:\n", text_sanitize(name));
+	demo_list(stderr);
+	return 2;
+}
+
 /* SIGINT / SIGTERM / SIGHUP end the run in order; a closed pipe and a
  * file size limit fail the write (EPIPE, EFBIG: the spool stops, not dbtop). */
 static void catch_signals(void)
@@ -1162,6 +1219,8 @@ int main(int argc, char **argv)
 	}
 	target_init(&t);
 	parse_args(argc, args, &o, &t);
+	if (o.demo_name && (status = demo_choose(&o)) >= 0)
+		return status;
 	replaying = o.replay || o.demo;
 	if (o.fleet.n > 1) {
 		catch_signals();
@@ -1208,7 +1267,8 @@ int main(int argc, char **argv)
 	r.ls = ls;
 	if (!o.batch) {
 		bool worker_running;
-		status = run_screen(&r, &worker_running);
+		struct tour_run tr = {.r = &r, .rcfg = &rcfg, .t = &t, .hist = hist < HISTORY_MIN ? HISTORY_MIN : hist};
+		status = run_screen(&r, &worker_running, o.demo ? &tr : NULL);
 		if (worker_running) {
 			/* a query still runs in the sampler thread: leave everything it
 			 * may touch alone; exiting ends it */

@@ -103,6 +103,7 @@ struct digest_set;
 struct lock_set;
 struct wait_set;
 struct session_set;
+struct tune_snap;
 struct event_list;
 
 struct sample {
@@ -148,6 +149,10 @@ struct sample {
 	 * Owned like the lock waits: freed by sample_release(); the model
 	 * keeps a copy. */
 	struct session_set *sessions;
+	/* The tuning screen at this sample (core/tunables.h), or NULL: written
+	 * to a recording by the screen, read back by a replay. Owned like the
+	 * sessions: freed by sample_release(). */
+	struct tune_snap *tuning;
 	/* The events of this interval (model/events.h): read from a recording
 	 * that has them (SAMPLE field 31), or set just before recording from
 	 * the event log; NULL: none recorded (a replay derives them). Owned

@@ -39,6 +39,40 @@ extern const size_t ntunables;
 #define TUNABLES_MAX 16
 #define TUNE_VALUE_LEN 64
 
+/* The tuning screen as it was at one sample, as a recording keeps it
+ * (SAMPLE field 32, docs/recording.md): one row per setting of the tuning
+ * table, and dbtop's own changes in force. A replay shows it as it was. */
+enum {
+	TSNAP_PROBED = 1,        /* the values were read */
+	TSNAP_AVAILABLE = 2,     /* changes were possible (live, writable, journal ours) */
+	TSNAP_READ_ONLY = 4,     /* --read-only */
+	TSNAP_LOCKED = 8,        /* that dbtop held the server's tuning lock */
+};
+enum {
+	TSROW_KNOWN = 1,         /* the server has the setting; now is its value */
+	TSROW_ALLOWED = 2,       /* the user may set it */
+	TSROW_CHANGED = 4,       /* dbtop's change of it is in force */
+	TSROW_EARLIER = 8,       /* ... left by an earlier dbtop */
+};
+struct tune_snap_row {
+	char name[64];
+	char now[TUNE_VALUE_LEN];    /* the value read ("": not known) */
+	char to[TUNE_VALUE_LEN];     /* what a would set */
+	uint8_t flags;               /* TSROW_* */
+	char was[TUNE_VALUE_LEN];    /* TSROW_CHANGED: the value before dbtop's change */
+	char val[TUNE_VALUE_LEN];    /* TSROW_CHANGED: the value dbtop set */
+	char undo[80];               /* TSROW_CHANGED: how it is reverted (the journal's token) */
+	double since;                /* TSROW_CHANGED: when (s since the epoch) */
+};
+struct tune_snap {
+	uint8_t flags;               /* TSNAP_* */
+	double ttl;                  /* --tune-ttl, s; 0: until quit */
+	char why[NOTE_LEN];          /* why changes were not possible, or a remark */
+	char note[NOTE_LEN];         /* from the probe */
+	int n;
+	struct tune_snap_row row[TUNABLES_MAX];
+};
+
 /* True when t exists on this flavour. */
 bool tunable_applies(const struct tunable *t, enum flavour f);
 /* The tunable called name on flavour f (kind must match when not 0), or NULL. */

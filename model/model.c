@@ -355,12 +355,14 @@ void model_update(struct model *m, const struct sample *s)
 	m->last.locks = NULL;
 	m->last.waits = NULL;
 	m->last.sessions = NULL;
+	m->last.tuning = NULL;
 	if (s->state == STATE_UP) {
 		m->prev_up = *s;
 		m->prev_up.digests = NULL;
 		m->prev_up.locks = NULL;
 		m->prev_up.waits = NULL;
 	m->prev_up.sessions = NULL;
+		m->prev_up.tuning = NULL;
 		m->have_prev = true;
 	}
 	if (s->settings_fresh) {

@@ -190,7 +190,10 @@ static int locks_need(const struct model *m, const struct pane_view *v, int w, i
 	if (n == 0)
 		return 2;
 	*min = 1 + (n < 3 ? n : 3);
-	return 2 + (ls->note[0] != 0) + n;
+	char line[2048];
+	/* the status, the history, the note and what the wait profile saw */
+	bool sampled = wait_table_lock_note(&m->wt, ls->waiting, line, sizeof line);
+	return 2 + (ls->note[0] != 0) + sampled + n;
 }
 
 /* The status line of the snapshot; its role. */

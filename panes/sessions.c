@@ -409,11 +409,14 @@ static void follow(struct pane_view *v, const struct session **rows, size_t n)
 	if (n == 0)
 		return;
 	if (v->sel != v->sel_drawn || v->sel_id == 0) {
+		bool untouched = v->sel == 0 && v->sel_drawn == 0 && v->sel_id == 0;
 		if (v->sel < 0)
 			v->sel = 0;
 		if (v->sel >= (int)n)
 			v->sel = (int)n - 1;
-		v->sel_id = rows[v->sel]->id;
+		/* the top row, until a key moves the selection: only then is
+		 * there a session to follow (a replay's frames fall anywhere) */
+		v->sel_id = untouched ? 0 : rows[v->sel]->id;
 	} else {
 		for (size_t i = 0; i < n; i++)
 			if (rows[i]->id == v->sel_id) {
@@ -799,6 +802,8 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 	}
 	int y = sessions_draw_top(m, v, n, cv);
 	if (y >= cv->h) {
+		if (!v->full)
+			v->nrows = 0;   /* a tile: the one-line summary, as the tuning tile's */
 		free(rows);
 		return;
 	}

@@ -201,7 +201,7 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 {
 	const struct tune_view *tv = v->tune;
 	int idx[TUNABLES_MAX], n = rows_of(m, idx), y = 0;
-	double now = clock_wall();
+	double now = tv && tv->at_wall > 0 ? tv->at_wall : clock_wall();
 
 	v->nrows = n;
 	if (!m->have_caps) {

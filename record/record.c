@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/tunables.h"
 #include "../model/digests.h"
 #include "../model/events.h"
 #include "../model/locks.h"
@@ -37,6 +38,7 @@ enum {
 	S_SESSION,          /* one session of the list (put_sessions) */
 	S_SESSION_IDLE,     /* after the list: idle sessions counted, not listed (u64) */
 	S_EVENTS,           /* the interval's events (model/events.h): u32 count, then each (event_io) */
+	S_TUNING = 32,      /* the tuning screen: tuning_io */
 	S_LOGDEV = 33,      /* the log devices' /proc/diskstats counters (logdev_sample_io) */
 };
 _Static_assert(S_EVENTS == 31, "the events field is 31");
@@ -1035,6 +1037,57 @@ static void put_sessions(struct recorder *r, struct strbuf *b, const struct sess
 	sb_free(&f);
 }
 
+/* S_TUNING: u8 TSNAP_* flags, f64 ttl (s), why, note (shorts), u8 rows,
+ * then per row: name, now, what a sets (shorts), u8 TSROW_* flags, the
+ * value before and the value dbtop set (shorts), f64 when it was set, the
+ * revert token (short). */
+static void tuning_io(struct fio *c, struct tune_snap *t)
+{
+	uint8_t n = (uint8_t)(t->n > TUNABLES_MAX ? TUNABLES_MAX : t->n < 0 ? 0 : t->n);
+	fio_u8(c, &t->flags);
+	fio_f64(c, &t->ttl);
+	fio_short(c, t->why, sizeof t->why);
+	fio_short(c, t->note, sizeof t->note);
+	fio_u8(c, &n);
+	t->n = n > TUNABLES_MAX ? TUNABLES_MAX : n;
+	for (int i = 0; i < t->n && !c->bad; i++) {
+		struct tune_snap_row *r = &t->row[i];
+		fio_short(c, r->name, sizeof r->name);
+		fio_short(c, r->now, sizeof r->now);
+		fio_short(c, r->to, sizeof r->to);
+		fio_u8(c, &r->flags);
+		fio_short(c, r->was, sizeof r->was);
+		fio_short(c, r->val, sizeof r->val);
+		fio_f64(c, &r->since);
+		fio_short(c, r->undo, sizeof r->undo);
+	}
+}
+
+static void put_tuning(struct strbuf *b, const struct tune_snap *t)
+{
+	struct strbuf f;
+	struct tune_snap x = *t;
+	sb_init(&f);
+	struct fio c = fio_writer(&f, false);
+	tuning_io(&c, &x);
+	put_field(b, S_TUNING, f.s, f.len);
+	sb_free(&f);
+}
+
+/* S_TUNING read back; a damaged field leaves the sample without one. */
+static void read_tuning(struct sample *s, const unsigned char *d, size_t n)
+{
+	struct fio c = fio_reader(d, n);
+	struct tune_snap *t = xcalloc(1, sizeof *t);
+	tuning_io(&c, t);
+	if (!fio_whole(&c)) {
+		free(t);
+		return;
+	}
+	free(s->tuning);
+	s->tuning = t;
+}
+
 /* One event of S_EVENTS: u8 kind, u8 severity, u8 flags (1: dbtop's own,
  * 2: who is known),
  * f64 wall, f64 since, i64 session, u32 waiters, then name, old, new,
@@ -1272,6 +1325,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_u64(&b, S_WAITS_SKIPPED, 1);
 	if (s->sessions)
 		put_sessions(r, &b, s->sessions);
+	if (s->tuning)
+		put_tuning(&b, s->tuning);
 	if (s->events)
 		put_events(r, &b, s->events);
 	if (s->logdev.read) {
@@ -1668,6 +1723,7 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 			s->sessions->idle_unread = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
 		break;
 	case S_WAIT_META: case S_WAIT: read_waits(s, tag, d, n); break;
+	case S_TUNING: read_tuning(s, d, n); break;
 	case S_EVENTS: read_events(s, d, n); break;
 	case S_LOGDEV: {
 		struct logdev_sample ls;

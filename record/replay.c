@@ -90,6 +90,7 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 	p->it.sample.locks = NULL;
 	p->it.sample.waits = NULL;
 	p->it.sample.sessions = NULL;
+	p->it.sample.tuning = NULL;
 	p->it.sample.events = NULL;
 	if (out->wall < src->seek_to || cfg->speed <= 0 || take_step(src)) {
 		p->paced = false;

@@ -61,6 +61,9 @@ static int tune_action(struct sampler *sp, int what, long long id, const char *v
 	default: str_copy(msg, len, "unknown request"); rc = -1; break;
 	}
 	publish_tuning(sp);
+	/* the settings the rates pane shows: read again at the next sample,
+	 * so that it and the tuning pane agree at once */
+	sp->src->next_settings = 0;
 	return rc < 0 ? -1 : 0;
 }
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -328,6 +329,8 @@ void sample_release(struct sample *s)
 	lock_set_free(s->locks);
 	wait_set_free(s->waits);
 	session_set_free(s->sessions);
+	free(s->tuning);
+	s->tuning = NULL;
 	event_list_free(s->events);
 	s->events = NULL;
 	s->digests = NULL;

@@ -94,6 +94,8 @@ const struct key_bind key_binds[] = {
 	{{'z'}, KA_ZOOM, 0, KW_OVERVIEW, false, "z", NULL,
 	 "zoom the focused pane: it gets every spare row, the others their one-line summary; z again shares "
 	 "the rows by need"},
+	{{'>'}, KA_TOUR_NEXT, 0, KW_ALL, false, ">", NULL, "the demo tour (--demo): the next incident"},
+	{{'<'}, KA_TOUR_PREV, 0, KW_ALL, false, "<", NULL, "the demo tour (--demo): the previous incident"},
 	{{'0', '1', '2', '3', '4', '5', '6', '7'}, KA_SCREEN, 0, KW_FLEET, false, "0-7", "0-7 Screens",
 	 "fleet: that screen of the selected server (0 its overview)"},
 	{{'0', '1', '2', '3', '4', '5', '6', '7'}, KA_SCREEN, 0, KW_ALL, false, "0-7", "0-7 Screens",

@@ -36,6 +36,8 @@ enum key_act {
 	KA_END,
 	KA_PANE,
 	KA_EXPLAIN,          /* the plan of the selected session (sessions) */
+	KA_TOUR_NEXT,        /* the demo tour: the next incident */
+	KA_TOUR_PREV,
 	KA_FLEET,            /* the fleet screen (several targets) */
 	KA_NEXT_SERVER,      /* the next server's panes (the fleet: the next row) */
 	KA_PREV_SERVER,

@@ -130,6 +130,7 @@ struct ui {
 	double first_full;     /* monotonic s of the first frame with rates, 0: none yet */
 	double tl_cursor;      /* the mark { } or Enter chose (wall s), 0: none */
 	unsigned long tl_seq;  /* ... its event */
+	double tour_end;       /* monotonic s the tour's incident ended, 0: playing */
 };
 
 static void show_target(struct ui *u, struct ui_tgt *t);
@@ -369,7 +370,8 @@ static void header_tuned(const struct ui *u, char *tuned, size_t len)
 	tuned[0] = '\0';
 	if (u->t->tv.nactive <= 0)
 		return;
-	double oldest = u->t->tv.active[u->t->tv.nactive - 1].wall, age = clock_wall() - oldest;
+	double now = u->t->tv.at_wall > 0 ? u->t->tv.at_wall : clock_wall();
+	double oldest = u->t->tv.active[u->t->tv.nactive - 1].wall, age = now - oldest;
 	long a = age > 0 ? (long)age : 0;
 	str_printf(tuned, len, " TUNED %d %ldm%02lds ", u->t->tv.nactive, a / 60, a % 60);
 	/* --tune-ttl counts on the monotonic clock (a wall clock step moves
@@ -653,7 +655,8 @@ static bool sessions_tile(const struct ui *u)
  * it is read only then. */
 static void sessions_tick(struct ui *u)
 {
-	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u));
+	/* a recording keeps the list whatever shows, so its replay has it */
+	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->t->recording;
 	bool idle = (u->views[SESSIONS_SCREEN - 1].sort & SESSIONS_SHOW_IDLE) != 0;
 	for (int i = 0; i < u->ntg; i++) {
 		struct ui_tgt *t = &u->tg[i];
@@ -863,6 +866,17 @@ static void draw_column(struct ui *u, const int *list, int n, int top, int x, in
 	}
 }
 
+/* The rows the n panes of list need stacked at width w, titles included. */
+static int column_need(struct ui *u, const int *list, int n, int w)
+{
+	int sum = 0, min;
+	for (int i = 0; i < n; i++) {
+		int p = list[i];
+		sum += 1 + (panes[p]->need ? panes[p]->need(u->m, &u->views[p], w, &min) : panes[p]->min_h);
+	}
+	return sum;
+}
+
 /* True when the panes stacked at full width need more than h rows. */
 static bool column_cuts(struct ui *u, int h)
 {
@@ -877,12 +891,15 @@ static void draw_overview(struct ui *u, int top, int h)
 {
 	/* two columns on a wide terminal when one would cut a pane */
 	if (COLS >= 140 && column_cuts(u, h)) {
-		/* rates and digests on the left, the rest on the right, a rule between */
-		static const int left[] = {0, 1}, right[] = {2, 3, 4, 5};
+		/* rates and digests on the left, the rest on the right, a rule
+		 * between; the sessions go left when all of them fit there */
+		static const int left[] = {0, 1, 5}, right[] = {2, 3, 4, 5};
 		int lw = COLS * 11 / 20, rw = COLS - lw - 1;
 		struct canvas cv = screen_canvas(u, top, lw, h, 1);
-		draw_column(u, left, 2, top, 0, lw, h);
-		draw_column(u, right, 3 + sessions_tile(u), top, lw + 1, rw, h);
+		bool sess = sessions_tile(u);
+		bool sess_left = sess && column_need(u, left, 3, lw) <= h;
+		draw_column(u, left, 2 + sess_left, top, 0, lw, h);
+		draw_column(u, right, 3 + (sess && !sess_left), top, lw + 1, rw, h);
 		for (int y = 0; y < h; y++)
 			cv_text(&cv, y, 0, R_LABEL, u->utf8 ? "\xe2\x94\x82" : "|");
 		return;
@@ -1009,6 +1026,24 @@ static void draw_ask(struct ui *u)
 	cv_text(&in, in.h - 1, 0, R_KEY, "y: do it    any other key: no");
 }
 
+/* The tour's caption now: the incident, then the newest caption of its
+ * track at the recording's time (its end: what the keys do). */
+static void tour_caption(const struct ui *u, char *buf, size_t len)
+{
+	const struct tour_stop *t = &u->o->tour[u->o->tour_at];
+	double at = u->m->intervals > 0 ? u->m->last.wall - u->t->src->start_wall : 0;
+	const char *text = "";
+	for (const struct tour_caption *c = t->cap; c && c->text; c++)
+		if (c->at <= at)
+			text = c->text;
+	if (u->ended)
+		text = u->o->tour_at + 1 < u->o->tour_n
+			       ? (u->o->speed > 0 ? "end of this incident: the next one follows (> now, < back, q quits)"
+						  : "end of this incident: > the next one, < the previous, q quits")
+			       : "end of the tour: < the previous incident, q quits";
+	str_printf(buf, len, " %d/%d %s  %s", u->o->tour_at + 1, u->o->tour_n, t->name, text);
+}
+
 static bool timeline_shown(const struct ui *u);
 static void draw_timeline(struct ui *u, int y);
 static void travel_live(struct ui *u);
@@ -1111,9 +1146,21 @@ static void draw_frame(struct ui *u)
 	top = draw_state_line(u, top);
 	top = draw_findings(u, top, u->screen == 0 ? NULL : panes[u->screen - 1]->name,
 			    LINES >= 30 ? 3 : LINES >= 20 ? 2 : 1);
-	h = LINES - 1 - top - timeline_shown(u);
+	bool captioned = u->o->tour || u->o->caption;
+	h = LINES - 1 - top - timeline_shown(u) - captioned;
 	if (timeline_shown(u))
 		draw_timeline(u, LINES - 2);
+	if (captioned) {
+		/* the tour's caption (or --caption), above the key bar (and the timeline) */
+		char cap[400];
+		struct canvas cc = screen_canvas(u, LINES - 2 - timeline_shown(u), 0, 1, COLS);
+		if (u->o->tour)
+			tour_caption(u, cap, sizeof cap);
+		else
+			str_printf(cap, sizeof cap, " %s", u->o->caption);
+		cv_fill(&cc, 0, 0, COLS, R_SELECTED);
+		cv_text(&cc, 0, 0, R_SELECTED, cap);
+	}
 	if (u->screen == 0) {
 		draw_overview(u, top, h);
 	} else {
@@ -1500,6 +1547,17 @@ static void filter_key(struct ui *u, int ch)
 	}
 }
 
+/* A replay asked to act on the server (what: "ending a session", ...):
+ * the one place that says it cannot; true then. */
+static bool recording_refuses(struct ui *u, const char *what)
+{
+	if (!u->o->replay)
+		return false;
+	set_msg(u, "this is a recording: %s needs a live server; nothing was done", what);
+	u->msg_until = clock_mono() + 10;
+	return true;
+}
+
 /* y / n on a tuning confirmation. */
 static void tune_answer(struct ui *u, bool yes)
 {
@@ -1510,6 +1568,8 @@ static void tune_answer(struct ui *u, bool yes)
 							 : "not done: nothing was changed");
 	else if (u->o->read_only)
 		set_msg(u, "read-only session (--read-only): nothing is changed");
+	else if (recording_refuses(u, what == SP_TUNE_KEEP ? "keeping a setting" : "changing a setting"))
+		;
 	else if (!sampler_tune(&u->t->sp, what, u->ask.id, u->ask.value))
 		set_msg(u, "another action is still running: nothing done");
 	else
@@ -1520,6 +1580,8 @@ static void tune_answer(struct ui *u, bool yes)
 /* u / U: undo the newest change or all of them. */
 static void undo_changes(struct ui *u, bool all)
 {
+	if (recording_refuses(u, "reverting a setting"))
+		return;
 	if (u->t->tv.nactive == 0)
 		set_msg(u, "no setting changed by dbtop is in force");
 	else if (u->o->read_only)
@@ -1545,10 +1607,8 @@ static void session_answer(struct ui *u, bool yes)
 {
 	if (yes) {
 		int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
-		if (u->o->replay) {
+		if (recording_refuses(u, what == SRC_ACT_TERMINATE ? "ending a session" : "cancelling a statement")) {
 			/* (said here: a paused replay's worker waits in its clock) */
-			set_msg(u, "failed: this source cannot act on sessions");
-			u->msg_until = clock_mono() + 10;
 		} else if (sampler_request(&u->t->sp, what, u->ask.id, &u->ask.who)) {
 			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 				u->ask.id);
@@ -1981,6 +2041,56 @@ static void act_move(const struct key_ctx *k)
 	}
 }
 
+/* The demo tour: play incident to instead (the same screen; the sampler
+ * restarted on the reopened source, what the screen kept of the previous
+ * incident forgotten). */
+static void tour_go(struct ui *u, int to)
+{
+	if (!sampler_stop(&u->t->sp, 2) || u->o->tour_open(u->o->tour_ctx, to) < 0) {
+		u->quit = true;
+		return;
+	}
+	u->o->tour_at = to;
+	u->m = u->live = u->t->m;   /* (the tour keeps no history: nothing to travel in) */
+	u->ended = false;
+	u->tour_end = 0;
+	u->paused = false;
+	memset(&u->t->tv, 0, sizeof u->t->tv);
+	u->t->tv_gen = 0;
+	u->t->sessions_wanted = false;
+	/* the event log and the timeline start again with the incident */
+	events_free(&u->t->ev);
+	events_init(&u->t->ev);
+	u->t->ev.live = false;
+	u->t->ev_from = 0;
+	u->t->ev_start = 0;
+	u->ask.act = PA_NONE;
+	u->msg[0] = '\0';
+	for (int p = 0; p < NPANES; p++) {
+		u->views[p].sel = u->views[p].top = 0;
+		u->views[p].details = false;
+		u->views[p].sel_id = 0;
+		u->views[p].ntags = 0;
+	}
+	if (sampler_start(&u->t->sp, u->t->src, u->o->interval, true, NULL) < 0)
+		u->quit = true;
+}
+
+/* > / <: the next or previous incident of the demo tour. */
+static void act_tour(const struct key_ctx *k)
+{
+	struct ui *u = k->u;
+	int to = u->o->tour_at + (k->b->act == KA_TOUR_NEXT ? 1 : -1);
+	if (!u->o->tour)
+		set_msg(u, "%s: only in the demo tour (dbtop --demo)", k->b->name);
+	else if (to < 0)
+		set_msg(u, "this is the first incident of the tour: > goes to the next");
+	else if (to >= u->o->tour_n)
+		set_msg(u, "this is the last incident of the tour: < goes back, q quits");
+	else
+		tour_go(u, to);
+}
+
 /* Each action of keys.h and the function that does it. */
 static void (*const key_actions[])(const struct key_ctx *) = {
 	[KA_QUIT] = act_quit,
@@ -2009,6 +2119,8 @@ static void (*const key_actions[])(const struct key_ctx *) = {
 	[KA_END] = act_move,
 	[KA_PANE] = act_pane,
 	[KA_EXPLAIN] = act_explain,
+	[KA_TOUR_NEXT] = act_tour,
+	[KA_TOUR_PREV] = act_tour,
 	[KA_FLEET] = act_fleet,
 	[KA_NEXT_SERVER] = act_server,
 	[KA_PREV_SERVER] = act_server,
@@ -2095,6 +2207,7 @@ static bool take_target_samples(struct ui *u, struct ui_tgt *t)
 		}
 		if (msg->end) {
 			u->ended = true;
+			u->tour_end = clock_mono();
 			sample_release(&msg->s);
 			if (u->pull_n > 0 || u->pull_wall > 0) {
 				/* a seek past the end: the last sample */
@@ -2103,6 +2216,12 @@ static bool take_target_samples(struct ui *u, struct ui_tgt *t)
 				u->pull_wall = 0;
 			}
 			continue;
+		}
+		if (t->recording && t->tuner) {
+			/* the tuning screen as it is now goes with the sample */
+			sampler_tune_view(&t->sp, &t->tv_gen, &t->tv);
+			msg->s.tuning = xmalloc(sizeof *msg->s.tuning);
+			tune_view_snap(&t->tv, msg->s.tuning);
 		}
 		if (h && u->paused && !u->at_built && u->m == u->live && u->at_wall > 0) {
 			/* frozen on the newest sample: keep it shown as the live model moves on */
@@ -2139,6 +2258,8 @@ static bool take_target_samples(struct ui *u, struct ui_tgt *t)
 			rec_close(t->rec);
 			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
 		}
+		if (u->o->replay && msg->s.tuning)   /* the tuning screen as recorded */
+			tune_view_from_snap(msg->s.tuning, msg->s.wall, &t->tv);
 		fleet_note_state(t);
 		if (u->o->on_update && (h || !u->paused))   /* the live model, frozen screen or not */
 			u->o->on_update(u->o->on_update_arg, (int)(t - u->tg), t->name[0] ? t->name : t->host, t->m);
@@ -2215,6 +2336,8 @@ static bool tuning_tick(struct ui *u)
 {
 	bool changed = false;
 	double now = clock_mono();
+	if (u->o->replay)   /* a recorded view: nothing here is in force */
+		return changed;
 	int active = 0;
 	/* every target's view and --tune-ttl; the questions of the shown one */
 	for (int k = 0; k < u->ntg; k++) {
@@ -2290,7 +2413,7 @@ static bool tuning_tick(struct ui *u)
 			u->t->tv.nforeign > 1 ? ", ..." : "");
 		changed = true;
 	}
-	if (u->screen == 5 && now >= u->t->next_probe && !u->o->replay) {
+	if ((u->screen == 5 || u->t->recording) && now >= u->t->next_probe && !u->o->replay) {
 		sampler_want_probe(&u->t->sp);
 		u->t->next_probe = now + 5;
 	}
@@ -2319,6 +2442,8 @@ static void revert_target_on_exit(struct ui *u, char *out, size_t outlen)
 	char msg[NOTE_LEN] = "", sup[400];
 	double limit = 3 * u->t->src->query_timeout + 2, end = clock_mono() + (limit < 5 ? 5 : limit);
 	bool inflight = sampler_busy(&u->t->sp);
+	if (u->o->replay)   /* the recorded changes are not this dbtop's */
+		return;
 	ui_signal = 0;
 	/* an apply (or another action) still running: its outcome first */
 	while (inflight && clock_mono() < end) {
@@ -2521,6 +2646,12 @@ static void screen_loop(struct ui *u)
 			dirty = true;
 		if (tuning_tick(u))
 			dirty = true;
+		if (u->o->tour && u->ended && u->o->speed > 0 && !u->paused && u->o->tour_at + 1 < u->o->tour_n &&
+		    clock_mono() - u->tour_end >= 4) {
+			/* the tour goes on by itself a moment after an incident ends */
+			tour_go(u, u->o->tour_at + 1);
+			dirty = true;
+		}
 		sessions_tick(u);
 		if (sessions_plan_tick(u))
 			dirty = true;

@@ -11,6 +11,18 @@
 #include "../sources/source.h"
 #include "../tune/tuner.h"
 
+/* The demo tour (--demo): incidents played one after another, each with a
+ * caption track. */
+struct tour_caption {
+	double at;              /* s into the incident's recording */
+	const char *text;       /* NULL ends the track */
+};
+struct tour_stop {
+	const char *name;       /* --demo NAME */
+	const char *title;      /* what happens, for --demo list */
+	const struct tour_caption *cap;
+};
+
 struct ui_opts {
 	double interval;        /* s */
 	const char *theme;      /* name or path; NULL: dark */
@@ -30,6 +42,14 @@ struct ui_opts {
 	void (*snapshot_json)(const struct model *m, const char *host, const struct event_log *ev,
 			      unsigned long ev_from, unsigned long ev_to, struct strbuf *out);
 	struct history *hist;   /* the samples kept for time travel (--history), or NULL */
+	/* the demo tour, or NULL: tour_n incidents, tour_at the one playing;
+	 * tour_open(tour_ctx, i) replaces the source and the model (the same
+	 * objects, reopened on incident i): 0, or -1 */
+	const char *caption;    /* --caption: a line above the key bar (a live demo), or NULL */
+	const struct tour_stop *tour;
+	int tour_n, tour_at;
+	int (*tour_open)(void *ctx, int i);
+	void *tour_ctx;
 	/* called with the model after each model_update() (the --listen
 	 * endpoint publishes there), or NULL */
 	void (*on_update)(const void *arg, int slot, const char *name, const struct model *m);

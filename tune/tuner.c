@@ -601,3 +601,83 @@ void tuner_close(struct tuner *tu)
 	journal_close(&tu->j);
 	journal_close(&tu->old);
 }
+
+void tune_view_snap(const struct tune_view *tv, struct tune_snap *out)
+{
+	memset(out, 0, sizeof *out);
+	out->flags = (uint8_t)((tv->probed ? TSNAP_PROBED : 0) | (tv->available ? TSNAP_AVAILABLE : 0) |
+			       (tv->read_only ? TSNAP_READ_ONLY : 0) | (tv->locked ? TSNAP_LOCKED : 0));
+	out->ttl = tv->ttl;
+	str_copy(out->why, sizeof out->why, tv->why);
+	str_copy(out->note, sizeof out->note, tv->note);
+	for (size_t i = 0; i < ntunables && i < TUNABLES_MAX && out->n < TUNABLES_MAX; i++) {
+		const struct tunable *t = &tunables[i];
+		if (tv->probed && !tunable_applies(t, tv->flavour))
+			continue;
+		struct tune_snap_row *r = &out->row[out->n++];
+		str_copy(r->name, sizeof r->name, t->name);
+		if (tv->probed && tv->known[i]) {
+			r->flags |= TSROW_KNOWN;
+			str_copy(r->now, sizeof r->now, tv->current[i]);
+			str_copy(r->to, sizeof r->to, tunable_toggle(t, tv->current[i]));
+		}
+		if (tv->probed && tv->allowed[i])
+			r->flags |= TSROW_ALLOWED;
+		for (int k = 0; k < tv->nactive; k++) {
+			const struct jentry *e = &tv->active[k];
+			if (strcmp(e->name, t->name) != 0)
+				continue;
+			r->flags |= TSROW_CHANGED | (e->seq < tv->first_seq ? TSROW_EARLIER : 0);
+			str_copy(r->was, sizeof r->was, e->was);
+			str_copy(r->val, sizeof r->val, e->val);
+			str_copy(r->undo, sizeof r->undo, e->undo);
+			r->since = e->wall;
+			break;
+		}
+	}
+}
+
+void tune_view_from_snap(const struct tune_snap *s, double at_wall, struct tune_view *tv)
+{
+	memset(tv, 0, sizeof *tv);
+	tv->at_wall = at_wall;
+	tv->probed = s->flags & TSNAP_PROBED;
+	tv->available = s->flags & TSNAP_AVAILABLE;
+	tv->read_only = s->flags & TSNAP_READ_ONLY;
+	tv->locked = s->flags & TSNAP_LOCKED;
+	tv->ttl = s->ttl;
+	str_copy(tv->why, sizeof tv->why, s->why);
+	str_copy(tv->note, sizeof tv->note, s->note);
+	tv->first_seq = 1;
+	for (int k = 0; k < s->n && k < TUNABLES_MAX; k++) {
+		const struct tune_snap_row *r = &s->row[k];
+		for (size_t i = 0; i < ntunables && i < TUNABLES_MAX; i++) {
+			const struct tunable *t = &tunables[i];
+			if (strcmp(t->name, r->name) != 0)
+				continue;
+			tv->known[i] = r->flags & TSROW_KNOWN;
+			str_copy(tv->current[i], sizeof tv->current[i], r->now);
+			tv->allowed[i] = r->flags & TSROW_ALLOWED;
+			if ((r->flags & TSROW_CHANGED) && tv->nactive < JOURNAL_MAX) {
+				struct jentry *e = &tv->active[tv->nactive++];
+				e->seq = r->flags & TSROW_EARLIER ? 0 : 1;
+				e->wall = r->since;
+				e->kind = t->kind;
+				str_copy(e->name, sizeof e->name, t->name);
+				str_copy(e->was, sizeof e->was, r->was);
+				str_copy(e->val, sizeof e->val, r->val);
+				str_copy(e->undo, sizeof e->undo, r->undo);
+				e->state = JS_ACTIVE;
+				tv->orphans += !!(r->flags & TSROW_EARLIER);
+			}
+			break;
+		}
+	}
+	/* newest first, as the tuner lists them */
+	for (int a = 1; a < tv->nactive; a++)
+		for (int b = a; b > 0 && tv->active[b].wall > tv->active[b - 1].wall; b--) {
+			struct jentry x = tv->active[b];
+			tv->active[b] = tv->active[b - 1];
+			tv->active[b - 1] = x;
+		}
+}

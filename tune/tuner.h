@@ -49,6 +49,9 @@ struct tune_view {
 	 * them (newest last): left as they are */
 	int nsuperseded;
 	struct jentry superseded[TUNE_LIST_MAX];
+	/* a replay: the recorded view, at the time of its sample (s since the
+	 * epoch; ages are counted to it); 0: live */
+	double at_wall;
 };
 
 struct tuner {
@@ -90,6 +93,13 @@ int tuner_keep(struct tuner *tu, unsigned seq, char *msg, size_t len);
 /* Changes of this server still in force. */
 int tuner_active(const struct tuner *tu);
 void tuner_close(struct tuner *tu);
+
+/* The view as a recording keeps it (SAMPLE field 32): the rows of the
+ * tuning table on the view's flavour, dbtop's changes in force. */
+void tune_view_snap(const struct tune_view *tv, struct tune_snap *out);
+/* A recorded view back (a replay: nothing can be changed from it; ages are
+ * counted to at_wall, the sample's time). */
+void tune_view_from_snap(const struct tune_snap *s, double at_wall, struct tune_view *tv);
 
 /* The revert statement of an entry, for the screen ("" when invalid). */
 void tuner_revert_sql(const struct jentry *e, char *buf, size_t len);

@@ -49,7 +49,8 @@ out=$(DBTOP_X=1 "$DBTOP" -b -n 1 "$DBTOP_MARIADB_URI" "$DBTOP_MARIADB_URI" 2>&1)
 LIM=(--query-timeout 1 --connect-timeout 2)
 timeout 80 "$DBTOP" --targets "$tmp/targets" -i $IV "${LIM[@]}" --format json >"$tmp/b.json" 2>"$tmp/b.err" &
 bp=$!
-UP_WAIT=20 dbtop_start 120 40 --targets "$tmp/targets" -i $IV "${LIM[@]}"
+FPORT=${DBTOP_FLEET_LISTEN_PORT:-38140}
+UP_WAIT=20 dbtop_start 120 40 --targets "$tmp/targets" -i $IV "${LIM[@]}" --listen "127.0.0.1:$FPORT"
 if wait_re 'FLEET 3 servers: 3 UP' 20; then ok "fleet screen first, 3 UP"; else nok "fleet screen: $(screen)"; fi
 for n in maria pg15 pg18; do
     if wait_re "^$n +(MariaDB|PostgreSQL) [0-9.]+ +UP " 10; then ok "fleet row $n: engine, version, UP"; else nok "fleet row $n: $(screen)"; fi
@@ -66,6 +67,13 @@ done
 [ "$(jq -r 'select(.server=="pg18") | .engine' "$tmp/b.json" | head -1)" = postgresql ] &&
     [ "$(jq -r 'select(.server=="maria") | .engine' "$tmp/b.json" | head -1)" = mariadb ] &&
     ok "batch: each server's record its own engine" || nok "batch engines"
+# the endpoint beside the fleet screen: one slot per server, each under its name
+for i in $(seq 1 100); do
+    [ "$(curl -sf "127.0.0.1:$FPORT/metrics" 2>/dev/null | grep -c '^dbtop_up{server="\(maria\|pg15\|pg18\)"} 1$')" = 3 ] && break
+    sleep 0.1
+done
+[ "$i" -lt 100 ] && ok "--listen beside the fleet: dbtop_up 1 for maria, pg15 and pg18" ||
+    nok "--listen with the fleet: $(curl -sf "127.0.0.1:$FPORT/metrics" 2>&1 | grep '^dbtop_up' | tr '\n' ' ')"
 sleep 3
 
 # ---- stop pg18 ----
@@ -81,6 +89,11 @@ fi
 T capture-pane -p -t s | grep -qE '^pg18 .* DOWN +for [0-9]+s: .*(connect|refused|terminat|closed)' &&
     ok "screen: the reason beside DOWN" || nok "screen: no reason: $(T capture-pane -p -t s | grep '^pg18')"
 T capture-pane -p -t s | grep -q 'FLEET 3 servers: 2 UP, 1 DOWN' && ok "fleet header: 2 UP, 1 DOWN" || nok "header: $(screen)"
+m=$(curl -sf "127.0.0.1:$FPORT/metrics" 2>/dev/null)
+grep -q '^dbtop_up{server="pg18"} 0$' <<<"$m" && grep -q '^dbtop_up{server="pg15"} 1$' <<<"$m" &&
+    ! grep -q '^dbtop_commits_total{server="pg18"}' <<<"$m" &&
+    ok "/metrics: pg18 dbtop_up 0 without its counters, pg15 still 1" ||
+    nok "/metrics while pg18 is down: $(grep -E '^dbtop_(up|commits_total)' <<<"$m" | tr '\n' ' ')"
 sleep 6   # pg18 stays down a while
 T capture-pane -p -t s | grep -qE '^(maria|pg15) .* UP ' && ok "screen: the other two still UP" || nok "others: $(screen)"
 

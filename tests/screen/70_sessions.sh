@@ -115,7 +115,7 @@ else
 	screen k | note
 fi
 keys k y
-if wait_for k "cannot act on sessions" 5; then ok "y on a recording: nothing is done, and it says so"; else nok "y on a recording"; fi
+if wait_for k "this is a recording: ending a session needs a live server" 5; then ok "y on a recording: nothing is done, and it says so"; else nok "y on a recording"; fi
 keys k e
 if wait_for k "no plan: explain asks a live server" 5; then ok "e on a recording: says why there is no plan"; else nok "e on a recording"; fi
 # S on screen 3: the root blocker's details on screen 6
@@ -138,8 +138,10 @@ else
 fi
 tm kill-session -t r 2>/dev/null
 
-# a recording without session lists: no tile on the overview, and screen 6 says why
-start o 100 30 --replay recordings/pg-wal-writer.dbrec --speed 0
+# a recording without session lists (the bundled one without fields 28-30,
+# as a dbtop before them wrote it): no tile on the overview, and screen 6 says why
+python3 tests/screen/striprec.py recordings/pg-wal-writer.dbrec "$T/nosessions.dbrec" 28 29 30
+start o 100 30 --replay "$T/nosessions.dbrec" --speed 0
 wait_for o "REPLAY ended" 15
 check "no session lists in the recording: no sessions tile" bash -c '! grep -q "^\[6\]" <<<"$1"' _ "$(screen o)"
 keys o 6

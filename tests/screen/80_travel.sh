@@ -15,7 +15,9 @@ for l in sys.stdin:
     r = json.loads(l)
     w = {e["waiter"]["id"] for e in r.get("locks") or []}
     roots = {e["root"] for e in r.get("locks") or []}
-    print(time.strftime("%H:%M:%S", time.gmtime(int(r["ts"]))), "%.2f" % r["rates"]["commits_per_s"], len(w),
+    c = r["rates"]["commits_per_s"]
+    # as the screen prints it: 3 significant digits from 100 on
+    print(time.strftime("%H:%M:%S", time.gmtime(int(r["ts"]))), "%.0f" % c if c >= 99.995 else "%.2f" % c, len(w),
           ",".join(str(x) for x in sorted(roots)) or "-")
 ' >"$T/exp"
 nrec=$(wc -l <"$T/exp")

@@ -299,7 +299,7 @@ golden_tiles() {
 # The header fields of recordings/mariadb-commit-fsync.dbrec at its end, for
 # header_expect (state, engine and version, host, uptime, interval, cost and
 # clock); they change when the recording is made again.
-MARIADB_HDR=("UP  REPLAY ended" "mariadb 10.11.19" "127.0.0.1:23306" "up 0m 42s" "every 1s" "cost 3.5ms  15:34:34")
+MARIADB_HDR=("UP  REPLAY ended" "mariadb 10.11.19" "127.0.0.1:34130" "up 0m 41s" "every 1s" "cost 8.4ms  21:15:23")
 
 # These overview goldens of 10_screens.sh and 20_terminal.sh hold the
 # header, the rates tile and the key bar; every tile of the overview is

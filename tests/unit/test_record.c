@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../core/tunables.h"
 #include "../../model/digests.h"
 #include "../../model/locks.h"
 #include "../../model/sessions.h"
@@ -1653,6 +1654,74 @@ static void test_logdev_fields(void)
 	CHECK(plain_none, "logdev: a sample without field 33 reads as not read");
 }
 
+/* SAMPLE field 32: the tuning screen written and read back as it was,
+ * and a sample without it read back without one. */
+static void test_tuning_field(void)
+{
+	struct recorder r;
+	struct rec_reader rd;
+	struct rec_item it;
+	struct sample smp;
+	char err[256];
+	const char *path = tpath("tuning.dbrec");
+	struct tune_snap t;
+	int got = 0, without = 0;
+
+	memset(&t, 0, sizeof t);
+	t.flags = TSNAP_PROBED | TSNAP_AVAILABLE | TSNAP_LOCKED;
+	t.ttl = 90;
+	str_copy(t.note, sizeof t.note, "a note from the probe");
+	t.n = 2;
+	str_copy(t.row[0].name, sizeof t.row[0].name, "innodb_flush_log_at_trx_commit");
+	str_copy(t.row[0].now, sizeof t.row[0].now, "2");
+	str_copy(t.row[0].to, sizeof t.row[0].to, "1");
+	t.row[0].flags = TSROW_KNOWN | TSROW_ALLOWED | TSROW_CHANGED;
+	str_copy(t.row[0].was, sizeof t.row[0].was, "1");
+	str_copy(t.row[0].val, sizeof t.row[0].val, "2");
+	str_copy(t.row[0].undo, sizeof t.row[0].undo, "1");
+	t.row[0].since = 1764620000.25;
+	str_copy(t.row[1].name, sizeof t.row[1].name, "wait/io/file/innodb/innodb_log_file");
+	if (rec_open_write(&r, path, &g_hdr, false, err, sizeof err) < 0) {
+		CHECK(0, "tuning: open for writing");
+		return;
+	}
+	rec_write_caps(&r, &g_caps[0], g_gen[0], err, sizeof err);
+	memset(&smp, 0, sizeof smp);
+	smp.state = STATE_UP;
+	smp.conn_gen = g_gen[0];
+	smp.tuning = &t;
+	rec_write_sample(&r, &smp, err, sizeof err);
+	smp.tuning = NULL;
+	rec_write_sample(&r, &smp, err, sizeof err);
+	rec_close(&r);
+	if (rec_open_read(&rd, path, NULL, 0, err, sizeof err) < 0) {
+		CHECK(0, "tuning: open for reading");
+		return;
+	}
+	while (rec_next(&rd, &it) == 1) {
+		if (it.type != REC_SAMPLE)
+			continue;
+		const struct tune_snap *b = it.sample.tuning;
+		if (got == 0) {
+			CHECK(b && b->flags == t.flags && b->ttl == 90 && b->n == 2 && strcmp(b->note, t.note) == 0,
+			      "tuning: the screen's flags, ttl, note and rows read back");
+			CHECK(b && strcmp(b->row[0].name, t.row[0].name) == 0 && strcmp(b->row[0].now, "2") == 0 &&
+				      strcmp(b->row[0].to, "1") == 0 && b->row[0].flags == t.row[0].flags &&
+				      strcmp(b->row[0].was, "1") == 0 && strcmp(b->row[0].val, "2") == 0 &&
+				      strcmp(b->row[0].undo, "1") == 0 && b->row[0].since == t.row[0].since,
+			      "tuning: a row changed by dbtop read back whole (now, a sets, was, set, revert, since)");
+			CHECK(b && b->row[1].flags == 0 && b->row[1].now[0] == '\0',
+			      "tuning: a row the server lacks read back as such");
+		} else {
+			without += b == NULL;
+		}
+		got++;
+		sample_release(&it.sample);
+	}
+	rec_reader_close(&rd);
+	CHECK(got == 2 && without == 1, tname("tuning: a sample without field 32 reads back without one (%d samples)", got));
+}
+
 int main(void)
 {
 	str_copy(tmpdir, sizeof tmpdir, "/tmp/dbtop-test-record.XXXXXX");
@@ -1664,6 +1733,7 @@ int main(void)
 	test_round_trip();
 	test_sampled_digests();
 	test_sessions_fields();
+	test_tuning_field();
 	test_logdev_fields();
 	test_mode();
 	test_truncation();
