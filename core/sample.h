@@ -118,6 +118,10 @@ struct sample {
 	unsigned nqueries;      /* statements sent for this sample */
 	struct ctr c[CTR__COUNT];
 	bool settings_fresh;    /* settings[] was read in this sample */
+	bool settings_checked;  /* the watched durability settings (setting_watched)
+				 * were read in this sample: unchanged since the
+				 * last full read unless settings_fresh (then
+				 * settings[] holds them all, changed ones new) */
 	int nsettings;
 	struct setting settings[SETTINGS_MAX];
 	struct notes notes;     /* per-sample remarks (missing data and why) */
@@ -174,6 +178,9 @@ void sample_set(struct sample *s, enum ctr_id id, uint64_t v, uint64_t epoch);
 
 /* Record a setting name=value (value sanitised). */
 void sample_setting(struct sample *s, const char *name, const char *value);
+/* A durability setting the event log watches and the sources read at every
+ * refresh (the rest every few seconds). */
+bool setting_watched(const char *name);
 
 /* Stable name of a counter (used in recordings), and back; -1 if unknown. */
 const char *ctr_name(enum ctr_id id);

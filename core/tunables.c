@@ -353,3 +353,19 @@ enum tune_kind tune_kind_parse(const char *s)
 		return TK_PG_SYSTEM;
 	return 0;
 }
+
+bool setting_watched(const char *name)
+{
+	/* numbers or words the server prints the same whether asked by
+	 * SHOW / pg_settings or by @@global / current_setting() */
+	static const char *const names[] = {
+		"innodb_flush_log_at_trx_commit", "sync_binlog", "binlog_commit_wait_count",
+		"binlog_commit_wait_usec", "binlog_group_commit_sync_delay",
+		"synchronous_commit", "fsync", "wal_writer_delay", "wal_writer_flush_after",
+		"commit_delay", "commit_siblings", "wal_sync_method", "full_page_writes",
+	};
+	for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}

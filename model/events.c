@@ -172,6 +172,8 @@ static void derive_restart(struct event_log *l, const struct sample *s, bool emi
 
 static void derive_settings(struct event_log *l, const struct sample *s, bool emit)
 {
+	if (s->state == STATE_UP && s->settings_checked && !s->settings_fresh && l->nset > 0)
+		l->chk_wall = s->wall;   /* the watched ones read alone: the same still */
 	if (s->state != STATE_UP || !s->settings_fresh || s->nsettings <= 0)
 		return;
 	for (int i = 0; emit && l->nset > 0 && i < s->nsettings; i++) {
@@ -182,7 +184,8 @@ static void derive_settings(struct event_log *l, const struct sample *s, bool em
 		if (own_covers(l, n->name, n->value, s->wall))
 			continue;   /* dbtop's own change, logged when it was made */
 		struct event e = ev_new(EV_SETTING, s->wall, SEV_WARN);
-		e.since = l->set_wall;
+		/* the last reading that still saw the old value */
+		e.since = setting_watched(n->name) && l->chk_wall > l->set_wall ? l->chk_wall : l->set_wall;
 		e.who_known = l->live;
 		str_copy(e.name, sizeof e.name, n->name);
 		str_copy(e.old, sizeof e.old, l->set[k].value);
@@ -191,7 +194,12 @@ static void derive_settings(struct event_log *l, const struct sample *s, bool em
 	}
 	l->nset = s->nsettings;
 	memcpy(l->set, s->settings, sizeof s->settings[0] * (size_t)s->nsettings);
-	l->set_wall = s->wall;
+	if (s->settings_checked) {
+		l->chk_wall = s->wall;   /* a watched one changed: the rest were not read */
+	} else {
+		l->set_wall = s->wall;
+		l->chk_wall = 0;
+	}
 }
 
 static void derive_findings(struct event_log *l, const struct model *m, const struct sample *s, bool emit)

@@ -73,6 +73,7 @@ struct event_log {
 	int nset;
 	struct setting set[SETTINGS_MAX];
 	double set_wall;         /* wall time of that settings reading */
+	double chk_wall;         /* the watched ones (setting_watched) seen unchanged since; 0: not */
 	int nfind;
 	char find[FINDINGS_MAX][48];
 	enum finding_severity find_sev[FINDINGS_MAX];

@@ -971,6 +971,8 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 #define MY_MDL_GATE_MYSQL                                                                          \
 	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM performance_schema.metadata_locks " \
 	"WHERE LOCK_STATUS = 'PENDING'"
+/* a watched setting's row: the name follows */
+#define MY_VAR_ROW "dbtop:v:"
 #define MY_MDL_GATE_MARIADB                                                                        \
 	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM information_schema.PROCESSLIST "   \
 	"WHERE STATE LIKE 'Waiting for%metadata lock'"
@@ -1679,10 +1681,11 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
 }
 
 /* Redo and binlog file syncs and COMMIT latency from performance_schema,
- * the wait summary when due, and the metadata-lock gate (pending requests
- * on MySQL 8, sessions in that state on MariaDB) into *mdl_waits, in one
- * round trip. Returns 0, or -1 (sample failed). */
-static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_waits)
+ * the wait summary when due, the metadata-lock gate (pending requests
+ * on MySQL 8, sessions in that state on MariaDB) into *mdl_waits, and when
+ * quick the watched settings (source_watched), in one round trip. Returns
+ * 0, or -1 (sample failed). */
+static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_waits, bool quick)
 {
 	struct my_priv *p = src->priv;
 	const struct caps *c = &src->caps;
@@ -1698,6 +1701,10 @@ static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_wait
 	sb_init(&psq);
 	sb_printf(&psq, "%s%s%s%s", MY_PS_SQL, own, waits ? MY_WAITS_SQL : "",
 		  c->flavour == FLAVOUR_MYSQL ? MY_MDL_GATE_MYSQL : MY_MDL_GATE_MARIADB);
+	/* the watched settings, one row each (numbers: the column stays one) */
+	for (int i = 0; quick && source_watched(src, i); i++)
+		sb_printf(&psq, " UNION ALL SELECT '" MY_VAR_ROW "%s', @@global.%s, 0", source_watched(src, i),
+			  source_watched(src, i));
 	MYSQL_RES *res;
 	int rc = my_sample_query(src, out, psq.s, &res);
 	sb_free(&psq);
@@ -1714,6 +1721,11 @@ static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_wait
 				wait_set_add(ws, row[0] + 2, wc, wps / 1000);
 			continue;
 		}
+		if (row[0] && strncmp(row[0], MY_VAR_ROW, strlen(MY_VAR_ROW)) == 0) {
+			sample_setting(out, row[0] + strlen(MY_VAR_ROW), row[1]);
+			out->settings_checked = true;
+			continue;
+		}
 		if (row[0] && strcmp(row[0], "dbtop:mdl_waiting") == 0) {
 			if (!mysql_locks_count(row[1], mdl_waits))
 				*mdl_waits = 0;
@@ -1726,18 +1738,30 @@ static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_wait
 	return 0;
 }
 
-/* Without performance_schema: the metadata-lock gate alone. Returns 0, or
- * -1 (sample failed). */
-static int my_read_mdl_gate(struct source *src, struct sample *out, unsigned *mdl_waits)
+/* Without performance_schema: the metadata-lock gate, and when quick the
+ * watched settings as more columns. Returns 0, or -1 (sample failed). */
+static int my_read_mdl_gate(struct source *src, struct sample *out, unsigned *mdl_waits, bool quick)
 {
 	MYSQL_ROW row;
 	char q[MYL_SQL_MAX];
-	mysql_locks_mdl_count_sql(src->caps.flavour, (unsigned)(src->query_timeout * 1000), q, sizeof q);
+	struct strbuf cols;
+	int n = 0;
+	sb_init(&cols);
+	for (; quick && source_watched(src, n); n++)
+		sb_printf(&cols, ", @@global.%s", source_watched(src, n));
+	mysql_locks_mdl_count_sql(src->caps.flavour, (unsigned)(src->query_timeout * 1000), cols.s ? cols.s : "",
+				  q, sizeof q);
+	sb_free(&cols);
 	MYSQL_RES *res;
 	if (my_sample_query(src, out, q, &res) < 0)
 		return -1;
-	if (res && (row = mysql_fetch_row(res)) && !mysql_locks_count(row[0], mdl_waits))
-		*mdl_waits = 0;
+	if (res && (row = mysql_fetch_row(res))) {
+		if (!mysql_locks_count(row[0], mdl_waits))
+			*mdl_waits = 0;
+		for (int i = 0; i < n && (int)mysql_num_fields(res) > i + 1; i++)
+			sample_setting(out, source_watched(src, i), row[i + 1]);
+		out->settings_checked = n > 0;
+	}
 	if (res)
 		mysql_free_result(res);
 	return 0;
@@ -1821,7 +1845,10 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	repl_my_begin(&out->repl, false);
 	if (my_read_status(src, out, &st) < 0)
 		return -1;
-	if (c->ps_readable ? my_read_ps(src, out, &mdl_waits) < 0 : my_read_mdl_gate(src, out, &mdl_waits) < 0)
+	/* the settings in full every few seconds, the watched ones else */
+	bool quick = !want_settings;
+	if (c->ps_readable ? my_read_ps(src, out, &mdl_waits, quick) < 0 :
+			     my_read_mdl_gate(src, out, &mdl_waits, quick) < 0)
 		return -1;
 	mysql_map_finish(out, c, p->restarts);
 	my_fill_decide(src, out);

@@ -360,16 +360,18 @@ char *mysql_locks_mdl_sql(enum flavour fl, unsigned ms, char *buf, size_t len)
 	return sb_out(&b, buf, len);
 }
 
-char *mysql_locks_mdl_count_sql(enum flavour fl, unsigned ms, char *buf, size_t len)
+char *mysql_locks_mdl_count_sql(enum flavour fl, unsigned ms, const char *cols, char *buf, size_t len)
 {
 	struct strbuf b;
 	sb_init(&b);
 	select_head(&b, fl, ms);
+	sb_puts(&b, "COUNT(*)");
+	sb_puts(&b, cols ? cols : "");
 	if (fl == FLAVOUR_MARIADB)
-		sb_puts(&b, "COUNT(*) FROM information_schema.PROCESSLIST "
+		sb_puts(&b, " FROM information_schema.PROCESSLIST "
 			"WHERE STATE LIKE 'Waiting for%metadata lock'");
 	else
-		sb_puts(&b, "COUNT(*) FROM performance_schema.metadata_locks WHERE LOCK_STATUS = 'PENDING'");
+		sb_puts(&b, " FROM performance_schema.metadata_locks WHERE LOCK_STATUS = 'PENDING'");
 	return sb_out(&b, buf, len);
 }
 

@@ -147,9 +147,10 @@ char *mysql_locks_row_sql(enum flavour fl, unsigned ms, char *buf, size_t len);
  * Lock types the matrix does not know conflict with everything. */
 char *mysql_locks_mdl_sql(enum flavour fl, unsigned ms, char *buf, size_t len);
 
-/* The metadata-lock gate: one row, one column (the number of waiting
- * requests / sessions), see the top of this file. */
-char *mysql_locks_mdl_count_sql(enum flavour fl, unsigned ms, char *buf, size_t len);
+/* The metadata-lock gate: one row, its first column the number of waiting
+ * requests / sessions (see the top of this file), then cols (", expr, ...";
+ * NULL: none). */
+char *mysql_locks_mdl_count_sql(enum flavour fl, unsigned ms, const char *cols, char *buf, size_t len);
 
 /* A count cell as returned by the count queries; false when NULL or not
  * a number. */

@@ -904,6 +904,7 @@ struct pg_refresh {
 	bool wprof;              /* the pg_wait_sampling profile is read */
 	bool other;              /* pg_stat_statements in another database: its own round trip */
 	bool info;               /* pg_stat_statements_info too (deallocations) */
+	int nwatch;              /* watched settings read as the counters' last columns */
 	struct pg_results rs;    /* the refresh's results */
 	int next;                /* the next of rs to read */
 	unsigned waiting;        /* sessions waiting for a lock (the gate) */
@@ -934,7 +935,17 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 		out->digests_skipped = true;
 	}
 	sb_init(q);
-	sb_puts(q, pg_counters_sql(c));
+	/* between two full reads the watched settings (source_watched) ride
+	 * along as the counters' last columns */
+	f->nwatch = 0;
+	if (!want_settings && source_watched(src, 0)) {
+		sb_puts(q, "SELECT c.*");
+		for (; source_watched(src, f->nwatch); f->nwatch++)
+			sb_printf(q, ", current_setting('%s', true)", source_watched(src, f->nwatch));
+		sb_printf(q, " FROM (%s) c", pg_counters_sql(c));
+	} else {
+		sb_puts(q, pg_counters_sql(c));
+	}
 	/* the session list, when it is read, scans pg_stat_activity anyway */
 	f->gate_in_sessions = src->want_sessions && source_sessions_due(src, clock_mono());
 	if (!f->gate_in_sessions)
@@ -1040,7 +1051,14 @@ static int pg_refresh_read(struct source *src, struct sample *out, bool want_set
 		return -1;
 	}
 	pg_cells(r, 0, cells, PGC__COUNT);
+	int base = PQnfields(r) - f->nwatch;
+	for (int k = base; k >= 0 && k < PGC__COUNT; k++)
+		cells[k] = NULL;   /* not a counter */
 	pg_map_counters(out, &src->caps, cells, p->own_xacts);
+	for (int k = 0; k < f->nwatch && base >= 0; k++)
+		if (cell(r, 0, base + k))
+			sample_setting(out, source_watched(src, k), cell(r, 0, base + k));
+	out->settings_checked = f->nwatch > 0 && base >= 0;
 	f->next = 1;
 	if (!f->gate_in_sessions) {
 		f->waiting = f->rs.n > f->next ? pg_locks_waiting(cell(f->rs.r[f->next], 0, 0)) : 0;

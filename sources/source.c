@@ -206,6 +206,7 @@ int source_open(struct source *src, char *err, size_t errlen)
 		src->host_io = src->caps.logdev.state == LDS_OK;
 	}
 	src->next_settings = 0;
+	src->nset_last = 0;   /* read in full first */
 	if (!src->start_wall)
 		src->start_wall = clock_wall();
 	return 0;
@@ -224,6 +225,48 @@ static void source_fail(struct source *src, double now)
 		 * interval tries again */
 		src->next_try = now + (src->interval > 0 ? src->interval : BACKOFF_MIN) * 0.9;
 		src->backoff = BACKOFF_MIN;
+	}
+}
+
+const char *source_watched(const struct source *src, int i)
+{
+	for (int k = 0; k < src->nset_last; k++) {
+		const char *n = src->set_last[k].name;
+		if (!setting_watched(n) || n[strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789_")])
+			continue;
+		if (i-- == 0)
+			return n;
+	}
+	return NULL;
+}
+
+/* After a refresh: a full read becomes the last one; watched settings read
+ * alone that differ from it update it, and the sample then carries all
+ * the settings (settings_fresh) so that everything sees the change at
+ * once; unchanged ones leave the sample without settings. */
+static void source_settings_merge(struct source *src, struct sample *out)
+{
+	bool changed = false;
+	if (out->settings_fresh) {
+		src->nset_last = out->nsettings;
+		memcpy(src->set_last, out->settings, sizeof out->settings[0] * (size_t)out->nsettings);
+		return;
+	}
+	if (!out->settings_checked)
+		return;
+	for (int i = 0; i < out->nsettings; i++)
+		for (int k = 0; k < src->nset_last; k++)
+			if (strcmp(src->set_last[k].name, out->settings[i].name) == 0 &&
+			    strcmp(src->set_last[k].value, out->settings[i].value) != 0) {
+				str_copy(src->set_last[k].value, sizeof src->set_last[k].value, out->settings[i].value);
+				changed = true;
+			}
+	out->nsettings = 0;
+	memset(out->settings, 0, sizeof out->settings);
+	if (changed) {
+		out->nsettings = src->nset_last;
+		memcpy(out->settings, src->set_last, sizeof out->settings[0] * (size_t)src->nset_last);
+		out->settings_fresh = true;
 	}
 }
 
@@ -277,6 +320,7 @@ void source_tick(struct source *src, struct sample *out)
 		hostio_read(&src->caps.logdev, NULL, &out->logdev);
 	if (out->settings_fresh)
 		src->next_settings = now + src->settings_every;
+	source_settings_merge(src, out);
 }
 
 void sample_release(struct sample *s)

@@ -174,6 +174,11 @@ struct source {
 				   * interval (no back-off), so its return shows at once */
 	double next_settings;    /* monotonic s of the next settings refresh */
 	double settings_every;   /* s */
+	/* the settings of the last full read, with the watched ones
+	 * (setting_watched) as the last refresh read them: a backend reads
+	 * those of them the server has at every refresh (source_watched) */
+	int nset_last;
+	struct setting set_last[SETTINGS_MAX];
 	char last_error[NOTE_LEN];
 	/* lock graph pacing (source_locks_reuse / source_locks_read) */
 	struct lock_set *lk_last;  /* the last graph read, owned */
@@ -225,6 +230,10 @@ int source_open(struct source *src, char *err, size_t errlen);
 /* One poll: connects again when due, samples, and on failure closes and
  * schedules a retry with exponential back-off. Always fills out (state DOWN
  * / STALLED with the reason when no data). */
+/* The i-th watched setting of the last full read, to be read at this
+ * refresh (i from 0 while it returns non-NULL); only names of letters,
+ * digits and '_' (they go into SQL). */
+const char *source_watched(const struct source *src, int i);
 void source_tick(struct source *src, struct sample *out);
 
 /* Is a server reached at host on this machine: no host (the default

@@ -84,6 +84,44 @@ keys tr q
 wait_for tr "EXITED" 5
 tm kill-session -t tr
 
+# ---- the event log on a replay: the recording's events, Enter lands on one ----
+FSYNC=recordings/mariadb-commit-fsync.dbrec
+"$DBTOP" --replay "$FSYNC" --speed 0 --batch --format json 2>/dev/null |
+	jq -r '.events[]? | "\(.ts | floor | strftime("%H:%M:%S")) \(.kind)"' >"$T/ev.exp"
+start ev 120 40 --replay "$FSYNC" --speed 0
+if wait_for ev "REPLAY ended" 20; then
+	keys ev 7
+	wait_for ev "event log" 5
+	got=$(screen ev | sed -nE 's/^([0-9]{2}:[0-9]{2}:[0-9]{2})  ([a-z][a-z ]*[a-z]) {2,}.*/\1 \2/p' | tac)
+	n=$(wc -l <"$T/ev.exp")
+	check "the event log lists the recording's $n events (time and kind as in its JSON)" \
+		test "$n" -ge 5 -a "$got" = "$(cat "$T/ev.exp")"
+	ts=$(awk '$2 == "setting" { print $1; exit }' "$T/ev.exp")
+	keys ev / "1 -> 2" Enter
+	sleep 0.3
+	keys ev Enter
+	check "Enter on the setting change lands on it: AT $ts" wait_for ev "PAUSED  AT $ts " 5
+	check "... the settings line of that moment: innodb_flush_log_at_trx_commit=2" \
+		has ev "innodb_flush_log_at_trx_commit=2 sync_binlog=1 -> 1 fsync per commit"
+	keys ev 7 /
+	for _ in $(seq 10); do keys ev BSpace; done
+	keys ev Enter
+	# a chain whose root heads no other chain of the recording
+	read -r root tc < <("$DBTOP" --replay "$FSYNC" --speed 0 --batch --format json 2>/dev/null |
+		jq -rs '[.[] | .events[]? | select(.kind == "lock chain")] | group_by(.root) | map(select(length == 1))[0][0] |
+			"\(.root) \(.ts | floor | strftime("%H:%M:%S"))"')
+	keys ev / "root blocker $root .dbtop_admin, " Enter
+	sleep 0.3
+	keys ev Enter
+	check "Enter on the chain of root blocker $root lands on it: AT $tc" wait_for ev "PAUSED  AT $tc " 5
+else
+	nok "the commit-fsync replay reaches its end"
+	screen ev | note
+fi
+keys ev q
+wait_for ev "EXITED" 5
+tm kill-session -t ev
+
 # ---- a running replay: freeze, step forward (reads the next sample), back, resume ----
 RUN_ENV=(DBTOP_FRAME_STATS="$T/travel.frames")
 start rp 120 40 --replay "$CHAIN" --speed 1
@@ -104,8 +142,8 @@ if wait_for rp "REPLAY x1" 10 && retry 10 flowing rp; then
 	sleep 0.5
 	check "Left Left: back at $c0" test "$(at rp)" = "$c0"
 	check "the replay clock stands still while frozen (REPLAY x1  PAUSED)" grep -q 'REPLAY x1  PAUSED' <<<"$(line rp 0)"
-	sleep 3
-	check "3 s later still at $c0" test "$(at rp)" = "$c0"
+	sleep 5
+	check "5 s later still at $c0" test "$(at rp)" = "$c0"
 	keys rp Space
 	wait_gone rp "PAUSED" 5
 	if wait_for rp "REPLAY ended" 40; then

@@ -205,6 +205,47 @@ static void test_derivation(void)
 
 /* SAMPLE field 31 written and read back; recorded events are logged as
  * they are, not derived again. */
+/* The watched settings read at every refresh between the full reads: an
+ * observed change dates from the last refresh that saw the old value; the
+ * others from their last full read. */
+static void test_watched_since(void)
+{
+	struct event_log l;
+	struct model m;
+	struct sample s;
+	fresh(&m);
+	events_init(&l);
+	l.live = true;
+	sample_at(&s, 1000, "1");
+	sample_setting(&s, "innodb_flush_method", "O_DIRECT");
+	events_update(&l, &m, &s);
+	for (int t = 1001; t <= 1004; t++) {
+		sample_at(&s, t, NULL);
+		s.settings_checked = true;   /* unchanged: the sample carries none */
+		events_update(&l, &m, &s);
+	}
+	CHECK(l.n == 0, "watched settings read unchanged: nothing logged");
+	/* 1005: the refresh's read differs; the sample carries them all */
+	sample_at(&s, 1005, "2");
+	sample_setting(&s, "innodb_flush_method", "O_DIRECT");
+	s.settings_checked = true;
+	events_update(&l, &m, &s);
+	const struct event *e = l.n == 1 ? events_at(&l, 0) : NULL;
+	CHECK(e && e->kind == EV_SETTING && e->since == 1004 && e->wall == 1005 && strcmp(e->new, "2") == 0,
+	      "the change dates from the refresh before (since 1004), not the last full read (1000)");
+	sample_at(&s, 1006, NULL);
+	s.settings_checked = true;
+	events_update(&l, &m, &s);
+	/* 1010: the full read finds a setting that is not watched changed */
+	sample_at(&s, 1010, "2");
+	sample_setting(&s, "innodb_flush_method", "fsync");
+	events_update(&l, &m, &s);
+	e = l.n == 2 ? events_at(&l, 1) : NULL;
+	CHECK(e && strcmp(e->name, "innodb_flush_method") == 0 && e->since == 1000,
+	      "a setting not watched: since its last full read (1000), not the refresh that saw a watched one");
+	events_free(&l);
+}
+
 static void test_record(void)
 {
 	char path[] = "/tmp/dbtop-events-XXXXXX";
@@ -328,6 +369,7 @@ static void test_snapshot_files(void)
 int main(void)
 {
 	test_derivation();
+	test_watched_since();
 	test_record();
 	test_snapshot_files();
 	return tap_failed ? 1 : 0;

@@ -188,10 +188,10 @@ static void test_sql(void)
 	CHECK(starts(buf, "SET STATEMENT max_statement_time=0.250 FOR SELECT wt.PROCESSLIST_ID"),
 	      "mdl sql mariadb: SET STATEMENT");
 
-	mysql_locks_mdl_count_sql(FLAVOUR_MYSQL, 500, buf, sizeof buf);
+	mysql_locks_mdl_count_sql(FLAVOUR_MYSQL, 500, NULL, buf, sizeof buf);
 	CHECK_STR(buf, "SELECT /*+ MAX_EXECUTION_TIME(500) */ COUNT(*) FROM performance_schema.metadata_locks "
 		  "WHERE LOCK_STATUS = 'PENDING'", "mdl count sql mysql");
-	mysql_locks_mdl_count_sql(FLAVOUR_MARIADB, 500, buf, sizeof buf);
+	mysql_locks_mdl_count_sql(FLAVOUR_MARIADB, 500, NULL, buf, sizeof buf);
 	CHECK_STR(buf, "SET STATEMENT max_statement_time=0.500 FOR SELECT COUNT(*) FROM "
 		  "information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for%metadata lock'",
 		  "mdl count sql mariadb");
