@@ -244,6 +244,7 @@ static void test_watched_since(void)
 	CHECK(e && strcmp(e->name, "innodb_flush_method") == 0 && e->since == 1000,
 	      "a setting not watched: since its last full read (1000), not the refresh that saw a watched one");
 	events_free(&l);
+	model_free(&m);
 }
 
 static void test_record(void)
