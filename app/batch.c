@@ -296,10 +296,7 @@ void batch_json_events(const struct model *m, const char *host, int top, bool se
 	wait_table_json(&m->wt, top, out);
 	json_coverage(m, out);
 	repl_json(&m->repl, out);
-	{
-		struct finding f[FINDINGS_MAX];
-		findings_json(f, findings_eval(m, f, FINDINGS_MAX), out);
-	}
+	findings_json(m->findings.f, m->findings.n, out);
 	if (ev)
 		events_json(ev, ev_from, ev_to, out);
 	if (sessions) {
@@ -588,8 +585,8 @@ void batch_text(const struct model *m, const char *host, struct batch_text_state
 
 	text_summary(m, host, st, out);
 	{
-		struct finding f[FINDINGS_MAX];
-		size_t nf = findings_eval(m, f, FINDINGS_MAX);
+		const struct finding *f = m->findings.f;
+		size_t nf = m->findings.n;
 		for (size_t k = 0; k < nf; k++) {
 			char line[1400];
 			str_printf(line, sizeof line, "  %s %s: %s -> %s", f[k].severity == SEV_CRIT ? "!!" : "!", f[k].id,

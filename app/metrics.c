@@ -260,8 +260,8 @@ static void render_locks(struct mr *r, const struct model *m)
 /* The findings in force. */
 static void render_findings(struct mr *r, const struct model *m)
 {
-	struct finding f[FINDINGS_MAX];
-	size_t n = findings_eval(m, f, FINDINGS_MAX), i;
+	const struct finding *f = m->findings.f;
+	size_t n = m->findings.n, i;
 	for (i = 0; i < n; i++) {
 		const char *kv[] = {"id", f[i].id, "severity", finding_severity_name(f[i].severity), NULL};
 		put(r, MF_FINDING, kv, 1);

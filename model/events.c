@@ -204,11 +204,12 @@ static void derive_settings(struct event_log *l, const struct sample *s, bool em
 
 static void derive_findings(struct event_log *l, const struct model *m, const struct sample *s, bool emit)
 {
-	struct finding f[FINDINGS_MAX];
+	const struct finding *f;
 	size_t n;
 	if (s->state != STATE_UP || !m)
 		return;   /* no data: the findings stand as they were */
-	n = findings_eval(m, f, FINDINGS_MAX);
+	f = m->findings.f;
+	n = m->findings.n;
 	for (size_t i = 0; emit && i < n; i++) {
 		int k;
 		for (k = 0; k < l->nfind && strcmp(l->find[k], f[i].id) != 0; k++)

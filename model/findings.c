@@ -514,6 +514,11 @@ size_t findings_eval(const struct model *m, struct finding *out, size_t max)
 	return n;
 }
 
+void findings_update(struct model *m)
+{
+	m->findings.n = findings_eval(m, m->findings.f, FINDINGS_MAX);
+}
+
 const struct tunable *findings_top_remedy(const struct finding *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -30,9 +30,20 @@ struct finding {
 
 #define FINDINGS_MAX 8
 
-/* Evaluate every rule on m; returns how many fired (at most max), most
- * severe first. */
+/* The findings in force for a model's newest sample: what every reader
+ * (screen, batch, fleet, metrics, events, tuning) shows. Written only by
+ * findings_update(), once per sample, at the end of model_update(). */
+struct finding_set {
+	size_t n;
+	struct finding f[FINDINGS_MAX];   /* most severe first */
+};
+
+/* Evaluate every rule on m (the raw rules, no state); returns how many
+ * fired (at most max), most severe first. Readers use m->findings. */
 size_t findings_eval(const struct model *m, struct finding *out, size_t max);
+/* Compute m->findings from the model as it now stands (called by
+ * model_update() after each sample; the only writer of m->findings). */
+void findings_update(struct model *m);
 /* The tunables[] row the most severe finding with a setting remedy points
  * at (NULL when none): the row screen 5 opens with. */
 const struct tunable *findings_top_remedy(const struct finding *f, size_t n);

@@ -369,6 +369,7 @@ void model_update(struct model *m, const struct sample *s)
 		m->nsettings = (size_t)s->nsettings;
 		memcpy(m->settings, s->settings, sizeof m->settings);
 	}
+	findings_update(m);
 }
 
 /* Ring src without its skip newest values into dst (reset). */

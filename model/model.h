@@ -9,6 +9,7 @@
 #include "../core/sample.h"
 #include "../core/caps.h"
 #include "digests.h"
+#include "findings.h"
 #include "locks.h"
 #include "logdev.h"
 #include "sessions.h"
@@ -113,6 +114,7 @@ struct model {
 	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
 	struct repl_model repl;   /* synchronous replication (model/replication.h) */
 	struct logdev_view ld;    /* the log devices (caps.logdev): figures and history */
+	struct finding_set findings; /* in force at the newest sample (findings_update) */
 };
 
 /* history_len: intervals kept (>= 1). */

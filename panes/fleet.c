@@ -94,8 +94,8 @@ void fleet_row_fill(struct fleet_row *r, int idx, const char *name, const char *
 			r->wait_aas = we[i]->aas;
 			break;
 		}
-	struct finding f[FINDINGS_MAX];
-	size_t nf = findings_eval(m, f, FINDINGS_MAX);
+	const struct finding *f = m->findings.f;
+	size_t nf = m->findings.n;
 	if (nf > 0) {
 		r->has_finding = true;
 		r->sev = f[0].severity;

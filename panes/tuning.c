@@ -237,8 +237,7 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	if (visible < 1)
 		visible = cv->h - y;
 	pane_clamp(v, n, visible);
-	struct finding fs[FINDINGS_MAX];
-	const struct tunable *hint = findings_top_remedy(fs, findings_eval(m, fs, FINDINGS_MAX));
+	const struct tunable *hint = findings_top_remedy(m->findings.f, m->findings.n);
 	int hr = tuning_row_of(m, hint);
 	if (!v->full && !v->focused && hr >= 0 && (hr < v->top || hr >= v->top + visible)) {
 		/* a short tile shows the row the finding points at */
@@ -261,8 +260,7 @@ static int tuning_need(const struct model *m, const struct pane_view *v, int w, 
 	if (!m->have_caps || !tv || !tv->available)
 		return 1;
 	int extra = (tv->nactive > 0) + (tv->nforeign ? 1 : 0) + (tv->nsuperseded > 0);
-	struct finding fs[FINDINGS_MAX];
-	if (findings_top_remedy(fs, findings_eval(m, fs, FINDINGS_MAX)))
+	if (findings_top_remedy(m->findings.f, m->findings.n))
 		*min = 2 + (tv->nactive > 0);
 	else if (tv->nactive > 0)
 		*min = 1;

@@ -600,8 +600,8 @@ static int draw_state_line(struct ui *u, int y)
  * belong to it; at most max lines. Returns the next free row. */
 static int draw_findings(struct ui *u, int y, const char *pane, int max)
 {
-	struct finding f[FINDINGS_MAX];
-	size_t n = findings_eval(u->m, f, FINDINGS_MAX), mine = 0;
+	const struct finding *f = u->m->findings.f;
+	size_t n = u->m->findings.n, mine = 0;
 	for (size_t i = 0; i < n; i++)
 		mine += !pane || strcmp(f[i].pane, pane) == 0;
 	/* the overview: a finding may take two lines when all of them can */
@@ -1596,8 +1596,7 @@ static void undo_changes(struct ui *u, bool all)
  * on (the finding and a then name the same setting and value). */
 static void select_remedy(struct ui *u)
 {
-	struct finding f[FINDINGS_MAX];
-	int r = tuning_row_of(u->m, findings_top_remedy(f, findings_eval(u->m, f, FINDINGS_MAX)));
+	int r = tuning_row_of(u->m, findings_top_remedy(u->m->findings.f, u->m->findings.n));
 	if (r >= 0)
 		u->views[TUNING_SCREEN - 1].sel = r;
 }
