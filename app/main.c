@@ -156,7 +156,8 @@ static void usage(FILE *f)
 	      "      --demo [NAME|list]    a tour of the bundled incident recordings (> next,\n"
 	      "                            < previous); NAME plays one; list lists them\n"
 	      "      --help                this help\n"
-	      "      --version             print the version\n",
+	      "      --version             print the version, the commit built and the\n"
+	      "                            JSON schema, recording and metric names' versions\n",
 	      f);
 }
 
