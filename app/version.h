@@ -6,8 +6,8 @@
 
 #include <stdio.h>
 
-extern const char dbtop_version[];   /* "0.1.0" */
-extern const char dbtop_commit[];    /* "1a2b3c4d5e6f", with "-dirty" when built from changed files; "unknown" */
+extern const char dbtop_version[]; /* "0.1.0" */
+extern const char dbtop_commit[];  /* "1a2b3c4d5e6f", with "-dirty" when built from changed files; "unknown" */
 #define DBTOP_VERSION dbtop_version
 
 /* The metric names of /metrics (docs/metrics.md): bumped when a name or a
