@@ -367,21 +367,27 @@ static void with_settings(struct incidents *inc, size_t i, struct sample *s, str
 	sample_release(&tmp->sample);
 }
 
-/* The kept window: from the checkpoint at or before trigger - before to
- * the newest sample (the trigger's). 0, or -1 with err. */
-static int copy_window(struct incidents *inc, double from, char *err, size_t errlen)
+/* The first kept sample of the window: the checkpoint (digests whole) at
+ * or before trigger - before. */
+static size_t window_start(const struct history *h, double from)
 {
-	struct history *h = &inc->hist;
 	size_t k = h->n ? h->n - 1 : 0, j;
-	uint32_t gen = UINT32_MAX;
-	int rc = 0;
 	while (k > 0 && h->e[k - 1].wall >= from)
 		k--;
 	for (j = k + 1; j-- > 0;)
-		if (h->e[j].ckpt) {
-			k = j;
-			break;
-		}
+		if (h->e[j].ckpt)
+			return j;
+	return k;
+}
+
+/* The kept window: from window_start to the newest sample (the
+ * trigger's). 0, or -1 with err. */
+static int copy_window(struct incidents *inc, double from, char *err, size_t errlen)
+{
+	struct history *h = &inc->hist;
+	size_t k = window_start(h, from), j;
+	uint32_t gen = UINT32_MAX;
+	int rc = 0;
 	struct rec_item *it = xmalloc(sizeof *it), *tmp = xmalloc(sizeof *tmp);
 	for (j = k; j < h->n && rc == 0; j++) {
 		if ((rc = hist_read(h, j, it, err, errlen)) < 0)
@@ -428,10 +434,8 @@ static int begin_file(struct incidents *inc, const struct model *m, const struct
 	h.open_at = s->wall;
 	str_copy(h.trigger, sizeof h.trigger, inc->hit.id);
 	double from = s->wall - inc->cfg.before;
-	h.start_wall = from;
-	if (inc->have_hist && inc->hist.n)
-		for (size_t i = inc->hist.n; i-- > 0 && inc->hist.e[i].wall >= from - inc->cfg.interval * 1.5;)
-			h.start_wall = inc->hist.e[i].wall;
+	bool window = inc->have_hist && !inc->hist.stopped && inc->hist.n;
+	h.start_wall = window ? inc->hist.e[window_start(&inc->hist, from)].wall : s->wall;
 	if (rec_open_write_fd(&inc->w, fd, inc->path, &h, inc->cfg.redact, err, errlen) < 0) {
 		/* not even its header: nothing worth keeping */
 		char pj[700];
@@ -442,7 +446,7 @@ static int begin_file(struct incidents *inc, const struct model *m, const struct
 	}
 	open_note(inc->path, true);
 	inc->st = INC_OPEN;
-	if (inc->have_hist && !inc->hist.stopped && inc->hist.n)
+	if (window)
 		return copy_window(inc, from, err, errlen);
 	/* no spool: the trigger's sample alone */
 	inc->first_wall = s->wall;
@@ -681,7 +685,7 @@ static void read_summary(struct incident_entry *e, const char *dir, const char *
 	str_printf(p, sizeof p, "%s/%s.txt", dir, base);
 	int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	e->writing = true;
+	str_copy(e->status, sizeof e->status, "writing");
 	if (!f) {
 		if (fd >= 0)
 			close(fd);
@@ -691,7 +695,8 @@ static void read_summary(struct incident_entry *e, const char *dir, const char *
 	if (fgets(e->line, sizeof e->line, f))
 		e->line[strcspn(e->line, "\n")] = '\0';
 	if (fgets(status, sizeof status, f))
-		e->writing = strstr(status, "being written") != NULL;
+		str_copy(e->status, sizeof e->status, strncmp(status, "status: complete", 16) == 0 ? "complete"
+						     : strncmp(status, "status: cut", 11) == 0 ? "cut" : "writing");
 	fclose(f);
 	text_sanitize(e->line);
 }

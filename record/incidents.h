@@ -120,7 +120,7 @@ struct incident_entry {
 	char trigger[TRIGGER_ID_LEN];
 	char line[300];            /* the summary's first line */
 	uint64_t bytes;
-	bool writing;              /* the summary says it is still being written (or there is none) */
+	char status[16];           /* "complete", "cut" (ended early), "writing" (or dbtop was killed: no summary's end) */
 };
 /* The incident files in dir, newest first (*out: malloc'ed). The count,
  * or -1 with err. */

@@ -140,7 +140,7 @@ void inc_sum_events(struct inc_sum *s, const struct event_list *el)
 				str_copy(x->old, sizeof x->old, e->old);
 				str_copy(x->new_, sizeof x->new_, e->new);
 				x->wall = e->wall;
-				x->by = e->own ? "dbtop" : e->who_known ? "another client" : "not recorded";
+				x->by = e->own ? "dbtop" : e->who_known ? "another client" : "whom: not recorded";
 			}
 			break;
 		case EV_DOWN: case EV_STALLED: case EV_UP: case EV_RESTART:
