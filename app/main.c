@@ -91,6 +91,8 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
+static void usage_incidents(FILE *f);
+
 static void usage(FILE *f)
 {
 	fputs("usage: dbtop [options] [TARGET...]\n"
@@ -153,8 +155,27 @@ static void usage(FILE *f)
 	      "                            authentication)\n"
 	      "      --no-screen           with --listen or --incidents: sample for the\n"
 	      "                            endpoint and the incident capture only, no screen\n"
-	      "                            and no batch records (until a signal): a service\n"
-	      "incident capture (docs/incidents.md):\n"
+	      "                            and no batch records (until a signal): a service\n",
+	      f);
+	usage_incidents(f);
+	fputs("record and replay:\n"
+	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
+	      "      --redact              replace literals in recorded text with ?\n"
+	      "      --replay FILE         show a recording instead of a server\n"
+	      "      --speed X             replay speed (default 1 = real time; 0 = no waiting)\n"
+	      "      --from S              start S seconds into the recording (a seek: what\n"
+	      "                            comes before is kept to step back to)\n"
+	      "      --demo [NAME|list]    a tour of the bundled incident recordings (> next,\n"
+	      "                            < previous); NAME plays one; list lists them\n"
+	      "      --help                this help\n"
+	      "      --version             print the version\n",
+	      f);
+}
+
+/* The incident capture's part of --help. */
+static void usage_incidents(FILE *f)
+{
+	fputs("incident capture (docs/incidents.md):\n"
 	      "      --incidents DIR       with --no-screen (or --batch) and a server: write an\n"
 	      "                            incident file (a recording) into DIR when a trigger\n"
 	      "                            fires; alone: list the incidents in DIR (Enter\n"
@@ -171,18 +192,7 @@ static void usage(FILE *f)
 	      "                            no limit), the oldest removed first\n"
 	      "      --incidents-max-count N  incident files kept at most (default 200; 0: no limit)\n"
 	      "      --on-incident PROGRAM run PROGRAM FILE when an incident file is complete\n"
-	      "                            (no shell; ended after 30 s; a failure is logged)\n"
-	      "record and replay:\n"
-	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
-	      "      --redact              replace literals in recorded text with ?\n"
-	      "      --replay FILE         show a recording instead of a server\n"
-	      "      --speed X             replay speed (default 1 = real time; 0 = no waiting)\n"
-	      "      --from S              start S seconds into the recording (a seek: what\n"
-	      "                            comes before is kept to step back to)\n"
-	      "      --demo [NAME|list]    a tour of the bundled incident recordings (> next,\n"
-	      "                            < previous); NAME plays one; list lists them\n"
-	      "      --help                this help\n"
-	      "      --version             print the version\n",
+	      "                            (no shell; ended after 30 s; a failure is logged)\n",
 	      f);
 }
 
@@ -911,6 +921,18 @@ static void batch_loop(const struct run *r)
 	sb_free(&out);
 }
 
+/* --batch and --no-screen: the batch loop, with the incident capture
+ * when --incidents is given; the exit status. */
+static int run_batch(struct run *r)
+{
+	if (r->o->inc.dir && !(r->inc = start_incidents(r->o, metrics_label_safe(r->host, r->host))))
+		return 1;
+	batch_loop(r);
+	stop_incidents(r->inc, 1);
+	r->inc = NULL;
+	return 0;
+}
+
 /* The demo tour's switch: the same source and model reopened on another
  * bundled incident. */
 struct tour_run {
@@ -1374,10 +1396,8 @@ int main(int argc, char **argv)
 	}
 	target_init(&t);
 	parse_args(argc, args, &o, &t);
-	if (o.list_incidents) {
-		target_free(&t);
-		return service_list(o.inc.dir, argv[0]);
-	}
+	if (o.list_incidents)
+		return service_list(o.inc.dir, argv[0]);   /* --incidents DIR alone */
 	if (o.demo_name && (status = demo_choose(&o)) >= 0)
 		return status;
 	replaying = o.replay || o.demo;
@@ -1424,12 +1444,6 @@ int main(int argc, char **argv)
 	struct run r = {.o = &o, .src = &src, .m = &m, .rec = &rec, .recording = &recording, .host = host,
 			.replaying = replaying, .tuner = tuner, .start_mono = start_mono};
 	r.ls = ls;
-	if (o.inc.dir && o.batch && !(r.inc = start_incidents(&o, metrics_label_safe(host, host)))) {
-		listen_stop(ls);
-		source_close(&src);
-		target_free(&t);
-		return 1;
-	}
 	if (!o.batch) {
 		bool worker_running;
 		struct tour_run tr = {.r = &r, .rcfg = &rcfg, .t = &t, .hist = hist < HISTORY_MIN ? HISTORY_MIN : hist};
@@ -1443,9 +1457,8 @@ int main(int argc, char **argv)
 			return status;
 		}
 	} else {
-		batch_loop(&r);
+		status = run_batch(&r);
 	}
-	stop_incidents(r.inc, 1);
 	listen_stop(ls);
 	if (replaying && src.finished)
 		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);

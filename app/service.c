@@ -104,6 +104,7 @@ int service_config(struct incident_cfg *cfg, const struct service_args *a, const
 	cfg->manual = &service_usr1;
 	cfg->log = stderr;
 	cfg->dbtop_version = version;
+	/* the defaults first: findings at warning or above, state DOWN */
 	trigger_default_findings(&cfg->trig[cfg->ntrig++]);
 	if (add_trigger(cfg, "down: state DOWN", "the default", err, errlen) < 0)
 		return -1;
@@ -112,6 +113,14 @@ int service_config(struct incident_cfg *cfg, const struct service_args *a, const
 			return -1;
 	if (a->triggers_file && read_triggers(cfg, a->triggers_file, err, errlen) < 0)
 		return -1;
+	/* a finding trigger given ("finding ID", "findings info") replaces the
+	 * default one: the findings that start an incident are then chosen */
+	for (int i = 2; i < cfg->ntrig; i++)
+		if (cfg->trig[i].kind == TK_FINDING || cfg->trig[i].kind == TK_FINDINGS) {
+			memmove(&cfg->trig[0], &cfg->trig[1], (size_t)(cfg->ntrig - 1) * sizeof cfg->trig[0]);
+			cfg->ntrig--;
+			break;
+		}
 	return 0;
 }
 

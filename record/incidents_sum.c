@@ -271,6 +271,24 @@ void inc_sum_also(struct inc_sum *s, const struct trig_hit *h, double wall)
 
 /* ---- writing ---- */
 
+/* s as a JSON string, null when NULL. */
+static void json_text(struct strbuf *b, const char *s)
+{
+	if (s)
+		json_str(b, s);
+	else
+		sb_puts(b, "null");
+}
+
+/* A number with three decimals (times since the epoch), null when not finite. */
+static void json_f3(struct strbuf *b, double v)
+{
+	if (isfinite(v))
+		sb_printf(b, "%.3f", v);
+	else
+		sb_puts(b, "null");
+}
+
 static void utc(double wall, bool date, char *buf, size_t len)
 {
 	time_t t = (time_t)wall;
@@ -434,11 +452,11 @@ static void json_findings(struct strbuf *b, const struct inc_sum *s)
 	for (int i = 0; i < n; i++) {
 		const struct sum_dg *d = &s->dg[idx[i]];
 		sb_puts(b, i ? ",{\"text\":" : "{\"text\":");
-		json_str(b, d->text[0] ? d->text : NULL);
+		json_text(b, d->text[0] ? d->text : NULL);
 		sb_puts(b, ",\"schema\":");
 		json_str(b, d->schema);
 		sb_printf(b, ",\"total_ms\":%.1f,\"calls\":%.0f,\"avg_ms\":", d->ms, d->calls);
-		json_num(b, d->calls > 0 ? d->ms / d->calls : NAN);
+		json_f3(b, d->calls > 0 ? d->ms / d->calls : NAN);
 		sb_putc(b, '}');
 	}
 	sb_putc(b, ']');
@@ -455,9 +473,9 @@ static void json_rest(struct strbuf *b, const struct inc_sum *s)
 		json_str(b, r->state);
 		sb_printf(b, ",\"blocked\":%d,\"from_ts\":%.3f,\"to_ts\":%.3f,\"trx_age_s\":", r->blocked, r->first,
 			  r->last);
-		json_num(b, r->trx_age);
+		json_f3(b, r->trx_age);
 		sb_puts(b, ",\"statement\":");
-		json_str(b, r->query[0] ? r->query : NULL);
+		json_text(b, r->query[0] ? r->query : NULL);
 		sb_putc(b, '}');
 	}
 	sb_puts(b, "],\"settings\":[");
@@ -476,7 +494,7 @@ static void json_rest(struct strbuf *b, const struct inc_sum *s)
 	for (int i = 0; i < s->ndown; i++) {
 		const struct sum_down *d = &s->down[i];
 		sb_printf(b, "%s{\"from_ts\":%.3f,\"to_ts\":", i ? "," : "", d->from);
-		json_num(b, d->to > 0 ? d->to : NAN);
+		json_f3(b, d->to > 0 ? d->to : NAN);
 		sb_printf(b, ",\"restart\":%s,\"why\":", d->restart ? "true" : "false");
 		json_str(b, d->why);
 		sb_putc(b, '}');

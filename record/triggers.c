@@ -241,6 +241,10 @@ int trigger_parse(const char *text, struct trigger *t, char *err, size_t errlen)
 	str_copy(t->text, sizeof t->text, text);
 	text_sanitize(t->text);
 	const char *cond = take_name(text, t, name, sizeof name);
+	while (*cond == ' ')
+		cond++;
+	str_copy(t->text, sizeof t->text, cond);   /* (the condition, without its name) */
+	text_sanitize(t->text);
 	if ((n = words(cond, buf, sizeof buf, w)) <= 0) {
 		str_copy(err, errlen, n < 0 ? "too many words" : "empty trigger");
 		return -1;
@@ -358,7 +362,7 @@ bool trigger_eval(struct trigger *t, const struct model *m, struct trig_hit *hit
 		return false;
 	str_copy(hit->kind, sizeof hit->kind, t->kind == TK_FINDINGS || t->kind == TK_FINDING ? "finding"
 						 : t->kind == TK_STATE ? "state" : "threshold");
-	if (t->kind == TK_FINDINGS || t->kind == TK_FINDING)
+	if (t->kind == TK_FINDINGS || t->kind == TK_FINDING || t->kind == TK_STATE)
 		str_copy(hit->why, sizeof hit->why, what);
 	else if (t->hold > 0)
 		str_printf(hit->why, sizeof hit->why, "%s: %s for %.0f s", t->text, what, now - t->since);
