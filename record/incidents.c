@@ -478,7 +478,7 @@ static void begin(struct incidents *inc, const struct model *m, const struct sam
 {
 	char err[600];
 	enforce(inc, 1);
-	inc->sum = inc_sum_new();
+	inc->sum = inc_sum_new(inc->cfg.redact);
 	inc->samples = 0;
 	inc->trig_wall = s->wall;
 	inc->end_wall = s->wall + inc->cfg.after;

@@ -127,7 +127,7 @@ struct incident_entry {
 int incidents_list(const char *dir, struct incident_entry **out, char *err, size_t errlen);
 
 /* ---- the summary (incidents_sum.c) ---- */
-struct inc_sum *inc_sum_new(void);
+struct inc_sum *inc_sum_new(bool redact);
 void inc_sum_free(struct inc_sum *s);
 /* The events of a sample in the window (settings, DOWN periods, lock chains,
  * findings raised before the trigger). */

@@ -56,6 +56,7 @@ struct sum_also {
 };
 
 struct inc_sum {
+	bool redact;         /* --redact: the texts as a recording keeps them */
 	struct sum_finding f[SUM_FIND];
 	int nf;
 	struct sum_dg dg[SUM_DG];
@@ -71,9 +72,24 @@ struct inc_sum {
 	int nalso;
 };
 
-struct inc_sum *inc_sum_new(void)
+struct inc_sum *inc_sum_new(bool redact)
 {
-	return xcalloc(1, sizeof(struct inc_sum));
+	struct inc_sum *s = xcalloc(1, sizeof(struct inc_sum));
+	s->redact = redact;
+	return s;
+}
+
+/* Copy a free text (an event's line, a finding's words): under --redact
+ * its literals replaced as a recording's (redact_sql). */
+static void copy_text(char *dst, size_t len, const char *src, bool redact)
+{
+	if (!redact) {
+		str_copy(dst, len, src);
+		return;
+	}
+	char *r = redact_sql(src);
+	str_copy(dst, len, r);
+	free(r);
 }
 
 void inc_sum_free(struct inc_sum *s)
@@ -123,7 +139,7 @@ static void down_event(struct inc_sum *s, const struct event *e)
 	d->from = e->wall;
 	d->to = e->kind == EV_RESTART ? e->wall : 0;
 	d->restart = e->kind == EV_RESTART;
-	str_copy(d->why, sizeof d->why, e->detail);
+	copy_text(d->why, sizeof d->why, e->detail, s->redact);
 }
 
 void inc_sum_events(struct inc_sum *s, const struct event_list *el)
@@ -149,7 +165,7 @@ void inc_sum_events(struct inc_sum *s, const struct event_list *el)
 		case EV_FINDING:
 			if ((f = finding_slot(s, e->name, e->wall)) && !f->summary[0]) {
 				f->sev = e->severity;
-				str_copy(f->summary, sizeof f->summary, e->detail);
+				copy_text(f->summary, sizeof f->summary, e->detail, s->redact);
 				f->last = e->wall;
 			}
 			break;
@@ -243,8 +259,8 @@ void inc_sum_model(struct inc_sum *s, const struct model *m, bool redact)
 			continue;
 		if (!x->evidence[0]) {   /* the first sighting's words */
 			x->sev = f->severity;
-			str_copy(x->summary, sizeof x->summary, f->summary);
-			str_copy(x->evidence, sizeof x->evidence, f->evidence);
+			copy_text(x->summary, sizeof x->summary, f->summary, redact);
+			copy_text(x->evidence, sizeof x->evidence, f->evidence, redact);
 			str_copy(x->suggestion, sizeof x->suggestion, f->suggestion);
 		}
 		x->last = m->last.wall;
@@ -265,7 +281,7 @@ void inc_sum_also(struct inc_sum *s, const struct trig_hit *h, double wall)
 	struct sum_also *a = &s->also[s->nalso++];
 	str_copy(a->id, sizeof a->id, h->id);
 	str_copy(a->kind, sizeof a->kind, h->kind);
-	str_copy(a->why, sizeof a->why, h->why);
+	copy_text(a->why, sizeof a->why, h->why, s->redact);
 	a->first = a->last = wall;
 }
 
@@ -317,11 +333,12 @@ static int top_digests(const struct inc_sum *s, int *idx)
 
 static void txt_head(struct strbuf *b, const struct inc_sum *s, const struct incidents *inc, bool done, const char *cut)
 {
-	char t[32], a[32], z[32];
+	char t[32], a[32], z[32], why[sizeof inc->hit.why];
+	copy_text(why, sizeof why, inc->hit.why, s->redact);
 	const char *name = strrchr(inc->path, '/');
 	name = name ? name + 1 : inc->path;
 	utc(inc->trig_wall, true, t, sizeof t);
-	sb_printf(b, "%s UTC  %s  %s: %s\n", t, inc->server, inc->hit.id, inc->hit.why);
+	sb_printf(b, "%s UTC  %s  %s: %s\n", t, inc->server, inc->hit.id, why);
 	utc(inc->end_wall, false, z, sizeof z);
 	if (!done)
 		sb_printf(b, "status: being written (until %s UTC at least; longer while a trigger holds)\n", z);
@@ -334,7 +351,7 @@ static void txt_head(struct strbuf *b, const struct inc_sum *s, const struct inc
 		  (unsigned long long)inc->samples, a, inc->trig_wall - inc->first_wall, inc->w.bytes / 1024.0,
 		  inc->cfg.redact ? ", literals redacted" : "");
 	sb_printf(b, "replay: dbtop --replay %s   (opens at the trigger; Left / [ step back)\n", inc->path);
-	sb_printf(b, "trigger: %s (%s) at %s UTC: %s\n", inc->hit.id, inc->hit.kind, t + 11, inc->hit.why);
+	sb_printf(b, "trigger: %s (%s) at %s UTC: %s\n", inc->hit.id, inc->hit.kind, t + 11, why);
 	for (int i = 0; i < s->nalso; i++) {
 		if (strcmp(s->also[i].id, inc->hit.id) == 0 && s->nalso == 1)
 			continue;
@@ -416,8 +433,10 @@ static void json_head(struct strbuf *b, const struct inc_sum *s, const struct in
 	json_str(b, inc->hit.id);
 	sb_puts(b, ",\"kind\":");
 	json_str(b, inc->hit.kind);
+	char why[sizeof inc->hit.why];
+	copy_text(why, sizeof why, inc->hit.why, s->redact);
 	sb_puts(b, ",\"why\":");
-	json_str(b, inc->hit.why);
+	json_str(b, why);
 	sb_puts(b, "},\"held\":[");
 	for (int i = 0; i < s->nalso; i++) {
 		sb_puts(b, i ? ",{\"id\":" : "{\"id\":");
