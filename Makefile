@@ -54,7 +54,7 @@ DB_OBJ := $(DB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check check-asan unit live asan soak demo install uninstall clean fuzz
+.PHONY: all deps check check-asan unit live asan soak demo install install-service uninstall clean fuzz
 all: $(BIN)
 
 $(BIN): $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ) $(BUILD)/demo_rec.o | $(PLUGINS)
@@ -204,6 +204,16 @@ install: dbtop
 	install -m 0644 dbtop-pg.so dbtop-mysql.so $(DESTDIR)$(LIBDIR)/
 	install -m 0644 docs/dbtop.1 $(DESTDIR)$(MANDIR)/dbtop.1
 	install -m 0644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
+
+# the incident capture as a service (docs/incidents.md): the unit, with
+# ExecStart at $(BINDIR), and an example /etc/dbtop/dbtop.env (kept if there)
+UNITDIR ?= /etc/systemd/system
+install-service: install
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)/etc/dbtop
+	sed 's|/usr/local/bin/dbtop|$(BINDIR)/dbtop|' contrib/dbtop.service >$(DESTDIR)$(UNITDIR)/dbtop.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/dbtop.service
+	chmod 0700 $(DESTDIR)/etc/dbtop
+	[ -e $(DESTDIR)/etc/dbtop/dbtop.env ] || install -m 0600 contrib/dbtop.env $(DESTDIR)/etc/dbtop/dbtop.env
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/dbtop $(DESTDIR)$(MANDIR)/dbtop.1
