@@ -343,6 +343,66 @@ static void test_exclusive_names(void)
 	model_free(&r.m);
 }
 
+/* --on-incident: run with the file, no shell, no password in its
+ * environment; a failure and an overrun logged. */
+static void test_program(void)
+{
+	struct run r;
+	struct incident_cfg cfg;
+	char prog[400], slow[400], logp[400], ran[400];
+	str_printf(prog, sizeof prog, "%s/prog.sh", dir);
+	str_printf(slow, sizeof slow, "%s/slow.sh", dir);
+	str_printf(logp, sizeof logp, "%s/log.txt", dir);
+	str_printf(ran, sizeof ran, "%s/ran.txt", dir);
+	FILE *f = fopen(prog, "w");
+	fprintf(f, "#!/bin/sh\necho \"$# $1 $DBTOP_INCIDENT_TRIGGER ${PGPASSWORD:-no-password}\" >'%s'\nexit 3\n", ran);
+	fclose(f);
+	f = fopen(slow, "w");
+	fprintf(f, "#!/bin/sh\nexec sleep 30\n");
+	fclose(f);
+	chmod(prog, 0700);
+	chmod(slow, 0700);
+	setenv("PGPASSWORD", "hunter2", 1);
+	start(&r, &cfg, NULL, 1.8e9 + 3000);
+	FILE *log = fopen(logp, "w+");
+	r.inc.cfg.log = log;
+	str_copy(r.inc.cfg.on_incident, sizeof r.inc.cfg.on_incident, prog);
+	r.inc.cfg.on_incident_timeout = 5;
+	r.inc.cfg.cooldown = 0;
+	feed(&r, 1, STATE_DOWN, false);
+	char path[600];
+	str_copy(path, sizeof path, r.inc.path);
+	feed(&r, 3, STATE_UP, false);   /* closed: the program runs */
+	for (int i = 0; i < 100 && r.inc.child[0]; i++) {
+		usleep(20000);
+		feed(&r, 0.5, STATE_UP, false);
+	}
+	char *x = slurp(ran), want[800];
+	str_printf(want, sizeof want, "1 %s down no-password\n", path);
+	CHECK_STR(x, want, "--on-incident: PROGRAM FILE, one argument, the trigger in its environment, no PGPASSWORD");
+	free(x);
+	str_copy(r.inc.cfg.on_incident, sizeof r.inc.cfg.on_incident, slow);
+	r.inc.cfg.on_incident_timeout = 0.3;
+	feed(&r, 1, STATE_DOWN, false);
+	feed(&r, 3, STATE_UP, false);
+	double until = clock_mono() + 5;
+	while ((r.inc.child[0] || r.inc.child[1]) && clock_mono() < until) {
+		usleep(50000);
+		feed(&r, 0.5, STATE_UP, false);
+	}
+	incidents_close(&r.inc);
+	fflush(log);
+	fclose(log);
+	x = slurp(logp);
+	CHECK(strstr(x, "prog.sh") && strstr(x, "failed: exit status 3"), "--on-incident: a failure is logged");
+	CHECK(strstr(x, "slow.sh") && strstr(x, "ran past") && strstr(x, "failed: Terminated"),
+	      "--on-incident: past its time it is ended, and that is logged");
+	CHECK(!strstr(x, "hunter2"), "no password in the log");
+	free(x);
+	unsetenv("PGPASSWORD");
+	model_free(&r.m);
+}
+
 static void test_metrics(void)
 {
 	struct incident_stats st;
@@ -391,6 +451,7 @@ int main(void)
 	test_episodes();
 	test_manual_and_limits();
 	test_exclusive_names();
+	test_program();
 	test_metrics();
 	char cmd[400];
 	str_printf(cmd, sizeof cmd, "rm -rf '%s'", dir);
