@@ -326,6 +326,8 @@ static void fail(struct incidents *inc, const char *what, double now)
 		rec_close(&inc->w);
 		open_note(inc->path, false);
 		inc_sum_write(inc->sum, inc, true, "a write failed (the disk is full?): the file ends early");
+		inc_sum_free(inc->sum);
+		inc->sum = NULL;
 		inc->st = INC_IDLE;
 		inc->stats.open = false;
 	}
