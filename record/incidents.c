@@ -132,6 +132,15 @@ static uint64_t size_of(const char *dir, const char *base, const char *ext)
 	return lstat(p, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 }
 
+/* No control character in name (a hostile file name never reaches a terminal). */
+static bool plain_name(const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
 /* The incident files of dir, oldest first (names begin with the time). */
 static size_t dir_files(const char *dir, struct dfile **out)
 {
@@ -144,7 +153,7 @@ static size_t dir_files(const char *dir, struct dfile **out)
 	while ((de = readdir(d)) != NULL) {
 		size_t l = strlen(de->d_name);
 		if (l < 7 || l >= sizeof(*out)->name || strcmp(de->d_name + l - 6, ".dbrec") != 0 ||
-		    de->d_name[0] < '0' || de->d_name[0] > '9')
+		    de->d_name[0] < '0' || de->d_name[0] > '9' || !plain_name(de->d_name))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;

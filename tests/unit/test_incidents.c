@@ -303,9 +303,13 @@ static void test_manual_and_limits(void)
 	incidents_close(&r.inc);
 
 	struct incident_entry *e = NULL;
-	char err[300];
+	char err[300], hostile[400];
+	str_printf(hostile, sizeof hostile, "%s/2019\033]0;owned\007.dbrec", dir);
+	int hfd = open(hostile, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (hfd >= 0)
+		close(hfd);
 	int n = incidents_list(dir, &e, err, sizeof err);
-	CHECK(n == 4, tname("the list: 4 incidents (%d)", n));
+	CHECK(n == 4, tname("the list: 4 incidents, a name with control characters left out (%d)", n));
 	bool order = true;
 	for (int i = 1; i < n; i++)
 		order &= e[i - 1].wall >= e[i].wall;
