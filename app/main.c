@@ -190,7 +190,9 @@ static void usage_incidents(FILE *f)
 	      "      --triggers FILE       triggers, one a line\n"
 	      "      --incidents-max-mb N  the incident files kept at most (default 1024; 0:\n"
 	      "                            no limit), the oldest removed first\n"
-	      "      --incidents-max-count N  incident files kept at most (default 200; 0: no limit)\n"
+	      "      --incidents-max-count N\n"
+	      "                            incident files kept at most (default 200; 0: no\n"
+	      "                            limit)\n"
 	      "      --on-incident PROGRAM run PROGRAM FILE when an incident file is complete\n"
 	      "                            (no shell; ended after 30 s; a failure is logged)\n",
 	      f);
