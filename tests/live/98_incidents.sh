@@ -22,9 +22,9 @@
 tmp=$(mktemp -d)
 M=$DBTOP_MARIADB_CLIENT
 P15="$DBTOP_PG15_PSQL -At"
-LPORT=$DBTOP_LISTEN_PORT
+LPORT=${DBTOP_LISTEN_PORT:-38160}   # (95_metrics uses 38150-38153)
 shim=build/tests/slowsync.so
-switch=$DBTOP_SANDBOX_DIR/slowsync-on
+switch=${DBTOP_SANDBOX_DIR:-${TMPDIR:-/tmp}/dbtop-sandbox}/slowsync-on
 slowed= svc= lp= mnt=
 export XDG_STATE_HOME=$tmp/state TZ=UTC
 cleanup() {
