@@ -578,6 +578,14 @@ static void check_incident_args(struct opts *o)
 	if (!o->no_screen && !o->batch && !o->json)
 		die_usage("--incidents DIR with a server runs with --no-screen (a service) or --batch; alone it lists "
 			  "the incidents in DIR:", "--incidents");
+	/* the triggers parsed now: a bad one is said before any connection */
+	struct incident_cfg *cfg = xmalloc(sizeof *cfg);
+	char err[700];
+	if (service_config(cfg, &o->inc, DBTOP_VERSION, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		exit(2);
+	}
+	free(cfg);
 }
 
 /* The endpoint's options: --listen-any and --no-screen need --listen;

@@ -74,6 +74,17 @@ replay_json() { "$DBTOP" --replay "$1" --batch --format json --speed 0 2>"$2.err
 
 part() { [[ " ${DBTOP_98_PARTS:-A B C D E} " == *" $1 "* ]]; }
 
+# ---- the command line, before any connection ----
+"$DBTOP" --no-screen --incidents "$tmp/cli" --trigger 'lock waiters >= nope' mysql://u@127.0.0.1:1/ >/dev/null 2>"$tmp/cli.err"
+check "a bad --trigger: exit 2 before any connection, the reason named" \
+    bash -c "[ $? = 2 ] && grep -q 'bad trigger .lock waiters >= nope.: a number' '$tmp/cli.err' && ! grep -qi connect '$tmp/cli.err'"
+"$DBTOP" --incidents "$tmp/cli" mysql://u@127.0.0.1:1/ >/dev/null 2>"$tmp/cli.err"
+check "--incidents with a server but no --no-screen / --batch: exit 2 (the screen keeps its own history)" \
+    bash -c "[ $? = 2 ] && grep -q 'runs with --no-screen' '$tmp/cli.err'"
+mkdir -p "$tmp/empty"
+check "--incidents DIR alone, not a terminal: the list's header, no file yet" \
+    bash -c "[ \"\$(\"$DBTOP\" --incidents '$tmp/empty' </dev/null)\" = \"\$(printf '# trigger time (UTC)\\tserver\\ttrigger\\tbytes\\tstatus\\tfile\\tsummary')\" ]"
+
 # ---- A. MariaDB: 20 s of slow syncs in the middle of a load ----
 if part A; then
 [ -f "$shim" ] || make -s CI=1 "$shim" >/dev/null 2>&1
