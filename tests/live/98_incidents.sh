@@ -1,7 +1,9 @@
 # The incident capture (issue 35, docs/incidents.md): dbtop --no-screen
 # --incidents DIR with nobody watching.
-#  A. MariaDB under a sysbench load; the redo log's syncs 10 ms slower for
-#     20 s in the middle (tests/tools/slowsync.c, switched by a file):
+#  A. MariaDB under a sysbench load (sync_binlog=1, the redo log left to
+#     innodb_flush_log_at_trx_commit=2); the binary log's syncs 20 ms slower
+#     for 20 s in the middle (tests/tools/slowsync.c, switched by a file;
+#     switched off they return at once: a fast disk whatever the host does):
 #     exactly one incident file; its replay opens at the trigger, shows the
 #     commit-fsync finding, COMMIT on top, and the seconds before the
 #     slowdown; the summary names the trigger and its evidence; /metrics
@@ -91,11 +93,13 @@ if part A; then
 check "the slow-sync shim is built ($shim)" test -f "$shim"
 rm -f "$switch"
 slowed=1
-# (switched off, the redo log's syncs return at once: a fast baseline on a busy host)
-DBTOP_SERVER_PRELOAD=$shim DBTOP_SLOWSYNC_MS=20 DBTOP_SLOWSYNC_FILES="ib_logfile mariadb-bin" DBTOP_SLOWSYNC_SWITCH=$switch \
+# (the finding rests on the binary log's sync time, which performance_schema
+# measures: a CPU-starved host slows COMMIT but not that, so the baseline
+# stays clear of it on a busy machine)
+DBTOP_SERVER_PRELOAD=$shim DBTOP_SLOWSYNC_MS=20 DBTOP_SLOWSYNC_FILES="mariadb-bin" DBTOP_SLOWSYNC_SWITCH=$switch \
     DBTOP_SLOWSYNC_FAST_OFF=1 \
     tests/sandbox.sh restart mariadb >/dev/null 2>&1
-$M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1"
+$M -e "SET GLOBAL innodb_flush_log_at_trx_commit=2, GLOBAL sync_binlog=1"
 tA=$(date +%s)
 # (the load first: its first seconds are not the steady state the test compares with)
 tests/load.sh sysbench mariadb --rate 150 --time 56 --threads 4 2>/dev/null &
@@ -127,20 +131,31 @@ trig=$(jq -s '[.[] | .events[]? | select(.kind == "incident") | .ts] | first' "$
 echo "# A: trigger at $trig; replay: $(jq -s length "$J") records; $(cat "$J.err")"
 check "A: the replay holds the trigger's event (kind incident, trigger commit-fsync)" \
     jq -se 'any(.[]; any(.events[]?; .kind == "incident" and .trigger == "commit-fsync"))' "$J"
+# COMMIT's average latency (ms) over the records of FROM..TO
+commit_ms() {
+    jq -s --argjson a "$2" --argjson b "$3" '[.[] | select(.ts > $a and .ts < $b) | .digests[]? |
+        select((.text // "") | test("^COMMIT")) | .avg_ms | select(. != null)] | if length == 0 then null else add / length end' "$1"
+}
+base_ms=$(commit_ms "$J" 0 "$slow_from")
+slow_ms=$(commit_ms "$J" "$(awk -v t="$slow_from" 'BEGIN { printf "%.3f", t + 3 }')" "$slow_to")
+echo "# A: COMMIT $base_ms ms before the slowdown, $slow_ms ms during it; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+check "A: COMMIT during the slowdown >= 2x the same run's baseline ($base_ms -> $slow_ms ms)" \
+    awk -v a="$base_ms" -v b="$slow_ms" 'BEGIN { exit !(a != "null" && b != "null" && b >= 2 * a) }'
 check "A: the trigger falls inside the slow period" \
     awk -v t="$trig" -v a="$slow_from" -v b="$slow_to" 'BEGIN { exit !(t != "null" && t >= a && t <= b + 1) }'
-check "A: the replay shows the finding at the trigger" \
-    jq -se --argjson t "$trig" 'any(.[]; .ts == $t and any(.findings[]?; .id == "commit-fsync"))' "$J"
-l=$(jq -s --argjson t "$trig" '[.[] | select(.ts >= $t and .ts <= $t + 10)] | "\([.[] | select((.digests[0].text // "") | test("^COMMIT"))] | length)/\(length)"' -r "$J")
-check "A: COMMIT leads the digests in >= 80% of the records from the trigger on ($l)" \
+check "A: the replay shows the finding at the trigger and through the slowdown" \
+    jq -se --argjson t "$trig" --argjson a "$slow_from" --argjson b "$slow_to" 'any(.[]; .ts == $t and any(.findings[]?; .id == "commit-fsync")) and
+        ([.[] | select(.ts > $a + 3 and .ts < $b)] | length > 0 and (map(select(any(.findings[]?; .id == "commit-fsync"))) | length) >= 0.8 * length)' "$J"
+l=$(jq -s -r --argjson a "$slow_from" --argjson b "$slow_to" '[.[] | select(.ts >= $a + 3 and .ts <= $b)] | "\([.[] | select((.digests[0].text // "") | test("^COMMIT"))] | length)/\(length)"' "$J")
+check "A: COMMIT leads the digests in >= 80% of the records of the slowdown ($l)" \
     awk -v s="$l" 'BEGIN { split(s, p, "/"); exit !(p[2] > 0 && p[1] >= 0.8 * p[2]) }'
-b=$(jq -s --argjson t "$trig" --argjson a "$slow_from" '[.[] | select(.ts < $a and .ts >= $t - 15)] | length' "$J")
+b=$(jq -s --argjson a "$slow_from" '[.[] | select(.ts < $a)] | length' "$J")
 check "A: the seconds before the slowdown are in it ($b records before it, >= 8), without the finding" \
     jq -se --argjson a "$slow_from" '([.[] | select(.ts < $a)] | length >= 8) and all(.[] | select(.ts < $a - 1); all(.findings[]?; .id != "commit-fsync"))' "$J"
 S=${A%.dbrec}.json
 check "A: the summary names the trigger and its evidence (COMMIT ... ms, fsyncs)" \
     jq -e '.trigger.id == "commit-fsync" and .trigger.kind == "finding" and .status == "complete" and
-        any(.findings[]; .id == "commit-fsync" and (.evidence | test("COMMIT avg [0-9.]+ ms")))' "$S"
+        any(.findings[]; .id == "commit-fsync" and (.evidence | test("COMMIT avg [0-9.]+ ms.*binlog sync [0-9.]+ ms")))' "$S"
 check "A: the summary's top statement is COMMIT" jq -e '.top_digests[0].text | test("^COMMIT")' "$S"
 check "A: the summary's first line: time, server, trigger" \
     bash -c "head -n 1 '${A%.dbrec}.txt' | grep -qE '^[0-9-]{10} [0-9:]{8} UTC  127\.0\.0\.1:$DBTOP_MARIADB_PORT  commit-fsync: '"
@@ -202,12 +217,13 @@ stop_service
 C=$(ls "$tmp/B"/*-down.dbrec 2>/dev/null | head -n 1)
 echo "# C: stopped $down_at, started $up_at; files: $(files "$tmp/B" | xargs -n1 basename 2>/dev/null | tr '\n' ' ')"
 check "C: a DOWN incident file" test -f "$C"
+echo "# C: the summary's DOWN periods: $(jq -c '.down' "${C%.dbrec}.json" 2>&1 | head -c 600)"
 # (the period: from the stop to the first reconnection after the start,
 # which the reconnection backoff, 1 s doubling to 30 s, may put late)
 check "C: its summary has the DOWN period (from the stop to after the start) and the trigger state DOWN" \
     jq -e --argjson a "$down_at" --argjson b "$up_at" '.trigger.id == "down" and .trigger.kind == "state" and
         any(.down[]; .restart == false and .to_ts != null and .to_ts - .from_ts >= 8 and .from_ts >= $a - 1 and
-            .from_ts <= $a + 3 and .to_ts >= $b - 1 and .to_ts <= $b + 31)' "${C%.dbrec}.json"
+            .from_ts <= $a + 8 and .to_ts >= $b - 1 and .to_ts <= $b + 31)' "${C%.dbrec}.json"
 replay_json "$C" "$tmp/C.json"
 check "C: the replay has the DOWN samples (no data from the server meanwhile) and the samples before it" \
     jq -se '([.[] | select(.state == "down")] | length >= 10) and (.[0].state == "up")' "$tmp/C.json"
