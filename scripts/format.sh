@@ -6,8 +6,9 @@
 #   check   print the diff clang-format would make; exit 1 if there is one
 #   fix     make it (the working tree's files, changed lines only)
 # BASE (argument or FORMAT_BASE): default, the commit that added .clang-format.
-# "Changed" is the diff from BASE to the working tree: committed, staged and
-# not staged, but not untracked files (git add them first). On a fresh clone
+# "Changed": a line of the working tree whose last change (git blame) is a
+# commit made on top of BASE (BASE's descendants, merges included) or not
+# committed yet; untracked files are not looked at (git add them first). On a fresh clone
 # BASE is in the history; a shallow clone or a tree without .git has nothing
 # to compare with: said, exit 0 (a tarball is not a change). Whole files:
 # `clang-format-14 -i FILE`; never the whole tree (every branch would conflict).
@@ -35,20 +36,42 @@ if [ -z "$base" ] || ! git cat-file -e "$base^{commit}" 2>/dev/null; then
     exit 0
 fi
 short=$(git rev-parse --short=12 "$base")
+# the commits made on top of the rule (and the rule's own): a line whose last
+# change (git blame) is one of them, or not committed yet, is checked; lines
+# of branches forked before the rule and merged after it are not, until a
+# commit made on top of the rule touches them
+allowed=$(mktemp)
+trap 'rm -f "$allowed"' EXIT
+{ git rev-parse "$base"; git rev-list --ancestry-path "$base..HEAD"; echo 0000000000000000000000000000000000000000; } >"$allowed"
+# the changed lines of FILE as clang-format --lines=A:B arguments
+line_args() {
+    git blame --porcelain -- "$1" 2>/dev/null | awk -v list="$allowed" '
+        BEGIN { while ((getline c < list) > 0) ok[c] = 1 }
+        /^[0-9a-f]{40} [0-9]+ [0-9]+/ { if (ok[$1]) print "--lines=" $3 ":" $3 }'
+}
+bad=0
+# shellcheck disable=SC2046
+for f in $(git diff --name-only "$base" -- "${DIRS[@]}" | grep -E '\.[ch]$'); do
+    [ -f "$f" ] || continue
+    mapfile -t args < <(line_args "$f")
+    [ ${#args[@]} -gt 0 ] || continue
+    if [ "$mode" = fix ]; then
+        "$CF" -i --style=file "${args[@]}" "$f"
+    elif ! d=$("$CF" --style=file "${args[@]}" "$f" | diff -u --label "a/$f" --label "b/$f" "$f" -); then
+        echo "$d"
+        bad=1
+    fi
+done
 case $mode in
 check)
-    out=$("$GCF" --binary "$CF" --diff --extensions c,h "$base" -- "${DIRS[@]}")
-    if [ -z "$out" ] || grep -qE '^(no modified files to format|clang-format did not modify any files)$' <<<"$out"; then
+    if [ $bad = 0 ]; then
         echo "format: the lines changed since $short are formatted"
         exit 0
     fi
-    echo "$out"
     echo "format: lines changed since $short differ from .clang-format (above); make format fixes them"
     exit 1
     ;;
-fix)
-    "$GCF" --binary "$CF" --force --extensions c,h "$base" -- "${DIRS[@]}"
-    ;;
+fix) ;;
 *)
     echo "usage: scripts/format.sh check|fix [BASE]" >&2
     exit 2
