@@ -28,9 +28,12 @@ run_one() {
     local name=$1 log=$out/$(basename "$1").log
     shift
     echo "# $name"
+    local t0=$SECONDS
     "$@" >"$log" 2>&1
     local rc=$?
     cat "$log"
+    echo "# $name took $((SECONDS - t0)) s"
+    echo "$((SECONDS - t0)) $name" >>"$out/times"
     local p f s
     p=$(grep -c '^ok - ' "$log")
     s=$(grep -cE "$SKIP_RE" "$log")
@@ -139,6 +142,9 @@ if [ "$mode" = all ]; then
     tests/sandbox.sh stop >/dev/null 2>&1 || true
 fi
 
+# where the run's time went: the ten slowest
+sort -rn "$out/times" 2>/dev/null | head -10 | sed 's/^\([0-9]*\) \(.*\)/# slowest: \2 \1 s/'
+echo "# the whole run took $SECONDS s"
 sed 's/^/# skipped: /' "$out/skips"
 echo "$skipped skipped"
 echo "$passed passed, $failed failed"
