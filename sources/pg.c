@@ -610,6 +610,20 @@ static void pg_logdirs(struct source *src)
 	pg_results_clear(&rs);
 }
 
+/* True when the target string does not parse and carries a password:
+ * libpq's message about it may quote any part of it, the password too. */
+static bool pg_conninfo_unsafe_error(const char *ci)
+{
+	if (!ci || !(strstr(ci, "password") || (strstr(ci, "://") && strchr(ci, '@'))))
+		return false;
+	char *msg = NULL;
+	PQconninfoOption *opts = PQconninfoParse(ci, &msg);
+	PQfreemem(msg);
+	if (opts)
+		PQconninfoFree(opts);
+	return !opts;
+}
+
 static int pg_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
@@ -627,6 +641,9 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	if (!p->db || PQstatus(p->db) != CONNECTION_OK) {
 		char m[NOTE_LEN];
 		pg_errcpy(m, sizeof m, p->db ? PQerrorMessage(p->db) : "out of memory");
+		if (pg_conninfo_unsafe_error(t->pg_conninfo))
+			str_copy(m, sizeof m, "the target is not a valid libpq key=value string or URI (libpq's message "
+				 "is withheld: it could quote the password)");
 		str_printf(err, errlen, "cannot connect to %s: %s", t->label, m);
 		pg_close(src);
 		return -1;
