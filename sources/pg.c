@@ -1753,11 +1753,21 @@ static bool pg_explain_guard(struct source *src, const char *role, char *err, si
 {
 	struct pg_priv *p = src->priv;
 	const char *su = PQparameterStatus(p->db, "is_superuser");
-	if (su && strcmp(su, "on") == 0 &&
-	    !pg_explain_step(src, "LOCK TABLE pg_catalog.pg_proc, pg_catalog.pg_constraint, pg_catalog.pg_range, "
-			     "pg_catalog.pg_rewrite, pg_catalog.pg_attrdef, pg_catalog.pg_policy IN SHARE MODE NOWAIT",
-			     "functions, types or views are being changed now: try again", err, elen))
-		return false;
+	if (su && strcmp(su, "on") == 0) {
+		/* a read-only session (--read-only) or a standby cannot take
+		 * them: then without (no function can be created on a standby;
+		 * docs/explain.md says what is left on a primary) */
+		if (!pg_explain_step(src, "SAVEPOINT dbtop_lock", NULL, err, elen))
+			return false;
+		if (!pg_explain_step(src, "LOCK TABLE pg_catalog.pg_proc, pg_catalog.pg_constraint, pg_catalog.pg_range, "
+				     "pg_catalog.pg_rewrite, pg_catalog.pg_attrdef, pg_catalog.pg_policy IN SHARE MODE NOWAIT",
+				     "functions, types or views are being changed now: try again", err, elen)) {
+			if (!strstr(err, "read-only transaction") && !strstr(err, "during recovery"))
+				return false;
+			if (!pg_explain_step(src, "ROLLBACK TO SAVEPOINT dbtop_lock", NULL, err, elen))
+				return false;
+		}
+	}
 	if (!pg_explain_step(src, "SET TRANSACTION READ ONLY", NULL, err, elen))
 		return false;
 	struct pg_results rs;

@@ -97,6 +97,8 @@ TERM_VIC="PERFORM pg_terminate_backend(pid) FROM pg_stat_activity WHERE applicat
 attacker plain "SELECT count(*) FROM t86 WHERE id < 10"
 out=$(timeout 20 "$DBTOP" --explain "${apid:-0}" "$ADMIN" 2>&1)
 if grep -q 'on t86' <<<"$out"; then ok "plain: a SELECT of the attacker role is planned"; else nok "plain: explain said $(head -c 300 <<<"$out")"; fi
+out=$(timeout 20 "$DBTOP" --read-only --explain "${apid:-0}" "$ADMIN" 2>&1)
+if grep -q 'on t86' <<<"$out"; then ok "plain: planned under --read-only too (a read-only session takes no catalog lock)"; else nok "plain --read-only: $(head -c 300 <<<"$out")"; fi
 attacker secret "SELECT * FROM secret86"
 out=$(timeout 20 "$DBTOP" --explain "${apid:-0}" "$ADMIN" 2>&1)
 if grep -q 'permission denied for table secret86' <<<"$out" && ! grep -q 'on secret86' <<<"$out"; then ok "as its role: a table the session may not read is not planned for it: $(head -n 1 <<<"$out")"; else nok "secret: planned with dbtop's rights, not the session's: $(head -c 300 <<<"$out")"; fi
