@@ -38,13 +38,13 @@ CORE_SRC := util/util.c util/redact.c core/tunables.c core/fixes.c \
 	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/replication.c model/findings.c model/events.c model/logdev.c \
 	config/target.c config/fleet.c \
 	sources/source.c sources/hostio.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
-	record/record.c record/replay.c record/history.c \
+	record/record.c record/replay.c record/history.c record/triggers.c record/incidents.c record/incidents_sum.c \
 	tune/journal.c tune/tuner.c \
 	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c panes/events.c panes/fleet.c \
 	tui/theme_parse.c app/batch.c app/metrics.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := app/main.c app/listen.c app/tour.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
+MAIN_SRC := app/main.c app/listen.c app/tour.c app/service.c app/version.c tui/incident_list.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
 # the incident recordings bundled into the binary for --demo (app/tour.c)
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec recordings/pg-lock-chain.dbrec recordings/pg-wal-writer.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -54,11 +54,19 @@ DB_OBJ := $(DB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check check-asan unit live asan soak demo install uninstall clean fuzz
+.PHONY: all deps check check-asan unit live asan soak demo install install-service uninstall clean fuzz lint format format-check dist
 all: $(BIN)
 
-$(BIN): $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ) $(BUILD)/demo_rec.o | $(PLUGINS)
+$(BIN): $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ) $(BUILD)/demo_rec.o $(BUILD)/version.o | $(PLUGINS)
 	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+# the version (VERSION) and the commit built (git; COMMIT in a `make dist`
+# tarball; else "unknown"): rewritten only when they change
+$(BUILD)/version.c: FORCE
+	@mkdir -p $(dir $@)
+	@scripts/version.sh --c > $@.tmp && { cmp -s $@.tmp $@ || mv $@.tmp $@; }; rm -f $@.tmp
+.PHONY: FORCE
+FORCE:
 
 # backends: shared objects next to the binary (installed in LIBDIR)
 $(dir $(BIN))dbtop-pg.so: sources/pg.c $(wildcard */*.h)
@@ -77,6 +85,8 @@ $(BUILD)/%.o: %.c $(wildcard */*.h)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/demo_rec.o: $(BUILD)/demo_rec.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(BUILD)/version.o: $(BUILD)/version.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # unit tests link the pure core only: no server, no curses
@@ -149,6 +159,28 @@ check-asan:
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 DBTOP=build-asan/dbtop \
 		DBTOP_LIVE="$(ASAN_LIVE)" tests/run.sh all $(ASAN_TESTS)
 
+# static analysis of the product code (not the tests): cppcheck, the clang
+# static analyzer (scan-build) and clang-tidy (.clang-tidy); any finding
+# fails. A false positive is suppressed where it is, with its reason
+# (scripts/lint.sh says how; docs/development.md)
+lint:
+	@scripts/deps.sh
+	@LINT_CFLAGS='-std=c11 -D_GNU_SOURCE $(DEP_CFLAGS)' scripts/lint.sh
+
+# clang-format 14 (.clang-format) on the lines changed since the format rule
+# came in: `make format` formats them, `make format-check` (CI) fails on any
+format:
+	@scripts/format.sh fix
+format-check:
+	@scripts/deps.sh
+	@scripts/format.sh check
+
+# a source tarball (git archive) whose build names its commit (COMMIT)
+DIST_NAME := dbtop-$(shell sed -n 1p VERSION 2>/dev/null)
+dist:
+	git archive --prefix=$(DIST_NAME)/ -o $(DIST_NAME).tar.gz HEAD
+	@echo "$(DIST_NAME).tar.gz"
+
 # libFuzzer targets (clang), one per parser: tests/fuzz/fuzz_NAME.c, seeds in
 # tests/fuzz/corpus/NAME/ (docs/fuzzing.md says what each one checks).
 #   make fuzz FUZZ_TARGET=record FUZZ_SECONDS=600   one target
@@ -205,10 +237,20 @@ install: dbtop
 	install -m 0644 docs/dbtop.1 $(DESTDIR)$(MANDIR)/dbtop.1
 	install -m 0644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
 
+# the incident capture as a service (docs/incidents.md): the unit, with
+# ExecStart at $(BINDIR), and an example /etc/dbtop/dbtop.env (kept if there)
+UNITDIR ?= /etc/systemd/system
+install-service: install
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)/etc/dbtop
+	sed 's|/usr/local/bin/dbtop|$(BINDIR)/dbtop|' contrib/dbtop.service >$(DESTDIR)$(UNITDIR)/dbtop.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/dbtop.service
+	chmod 0700 $(DESTDIR)/etc/dbtop
+	[ -e $(DESTDIR)/etc/dbtop/dbtop.env ] || install -m 0600 contrib/dbtop.env $(DESTDIR)/etc/dbtop/dbtop.env
+
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/dbtop $(DESTDIR)$(MANDIR)/dbtop.1
 	rm -rf $(DESTDIR)$(LIBDIR)
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf build build-asan build-fuzz dbtop dbtop-pg.so dbtop-mysql.so
+	rm -rf build build-asan build-fuzz build-lint dbtop dbtop-pg.so dbtop-mysql.so

@@ -832,6 +832,7 @@ static void plan_column(struct ui *u, const int *list, int n, int w, int h, int 
 	static const int pass[4][2] = {{2, 1}, {1, 1}, {2, 0}, {1, 0}};   /* floor, panes kept out */
 	for (int p = 0; p < 4 && used > h; p++)
 		for (i = n - 1; i >= pass[p][1] && used > h; i--) {
+			/* cppcheck-suppress uninitvar ; order[0..n) is set by the first loop, i < n */
 			int j = order[i];
 			int cut = out[j] - pass[p][0];
 			if (cut <= 0)
@@ -1220,6 +1221,7 @@ static bool is_mark(const struct event *e)
 {
 	switch (e->kind) {
 	case EV_FINDING: case EV_SETTING: case EV_RESTART: case EV_DOWN: case EV_STALLED: case EV_LOCK_CHAIN:
+	case EV_INCIDENT:
 		return true;
 	default:
 		return false;
@@ -1230,6 +1232,7 @@ static bool is_mark(const struct event *e)
 static int mark_cell(const struct event *e, const char **ch, enum role *r)
 {
 	switch (e->kind) {
+	case EV_INCIDENT: *ch = "I"; *r = R_CRIT; return 7;   /* an incident file's trigger */
 	case EV_RESTART: *ch = "R"; *r = R_CRIT; return 6;
 	case EV_DOWN: *ch = "D"; *r = R_CRIT; return 5;
 	case EV_STALLED: *ch = "T"; *r = R_CRIT; return 5;
