@@ -878,6 +878,8 @@ static void batch_loop(const struct run *r)
 	memset(&txt, 0, sizeof txt);
 	txt.wide = o->wide;
 	txt.top = o->top < 0 ? 5 : o->top;
+	/* a replay's pacing waits inside source_tick: a signal ends the wait */
+	r->src->stop_flag = &stop_requested;
 	double next = clock_mono();
 	for (;;) {
 		source_tick(r->src, &s);

@@ -71,6 +71,25 @@ int fleet_add(struct fleet_list *l, const char *name, const char *spec, int line
 	return 0;
 }
 
+/* Is s (n bytes) a libpq connection keyword? Then `KEY=...` starts a
+ * key=value target (password=a== host=h), never NAME=TARGET. */
+static bool libpq_keyword(const char *s, size_t n)
+{
+	static const char *const kw[] = {
+		"host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth",
+		"channel_binding", "connect_timeout", "client_encoding", "options", "application_name",
+		"fallback_application_name", "keepalives", "keepalives_idle", "keepalives_interval",
+		"keepalives_count", "tcp_user_timeout", "replication", "gssencmode", "sslmode", "sslnegotiation",
+		"requiressl", "sslcompression", "sslcert", "sslkey", "sslcertmode", "sslpassword", "sslrootcert",
+		"sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version",
+		"ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation", "service",
+		"target_session_attrs", "load_balance_hosts", NULL};
+	for (int i = 0; kw[i]; i++)
+		if (strlen(kw[i]) == n && strncmp(s, kw[i], n) == 0)
+			return true;
+	return false;
+}
+
 /* Does s (n bytes) start like a target of its own: a scheme:// or a
  * key=value word? */
 static bool looks_like_target(const char *s, size_t n)
@@ -117,10 +136,14 @@ int fleet_split_line(const char *line, const char **name, size_t *nlen, const ch
 			str_copy(err, len, "NAME = with no target after it");
 			return -1;
 		}
-		if (word && looks_like_target(v, (size_t)(e - v))) {
+		if (word && !libpq_keyword(s, (size_t)(ne - s)) && looks_like_target(v, (size_t)(e - v))) {
 			if (!fleet_name_ok(s, (size_t)(ne - s))) {
-				str_printf(err, len, "bad name '%.*s' (1 to %d letters, digits, '_', '.' or '-')",
-					   (int)(ne - s) < 60 ? (int)(ne - s) : 60, s, FLEET_NAME_LEN - 1);
+				/* the name as a terminal may show it (an escape
+				 * sequence in it becomes '?') */
+				char shown[64];
+				str_printf(shown, sizeof shown, "%.*s", (int)(ne - s) < 60 ? (int)(ne - s) : 60, s);
+				str_printf(err, len, "bad name '%s' (1 to %d letters, digits, '_', '.' or '-')",
+					   text_sanitize(shown), FLEET_NAME_LEN - 1);
 				return -1;
 			}
 			*name = s;

@@ -911,6 +911,8 @@ static bool scrub_value(char *v)
 	return false;
 }
 
+static bool scrub_spec(char *arg);
+
 bool target_scrub_arg(char *arg)
 {
 	char *p;
@@ -925,6 +927,26 @@ bool target_scrub_arg(char *arg)
 		}
 		return done;
 	}
+	done = scrub_spec(arg);
+	/* NAME=TARGET (NAME = TARGET): the target after the name too */
+	p = arg + strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+	if (p > arg) {
+		p += strspn(p, " \t");
+		if (*p == '=') {
+			p++;
+			p += strspn(p, " \t");
+			done |= scrub_spec(p);
+		}
+	}
+	return done;
+}
+
+/* target_scrub_arg's scrub of one target's text: a URI, or libpq
+ * key=value words. */
+static bool scrub_spec(char *arg)
+{
+	char *p;
+	bool done = false;
 	/* a URI: scheme:// at the start (a "://" inside a key=value string,
 	 * say in its password, does not make it one) */
 	p = arg + strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");

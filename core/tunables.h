@@ -47,6 +47,7 @@ enum {
 	TSNAP_AVAILABLE = 2,     /* changes were possible (live, writable, journal ours) */
 	TSNAP_READ_ONLY = 4,     /* --read-only */
 	TSNAP_LOCKED = 8,        /* that dbtop held the server's tuning lock */
+	TSNAP_ELSEWHERE = 16,    /* another running dbtop held the journal: the changes were its own */
 };
 enum {
 	TSROW_KNOWN = 1,         /* the server has the setting; now is its value */

@@ -232,7 +232,63 @@ void digest_table_free(struct digest_table *t)
 	free(t->e);
 	hmap_free(&t->slots);
 	top_cache_free(t);
+	free(t->evicted_bits);
 	memset(t, 0, sizeof *t);
+}
+
+#define DG_EVICTED_BITS (1u << 23)   /* 1 MB: a false hit makes a new digest unknown for one interval */
+
+static bool was_evicted(const struct digest_table *t, const char *key)
+{
+	uint64_t h = hash_str(key) % DG_EVICTED_BITS;
+	return t->evicted_bits && (t->evicted_bits[h / 64] >> (h % 64) & 1);
+}
+
+static int cmp_tick(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Past DG_MAX_ENTRIES (a replay of a recording whose statements never
+ * repeat, a server churning its statements), evict the digests seen
+ * longest ago, never one seen now, down to three quarters of it: memory
+ * stays bounded whatever the input. */
+static void evict_old(struct digest_table *t)
+{
+	if (t->n <= DG_MAX_ENTRIES)
+		return;
+	unsigned long *ticks = xmalloc(t->n * sizeof *ticks);
+	for (size_t i = 0; i < t->n; i++)
+		ticks[i] = t->e[i].seen_tick;
+	qsort(ticks, t->n, sizeof *ticks, cmp_tick);
+	unsigned long cut = ticks[t->n - DG_MAX_ENTRIES * 3 / 4];
+	free(ticks);
+	if (cut > t->tick)
+		cut = t->tick;
+	if (!t->evicted_bits)
+		t->evicted_bits = xcalloc(DG_EVICTED_BITS / 64, sizeof *t->evicted_bits);
+	size_t j = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		struct digest_entry *e = &t->e[i];
+		if (e->seen_tick < cut) {
+			uint64_t h = hash_str(e->last.key) % DG_EVICTED_BITS;
+			t->evicted_bits[h / 64] |= 1ull << (h % 64);
+			free(e->last.text);
+			free(e->hb);
+			t->evicted++;
+		} else {
+			t->e[j++] = *e;
+		}
+	}
+	t->n = j;
+	hmap_free(&t->slots);
+	size_t cap = 256;   /* a power of two, as the map needs */
+	while (cap < t->n * 2)
+		cap *= 2;
+	hmap_init(&t->slots, false, sizeof(uint32_t), cap);
+	for (size_t i = 0; i < t->n; i++)
+		*(uint32_t *)hmap_put(&t->slots, t->e[i].last.key, NULL) = (uint32_t)i;
 }
 
 /* The entry of key, or NULL. */
@@ -357,7 +413,7 @@ static void update_new(struct digest_table *t, const struct dg_update *up, const
 {
 	struct digest_entry *e = add_entry(t, r->key);
 	double ndt = up->sn ? up->slice_dt : up->dt;
-	bool from_zero = !up->fresh && ndt > 0 && up->prev_wall > 0 &&
+	bool from_zero = !up->fresh && ndt > 0 && up->prev_wall > 0 && !was_evicted(t, r->key) &&
 			 !(r->first_seen > 0 && r->first_seen < (up->sn ? up->wall - ndt : up->prev_wall) - 1);
 	for (int k = 0; k < 60; k++)
 		e->hist[k] = NAN;
@@ -577,6 +633,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 	update_unseen(t, &up);
 	update_p95(t, s);
 	update_sampling(t, s, dt, fresh);
+	evict_old(t);
 	update_totals(t);
 	if (s->have_lost) {
 		if (t->have_lost && !fresh && s->lost >= t->lost_prev)

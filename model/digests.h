@@ -143,7 +143,7 @@ struct digest_entry {
 };
 
 struct digest_table {
-	struct digest_entry *e;      /* every digest seen, dense: e[0..n-1] */
+	struct digest_entry *e;      /* every digest seen (but evicted ones), dense: e[0..n-1] */
 	size_t n, cap;               /* entries, allocated */
 	struct hmap slots;           /* key -> uint32_t index in e */
 	unsigned long tick;
@@ -168,7 +168,15 @@ struct digest_table {
 	/* digest_table_top's ranked lists of the current contents, one per
 	 * sort key and mode (owned; emptied by every update) */
 	struct dg_top_cache *topc;
+	/* past DG_MAX_ENTRIES, the digests seen longest ago are evicted down
+	 * to three quarters of it: evicted counts them; evicted_bits (a fixed
+	 * bitmap of their key hashes, NULL until the first) makes one that
+	 * comes back unknown for an interval, never counted from zero */
+	uint64_t evicted;
+	uint64_t *evicted_bits;
 };
+
+#define DG_MAX_ENTRIES 20000         /* digests kept (the servers' own tables hold 5,000-10,000) */
 
 void digest_table_init(struct digest_table *t);
 /* True when e is a sampled estimate in a set of exact digests (the

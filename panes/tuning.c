@@ -93,7 +93,14 @@ static const char *unavailable_why(const struct tune_view *tv, const struct pane
 static int draw_changes(const struct tune_view *tv, const struct pane_view *v, double now, struct canvas *cv,
 			int y)
 {
-	if (tv && tv->nactive) {
+	if (tv && tv->nactive && tv->elsewhere) {
+		char age[32];
+		fmt_age(now - tv->active[tv->nactive - 1].wall, age, sizeof age);
+		if (y < cv->h)
+			cv_printf(cv, y++, 0, R_WARN, "%d change%s in force, oldest %s ago, made by another dbtop that is "
+				  "running: it reverts them when it quits, this one does not", tv->nactive,
+				  tv->nactive == 1 ? "" : "s", age);
+	} else if (tv && tv->nactive) {
 		char age[32];
 		fmt_age(now - tv->active[tv->nactive - 1].wall, age, sizeof age);
 		if (y < cv->h)

@@ -705,44 +705,32 @@ static int write_record(struct recorder *r, int type, const struct strbuf *paylo
 	return rc;
 }
 
-/* Open path for a new recording: created 0600, or an existing regular file
- * narrowed to 0600 and emptied (devices and FIFOs such as /dev/full keep
- * their mode). Never through a symbolic link (dangling or not) nor into a
- * regular file with other hard links: nothing is written then. Returns the
- * descriptor, or -1 with a message in err. */
+/* Open path for a new recording: a new regular file, created 0600 with
+ * O_EXCL. Nothing that exists is written: not a file (anyone's, which a
+ * sticky directory would let its owner read), not a FIFO or device, not
+ * through a symbolic link (dangling or not). Returns the descriptor, or -1
+ * with a message in err. */
 static int open_private(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	int fd, e;
-
-	/* no O_TRUNC: an existing file is checked before anything in it changes */
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		e = errno;
-		if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		int e = errno;
+		if (e == EEXIST && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 			str_printf(err, errlen, "cannot create recording %s: it is a symbolic link; "
 				   "refusing to write through it", path);
+		else if (e == EEXIST)
+			str_printf(err, errlen, "cannot create recording %s: it exists (a recording is always a new "
+				   "file: remove it or choose another name)", path);
 		else
 			str_printf(err, errlen, "cannot create recording %s: %s", path, strerror(e));
 		return -1;
 	}
-	if (fstat(fd, &st) < 0) {
-		e = errno;
+	/* the mode the umask may have narrowed, never widened */
+	if (fchmod(fd, 0600) < 0) {
+		int e = errno;
 		close(fd);
-		str_printf(err, errlen, "cannot create recording %s: %s", path, strerror(e));
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode))
-		return fd;
-	if (st.st_nlink > 1) {
-		close(fd);
-		str_printf(err, errlen, "cannot create recording %s: it has other hard links; "
-			   "refusing to write into it", path);
-		return -1;
-	}
-	if (fchmod(fd, 0600) < 0 || ftruncate(fd, 0) < 0) {
-		e = errno;
-		close(fd);
+		unlink(path);
 		str_printf(err, errlen, "cannot create recording %s: %s", path, strerror(e));
 		return -1;
 	}

@@ -2,11 +2,14 @@
  * the same output, paced like the original (or faster). */
 #include "../sources/source.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/util.h"
 #include "record.h"
+
+#define REPLAY_MAX_WAIT_S 3600.0   /* a longer wait between two samples is a damaged time */
 
 struct replay_priv {
 	struct rec_reader rd;
@@ -105,6 +108,13 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 		return 0;
 	}
 	due = p->base_real + (out->mono - p->base_rec) / cfg->speed;
+	/* a time that is no time (NaN, infinite) or a jump of more than an
+	 * hour ahead or back: a damaged recording, played at once and paced
+	 * again from the next sample, never waited for */
+	if (!isfinite(due) || fabs(due - clock_mono()) > REPLAY_MAX_WAIT_S) {
+		p->paced = false;
+		return 0;
+	}
 	/* in short steps, so that a quitting screen does not wait for it;
 	 * paused, the clock stands still: the pause moves the origin on */
 	for (;;) {

@@ -610,6 +610,20 @@ static void pg_logdirs(struct source *src)
 	pg_results_clear(&rs);
 }
 
+/* True when the target string does not parse and carries a password:
+ * libpq's message about it may quote any part of it, the password too. */
+static bool pg_conninfo_unsafe_error(const char *ci)
+{
+	if (!ci || !(strstr(ci, "password") || (strstr(ci, "://") && strchr(ci, '@'))))
+		return false;
+	char *msg = NULL;
+	PQconninfoOption *opts = PQconninfoParse(ci, &msg);
+	PQfreemem(msg);
+	if (opts)
+		PQconninfoFree(opts);
+	return !opts;
+}
+
 static int pg_connect(struct source *src, char *err, size_t errlen)
 {
 	struct target *t = src->tgt;
@@ -627,6 +641,9 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	if (!p->db || PQstatus(p->db) != CONNECTION_OK) {
 		char m[NOTE_LEN];
 		pg_errcpy(m, sizeof m, p->db ? PQerrorMessage(p->db) : "out of memory");
+		if (pg_conninfo_unsafe_error(t->pg_conninfo))
+			str_copy(m, sizeof m, "the target is not a valid libpq key=value string or URI (libpq's message "
+				 "is withheld: it could quote the password)");
 		str_printf(err, errlen, "cannot connect to %s: %s", t->label, m);
 		pg_close(src);
 		return -1;
@@ -1637,10 +1654,10 @@ static PGresult *pg_explain_run(struct source *src, const char *stmt, bool simpl
 
 /* The EXPLAIN of the statement backend id runs, read again from
  * pg_stat_activity (the session `who` describes: the same backend_start),
- * in a new string; *idle when the session has finished it. NULL with err
- * set when it cannot be explained. */
+ * in a new string, and the session's role in role; *idle when the session
+ * has finished it. NULL with err set when it cannot be explained. */
 static char *pg_explain_stmt(struct source *src, long long id, const struct session_ident *who, bool *idle,
-			     char *err, size_t elen)
+			     char *role, size_t rlen, char *err, size_t elen)
 {
 	struct pg_priv *p = src->priv;
 	struct pg_results rs;
@@ -1648,7 +1665,7 @@ static char *pg_explain_stmt(struct source *src, long long id, const struct sess
 	char q[256];
 	str_printf(q, sizeof q,
 		   "SELECT query, state, datname, datname = current_database(), " PG_US("backend_start")
-		   ", backend_type FROM pg_stat_activity WHERE pid = %lld", id);
+		   ", backend_type, usename FROM pg_stat_activity WHERE pid = %lld", id);
 	if (pg_run(src, q, &rs, &qr) < 0) {
 		str_copy(err, elen, qr.err);
 		return NULL;
@@ -1661,8 +1678,9 @@ static char *pg_explain_stmt(struct source *src, long long id, const struct sess
 		return NULL;
 	}
 	const char *text = cell(r, 0, 0), *state = cell(r, 0, 1), *db = cell(r, 0, 2), *same = cell(r, 0, 3);
-	const char *start = cell(r, 0, 4), *type = cell(r, 0, 5);
+	const char *start = cell(r, 0, 4), *type = cell(r, 0, 5), *user = cell(r, 0, 6);
 	char *stmt = NULL;
+	str_copy(role, rlen, user ? user : "");
 	if (who && who->known && who->start_us && (!start || strtoll(start, NULL, 10) != who->start_us))
 		str_printf(err, elen, "session %lld is not the one you saw (it started at another time): nothing "
 			   "explained", id);
@@ -1674,7 +1692,9 @@ static char *pg_explain_stmt(struct source *src, long long id, const struct sess
 	else if (same && same[0] != 't')
 		str_printf(err, elen, "session %lld runs in database %s, dbtop is connected to %s: connect dbtop "
 			   "there to explain it", id, db ? db : "?", PQdb(p->db));
-	else if (explain_text_ok(text, err, elen))
+	else if (!role[0])
+		str_printf(err, elen, "session %lld has no role to plan its statement as", id);
+	else if (explain_text_ok(text, err, elen) && explain_pg_text_safe(text, err, elen))
 		stmt = xmalloc(strlen(text) + 64);
 	if (stmt && !explain_pg_sql(stmt, strlen(text) + 64, text, src->caps.version_num, err, elen)) {
 		free(stmt);
@@ -1685,78 +1705,179 @@ static char *pg_explain_stmt(struct source *src, long long id, const struct sess
 	return stmt;
 }
 
+/* Run one statement of explain's transaction; false with err set (the
+ * server's message, then why) when it fails. */
+static bool pg_explain_step(struct source *src, const char *q, const char *why, char *err, size_t elen)
+{
+	struct pg_results rs;
+	struct qres qr;
+	int rc = pg_run(src, q, &rs, &qr);
+	pg_results_clear(&rs);
+	if (rc == 0)
+		return true;
+	str_printf(err, elen, "%s%s%s", qr.err, why ? ": " : "", why ? why : "");
+	return false;
+}
+
+/* Code the planner may run, owned by a role dbtop does not trust (neither
+ * a superuser nor dbtop's own login role): functions it folds (IMMUTABLE)
+ * or runs to estimate (STABLE), functions a domain's CHECK or a range's
+ * subtype_diff call (run by type input and estimates whatever their
+ * volatility), and stored expressions (views, defaults, constraints,
+ * policies) that call the STABLE built-ins running SQL (*_to_xml). Any of
+ * it, and planning could run another user's code in dbtop's session,
+ * where SET ROLE is no boundary (RESET ROLE undoes it). */
+#define PG_UNTRUSTED_CODE                                                                                     \
+	"WITH u AS (SELECT p.oid, p.provolatile FROM pg_catalog.pg_proc p "                                   \
+	"JOIN pg_catalog.pg_language l ON l.oid = p.prolang JOIN pg_catalog.pg_roles r ON r.oid = p.proowner " \
+	"WHERE l.lanname NOT IN ('internal', 'c') AND NOT r.rolsuper AND r.rolname <> session_user), "       \
+	"x AS (SELECT ':funcid (' || string_agg(oid::text, '|') || ') ' AS re FROM pg_catalog.pg_proc "     \
+	"WHERE proname LIKE '%\\_to\\_xml%' AND provolatile <> 'v') "                                        \
+	"(SELECT oid::regprocedure::text FROM u WHERE provolatile <> 'v' "                                    \
+	"OR oid IN (SELECT rngsubdiff FROM pg_catalog.pg_range) "                                             \
+	"OR oid IN (SELECT d.refobjid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_constraint c "           \
+	"ON c.oid = d.objid AND d.classid = 'pg_catalog.pg_constraint'::regclass WHERE c.contypid <> 0) "      \
+	"ORDER BY 1 LIMIT 3) UNION ALL "                                                                      \
+	"(SELECT 'a view, default, constraint or policy calling ' || m[1]::oid::regproc::text FROM ("         \
+	"SELECT ev_action::text AS t FROM pg_catalog.pg_rewrite UNION ALL "                                   \
+	"SELECT adbin::text FROM pg_catalog.pg_attrdef UNION ALL "                                            \
+	"SELECT conbin::text FROM pg_catalog.pg_constraint WHERE conbin IS NOT NULL UNION ALL "               \
+	"SELECT concat(polqual::text, polwithcheck::text) FROM pg_catalog.pg_policy) e, x, "                  \
+	"LATERAL regexp_match(e.t, x.re) m WHERE m IS NOT NULL LIMIT 1)"
+
+/* Inside explain's transaction, before the plan: the catalogs that hold
+ * code held still (a superuser dbtop), no code of a role dbtop does not
+ * trust for the planner to run, then the session's own role and a search
+ * path without anyone's temporary schema first. */
+static bool pg_explain_guard(struct source *src, const char *role, char *err, size_t elen)
+{
+	struct pg_priv *p = src->priv;
+	const char *su = PQparameterStatus(p->db, "is_superuser");
+	if (su && strcmp(su, "on") == 0) {
+		/* a read-only session (--read-only) or a standby cannot take
+		 * them: then without (no function can be created on a standby;
+		 * docs/explain.md says what is left on a primary) */
+		if (!pg_explain_step(src, "SAVEPOINT dbtop_lock", NULL, err, elen))
+			return false;
+		if (!pg_explain_step(src, "LOCK TABLE pg_catalog.pg_proc, pg_catalog.pg_constraint, pg_catalog.pg_range, "
+				     "pg_catalog.pg_rewrite, pg_catalog.pg_attrdef, pg_catalog.pg_policy IN SHARE MODE NOWAIT",
+				     "functions, types or views are being changed now: try again", err, elen)) {
+			if (!strstr(err, "read-only transaction") && !strstr(err, "during recovery"))
+				return false;
+			if (!pg_explain_step(src, "ROLLBACK TO SAVEPOINT dbtop_lock", NULL, err, elen))
+				return false;
+		}
+	}
+	if (!pg_explain_step(src, "SET TRANSACTION READ ONLY", NULL, err, elen))
+		return false;
+	struct pg_results rs;
+	struct qres qr;
+	if (pg_run(src, PG_UNTRUSTED_CODE, &rs, &qr) < 0) {
+		str_copy(err, elen, qr.err);
+		return false;
+	}
+	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
+	int n = r ? PQntuples(r) : 0;
+	if (n > 0) {
+		size_t w = str_printf(err, elen, "not explained: planning may run code of roles dbtop does not trust "
+				      "(neither superusers nor %s): ", PQuser(p->db));
+		for (int i = 0; i < n; i++)
+			w += str_printf(err + w, elen - w, "%s%s", i ? ", " : "", cell(r, i, 0) ? cell(r, i, 0) : "?");
+		str_printf(err + w, elen - w, "; see docs/explain.md");
+	}
+	pg_results_clear(&rs);
+	if (n > 0)
+		return false;
+	char *id = PQescapeIdentifier(p->db, role, strlen(role));
+	char q[256], why[320];
+	str_printf(q, sizeof q, "SET LOCAL ROLE %s", id ? id : "\"\"");
+	PQfreemem(id);
+	str_printf(why, sizeof why, "%s may not act as %s (SET ROLE): plans are made as the session's role; GRANT "
+		   "%s TO %s (WITH INHERIT FALSE on 16+)", PQuser(p->db), role, role, PQuser(p->db));
+	return pg_explain_step(src, q, why, err, elen) &&
+	       pg_explain_step(src, "SET LOCAL search_path = pg_catalog, \"$user\", public, pg_temp", NULL, err, elen);
+}
+
+/* The plan's lines into plan (the EXPLAIN's result er); 0, or -1 with err
+ * set when er is an error. */
+static int pg_explain_take(struct source *src, PGresult *er, bool idle, const char *role, char *plan, size_t len,
+			   char *err, size_t elen)
+{
+	if (PQresultStatus(er) != PGRES_TUPLES_OK) {
+		pg_errcpy(err, elen, PQresultErrorMessage(er));
+		const char *code = PQresultErrorField(er, PG_DIAG_SQLSTATE);
+		if (code && strcmp(code, "42501") == 0) {
+			size_t n = strlen(err);
+			str_printf(err + n, elen - n, " (planning needs the privileges the statement needs: the "
+				   "session's role %s has not)", role);
+		}
+		return -1;
+	}
+	size_t n = 0;
+	if (idle)
+		n += str_copy(plan, len, "(the session's last statement: it is idle now)\n");
+	for (int i = 0; i < PQntuples(er) && n < len; i++) {
+		char line[1024];
+		str_copy(line, sizeof line, PQgetvalue(er, i, 0));
+		n += str_printf(plan + n, len - n, "%s\n", text_sanitize(line));
+	}
+	(void)src;
+	return 0;
+}
+
 /* The plan of a session's statement, read again from pg_stat_activity
  * (the session `who` describes: the same backend_start) and planned, not
- * run: EXPLAIN (GENERIC_PLAN on 16+ for $n parameters) through the
- * extended protocol (one statement only), inside BEGIN READ ONLY ...
- * ROLLBACK with the query time limit. */
+ * run (docs/explain.md): EXPLAIN with an option list (nothing the text
+ * says can make it ANALYZE; GENERIC_PLAN on 16+ for $n parameters), the
+ * server parsing one statement (the extended protocol, or no ';' at all),
+ * in a read-only transaction rolled back, with the query time limit, as
+ * the session's role (pg_explain_guard). */
 static int pg_explain(struct source *src, long long id, const struct session_ident *who, char *plan, size_t len,
 		      char *err, size_t elen)
 {
 	struct pg_priv *p = src->priv;
-	struct pg_results rs;
-	struct qres qr;
 	plan[0] = '\0';
 	if (id <= 0 || id > 0x7fffffff) {
 		str_printf(err, elen, "%lld is not a backend pid", id);
 		return -1;
 	}
 	bool idle = false;
-	char *stmt = pg_explain_stmt(src, id, who, &idle, err, elen);
-	int rc = -1;
-	if (!stmt)
+	char role[256];
+	char *stmt = pg_explain_stmt(src, id, who, &idle, role, sizeof role, err, elen);
+	if (!stmt) {
+		text_sanitize(err);
 		return -1;
-	text_sanitize(err);
-	/* never executed: a read-only transaction, rolled back, and a plan only */
+	}
 	char begin[96];
-	str_printf(begin, sizeof begin, "BEGIN READ ONLY; SET LOCAL statement_timeout = %ld",
-		   (long)(src->query_timeout * 1000));
-	if (pg_run(src, begin, &rs, &qr) < 0) {
-		str_copy(err, elen, qr.err);
+	str_printf(begin, sizeof begin, "BEGIN; SET LOCAL statement_timeout = %ld", (long)(src->query_timeout * 1000));
+	if (!pg_explain_step(src, begin, NULL, err, elen)) {
 		free(stmt);
 		return -1;
 	}
-	pg_results_clear(&rs);
 	p->own_xacts++;
-	/* the extended protocol takes one statement only; EXPLAIN
-	 * (GENERIC_PLAN) must come without parameter values, which only the
-	 * simple protocol sends: then the text has no ';' at all (one
-	 * statement however it is read) */
+	int rc = -1;
 	PGresult *er = NULL;
 	bool busy = false;
-	if (strncmp(stmt, "EXPLAIN (GENERIC_PLAN)", 22) != 0)
-		er = pg_explain_run(src, stmt, false, &busy, err, elen);
-	else if (!strchr(stmt, ';'))
-		er = pg_explain_run(src, stmt, true, &busy, err, elen);
-	else
-		str_copy(err, elen, "a statement with parameters and a ';' in it is not explained");
+	if (pg_explain_guard(src, role, err, elen)) {
+		/* the extended protocol takes one statement only; EXPLAIN
+		 * (GENERIC_PLAN) must come without parameter values, which only
+		 * the simple protocol sends: then the text has no ';' at all */
+		if (strncmp(stmt, "EXPLAIN (GENERIC_PLAN)", 22) != 0)
+			er = pg_explain_run(src, stmt, false, &busy, err, elen);
+		else if (!strchr(stmt, ';'))
+			er = pg_explain_run(src, stmt, true, &busy, err, elen);
+		else
+			str_copy(err, elen, "a statement with parameters and a ';' in it is not explained");
+	}
 	free(stmt);
 	if (busy)
 		return -1;   /* no answer in time: the next sample finds the connection busy and reconnects */
-	if (!er) {
-		/* err says why */
-	} else if (PQresultStatus(er) != PGRES_TUPLES_OK) {
-		pg_errcpy(err, elen, PQresultErrorMessage(er));
-		const char *code = PQresultErrorField(er, PG_DIAG_SQLSTATE);
-		if (code && strcmp(code, "42501") == 0) {
-			size_t n = strlen(err);
-			str_printf(err + n, elen - n, " (planning needs the privileges the statement needs: %s has not)",
-				   PQuser(p->db));
-		}
-	} else {
-		size_t n = 0;
-		if (idle)
-			n += str_copy(plan, len, "(the session's last statement: it is idle now)\n");
-		for (int i = 0; i < PQntuples(er) && n < len; i++) {
-			char line[1024];
-			str_copy(line, sizeof line, PQgetvalue(er, i, 0));
-			n += str_printf(plan + n, len - n, "%s\n", text_sanitize(line));
-		}
-		rc = 0;
-	}
+	if (er)
+		rc = pg_explain_take(src, er, idle, role, plan, len, err, elen);
 	PQclear(er);
 	PGresult *rb = PQexec(p->db, "ROLLBACK");
 	PQclear(rb);
+	text_sanitize(err);
 	return rc;
 }
 

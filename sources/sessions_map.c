@@ -444,8 +444,9 @@ static size_t skip_quoted(const char *q, size_t i)
 		return n;
 	}
 	if (c == '-' && q[i + 1] == '-') {
-		const char *e = strchr(q + i, '\n');
-		return e ? (size_t)(e - q) + 1 : n;
+		/* PostgreSQL ends it at either (its lexer's newline is [\n\r]) */
+		size_t e = i + strcspn(q + i, "\n\r");
+		return e < n ? e + 1 : n;
 	}
 	if (c == '/' && q[i + 1] == '*') {
 		int depth = 0;
@@ -569,6 +570,26 @@ bool explain_text_ok(const char *q, char *err, size_t elen)
 	return true;
 }
 
+bool explain_pg_text_safe(const char *q, char *err, size_t elen)
+{
+	for (const unsigned char *c = (const unsigned char *)q; *c; c++) {
+		if ((*c < 0x20 && *c != '\n' && *c != '\t' && *c != '\r') || *c == 0x7f) {
+			str_printf(err, elen, "a statement with control character 0x%02x in it is not explained", *c);
+			return false;
+		}
+		if ((c[0] == 'U' || c[0] == 'u') && c[1] == '&' && c[2] == '"') {
+			str_copy(err, elen, "a statement with a Unicode-escaped name (U&\"...\") is not explained");
+			return false;
+		}
+		if (c[0] == '_' && strncasecmp((const char *)c, "_to_xml", 7) == 0) {
+			str_copy(err, elen, "a statement calling *_to_xml (which run SQL while it is planned) is not "
+				 "explained");
+			return false;
+		}
+	}
+	return true;
+}
+
 int explain_pg_params(const char *q)
 {
 	size_t n = q ? strlen(q) : 0, i = 0;
@@ -605,7 +626,9 @@ bool explain_pg_sql(char *buf, size_t len, const char *q, long version_num, char
 	size_t n = strlen(q);
 	while (n > 0 && (isspace((unsigned char)q[n - 1]) || q[n - 1] == ';'))
 		n--;
-	size_t w = str_printf(buf, len, "EXPLAIN %s%.*s", params > 0 ? "(GENERIC_PLAN) " : "", (int)n, q);
+	/* an option list always: whatever the text starts with, it cannot
+	 * become an option (ANALYZE) once the list is closed */
+	size_t w = str_printf(buf, len, "EXPLAIN (%s) %.*s", params > 0 ? "GENERIC_PLAN" : "COSTS", (int)n, q);
 	if (w + 1 >= len) {
 		str_copy(err, elen, "statement too long to explain");
 		return false;

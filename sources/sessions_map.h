@@ -143,6 +143,11 @@ void sessions_my_finish(struct session_set *ss, enum flavour fl, bool priv_proce
 bool explain_text_ok(const char *q, char *err, size_t elen);
 /* Highest $n parameter in a PostgreSQL statement (outside literals,
  * quoted names and comments), 0 when none. */
+/* PostgreSQL texts refused before any SQL: control characters but \n \t
+ * \r (where two lexers could part), Unicode-escaped names (U&"...", any
+ * name spelt unseen), calls of the *_to_xml functions (STABLE, they run
+ * SQL while the planner estimates). False with err set. */
+bool explain_pg_text_safe(const char *q, char *err, size_t elen);
 int explain_pg_params(const char *q);
 /* The EXPLAIN for PostgreSQL server_version_num version_num into buf:
  * "EXPLAIN <q>", or "EXPLAIN (GENERIC_PLAN) <q>" for a statement with

@@ -1401,13 +1401,8 @@ static void snapshot(struct ui *u)
 	struct strbuf st, sj;
 	time_t t = (time_t)(u->m->intervals ? u->m->last.wall : clock_wall());
 	struct tm tm;
-	int ft = -1, fj = -1;
 	if (!localtime_r(&t, &tm) || !strftime(stamp, sizeof stamp, "dbtop-snapshot-%Y%m%d-%H%M%S", &tm))
 		str_copy(stamp, sizeof stamp, "dbtop-snapshot");
-	if (files_create_pair(dir, stamp, "txt", "json", &ft, &fj, txt, sizeof txt) < 0) {
-		set_msg(u, "snapshot not written: %s: %s", txt, strerror(errno));
-		return;
-	}
 	sb_init(&st);
 	sb_init(&sj);
 	u->msg[0] = '\0';   /* the screen without the message line of an earlier key */
@@ -1422,14 +1417,12 @@ static void snapshot(struct ui *u)
 		u->o->snapshot_json(u->m, u->t->host, &u->t->ev, from, to, &sj);
 	}
 	sb_putc(&sj, '\n');
-	if (write_all(ft, st.s, st.len) < 0 || write_all(fj, sj.s, sj.len) < 0)
-		str_printf(err, sizeof err, " (cut short: %s)", strerror(errno));
-	int c1 = close(ft), c2 = close(fj);
-	if (c1 < 0 || c2 < 0)
-		str_printf(err, sizeof err, " (cut short: %s)", strerror(errno));
+	if (files_write_pair(dir, stamp, "txt", "json", st.s, st.len, sj.s, sj.len, txt, sizeof txt, err, sizeof err) < 0)
+		set_msg(u, "snapshot not written: %s", err);
+	else
+		set_msg(u, "snapshot: %s and .json written (mode 0600)", txt);
 	sb_free(&st);
 	sb_free(&sj);
-	set_msg(u, "snapshot: %s and .json written (mode 0600)%s", txt, err);
 	u->msg_until = clock_mono() + 15;
 }
 
@@ -2487,7 +2480,8 @@ static void revert_target_on_exit(struct ui *u, char *out, size_t outlen)
 	if (u->o->read_only || !u->t->tv.available) {
 		str_printf(out, outlen,
 			   "%d setting change(s) are still in force (undo journal %s): %s", n, u->t->tv.path,
-			   u->o->read_only ? "run dbtop without --read-only against this server to revert them"
+			   u->t->tv.elsewhere ? "the dbtop that made them is still running and reverts them when it quits"
+			   : u->o->read_only ? "run dbtop without --read-only against this server to revert them"
 			   : u->t->tv.other_server ? u->t->tv.why : "run dbtop against this server to revert them");
 		return;
 	}

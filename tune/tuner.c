@@ -38,8 +38,8 @@ static void publish(struct tuner *tu)
 		const struct jentry *e = &tu->j.e[idx[i]];
 		if (ours(tu, e)) {
 			tu->v.active[tu->v.nactive++] = *e;
-			if (e->seq < tu->v.first_seq)
-				tu->v.orphans++;
+			if (e->seq < tu->v.first_seq && !tu->v.elsewhere)
+				tu->v.orphans++;   /* a running dbtop's are not orphans */
 		} else if (tu->v.nforeign < TUNE_LIST_MAX) {
 			tu->v.foreign[tu->v.nforeign++] = *e;
 		}
@@ -176,8 +176,10 @@ void tuner_init(struct tuner *tu, struct source *src, const char *legacy_key, bo
 	publish(tu);
 	if (rc != 0) {
 		str_printf(tu->v.why, sizeof tu->v.why, "tuning off: %s", err);
-		if (rc > 0)
+		if (rc > 0) {
 			tu->v.orphans = 0;   /* they belong to the running one */
+			tu->v.elsewhere = true;
+		}
 		return;
 	}
 	if (read_only) {
@@ -606,7 +608,8 @@ void tune_view_snap(const struct tune_view *tv, struct tune_snap *out)
 {
 	memset(out, 0, sizeof *out);
 	out->flags = (uint8_t)((tv->probed ? TSNAP_PROBED : 0) | (tv->available ? TSNAP_AVAILABLE : 0) |
-			       (tv->read_only ? TSNAP_READ_ONLY : 0) | (tv->locked ? TSNAP_LOCKED : 0));
+			       (tv->read_only ? TSNAP_READ_ONLY : 0) | (tv->locked ? TSNAP_LOCKED : 0) |
+			       (tv->elsewhere ? TSNAP_ELSEWHERE : 0));
 	out->ttl = tv->ttl;
 	str_copy(out->why, sizeof out->why, tv->why);
 	str_copy(out->note, sizeof out->note, tv->note);
@@ -645,6 +648,7 @@ void tune_view_from_snap(const struct tune_snap *s, double at_wall, struct tune_
 	tv->available = s->flags & TSNAP_AVAILABLE;
 	tv->read_only = s->flags & TSNAP_READ_ONLY;
 	tv->locked = s->flags & TSNAP_LOCKED;
+	tv->elsewhere = s->flags & TSNAP_ELSEWHERE;
 	tv->ttl = s->ttl;
 	str_copy(tv->why, sizeof tv->why, s->why);
 	str_copy(tv->note, sizeof tv->note, s->note);
@@ -668,7 +672,7 @@ void tune_view_from_snap(const struct tune_snap *s, double at_wall, struct tune_
 				str_copy(e->val, sizeof e->val, r->val);
 				str_copy(e->undo, sizeof e->undo, r->undo);
 				e->state = JS_ACTIVE;
-				tv->orphans += !!(r->flags & TSROW_EARLIER);
+				tv->orphans += !tv->elsewhere && (r->flags & TSROW_EARLIER);
 			}
 			break;
 		}

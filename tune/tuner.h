@@ -31,6 +31,8 @@ struct tune_view {
 	int nactive;                  /* changes in force, newest first */
 	struct jentry active[JOURNAL_MAX];
 	int orphans;                  /* of those, left by an earlier dbtop (found at start) */
+	bool elsewhere;               /* another running dbtop holds the journal: the changes are its own,
+				       * reverted when it quits, never here */
 	unsigned first_seq;           /* entries below were there at start */
 	double ttl;                   /* --tune-ttl, s; 0: until quit */
 	int damaged;                  /* journal lines ignored */

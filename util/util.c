@@ -537,6 +537,33 @@ int files_create_pair(const char *dir, const char *base, const char *ext1, const
 	return -1;
 }
 
+int files_write_pair(const char *dir, const char *base, const char *ext1, const char *ext2, const void *b1,
+		     size_t n1, const void *b2, size_t n2, char *path1, size_t len, char *err, size_t elen)
+{
+	int f1 = -1, f2 = -1;
+	if (files_create_pair(dir, base, ext1, ext2, &f1, &f2, path1, len) < 0) {
+		str_printf(err, elen, "%s: %s", path1, strerror(errno));
+		return -1;
+	}
+	int e = 0;
+	if (write_all(f1, b1, n1) < 0 || write_all(f2, b2, n2) < 0 || fdatasync(f1) < 0 || fdatasync(f2) < 0)
+		e = errno ? errno : EIO;
+	if (close(f1) < 0 && !e)
+		e = errno;
+	if (close(f2) < 0 && !e)
+		e = errno;
+	if (!e)
+		return 0;
+	/* the second name: the first with its extension changed */
+	char p2[1024];
+	size_t stem = strlen(path1) - strlen(ext1);
+	str_printf(p2, sizeof p2, "%.*s%s", (int)stem, path1, ext2);
+	str_printf(err, elen, "%s: %s", path1, strerror(e));
+	unlink(path1);
+	unlink(p2);
+	return -1;
+}
+
 int write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;

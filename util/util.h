@@ -31,6 +31,11 @@ void secret_free(char *s);
  * (path1 the name that failed). */
 int files_create_pair(const char *dir, const char *base, const char *ext1, const char *ext2, int *fd1, int *fd2,
 		      char *path1, size_t len);
+/* files_create_pair, then n1 bytes of b1 and n2 of b2 written to the two
+ * and synced: 0 with path1 set, or -1 with the reason in err and neither
+ * file left behind (a full disk leaves no empty or cut file). */
+int files_write_pair(const char *dir, const char *base, const char *ext1, const char *ext2, const void *b1,
+		     size_t n1, const void *b2, size_t n2, char *path1, size_t len, char *err, size_t elen);
 /* Write n bytes to fd (retrying short writes and EINTR); 0 or -1. */
 int write_all(int fd, const void *p, size_t n);
 

@@ -20,6 +20,7 @@ APP=dbtop57
 cleanup_pg() {
     local P=$1
     [ -n "$P" ] && $P -Atc "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '$APP'" >/dev/null 2>&1
+    [ -n "$P" ] && $P -qc "DROP TABLE IF EXISTS s57, l57, d57; DROP ROLE IF EXISTS app57" >/dev/null 2>&1
 }
 cleanup_my() {
     local id
@@ -148,14 +149,17 @@ kill_kids
 # pg_part NAME PSQL URI VERSION
 pg_part() {
     local N=$1 P=$2 U=$3 V=$4 k
-    local C="env PGAPPNAME=$APP $P -At"
-    # planning needs the statement's privileges: the monitoring user may
-    # even delete from d57, and still nothing is deleted
-    $P -qc "DROP TABLE IF EXISTS s57, l57, d57;
+    local C="env PGAPPNAME=$APP $P -At -U app57"
+    # explain plans as the session's role (app57: dbtop_mon is a member,
+    # as docs/explain.md advises); that role may delete from d57, and still
+    # nothing is deleted
+    $P -qc "DROP TABLE IF EXISTS s57, l57, d57;" >/dev/null 2>&1
+    $P -qc "DROP ROLE IF EXISTS app57;" >/dev/null 2>&1
+    $P -qc "CREATE ROLE app57 LOGIN; GRANT app57 TO dbtop_mon;
 CREATE TABLE s57 (id int PRIMARY KEY, v int); INSERT INTO s57 VALUES (1, 0);
 CREATE TABLE l57 (id int PRIMARY KEY, v int); INSERT INTO l57 VALUES (1, 0);
 CREATE TABLE d57 (id int PRIMARY KEY, v int); INSERT INTO d57 VALUES (1, 0), (2, 0), (3, 0);
-GRANT SELECT ON s57 TO dbtop_mon; GRANT SELECT, DELETE ON d57 TO dbtop_mon;" >/dev/null 2>&1
+GRANT SELECT, UPDATE ON s57, l57 TO app57; GRANT SELECT, DELETE ON d57 TO app57;" >/dev/null 2>&1
     for ((k = 0; k < 50; k++)); do sess ${N}i$k 20 "$C" "SELECT pg_backend_pid();"; done
     for ((k = 0; k < 10; k++)); do sess ${N}a$k 20 "$C" "SELECT pg_backend_pid();" "SELECT count(*) FROM s57 WHERE (SELECT true FROM pg_sleep(20));"; done
     sess ${N}h 20 "$C" "SELECT pg_backend_pid();" "BEGIN;" "UPDATE l57 SET v = v + 1 WHERE id = 1;"
@@ -166,7 +170,7 @@ GRANT SELECT ON s57 TO dbtop_mon; GRANT SELECT, DELETE ON d57 TO dbtop_mon;" >/d
     printf '\\set id 1\nSELECT count(*) FROM s57 WHERE id = :id AND (SELECT true FROM pg_sleep(20));\n' >"$tmp/$N.bench"
     local sock port
     sock=$(sed -n 's/.*-h \([^ ]*\).*/\1/p' <<<"$P") port=$(sed -n 's/.*-p \([0-9]*\).*/\1/p' <<<"$P")
-    PGAPPNAME=$APP timeout 30 pgbench -n -M extended -t 1 -c 1 -f "$tmp/$N.bench" -h "$sock" -p "$port" -U postgres dbtop_test >/dev/null 2>&1 &
+    PGAPPNAME=$APP timeout 30 pgbench -n -M extended -t 1 -c 1 -f "$tmp/$N.bench" -h "$sock" -p "$port" -U app57 dbtop_test >/dev/null 2>&1 &
     kids+=($!)
     for n in ${N}d $(seq -f "${N}i%g" 0 49) $(seq -f "${N}a%g" 0 9) $(seq -f "${N}w%g" 0 2); do getid $n; done
     pg_waits() { $P -Atc "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$APP' AND wait_event_type = 'Lock'"; }

@@ -226,6 +226,12 @@ fi
 T send-keys -t b y
 sleep 1
 check "three ways: 127.0.0.1 changed nothing (sync_binlog 1)" eq myv sync_binlog 1
+# the second dbtop's words: the change in force is the running one's, which reverts it
+if wre b "made by another dbtop that is running: it reverts them when it quits" 5 && ! scr b | grep -q "left by an earlier dbtop"; then
+    ok "second dbtop: the change in force is the running dbtop's, not 'left by an earlier dbtop'"
+else
+    nok "second dbtop: $(scr b)"
+fi
 check "three ways: one journal file" test "$(journals "$XDG_STATE_HOME")" = 1
 # the option file, from another state dir (another account's journal): the server lock
 run c "" "--engine mysql --defaults-file $tmp/my.cnf" "env XDG_STATE_HOME=$tmp/state3"
@@ -238,6 +244,12 @@ check "three ways: the option-file dbtop changed nothing (sync_binlog 1)" eq myv
 check "three ways: it wrote no journal" test "$(journals "$tmp/state3")" = 0
 quit c
 quit b
+bmsg="$(cat "$tmp/b.err" 2>/dev/null) $(scr b)"
+if grep -q "still running and reverts them when it quits" <<<"$bmsg" && ! grep -q "run dbtop against this server to revert" <<<"$bmsg"; then
+    ok "second dbtop on exit: the running dbtop reverts the change (not 'run dbtop ... to revert them')"
+else
+    nok "second dbtop on exit said: $(head -c 600 <<<"$bmsg")"
+fi
 quit a
 check "three ways: q reverted flush (1)" eq myv innodb_flush_log_at_trx_commit 1
 check "three ways: the lock is free again" test "$($M -N -e "SELECT IS_FREE_LOCK('dbtop.tune')")" = 1

@@ -818,6 +818,39 @@ static void test_growth(void)
 	digest_table_free(&t);
 }
 
+/* Statements that never repeat (a replay whose every sample has new
+ * keys): the table stays within DG_MAX_ENTRIES, the newest are kept, and
+ * an evicted digest that comes back is unknown for an interval, never
+ * counted from zero. */
+static void test_evict(void)
+{
+	struct digest_table t;
+	char key[32];
+	size_t most = 0;
+	digest_table_init(&t);
+	for (int i = 0; i < 40; i++) {
+		struct digest_set *s = set_new(true);
+		if (i == 39)
+			row3(s, "e:0:0", 5000, 5000000, 5);   /* the first key of all, back with far more calls */
+		for (int k = 0; k < 1000; k++) {
+			str_printf(key, sizeof key, "e:%d:%d", i, k);
+			row3(s, key, 1 + (uint64_t)k, 1000, 1);
+		}
+		feed(&t, s, i ? 1.0 : NAN, i == 0, W0 + i);
+		if (t.n > most)
+			most = t.n;
+	}
+	CHECK(most <= DG_MAX_ENTRIES && t.evicted > 0,
+	      tname("evict: 40,000 keys that never repeat: at most %zu entries (limit %d), %llu evicted", most,
+		    DG_MAX_ENTRIES, (unsigned long long)t.evicted));
+	CHECK(find(&t, "e:39:999") && find(&t, "e:38:0") && !find(&t, "e:1:0"), "evict: the newest kept, the oldest gone");
+	const struct digest_entry *back = find(&t, "e:0:0");
+	CHECK(back && !back->known && isnan(back->rate[DG_CALLS]),
+	      "evict: an evicted digest back again is unknown, not 5000 calls in one second");
+	CHECK(none_negative(&t), "evict: no negative rate");
+	digest_table_free(&t);
+}
+
 static void test_history(void)
 {
 	struct digest_table t;
@@ -2478,6 +2511,7 @@ static void test_hist_record(void)
 		return;
 	}
 	close(fd);
+	unlink(path);   /* a recording is always a new file */
 	sb_init(&sql);
 	memset(&hd, 0, sizeof hd);
 	str_copy(hd.engine, sizeof hd.engine, "mysql");
@@ -2769,6 +2803,7 @@ int main(void)
 	test_top();
 	test_text();
 	test_growth();
+	test_evict();
 	test_history();
 	test_set_memory();
 	/* 2. mappers, queries and recorded rows */

@@ -6,7 +6,9 @@
  * taken). */
 #include <limits.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -265,6 +267,7 @@ static void test_record(void)
 	struct sample s;
 	struct event e;
 	close(fd);
+	unlink(path);   /* a recording is always a new file */
 	CHECK(rec_open_write(&w, path, &h, false, err, sizeof err) == 0, "recording opened");
 	sample_at(&s, 100, NULL);
 	s.events = xcalloc(1, sizeof *s.events);
@@ -370,6 +373,31 @@ static void test_snapshot_files(void)
 	unlink(p2);
 	str_printf(p2, sizeof p2, "%s/dbtop-snapshot-20261201-031200.json", dir);
 	unlink(p2);
+	/* a disk that fills up (a file size limit stands in for it): an
+	 * error, and neither file left, not even empty */
+	{
+		char why[200] = "";
+		struct rlimit old, small = {.rlim_cur = 4, .rlim_max = RLIM_INFINITY};
+		void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+		getrlimit(RLIMIT_FSIZE, &old);
+		small.rlim_max = old.rlim_max;
+		setrlimit(RLIMIT_FSIZE, &small);
+		int rc = files_write_pair(dir, "dbtop-snapshot-full", "txt", "json", "screen text\n", 12, "{}\n", 3, p1,
+					  sizeof p1, why, sizeof why);
+		setrlimit(RLIMIT_FSIZE, &old);
+		signal(SIGXFSZ, was);
+		str_printf(p2, sizeof p2, "%s/dbtop-snapshot-full.txt", dir);
+		CHECK(rc < 0 && strstr(why, "dbtop-snapshot-full.txt") && strstr(why, "too large") && access(p2, F_OK) != 0,
+		      tname("a full disk: an error (%s), no file left", why));
+		str_printf(p2, sizeof p2, "%s/dbtop-snapshot-full.json", dir);
+		CHECK(access(p2, F_OK) != 0, "a full disk: no JSON file left either");
+		CHECK(files_write_pair(dir, "dbtop-snapshot-ok", "txt", "json", "s\n", 2, "{}\n", 3, p1, sizeof p1, why,
+				       sizeof why) == 0 && strstr(p1, "dbtop-snapshot-ok.txt"),
+		      "files_write_pair: both written");
+		unlink(p1);
+		str_printf(p2, sizeof p2, "%s/dbtop-snapshot-ok.json", dir);
+		CHECK(unlink(p2) == 0, "files_write_pair: the JSON beside it");
+	}
 	CHECK(rmdir(dir) == 0, "nothing else left in the directory");
 	CHECK(files_create_pair("/nonexistent-dir-dbtop", "x", "txt", "json", &c, &d, p1, sizeof p1) < 0,
 	      "a directory that is not there: an error, no file");

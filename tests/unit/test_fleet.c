@@ -37,6 +37,13 @@ int main(void)
 	CHECK(!l.e[2].named && strcmp(l.e[2].spec, "host=/run/postgresql dbname=x port=5433") == 0, tname("unnamed key=value string"));
 	CHECK(l.e[3].named && strcmp(l.e[3].name, "old") == 0 && strcmp(l.e[3].spec, "host=/tmp port=5434 user=me") == 0, tname("NAME = key=value string"));
 	CHECK(!l.e[4].named && strcmp(l.e[4].spec, "host = /tmp port=5435") == 0, tname("'host = /tmp ...' is a libpq string, not a name"));
+	/* a libpq keyword is never a NAME: a password with '=' in it stays in its target */
+	CHECK(parse(&l, "password=SECRET6== host=h port=5 user=u\n") == 0 && l.n == 1 && !l.e[0].named &&
+	   strcmp(l.e[0].spec, "password=SECRET6== host=h port=5 user=u") == 0, tname("'password=a== host=...' is a libpq string, not NAME=password (%s)", err));
+	CHECK(parse(&l, "pw = password=SECRET7== host=h\n") == 0 && l.n == 1 && l.e[0].named &&
+	   strcmp(l.e[0].spec, "password=SECRET7== host=h") == 0, tname("NAME = password=... keeps the whole target"));
+	CHECK(parse(&l, "a\x1b[31m = mysql://h/\n") < 0 && !strchr(err, '\x1b') && strstr(err, "bad name 'a?[31m'"),
+	   tname("a bad name's escape sequence is not echoed (%s)", err));
 	CHECK(parse(&l, "mysql://u:p#w@h/?ssl-mode=REQUIRED&connect_timeout=3\n") == 0 && l.n == 1 && !l.e[0].named &&
 	   strcmp(l.e[0].spec, "mysql://u:p#w@h/?ssl-mode=REQUIRED&connect_timeout=3") == 0, tname("a '#' inside a URI and '=' in its query stay"));
 	CHECK(parse(&l, "a = mysql://h1/\r\nb = mysql://h2/\r\n") == 0 && l.n == 2 && strcmp(l.e[1].spec, "mysql://h2/") == 0, tname("CRLF line ends"));

@@ -236,6 +236,7 @@ static void test_record_roundtrip(void)
 		struct rec_item it;
 		if (fd >= 0)
 			close(fd);
+		unlink(path);   /* a recording is always a new file */
 		memset(&smp, 0, sizeof smp);
 		smp.state = STATE_UP;
 		smp.mono = 1;

@@ -309,6 +309,7 @@ static void test_json_record(void)
 
 	int fd = mkstemp(path);
 	close(fd);
+	unlink(path);   /* a recording is always a new file */
 	struct recorder rec;
 	struct rec_header h;
 	memset(&h, 0, sizeof h);

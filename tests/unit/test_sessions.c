@@ -559,7 +559,33 @@ static void test_explain_checks(void)
 	      "explain_pg_sql: parameters on 16 planned");
 	CHECK_STR(buf, "EXPLAIN (GENERIC_PLAN) SELECT * FROM t WHERE id = $1", "explain_pg_sql: GENERIC_PLAN, no ';'");
 	CHECK(explain_pg_sql(buf, sizeof buf, "DELETE FROM t", 150000, err, sizeof err), "explain_pg_sql: plain");
-	CHECK_STR(buf, "EXPLAIN DELETE FROM t", "explain_pg_sql: EXPLAIN, never ANALYZE");
+	CHECK_STR(buf, "EXPLAIN (COSTS) DELETE FROM t", "explain_pg_sql: EXPLAIN with an option list, never ANALYZE");
+	CHECK(explain_pg_sql(buf, sizeof buf, "ANALYZE SELECT 1", 150000, err, sizeof err) &&
+		      strcmp(buf, "EXPLAIN (COSTS) ANALYZE SELECT 1") == 0,
+	      "explain_pg_sql: a text starting ANALYZE follows the closed option list (a syntax error, never run)");
+	/* a carriage return ends a -- comment for PostgreSQL: for the checker too */
+	CHECK(!explain_text_ok("-- x\rANALYZE SELECT pg_terminate_backend(1) /*\nSELECT 1 */", err, sizeof err) &&
+		      has(err, "ANALYZE statements"),
+	      "explain: a -- comment ends at \\r as PostgreSQL reads it");
+	static const struct {
+		const char *q, *why;
+	} unsafe[] = {
+		{"SELECT 1\f", "control character 0x0c"},
+		{"SELECT \x01 1", "control character 0x01"},
+		{"SELECT 1 \x7f", "control character 0x7f"},
+		{"SELECT U&\"t\\0061ble_to_xml\"('v', true, true, '')", "Unicode-escaped name"},
+		{"SELECT u&\"x\" FROM t", "Unicode-escaped name"},
+		{"SELECT * FROM t WHERE a = pg_catalog.TABLE_TO_XML('v', true, true, '')::text", "_to_xml"},
+		{"SELECT schema_to_xmlschema('s', true, true, '')", "_to_xml"},
+	};
+	for (size_t i = 0; i < sizeof unsafe / sizeof unsafe[0]; i++) {
+		err[0] = '\0';
+		CHECK(!explain_pg_text_safe(unsafe[i].q, err, sizeof err) && has(err, unsafe[i].why),
+		      tname("explain: unsafe text #%zu refused: %s", i, err));
+	}
+	CHECK(explain_pg_text_safe("SELECT 1\r\n\tFROM t -- ok\n", err, sizeof err) &&
+		      explain_pg_text_safe("SELECT 'U&' || xml_col FROM t", err, sizeof err),
+	      "explain: CR LF, tabs, a U& literal and xml names are planned");
 	CHECK(!explain_pg_sql(buf, 16, "SELECT * FROM a_long_table_name", 150000, err, sizeof err) && has(err, "too long"),
 	      "explain_pg_sql: a statement too long for the buffer");
 }

@@ -576,6 +576,18 @@ static void test_scrub(void)
 		    "scrub: pg URI %-encoded password keyword");
 	check_scrub("postgresql://u:p%40ss@h/db", "postgresql://u:******@h/db", "p%40ss",
 		    "scrub: pg URI %-escaped password");
+	/* NAME=TARGET: the target after a name is scrubbed as one */
+	check_scrub("pg3=password=X2sec host=h", "pg3=password=***** host=h", "X2sec", "scrub: NAME= then password first");
+	check_scrub("my_1=mysql://adm:X3sec@127.0.0.1:13306/", "my_1=mysql://adm:*****@127.0.0.1:13306/", "X3sec",
+		    "scrub: NAME= then a mysql URI");
+	check_scrub("pg1=postgresql://postgres:X1sec@h/db", "pg1=postgresql://postgres:*****@h/db", "X1sec",
+		    "scrub: NAME= then a pg URI");
+	check_scrub("pg.a-1 = postgresql://u:X4sec@h", "pg.a-1 = postgresql://u:*****@h", "X4sec",
+		    "scrub: NAME = TARGET with blanks");
+	check_scrub("pg2=host=h password=X5sec", "pg2=host=h password=*****", "X5sec",
+		    "scrub: NAME= then key=value");
+	check_scrub("password=SECRET6== host=h", "password=********* host=h", "SECRET6",
+		    "scrub: password first, '=' in its value");
 	check_scrub("--password=Sekr3t", "--password=******", "Sekr3t", "scrub: --password=VALUE");
 	check_scrub("--pass=Sekr3t", "--pass=******", "Sekr3t", "scrub: --pass=VALUE (abbreviation)");
 

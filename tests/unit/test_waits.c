@@ -709,6 +709,7 @@ static void test_record_roundtrip(void)
 		const char *sn = wait_source_name(srcs[si]);
 		if (fd >= 0)
 			close(fd);
+		unlink(path);   /* a recording is always a new file */
 		str_copy(h.engine, sizeof h.engine, srcs[si] == WS_PERF_SCHEMA ? "mariadb" : "postgresql");
 		bool wrote = rec_open_write(&r, path, &h, false, err, sizeof err) == 0;
 		for (int k = 0; k < 2; k++) {
@@ -781,6 +782,7 @@ static void test_record_roundtrip(void)
 	int fd = mkstemp(path);
 	if (fd >= 0)
 		close(fd);
+	unlink(path);   /* a recording is always a new file */
 	struct rec_header h = {.engine = "postgresql", .start_wall = 1e9, .interval = 1};
 	struct recorder r;
 	struct sample smp;
