@@ -400,11 +400,13 @@ static bool rule_upsert_gap(const struct model *m, struct finding *f)
 		    !(up_w && strcmp(e->requested, "X") == 0))
 			continue;
 		f->severity = SEV_WARN;
+		/* the modes as the server names them, requested <- held */
 		if (gap)
-			str_printf(f->summary, sizeof f->summary, "inserts wait on a gap lock%s on %s",
-				   up_b || up_w ? " of an upsert" : "", e->object);
+			str_printf(f->summary, sizeof f->summary, "inserts wait on %s: %s <- %s on %s",
+				   up_b || up_w ? "an upsert's lock" : "a gap lock", e->requested, e->held, e->object);
 		else
-			str_printf(f->summary, sizeof f->summary, "upserts wait on each other's key lock on %s", e->object);
+			str_printf(f->summary, sizeof f->summary, "upserts wait on each other: %s <- %s on %s", e->requested,
+				   e->held, e->object);
 		str_printf(f->evidence, sizeof f->evidence, "session %lld requested %s <- held %s by %lld on %s%s%.80s",
 			   w->id, e->requested, e->held, b->id, e->object, up_b ? "; blocker ran: " : "",
 			   up_b ? b->query : "");

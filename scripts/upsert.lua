@@ -22,10 +22,10 @@ local tv = ffi.new("dbtop_timeval")
 
 sysbench.cmdline.options = {
     fix = {"read first, upsert only when missing or changed (the seed's fix)", false},
-    sites = {"websites", 4},
+    sites = {"websites", 2},
     pages = {"pages per website", 50},
-    work_us = {"the service's own work inside the transaction (idle in it), microseconds", 0},
-    new_pct = {"first visits (a new website and page), percent of requests", 20},
+    work_us = {"the service's own work inside the transaction (idle in it), microseconds", 3000},
+    new_pct = {"first visits (a new website and page), percent of requests", 25},
 }
 
 local function site_of(s) return string.format("site%d.example", s) end

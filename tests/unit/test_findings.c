@@ -328,12 +328,12 @@ static void test_locks(void)
 	lock_session_query(&m.locks->s[lock_session_get(m.locks, 20)],
 			   "INSERT INTO website (id, domain) VALUES (UUID(), 'b.example') ON DUPLICATE KEY UPDATE hits = 1", true);
 	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "MariaDB: an upsert's insert intention (X,GAP) against an upsert's X");
-	CHECK(n == 1 && strstr(f[0].summary, "gap lock of an upsert on retoday.website.uk_website_domain") &&
+	CHECK(n == 1 && strstr(f[0].summary, "inserts wait on an upsert's lock: X,GAP <- X on retoday.website.uk_website_domain") &&
 		      strstr(f[0].evidence, "requested X,GAP <- held X"),
 	      "MariaDB: the locks as the server names them");
 	str_copy(m.locks->e[0].requested, sizeof m.locks->e[0].requested, "X");
 	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "upserts of the same key: X against X");
-	CHECK(n == 1 && strstr(f[0].summary, "upserts wait on each other's key lock"), "... said as such");
+	CHECK(n == 1 && strstr(f[0].summary, "upserts wait on each other: X <- X on"), "... said as such");
 	lock_session_query(&m.locks->s[lock_session_get(m.locks, 20)], "UPDATE website SET hits = 1 WHERE id = 2", true);
 	CHECK_STR(ids(&m, f, &n), "", "an UPDATE waiting for X on X: not this finding");
 	m.locks->status = LOCKS_IDLE;
