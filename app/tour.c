@@ -36,7 +36,7 @@ static const struct tour_caption upsert_cap[] = {
 	{8, "the finding: X,GAP (MariaDB's insert intention) <- X, held to COMMIT"},
 	{12, "its remedy is an application fix (read first), no setting to change"},
 	{16, "the client fixed: read first, upsert only when missing or changed"},
-	{20, "[1] commits/s = requests/s, ~3x here (seed 001: 559 -> 1,724 req/s)"},
+	{20, "[1] commits/s = requests/s: the line steps up (seed 001: 559 -> 1,724)"},
 	{26, "no lock waits left: the fix is in the client, not on the server"},
 	{0, NULL},
 };
