@@ -357,8 +357,18 @@ static void update_runs(struct model *m)
 			}
 		}
 	}
-	ring_push(&m->hist[M_RUN_S], rs->v);
-	ring_push(&m->hist[M_RUN_FSYNCS], rf->v);
+	/* the loop of model_update pushed a placeholder for this interval */
+	m->hist[M_RUN_S].v[(m->hist[M_RUN_S].head + m->hist[M_RUN_S].cap - 1) % m->hist[M_RUN_S].cap] = rs->v;
+	m->hist[M_RUN_FSYNCS].v[(m->hist[M_RUN_FSYNCS].head + m->hist[M_RUN_FSYNCS].cap - 1) % m->hist[M_RUN_FSYNCS].cap] =
+		rf->v;
+}
+
+/* The end of the newest interval into the history, and what is derived
+ * from the history (the runs). */
+static void push_interval(struct model *m, double wall)
+{
+	ring_push(&m->hist_t, wall);
+	update_runs(m);
 }
 
 void model_update(struct model *m, const struct sample *s)
@@ -372,8 +382,6 @@ void model_update(struct model *m, const struct sample *s)
 	for (i = 0; i < M__COUNT; i++) {
 		const struct metric_def *d = &metric_defs[i];
 		struct rate *r = &m->cur[i];
-		if (d->kind == MK_PER_RUN)
-			continue;   /* from the history: update_runs() */
 		if (s->state != STATE_UP || fresh_conn || !(dt > 0))
 			m->carry[i] = 0;
 		if (s->state != STATE_UP) {
@@ -387,8 +395,7 @@ void model_update(struct model *m, const struct sample *s)
 		}
 		ring_push(&m->hist[i], r->v);
 	}
-	ring_push(&m->hist_t, s->wall);
-	update_runs(m);
+	push_interval(m, s->wall);
 	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
 	m->dg_fresh = fresh_conn || s->state != STATE_UP || s->digests || !s->digests_skipped;
 	if (m->dg_fresh) {
