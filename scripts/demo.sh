@@ -120,8 +120,8 @@ mariadb_upsert_gap_lock() {
     found=$(settings_my "$sql")
     echo "== 2/5 seed 001: upserts of a visit recorder; the client's fix (read first) after ${half} s"
     "${sb[@]}" prepare >/dev/null
-    bg bash -c '"${@:2}" --threads=10 --time="$0" run >/dev/null 2>&1;
-        "${@:2}" --threads=10 --time="$0" --fix=on run >/dev/null 2>&1' "$half" "${sb[@]}"
+    bg bash -c '"$@" --threads=10 --time="$0" run >/dev/null 2>&1;
+        "$@" --threads=10 --time="$0" --fix=on run >/dev/null 2>&1' "$half" "${sb[@]}"
     sleep 2
     watch "$DBTOP_MARIADB_ADMIN_URI" "2/5 upserts wait on key locks. Press 3: the lock tree; the client reads first after ${half} s; q: next" \
         --server-budget 0
