@@ -10,17 +10,17 @@
 . tests/lib.sh
 dir=$(mktemp -d /tmp/dbtop-demo-seeds.XXXXXX)
 chmod 755 "$dir"
+out=$(mktemp /tmp/dbtop-demo-seeds-out.XXXXXX)
 mport=$((${DBTOP_MARIADB_PORT:-23306} + 8))
 pport=$((${DBTOP_PG15_PORT:-25415} + 8))
 cleanup() {
     DBTOP_SANDBOX_DIR=$dir/slowdisk/mnt/sb tests/sandbox.sh stop >/dev/null 2>&1
     scripts/slowdisk.sh down "$dir/slowdisk" 2>/dev/null
     DBTOP_SANDBOX_DIR=$dir tests/sandbox.sh stop >/dev/null 2>&1
-    rm -rf "$dir"
+    rm -rf "$dir" "$out"
 }
 trap cleanup EXIT
 t0=$(date +%s)
-out=$dir/demo.out
 DEMO_INCIDENTS="2 3" DEMO_SECONDS=24 DEMO_RECORDS=14 DBTOP_SANDBOX_DIR=$dir DBTOP_MARIADB_PORT=$mport \
     DBTOP_PG15_PORT=$pport DBTOP="$DBTOP" timeout 300 scripts/demo.sh >"$out" 2>&1 </dev/null
 rc=$?
@@ -35,7 +35,7 @@ if grep -q "^== skipped: the slow disk" "$out"; then
 else
     check "demo seeds: seed 002 played" grep -q "^== 3/5 seed 002: " "$out"
     check "demo seeds: seed 002's records count mysqlslap's runs (s per run)" grep -qE "s per run [0-9.]+ s" "$out"
-    check "demo seeds: seed 002 on the slow disk: the loop device's flushes in the records" grep -qE "loop[0-9]+ flush" "$out"
+    check "demo seeds: seed 002 on the slow disk: the loop device's flushes in the records" grep -qE "log device loop[0-9]+: flush [0-9.]+ ms" "$out"
     check "demo seeds: seed 002: innodb_flush_log_at_trx_commit is 1 after dbtop" \
         grep -q "innodb_flush_log_at_trx_commit on the server after dbtop: 1$" "$out"
 fi
