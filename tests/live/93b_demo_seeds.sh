@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # make demo's seed 001 and 002 incidents (scripts/demo.sh, DEMO_INCIDENTS="2 3"),
 # shortened and without a terminal (batch records instead of the screen):
 # throwaway servers of their own (ports +8 of the sandbox's; seed 002's

@@ -93,9 +93,9 @@ while read -r inc n key pane re; do
 done <<<"$TABLE"
 tm kill-server >/dev/null 2>&1
 
-# at (recording, sample, screen key): replay a copy cut there at 100x30 and
-# show that screen; the session is called "at"
-at() {
+# replay_at RECORDING SAMPLE KEY: replay a copy cut there at 100x30 and
+# show that screen (key KEY); the session is called "at"
+replay_at() {
 	tm kill-server >/dev/null 2>&1
 	python3 tests/screen/cutrec.py "$DIR/$1.dbrec" "$T/at.dbrec" "$2" >/dev/null 2>&1 &&
 		start at 100 30 --replay "$T/at.dbrec" --speed 0 && wait_for at "REPLAY ended" 15 && keys at "$3" && sleep 0.5
@@ -106,7 +106,7 @@ ratio() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { exit !(a != "" && b != "" &
 
 # seed 001: the insert intention as MariaDB names it (X,GAP) against the
 # upsert's X, found with the lock pane's filter
-if at mariadb-upsert-gap-lock 12 3; then
+if replay_at mariadb-upsert-gap-lock 12 3; then
 	keys at / && literal at "X,GAP" && keys at Enter
 	if retry 5 bash -c 'tmux -L "$0" capture-pane -p -t at | grep -qE "^[├└] [0-9]+ waits [0-9.]+s for [0-9]+: requested X,GAP, [0-9]+ holds X$"' "$SOCK"; then
 		ok "mariadb-upsert-gap-lock at 12, screen 3 filtered on X,GAP: requested X,GAP (the insert intention), held X"
@@ -144,9 +144,9 @@ ra=$(mean "$T/slap.jsonl" run_s 24 33)
 check "seed 002: time per run before a / after: $rb / $ra s >= 2" ratio "$rb" "$ra" 2
 
 # ... and on screen 1 at 100x30: before (15) and after (28) a
-if at mariadb-slap-flush 15 1; then
+if replay_at mariadb-slap-flush 15 1; then
 	f0=$(val "fsyncs per run") s0=$(val "s per run") r0=$(val "  redo") l0=$(val "commit latency ms")
-	at mariadb-slap-flush 28 1
+	replay_at mariadb-slap-flush 28 1
 	f1=$(val "fsyncs per run") s1=$(val "s per run") r1=$(val "  redo") l1=$(val "commit latency ms")
 	check "seed 002 on screen: fsyncs per run $f0 -> $f1 (>= 5x fewer)" ratio "$f0" "$f1" 5
 	check "seed 002 on screen: s per run $s0 -> $s1 (shorter)" ratio "$s0" "$s1" 1.5
