@@ -348,6 +348,12 @@ static void update_runs(struct model *m)
 			if ((closed = last))
 				break;
 		}
+		/* runs that stopped (no start for twice a run and more) have no
+		 * time per run now */
+		if (closed && w->age_s > 2 * w->span_s / w->runs + RUN_STALE_S) {
+			w->seen = false;
+			closed = false;
+		}
 		if (closed) {
 			rs->v = w->span_s / w->runs;
 			rs->st = RATE_OK;

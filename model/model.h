@@ -93,8 +93,10 @@ struct dg_coverage {
  * RUN_MIN_RUNS runs, from one run start to the newest: the intervals the
  * first and the last start fall in count half (a start lies somewhere
  * inside them), so the figures are estimates to about an interval over
- * the window. seen: a run started within RUN_MAX_INTERVALS intervals. */
+ * the window. seen: a run started within RUN_MAX_INTERVALS intervals, and
+ * not longer ago than twice a run and RUN_STALE_S (the runs go on). */
 #define RUN_MIN_RUNS 2.0
+#define RUN_STALE_S 3.0
 #define RUN_MIN_INTERVALS 3
 #define RUN_MAX_INTERVALS 60
 struct run_window {

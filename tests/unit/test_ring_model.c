@@ -583,10 +583,14 @@ static void test_runs(void)
 		if (ring_get(&m.hist[M_RUN_FSYNCS], i) > mx)
 			mx = ring_get(&m.hist[M_RUN_FSYNCS], i);
 	CHECK(fabs(mx - 2000) < 1, "runs: the history keeps the before (2,000) beside the after (10)");
-	/* runs stop: seen for RUN_MAX_INTERVALS intervals, then not */
-	for (t = 41; t <= 41 + RUN_MAX_INTERVALS; t++)
+	/* runs stop: no figure once no run started for twice a run and
+	 * RUN_STALE_S (0.5 s runs: after 4 s) */
+	run_sample(&m, 41, runs, f);
+	run_sample(&m, 42, runs, f);
+	CHECK(m.runs.seen && m.cur[M_RUN_S].st == RATE_OK, "runs: 2 s without a start: still the figure");
+	for (t = 43; t <= 46; t++)
 		run_sample(&m, t, runs, f);
-	CHECK(!m.runs.seen && m.cur[M_RUN_S].st == RATE_UNDEF, "runs: none for a minute: not seen");
+	CHECK(!m.runs.seen && m.cur[M_RUN_S].st == RATE_UNDEF, "runs: 6 s without a start (0.5 s runs): stopped, no figure");
 	model_free(&m);
 	/* PostgreSQL: no such counter */
 	model_init(&m, 16);
