@@ -15,7 +15,7 @@
 #                         fix in the client (read first, upsert only when
 #                         missing or changed); the lock graph read every
 #                         second (--server-budget 0)
-#   mariadb-slap-flush    seed 002: MariaDB on a disk whose flushes take 3 ms
+#   mariadb-slap-flush    seed 002: MariaDB on a disk whose flushes take 8 ms
 #                         (scripts/slowdisk.sh: a loop device on a FUSE file,
 #                         the device itself slow), mariadb-slap runs at
 #                         concurrency 8 back to back, sync_binlog=0 (the
@@ -140,7 +140,7 @@ mariadb_upsert_gap_lock() {
 }
 
 # seed 002: MariaDB on the slow disk (its own sandbox, port + 1)
-SLOW_MS=${SLOW_MS:-3}
+SLOW_MS=${SLOW_MS:-8}
 mariadb_slap_flush() {
     local sd=$DBTOP_SANDBOX_DIR/slowdisk port=$((DBTOP_MARIADB_PORT + 1))
     scripts/slowdisk.sh up "$sd" "$SLOW_MS" >/dev/null

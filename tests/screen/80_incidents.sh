@@ -141,7 +141,7 @@ a=$(mean "$T/slap.jsonl" fsyncs_per_run 24 33)
 check "seed 002: fsyncs per run before a / after: $b / $a >= 5" ratio "$b" "$a" 5
 rb=$(mean "$T/slap.jsonl" run_s 12 18)
 ra=$(mean "$T/slap.jsonl" run_s 24 33)
-check "seed 002: time per run before a / after: $rb / $ra s >= 2" ratio "$rb" "$ra" 2
+check "seed 002: time per run before a / after: $rb / $ra s >= 1.5 (after a the runs are bound by the CPU)" ratio "$rb" "$ra" 1.5
 
 # ... and on screen 1 at 100x30: before (15) and after (28) a
 if replay_at mariadb-slap-flush 15 1; then
