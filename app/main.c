@@ -1,4 +1,5 @@
 /* main.c - command line, connection set-up and the sampling loop. */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -28,11 +29,8 @@
 #include "listen.h"
 #include "metrics.h"
 #include "service.h"
+#include "version.h"
 #include "../tui/ui.h"
-
-#ifndef DBTOP_VERSION
-#define DBTOP_VERSION "0.1.0"
-#endif
 
 #define HISTORY_SECONDS 900.0   /* history kept, s */
 #define HISTORY_MIN 600         /* intervals kept at least */
@@ -168,7 +166,8 @@ static void usage(FILE *f)
 	      "      --demo [NAME|list]    a tour of the bundled incident recordings (> next,\n"
 	      "                            < previous); NAME plays one; list lists them\n"
 	      "      --help                this help\n"
-	      "      --version             print the version\n",
+	      "      --version             print the version, the commit built and the\n"
+	      "                            JSON schema, recording and metric names' versions\n",
 	      f);
 }
 
@@ -463,6 +462,7 @@ static void check_fleet_args(int argc, char **argv, struct opts *o, struct targe
 			str_printf(name, sizeof name, "%.*s", (int)nlen, nm);
 			spec = xstrndup(sp, slen);
 		}
+		/* cppcheck-suppress legacyUninitvar ; name is read only when spec is set, and then written */
 		if (fleet_add(&o->fleet, spec ? name : NULL, spec ? spec : argv[i], 0, err, sizeof err) < 0) {
 			fprintf(stderr, "dbtop: %s\n", err);
 			exit(2);
@@ -664,7 +664,7 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 		case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
 		case OPT_SERVER_BUDGET: o->server_budget = num_arg("--server-budget", optarg, 0, 1e6); break;
 		case OPT_HELP: usage(stdout); exit(0);
-		case OPT_VERSION: printf("dbtop %s\n", DBTOP_VERSION); exit(0);
+		case OPT_VERSION: version_print(stdout); exit(0);
 		case ':': die_usage("option needs a value:", argv[optind - 1]);
 		/* fall through */
 		default: {
@@ -746,6 +746,7 @@ static void init_source(struct source *src, struct replay_cfg *rcfg, const struc
 			struct target *t, bool replaying)
 {
 	if (replaying) {
+		assert(rcfg); /* lint: only the server path (the fleet's) passes none */
 		rcfg->path = o->replay;
 		if (o->demo) {
 			rcfg->buf = demo_incidents[o->demo_at].rec;
@@ -1036,9 +1037,12 @@ static int run_screen(const struct run *r, bool *worker_running, struct tour_run
 		else
 			fprintf(stderr, "dbtop: no history kept: %s\n", err);
 		if (tr && uo.hist)
+			/* cppcheck-suppress autoVariables ; cleared below before hist goes out of scope */
 			tr->kept = &hist;
 	}
 	int status = ui_run(r->src, r->m, &uo);
+	if (tr)
+		tr->kept = NULL; /* hist ends with this function */
 	if (uo.hist && !uo.worker_running)
 		hist_close(&hist);
 	if (uo.exit_msg[0])   /* it may quote a server's error text */

@@ -109,7 +109,6 @@ void metrics_label(struct strbuf *out, const char *s)
 			sb_puts(out, "\\n");
 		} else if (n == 0 || *p < 0x20 || *p == 0x7f) {
 			sb_putc(out, '?');
-			n = 1;
 		} else {
 			sb_put(out, (const char *)p, n);
 			p += n;

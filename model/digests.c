@@ -1,6 +1,7 @@
 /* digests.c - digest rows and the per-interval delta table. */
 #include "digests.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,7 @@ static struct digest_entry *add_entry(struct digest_table *t, const char *key)
 		t->cap = t->cap ? t->cap + t->cap / 2 : 64;
 		t->e = xrealloc(t->e, t->cap * sizeof *t->e);
 	}
+	assert(t->e); /* lint: e is NULL only while cap, so n, is 0: grown above */
 	struct digest_entry *e = &t->e[t->n];
 	memset(e, 0, sizeof *e);
 	*(uint32_t *)hmap_put(&t->slots, key, NULL) = (uint32_t)t->n;

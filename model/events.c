@@ -318,6 +318,7 @@ static void derive_locks(struct event_log *l, const struct sample *s, bool emit)
 			log_add(l, &e);
 	}
 	l->ncand = ncand;
+	/* cppcheck-suppress uninitvar ; only the ncand entries written above are copied */
 	memcpy(l->cand, cand, sizeof cand[0] * (size_t)ncand);
 }
 

@@ -234,6 +234,7 @@ void cv_fill(struct canvas *cv, int y, int x, int w, enum role r)
 	if (w <= 0)
 		return;
 	memset(buf, ' ', (size_t)w);
+	/* cppcheck-suppress arrayIndexOutOfBoundsCond ; w was clamped to sizeof buf - 1 above */
 	buf[w] = '\0';
 	cv_text(cv, y, x, r, buf);
 }

@@ -637,7 +637,7 @@ static void draw_details(const struct model *m, const struct pane_view *v, const
 			cv_text(cv, y++, 0, R_UNKNOWN, "plan: asked, waiting for the server ...");
 		} else if (!p->ok) {
 			str_printf(t, sizeof t, "no plan: %s", p->text);
-			y = cv_wrap(cv, y, 0, R_WARN, t, cv->h);
+			cv_wrap(cv, y, 0, R_WARN, t, cv->h);
 		} else {
 			cv_text(cv, y++, 0, R_LABEL, "plan:");
 			/* line by line: a plan's indentation is its structure */

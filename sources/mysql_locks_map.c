@@ -1057,9 +1057,8 @@ void mariadb_mdl_finish(struct mariadb_mdl *m, struct lock_set *ls)
 			continue;
 		for (size_t j = 0; j < m->nh; j++) {
 			const struct mdl_holder *h = &m->h[j];
-			const char *t;
 			if (h->id == w->id || !mysql_mdl_conflicts(w->req, h->mode, false) ||
-			    !(t = shared_table(w, h->table, NULL)))
+			    !shared_table(w, h->table, NULL))
 				continue;
 			size_t ne = ls->ne;
 			mdl_edge(ls, w, h->id, h->table, h->mode, false);

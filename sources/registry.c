@@ -26,9 +26,10 @@ static const struct source_ops *load(const char *file, const char *sym)
 	ssize_t n;
 	int i, nd = 0;
 	void *h;
+	const char *env_dir = getenv("DBTOP_PLUGIN_DIR");
 
-	if (getenv("DBTOP_PLUGIN_DIR") && *getenv("DBTOP_PLUGIN_DIR"))
-		dirs[nd++] = getenv("DBTOP_PLUGIN_DIR");
+	if (env_dir && *env_dir)
+		dirs[nd++] = env_dir;
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
 		exe[n] = '\0';

@@ -80,6 +80,13 @@ sizes_test() {
 }
 run_one "function sizes" sizes_test
 
+# make lint fails on a planted bug of each kind (in a copy of the tree), the
+# format check on a badly formatted changed line (in a clone); --version,
+# the changelog and the commit of a build without .git
+run_one "tests/lint/planted.sh" bash tests/lint/planted.sh
+run_one "tests/lint/format.sh" bash tests/lint/format.sh
+run_one "tests/version.sh" bash tests/version.sh
+
 for bin in "$@"; do
     case $(basename "$bin") in
     fuzz_*)

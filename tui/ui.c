@@ -832,6 +832,7 @@ static void plan_column(struct ui *u, const int *list, int n, int w, int h, int 
 	static const int pass[4][2] = {{2, 1}, {1, 1}, {2, 0}, {1, 0}};   /* floor, panes kept out */
 	for (int p = 0; p < 4 && used > h; p++)
 		for (i = n - 1; i >= pass[p][1] && used > h; i--) {
+			/* cppcheck-suppress uninitvar ; order[0..n) is set by the first loop, i < n */
 			int j = order[i];
 			int cut = out[j] - pass[p][0];
 			if (cut <= 0)

@@ -1,6 +1,7 @@
 /* util.c - allocation, strings, clocks, JSON helpers. */
 #include "util.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -395,6 +396,7 @@ static struct hslot *hmap_find(const struct hmap *m, uint64_t h, const char *s, 
 	size_t i = (size_t)h & (m->cap - 1);
 	for (;; i = (i + 1) & (m->cap - 1)) {
 		struct hslot *sl = hslot_at(m, i);
+		/* cppcheck-suppress nullPointer ; s is NULL only in a u64-keyed map, where it is not compared */
 		if (!hslot_used(m, sl) || (sl->h == h && (m->u64 ? sl->k.u == u : strcmp(sl->k.s, s) == 0)))
 			return sl;
 	}
@@ -444,6 +446,7 @@ static void *hmap_insert(struct hmap *m, uint64_t h, const char *s, uint64_t u, 
 	hmap_grow(m);
 	struct hslot *sl = hmap_find(m, h, s, u);
 	sl->h = h;
+	assert(m->u64 || s); /* lint: a string-keyed map always has a key (the analyzer assumes NULL) */
 	if (m->u64)
 		sl->k.u = u;
 	else
