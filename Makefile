@@ -46,7 +46,8 @@ DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
 MAIN_SRC := app/main.c app/listen.c app/tour.c app/service.c app/version.c tui/incident_list.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
 # the incident recordings bundled into the binary for --demo (app/tour.c)
-DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec recordings/pg-lock-chain.dbrec recordings/pg-wal-writer.dbrec
+DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec recordings/mariadb-upsert-gap-lock.dbrec \
+	recordings/mariadb-slap-flush.dbrec recordings/pg-lock-chain.dbrec recordings/pg-wal-writer.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -77,6 +78,8 @@ $(dir $(BIN))dbtop-mysql.so: sources/mysql.c $(wildcard */*.h)
 $(BUILD)/demo_rec.c: $(DEMO_REC) scripts/embed.sh
 	@mkdir -p $(dir $@)
 	{ scripts/embed.sh dbtop_demo_fsync recordings/mariadb-commit-fsync.dbrec && \
+	  scripts/embed.sh dbtop_demo_upsert recordings/mariadb-upsert-gap-lock.dbrec && \
+	  scripts/embed.sh dbtop_demo_slap recordings/mariadb-slap-flush.dbrec && \
 	  scripts/embed.sh dbtop_demo_chain recordings/pg-lock-chain.dbrec && \
 	  scripts/embed.sh dbtop_demo_wal recordings/pg-wal-writer.dbrec; } > $@
 

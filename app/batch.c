@@ -511,6 +511,19 @@ static void text_logdev(const struct model *m, struct batch_text_state *st, stru
 	text_wrap(st, out, line, 4);
 }
 
+/* Benchmark runs (seed 002), while they are seen: time and fsyncs per run. */
+static void text_runs(const struct model *m, const struct batch_text_state *st, struct strbuf *out)
+{
+	char line[200], a[48], b[48];
+	if (!m->runs.seen || m->cur[M_RUN_S].st != RATE_OK)
+		return;
+	rates_format(M_RUN_S, &m->cur[M_RUN_S], a, sizeof a);
+	rates_format(M_RUN_FSYNCS, &m->cur[M_RUN_FSYNCS], b, sizeof b);
+	str_printf(line, sizeof line, "  runs (Com_create_db): s per run %s  fsyncs per run %s  (over %.1f runs, %.1f s)", a,
+		   b, m->runs.runs, m->runs.span_s);
+	text_wrap(st, out, line, 4);
+}
+
 /* The top digests by total time this interval, one line each. */
 static void text_digests(const struct model *m, const struct batch_text_state *st, struct strbuf *out)
 {
@@ -595,6 +608,7 @@ void batch_text(const struct model *m, const char *host, struct batch_text_state
 		}
 	}
 	text_logdev(m, st, out);
+	text_runs(m, st, out);
 	text_digests(m, st, out);
 	text_locks(m->locks, st, out);
 	{

@@ -66,6 +66,7 @@ enum ctr_id {
 	CTR_EXEC_NS,          /* ns */
 	CTR_OWN_STMTS,        /* dbtop's own connection's statements (its thread) */
 	CTR_OWN_STMT_NS,      /* ns */
+	CTR_CREATE_DB,        /* Com_create_db: CREATE DATABASE statements (mysqlslap starts each run with one) */
 	CTR__COUNT
 };
 

@@ -370,7 +370,19 @@ static bool rule_sync_replica(const struct model *m, struct finding *f)
 	return m->caps.engine == ENGINE_POSTGRESQL ? syncrep_pg(m, f) : semisync_my(m, f);
 }
 
-/* Seed 001: an insert-intention lock waiting on a gap lock left by an upsert. */
+/* True when q is an INSERT ... ON DUPLICATE KEY UPDATE (an upsert). */
+static bool is_upsert(const char *q)
+{
+	return q && strcasestr(q, "ON DUPLICATE KEY UPDATE");
+}
+
+/* Seed 001: upserts (INSERT ... ON DUPLICATE KEY UPDATE) wait on each
+ * other. An upsert that hits the duplicate takes an exclusive next-key lock
+ * on it and keeps it until COMMIT (MySQL 8 also leaves a gap lock on
+ * PRIMARY after its partial rollback): an insert into that gap waits with
+ * its insert intention (MySQL X,GAP,INSERT_INTENTION; MariaDB names it
+ * X,GAP), an upsert of the same key with X. An application fix: no setting
+ * is offered. */
 static bool rule_upsert_gap(const struct model *m, struct finding *f)
 {
 	const struct lock_set *ls = m->locks;
@@ -378,20 +390,31 @@ static bool rule_upsert_gap(const struct model *m, struct finding *f)
 		return false;
 	for (size_t k = 0; k < ls->ne; k++) {
 		const struct lock_edge *e = &ls->e[k];
-		const struct lock_session *b = &ls->s[e->blocker];
-		bool upsert = b->query && strcasestr(b->query, "ON DUPLICATE KEY UPDATE");
-		bool ii = strstr(e->requested, "INSERT_INTENTION") != NULL;
-		if (!strstr(e->requested, "GAP") || !(ii || upsert) || (!strstr(e->held, "GAP") && !upsert))
+		const struct lock_session *b = &ls->s[e->blocker], *w = &ls->s[e->waiter];
+		bool up_b = is_upsert(b->query), up_w = is_upsert(w->query);
+		bool gap = strstr(e->requested, "GAP") != NULL;
+		bool ii = strstr(e->requested, "INSERT_INTENTION") ||
+			  (gap && w->query && strncasecmp(w->query, "INSERT", 6) == 0);
+		/* an insert into a gap lock, or an upsert waiting on an upsert's key */
+		if (!(gap && (ii || up_b) && (strstr(e->held, "GAP") || up_b || up_w)) &&
+		    !(up_w && strcmp(e->requested, "X") == 0))
 			continue;
 		f->severity = SEV_WARN;
-		str_printf(f->summary, sizeof f->summary, "inserts wait on a gap lock%s", upsert ? " left by an upsert" : "");
+		/* the modes as the server names them, requested <- held */
+		if (gap)
+			str_printf(f->summary, sizeof f->summary, "inserts wait on %s: %s <- %s on %s",
+				   up_b || up_w ? "an upsert's lock" : "a gap lock", e->requested, e->held, e->object);
+		else
+			str_printf(f->summary, sizeof f->summary, "upserts wait on each other: %s <- %s on %s", e->requested,
+				   e->held, e->object);
 		str_printf(f->evidence, sizeof f->evidence, "session %lld requested %s <- held %s by %lld on %s%s%.80s",
-			   ls->s[e->waiter].id, e->requested, e->held, b->id, e->object, upsert ? "; blocker ran: " : "",
-			   upsert ? b->query : "");
+			   w->id, e->requested, e->held, b->id, e->object, up_b ? "; blocker ran: " : "",
+			   up_b ? b->query : "");
 		str_copy(f->suggestion, sizeof f->suggestion,
-			 "INSERT ... ON DUPLICATE KEY UPDATE that hits the duplicate keeps a gap lock until commit: read the "
-			 "row first by its unique key and UPDATE it when it exists, INSERT only when it does not (or keep the "
-			 "transaction short / use READ COMMITTED)");
+			 "an application fix, no setting changes it: read first (a plain SELECT by the unique key) and "
+			 "upsert only when the row is missing or changed (seed 001: 559 -> 1,724 req/s), or commit the "
+			 "upsert in a short transaction of its own. INSERT ... ON DUPLICATE KEY UPDATE that hits the "
+			 "duplicate holds an exclusive next-key lock on it until COMMIT");
 		return true;
 	}
 	return false;

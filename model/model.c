@@ -69,6 +69,14 @@ const struct metric_def metric_defs[M__COUNT] = {
 		CTR_EXEC_STMTS, 0, "server-side prepared statements run per second (statement/com/Execute)"},
 	[M_OWN_STMTS] = {M_OWN_STMTS, "own_statements_per_s", "/s", ENG_MY, MK_RATE,
 		CTR_OWN_STMTS, 0, "dbtop's own statements per second (its connection's thread)"},
+	[M_RUNS] = {M_RUNS, "runs_per_s", "/s", ENG_MY, MK_RATE,
+		CTR_CREATE_DB, 0, "benchmark runs started per second: CREATE DATABASE statements (Com_create_db), "
+		"as mysqlslap starts each run"},
+	[M_RUN_S] = {M_RUN_S, "run_s", "s", ENG_MY, MK_PER_RUN,
+		0, 0, "time per benchmark run: the newest runs' span / their count (mysqlslap: CREATE DATABASE "
+		"starts each run)"},
+	[M_RUN_FSYNCS] = {M_RUN_FSYNCS, "fsyncs_per_run", "", ENG_MY, MK_PER_RUN,
+		M_FSYNCS, 0, "durability syncs per benchmark run over the newest runs (fsyncs counted / runs counted)"},
 };
 
 void model_init(struct model *m, size_t history_len)
@@ -292,6 +300,83 @@ static void update_coverage(struct model *m, const struct sample *s, const struc
 				    : "server-side prepared statements (COM_STMT_EXECUTE) are not in the digest table";
 }
 
+/* The newest interval (0: the newest) i's length, its runs and its fsyncs;
+ * false when one of them is not known. */
+static bool run_interval(const struct model *m, size_t i, double *d, double *runs, double *fsyncs)
+{
+	double t1 = ring_get(&m->hist_t, i), t0 = ring_get(&m->hist_t, i + 1);
+	double r = ring_get(&m->hist[M_RUNS], i);
+	*d = t1 - t0;
+	if (!(*d > 0) || !isfinite(r))
+		return false;
+	*runs = (double)(long long)(r * *d + 0.5);   /* a count: the rate times the interval */
+	*fsyncs = ring_get(&m->hist[M_FSYNCS], i) * *d;   /* NaN: not counted */
+	return true;
+}
+
+/* m->runs and M_RUN_S / M_RUN_FSYNCS at the newest interval (see struct
+ * run_window), and their history. */
+static void update_runs(struct model *m)
+{
+	struct run_window *w = &m->runs;
+	struct rate *rs = &m->cur[M_RUN_S], *rf = &m->cur[M_RUN_FSYNCS];
+	double d, r, f, age = 0;
+	size_t b = 0, k;
+	memset(w, 0, sizeof *w);
+	rs->v = rf->v = NAN;
+	rs->st = rf->st = m->cur[M_RUNS].st == RATE_OK ? RATE_UNDEF : m->cur[M_RUNS].st;
+	/* the newest interval a run started in */
+	for (; b < RUN_MAX_INTERVALS && run_interval(m, b, &d, &r, &f); b++) {
+		if (r > 0)
+			break;
+		age += d;
+	}
+	if (b < RUN_MAX_INTERVALS && run_interval(m, b, &d, &r, &f) && r > 0) {
+		w->seen = true;
+		w->age_s = age;
+		w->runs = r / 2;
+		w->span_s = d / 2;
+		w->fsyncs = f / 2;
+		/* back to an earlier start, the window holding enough runs */
+		bool closed = false;
+		for (k = b + 1; k < b + RUN_MAX_INTERVALS && run_interval(m, k, &d, &r, &f); k++) {
+			bool last = r > 0 && w->runs + r / 2 >= RUN_MIN_RUNS && k - b + 1 >= RUN_MIN_INTERVALS;
+			double part = last ? 0.5 : 1;
+			w->runs += r * part;
+			w->span_s += d * part;
+			w->fsyncs += f * part;
+			if ((closed = last))
+				break;
+		}
+		/* runs that stopped (no start for twice a run and more) have no
+		 * time per run now */
+		if (closed && w->age_s > 2 * w->span_s / w->runs + RUN_STALE_S) {
+			w->seen = false;
+			closed = false;
+		}
+		if (closed) {
+			rs->v = w->span_s / w->runs;
+			rs->st = RATE_OK;
+			if (isfinite(w->fsyncs)) {
+				rf->v = w->fsyncs / w->runs;
+				rf->st = RATE_OK;
+			}
+		}
+	}
+	/* the loop of model_update pushed a placeholder for this interval */
+	m->hist[M_RUN_S].v[(m->hist[M_RUN_S].head + m->hist[M_RUN_S].cap - 1) % m->hist[M_RUN_S].cap] = rs->v;
+	m->hist[M_RUN_FSYNCS].v[(m->hist[M_RUN_FSYNCS].head + m->hist[M_RUN_FSYNCS].cap - 1) % m->hist[M_RUN_FSYNCS].cap] =
+		rf->v;
+}
+
+/* The end of the newest interval into the history, and what is derived
+ * from the history (the runs). */
+static void push_interval(struct model *m, double wall)
+{
+	ring_push(&m->hist_t, wall);
+	update_runs(m);
+}
+
 void model_update(struct model *m, const struct sample *s)
 {
 	int i;
@@ -316,7 +401,7 @@ void model_update(struct model *m, const struct sample *s)
 		}
 		ring_push(&m->hist[i], r->v);
 	}
-	ring_push(&m->hist_t, s->wall);
+	push_interval(m, s->wall);
 	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
 	m->dg_fresh = fresh_conn || s->state != STATE_UP || s->digests || !s->digests_skipped;
 	if (m->dg_fresh) {

@@ -32,6 +32,7 @@ enum metric_kind {
 	MK_RATE_NET,   /* max(0, Δa - Δb) / Δt (b: dbtop's own share) */
 	MK_RATIO,      /* metric a / metric b of this interval */
 	MK_AVG_MS,     /* Δa(ns) / Δb(count) / 1e6 */
+	MK_PER_RUN,    /* metric a per benchmark run (M_RUNS) over the newest runs (model_runs) */
 };
 
 /* engines a metric is reported for */
@@ -48,6 +49,7 @@ enum metric_id {
 	M_WAL_WRITES, M_WAL_WRITE_MS, M_WAL_SYNCS, M_WAL_SYNC_MS, M_WAL_BYTES_PER_COMMIT,
 	M_COMMIT_MS,
 	M_STMTS, M_EXEC_STMTS, M_OWN_STMTS,
+	M_RUNS, M_RUN_S, M_RUN_FSYNCS,
 	M__COUNT
 };
 
@@ -85,6 +87,26 @@ struct dg_coverage {
 	const char *reason;          /* why statements are missing, NULL: not known */
 };
 
+/* Benchmark runs (seed 002): mysqlslap starts each run (an iteration)
+ * with CREATE DATABASE, so Com_create_db counts runs. The time and the
+ * fsyncs per run are taken over the newest intervals that hold at least
+ * RUN_MIN_RUNS runs, from one run start to the newest: the intervals the
+ * first and the last start fall in count half (a start lies somewhere
+ * inside them), so the figures are estimates to about an interval over
+ * the window. seen: a run started within RUN_MAX_INTERVALS intervals, and
+ * not longer ago than twice a run and RUN_STALE_S (the runs go on). */
+#define RUN_MIN_RUNS 2.0
+#define RUN_STALE_S 3.0
+#define RUN_MIN_INTERVALS 3
+#define RUN_MAX_INTERVALS 60
+struct run_window {
+	bool seen;
+	double runs;              /* runs the window holds (halves at its ends) */
+	double span_s;            /* its length, s */
+	double fsyncs;            /* durability syncs in it */
+	double age_s;             /* since the newest run start (its interval's end) */
+};
+
 struct model {
 	struct caps caps;         /* of the current connection */
 	bool have_caps;
@@ -115,6 +137,7 @@ struct model {
 	struct repl_model repl;   /* synchronous replication (model/replication.h) */
 	struct logdev_view ld;    /* the log devices (caps.logdev): figures and history */
 	struct finding_set findings; /* in force at the newest sample (findings_update) */
+	struct run_window runs;   /* the benchmark runs behind M_RUN_S / M_RUN_FSYNCS */
 };
 
 /* history_len: intervals kept (>= 1). */

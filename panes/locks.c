@@ -19,15 +19,16 @@ static size_t shown_rows(const struct lock_set *ls, const struct pane_view *v, s
 	struct lock_row *rows;
 	size_t n = lock_tree_rows(ls, &rows), k = 0;
 	if (v->filter) {
-		/* a row stays when it or its chain's root matches */
+		/* a row stays when it (its statement, object, lock modes) or its
+		 * chain's root matches */
 		for (size_t i = 0; i < n; i++) {
 			const struct lock_session *s = &ls->s[rows[i].session];
 			const struct lock_edge *e = rows[i].edge >= 0 ? &ls->e[rows[i].edge] : NULL;
 			const struct lock_session *r = s->root >= 0 ? &ls->s[s->root] : s;
 			char buf[2048];
-			str_printf(buf, sizeof buf, "%lld %s %s %s %s | %lld %s %s", s->id, s->user,
-				   s->query ? s->query : "", e ? e->object : "", e ? e->lock_type : "", r->id, r->user,
-				   r->query ? r->query : "");
+			str_printf(buf, sizeof buf, "%lld %s %s %s %s requested %s held %s | %lld %s %s", s->id, s->user,
+				   s->query ? s->query : "", e ? e->object : "", e ? e->lock_type : "",
+				   e ? e->requested : "", e ? e->held : "", r->id, r->user, r->query ? r->query : "");
 			if (pane_filter_match(v, buf))
 				rows[k++] = rows[i];
 		}

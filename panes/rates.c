@@ -77,6 +77,8 @@ char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t le
 		str_printf(buf, len, "%s%s", b, strcmp(unit, "B/s") == 0 ? "/s" : "");
 	} else if (strcmp(unit, "ms") == 0) {
 		str_printf(buf, len, "%.3f ms", r->v);
+	} else if (strcmp(unit, "s") == 0) {
+		str_printf(buf, len, "%.2f s", r->v);
 	} else if (r->v >= 100) {
 		str_printf(buf, len, "%.0f", r->v);
 	} else {
@@ -107,6 +109,8 @@ static const struct {
 	{M_BINLOG_FSYNCS, "binlog", 1, 0, 0, false},
 	{M_WAL_WRITES, NULL, 0, 0, 0, false},
 	{M_FSYNCS_PER_COMMIT, NULL, 0, 1.5, 2.5, true},
+	{M_RUN_S, "s per run", 0, 0, 0, true},
+	{M_RUN_FSYNCS, "fsyncs per run", 0, 0, 0, true},
 	{M_COMMIT_MS, "commit latency ms", 0, 10, 100, false},
 	{M_REDO_FSYNC_MS, "redo sync ms", 0, 5, 50, true},
 	{M_BINLOG_FSYNC_MS, "binlog sync ms", 0, 5, 50, true},
@@ -338,6 +342,8 @@ static void fmt_num(enum metric_id id, double v, char *buf, size_t len)
 	rates_format(id, &r, buf, len);
 	/* drop the unit for the narrow columns */
 	char *sp = strstr(buf, " ms");
+	if (!sp)
+		sp = strstr(buf, " s");
 	if (sp)
 		*sp = '\0';
 }
@@ -358,6 +364,9 @@ static int visible_rows(const struct model *m, const struct pane_view *v, int *i
 			continue;
 		}
 		if (!model_metric_applies(m, id) || m->cur[id].st == RATE_UNAVAIL)
+			continue;
+		/* benchmark runs: only while runs are seen */
+		if (metric_defs[id].kind == MK_PER_RUN && !m->runs.seen)
 			continue;
 		if (!pane_filter_match(v, row_label(i)) && !pane_filter_match(v, metric_defs[id].key))
 			continue;

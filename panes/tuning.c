@@ -167,7 +167,7 @@ static void draw_row(const struct tune_view *tv, int i, bool sel, const struct t
 
 /* The selected setting in full: what a runs and its revert, the risk,
  * the scope, the privilege, the undo journal. From line y. */
-static void draw_selected(const struct tune_view *tv, int i, struct canvas *cv, int y)
+static int draw_selected(const struct tune_view *tv, int i, struct canvas *cv, int y)
 {
 	const struct tunable *t = &tunables[i];
 	const struct jentry *e = change_of(tv, i);
@@ -200,8 +200,25 @@ static void draw_selected(const struct tune_view *tv, int i, struct canvas *cv, 
 	if (tv && tv->path[0] && y < cv->h) {
 		str_printf(text, sizeof text, "undo journal: %s, of %s%s", tv->path, tv->server[0] ? tv->server : "?",
 			   tv->locked ? "; this dbtop holds the server's tuning lock" : "");
-		cv_wrap(cv, y, 0, R_UNKNOWN, text, cv->h);
+		y = cv_wrap(cv, y, 0, R_UNKNOWN, text, cv->h);
 	}
+	return y;
+}
+
+/* Beside the redo flush: the doublewrite buffer (seed 002 turned both off)
+ * is read only at server start, so no key changes it. */
+static void restart_note(const struct model *m, const struct tunable *t, struct canvas *cv, int y)
+{
+	const char *dw = NULL;
+	for (size_t i = 0; i < m->nsettings; i++)
+		if (strcmp(m->settings[i].name, "innodb_doublewrite") == 0)
+			dw = m->settings[i].value;
+	if (!dw || strcmp(t->name, "innodb_flush_log_at_trx_commit") != 0 || y >= cv->h)
+		return;
+	char text[300];
+	str_printf(text, sizeof text, "innodb_doublewrite=%s: changed only in my.cnf with a server restart, so no key "
+		   "here (off is safe only where the file system cannot tear a page, e.g. ZFS's copy-on-write)", dw);
+	cv_wrap(cv, y, 0, R_NOTE, text, cv->h);
 }
 
 static void tuning_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
@@ -256,7 +273,8 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	}
 	if (!v->full || y + 2 >= cv->h || n == 0)
 		return;
-	draw_selected(tv, idx[v->sel < n ? v->sel : 0], cv, y + 1);
+	int sel = idx[v->sel < n ? v->sel : 0];
+	restart_note(m, &tunables[sel], cv, draw_selected(tv, sel, cv, y + 1));
 }
 
 static int tuning_need(const struct model *m, const struct pane_view *v, int w, int *min)

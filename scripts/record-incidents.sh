@@ -8,19 +8,33 @@
 #                         sync_binlog=1; 16 s in, innodb_flush_log_at_trx_commit=2
 #                         applied with dbtop's tuning key (screen 5, a), u reverts
 #                         it at 34 s
-#   pg-lock-chain         seed 001 shape on PostgreSQL: an idle-in-transaction
+#   mariadb-upsert-gap-lock  seed 001: the visit recorder (scripts/upsert.lua,
+#                         sysbench, 10 clients): upserts with a fresh UUID of
+#                         existing websites and pages wait on each other's
+#                         key locks; 16 s in, the same load with the seed's
+#                         fix in the client (read first, upsert only when
+#                         missing or changed); the lock graph read every
+#                         second (--server-budget 0)
+#   mariadb-slap-flush    seed 002: MariaDB on a disk whose flushes take 8 ms
+#                         (scripts/slowdisk.sh: a loop device on a FUSE file,
+#                         the device itself slow), mariadb-slap runs at
+#                         concurrency 8 back to back, sync_binlog=0 (the
+#                         seed's server had no binary log); 16 s in,
+#                         innodb_flush_log_at_trx_commit=2 with screen 5's a,
+#                         u reverts it at 32 s
+#   pg-lock-chain         an idle-in-transaction
 #                         root blocker, a chain of row-lock waiters, a table lock
 #   pg-wal-writer         seed 004: asynchronous commits with wal_writer_delay
 #                         10ms; 16 s in the remedy (1s) applied with screen 5's a,
 #                         u reverts it at 35 s
 # Each is recorded by dbtop's screen in a detached tmux (every pane's data),
-# connected as a user that may tune; about 2.5 minutes in all.
+# connected as a user that may tune; about 4 minutes in all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export DBTOP_SANDBOX_DIR=${DBTOP_SANDBOX_DIR:-$(mktemp -d /tmp/dbtop-rec.XXXXXX)}
 mkdir -p "$DBTOP_SANDBOX_DIR" && chmod 755 "$DBTOP_SANDBOX_DIR"
-names=${*:-mariadb-commit-fsync pg-lock-chain pg-wal-writer}
+names=${*:-mariadb-commit-fsync mariadb-upsert-gap-lock mariadb-slap-flush pg-wal-writer pg-lock-chain}
 # DBTOP: the binary to record with (its backends next to it)
 DBTOP=${DBTOP:-./dbtop}
 [ -x "$DBTOP" ] || make -s dbtop
@@ -40,11 +54,11 @@ TMUX_SOCK=dbtop-rec-$$
 tm() { tmux -L "$TMUX_SOCK" "$@"; }
 trap 'tm kill-server >/dev/null 2>&1 || true; tests/sandbox.sh stop >/dev/null 2>&1 || true' EXIT INT TERM
 
-# rec_start NAME URI: dbtop's screen recording recordings/NAME.dbrec
+# rec_start NAME URI [OPTION...]: dbtop's screen recording recordings/NAME.dbrec
 rec_start() {
     rm -f "recordings/$1.dbrec"
     tm kill-session -t rec >/dev/null 2>&1 || true
-    tm new-session -d -s rec -x 120 -y 40 "$DBTOP --record recordings/$1.dbrec '$2' 2>$DBTOP_SANDBOX_DIR/$1.err"
+    tm new-session -d -s rec -x 120 -y 40 "$DBTOP --record recordings/$1.dbrec ${*:3} '$2' 2>$DBTOP_SANDBOX_DIR/$1.err"
     REC_T0=$(date +%s)
 }
 # at SECONDS: wait until SECONDS after rec_start
@@ -95,6 +109,70 @@ mariadb_commit_fsync() {
     wait "${bg[@]}" || true
     bg=()
     tests/sandbox.sh restart mariadb >/dev/null # without the shim
+}
+
+# seed 001: sysbench with scripts/upsert.lua (the visit recorder)
+upsert_sb() {
+    sysbench --db-driver=mysql --mysql-socket="$DBTOP_SANDBOX_DIR/mariadb/mysqld.sock" --mysql-user=dbtop_admin \
+        --mysql-password=adminpw --mysql-db=dbtop_test --mysql-ignore-errors=1213,1205 scripts/upsert.lua "$@"
+}
+
+mariadb_upsert_gap_lock() {
+    local log=$DBTOP_SANDBOX_DIR/upsert
+    upsert_sb prepare >/dev/null
+    # the service as it was: every visit upserts its website and page
+    upsert_sb --threads=10 --time=18 run >"$log-before.txt" 2>&1 &
+    bg+=($!)
+    sleep 2
+    rec_start mariadb-upsert-gap-lock "$DBTOP_MARIADB_ADMIN_URI" --server-budget 0
+    wait "${bg[@]}" || true
+    bg=()
+    # the same load with the seed's fix in the client: read first
+    upsert_sb --threads=10 --time=16 --fix=on run >"$log-after.txt" 2>&1 &
+    bg+=($!)
+    at 32
+    rec_stop mariadb-upsert-gap-lock
+    wait "${bg[@]}" || true
+    bg=()
+    echo "  sysbench's own count: $(grep -h 'transactions:' "$log-before.txt" | tr -s ' ') before," \
+        "$(grep -h 'transactions:' "$log-after.txt" | tr -s ' ') after"
+    upsert_sb cleanup >/dev/null
+}
+
+# seed 002: MariaDB on the slow disk (its own sandbox, port + 1)
+SLOW_MS=${SLOW_MS:-8}
+mariadb_slap_flush() {
+    local sd=$DBTOP_SANDBOX_DIR/slowdisk port=$((DBTOP_MARIADB_PORT + 1))
+    scripts/slowdisk.sh up "$sd" "$SLOW_MS" >/dev/null
+    # shellcheck disable=SC2064 # $sd now
+    trap "tm kill-server >/dev/null 2>&1 || true; DBTOP_SANDBOX_DIR=$sd/mnt/sb tests/sandbox.sh stop >/dev/null 2>&1 || true; scripts/slowdisk.sh down $sd; tests/sandbox.sh stop >/dev/null 2>&1 || true" EXIT INT TERM
+    (
+        export DBTOP_SANDBOX_DIR=$sd/mnt/sb DBTOP_MARIADB_PORT=$port
+        tests/sandbox.sh start mariadb >/dev/null
+        eval "$(tests/sandbox.sh env)"
+        local sql=$DBTOP_MARIADB_CLIENT sb0
+        sb0=$($sql -N -e "SELECT @@sync_binlog")
+        $sql -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=0"
+        timeout 48 mariadb-slap --no-defaults -S "$DBTOP_MARIADB_SOCKET" -u dbtop_admin -padminpw --concurrency=8 \
+            --iterations=500 --number-of-queries=3000 --delimiter=";" \
+            --create="CREATE TABLE t1 (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(36))" \
+            --query="BEGIN;INSERT INTO t1 (v) VALUES (UUID());COMMIT" >"$DBTOP_SANDBOX_DIR/slap.txt" 2>&1 &
+        sleep 2
+        rec_start mariadb-slap-flush "$DBTOP_MARIADB_ADMIN_URI"
+        at 16
+        tune
+        at 32
+        keys u
+        at 40
+        rec_stop mariadb-slap-flush
+        [ "$($sql -N -e "SELECT @@innodb_flush_log_at_trx_commit")" = 1 ] ||
+            { echo "record: innodb_flush_log_at_trx_commit was not reverted" >&2; exit 1; }
+        $sql -e "SET GLOBAL sync_binlog=$sb0"
+        wait || true
+        tests/sandbox.sh stop >/dev/null
+    )
+    scripts/slowdisk.sh down "$sd"
+    trap 'tm kill-server >/dev/null 2>&1 || true; tests/sandbox.sh stop >/dev/null 2>&1 || true' EXIT INT TERM
 }
 
 pg_lock_chain() {
@@ -150,6 +228,8 @@ pg_wal_writer() {
 for n in $names; do
     case $n in
     mariadb-commit-fsync) mariadb_commit_fsync ;;
+    mariadb-upsert-gap-lock) mariadb_upsert_gap_lock ;;
+    mariadb-slap-flush) mariadb_slap_flush ;;
     pg-lock-chain) pg_lock_chain ;;
     pg-wal-writer) pg_wal_writer ;;
     *) echo "unknown recording $n" >&2; exit 2 ;;

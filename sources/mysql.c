@@ -1656,7 +1656,7 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
 			    "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
 			    "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
 			    "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
-			    "'Innodb_row_lock_current_waits','Slaves_connected') OR Variable_name LIKE 'Rpl_semi_sync_%'",
+			    "'Innodb_row_lock_current_waits','Slaves_connected','Com_create_db') OR Variable_name LIKE 'Rpl_semi_sync_%'",
 			    &res) < 0)
 		return -1;
 	out->mono = (t0 + clock_mono()) / 2;

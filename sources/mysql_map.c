@@ -137,6 +137,7 @@ static const struct {
 	{"Binlog_group_commits", CTR_BINLOG_GROUP_COMMITS},
 	{"Innodb_row_lock_waits", CTR_ROW_LOCK_WAITS},
 	{"Innodb_row_lock_time", CTR_ROW_LOCK_TIME_MS},
+	{"Com_create_db", CTR_CREATE_DB},
 };
 
 void mysql_map_status(struct sample *out, const char *name, const char *value,

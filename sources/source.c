@@ -89,6 +89,7 @@ static const char *const ctr_names[CTR__COUNT] = {
 	[CTR_EXEC_NS] = "exec_ns",
 	[CTR_OWN_STMTS] = "own_stmts",
 	[CTR_OWN_STMT_NS] = "own_stmt_ns",
+	[CTR_CREATE_DB] = "create_db",
 };
 
 const char *ctr_name(enum ctr_id id)

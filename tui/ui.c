@@ -1042,7 +1042,9 @@ static void tour_caption(const struct ui *u, char *buf, size_t len)
 			       ? (u->o->speed > 0 ? "end of this incident: the next one follows (> now, < back, q quits)"
 						  : "end of this incident: > the next one, < the previous, q quits")
 			       : "end of the tour: < the previous incident, q quits";
-	str_printf(buf, len, " %d/%d %s  %s", u->o->tour_at + 1, u->o->tour_n, t->name, text);
+	/* the incident's name when the line has room for it */
+	bool named = (int)(strlen(t->name) + strlen(text)) + 8 <= COLS;
+	str_printf(buf, len, " %d/%d %s  %s", u->o->tour_at + 1, u->o->tour_n, named ? t->name : "", text);
 }
 
 static bool timeline_shown(const struct ui *u);

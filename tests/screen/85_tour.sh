@@ -5,18 +5,32 @@
 # directory is empty and neither libmariadb nor libpq is mapped) the
 # caption line names the incident and what to look at; > and < step
 # through the tour; Space freezes and Left / Right / Home step through the
-# incident's own samples, as in a replay; the goldens show each incident's end at the usual
-# recording sizes, 100x30 and 120x40 (UPDATE_GOLDEN=1 rewrites
-# tests/screen/golden/tour/*.txt: read them before committing).
+# incident's own samples, as in a replay; the goldens show each incident's end at
+# 80x24 and 120x40 (UPDATE_GOLDEN=1 rewrites tests/screen/golden/tour/*.txt:
+# read them before committing). Each caption (the seed's lesson and number)
+# fits 74 columns, so that its line fits 80.
 set -uo pipefail
 source "$(dirname "$0")/lib.bash"
 need_basics
 mkdir -p "$GOLDEN_DIR/tour" "$T/noplugins"
 
+INCIDENTS="mariadb-commit-fsync mariadb-upsert-gap-lock mariadb-slap-flush pg-wal-writer pg-lock-chain"
 list=$("$DBTOP" --demo list)
-check "--demo list: three incidents" test "$(grep -c . <<<"$list")" = 3
-for n in mariadb-commit-fsync pg-lock-chain pg-wal-writer; do
-	check "--demo list names $n" grep -q "^$n " <<<"$list"
+check "--demo list: five incidents, one line each" test "$(grep -c . <<<"$list")" = 5
+i=0
+for n in $INCIDENTS; do
+	i=$((i + 1))
+	check "--demo list names $n ($i.)" bash -c '[ "$(sed -n "$1p" <<<"$2" | cut -d" " -f1)" = "$3" ]' _ "$i" "$list" "$n"
+done
+check "--demo list: the seeds in order, then the PostgreSQL chain" \
+	bash -c 'grep -o "^[a-z-]* *seed 00[0-9]" <<<"$0" | grep -o "00[0-9]" | tr "\n" " " | grep -qx "000 001 002 004 "' "$list"
+# the captions (app/tour.c): each at most 74 columns, each incident's first
+# one naming its seed
+caps=$(sed -nE 's/^\t\{[0-9]+, "(.*)"\},$/\1/p' app/tour.c)
+check "captions: $(grep -c . <<<"$caps") read from app/tour.c, none over 74 columns" \
+	bash -c '[ "$(grep -c . <<<"$0")" -ge 25 ] && ! awk "length > 74" <<<"$0" | grep -q .' "$caps"
+for seed in 000 001 002 004; do
+	check "captions: one names seed $seed" grep -q "^seed $seed: " <<<"$caps"
 done
 "$DBTOP" --demo nosuch >/dev/null 2>"$T/err"
 rc=$?
@@ -27,33 +41,37 @@ check "--demo wal --batch: that incident's records" \
 # the start, in real time: the first caption
 RUN_ENV=(DBTOP_PLUGIN_DIR="$T/noplugins")
 start live 100 30 --demo
-check "caption at the start: the incident and what to look at" wait_for live " 1/3 mariadb-commit-fsync  MariaDB, redo log on a slow disk" 10
+check "caption at the start: the incident and its seed's lesson" wait_for live " 1/5 mariadb-commit-fsync  seed 000: rank by total time" 10
 pid=$(dbtop_pid live)
 check "no client library loaded (neither libmariadb nor libpq mapped)" \
 	bash -c '! grep -qE "libmariadb|libmysqlclient|libpq" "/proc/$0/maps"' "$pid"
 check "the caption line is above the key bar (and the event timeline)" \
-	bash -c 'tail -3 <<<"$1" | head -2 | grep -q "^ 1/3 mariadb-commit-fsync "' _ "$(screen live)"
+	bash -c 'tail -3 <<<"$1" | head -2 | grep -q "^ 1/5 mariadb-commit-fsync "' _ "$(screen live)"
 keys live q
 tm kill-session -t live 2>/dev/null
 
-for size in 100x30 120x40; do
+for size in 80x24 120x40; do
 	s=t${size/x/_}
 	start "$s" "${size%x*}" "${size#*x}" --demo --speed 0
-	if ! wait_for "$s" "end of this incident: > the next one" 15; then
-		nok "$size: the first incident ends"
-		continue
-	fi
-	golden "$s" "tour/mariadb-commit-fsync-$size"
-	keys "$s" ">"
-	check "$size: > plays the next incident" wait_for "$s" " 2/3 pg-lock-chain  end of this incident" 15
-	golden "$s" "tour/pg-lock-chain-$size"
-	keys "$s" ">"
-	check "$size: > again: the last" wait_for "$s" " 3/3 pg-wal-writer  end of the tour: < the previous incident, q quits" 15
-	golden "$s" "tour/pg-wal-writer-$size"
+	i=0
+	for n in $INCIDENTS; do
+		i=$((i + 1))
+		[ $i -gt 1 ] && keys "$s" ">"
+		end="end of this incident"
+		[ $i = 5 ] && end="end of the tour"
+		if ! wait_for "$s" " $i/5 " 15 || ! wait_for "$s" "$end" 15; then
+			nok "$size: incident $i/5 ($n) plays to its end"
+			screen "$s" | tail -4 | note
+			continue
+		fi
+		check "$size: $i/5 $n: its caption line fits the width" \
+			bash -c 'tail -3 <<<"$0" | head -2 | grep -qE "^ $1/5 ($2)?  $3"' "$(screen "$s")" "$i" "$n" "$end"
+		golden "$s" "tour/$n-$size"
+	done
 	keys "$s" ">"
 	check "$size: > on the last says so" wait_for "$s" "this is the last incident of the tour" 5
 	keys "$s" "<"
-	check "$size: < goes back" wait_for "$s" " 2/3 pg-lock-chain  end of this incident" 15
+	check "$size: < goes back" wait_for "$s" " 4/5 " 15
 	keys "$s" 5 a
 	check "$size: a on a recording shows what it would run" wait_for "$s" "y does it" 5
 	keys "$s" y
@@ -77,7 +95,10 @@ for l in sys.stdin:
 '
 }
 per_second recordings/mariadb-commit-fsync.dbrec >"$T/fsync"
-per_second recordings/pg-lock-chain.dbrec >"$T/chain"
+per_second recordings/mariadb-upsert-gap-lock.dbrec >"$T/chain"
+host_of() { "$DBTOP" --replay "$1" --speed 0 --batch --format json 2>/dev/null | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["host"])'; }
+h1=$(host_of recordings/mariadb-commit-fsync.dbrec)
+h2=$(host_of recordings/mariadb-upsert-gap-lock.dbrec)
 at() { line "$1" 0 | grep -oE 'AT [0-9]{2}:[0-9]{2}:[0-9]{2}' | cut -c4-; }
 secs() { date -u -d "1970-01-01 $1" +%s; }
 exp_of() { awk -v t="$2" '$1 == t { print $2 }' "$1"; }
@@ -88,7 +109,7 @@ if wait_for tt "end of this incident: > the next one" 15; then
 	wait_for tt " AT " 5
 	a0=$(at tt)
 	check "tour: space freezes at the incident's newest sample (AT $a0)" test "$a0" = "$(tail -1 "$T/fsync" | cut -d' ' -f1)"
-	check "tour: the caption still shows while frozen" has tt " 1/3 mariadb-commit-fsync  "
+	check "tour: the caption still shows while frozen" has tt " 1/5 mariadb-commit-fsync  "
 	keys tt Left Left Left Left Left
 	wait_for tt "\-5s" 5
 	a1=$(at tt)
@@ -108,7 +129,7 @@ if wait_for tt "end of this incident: > the next one" 15; then
 	keys tt Space
 	wait_for tt " AT " 5
 	keys tt ">"
-	check "tour: > while frozen plays the next incident" wait_for tt " 2/3 pg-lock-chain  end of this incident" 15
+	check "tour: > while frozen plays the next incident" wait_for tt " 2/5 mariadb-upsert-gap-lock  end of this incident" 15
 	check "tour: ... playing, not frozen" bash -c '! grep -q PAUSED <<<"$1"' _ "$(line tt 0)"
 	keys tt Space Home
 	sleep 0.5
@@ -117,8 +138,8 @@ if wait_for tt "end of this incident: > the next one" 15; then
 	c0=$(head -1 "$T/chain" | cut -d' ' -f1)
 	check "tour: Home then Left in the second incident: its own oldest sample (AT $(at tt), first $c0)" \
 		test $(($(secs "$c0") - $(secs "$(at tt)"))) -le 1
-	check "tour: never the previous incident's engine or host" \
-		bash -c '! grep -qE "mariadb|:34130" <<<"$1" && grep -q "postgresql" <<<"$1"' _ "$(line tt 0)"
+	check "tour: never the previous incident's host ($h1; this one's $h2)" \
+		bash -c '[ "$2" != "$3" ] && ! grep -qF "$2" <<<"$1" && grep -qF "$3" <<<"$1"' _ "$(line tt 0)" "$h1" "$h2"
 	keys tt q
 else
 	nok "tour: the first incident ends"

@@ -310,12 +310,32 @@ static void test_locks(void)
 		      strstr(f[0].evidence, "idle in transaction 42s"),
 	      "idle-root-blocker: names the session and its state");
 	CHECK(n == 2 && strstr(f[1].evidence, "X,GAP,INSERT_INTENTION <- held X,GAP") &&
-		      strstr(f[1].evidence, "ON DUPLICATE KEY UPDATE") && strstr(f[1].suggestion, "read the row first"),
-	      "upsert-gap-lock: the two locks, the blocker's upsert and the read-before-upsert remedy");
+		      strstr(f[1].evidence, "ON DUPLICATE KEY UPDATE") && strstr(f[1].suggestion, "read first") &&
+		      strstr(f[1].suggestion, "upsert only when the row is missing or changed") &&
+		      strstr(f[1].suggestion, "no setting changes it") && f[1].tune == NULL,
+	      "upsert-gap-lock: the two locks, the blocker's upsert, the seed's remedy in words, no setting");
 	lock_set_free(m.locks);
 	m.locks = seed001(false, "active");
 	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "an insert-intention wait on a gap without an upsert still fires, no idle blocker");
 	CHECK(n == 1 && !strstr(f[0].summary, "upsert"), "without an upsert the summary does not claim one");
+	/* MariaDB 10.11: the insert intention is named X,GAP; the upsert holds
+	 * X (next-key) on the unique key, the blocker between statements */
+	lock_set_free(m.locks);
+	m.locks = seed001(false, "active");
+	str_copy(m.locks->e[0].requested, sizeof m.locks->e[0].requested, "X,GAP");
+	str_copy(m.locks->e[0].held, sizeof m.locks->e[0].held, "X");
+	str_copy(m.locks->e[0].object, sizeof m.locks->e[0].object, "retoday.website.uk_website_domain");
+	lock_session_query(&m.locks->s[lock_session_get(m.locks, 20)],
+			   "INSERT INTO website (id, domain) VALUES (UUID(), 'b.example') ON DUPLICATE KEY UPDATE hits = 1", true);
+	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "MariaDB: an upsert's insert intention (X,GAP) against an upsert's X");
+	CHECK(n == 1 && strstr(f[0].summary, "inserts wait on an upsert's lock: X,GAP <- X on retoday.website.uk_website_domain") &&
+		      strstr(f[0].evidence, "requested X,GAP <- held X"),
+	      "MariaDB: the locks as the server names them");
+	str_copy(m.locks->e[0].requested, sizeof m.locks->e[0].requested, "X");
+	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "upserts of the same key: X against X");
+	CHECK(n == 1 && strstr(f[0].summary, "upserts wait on each other: X <- X on"), "... said as such");
+	lock_session_query(&m.locks->s[lock_session_get(m.locks, 20)], "UPDATE website SET hits = 1 WHERE id = 2", true);
+	CHECK_STR(ids(&m, f, &n), "", "an UPDATE waiting for X on X: not this finding");
 	m.locks->status = LOCKS_IDLE;
 	CHECK_STR(ids(&m, f, &n), "", "no lock finding when nothing was read");
 	lock_set_free(m.locks);

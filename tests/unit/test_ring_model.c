@@ -531,6 +531,80 @@ static void test_applies(void)
 	model_free(&m);
 }
 
+/* Benchmark runs (seed 002): a run starts every 5 s (Com_create_db) with
+ * 400 fsyncs/s, then every 0.5 s with 20 fsyncs/s: per run 5 s and 2,000
+ * fsyncs, then 0.5 s and 10 fsyncs, from the counters alone. */
+static void run_sample(struct model *m, double t, uint64_t runs, uint64_t fsyncs)
+{
+	struct sample s;
+	up(&s, t, 1);
+	sample_set(&s, CTR_CREATE_DB, runs, 0);
+	sample_set(&s, CTR_FSYNCS, fsyncs, 0);
+	model_update(m, &s);
+}
+
+static void test_runs(void)
+{
+	struct model m;
+	struct caps c;
+	uint64_t f = 0, runs = 0;
+	int t;
+	model_init(&m, 120);
+	make_caps(&c, ENGINE_MYSQL);
+	model_set_caps(&m, &c);
+	run_sample(&m, 0, 0, 0);
+	run_sample(&m, 1, 0, 0);
+	CHECK(m.cur[M_RUN_S].st == RATE_UNDEF && !m.runs.seen, "runs: none yet: undefined, not seen");
+	/* starts at t = 2.5, 7.5, 12.5 ... (inside the interval ending at 3, 8, 13 ...) */
+	for (t = 2; t <= 30; t++) {
+		f += 400;
+		if (t % 5 == 3)
+			runs++;
+		run_sample(&m, t, runs, f);
+		if (t == 3)
+			CHECK(m.runs.seen && m.cur[M_RUN_S].st == RATE_UNDEF, "runs: one start seen: no per-run figure yet");
+	}
+	CHECK(m.cur[M_RUN_S].st == RATE_OK && fabs(m.cur[M_RUN_S].v - 5.0) < 0.01,
+	      nm("runs: 5 s per run from the counters, x100:", (int)(m.cur[M_RUN_S].v * 100)));
+	CHECK(m.cur[M_RUN_FSYNCS].st == RATE_OK && fabs(m.cur[M_RUN_FSYNCS].v - 2000) < 1,
+	      nm("runs: 2,000 fsyncs per run:", (int)m.cur[M_RUN_FSYNCS].v));
+	CHECK(m.runs.runs >= RUN_MIN_RUNS, "runs: the window holds at least RUN_MIN_RUNS runs");
+	/* faster runs, fewer fsyncs: two starts a second */
+	for (t = 31; t <= 40; t++) {
+		f += 20;
+		runs += 2;
+		run_sample(&m, t, runs, f);
+	}
+	CHECK(fabs(m.cur[M_RUN_S].v - 0.5) < 0.01, nm("runs: then 0.5 s per run, x100:", (int)(m.cur[M_RUN_S].v * 100)));
+	CHECK(fabs(m.cur[M_RUN_FSYNCS].v - 10) < 0.01, nm("runs: then 10 fsyncs per run, x100:",
+							     (int)(m.cur[M_RUN_FSYNCS].v * 100)));
+	double mx = 0;
+	for (size_t i = 0; i < 40; i++)
+		if (ring_get(&m.hist[M_RUN_FSYNCS], i) > mx)
+			mx = ring_get(&m.hist[M_RUN_FSYNCS], i);
+	CHECK(fabs(mx - 2000) < 1, "runs: the history keeps the before (2,000) beside the after (10)");
+	/* runs stop: no figure once no run started for twice a run and
+	 * RUN_STALE_S (0.5 s runs: after 4 s) */
+	run_sample(&m, 41, runs, f);
+	run_sample(&m, 42, runs, f);
+	CHECK(m.runs.seen && m.cur[M_RUN_S].st == RATE_OK, "runs: 2 s without a start: still the figure");
+	for (t = 43; t <= 46; t++)
+		run_sample(&m, t, runs, f);
+	CHECK(!m.runs.seen && m.cur[M_RUN_S].st == RATE_UNDEF, "runs: 6 s without a start (0.5 s runs): stopped, no figure");
+	model_free(&m);
+	/* PostgreSQL: no such counter */
+	model_init(&m, 16);
+	make_caps(&c, ENGINE_POSTGRESQL);
+	model_set_caps(&m, &c);
+	struct sample s;
+	up(&s, 0, 1);
+	model_update(&m, &s);
+	up(&s, 1, 1);
+	model_update(&m, &s);
+	CHECK(m.cur[M_RUN_S].st == RATE_UNAVAIL && !model_metric_applies(&m, M_RUN_S), "runs: PostgreSQL: not applicable");
+	model_free(&m);
+}
+
 int main(void)
 {
 	test_ring();
@@ -540,5 +614,6 @@ int main(void)
 	test_net();
 	test_history_settings();
 	test_applies();
+	test_runs();
 	return TAP_DONE();
 }
