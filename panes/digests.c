@@ -267,19 +267,45 @@ static const struct dg_col {
 };
 #define TEXT_MIN 30
 
-/* Columns shown at width w: on[] set; returns the statement's column. */
-static int dg_layout(const struct model *m, int w, bool on[C__N])
+/* The config file's names of the columns ("hide = digests.rows"). */
+static const char *const dg_col_names[C__N] = {
+	[C_SHARE] = "share", [C_MS] = "ms", [C_CALLS] = "calls", [C_AVG] = "avg", [C_P95] = "p95",
+	[C_ROWS] = "rows", [C_HIT] = "hit", [C_READ] = "read", [C_LOCK] = "lock", [C_EXAM] = "exam",
+	[C_SCHEMA] = "schema",
+};
+
+int digests_column(const char *name)
 {
-	int eng = m->caps.engine == ENGINE_POSTGRESQL ? DGE_PG : DGE_MY, x = 0, c;
+	for (int c = 0; c < C__N; c++)
+		if (strcmp(dg_col_names[c], name) == 0 && c != C_MS)
+			return c;
+	return -1;
+}
+
+/* The column the rows are sorted by: it stays while others go. */
+static int dg_sort_col(const struct pane_view *v)
+{
+	static const int col[DGS__COUNT] = {[DGS_TOTAL] = C_MS, [DGS_CALLS] = C_CALLS, [DGS_AVG] = C_AVG,
+					    [DGS_ROWS] = C_ROWS};
+	return col[SORT_KEY(v)];
+}
+
+/* Columns shown at width w: on[] set; returns the statement's column. The
+ * ones the user hid (v->hide) never; then the lowest priority first,
+ * never ms/s nor the sort column. */
+static int dg_layout(const struct model *m, const struct pane_view *v, int w, bool on[C__N])
+{
+	int eng = m->caps.engine == ENGINE_POSTGRESQL ? DGE_PG : DGE_MY, x = 0, c, keep = dg_sort_col(v);
 	for (c = 0; c < C__N; c++) {
-		on[c] = (dg_cols[c].engines & eng) && (c != C_P95 || m->caps.ps_digest_hist);
+		on[c] = (dg_cols[c].engines & eng) && (c != C_P95 || m->caps.ps_digest_hist) &&
+			(c == C_MS || c == keep || !(v->hide >> c & 1));
 		if (on[c])
 			x += dg_cols[c].w + 1;
 	}
 	while (w - x < TEXT_MIN) {
 		int drop = -1;
 		for (c = 0; c < C__N; c++)
-			if (on[c] && c != C_MS && (drop < 0 || dg_cols[c].prio < dg_cols[drop].prio))
+			if (on[c] && c != C_MS && c != keep && (drop < 0 || dg_cols[c].prio < dg_cols[drop].prio))
 				drop = c;
 		if (drop < 0)
 			break;
@@ -448,7 +474,7 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		return;
 	}
 	/* column heads: the columns that fit beside TEXT_MIN of statement */
-	textx = dg_layout(m, cv->w, on);
+	textx = dg_layout(m, v, cv->w, on);
 	if (cv->h - y >= 2 || n == 0) {
 		/* one row only: the top statement rather than the heads */
 		dg_line(on, NULL, cum, t->sampled, NAN, cv->utf8, h1, sizeof h1);

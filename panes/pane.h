@@ -98,6 +98,7 @@ struct pane_view {
 	long long tags[PANE_TAGS_MAX]; /* sessions: the tagged sessions (m) */
 	int ntags;
 	const struct event_log *events; /* the screen's event log (events pane, timeline), NULL: none */
+	unsigned hide;       /* columns the user left out (config "hide"): bit c of column c */
 };
 
 struct pane_ops {
@@ -128,12 +129,19 @@ extern const struct pane_ops rates_pane;
 extern const struct pane_ops digests_pane;
 /* pane_view.sort bit of the digests pane: dbtop's own statements shown (o) */
 #define DIGESTS_SHOW_OWN 8
+/* The digests column called name in the config file ("rows", "schema",
+ * ...: digests.c's list; not "ms", which always shows): its bit in
+ * pane_view.hide, or -1. */
+int digests_column(const char *name);
 extern const struct pane_ops locks_pane;
 extern const struct pane_ops waits_pane;
 extern const struct pane_ops tuning_pane;
 extern const struct pane_ops sessions_pane;
 /* pane_view.sort of the sessions pane: bits 0-3 the sort column (0: state),
  * then these */
+/* The sessions column called name (its head: "user", "client", ...; not
+ * "id" nor "statement"): its bit in pane_view.hide, or -1. */
+int sessions_column(const char *name);
 #define SESSIONS_REVERSE 16
 #define SESSIONS_SHOW_IDLE 32
 #define SESSIONS_SHOW_BACKGROUND 64

@@ -2747,10 +2747,10 @@ int ui_run_targets(const struct ui_target *tgts, int n, struct ui_opts *o)
 	for (i = 0; i < NPANES; i++) {
 		u->views[i].read_only = o->read_only;
 		u->views[i].replay = o->replay;
+		u->views[i].hide = o->hide ? o->hide[i + 1] : 0;
 	}
 	/* several targets: the fleet first */
-	if (n > 1)
-		u->screen = SCREEN_FLEET;
+	u->screen = n > 1 ? SCREEN_FLEET : o->screen > 0 && o->screen <= SCREEN_MAX ? o->screen : 0;
 	setlocale(LC_ALL, "");
 	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
