@@ -198,10 +198,10 @@ demo:
 	@$(MAKE) --no-print-directory dbtop
 	@scripts/demo.sh
 
-install: dbtop
+install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/themes $(DESTDIR)$(LIBDIR)
-	install -m 0755 dbtop $(DESTDIR)$(BINDIR)/dbtop
-	install -m 0644 dbtop-pg.so dbtop-mysql.so $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/dbtop
+	install -m 0644 $(PLUGINS) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 docs/dbtop.1 $(DESTDIR)$(MANDIR)/dbtop.1
 	install -m 0644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
 
@@ -210,5 +210,11 @@ uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)
 	rm -rf $(DESTDIR)$(DATADIR)
 
+# a Debian package of what install installs (PREFIX=/usr, built in
+# build-deb/ with dpkg-buildflags; contrib/ files included): scripts/mkdeb.sh
+.PHONY: deb
+deb:
+	@scripts/mkdeb.sh
+
 clean:
-	rm -rf build build-asan build-fuzz dbtop dbtop-pg.so dbtop-mysql.so
+	rm -rf build build-asan build-fuzz build-deb dbtop dbtop-pg.so dbtop-mysql.so dbtop_*.deb
