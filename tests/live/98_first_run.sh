@@ -5,9 +5,9 @@
 #  2. `./dbtop --demo` in tmux at 80x24 with an empty HOME shows a full first
 #     incident (header, the finding, [1] rates with figures, [2] with COMMIT,
 #     the caption) and dbtop's own first-full-frame figure (process start to
-#     the frame, DBTOP_FRAME_STATS) is within 2 s; the replay's pace puts
-#     the second sample (the first with rates) 1 s in, so the limit leaves
-#     dbtop a second of its own: the figure is printed with its samples;
+#     the frame, DBTOP_FRAME_STATS) is within 2 s (it is ~0.3 s: the limit
+#     is generous enough for a loaded machine, and the screen itself is
+#     polled for 10 s so that only dbtop's own figure is timed);
 #  3. `make deb` in the clone, `lintian` without an error, the package
 #     extracted into a clean tree: --version, `man -w` on its man page, the
 #     demo in tmux for a few seconds;
@@ -81,7 +81,7 @@ T send-keys -t s q
 wait_re "^EXITED 0" 5 || nok "q ends the demo with status 0: $(screen)"
 read -r ff samples < <(sed -nE 's/.*first_full_ms ([0-9.-]+) samples ([0-9]+).*/\1 \2/p' "$tmp/frames" 2>/dev/null)
 if awk -v f="${ff:--1}" 'BEGIN { exit !(f > 0 && f <= 2000) }'; then
-    ok "the first full frame $ff ms after the start (limit 2000 ms; the replay's second sample is due at 1000 ms)"
+    ok "the first full frame $ff ms after the start (limit 2000 ms, measured by dbtop: process start to the frame)"
 else
     nok "the first full frame came ${ff:-never} ms after the start (limit 2000 ms; frames: $(cat "$tmp/frames" 2>/dev/null))"
 fi
