@@ -73,6 +73,8 @@ struct ui_tgt {
 	struct pane_ask batch; /* x / c on tagged sessions: the ones still to act on */
 	int batch_next;        /* next of batch.more_id[] to send; batch.act 0: none */
 	int batch_ok, batch_sent;
+	int act_what;          /* the session action the sampler runs (SRC_ACT_*), 0: none */
+	long long act_id;
 	bool down_since_set;   /* the fleet: down_since holds */
 	double down_since;     /* wall s of the first sample of this DOWN / STALLED spell */
 	struct event_log ev;   /* its event log (screen 7, the timeline, recordings) */
@@ -781,8 +783,11 @@ static void sessions_batch_next(struct ui *u, struct ui_tgt *t, int rc, const ch
 		return;
 	}
 	int what = t->batch.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL, k = t->batch_next++;
-	if (sampler_request(&t->sp, what, t->batch.more_id[k], &t->batch.more_who[k]))
+	if (sampler_request(&t->sp, what, t->batch.more_id[k], &t->batch.more_who[k])) {
 		t->batch_sent++;
+		t->act_what = what;
+		t->act_id = t->batch.more_id[k];
+	}
 }
 
 /* Overview priority of a pane: lower goes first for rows beyond the
@@ -1021,9 +1026,12 @@ static void draw_ask(struct ui *u)
 			    : u->ask.act == PA_TUNE_APPLY ? "Change this setting?"
 			    : u->ask.act == PA_TUNE_KEEP ? "Keep this change?"
 						     : "Revert the changes an earlier dbtop left in force?";
-	cv_text(&in, 0, 0, R_CRIT, title);
+	/* a recording has no server to act on: said before any key, not after y */
+	int x = cv_text(&in, 0, 0, R_CRIT, title);
+	if (u->o->replay)
+		cv_text(&in, 0, x + 1, R_WARN, "(a recording: nothing will be done; live, it would ask this)");
 	cv_wrap(&in, 1, 0, R_NORMAL, u->ask.what, in.h - 1);
-	cv_text(&in, in.h - 1, 0, R_KEY, "y: do it    any other key: no");
+	cv_text(&in, in.h - 1, 0, R_KEY, u->o->replay ? "any key closes: a recording cannot act" : "y: do it    any other key: no");
 }
 
 /* The tour's caption now: the incident, then the newest caption of its
@@ -1046,6 +1054,26 @@ static void tour_caption(const struct ui *u, char *buf, size_t len)
 
 static bool timeline_shown(const struct ui *u);
 static void draw_timeline(struct ui *u, int y);
+
+/* The tour's caption (or --caption) above the key bar (and the timeline),
+ * wrapped to a second row when one would cut it (from 20 rows). Returns
+ * the rows it takes: 0 without a caption. */
+static int draw_caption(struct ui *u)
+{
+	char cap[400];
+	if (!u->o->tour && !u->o->caption)
+		return 0;
+	if (u->o->tour)
+		tour_caption(u, cap, sizeof cap);
+	else
+		str_printf(cap, sizeof cap, " %s", u->o->caption);
+	int rows = LINES >= 20 && wrap_rows(cap, COLS) > 1 ? 2 : 1;
+	struct canvas cc = screen_canvas(u, LINES - 1 - timeline_shown(u) - rows, 0, rows, COLS);
+	for (int i = 0; i < rows; i++)
+		cv_fill(&cc, i, 0, COLS, R_SELECTED);
+	cv_wrap(&cc, 0, 0, R_SELECTED, cap, rows);
+	return rows;
+}
 static void travel_live(struct ui *u);
 /* ---- the fleet screen ---- */
 
@@ -1146,21 +1174,10 @@ static void draw_frame(struct ui *u)
 	top = draw_state_line(u, top);
 	top = draw_findings(u, top, u->screen == 0 ? NULL : panes[u->screen - 1]->name,
 			    LINES >= 30 ? 3 : LINES >= 20 ? 2 : 1);
-	bool captioned = u->o->tour || u->o->caption;
-	h = LINES - 1 - top - timeline_shown(u) - captioned;
+	int caprows = draw_caption(u);
+	h = LINES - 1 - top - timeline_shown(u) - caprows;
 	if (timeline_shown(u))
 		draw_timeline(u, LINES - 2);
-	if (captioned) {
-		/* the tour's caption (or --caption), above the key bar (and the timeline) */
-		char cap[400];
-		struct canvas cc = screen_canvas(u, LINES - 2 - timeline_shown(u), 0, 1, COLS);
-		if (u->o->tour)
-			tour_caption(u, cap, sizeof cap);
-		else
-			str_printf(cap, sizeof cap, " %s", u->o->caption);
-		cv_fill(&cc, 0, 0, COLS, R_SELECTED);
-		cv_text(&cc, 0, 0, R_SELECTED, cap);
-	}
 	if (u->screen == 0) {
 		draw_overview(u, top, h);
 	} else {
@@ -1611,6 +1628,8 @@ static void session_answer(struct ui *u, bool yes)
 		} else if (sampler_request(&u->t->sp, what, u->ask.id, &u->ask.who)) {
 			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 				u->ask.id);
+			u->t->act_what = what;
+			u->t->act_id = u->ask.id;
 			sessions_batch_start(u);
 		} else
 			set_msg(u, "another action is still running: nothing done");
@@ -2631,6 +2650,9 @@ static bool action_result(struct ui *u)
 				: "failed: ",
 			act_msg);
 		u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
+		if (t->act_what && act_rc == 0 && !strstr(act_msg, "nothing was done") && !strstr(act_msg, "returned false"))
+			events_session_act(&t->ev, clock_wall(), t->act_what == SRC_ACT_TERMINATE, t->act_id, act_msg);
+		t->act_what = 0;
 		sessions_batch_next(u, t, act_rc, act_msg);
 		any = true;
 	}
