@@ -35,7 +35,7 @@ static const struct tour_caption chain_cap[] = {
 
 static const struct tour_caption wal_cap[] = {
 	{0, "PostgreSQL, asynchronous commits, wal_writer_delay = 10ms: [1] WAL syncs/s"},
-	{5, "the WAL writer wakes 100 times a second: the finding, [4] its waits"},
+	{5, "the finding counts the WAL writer's flushes a second; [4] shows the syncs they cost"},
 	{10, "[5] tuning: wal_writer_delay's remedy is 1s; this user may set it"},
 	{15, "screen 5, a: wal_writer_delay = 1s, applied through dbtop (ALTER SYSTEM + reload)"},
 	{18, "TUNED: WAL syncs/s fall; the commits do not wait for them (synchronous_commit off)"},

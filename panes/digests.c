@@ -543,6 +543,14 @@ static bool digests_key(const struct model *m, struct pane_view *v, int cmd)
 		free(rows);
 		return true;
 	}
+	if (cmd == PK_COPY) {
+		const struct digest_entry **rows = xcalloc(MAX_ROWS, sizeof *rows);
+		size_t n = m->dg.have_data ? ranked(m, v, rows) : 0;
+		const struct digest_entry *e = v->sel >= 0 && (size_t)v->sel < n ? rows[v->sel] : NULL;
+		pane_copy(v, e ? e->last.text : NULL, e ? "this digest's text is not fetched yet" : "no statement selected");
+		free(rows);
+		return true;
+	}
 	if (cmd == PK_SORT) {
 		v->sort = (v->sort & 4) | (((v->sort & 3) + 1) % DGS__COUNT);
 		str_printf(v->status, sizeof v->status, "digests sorted by %s", dg_sort_names[SORT_KEY(v)]);

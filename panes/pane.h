@@ -25,6 +25,7 @@ enum pane_cmd {
 	PK_SESSIONS,         /* the sessions of the selected row (locks, digests): v->link */
 	PK_TAG,              /* tag / untag the selected session (sessions) */
 	PK_UNTAG_ALL,        /* untag every session (sessions) */
+	PK_COPY,             /* the selected statement's full text into v->copy (digests, locks, sessions) */
 };
 
 /* An action a pane asks the screen to confirm and run (locks pane). */
@@ -99,7 +100,13 @@ struct pane_view {
 	int ntags;
 	const struct event_log *events; /* the screen's event log (events pane, timeline), NULL: none */
 	unsigned hide;       /* columns the user left out (config "hide"): bit c of column c */
+	bool frozen;         /* the view is paused (space): no refresh comes until it resumes */
+	char *copy;          /* set by PK_COPY: the text to copy (owned; the screen sends and frees it) */
 };
+
+/* PK_COPY's common part: text (NULL: none) into v->copy, or why not
+ * (what: "no statement selected") in v->status. */
+void pane_copy(struct pane_view *v, const char *text, const char *what);
 
 struct pane_ops {
 	const char *name;    /* "rates" */
@@ -113,6 +120,10 @@ struct pane_ops {
 	 * the fewest that still show its data (the overview gives it at least
 	 * those), 1 when it has nothing to show but its one-line summary. */
 	int (*need)(const struct model *m, const struct pane_view *v, int w, int *min);
+	/* Body rows it could use beyond its need at width w (a tree wrapped
+	 * under its long lines): the rows left over once every need is met go
+	 * there before the last pane. Optional (NULL: need). */
+	int (*want)(const struct model *m, const struct pane_view *v, int w);
 };
 
 /* True when text passes the view's filter (always, without a filter). */

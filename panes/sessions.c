@@ -471,8 +471,12 @@ void sessions_summary(const struct model *m, const struct pane_view *v, char *bu
 		str_printf(buf + l, len - l, ", %u idle in transaction", n[SC_IDLE_IN_TRX]);
 	}
 	l = strlen(buf);
+	/* shown but not read: a refresh reads them, unless none comes */
+	const char *unread = v->replay ? " (not in the recording)"
+			     : v->frozen ? " (not read while frozen: space)"
+					 : " (listed from the next refresh)";
 	str_printf(buf + l, len - l, ", %u idle%s", n[SC_IDLE],
-		   !SHOW_IDLE(v) && n[SC_IDLE] ? " hidden" : ss->idle_unread ? " (listed from the next refresh)" : "");
+		   !SHOW_IDLE(v) && n[SC_IDLE] ? " hidden" : ss->idle_unread ? unread : "");
 	if (n[SC_BACKGROUND]) {
 		l = strlen(buf);
 		str_printf(buf + l, len - l, ", %u background%s", n[SC_BACKGROUND], !SHOW_BG(v) ? " hidden" : "");
@@ -914,7 +918,13 @@ static bool ask_tagged(const struct model *m, struct pane_view *v, bool term)
 static bool sessions_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	const struct session *s;
+	char why[160];
 	switch (cmd) {
+	case PK_COPY:
+		s = m->sessions ? selected(m, v) : NULL;
+		str_copy(why, sizeof why, s ? "this session runs no statement (or it is not visible)" : "no session selected");
+		pane_copy(v, s ? s->query : NULL, why);
+		return true;
 	case PK_SORT:
 		v->sort = (v->sort & ~15) | (((v->sort & 15) + 1) % C__N);
 		str_printf(v->status, sizeof v->status, "sessions sorted by %s%s", ss_cols[SORT_COL(v)].sort_name,

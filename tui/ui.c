@@ -27,6 +27,7 @@
 #include "../panes/fleet.h"
 #include "../panes/pane.h"
 #include "../record/history.h"
+#include "../util/redact.h"
 #include "../util/util.h"
 #include "keys.h"
 #include "../run/sampler.h"
@@ -579,6 +580,7 @@ static void draw_tile(struct ui *u, int idx, int y, int x, int h, int w, bool fo
 		return;
 	v->focused = focused;
 	v->full = u->screen != 0;
+	v->frozen = u->paused;
 	v->nshown = v->nrows = 0;
 	if (panes[idx] == &digests_pane)   /* o in the digests pane: dbtop's own statements too */
 		digest_table_show_own(&u->m->dg, (v->sort & DIGESTS_SHOW_OWN) != 0);
@@ -856,7 +858,19 @@ static void plan_column(struct ui *u, const int *list, int n, int w, int h, int 
 			used += more;
 		}
 	}
-	/* every need met: what is left goes to the last pane */
+	/* every need met: what is left goes to a pane that can use it (a lock
+	 * tree wrapped, pane_ops.want), then to the last pane */
+	for (i = 0; i < n && used < h; i++) {
+		int j = order[i];
+		const struct pane_ops *p = panes[list[j]];
+		int more = p->want ? 1 + p->want(u->m, &u->views[list[j]], w) - out[j] : 0;
+		if (more > h - used)
+			more = h - used;
+		if (more > 0) {
+			out[j] += more;
+			used += more;
+		}
+	}
 	if (used < h && n > 0)
 		out[n - 1] += h - used;
 }
@@ -1692,6 +1706,25 @@ struct key_ctx {
 	int ch;
 };
 
+/* Bytes of a statement y copies at most (terminals cap OSC 52). */
+#define COPY_MAX 65536
+
+/* y: text on the terminal's clipboard with OSC 52, written past curses
+ * (the terminal takes it, or tmux / screen; over SSH too). */
+static void copy_to_clipboard(struct ui *u, const char *text)
+{
+	size_t n = utf8_cut_len(text, COPY_MAX);
+	struct strbuf b;
+	sb_init(&b);
+	osc52_append(&b, text, n);
+	bool sent = fwrite(b.s, 1, b.len, stdout) == b.len && fflush(stdout) == 0;
+	sb_free(&b);
+	set_msg(u, sent ? "copied %zu bytes%s by OSC 52 (some terminals need it on: tmux set-clipboard on)"
+			: "could not write to the terminal (%zu bytes%s): nothing copied",
+		n, n < strlen(text) ? ", cut" : "");
+	u->msg_until = clock_mono() + 10;
+}
+
 static void act_pane(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
@@ -1700,6 +1733,11 @@ static void act_pane(const struct key_ctx *k)
 		set_msg(u, "%s: not in the %s pane", k->b->name, panes[k->idx]->name);
 		clamp_sel(v);
 		return;
+	}
+	if (v->copy) {
+		copy_to_clipboard(u, v->copy);
+		free(v->copy);
+		v->copy = NULL;
 	}
 	if (v->ask.act) {
 		u->ask = v->ask;
