@@ -110,7 +110,7 @@ $(BUILD)/tests/slowsync.so: tests/tools/slowsync.c
 deps:
 	@scripts/deps.sh
 
-unit: $(UNIT_BIN) $(FUZZ_REPLAY_BIN)
+unit: $(BIN) $(UNIT_BIN) $(FUZZ_REPLAY_BIN)
 	@tests/run.sh unit $(UNIT_BIN) $(FUZZ_REPLAY_BIN)
 
 # every test: installs what is missing, starts the sandbox servers, runs

@@ -915,16 +915,20 @@ static bool ask_tagged(const struct model *m, struct pane_view *v, bool term)
 	return true;
 }
 
+/* y: the selected session's statement, for the clipboard. */
+static bool sessions_copy(const struct model *m, struct pane_view *v)
+{
+	const struct session *s = m->sessions ? selected(m, v) : NULL;
+	pane_copy(v, s ? s->query : NULL, s ? "this session's statement is not visible" : "no session selected");
+	return true;
+}
+
 static bool sessions_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	const struct session *s;
-	char why[160];
+	if (cmd == PK_COPY)
+		return sessions_copy(m, v);
 	switch (cmd) {
-	case PK_COPY:
-		s = m->sessions ? selected(m, v) : NULL;
-		str_copy(why, sizeof why, s ? "this session runs no statement (or it is not visible)" : "no session selected");
-		pane_copy(v, s ? s->query : NULL, why);
-		return true;
 	case PK_SORT:
 		v->sort = (v->sort & ~15) | (((v->sort & 15) + 1) % C__N);
 		str_printf(v->status, sizeof v->status, "sessions sorted by %s%s", ss_cols[SORT_COL(v)].sort_name,

@@ -80,6 +80,10 @@ sizes_test() {
 }
 run_one "function sizes" sizes_test
 
+# the options of --help, getopt's table, the man page and docs/options.md
+# agree; the man page names every key of the key table; README.md <= 250 lines
+run_one "docs" scripts/check_docs.sh
+
 for bin in "$@"; do
     case $(basename "$bin") in
     fuzz_*)
