@@ -453,14 +453,15 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 		return;
 	}
 	struct tree_text t;
-	/* wrapped on the full screen; in a tile when every row fits so */
+	/* wrapped on the full screen; in a tile each row from the top that
+	 * still leaves a line for every row below it */
 	tree_layout(ls, rows, n, true, cv, &t);
-	int all = 0;
-	for (size_t i = 0; i < n; i++)
-		all += t.lines[i];
-	if (!v->full && all > cv->h - y)
-		for (size_t i = 0; i < n; i++)
+	for (size_t i = 0, used = n; !v->full && i < n; i++) {
+		if (used + (size_t)t.lines[i] - 1 <= (size_t)(cv->h - y))
+			used += (size_t)t.lines[i] - 1;
+		else
 			t.lines[i] = 1;
+	}
 	tree_scroll(v, rows, n, t.lines, cv->h - y);
 	draw_tree(ls, rows, n, v, cv, y, &t);
 	tree_text_free(&t);
