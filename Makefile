@@ -38,13 +38,13 @@ CORE_SRC := util/util.c util/redact.c core/tunables.c core/fixes.c \
 	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/replication.c model/findings.c model/events.c model/logdev.c \
 	config/target.c config/fleet.c config/userconf.c \
 	sources/source.c sources/hostio.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
-	record/record.c record/replay.c record/history.c \
+	record/record.c record/replay.c record/history.c record/triggers.c record/incidents.c record/incidents_sum.c \
 	tune/journal.c tune/tuner.c \
 	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c panes/events.c panes/fleet.c \
 	tui/theme_parse.c app/batch.c app/metrics.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := app/main.c app/listen.c app/tour.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
+MAIN_SRC := app/main.c app/listen.c app/tour.c app/service.c tui/incident_list.c tui/ui.c tui/keys.c run/sampler.c tui/theme_curses.c
 # the incident recordings bundled into the binary for --demo (app/tour.c)
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec recordings/pg-lock-chain.dbrec recordings/pg-wal-writer.dbrec
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -54,7 +54,7 @@ DB_OBJ := $(DB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check check-asan unit live asan soak demo install uninstall clean fuzz
+.PHONY: all deps check check-asan unit live asan soak demo install install-service uninstall clean fuzz
 all: $(BIN)
 
 $(BIN): $(CORE_OBJ) $(DB_OBJ) $(MAIN_OBJ) $(BUILD)/demo_rec.o | $(PLUGINS)
@@ -204,6 +204,16 @@ install: $(BIN)
 	install -m 0644 $(PLUGINS) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 docs/dbtop.1 $(DESTDIR)$(MANDIR)/dbtop.1
 	install -m 0644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
+
+# the incident capture as a service (docs/incidents.md): the unit, with
+# ExecStart at $(BINDIR), and an example /etc/dbtop/dbtop.env (kept if there)
+UNITDIR ?= /etc/systemd/system
+install-service: install
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)/etc/dbtop
+	sed 's|/usr/local/bin/dbtop|$(BINDIR)/dbtop|' contrib/dbtop.service >$(DESTDIR)$(UNITDIR)/dbtop.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/dbtop.service
+	chmod 0700 $(DESTDIR)/etc/dbtop
+	[ -e $(DESTDIR)/etc/dbtop/dbtop.env ] || install -m 0600 contrib/dbtop.env $(DESTDIR)/etc/dbtop/dbtop.env
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/dbtop $(DESTDIR)$(MANDIR)/dbtop.1

@@ -237,12 +237,18 @@ struct listener *listen_start(const char *spec, bool any, size_t nslots, char *e
 
 void listen_publish(struct listener *l, size_t slot, const struct model *m, const char *server)
 {
+	listen_publish_incidents(l, slot, m, NULL, server);
+}
+
+void listen_publish_incidents(struct listener *l, size_t slot, const struct model *m, const struct incident_stats *inc,
+			      const char *server)
+{
 	struct slot *s;
 	struct metrics_text tmp;
 	if (!l || slot >= l->n)
 		return;
 	s = &l->slots[slot];
-	metrics_render(m, server, &s->work);
+	metrics_render_incidents(m, inc, server, &s->work);
 	pthread_mutex_lock(&l->mu);
 	tmp = s->pub;
 	s->pub = s->work;

@@ -33,6 +33,11 @@ bool listen_spec_ok(const char *spec, bool any, char *err, size_t len);
  * thread that owns m, after each model_update(); one thread per slot. */
 void listen_publish(struct listener *l, size_t slot, const struct model *m, const char *server);
 
+/* The same with the incident capture's series of the target (NULL: none). */
+struct incident_stats;
+void listen_publish_incidents(struct listener *l, size_t slot, const struct model *m, const struct incident_stats *inc,
+			      const char *server);
+
 /* Requests answered so far (any status). */
 unsigned long listen_requests(struct listener *l);
 

@@ -29,6 +29,7 @@
 #include "../run/sampler.h"
 #include "listen.h"
 #include "metrics.h"
+#include "service.h"
 #include "../tui/ui.h"
 
 #ifndef DBTOP_VERSION
@@ -72,6 +73,10 @@ struct opts {
 	const char *listen;       /* --listen [ADDR:]PORT: the /metrics endpoint */
 	bool listen_any;          /* --listen-any: a non-loopback address allowed */
 	bool no_screen;           /* --no-screen: sample for the endpoint only (no screen, no records) */
+	struct service_args inc;  /* --incidents DIR and its options (inc.dir NULL: none) */
+	bool inc_opts;            /* an incident option was given */
+	bool have_target;         /* a TARGET, --targets or -h / -P / -S / -d was given */
+	bool list_incidents;      /* --incidents DIR alone: list them */
 	struct uconf cfg;         /* the config file's settings (targets by name) */
 	int screen;               /* config "screen": the screen on start (0 the overview) */
 	unsigned hide[8];         /* config "hide": columns left out, per screen (pane_view.hide) */
@@ -90,6 +95,8 @@ static void on_signal(int sig)
 	(void)sig;
 	stop_requested = 1;
 }
+
+static void usage_incidents(FILE *f);
 
 /* --help: every option, within 79 columns (docs/options.md and the man
  * page say the same: scripts/check_docs.sh compares them). */
@@ -143,8 +150,11 @@ static void usage(FILE *f)
 	      "metrics endpoint:\n"
 	      "      --listen [ADDR:]PORT serve /metrics and /healthz (ADDR: 127.0.0.1)\n"
 	      "      --listen-any         allow a non-loopback ADDR (no authentication)\n"
-	      "      --no-screen          with --listen: sample for the endpoint only\n"
-	      "record and replay:\n"
+	      "      --no-screen          with --listen or --incidents: no screen and no\n"
+	      "                           records, until a signal (a service)\n",
+	      f);
+	usage_incidents(f);
+	fputs("record and replay:\n"
 	      "      --record FILE        write every raw sample to FILE (mode 0600)\n"
 	      "      --redact             replace literals in recorded text with ?\n"
 	      "      --replay FILE        show a recording instead of a server\n"
@@ -156,6 +166,28 @@ static void usage(FILE *f)
 	      "      --no-config          read none\n"
 	      "      --help               this help (man dbtop: everything)\n"
 	      "      --version            print the version\n",
+	      f);
+}
+
+/* The incident capture's part of --help (docs/incidents.md). */
+static void usage_incidents(FILE *f)
+{
+	fputs("incident capture (docs/incidents.md):\n"
+	      "      --incidents DIR      with --no-screen (or -b) and a server: an incident\n"
+	      "                           file (a recording) into DIR when a trigger fires;\n"
+	      "                           alone: list the incidents in DIR (Enter replays)\n"
+	      "      --before DURATION    kept ahead of the trigger (default 5m)\n"
+	      "      --after DURATION     kept after the last trigger held (default 2m)\n"
+	      "      --cooldown DURATION  no new incident this long after one (default 5m)\n"
+	      "      --trigger EXPR       also a trigger: 'commit latency > 10ms for 5s',\n"
+	      "                           'lock waiters >= 3', 'wait class IO > 2 AAS',\n"
+	      "                           'state STALLED', 'finding ID' (repeatable)\n"
+	      "      --triggers FILE      triggers, one a line\n"
+	      "      --incidents-max-mb N incident files kept at most, MB (default 1024)\n"
+	      "      --incidents-max-count N\n"
+	      "                           incident files kept at most (default 200)\n"
+	      "      --on-incident PROGRAM\n"
+	      "                           run PROGRAM FILE when an incident file is complete\n",
 	      f);
 }
 
@@ -299,7 +331,8 @@ enum {
 	OPT_REPLAY, OPT_SPEED, OPT_FROM, OPT_DEMO, OPT_THEME, OPT_CAPTION, OPT_ASCII, OPT_TOP, OPT_SAMPLE_HZ, OPT_READ_ONLY,
 	OPT_TUNE_TTL, OPT_HISTORY, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
 	OPT_SESSIONS, OPT_EXPLAIN, OPT_SNAPSHOT_DIR, OPT_TARGETS, OPT_LISTEN, OPT_LISTEN_ANY, OPT_NO_SCREEN,
-	OPT_CONFIG, OPT_NO_CONFIG,
+	OPT_INCIDENTS, OPT_BEFORE, OPT_AFTER, OPT_COOLDOWN, OPT_TRIGGER, OPT_TRIGGERS, OPT_INC_MAX_MB,
+	OPT_INC_MAX_COUNT, OPT_ON_INCIDENT, OPT_CONFIG, OPT_NO_CONFIG,
 };
 
 static const struct option long_opts[] = {
@@ -344,6 +377,15 @@ static const struct option long_opts[] = {
 	{"listen", required_argument, NULL, OPT_LISTEN},
 	{"listen-any", no_argument, NULL, OPT_LISTEN_ANY},
 	{"no-screen", no_argument, NULL, OPT_NO_SCREEN},
+	{"incidents", required_argument, NULL, OPT_INCIDENTS},
+	{"before", required_argument, NULL, OPT_BEFORE},
+	{"after", required_argument, NULL, OPT_AFTER},
+	{"cooldown", required_argument, NULL, OPT_COOLDOWN},
+	{"trigger", required_argument, NULL, OPT_TRIGGER},
+	{"triggers", required_argument, NULL, OPT_TRIGGERS},
+	{"incidents-max-mb", required_argument, NULL, OPT_INC_MAX_MB},
+	{"incidents-max-count", required_argument, NULL, OPT_INC_MAX_COUNT},
+	{"on-incident", required_argument, NULL, OPT_ON_INCIDENT},
 	{"config", required_argument, NULL, OPT_CONFIG},
 	{"no-config", no_argument, NULL, OPT_NO_CONFIG},
 	{"help", no_argument, NULL, OPT_HELP},
@@ -351,7 +393,40 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* Parse argv into o and t; exits 2 on a usage error. */
+/* An option of the incident capture: true when c is one. */
+static bool incident_opt(int c, struct opts *o)
+{
+	struct service_args *a = &o->inc;
+	switch (c) {
+	case OPT_INCIDENTS:
+		if (!*optarg)
+			die_usage("--incidents needs a directory:", "--incidents");
+		a->dir = optarg;
+		return true;
+	case OPT_BEFORE: a->before = duration_arg("--before", optarg); break;
+	case OPT_AFTER: a->after = duration_arg("--after", optarg); break;
+	case OPT_COOLDOWN:
+		a->cooldown = strspn(optarg, "0") == strlen(optarg) ? 0 : duration_arg("--cooldown", optarg);
+		break;
+	case OPT_TRIGGER:
+		if (a->ntrigger == SERVICE_TRIGGER_ARGS)
+			die_usage("too many --trigger (use --triggers FILE):", "--trigger");
+		a->trigger[a->ntrigger++] = optarg;
+		break;
+	case OPT_TRIGGERS: a->triggers_file = optarg; break;
+	case OPT_INC_MAX_MB: a->max_mb = num_arg("--incidents-max-mb", optarg, 0, 1e7); break;
+	case OPT_INC_MAX_COUNT: a->max_count = (long)num_arg("--incidents-max-count", optarg, 0, 1e6); break;
+	case OPT_ON_INCIDENT:
+		if (!*optarg)
+			die_usage("--on-incident needs a program:", "--on-incident");
+		a->on_incident = optarg;
+		break;
+	default: return false;
+	}
+	o->inc_opts = true;
+	return true;
+}
+
 /* An option of the connection (the target): true when c is one. */
 static bool connection_opt(int c, struct opts *o, struct target *t)
 {
@@ -517,6 +592,28 @@ static void check_args(int argc, char **argv, struct opts *o, struct target *t)
 		o->batch = true;
 }
 
+/* --incidents DIR: alone, the list; with a server, the capture, which
+ * runs beside --no-screen or --batch (not the screen: it keeps its own
+ * history). The other incident options need it. */
+static void check_incident_args(struct opts *o)
+{
+	if (o->inc_opts && !o->inc.dir)
+		die_usage("the incident options need --incidents DIR:", "--before/--after/--trigger/...");
+	if (!o->inc.dir)
+		return;
+	if (!o->no_screen && !o->batch && !o->json)
+		die_usage("--incidents DIR with a server runs with --no-screen (a service) or --batch; alone it lists "
+			  "the incidents in DIR:", "--incidents");
+	/* the triggers parsed now: a bad one is said before any connection */
+	struct incident_cfg *cfg = xmalloc(sizeof *cfg);
+	char err[700];
+	if (service_config(cfg, &o->inc, DBTOP_VERSION, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		exit(2);
+	}
+	free(cfg);
+}
+
 /* The endpoint's options: --listen-any and --no-screen need --listen;
  * --no-screen excludes --batch (it is the batch loop without records). */
 static void check_listen_args(struct opts *o)
@@ -525,8 +622,9 @@ static void check_listen_args(struct opts *o)
 
 	if (o->listen_any && !o->listen)
 		die_usage("--listen-any needs --listen [ADDR:]PORT:", "--listen-any");
-	if (o->no_screen && !o->listen)
-		die_usage("--no-screen needs --listen [ADDR:]PORT (else there is nothing to show):", "--no-screen");
+	if (o->no_screen && !o->listen && !o->inc.dir)
+		die_usage("--no-screen needs --listen [ADDR:]PORT or --incidents DIR (else there is nothing to do):",
+			  "--no-screen");
 	if (o->no_screen && (o->batch || o->json))
 		die_usage("--no-screen and --batch exclude each other (--batch with --listen prints records and "
 			  "serves):", "--no-screen");
@@ -734,15 +832,28 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 	o->history = HISTORY_DEFAULT;
 	o->top = -1;
 	o->sample_hz = 10;
+	service_defaults(&o->inc);
 	read_config(argc, argv, o, t);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h:P:u:S:d:bn:i:", long_opts, NULL)) != -1) {
-		if (!connection_opt(c, o, t) && !apply_opt(c, o))
+		if (!connection_opt(c, o, t) && !incident_opt(c, o) && !apply_opt(c, o))
 			bad_opt(c, argv);
 	}
 	config_targets(argc, argv, o);
+	o->have_target = o->targets || optind < argc || t->host || t->port || t->socket || t->database;
+	if (o->inc.dir && !o->have_target && !o->replay && !o->demo && !o->no_screen && !o->batch && !o->json &&
+	    !o->listen) {
+		/* --incidents DIR alone: the list */
+		if (o->inc.ntrigger || o->inc.triggers_file || o->inc.on_incident)
+			die_usage("listing incidents takes no capture option: give a server to capture,", "--trigger");
+		o->list_incidents = true;
+		return;
+	}
 	check_args(argc, argv, o, t);
+	check_incident_args(o);
 	check_listen_args(o);
+	o->inc.interval = o->interval;
+	o->inc.redact = o->redact;
 }
 
 /* Open the recording once the server is known; NULL-safe errors go to stderr. */
@@ -841,6 +952,30 @@ static struct tuner *start_tuner(struct source *src, const struct opts *o, const
 	return tuner;
 }
 
+/* The incident capture of the target called server (--incidents with a
+ * server), or NULL with the reason on stderr. */
+static struct incidents *start_incidents(const struct opts *o, const char *server)
+{
+	struct incident_cfg cfg;
+	char err[700];
+	struct incidents *inc = xcalloc(1, sizeof *inc);
+	if (service_config(&cfg, &o->inc, DBTOP_VERSION, err, sizeof err) < 0 ||
+	    incidents_open(inc, &cfg, server, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		free(inc);
+		return NULL;
+	}
+	service_catch_usr1();
+	return inc;
+}
+
+static void stop_incidents(struct incidents *inc, int n)
+{
+	for (int i = 0; inc && i < n; i++)
+		incidents_close(&inc[i]);
+	free(inc);
+}
+
 /* What a run (the screen or the batch loop) works with. */
 struct run {
 	const struct opts *o;
@@ -853,6 +988,7 @@ struct run {
 	struct tuner *tuner;
 	double start_mono;
 	struct listener *ls;      /* --listen, or NULL */
+	struct incidents *inc;    /* --incidents with a server, or NULL */
 };
 
 /* Adopt (and record) the capabilities of a new connection; a failure
@@ -920,8 +1056,10 @@ static void batch_loop(const struct run *r)
 		else
 			event_list_free(el);
 		batch_record(r, &s);
+		if (r->inc)   /* the incident capture (docs/incidents.md) */
+			incidents_feed(r->inc, r->m, &s);
 		sample_release(&s);
-		listen_publish(r->ls, 0, r->m, r->host);
+		listen_publish_incidents(r->ls, 0, r->m, incidents_stats(r->inc), r->host);
 		if (o->no_screen) {
 			printed++;
 		} else if (r->m->intervals > 1 && s.wall >= r->src->start_wall + o->from) {
@@ -951,6 +1089,18 @@ static void batch_loop(const struct run *r)
 	}
 	events_free(&ev);
 	sb_free(&out);
+}
+
+/* --batch and --no-screen: the batch loop, with the incident capture
+ * when --incidents is given; the exit status. */
+static int run_batch(struct run *r)
+{
+	if (r->o->inc.dir && !(r->inc = start_incidents(r->o, metrics_label_safe(r->host, r->host))))
+		return 1;
+	batch_loop(r);
+	stop_incidents(r->inc, 1);
+	r->inc = NULL;
+	return 0;
 }
 
 /* The demo tour's switch: the same source and model reopened on another
@@ -1206,7 +1356,7 @@ static void fleet_record(const struct watched *w, struct batch_text_state *txt, 
 /* --batch with several targets: each one sampled by its own worker (a
  * sampler, as on the screen), a record per target as each sample comes;
  * --count N records of every target. False when stdout closed. */
-static void fleet_batch(struct watched *w, int n, const struct opts *o, struct listener *ls)
+static void fleet_batch(struct watched *w, int n, const struct opts *o, struct listener *ls, struct incidents *inc)
 {
 	struct sampler *sp = xcalloc((size_t)n, sizeof *sp);
 	struct batch_text_state *txt = xcalloc((size_t)n, sizeof *txt);
@@ -1238,9 +1388,12 @@ static void fleet_batch(struct watched *w, int n, const struct opts *o, struct l
 					caps_gen[i] = msg->conn_gen;
 				}
 				model_update(&w[i].m, &msg->s);
+				if (inc)
+					incidents_feed(&inc[i], &w[i].m, &msg->s);
 				sample_release(&msg->s);
 				if (ls)
-					listen_publish(ls, (size_t)i, &w[i].m, metrics_label_safe(w[i].name, w[i].t.label));
+					listen_publish_incidents(ls, (size_t)i, &w[i].m, inc ? incidents_stats(&inc[i]) : NULL,
+								 metrics_label_safe(w[i].name, w[i].t.label));
 				if (o->no_screen || w[i].m.intervals <= 1 || (o->count > 0 && printed[i] >= o->count))
 					continue;
 				out.len = 0;
@@ -1303,7 +1456,19 @@ static int run_fleet(const struct opts *o, struct target *tmpl, double start_mon
 	}
 	bool worker_running = false;
 	if (o->batch || o->no_screen) {
-		fleet_batch(w, n, o, ls);
+		struct incidents *inc = o->inc.dir ? xcalloc((size_t)n, sizeof *inc) : NULL;
+		for (int i = 0; inc && i < n; i++) {
+			struct incidents *one = start_incidents(o, metrics_label_safe(w[i].name, w[i].t.label));
+			if (!one) {
+				stop_incidents(inc, i);
+				listen_stop(ls);
+				return 1;
+			}
+			inc[i] = *one;
+			free(one);
+		}
+		fleet_batch(w, n, o, ls, inc);
+		stop_incidents(inc, inc ? n : 0);
 	} else {
 		struct ui_target *ut = xcalloc((size_t)n, sizeof *ut);
 		for (int i = 0; i < n; i++)
@@ -1401,6 +1566,8 @@ int main(int argc, char **argv)
 	}
 	target_init(&t);
 	parse_args(argc, args, &o, &t);
+	if (o.list_incidents)
+		return service_list(o.inc.dir, argv[0]);   /* --incidents DIR alone */
 	if (o.demo_name && (status = demo_choose(&o)) >= 0)
 		return status;
 	replaying = o.replay || o.demo;
@@ -1460,7 +1627,7 @@ int main(int argc, char **argv)
 			return status;
 		}
 	} else {
-		batch_loop(&r);
+		status = run_batch(&r);
 	}
 	listen_stop(ls);
 	if (replaying && src.finished)

@@ -7,6 +7,7 @@
 
 #include "metrics.h"
 #include "../model/findings.h"
+#include "../record/incidents.h"
 
 enum mf_type { MT_GAUGE, MT_COUNTER };
 
@@ -48,6 +49,14 @@ static const struct mf_def mf_defs[MF__COUNT] = {
 	[MF_LOCK_DEPTH] = {"dbtop_lock_depth", MT_GAUGE, "longest lock chain: waiters below its root"},
 	[MF_LOCK_CYCLES] = {"dbtop_lock_cycle_sessions", MT_GAUGE, "sessions on a lock wait cycle"},
 	[MF_FINDING] = {"dbtop_finding", MT_GAUGE, "1 per active finding (docs/metrics.md lists the ids)"},
+	[MF_INCIDENTS] = {"dbtop_incidents", MT_COUNTER,
+		"incident files started by the capture (--incidents), by trigger (docs/incidents.md)"},
+	[MF_LAST_INCIDENT] = {"dbtop_last_incident_timestamp_seconds", MT_GAUGE,
+		"trigger time of the newest incident, s since the epoch; its file and trigger as labels"},
+	[MF_INCIDENT_ERRORS] = {"dbtop_incident_write_errors", MT_COUNTER,
+		"incident writes that failed (a full disk): the file ends there"},
+	[MF_INCIDENTS_FAILING] = {"dbtop_incidents_failing", MT_GAUGE,
+		"1 while incident files cannot be written (the last write failed), else 0"},
 };
 
 void metrics_text_init(struct metrics_text *t)
@@ -268,7 +277,38 @@ static void render_findings(struct mr *r, const struct model *m)
 	}
 }
 
+/* The incident capture's series. */
+static void render_incidents(struct mr *r, const struct incident_stats *st)
+{
+	static const char *const always[] = {"manual", "down"};
+	for (size_t i = 0; i < st->n; i++) {
+		const char *kv[] = {"trigger", st->c[i].trigger, NULL};
+		put(r, MF_INCIDENTS, kv, (double)st->c[i].n);
+	}
+	/* the triggers every capture has start at 0 (an alert on increase() sees the first) */
+	for (size_t k = 0; k < sizeof always / sizeof always[0]; k++) {
+		bool seen = false;
+		for (size_t i = 0; i < st->n && !seen; i++)
+			seen = strcmp(st->c[i].trigger, always[k]) == 0;
+		const char *kv[] = {"trigger", always[k], NULL};
+		if (!seen)
+			put(r, MF_INCIDENTS, kv, 0);
+	}
+	if (st->last_wall > 0) {
+		const char *kv[] = {"trigger", st->last_trigger, "file", st->last_file, NULL};
+		put(r, MF_LAST_INCIDENT, kv, st->last_wall);
+	}
+	put(r, MF_INCIDENT_ERRORS, NULL, (double)st->errors);
+	put(r, MF_INCIDENTS_FAILING, NULL, st->failing ? 1 : 0);
+}
+
 void metrics_render(const struct model *m, const char *server, struct metrics_text *t)
+{
+	metrics_render_incidents(m, NULL, server, t);
+}
+
+void metrics_render_incidents(const struct model *m, const struct incident_stats *inc, const char *server,
+			      struct metrics_text *t)
 {
 	struct mr r = {.t = t, .server = server, .fam = 0};
 	bool up = m->intervals > 0 && m->last.state == STATE_UP;
@@ -295,6 +335,8 @@ void metrics_render(const struct model *m, const char *server, struct metrics_te
 		render_locks(&r, m);
 		render_findings(&r, m);
 	}
+	if (inc)
+		render_incidents(&r, inc);
 	fam(&r, MF__COUNT);
 }
 

@@ -22,6 +22,7 @@ enum metrics_family {
 	MF_WAIT_AAS, MF_WAIT_CLASS_AAS,
 	MF_LOCK_WAITING, MF_LOCK_ROOTS, MF_LOCK_DEPTH, MF_LOCK_CYCLES,
 	MF_FINDING,
+	MF_INCIDENTS, MF_LAST_INCIDENT, MF_INCIDENT_ERRORS, MF_INCIDENTS_FAILING,
 	MF__COUNT
 };
 
@@ -41,6 +42,13 @@ void metrics_text_free(struct metrics_text *t);
  * dbtop_up 0, its info and the sampler's own series: no stale gauge, no
  * counter, no finding. */
 void metrics_render(const struct model *m, const char *server, struct metrics_text *t);
+/* The same with the incident capture's series (--incidents; NULL: none):
+ * dbtop_incidents_total by trigger, the newest incident's time (its file
+ * and trigger as labels), write errors and whether writing fails now.
+ * They stay while the target is DOWN (they are dbtop's own). */
+struct incident_stats;
+void metrics_render_incidents(const struct model *m, const struct incident_stats *inc, const char *server,
+			      struct metrics_text *t);
 
 /* Append the exposition of n targets: each family's HELP and TYPE once,
  * then every target's samples of it; openmetrics: OpenMetrics 1.0 (TYPE

@@ -21,8 +21,8 @@
 static const char *const kind_names[EV__COUNT] = {
 	[EV_FINDING] = "finding", [EV_FINDING_END] = "cleared", [EV_SETTING] = "setting",
 	[EV_RESTART] = "restart", [EV_DOWN] = "down", [EV_UP] = "up", [EV_STALLED] = "stalled",
-	[EV_LOCK_CHAIN] = "lock chain", [EV_LOCK_CHAIN_END] = "chain ended", [EV_SESSION_END] = "session end",
-	[EV_CANCEL] = "cancelled",
+	[EV_LOCK_CHAIN] = "lock chain", [EV_LOCK_CHAIN_END] = "chain ended", [EV_INCIDENT] = "incident",
+	[EV_SESSION_END] = "session end", [EV_CANCEL] = "cancelled",
 };
 
 const char *event_kind_name(enum event_kind k)
@@ -427,6 +427,10 @@ void events_json(const struct event_log *l, unsigned long from, unsigned long to
 			json_str(out, e->new);
 			sb_printf(out, ",\"by\":\"%s\",\"since\":%.3f",
 				  e->own ? "dbtop" : e->who_known ? "other" : "unknown", e->since);
+			break;
+		case EV_INCIDENT:
+			sb_puts(out, ",\"trigger\":");
+			json_str(out, e->name);
 			break;
 		case EV_SESSION_END:
 		case EV_CANCEL:

@@ -30,6 +30,8 @@ enum event_kind {
 	EV_LOCK_CHAIN,           /* a lock chain appeared (its root seen in two lock reads in a
 				  * row; wall: the first): session = its root blocker */
 	EV_LOCK_CHAIN_END,       /* ... ended */
+	EV_INCIDENT,             /* the incident capture kept this moment (docs/incidents.md):
+				  * name = the trigger's id, detail = why */
 	EV_SESSION_END,          /* dbtop ended a session (x): session = its id */
 	EV_CANCEL,               /* dbtop cancelled a session's statement (c) */
 	EV__COUNT

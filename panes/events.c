@@ -23,7 +23,7 @@ static enum role event_role(const struct event *e)
 {
 	switch (e->kind) {
 	case EV_FINDING: return e->severity == SEV_CRIT ? R_CRIT : e->severity == SEV_WARN ? R_WARN : R_VALUE;
-	case EV_DOWN: case EV_STALLED: return R_CRIT;
+	case EV_DOWN: case EV_STALLED: case EV_INCIDENT: return R_CRIT;
 	case EV_RESTART: case EV_LOCK_CHAIN: case EV_SETTING: case EV_SESSION_END: case EV_CANCEL: return R_WARN;
 	default: return R_VALUE;
 	}

@@ -443,6 +443,20 @@ static int read_at(struct history *h, size_t i, struct rec_item *it, bool seek, 
 	}
 }
 
+int hist_read(struct history *h, size_t i, struct rec_item *it, char *err, size_t errlen)
+{
+	if (!h || i >= h->n) {
+		str_copy(err, errlen, "no such moment kept");
+		return -1;
+	}
+	return read_at(h, i, it, false, err, errlen);
+}
+
+const struct caps *hist_caps(const struct history *h, uint32_t gen)
+{
+	return caps_of(h, gen);
+}
+
 int hist_step(struct history *h, size_t i, struct model *out, const struct model *live, char *err,
 	      size_t errlen)
 {

@@ -100,6 +100,12 @@ bool hist_range(const struct history *h, double *oldest, double *newest);
 long hist_nearest(const struct history *h, double wall);
 /* Index of the sample with sequence number seq, -1: no longer kept. */
 long hist_find_seq(const struct history *h, uint64_t seq);
+/* Read kept sample i into it (a SAMPLE; the caller releases it with
+ * sample_release): the incident capture copies the window from here.
+ * Returns 0, or -1 with err. */
+int hist_read(struct history *h, size_t i, struct rec_item *it, char *err, size_t errlen);
+/* The capabilities of connection gen as kept (NULL: none). */
+const struct caps *hist_caps(const struct history *h, uint32_t gen);
 /* Rebuild the model at kept sample i into out (model_init'ed by the
  * caller with live's ring size; reset here): rates, digests, locks,
  * waits, sessions, settings as they were, the sparklines from live.

@@ -20,7 +20,7 @@
 #include "../util/util.h"
 
 /* field tags of a HEADER record */
-enum { H_ENGINE = 1, H_VERSION, H_HOST, H_DBTOP, H_START, H_INTERVAL, H_REDACTED };
+enum { H_ENGINE = 1, H_VERSION, H_HOST, H_DBTOP, H_START, H_INTERVAL, H_REDACTED, H_OPEN_AT, H_TRIGGER };
 /* field tags of a CAPS record */
 enum {
 	C_CONN_GEN = 1, C_ENGINE, C_FLAVOUR, C_VERSION, C_VERSION_NUM, C_FLAGS,
@@ -569,6 +569,11 @@ static const struct scalar_field header_fields[] = {
 	SF(H_INTERVAL, SF_F64, struct rec_header, interval),
 	SF(H_REDACTED, SF_BOOL, struct rec_header, redacted),
 };
+/* an incident file's (docs/incidents.md), written only when set */
+static const struct scalar_field header_incident_fields[] = {
+	SF(H_OPEN_AT, SF_F64, struct rec_header, open_at),
+	SF(H_TRIGGER, SF_STR, struct rec_header, trigger),
+};
 
 /* (C_CONN_GEN before them, C_FLAGS between the two, C_NOTE after) */
 static const struct scalar_field caps_head_fields[] = {
@@ -786,6 +791,8 @@ int rec_open_write_fd(struct recorder *r, int fd, const char *path, const struct
 	struct rec_header hh = *h;
 	hh.redacted = redact;
 	put_scalars(r, &b, header_fields, NFIELDS(header_fields), &hh);
+	if (hh.open_at > 0 || hh.trigger[0])
+		put_scalars(r, &b, header_incident_fields, NFIELDS(header_incident_fields), &hh);
 	rc = write_record(r, REC_HEADER, &b, err, errlen);
 	sb_free(&b);
 	if (rc < 0)
@@ -1385,7 +1392,8 @@ static int each_field(const unsigned char *p, size_t n,
 
 static void header_field(void *ctx, int tag, const unsigned char *d, size_t n)
 {
-	get_scalar(header_fields, NFIELDS(header_fields), ctx, tag, d, n);   /* newer fields are ignored */
+	if (!get_scalar(header_fields, NFIELDS(header_fields), ctx, tag, d, n))   /* newer fields are ignored */
+		get_scalar(header_incident_fields, NFIELDS(header_incident_fields), ctx, tag, d, n);
 }
 
 static void caps_field(void *ctx, int tag, const unsigned char *d, size_t n)

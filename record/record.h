@@ -33,6 +33,8 @@ struct rec_header {
 	double start_wall;        /* s since the epoch */
 	double interval;          /* s */
 	bool redacted;
+	double open_at;           /* a replay opens here (s since the epoch; 0: at the start): an incident's trigger */
+	char trigger[64];         /* an incident's trigger id ("": not an incident file) */
 };
 
 struct rec_dgmap;  /* what the recorder last wrote per digest */

@@ -59,6 +59,8 @@ static int replay_connect(struct source *src, char *err, size_t errlen)
 	src->start_wall = p->rd.hdr.start_wall;
 	if (cfg->from > 0)   /* --from is a seek */
 		src->seek_to = src->start_wall + cfg->from;
+	else if (p->rd.hdr.open_at > src->start_wall)   /* an incident file opens at its trigger */
+		src->seek_to = p->rd.hdr.open_at;
 	str_copy(cfg->host, sizeof cfg->host, p->rd.hdr.host);
 	memset(&src->caps, 0, sizeof src->caps);
 	return 0;

@@ -4,7 +4,8 @@
 # (dpkg-buildflags), staged with `make install DESTDIR=`, then:
 #   - the binary and both backends stripped (the debug sections dropped);
 #   - the man page gzipped (-9n: reproducible);
-#   - contrib/: *.service, *.socket and *.timer go to /usr/lib/systemd/system,
+#   - contrib/: *.service, *.socket and *.timer go to /lib/systemd/system
+#     (ExecStart's /usr/local/bin/dbtop made /usr/bin/dbtop),
 #     every other file to /usr/share/doc/dbtop/examples (whatever arrives
 #     there is packaged without a change here);
 #   - Depends from dpkg-shlibdeps (libc, ncurses, libpcre2, libmicrohttpd,
@@ -43,11 +44,17 @@ gzip -9n "$stage/usr/share/man/man1/dbtop.1"
 
 doc=$stage/usr/share/doc/dbtop
 mkdir -p "$doc"
+unitdir=${DEB_UNITDIR:-lib/systemd/system}
 if [ -d contrib ]; then
     for f in contrib/*; do
         [ -f "$f" ] || continue
         case $f in
-        *.service | *.socket | *.timer) install -D -m 0644 "$f" "$stage/usr/lib/systemd/system/$(basename "$f")" ;;
+        *.service | *.socket | *.timer)
+            # the binary is /usr/bin/dbtop here (make install-service does the same for its BINDIR)
+            mkdir -p "$stage/$unitdir"
+            sed 's|/usr/local/bin/dbtop|/usr/bin/dbtop|g' "$f" >"$stage/$unitdir/$(basename "$f")"
+            chmod 0644 "$stage/$unitdir/$(basename "$f")"
+            ;;
         *) install -D -m 0644 "$f" "$doc/examples/$(basename "$f")" ;;
         esac
     done

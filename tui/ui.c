@@ -1251,6 +1251,7 @@ static bool is_mark(const struct event *e)
 {
 	switch (e->kind) {
 	case EV_FINDING: case EV_SETTING: case EV_RESTART: case EV_DOWN: case EV_STALLED: case EV_LOCK_CHAIN:
+	case EV_INCIDENT:
 		return true;
 	default:
 		return false;
@@ -1261,6 +1262,7 @@ static bool is_mark(const struct event *e)
 static int mark_cell(const struct event *e, const char **ch, enum role *r)
 {
 	switch (e->kind) {
+	case EV_INCIDENT: *ch = "I"; *r = R_CRIT; return 7;   /* an incident file's trigger */
 	case EV_RESTART: *ch = "R"; *r = R_CRIT; return 6;
 	case EV_DOWN: *ch = "D"; *r = R_CRIT; return 5;
 	case EV_STALLED: *ch = "T"; *r = R_CRIT; return 5;

@@ -114,7 +114,7 @@ for f in ./usr/bin/dbtop ./usr/lib/dbtop/dbtop-pg.so ./usr/lib/dbtop/dbtop-mysql
 done
 for f in contrib/*.service; do
     [ -f "$f" ] || continue
-    grep -qx "./usr/lib/systemd/system/$(basename "$f")" <<<"$files" && ok "the package ships $f" ||
+    grep -qx "./lib/systemd/system/$(basename "$f")" <<<"$files" && ok "the package ships $f" ||
         nok "the package lacks $f"
 done
 root=$tmp/root

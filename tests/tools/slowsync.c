@@ -6,7 +6,11 @@
  * postgres"; any other process that inherits the environment, a pg_ctl or a
  * shell, is left alone). DBTOP_SLOWSYNC_FILES, when set, limits the delay to
  * the files whose path contains one of its words (e.g. "ib_logfile": only
- * the redo log is slow, as in seed 000). Built as build/tests/slowsync.so; the sandbox
+ * the redo log is slow, as in seed 000). DBTOP_SLOWSYNC_SWITCH, when set, names a
+ * file: the delay applies only while it exists (a slow disk switched on and
+ * off under a running server); with DBTOP_SLOWSYNC_FAST_OFF=1 as well, the
+ * syncs of the slowed files return at once while it does not (a disk with
+ * a write cache: a fast baseline whatever the host's disk is doing). Built as build/tests/slowsync.so; the sandbox
  * starts a server with it when DBTOP_SERVER_PRELOAD names it. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -67,12 +71,27 @@ static int slow_file(int fd)
 	return 0;
 }
 
+/* True unless DBTOP_SLOWSYNC_SWITCH names a file that does not exist. */
+static int switched_on(void)
+{
+	const char *sw = getenv("DBTOP_SLOWSYNC_SWITCH");
+	return !sw || !*sw || access(sw, F_OK) == 0;
+}
+
+/* True when this sync of fd is skipped: switched off, fast-off asked, one
+ * of the slowed files of a slowed process. */
+static int skip_sync(int fd)
+{
+	const char *f = getenv("DBTOP_SLOWSYNC_FAST_OFF");
+	return f && *f == '1' && delay() > 0 && !switched_on() && slow_file(fd);
+}
+
 /* Sleep the delay for a sync of fd, keeping errno (the caller reads the real call's). */
 static void slow(int fd)
 {
 	long d = delay();
 	int e = errno;
-	if (d > 0 && !slow_file(fd))
+	if (d > 0 && (!switched_on() || !slow_file(fd)))
 		d = 0;
 	struct timespec ts = {d / 1000000000L, d % 1000000000L};
 	while (d > 0 && nanosleep(&ts, &ts) != 0 && errno == EINTR)
@@ -85,6 +104,8 @@ int fsync(int fd)
 	static int (*real)(int);
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "fsync");
+	if (skip_sync(fd))
+		return 0;
 	int rc = real(fd);
 	slow(fd);
 	return rc;
@@ -95,6 +116,8 @@ int fdatasync(int fd)
 	static int (*real)(int);
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "fdatasync");
+	if (skip_sync(fd))
+		return 0;
 	int rc = real(fd);
 	slow(fd);
 	return rc;
