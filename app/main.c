@@ -609,6 +609,7 @@ static void check_incident_args(struct opts *o)
 	char err[700];
 	if (service_config(cfg, &o->inc, DBTOP_VERSION, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
+		usage_hint();
 		exit(2);
 	}
 	free(cfg);
