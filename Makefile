@@ -36,7 +36,7 @@ BUILD ?= build
 BIN ?= dbtop
 CORE_SRC := util/util.c util/redact.c core/tunables.c core/fixes.c \
 	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/replication.c model/findings.c model/events.c model/logdev.c \
-	config/target.c config/fleet.c \
+	config/target.c config/fleet.c config/userconf.c \
 	sources/source.c sources/hostio.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
 	record/record.c record/replay.c record/history.c record/triggers.c record/incidents.c record/incidents_sum.c \
 	tune/journal.c tune/tuner.c \
@@ -123,7 +123,7 @@ $(BUILD)/tests/slowsync.so: tests/tools/slowsync.c
 deps:
 	@scripts/deps.sh
 
-unit: $(UNIT_BIN) $(FUZZ_REPLAY_BIN)
+unit: $(BIN) $(UNIT_BIN) $(FUZZ_REPLAY_BIN)
 	@tests/run.sh unit $(UNIT_BIN) $(FUZZ_REPLAY_BIN)
 
 # every test: installs what is missing, starts the sandbox servers, runs
@@ -233,10 +233,10 @@ demo:
 	@$(MAKE) --no-print-directory dbtop
 	@scripts/demo.sh
 
-install: dbtop
+install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/themes $(DESTDIR)$(LIBDIR)
-	install -m 0755 dbtop $(DESTDIR)$(BINDIR)/dbtop
-	install -m 0644 dbtop-pg.so dbtop-mysql.so $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/dbtop
+	install -m 0644 $(PLUGINS) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 docs/dbtop.1 $(DESTDIR)$(MANDIR)/dbtop.1
 	install -m 0644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
 
@@ -255,5 +255,11 @@ uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)
 	rm -rf $(DESTDIR)$(DATADIR)
 
+# a Debian package of what install installs (PREFIX=/usr, built in
+# build-deb/ with dpkg-buildflags; contrib/ files included): scripts/mkdeb.sh
+.PHONY: deb
+deb:
+	@scripts/mkdeb.sh
+
 clean:
-	rm -rf build build-asan build-fuzz build-lint dbtop dbtop-pg.so dbtop-mysql.so
+	rm -rf build build-asan build-fuzz build-lint build-deb dbtop dbtop-pg.so dbtop-mysql.so dbtop_*.deb

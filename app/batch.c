@@ -141,7 +141,7 @@ static void json_coverage(const struct model *m, struct strbuf *out)
 	sb_putc(out, '}');
 }
 
-/* The log devices (README, the batch record: log_devices): written when
+/* The log devices (docs/batch.md: log_devices): written when
  * the source looked at them (a recording made before has none). */
 static void json_logdev(const struct model *m, struct strbuf *out)
 {

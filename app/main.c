@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "../config/fleet.h"
+#include "../config/userconf.h"
+#include "../panes/pane.h"
 #include "../model/digests.h"
 #include "../model/events.h"
 #include "../model/model.h"
@@ -73,6 +75,9 @@ struct opts {
 	bool inc_opts;            /* an incident option was given */
 	bool have_target;         /* a TARGET, --targets or -h / -P / -S / -d was given */
 	bool list_incidents;      /* --incidents DIR alone: list them */
+	struct uconf cfg;         /* the config file's settings (targets by name) */
+	int screen;               /* config "screen": the screen on start (0 the overview) */
+	unsigned hide[8];         /* config "hide": columns left out, per screen (pane_view.hide) */
 };
 
 
@@ -91,110 +96,117 @@ static void on_signal(int sig)
 
 static void usage_incidents(FILE *f);
 
+/* --help: every option, within 79 columns (docs/options.md and the man
+ * page say the same: scripts/check_docs.sh compares them). */
 static void usage(FILE *f)
 {
 	fputs("usage: dbtop [options] [TARGET...]\n"
-	      "TARGET: mysql://[user[:password]@]host[:port][/db][?socket=PATH]\n"
-	      "        mariadb://...   postgres://...   postgresql://...   'host=... dbname=...'\n"
-	      "several targets (at most 64): one worker each, the fleet screen first\n"
-	      "      --targets FILE        one target a line, NAME = TARGET to name it, # comments\n"
+	      "Where a MySQL, MariaDB or PostgreSQL server is waiting, live (top-like).\n"
+	      "  dbtop --demo                        a tour of recorded incidents, no server\n"
+	      "  dbtop mysql://monitor@db1/          MySQL / MariaDB (socket: ?socket=PATH)\n"
+	      "  dbtop postgresql://monitor@db2/app  PostgreSQL (any libpq URI or key=value)\n"
+	      "  dbtop db1 db2                       targets named in the config file\n"
+	      "Several TARGETs (at most 64) open the fleet screen. Keys: ? on the screen.\n"
 	      "connection:\n"
-	      "  -h, --host HOST           server host\n"
-	      "  -P, --port PORT           server port\n"
-	      "  -u, --user USER           user name\n"
-	      "  -S, --socket PATH         MySQL socket file / PostgreSQL socket directory\n"
-	      "  -d, --database DB         database\n"
-	      "      --engine ENGINE       mysql or postgresql (when the target does not say)\n"
-	      "      --password            prompt for the password (no echo)\n"
-	      "      --defaults-file FILE  MySQL option file to read instead of ~/.my.cnf\n"
-	      "      --connect-timeout S   connection time limit (default 5)\n"
-	      "      --query-timeout S     time limit of each query (default 2)\n"
-	      "      --server-budget MS    server time per refresh the costly reads (lock\n"
-	      "                            graph, statement digests) may average: a read\n"
-	      "                            costing more is done every few refreshes\n"
-	      "                            (default 10; 0 = every refresh)\n"
-	      "      --ssl-mode MODE       TLS: DISABLED, PREFERRED, REQUIRED, VERIFY_CA or\n"
-	      "                            VERIFY_IDENTITY (libpq's disable, prefer, require,\n"
-	      "                            verify-ca, verify-full also accepted, either engine)\n"
-	      "      --ssl-ca FILE         CA certificate to verify the server's against\n"
-	      "                            (alone: VERIFY_CA)\n"
-	      "      --ssl-cert FILE       client certificate\n"
-	      "      --ssl-key FILE        client certificate's private key\n"
-	      "output:\n"
-	      "  -b, --batch               print one record per interval (no screen)\n"
-	      "  -n, --count N             records to print, then exit (batch)\n"
-	      "  -i, --interval S          refresh interval, 0.25 to 60 s (default 1)\n"
-	      "      --format json|text    batch record format (default text)\n"
-	      "      --top N               statement digests per record (default 20 in JSON,\n"
-	      "                            5 in text)\n"
-	      "      --wide                text lines are not cut at 160 columns\n"
-	      "      --sample-hz N         session samples per second when the server has no\n"
-	      "                            statement statistics (default 10)\n"
-	      "      --sessions            every session of the server in each record (JSON:\n"
-	      "                            sessions_status, sessions; text: one summary line)\n"
-	      "      --explain ID          print the plan of session ID's statement (planned,\n"
-	      "                            never run) and exit\n"
+	      "  -h, --host HOST          server host (-h is not help: that is --help)\n"
+	      "  -P, --port PORT          server port\n"
+	      "  -u, --user USER          user name\n"
+	      "  -S, --socket PATH        MySQL socket file / PostgreSQL socket directory\n"
+	      "  -d, --database DB        database\n"
+	      "      --engine ENGINE      mysql or postgresql, when the target does not say\n"
+	      "      --password           ask for the password (no echo)\n"
+	      "      --defaults-file FILE MySQL option file to read instead of ~/.my.cnf\n"
+	      "      --targets FILE       several targets, one a line: NAME = TARGET\n"
+	      "      --connect-timeout S  connection time limit (default 5)\n"
+	      "      --query-timeout S    time limit of each query (default 2)\n"
+	      "      --server-budget MS   server time per refresh the costly reads may\n"
+	      "                           average (default 10; 0: read all every refresh)\n"
+	      "      --ssl-mode MODE      DISABLED, PREFERRED, REQUIRED, VERIFY_CA,\n"
+	      "                           VERIFY_IDENTITY (or libpq's sslmode names)\n"
+	      "      --ssl-ca FILE        CA certificate of the server's (alone: VERIFY_CA)\n"
+	      "      --ssl-cert FILE      client certificate\n"
+	      "      --ssl-key FILE       client certificate's private key\n"
 	      "screen:\n"
-	      "      --theme NAME|PATH     dark (default), light, mono, high-contrast, or a file\n"
-	      "      --caption TEXT        a line of TEXT above the key bar (demos, recordings)\n"
-	      "      --ascii               no Unicode block or line characters\n"
-	      "      --read-only           never act on the server: read-only session; no kill,\n"
-	      "                            cancel or tuning keys\n"
-	      "      --tune-ttl DURATION   revert each setting change after DURATION (90s, 15m, 1h;\n"
-	      "                            default: when dbtop exits)\n"
-	      "      --history DURATION    samples kept to step back through (space freezes;\n"
-	      "                            default 60m, 0: none), in a private spool file\n"
-	      "      --snapshot-dir DIR    where w writes its snapshot files (default: the\n"
-	      "                            current directory)\n"
-	      "metrics endpoint (docs/metrics.md):\n"
-	      "      --listen [ADDR:]PORT  serve /metrics (Prometheus / OpenMetrics) and /healthz\n"
-	      "                            over HTTP; ADDR defaults to 127.0.0.1\n"
-	      "      --listen-any          allow a non-loopback ADDR (the endpoint has no\n"
-	      "                            authentication)\n"
-	      "      --no-screen           with --listen or --incidents: sample for the\n"
-	      "                            endpoint and the incident capture only, no screen\n"
-	      "                            and no batch records (until a signal): a service\n",
+	      "  -i, --interval S         refresh interval, 0.25 to 60 s (default 1)\n"
+	      "      --theme NAME|PATH    dark (default), light, mono, high-contrast, a file\n"
+	      "      --ascii              no Unicode block or line characters\n"
+	      "      --read-only          never act on the server (no kill, cancel, tuning)\n"
+	      "      --tune-ttl DURATION  revert each setting change after DURATION (15m)\n"
+	      "      --history DURATION   kept to step back through (default 60m; 0: none)\n"
+	      "      --snapshot-dir DIR   where w writes its snapshots (default: here)\n"
+	      "      --caption TEXT       a line of TEXT above the key bar\n"
+	      "batch (no screen, like top -b):\n"
+	      "  -b, --batch              print one record per interval\n"
+	      "  -n, --count N            print N records, then exit\n"
+	      "      --format json|text   record format (default text; json implies -b)\n"
+	      "      --top N              statement digests per record (20 JSON, 5 text)\n"
+	      "      --wide               text lines are not cut at 160 columns\n"
+	      "      --sessions           every session of the server in each record\n"
+	      "      --sample-hz N        session samples per second without statement\n"
+	      "                           statistics on the server (default 10)\n"
+	      "      --explain ID         print the plan of session ID's statement, exit\n"
+	      "metrics endpoint:\n"
+	      "      --listen [ADDR:]PORT serve /metrics and /healthz (ADDR: 127.0.0.1)\n"
+	      "      --listen-any         allow a non-loopback ADDR (no authentication)\n"
+	      "      --no-screen          with --listen or --incidents: no screen and no\n"
+	      "                           records, until a signal (a service)\n",
 	      f);
 	usage_incidents(f);
 	fputs("record and replay:\n"
-	      "      --record FILE         write every raw sample to FILE (mode 0600)\n"
-	      "      --redact              replace literals in recorded text with ?\n"
-	      "      --replay FILE         show a recording instead of a server\n"
-	      "      --speed X             replay speed (default 1 = real time; 0 = no waiting)\n"
-	      "      --from S              start S seconds into the recording (a seek: what\n"
-	      "                            comes before is kept to step back to)\n"
-	      "      --demo [NAME|list]    a tour of the bundled incident recordings (> next,\n"
-	      "                            < previous); NAME plays one; list lists them\n"
-	      "      --help                this help\n"
-	      "      --version             print the version, the commit built and the\n"
-	      "                            JSON schema, recording and metric names' versions\n",
+	      "      --record FILE        write every raw sample to FILE (mode 0600)\n"
+	      "      --redact             replace literals in recorded text with ?\n"
+	      "      --replay FILE        show a recording instead of a server\n"
+	      "      --speed X            replay speed (default 1; 0: no waiting)\n"
+	      "      --from S             start S seconds into the recording\n"
+	      "      --demo [NAME|list]   the bundled incidents (> next, < previous)\n"
+	      "config file ($XDG_CONFIG_HOME/dbtop/config, else ~/.config/dbtop/config):\n"
+	      "      --config FILE        read FILE instead\n"
+	      "      --no-config          read none\n"
+	      "      --help               this help (man dbtop: everything)\n"
+	      "      --version            the version, the commit built, the interface\n"
+	      "                           versions (JSON, recordings, metric names)\n",
 	      f);
 }
 
-/* The incident capture's part of --help. */
+/* The incident capture's part of --help (docs/incidents.md). */
 static void usage_incidents(FILE *f)
 {
 	fputs("incident capture (docs/incidents.md):\n"
-	      "      --incidents DIR       with --no-screen (or --batch) and a server: write an\n"
-	      "                            incident file (a recording) into DIR when a trigger\n"
-	      "                            fires; alone: list the incidents in DIR (Enter\n"
-	      "                            replays one)\n"
-	      "      --before DURATION     kept ahead of the trigger (default 5m)\n"
-	      "      --after DURATION      kept after the last trigger held (default 2m)\n"
-	      "      --cooldown DURATION   no new incident this long after one (default 5m; 0)\n"
-	      "      --trigger EXPR        also a trigger: 'commit latency > 10ms for 5s',\n"
-	      "                            'lock waiters >= 3', 'wait class IO > 2 AAS',\n"
-	      "                            'state STALLED', 'finding ID' (repeatable; findings\n"
-	      "                            at warning or above, state DOWN and SIGUSR1 always)\n"
-	      "      --triggers FILE       triggers, one a line\n"
-	      "      --incidents-max-mb N  the incident files kept at most (default 1024; 0:\n"
-	      "                            no limit), the oldest removed first\n"
+	      "      --incidents DIR      with --no-screen (or -b) and a server: an incident\n"
+	      "                           file (a recording) into DIR when a trigger fires;\n"
+	      "                           alone: list the incidents in DIR (Enter replays)\n"
+	      "      --before DURATION    kept ahead of the trigger (default 5m)\n"
+	      "      --after DURATION     kept after the last trigger held (default 2m)\n"
+	      "      --cooldown DURATION  no new incident this long after one (default 5m)\n"
+	      "      --trigger EXPR       also a trigger: 'commit latency > 10ms for 5s',\n"
+	      "                           'lock waiters >= 3', 'wait class IO > 2 AAS',\n"
+	      "                           'state STALLED', 'finding ID' (repeatable)\n"
+	      "      --triggers FILE      triggers, one a line\n"
+	      "      --incidents-max-mb N incident files kept at most, MB (default 1024)\n"
 	      "      --incidents-max-count N\n"
-	      "                            incident files kept at most (default 200; 0: no\n"
-	      "                            limit)\n"
-	      "      --on-incident PROGRAM run PROGRAM FILE when an incident file is complete\n"
-	      "                            (no shell; ended after 30 s; a failure is logged)\n",
+	      "                           incident files kept at most (default 200)\n"
+	      "      --on-incident PROGRAM\n"
+	      "                           run PROGRAM FILE when an incident file is complete\n",
 	      f);
+}
+
+/* Where the option being applied comes from: NULL the command line, else
+ * "FILE:LINE" of the config file (said before each error). */
+static const char *arg_origin;
+
+/* "dbtop: " and the config file's place when the value came from there. */
+static void err_prefix(void)
+{
+	fprintf(stderr, "dbtop: %s%s", arg_origin ? arg_origin : "", arg_origin ? ": " : "");
+}
+
+/* The second line of a usage error (the first said what is wrong). */
+static void usage_hint(void)
+{
+	if (arg_origin)   /* the config file's */
+		fputs("Fix the file, or start dbtop with --no-config (man dbtop: CONFIGURATION).\n", stderr);
+	else
+		fputs("Try 'dbtop --help' for the options, or 'dbtop --demo' for a tour.\n", stderr);
 }
 
 /* --explain ID: the plan of one session's statement on stdout (never
@@ -218,26 +230,39 @@ static int explain_and_exit(struct source *src, struct target *t, long long id)
 	return rc == 0 ? 0 : 1;
 }
 
-/* Print "what 'arg'" about the command line and exit 2. */
+/* Print "what 'arg'" about the command line and exit 2: two lines, the
+ * error and where to look. */
 static void die_usage(const char *what, const char *arg)
 {
 	/* the argument may carry a password (--password=..., a second URI) */
 	char *c = xstrdup(arg);
 	target_scrub_arg(c);
-	fprintf(stderr, "dbtop: %s '%s'\n", what, c);
+	err_prefix();
+	fprintf(stderr, "%s '%s'\n", what, c);
 	free(c);
-	usage(stderr);
+	usage_hint();
+	exit(2);
+}
+
+/* A value out of range or malformed: the error and where to look; exit 2. */
+static void die_value(const char *name, const char *s, const char *expected)
+{
+	char *c = xstrdup(s);
+	err_prefix();
+	fprintf(stderr, "bad value for %s: '%s' (expected %s)\n", name, text_sanitize(c), expected);
+	free(c);
+	usage_hint();
 	exit(2);
 }
 
 /* Parse a positive number option or exit 2. */
 static double num_arg(const char *name, const char *s, double lo, double hi)
 {
-	char *e;
+	char *e, range[80];
 	double v = strtod(s, &e);
 	if (e == s || *e || !(v >= lo && v <= hi)) {
-		fprintf(stderr, "dbtop: bad value for %s: '%s' (expected %g to %g)\n", name, s, lo, hi);
-		exit(2);
+		str_printf(range, sizeof range, "%g to %g", lo, hi);
+		die_value(name, s, range);
 	}
 	return v;
 }
@@ -245,10 +270,8 @@ static double num_arg(const char *name, const char *s, double lo, double hi)
 /* Set *slot to a file name option's value, or exit 2 when it is empty. */
 static void file_arg(const char *name, const char *s, char **slot)
 {
-	if (!*s) {
-		fprintf(stderr, "dbtop: %s needs a file name\n", name);
-		exit(2);
-	}
+	if (!*s)
+		die_value(name, s, "a file name");
 	free(*slot);
 	*slot = xstrdup(s);
 }
@@ -262,10 +285,8 @@ static double duration_arg(const char *name, const char *s)
 		mult = *e == 's' ? 1 : *e == 'm' ? 60 : *e == 'h' ? 3600 : 0;
 		e++;
 	}
-	if (e == s || *e || mult == 0 || !(v * mult >= 1 && v * mult <= 7 * 86400)) {
-		fprintf(stderr, "dbtop: bad value for %s: '%s' (expected 1s to 7d, e.g. 90s, 15m, 1h)\n", name, s);
-		exit(2);
-	}
+	if (e == s || *e || mult == 0 || !(v * mult >= 1 && v * mult <= 7 * 86400))
+		die_value(name, s, "1s to 7d, e.g. 90s, 15m, 1h");
 	return v * mult;
 }
 
@@ -310,7 +331,7 @@ enum {
 	OPT_TUNE_TTL, OPT_HISTORY, OPT_SSL_MODE, OPT_SSL_CA, OPT_SSL_CERT, OPT_SSL_KEY, OPT_SERVER_BUDGET,
 	OPT_SESSIONS, OPT_EXPLAIN, OPT_SNAPSHOT_DIR, OPT_TARGETS, OPT_LISTEN, OPT_LISTEN_ANY, OPT_NO_SCREEN,
 	OPT_INCIDENTS, OPT_BEFORE, OPT_AFTER, OPT_COOLDOWN, OPT_TRIGGER, OPT_TRIGGERS, OPT_INC_MAX_MB,
-	OPT_INC_MAX_COUNT, OPT_ON_INCIDENT,
+	OPT_INC_MAX_COUNT, OPT_ON_INCIDENT, OPT_CONFIG, OPT_NO_CONFIG,
 };
 
 static const struct option long_opts[] = {
@@ -364,6 +385,8 @@ static const struct option long_opts[] = {
 	{"incidents-max-mb", required_argument, NULL, OPT_INC_MAX_MB},
 	{"incidents-max-count", required_argument, NULL, OPT_INC_MAX_COUNT},
 	{"on-incident", required_argument, NULL, OPT_ON_INCIDENT},
+	{"config", required_argument, NULL, OPT_CONFIG},
+	{"no-config", no_argument, NULL, OPT_NO_CONFIG},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -554,12 +577,15 @@ static void check_args(int argc, char **argv, struct opts *o, struct target *t)
 	secret_free(named);
 	if (prc < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
-		usage(stderr);
+		usage_hint();
 		exit(2);
 	}
 	if (target_guess_engine(t, err, sizeof err) < 0) {
+		if (!spec && !t->host && !t->port && !t->socket)
+			str_copy(err, sizeof err, "no server to watch: give one, e.g. dbtop mysql://USER@HOST/ or "
+				 "dbtop postgresql://USER@HOST/DB");
 		fprintf(stderr, "dbtop: %s\n", err);
-		usage(stderr);
+		usage_hint();
 		exit(2);
 	}
 	if (!o->batch && o->json)
@@ -583,6 +609,7 @@ static void check_incident_args(struct opts *o)
 	char err[700];
 	if (service_config(cfg, &o->inc, DBTOP_VERSION, err, sizeof err) < 0) {
 		fprintf(stderr, "dbtop: %s\n", err);
+		usage_hint();
 		exit(2);
 	}
 	free(cfg);
@@ -606,9 +633,192 @@ static void check_listen_args(struct opts *o)
 		o->batch = true;
 	if (o->listen && !listen_spec_ok(o->listen, o->listen_any, err, sizeof err)) {
 		fprintf(stderr, "dbtop: %s\n", err);
-		usage(stderr);
+		usage_hint();
 		exit(2);
 	}
+}
+
+/* An option that is neither the connection's nor one of the checks' (c
+ * as getopt_long gives it, its value in optarg): true when c is one. */
+static bool apply_opt(int c, struct opts *o)
+{
+	switch (c) {
+	case 'b': o->batch = true; break;
+	case 'n': o->count = (long)num_arg("--count", optarg, 1, 1e12); break;
+	case 'i': o->interval = num_arg("--interval", optarg, 0.25, 60); break;
+	case OPT_FORMAT:
+		if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0)
+			die_usage("unknown format (use json or text):", optarg);
+		o->json = strcmp(optarg, "json") == 0;
+		break;
+	case OPT_WIDE: o->wide = true; break;
+	case OPT_RECORD: o->record = optarg; break;
+	case OPT_REDACT: o->redact = true; break;
+	case OPT_REPLAY: o->replay = optarg; break;
+	case OPT_SPEED: o->speed = num_arg("--speed", optarg, 0, 1000); break;
+	case OPT_FROM: o->from = num_arg("--from", optarg, 0, 1e9); break;
+	case OPT_DEMO: o->demo = true; break;
+	case OPT_THEME: o->theme = optarg; break;
+	case OPT_CAPTION: o->caption = optarg; break;
+	case OPT_ASCII: o->ascii = true; break;
+	case OPT_READ_ONLY: o->read_only = true; break;
+	case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
+	case OPT_SESSIONS: o->sessions = true; break;
+	case OPT_TARGETS: o->targets = optarg; break;
+	case OPT_LISTEN: o->listen = optarg; break;
+	case OPT_LISTEN_ANY: o->listen_any = true; break;
+	case OPT_NO_SCREEN: o->no_screen = true; break;
+	case OPT_EXPLAIN: o->explain_id = (long long)num_arg("--explain", optarg, 1, 9.2e18); break;
+	case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
+	case OPT_HISTORY: o->history = strspn(optarg, "0") == strlen(optarg) ? 0 : duration_arg("--history", optarg); break;
+	case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
+	case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
+	case OPT_SERVER_BUDGET: o->server_budget = num_arg("--server-budget", optarg, 0, 1e6); break;
+	case OPT_CONFIG: case OPT_NO_CONFIG: break;   /* read before the others (read_config) */
+	case OPT_HELP: usage(stdout); exit(0);
+	case OPT_VERSION: version_print(stdout); exit(0);
+	default: return false;
+	}
+	return true;
+}
+
+/* A command-line option getopt_long refused (c: ':' no value, '?'
+ * unknown): two lines on stderr, exit 2. */
+static void bad_opt(int c, char **argv)
+{
+	/* the option only, never a value glued to it ("-pSECRET",
+	 * "--passwd=SECRET"): a short one by its letter */
+	char name[64];
+	if (optopt > 0 && optopt < 128)
+		str_printf(name, sizeof name, "-%c", optopt);
+	else
+		str_printf(name, sizeof name, "%.*s", (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+	if (c == ':' && optopt == 'h') {
+		/* MySQL's -h is the host; a user asking for help gets it said */
+		fputs("dbtop: option -h needs a host (did you mean --help?)\n", stderr);
+		usage_hint();
+		exit(2);
+	}
+	die_usage(c == ':' ? "option needs a value:" : "unknown option", c == ':' ? argv[optind - 1] : name);
+}
+
+/* --config FILE / --no-config, looked for before the other options (the
+ * file gives their defaults). NULL: the default path ("" with
+ * --no-config). */
+static const char *config_arg(int argc, char **argv)
+{
+	const char *path = NULL;
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--no-config") == 0)
+			path = "";
+		else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			path = argv[++i];
+		else if (strncmp(argv[i], "--config=", 9) == 0)
+			path = argv[i] + 9;
+	}
+	return path;
+}
+
+/* The screen names of the config file's "screen" (0 the overview). */
+static const char *const screen_names[] = {"overview", "rates", "digests", "locks", "waits", "tuning",
+					   "sessions", "events"};
+#define NSCREENS (int)(sizeof screen_names / sizeof screen_names[0])
+
+/* "hide = digests.rows, sessions.client": each column's bit set in
+ * o->hide[] or exit 2. */
+static void config_hide(const char *list, struct opts *o)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	for (char *w = strtok_r(copy, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
+		char *dot = strchr(w, '.');
+		int bit = -1, screen = 0;
+		if (dot) {
+			*dot = '\0';
+			screen = strcmp(w, "digests") == 0 ? 2 : strcmp(w, "sessions") == 0 ? 6 : 0;
+			bit = screen == 2 ? digests_column(dot + 1) : screen == 6 ? sessions_column(dot + 1) : -1;
+			*dot = '.';
+		}
+		if (bit < 0)
+			die_value("hide", w, "digests.COLUMN or sessions.COLUMN: digests share, calls, avg, p95, rows, "
+				  "hit, read, lock, exam, schema; sessions user, db, client, state, blocker, wait, time, trx");
+		o->hide[screen] |= 1u << bit;
+	}
+	free(copy);
+}
+
+/* A setting of the config file that is no option: screen, hide (target
+ * lines are read when the command line names them). */
+static void config_setting(const struct uconf_entry *e, struct opts *o)
+{
+	if (strcmp(e->key, "screen") == 0) {
+		char *end;
+		long n = strtol(e->value, &end, 10);
+		o->screen = -1;
+		for (int i = 0; i < NSCREENS; i++)
+			if (strcmp(e->value, screen_names[i]) == 0 || (end != e->value && !*end && n == i))
+				o->screen = i;
+		if (o->screen < 0)
+			die_value("screen", e->value, "0 to 7, or overview, rates, digests, locks, waits, tuning, "
+				  "sessions, events");
+	} else if (strcmp(e->key, "hide") == 0) {
+		config_hide(e->value, o);
+	}
+}
+
+/* The TARGET words that name a target of the config file ("dbtop db1")
+ * become NAME=TARGET (the text stays out of ps: these are dbtop's own
+ * copies of the arguments). */
+static void config_targets(int argc, char **argv, struct opts *o)
+{
+	for (int i = optind; i < argc; i++) {
+		const struct uconf_entry *e = uconf_target(&o->cfg, "target", argv[i]);
+		if (!e)
+			continue;
+		size_t n = strlen(e->name) + strlen(e->value) + 2;
+		char *named = xmalloc(n);
+		str_printf(named, n, "%s=%s", e->name, e->value);
+		argv[i] = named;   /* the one it replaces is args[]' own: kept until exit */
+	}
+}
+
+/* The user's config file read into cfg and applied as defaults: each
+ * setting through the same code as its option, an error naming FILE:LINE
+ * (exit 2). A missing default file is no error. */
+static void read_config(int argc, char **argv, struct opts *o, struct target *t)
+{
+	const char *given = config_arg(argc, argv);
+	char def[600], err[700], where[600];
+	uconf_init(&o->cfg);
+	if (given && !*given)
+		return;
+	if (!given)
+		uconf_default_path(def, sizeof def);
+	const char *path = given ? given : def;
+	if (!*path)
+		return;
+	if (uconf_read(&o->cfg, path, given == NULL, uconf_dbtop_keys, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", text_sanitize(err));
+		fputs("Fix the file, or start dbtop with --no-config (man dbtop: CONFIGURATION).\n", stderr);
+		exit(2);
+	}
+	for (int i = 0; i < o->cfg.n; i++) {
+		const struct uconf_entry *e = &o->cfg.e[i];
+		const struct option *lo = long_opts;
+		str_printf(where, sizeof where, "%s:%d", path, e->line);
+		arg_origin = where;
+		while (lo->name && strcmp(lo->name, e->key) != 0)
+			lo++;
+		if (!lo->name) {
+			config_setting(e, o);   /* the file's own: screen, hide, target */
+			continue;
+		}
+		if (e->kind == UC_SWITCH && !e->on)
+			continue;
+		optarg = e->kind == UC_SWITCH ? NULL : e->value;
+		if (!connection_opt(lo->val, o, t))
+			apply_opt(lo->val, o);
+	}
+	arg_origin = NULL;
 }
 
 static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
@@ -624,62 +834,13 @@ static void parse_args(int argc, char **argv, struct opts *o, struct target *t)
 	o->top = -1;
 	o->sample_hz = 10;
 	service_defaults(&o->inc);
+	read_config(argc, argv, o, t);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h:P:u:S:d:bn:i:", long_opts, NULL)) != -1) {
-		if (connection_opt(c, o, t) || incident_opt(c, o))
-			continue;
-		switch (c) {
-		case 'b': o->batch = true; break;
-		case 'n': o->count = (long)num_arg("--count", optarg, 1, 1e12); break;
-		case 'i': o->interval = num_arg("--interval", optarg, 0.25, 60); break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "json") == 0)
-				o->json = true;
-			else if (strcmp(optarg, "text") == 0)
-				o->json = false;
-			else
-				die_usage("unknown format (use json or text):", optarg);
-			break;
-		case OPT_WIDE: o->wide = true; break;
-		case OPT_RECORD: o->record = optarg; break;
-		case OPT_REDACT: o->redact = true; break;
-		case OPT_REPLAY: o->replay = optarg; break;
-		case OPT_SPEED: o->speed = num_arg("--speed", optarg, 0, 1000); break;
-		case OPT_FROM: o->from = num_arg("--from", optarg, 0, 1e9); break;
-		case OPT_DEMO: o->demo = true; break;
-		case OPT_THEME: o->theme = optarg; break;
-		case OPT_CAPTION: o->caption = optarg; break;
-		case OPT_ASCII: o->ascii = true; break;
-		case OPT_READ_ONLY: o->read_only = true; break;
-		case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
-		case OPT_SESSIONS: o->sessions = true; break;
-		case OPT_TARGETS: o->targets = optarg; break;
-		case OPT_LISTEN: o->listen = optarg; break;
-		case OPT_LISTEN_ANY: o->listen_any = true; break;
-		case OPT_NO_SCREEN: o->no_screen = true; break;
-		case OPT_EXPLAIN: o->explain_id = (long long)num_arg("--explain", optarg, 1, 9.2e18); break;
-		case OPT_TUNE_TTL: o->tune_ttl = duration_arg("--tune-ttl", optarg); break;
-		case OPT_HISTORY: o->history = strspn(optarg, "0") == strlen(optarg) ? 0 : duration_arg("--history", optarg); break;
-		case OPT_TOP: o->top = (int)num_arg("--top", optarg, 0, 10000); break;
-		case OPT_SAMPLE_HZ: o->sample_hz = num_arg("--sample-hz", optarg, 0.5, 100); break;
-		case OPT_SERVER_BUDGET: o->server_budget = num_arg("--server-budget", optarg, 0, 1e6); break;
-		case OPT_HELP: usage(stdout); exit(0);
-		case OPT_VERSION: version_print(stdout); exit(0);
-		case ':': die_usage("option needs a value:", argv[optind - 1]);
-		/* fall through */
-		default: {
-			/* the option only, never a value glued to it ("-pSECRET",
-			 * "--passwd=SECRET"): a short one by its letter */
-			char name[64];
-			if (optopt > 0 && optopt < 128)
-				str_printf(name, sizeof name, "-%c", optopt);
-			else
-				str_printf(name, sizeof name, "%.*s", (int)strcspn(argv[optind - 1], "="),
-					   argv[optind - 1]);
-			die_usage("unknown option", name);
-		}
-		}
+		if (!connection_opt(c, o, t) && !incident_opt(c, o) && !apply_opt(c, o))
+			bad_opt(c, argv);
 	}
+	config_targets(argc, argv, o);
 	o->have_target = o->targets || optind < argc || t->host || t->port || t->socket || t->database;
 	if (o->inc.dir && !o->have_target && !o->replay && !o->demo && !o->no_screen && !o->batch && !o->json &&
 	    !o->listen) {
@@ -1014,7 +1175,7 @@ static int run_screen(const struct run *r, bool *worker_running, struct tour_run
 		.replay = r->replaying, .speed = o->speed, .host = r->host,
 		.rec = *r->recording ? r->rec : NULL, .read_only = o->read_only,
 		.tuner = r->replaying ? NULL : r->tuner, .start_mono = r->start_mono,
-		.caption = o->caption,
+		.caption = o->caption, .screen = o->screen, .hide = o->hide,
 		.snapshot_dir = o->snapshot_dir, .snapshot_json = snapshot_json,
 		.on_update = r->ls ? publish_update : NULL, .on_update_arg = r,
 	};
@@ -1322,7 +1483,7 @@ static int run_fleet(const struct opts *o, struct target *tmpl, double start_mon
 						   .m = &w[i].m, .tuner = w[i].tuner};
 		struct ui_opts uo = {
 			.interval = o->interval, .theme = o->theme, .ascii = o->ascii, .host = w[0].t.label,
-			.read_only = o->read_only, .start_mono = start_mono,
+			.read_only = o->read_only, .start_mono = start_mono, .hide = o->hide,
 			.on_update = ls ? fleet_publish : NULL, .on_update_arg = ls,
 		};
 		status = ui_run_targets(ut, n, &uo);

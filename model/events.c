@@ -22,6 +22,7 @@ static const char *const kind_names[EV__COUNT] = {
 	[EV_FINDING] = "finding", [EV_FINDING_END] = "cleared", [EV_SETTING] = "setting",
 	[EV_RESTART] = "restart", [EV_DOWN] = "down", [EV_UP] = "up", [EV_STALLED] = "stalled",
 	[EV_LOCK_CHAIN] = "lock chain", [EV_LOCK_CHAIN_END] = "chain ended", [EV_INCIDENT] = "incident",
+	[EV_SESSION_END] = "session end", [EV_CANCEL] = "cancelled",
 };
 
 const char *event_kind_name(enum event_kind k)
@@ -350,6 +351,17 @@ void events_own(struct event_log *l, double wall, const char *name, const char *
 	log_add(l, &e);
 }
 
+void events_session_act(struct event_log *l, double wall, bool term, long long id, const char *done)
+{
+	struct event e = ev_new(term ? EV_SESSION_END : EV_CANCEL, wall, SEV_WARN);
+	e.own = e.who_known = true;
+	e.session = id;
+	str_printf(e.detail, sizeof e.detail, "session %lld %s by dbtop: %s", id,
+		   term ? "ended" : "had its statement cancelled", done);
+	text_sanitize(e.detail);
+	log_add(l, &e);
+}
+
 void event_list_add(struct event_list *el, const struct event *e)
 {
 	el->ev = xrealloc(el->ev, (el->n + 1) * sizeof *el->ev);
@@ -420,6 +432,10 @@ void events_json(const struct event_log *l, unsigned long from, unsigned long to
 		case EV_INCIDENT:
 			sb_puts(out, ",\"trigger\":");
 			json_str(out, e->name);
+			break;
+		case EV_SESSION_END:
+		case EV_CANCEL:
+			sb_printf(out, ",\"session\":%lld,\"by\":\"dbtop\"", e->session);
 			break;
 		case EV_LOCK_CHAIN:
 		case EV_LOCK_CHAIN_END:

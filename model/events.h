@@ -32,6 +32,8 @@ enum event_kind {
 	EV_LOCK_CHAIN_END,       /* ... ended */
 	EV_INCIDENT,             /* the incident capture kept this moment (docs/incidents.md):
 				  * name = the trigger's id, detail = why */
+	EV_SESSION_END,          /* dbtop ended a session (x): session = its id */
+	EV_CANCEL,               /* dbtop cancelled a session's statement (c) */
 	EV__COUNT
 };
 
@@ -98,6 +100,11 @@ size_t events_update(struct event_log *l, const struct model *m, const struct sa
  * again. */
 void events_own(struct event_log *l, double wall, const char *name, const char *old, const char *new,
 		bool revert);
+
+/* dbtop ended session id (term; else cancelled its statement) at wall,
+ * as the server confirmed (the screen's x / c; done: the source's
+ * message, "KILL 12: done (...)"): logged now, like a setting change. */
+void events_session_act(struct event_log *l, double wall, bool term, long long id, const char *done);
 
 /* The events logged since the previous call (dbtop's own ones included),
  * as a new list for the sample being recorded (n 0: none this interval);

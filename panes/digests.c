@@ -267,19 +267,45 @@ static const struct dg_col {
 };
 #define TEXT_MIN 30
 
-/* Columns shown at width w: on[] set; returns the statement's column. */
-static int dg_layout(const struct model *m, int w, bool on[C__N])
+/* The config file's names of the columns ("hide = digests.rows"). */
+static const char *const dg_col_names[C__N] = {
+	[C_SHARE] = "share", [C_MS] = "ms", [C_CALLS] = "calls", [C_AVG] = "avg", [C_P95] = "p95",
+	[C_ROWS] = "rows", [C_HIT] = "hit", [C_READ] = "read", [C_LOCK] = "lock", [C_EXAM] = "exam",
+	[C_SCHEMA] = "schema",
+};
+
+int digests_column(const char *name)
 {
-	int eng = m->caps.engine == ENGINE_POSTGRESQL ? DGE_PG : DGE_MY, x = 0, c;
+	for (int c = 0; c < C__N; c++)
+		if (strcmp(dg_col_names[c], name) == 0 && c != C_MS)
+			return c;
+	return -1;
+}
+
+/* The column the rows are sorted by: it stays while others go. */
+static int dg_sort_col(const struct pane_view *v)
+{
+	static const int col[DGS__COUNT] = {[DGS_TOTAL] = C_MS, [DGS_CALLS] = C_CALLS, [DGS_AVG] = C_AVG,
+					    [DGS_ROWS] = C_ROWS};
+	return col[SORT_KEY(v)];
+}
+
+/* Columns shown at width w: on[] set; returns the statement's column. The
+ * ones the user hid (v->hide) never; then the lowest priority first,
+ * never ms/s nor the sort column. */
+static int dg_layout(const struct model *m, const struct pane_view *v, int w, bool on[C__N])
+{
+	int eng = m->caps.engine == ENGINE_POSTGRESQL ? DGE_PG : DGE_MY, x = 0, c, keep = dg_sort_col(v);
 	for (c = 0; c < C__N; c++) {
-		on[c] = (dg_cols[c].engines & eng) && (c != C_P95 || m->caps.ps_digest_hist);
+		on[c] = (dg_cols[c].engines & eng) && (c != C_P95 || m->caps.ps_digest_hist) &&
+			(c == C_MS || c == keep || !(v->hide >> c & 1));
 		if (on[c])
 			x += dg_cols[c].w + 1;
 	}
 	while (w - x < TEXT_MIN) {
 		int drop = -1;
 		for (c = 0; c < C__N; c++)
-			if (on[c] && c != C_MS && (drop < 0 || dg_cols[c].prio < dg_cols[drop].prio))
+			if (on[c] && c != C_MS && c != keep && (drop < 0 || dg_cols[c].prio < dg_cols[drop].prio))
 				drop = c;
 		if (drop < 0)
 			break;
@@ -409,6 +435,37 @@ static void draw_rows(const struct digest_table *t, const struct digest_entry **
 	}
 }
 
+/* One row of the table with each figure followed by its head ("74.4%
+ * share  5750 ms/s  278 calls/s  20.7 avg ms  COMMIT"): the form of a pane
+ * one row high, where the heads would take the only row. The schema is
+ * left out; the statement gets what is left. */
+static void draw_labeled(const struct digest_table *t, const struct digest_entry *e, const bool on[C__N],
+			 struct pane_view *v, struct canvas *cv, int y)
+{
+	bool cum = CUMULATIVE(v), sel = v->focused && v->sel == v->top;
+	double total = cum ? NAN : t->total_ms_per_s;
+	double ms = cum ? (double)e->last.c[DG_TOTAL_NS] / 1e6 : e->rate[DG_TOTAL_NS] / 1e6;
+	struct dg_cellctx x = {.e = e, .cum = cum, .sampled = t->sampled, .utf8 = cv->utf8,
+			       .share = total > 0 ? ms / total : NAN};
+	char line[512] = "";
+	size_t l = 0;
+	for (int c = 0; c < C__N && l + 1 < sizeof line; c++) {
+		char val[64];
+		if (!on[c] || c == C_SCHEMA || (c == C_SHARE && cum))
+			continue;
+		dg_cols[c].cell(&x, val, sizeof val);
+		str_printf(line + l, sizeof line - l, "%s%s %s", l ? "  " : " ", val + strspn(val, " "),
+			   dg_head(c, cum, t->sampled));
+		l = strlen(line);
+	}
+	if (sel)
+		cv_fill(cv, y, 0, cv->w, R_SELECTED);
+	int w = cv_text(cv, y, 0, sel ? R_SELECTED : R_VALUE, line);
+	cv_printf(cv, y, w + 2, sel ? R_SELECTED : R_NORMAL, "%s%s", digest_is_estimate(t, e) ? "~" : e->last.own ? "*" : "",
+		  e->last.text ? e->last.text : "(text not fetched yet)");
+	v->nshown++;
+}
+
 static void digests_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	const struct digest_table *t = &m->dg;
@@ -448,13 +505,17 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		return;
 	}
 	/* column heads: the columns that fit beside TEXT_MIN of statement */
-	textx = dg_layout(m, cv->w, on);
-	if (cv->h - y >= 2 || n == 0) {
-		/* one row only: the top statement rather than the heads */
-		dg_line(on, NULL, cum, t->sampled, NAN, cv->utf8, h1, sizeof h1);
-		cv_text(cv, y, 0, R_LABEL, h1);
-		cv_text(cv, y++, textx, R_LABEL, "statement");
+	textx = dg_layout(m, v, cv->w, on);
+	if (cv->h - y < 2 && n > 0) {
+		/* one row only: the top statement, each figure with its head */
+		pane_clamp(v, (int)n, 1);
+		draw_labeled(t, rows[v->top], on, v, cv, y);
+		free(rows);
+		return;
 	}
+	dg_line(on, NULL, cum, t->sampled, NAN, cv->utf8, h1, sizeof h1);
+	cv_text(cv, y, 0, R_LABEL, h1);
+	cv_text(cv, y++, textx, R_LABEL, "statement");
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no statement matches the filter"
 						      : "no statement ran in this interval");
@@ -479,6 +540,14 @@ static bool digests_key(const struct model *m, struct pane_view *v, int cmd)
 		} else {
 			str_copy(v->status, sizeof v->status, n ? "this row has no digest id to find sessions by" : "no digest selected");
 		}
+		free(rows);
+		return true;
+	}
+	if (cmd == PK_COPY) {
+		const struct digest_entry **rows = xcalloc(MAX_ROWS, sizeof *rows);
+		size_t n = m->dg.have_data ? ranked(m, v, rows) : 0;
+		const struct digest_entry *e = v->sel >= 0 && (size_t)v->sel < n ? rows[v->sel] : NULL;
+		pane_copy(v, e ? e->last.text : NULL, e ? "this digest's text is not fetched yet" : "no statement selected");
 		free(rows);
 		return true;
 	}

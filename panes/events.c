@@ -24,7 +24,7 @@ static enum role event_role(const struct event *e)
 	switch (e->kind) {
 	case EV_FINDING: return e->severity == SEV_CRIT ? R_CRIT : e->severity == SEV_WARN ? R_WARN : R_VALUE;
 	case EV_DOWN: case EV_STALLED: case EV_INCIDENT: return R_CRIT;
-	case EV_RESTART: case EV_LOCK_CHAIN: case EV_SETTING: return R_WARN;
+	case EV_RESTART: case EV_LOCK_CHAIN: case EV_SETTING: case EV_SESSION_END: case EV_CANCEL: return R_WARN;
 	default: return R_VALUE;
 	}
 }
@@ -108,9 +108,15 @@ static void events_draw(const struct model *m, struct pane_view *v, struct canva
 	}
 	if (cv->h >= 3 || n == 0) {
 		str_printf(line, sizeof line, "%-8s  %-11s  %s", "time", "kind", "what (newest first)");
-		cv_text(cv, y, 0, R_LABEL, line);
-		if (cv->w >= 100)   /* the timeline's letters */
-			cv_text_right(cv, y, cv->w, R_LABEL, "timeline: F finding  S setting  L lock chain  R restart  # down");
+		int x = cv_text(cv, y, 0, R_LABEL, line);
+		/* the timeline's letters, in the room right of the heads */
+		static const char *const legend[] = {"timeline: F finding  S setting  L lock chain  R restart  # down",
+						     "F finding  S setting  L lock chain  R restart  # down"};
+		for (int k = 0; k < 2; k++)
+			if (x + 2 + text_cols(legend[k]) <= cv->w) {
+				cv_text_right(cv, y, cv->w, R_LABEL, legend[k]);
+				break;
+			}
 		y++;
 	}
 	if (n == 0) {

@@ -176,13 +176,14 @@ static void plan_columns(const struct fleet_row *rows, int n, int w, struct layo
 	}
 	if (l->name > 24)
 		l->name = 24;
-	/* name state commits/s f/c latency waiting: always; then the finding
-	 * gets 30 columns before the engine, then 24 before the top wait */
+	/* name state commits/s f/c latency waiting: always; then the top wait
+	 * (from 120 columns, names up to 24) while the finding keeps 24, then
+	 * the engine while the finding keeps 24 */
 	int fixed = l->name + 1 + 10 + 10 + 6 + 14 + 5;
-	if (w - fixed >= 24 + 18)
-		l->engine = 17;
-	if (w - fixed - (l->engine ? l->engine + 1 : 0) >= 24 + 24)
+	if (w - fixed >= 24 + 24)
 		l->topwait = 23;
+	if (w - fixed - (l->topwait ? l->topwait + 1 : 0) >= 24 + 18)
+		l->engine = 17;
 	int x = l->name + 1;
 	if (l->engine) {
 		x += l->engine + 1;

@@ -271,7 +271,7 @@ struct tree_text {
 
 /* Each row's text and its lines: a waiter too long for the width wraps
  * its object and statement under it on the full screen. */
-static void tree_layout(const struct lock_set *ls, const struct lock_row *rows, size_t n, const struct pane_view *v,
+static void tree_layout(const struct lock_set *ls, const struct lock_row *rows, size_t n, bool wrap,
 			const struct canvas *cv, struct tree_text *t)
 {
 	t->pre = xcalloc(n, sizeof *t->pre);
@@ -290,7 +290,7 @@ static void tree_layout(const struct lock_set *ls, const struct lock_row *rows, 
 		}
 		waiter_line(ls, s, &ls->e[rows[i].edge], rows[i].repeat, t->head[i], sizeof t->head[i], t->tail, TAIL_LEN);
 		int tw = cv->w - text_cols(t->pre[i]);
-		if (v->full && text_cols(t->head[i]) + 2 + text_cols(t->tail) > tw) {
+		if (wrap && text_cols(t->head[i]) + 2 + text_cols(t->tail) > tw) {
 			/* the object and the statement under the sentence */
 			t->lines[i] = wrap_rows(t->head[i], tw) + wrap_rows(t->tail, tw);
 			if (t->lines[i] > 4)
@@ -395,6 +395,26 @@ static void draw_tree(const struct lock_set *ls, const struct lock_row *rows, si
 	}
 }
 
+/* Rows the tree could use at width w: its need with each waiter too long
+ * for the width wrapped under its line (a tile wraps when it gets them). */
+static int locks_want(const struct model *m, const struct pane_view *v, int w)
+{
+	int min, need = locks_need(m, v, w, &min);
+	const struct lock_set *ls = m->locks;
+	if (m->last.state != STATE_UP || !ls || ls->status != LOCKS_READ || v->details)
+		return need;
+	struct lock_row *rows;
+	size_t n = shown_rows(ls, v, &rows);
+	struct canvas cv = {.w = w, .h = 1, .utf8 = true};
+	struct tree_text t;
+	tree_layout(ls, rows, n, true, &cv, &t);
+	for (size_t i = 0; i < n; i++)
+		need += t.lines[i] - 1;
+	tree_text_free(&t);
+	free(rows);
+	return need;
+}
+
 static void locks_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	const struct lock_set *ls = m->locks;
@@ -434,7 +454,15 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 		return;
 	}
 	struct tree_text t;
-	tree_layout(ls, rows, n, v, cv, &t);
+	/* wrapped on the full screen; in a tile each row from the top that
+	 * still leaves a line for every row below it */
+	tree_layout(ls, rows, n, true, cv, &t);
+	for (size_t i = 0, used = n; !v->full && i < n; i++) {
+		if (used + (size_t)t.lines[i] - 1 <= (size_t)(cv->h - y))
+			used += (size_t)t.lines[i] - 1;
+		else
+			t.lines[i] = 1;
+	}
 	tree_scroll(v, rows, n, t.lines, cv->h - y);
 	draw_tree(ls, rows, n, v, cv, y, &t);
 	tree_text_free(&t);
@@ -475,6 +503,11 @@ static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 		v->link.digest[0] = '\0';
 		return true;
 	}
+	if (cmd == PK_COPY) {
+		const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl) : NULL;
+		pane_copy(v, t ? t->query : NULL, t ? "this session's statement is not available" : "no session selected");
+		return true;
+	}
 	if (cmd != PK_TERMINATE && cmd != PK_CANCEL)
 		return false;
 	if (v->read_only) {
@@ -513,4 +546,5 @@ const struct pane_ops locks_pane = {
 	.key = locks_key,
 	.min_h = 4,
 	.need = locks_need,
+	.want = locks_want,
 };

@@ -118,3 +118,13 @@ void pane_ask_session(const struct model *m, struct pane_view *v, bool term, lon
 					      : "",
 		   chk, q);
 }
+
+void pane_copy(struct pane_view *v, const char *text, const char *what)
+{
+	free(v->copy);
+	v->copy = NULL;
+	if (text && *text)
+		v->copy = xstrdup(text);
+	else
+		str_copy(v->status, sizeof v->status, what);
+}

@@ -25,6 +25,7 @@ enum pane_cmd {
 	PK_SESSIONS,         /* the sessions of the selected row (locks, digests): v->link */
 	PK_TAG,              /* tag / untag the selected session (sessions) */
 	PK_UNTAG_ALL,        /* untag every session (sessions) */
+	PK_COPY,             /* the selected statement's full text into v->copy (digests, locks, sessions) */
 };
 
 /* An action a pane asks the screen to confirm and run (locks pane). */
@@ -98,7 +99,14 @@ struct pane_view {
 	long long tags[PANE_TAGS_MAX]; /* sessions: the tagged sessions (m) */
 	int ntags;
 	const struct event_log *events; /* the screen's event log (events pane, timeline), NULL: none */
+	unsigned hide;       /* columns the user left out (config "hide"): bit c of column c */
+	bool frozen;         /* the view is paused (space): no refresh comes until it resumes */
+	char *copy;          /* set by PK_COPY: the text to copy (owned; the screen sends and frees it) */
 };
+
+/* PK_COPY's common part: text (NULL: none) into v->copy, or why not
+ * (what: "no statement selected") in v->status. */
+void pane_copy(struct pane_view *v, const char *text, const char *what);
 
 struct pane_ops {
 	const char *name;    /* "rates" */
@@ -112,6 +120,10 @@ struct pane_ops {
 	 * the fewest that still show its data (the overview gives it at least
 	 * those), 1 when it has nothing to show but its one-line summary. */
 	int (*need)(const struct model *m, const struct pane_view *v, int w, int *min);
+	/* Body rows it could use beyond its need at width w (a tree wrapped
+	 * under its long lines): the rows left over once every need is met go
+	 * there before the last pane. Optional (NULL: need). */
+	int (*want)(const struct model *m, const struct pane_view *v, int w);
 };
 
 /* True when text passes the view's filter (always, without a filter). */
@@ -128,12 +140,19 @@ extern const struct pane_ops rates_pane;
 extern const struct pane_ops digests_pane;
 /* pane_view.sort bit of the digests pane: dbtop's own statements shown (o) */
 #define DIGESTS_SHOW_OWN 8
+/* The digests column called name in the config file ("rows", "schema",
+ * ...: digests.c's list; not "ms", which always shows): its bit in
+ * pane_view.hide, or -1. */
+int digests_column(const char *name);
 extern const struct pane_ops locks_pane;
 extern const struct pane_ops waits_pane;
 extern const struct pane_ops tuning_pane;
 extern const struct pane_ops sessions_pane;
 /* pane_view.sort of the sessions pane: bits 0-3 the sort column (0: state),
  * then these */
+/* The sessions column called name (its head: "user", "client", ...; not
+ * "id" nor "statement"): its bit in pane_view.hide, or -1. */
+int sessions_column(const char *name);
 #define SESSIONS_REVERSE 16
 #define SESSIONS_SHOW_IDLE 32
 #define SESSIONS_SHOW_BACKGROUND 64

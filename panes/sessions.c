@@ -238,6 +238,14 @@ static const struct ss_col {
 #define SHOW_IDLE(v) (((v)->sort & SESSIONS_SHOW_IDLE) != 0)
 #define SHOW_BG(v) (((v)->sort & SESSIONS_SHOW_BACKGROUND) != 0)
 
+int sessions_column(const char *name)
+{
+	for (int c = 0; c < C_QUERY; c++)
+		if (c != C_ID && strcmp(ss_cols[c].head, name) == 0)
+			return c;
+	return -1;
+}
+
 /* The order in which columns give up width in a narrow pane: the state
  * first (its words get shorter: nothing is lost), then the client, the
  * database, the user, the wait. */
@@ -248,14 +256,14 @@ static const enum ss_col_id shrink_order[] = {C_STATE, C_CLIENT, C_DB, C_USER, C
  * narrower (shrink_order, down to the narrowest width), then the lowest
  * priority left out, until the statement has TEXT_MIN columns; it gets
  * what is left. blocker: some row names a blocker. */
-static void ss_layout(int w, bool blocker, const int fit[C__N], int width[C__N])
+static void ss_layout(int w, bool blocker, unsigned hide, const int fit[C__N], int width[C__N])
 {
 	int used = 0, c;
 	for (c = 0; c < C_QUERY; c++) {
 		int f = fit[c] < ss_cols[c].w ? fit[c] : ss_cols[c].w;
 		if (f < (int)strlen(ss_cols[c].head))
 			f = (int)strlen(ss_cols[c].head);
-		width[c] = c == C_BLOCKER && !blocker ? 0 : f;
+		width[c] = (c == C_BLOCKER && !blocker) || (c != C_ID && (hide >> c & 1)) ? 0 : f;
 		used += width[c] ? width[c] + 1 : 0;
 	}
 	for (size_t k = 0; k < sizeof shrink_order / sizeof shrink_order[0] && w - used < TEXT_MIN; k++) {
@@ -463,8 +471,12 @@ void sessions_summary(const struct model *m, const struct pane_view *v, char *bu
 		str_printf(buf + l, len - l, ", %u idle in transaction", n[SC_IDLE_IN_TRX]);
 	}
 	l = strlen(buf);
+	/* shown but not read: a refresh reads them, unless none comes */
+	const char *unread = v->replay ? " (not in the recording)"
+			     : v->frozen ? " (not read while frozen: space)"
+					 : " (listed from the next refresh)";
 	str_printf(buf + l, len - l, ", %u idle%s", n[SC_IDLE],
-		   !SHOW_IDLE(v) && n[SC_IDLE] ? " hidden" : ss->idle_unread ? " (listed from the next refresh)" : "");
+		   !SHOW_IDLE(v) && n[SC_IDLE] ? " hidden" : ss->idle_unread ? unread : "");
 	if (n[SC_BACKGROUND]) {
 		l = strlen(buf);
 		str_printf(buf + l, len - l, ", %u background%s", n[SC_BACKGROUND], !SHOW_BG(v) ? " hidden" : "");
@@ -732,7 +744,7 @@ static void sessions_widths(const struct pane_view *v, const struct session **ro
 				fit[c] = k;
 		}
 	}
-	ss_layout(cv->w, blocker, fit, width);
+	ss_layout(cv->w, blocker, v->hide, fit, width);
 }
 
 /* The column heads on row y (the sort column marked). */
@@ -903,9 +915,19 @@ static bool ask_tagged(const struct model *m, struct pane_view *v, bool term)
 	return true;
 }
 
+/* y: the selected session's statement, for the clipboard. */
+static bool sessions_copy(const struct model *m, struct pane_view *v)
+{
+	const struct session *s = m->sessions ? selected(m, v) : NULL;
+	pane_copy(v, s ? s->query : NULL, s ? "this session's statement is not visible" : "no session selected");
+	return true;
+}
+
 static bool sessions_key(const struct model *m, struct pane_view *v, int cmd)
 {
 	const struct session *s;
+	if (cmd == PK_COPY)
+		return sessions_copy(m, v);
 	switch (cmd) {
 	case PK_SORT:
 		v->sort = (v->sort & ~15) | (((v->sort & 15) + 1) % C__N);

@@ -39,16 +39,31 @@ static void durability_line(const struct model *m, char *out, size_t len)
 }
 
 /* Events shown (after the filter), ranked by average active sessions. */
-static size_t shown(const struct model *m, const struct pane_view *v, const struct wait_entry **rows)
+/* Rows under this AAS show as 0.000: left out (but counted) unless a
+ * filter asks for them. */
+#define AAS_SHOWN 0.0005
+
+/* The ranked events the pane lists (the filter's, else those of 0.001
+ * AAS or more); *tiny: the events left out for their AAS. */
+static size_t shown_tiny(const struct model *m, const struct pane_view *v, const struct wait_entry **rows, int *tiny)
 {
 	size_t n = wait_table_ranked(&m->wt, rows, WAIT_MAX), k = 0;
+	*tiny = 0;
 	for (size_t i = 0; i < n; i++) {
 		char buf[WAIT_NAME_LEN + 16];
 		str_printf(buf, sizeof buf, "%s %s", rows[i]->name, wait_class_name(rows[i]->cls));
-		if (pane_filter_match(v, buf))
+		if (!v->filter && !(rows[i]->aas >= AAS_SHOWN))
+			++*tiny;
+		else if (pane_filter_match(v, buf))
 			rows[k++] = rows[i];
 	}
 	return k;
+}
+
+static size_t shown(const struct model *m, const struct pane_view *v, const struct wait_entry **rows)
+{
+	int tiny;
+	return shown_tiny(m, v, rows, &tiny);
 }
 
 /* Who a replication wait waits for: "standby s1" (PostgreSQL IPC:SyncRep:
@@ -159,6 +174,25 @@ static void draw_event(const struct model *m, const struct wait_entry *e, bool s
 		cv_spark(cv, y, sx, cv->w - sx, &e->hist, 0, R_SPARK);
 }
 
+/* One event with each figure followed by its head ("wait/io/... io
+ * 1.764 AAS  94.0%  1941.9 waits/s  0.908 avg ms"): the pane one row high,
+ * where the heads would take the only row. */
+static void draw_labeled(const struct model *m, const struct wait_entry *e, bool sel, struct canvas *cv, int y)
+{
+	const struct wait_table *t = &m->wt;
+	char line[512];
+	double share = t->total_aas > 0 ? e->aas / t->total_aas * 100 : NAN;
+	int l = (int)str_printf(line, sizeof line, "%s  %s  %.3f AAS  %.1f%%", e->name, wait_class_name(e->cls), e->aas,
+				isfinite(share) ? share : 0.0);
+	if (t->source == WS_PERF_SCHEMA && isfinite(e->count_per_s))
+		l += (int)str_printf(line + l, sizeof line - (size_t)l, "  %.1f waits/s", e->count_per_s);
+	if (t->source == WS_PERF_SCHEMA && isfinite(e->avg_ms))
+		str_printf(line + l, sizeof line - (size_t)l, "  %.3f avg ms", e->avg_ms);
+	if (sel)
+		cv_fill(cv, y, 0, cv->w, R_SELECTED);
+	cv_text(cv, y, 0, sel ? R_SELECTED : wait_is_durability(e->name) ? R_WARN : R_VALUE, line);
+}
+
 static void waits_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	const struct wait_table *t = &m->wt;
@@ -177,7 +211,12 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 		return;
 	}
 	source_line(t, line, sizeof line);
-	size_t n = shown(m, v, rows);
+	int tiny;
+	size_t n = shown_tiny(m, v, rows, &tiny);
+	if (tiny > 0) {
+		size_t l = strlen(line);
+		str_printf(line + l, sizeof line - l, "; %d event%s under 0.001 AAS not listed", tiny, tiny == 1 ? "" : "s");
+	}
 	/* the head and three events first; then the WAL / redo line, the
 	 * source, the note */
 	int spare = cv->h - 1 - (int)(n < 3 ? (n ? n : 1) : 3);
@@ -206,15 +245,21 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 	str_printf(line, sizeof line, "%-*s %-6s %7s %6s%s", namew, "event", "class", "AAS", "share",
 		   ps ? "  waits/s   avg ms" : "");
 	int sx = text_cols(line) + 2;
-	if (cv->h - y >= 2 || n == 0) {
-		/* one row only: the top event rather than the heads */
-		cv_text(cv, y, 0, R_LABEL, line);
-		cv_text(cv, y++, sx, R_LABEL, "history");
-	}
 	if (n == 0) {
-		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no event matches the filter" : "no session waited on anything this interval");
+		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no event matches the filter"
+					   : tiny ? "no event reached 0.001 average active sessions this interval"
+						  : "no session waited on anything this interval");
 		return;
 	}
+	if (cv->h - y < 2) {
+		/* one row only: the top event with each figure's head */
+		pane_clamp(v, (int)n, 1);
+		draw_labeled(m, rows[v->top], v->focused && v->sel == v->top, cv, y);
+		v->nshown = 1;
+		return;
+	}
+	cv_text(cv, y, 0, R_LABEL, line);
+	cv_text(cv, y++, sx, R_LABEL, "history");
 	pane_clamp(v, (int)n, cv->h - y);
 	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
 		draw_event(m, rows[i], v->focused && (int)i == v->sel, namew, sx, cv, y);

@@ -89,6 +89,9 @@ run_one "function sizes" sizes_test
 run_one "tests/lint/planted.sh" bash tests/lint/planted.sh
 run_one "tests/lint/format.sh" bash tests/lint/format.sh
 run_one "tests/version.sh" bash tests/version.sh
+# the options of --help, getopt's table, the man page and docs/options.md
+# agree; the man page names every key of the key table; README.md <= 250 lines
+run_one "docs" scripts/check_docs.sh
 
 for bin in "$@"; do
     case $(basename "$bin") in

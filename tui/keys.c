@@ -100,6 +100,9 @@ const struct key_bind key_binds[] = {
 	 "fleet: that screen of the selected server (0 its overview)"},
 	{{'0', '1', '2', '3', '4', '5', '6', '7'}, KA_SCREEN, 0, KW_ALL, false, "0-7", "0-7 Screens",
 	 "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning, 6 sessions, 7 event log"},
+	{{'y'}, KA_PANE, PK_COPY, KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(6), false, "y", NULL,
+	 "copy the selected statement's full text (digests, lock tree, sessions) to your clipboard with OSC 52, "
+	 "over SSH too; some terminals need it enabled (tmux: set-clipboard on; xterm: allowWindowOps)"},
 	{{'w'}, KA_SNAPSHOT, 0, KW_ALL, false, "w", NULL,
 	 "snapshot for a ticket: the screen as plain text and the JSON record of the moment shown, in "
 	 "dbtop-snapshot-YYYYmmdd-HHMMSS.txt / .json (mode 0600) in the current directory or --snapshot-dir"},

@@ -27,6 +27,7 @@
 #include "../panes/fleet.h"
 #include "../panes/pane.h"
 #include "../record/history.h"
+#include "../util/redact.h"
 #include "../util/util.h"
 #include "keys.h"
 #include "../run/sampler.h"
@@ -73,6 +74,8 @@ struct ui_tgt {
 	struct pane_ask batch; /* x / c on tagged sessions: the ones still to act on */
 	int batch_next;        /* next of batch.more_id[] to send; batch.act 0: none */
 	int batch_ok, batch_sent;
+	int act_what;          /* the session action the sampler runs (SRC_ACT_*), 0: none */
+	long long act_id;
 	bool down_since_set;   /* the fleet: down_since holds */
 	double down_since;     /* wall s of the first sample of this DOWN / STALLED spell */
 	struct event_log ev;   /* its event log (screen 7, the timeline, recordings) */
@@ -577,6 +580,7 @@ static void draw_tile(struct ui *u, int idx, int y, int x, int h, int w, bool fo
 		return;
 	v->focused = focused;
 	v->full = u->screen != 0;
+	v->frozen = u->paused;
 	v->nshown = v->nrows = 0;
 	if (panes[idx] == &digests_pane)   /* o in the digests pane: dbtop's own statements too */
 		digest_table_show_own(&u->m->dg, (v->sort & DIGESTS_SHOW_OWN) != 0);
@@ -781,8 +785,11 @@ static void sessions_batch_next(struct ui *u, struct ui_tgt *t, int rc, const ch
 		return;
 	}
 	int what = t->batch.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL, k = t->batch_next++;
-	if (sampler_request(&t->sp, what, t->batch.more_id[k], &t->batch.more_who[k]))
+	if (sampler_request(&t->sp, what, t->batch.more_id[k], &t->batch.more_who[k])) {
 		t->batch_sent++;
+		t->act_what = what;
+		t->act_id = t->batch.more_id[k];
+	}
 }
 
 /* Overview priority of a pane: lower goes first for rows beyond the
@@ -852,7 +859,19 @@ static void plan_column(struct ui *u, const int *list, int n, int w, int h, int 
 			used += more;
 		}
 	}
-	/* every need met: what is left goes to the last pane */
+	/* every need met: what is left goes to a pane that can use it (a lock
+	 * tree wrapped, pane_ops.want), then to the last pane */
+	for (i = 0; i < n && used < h; i++) {
+		int j = order[i];
+		const struct pane_ops *p = panes[list[j]];
+		int more = p->want ? 1 + p->want(u->m, &u->views[list[j]], w) - out[j] : 0;
+		if (more > h - used)
+			more = h - used;
+		if (more > 0) {
+			out[j] += more;
+			used += more;
+		}
+	}
 	if (used < h && n > 0)
 		out[n - 1] += h - used;
 }
@@ -1022,9 +1041,12 @@ static void draw_ask(struct ui *u)
 			    : u->ask.act == PA_TUNE_APPLY ? "Change this setting?"
 			    : u->ask.act == PA_TUNE_KEEP ? "Keep this change?"
 						     : "Revert the changes an earlier dbtop left in force?";
-	cv_text(&in, 0, 0, R_CRIT, title);
+	/* a recording has no server to act on: said before any key, not after y */
+	int x = cv_text(&in, 0, 0, R_CRIT, title);
+	if (u->o->replay)
+		cv_text(&in, 0, x + 1, R_WARN, "(a recording: nothing will be done; live, it would ask this)");
 	cv_wrap(&in, 1, 0, R_NORMAL, u->ask.what, in.h - 1);
-	cv_text(&in, in.h - 1, 0, R_KEY, "y: do it    any other key: no");
+	cv_text(&in, in.h - 1, 0, R_KEY, u->o->replay ? "any key closes: a recording cannot act" : "y: do it    any other key: no");
 }
 
 /* The tour's caption now: the incident, then the newest caption of its
@@ -1049,6 +1071,26 @@ static void tour_caption(const struct ui *u, char *buf, size_t len)
 
 static bool timeline_shown(const struct ui *u);
 static void draw_timeline(struct ui *u, int y);
+
+/* The tour's caption (or --caption) above the key bar (and the timeline),
+ * wrapped to a second row when one would cut it (from 20 rows). Returns
+ * the rows it takes: 0 without a caption. */
+static int draw_caption(struct ui *u)
+{
+	char cap[400];
+	if (!u->o->tour && !u->o->caption)
+		return 0;
+	if (u->o->tour)
+		tour_caption(u, cap, sizeof cap);
+	else
+		str_printf(cap, sizeof cap, " %s", u->o->caption);
+	int rows = LINES >= 20 && wrap_rows(cap, COLS) > 1 ? 2 : 1;
+	struct canvas cc = screen_canvas(u, LINES - 1 - timeline_shown(u) - rows, 0, rows, COLS);
+	for (int i = 0; i < rows; i++)
+		cv_fill(&cc, i, 0, COLS, R_SELECTED);
+	cv_wrap(&cc, 0, 0, R_SELECTED, cap, rows);
+	return rows;
+}
 static void travel_live(struct ui *u);
 /* ---- the fleet screen ---- */
 
@@ -1149,21 +1191,10 @@ static void draw_frame(struct ui *u)
 	top = draw_state_line(u, top);
 	top = draw_findings(u, top, u->screen == 0 ? NULL : panes[u->screen - 1]->name,
 			    LINES >= 30 ? 3 : LINES >= 20 ? 2 : 1);
-	bool captioned = u->o->tour || u->o->caption;
-	h = LINES - 1 - top - timeline_shown(u) - captioned;
+	int caprows = draw_caption(u);
+	h = LINES - 1 - top - timeline_shown(u) - caprows;
 	if (timeline_shown(u))
 		draw_timeline(u, LINES - 2);
-	if (captioned) {
-		/* the tour's caption (or --caption), above the key bar (and the timeline) */
-		char cap[400];
-		struct canvas cc = screen_canvas(u, LINES - 2 - timeline_shown(u), 0, 1, COLS);
-		if (u->o->tour)
-			tour_caption(u, cap, sizeof cap);
-		else
-			str_printf(cap, sizeof cap, " %s", u->o->caption);
-		cv_fill(&cc, 0, 0, COLS, R_SELECTED);
-		cv_text(&cc, 0, 0, R_SELECTED, cap);
-	}
 	if (u->screen == 0) {
 		draw_overview(u, top, h);
 	} else {
@@ -1609,6 +1640,8 @@ static void session_answer(struct ui *u, bool yes)
 		} else if (sampler_request(&u->t->sp, what, u->ask.id, &u->ask.who)) {
 			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 				u->ask.id);
+			u->t->act_what = what;
+			u->t->act_id = u->ask.id;
 			sessions_batch_start(u);
 		} else
 			set_msg(u, "another action is still running: nothing done");
@@ -1671,6 +1704,25 @@ struct key_ctx {
 	int ch;
 };
 
+/* Bytes of a statement y copies at most (terminals cap OSC 52). */
+#define COPY_MAX 65536
+
+/* y: text on the terminal's clipboard with OSC 52, written past curses
+ * (the terminal takes it, or tmux / screen; over SSH too). */
+static void copy_to_clipboard(struct ui *u, const char *text)
+{
+	size_t n = utf8_cut_len(text, COPY_MAX);
+	struct strbuf b;
+	sb_init(&b);
+	osc52_append(&b, text, n);
+	bool sent = fwrite(b.s, 1, b.len, stdout) == b.len && fflush(stdout) == 0;
+	sb_free(&b);
+	set_msg(u, sent ? "copied %zu bytes%s by OSC 52 (some terminals need it on: tmux set-clipboard on)"
+			: "could not write to the terminal (%zu bytes%s): nothing copied",
+		n, n < strlen(text) ? ", cut" : "");
+	u->msg_until = clock_mono() + 10;
+}
+
 static void act_pane(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
@@ -1679,6 +1731,11 @@ static void act_pane(const struct key_ctx *k)
 		set_msg(u, "%s: not in the %s pane", k->b->name, panes[k->idx]->name);
 		clamp_sel(v);
 		return;
+	}
+	if (v->copy) {
+		copy_to_clipboard(u, v->copy);
+		free(v->copy);
+		v->copy = NULL;
 	}
 	if (v->ask.act) {
 		u->ask = v->ask;
@@ -2630,6 +2687,9 @@ static bool action_result(struct ui *u)
 				: "failed: ",
 			act_msg);
 		u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
+		if (t->act_what && act_rc == 0 && !strstr(act_msg, "nothing was done") && !strstr(act_msg, "returned false"))
+			events_session_act(&t->ev, clock_wall(), t->act_what == SRC_ACT_TERMINATE, t->act_id, act_msg);
+		t->act_what = 0;
 		sessions_batch_next(u, t, act_rc, act_msg);
 		any = true;
 	}
@@ -2746,10 +2806,10 @@ int ui_run_targets(const struct ui_target *tgts, int n, struct ui_opts *o)
 	for (i = 0; i < NPANES; i++) {
 		u->views[i].read_only = o->read_only;
 		u->views[i].replay = o->replay;
+		u->views[i].hide = o->hide ? o->hide[i + 1] : 0;
 	}
 	/* several targets: the fleet first */
-	if (n > 1)
-		u->screen = SCREEN_FLEET;
+	u->screen = n > 1 ? SCREEN_FLEET : o->screen > 0 && o->screen <= SCREEN_MAX ? o->screen : 0;
 	setlocale(LC_ALL, "");
 	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");

@@ -54,6 +54,8 @@ struct ui_opts {
 	 * endpoint publishes there), or NULL */
 	void (*on_update)(const void *arg, int slot, const char *name, const struct model *m);
 	const void *on_update_arg;
+	int screen;             /* the screen on start (config "screen"; one target): 0 the overview */
+	const unsigned *hide;   /* per screen 0..7: the columns left out (pane_view.hide), or NULL */
 };
 
 /* One server the screen watches (several: the fleet screen opens first). */

@@ -578,3 +578,16 @@ int write_all(int fd, const void *p, size_t n)
 	}
 	return 0;
 }
+
+void osc52_append(struct strbuf *b, const char *text, size_t n)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = (const unsigned char *)text;
+	sb_puts(b, "\033]52;c;");
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		char q[4] = {b64[v >> 18 & 63], b64[v >> 12 & 63], i + 1 < n ? b64[v >> 6 & 63] : '=', i + 2 < n ? b64[v & 63] : '='};
+		sb_put(b, q, 4);
+	}
+	sb_putc(b, '\a');
+}

@@ -76,6 +76,11 @@ void json_num(struct strbuf *b, double v);
  * spaces. Returns s. */
 char *text_sanitize(char *s);
 
+/* The OSC 52 sequence that puts text (n bytes) on the terminal's clipboard:
+ * ESC ] 52 ; c ; BASE64 BEL, appended to b. The text goes base64-encoded:
+ * nothing of it reaches the terminal as a control. */
+void osc52_append(struct strbuf *b, const char *text, size_t n);
+
 
 #define HASH_SEED 1469598103934665603ull
 /* FNV-1a over n bytes, continuing from h (start with HASH_SEED). */

@@ -123,6 +123,14 @@ for name in mariadb pg15; do
                 if framed_re "END session $A " 3; then
                     T send-keys -t s y
                     if gone "$A" 3; then ok "$name: x y: blocker $A gone within 3 s"; else nok "$name: x y: blocker $A still there after 3 s: $(screen)"; fi
+                    # the event log has both of dbtop's actions, as it has its setting changes
+                    T send-keys -t s 7
+                    if wait_re "session end +session $A ended by dbtop" 3 && wait_re "cancelled +session $B had its statement cancelled by dbtop" 1; then
+                        ok "$name: the event log lists the session ended and the statement cancelled by dbtop"
+                    else
+                        nok "$name: the event log lacks dbtop's x / c: $(screen)"
+                    fi
+                    T send-keys -t s 3
                 else
                     nok "$name: second x: no confirmation: $(screen)"
                 fi

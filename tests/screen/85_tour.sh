@@ -45,8 +45,8 @@ check "caption at the start: the incident and its seed's lesson" wait_for live "
 pid=$(dbtop_pid live)
 check "no client library loaded (neither libmariadb nor libpq mapped)" \
 	bash -c '! grep -qE "libmariadb|libmysqlclient|libpq" "/proc/$0/maps"' "$pid"
-check "the caption line is above the key bar (and the event timeline)" \
-	bash -c 'tail -3 <<<"$1" | head -2 | grep -q "^ 1/5 mariadb-commit-fsync "' _ "$(screen live)"
+check "the caption is above the key bar (and the event timeline), wrapped to a second row when long" \
+	bash -c 'tail -4 <<<"$1" | head -3 | grep -q "^ 1/5 mariadb-commit-fsync "' _ "$(screen live)"
 keys live q
 tm kill-session -t live 2>/dev/null
 

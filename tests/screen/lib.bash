@@ -26,7 +26,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT" || exit 1
 DBTOP=${DBTOP:-./dbtop}
 GOLDEN_DIR=$ROOT/tests/screen/golden
-SOCK=dbtop-test-$$
+# (the pid alone is not unique enough on a shared machine: pids wrap at
+# 32768, and a test killed without its cleanup leaves its tmux server, with
+# sessions of the same names, on the socket the next test of that pid
+# would join)
+SOCK=dbtop-test-$$-$RANDOM$RANDOM
 T=$(mktemp -d "${TMPDIR:-/tmp}/dbtop-screen.XXXXXX")
 mkdir -p "$T/home"
 fails=0

@@ -403,8 +403,41 @@ static void test_snapshot_files(void)
 	      "a directory that is not there: an error, no file");
 }
 
+/* x / c on the screen: dbtop's ending or cancelling is logged like its
+ * setting changes, in the list, its text and its JSON; a recording keeps it. */
+static void test_session_act(void)
+{
+	struct event_log l;
+	struct strbuf b;
+	char t[400];
+	events_init(&l);
+	events_session_act(&l, 2000, true, 4242, "pg_terminate_backend(4242): done (the session you saw: same start)");
+	events_session_act(&l, 2001, false, 17, "KILL QUERY 17: done\x1b[2J");
+	const struct event *e = l.n == 2 ? events_at(&l, 0) : NULL;
+	CHECK(e && e->kind == EV_SESSION_END && e->session == 4242 && e->own, "x: a session-end event, by dbtop");
+	event_text(e, t, sizeof t);
+	CHECK(strstr(t, "session 4242 ended by dbtop: pg_terminate_backend(4242): done"),
+	      tname("its text names the session and what was sent: '%s'", t));
+	CHECK(strcmp(event_kind_name(EV_SESSION_END), "session end") == 0 && strcmp(event_kind_name(EV_CANCEL), "cancelled") == 0,
+	      "kinds: session end, cancelled");
+	e = events_at(&l, 1);
+	event_text(e, t, sizeof t);
+	CHECK(e->kind == EV_CANCEL && strstr(t, "session 17 had its statement cancelled by dbtop") && !strchr(t, '\x1b'),
+	      tname("c: a cancel event, its text sanitised: '%s'", t));
+	sb_init(&b);
+	events_json(&l, 1, ULONG_MAX, &b);
+	CHECK(b.s && strstr(b.s, "\"kind\":\"session end\"") && strstr(b.s, "\"session\":4242,\"by\":\"dbtop\""),
+	      tname("JSON: the kind, the session and by dbtop: %s", b.s ? b.s : ""));
+	struct event_list *el = events_take_interval(&l, NULL);
+	CHECK(el->n == 2, "the interval's list (what a recording keeps) has both");
+	event_list_free(el);
+	sb_free(&b);
+	events_free(&l);
+}
+
 int main(void)
 {
+	test_session_act();
 	test_derivation();
 	test_watched_since();
 	test_record();

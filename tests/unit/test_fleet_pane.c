@@ -189,6 +189,20 @@ static void test_draw(void)
 	      strstr(grid[1], "COMMIT/S"), tname("80 columns: no engine, no top wait, the finding stays: '%s'", grid[1]));
 	for (int i = 0; i < GH; i++)
 		CHECK((int)strlen(grid[i]) <= 80, tname("80 columns: row %d within the width", i));
+
+	/* labels as long as host:port (fleet screen seen at 120x40 without
+	 * the top wait): the top wait comes before the engine */
+	struct fleet_row wide[2] = {
+		mk(0, "127.0.0.1:30100", "UP", 50, 1.0, -1),
+		mk(1, "127.0.0.1:40100#2", "UP", 10, 3.0, SEV_WARN),
+	};
+	cv = grid_canvas(120, GH);
+	fleet_draw(wide, 2, &v, &cv);
+	CHECK(strstr(grid[1], "TOP WAIT") && strstr(grid[1], "FINDING"),
+	      tname("120 columns, 17-column names: the top wait shown, the finding stays: '%s'", grid[1]));
+	cv = grid_canvas(160, GH);
+	fleet_draw(wide, 2, &v, &cv);
+	CHECK(strstr(grid[1], "TOP WAIT") && strstr(grid[1], "ENGINE"), "160 columns: the top wait and the engine");
 }
 
 int main(void)

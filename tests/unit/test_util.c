@@ -356,8 +356,37 @@ static void test_hmap(void)
 	strset_clear(&ss);
 }
 
+/* y: OSC 52 with the text base64-encoded (RFC 4648 vectors), nothing of
+ * the text raw: a control in a statement cannot reach the terminal. */
+static void test_osc52(void)
+{
+	static const char *const vec[][2] = {{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"},
+					     {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
+	for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) {
+		struct strbuf b;
+		char want[64];
+		sb_init(&b);
+		osc52_append(&b, vec[i][0], strlen(vec[i][0]));
+		sb_putc(&b, '\0');
+		str_printf(want, sizeof want, "\033]52;c;%s\a", vec[i][1]);
+		CHECK(strcmp(b.s, want) == 0, tname("osc52 '%s' -> %s", vec[i][0], vec[i][1]));
+		sb_free(&b);
+	}
+	struct strbuf b;
+	const char hostile[] = "SELECT 1 /* \033]0;owned\a \x9b" "31m */";
+	sb_init(&b);
+	osc52_append(&b, hostile, sizeof hostile - 1);
+	bool clean = b.len > 8;
+	for (size_t i = 7; i + 1 < b.len; i++)
+		clean &= (b.s[i] >= 'A' && b.s[i] <= 'Z') || (b.s[i] >= 'a' && b.s[i] <= 'z') ||
+			 (b.s[i] >= '0' && b.s[i] <= '9') || strchr("+/=", b.s[i]);
+	CHECK(clean && b.s[b.len - 1] == '\a', "osc52: escape and C1 bytes of the text only in base64");
+	sb_free(&b);
+}
+
 int main(void)
 {
+	test_osc52();
 	test_rounding();
 	test_json_str();
 	test_json_num();
