@@ -571,7 +571,9 @@ static void text_locks(const struct lock_set *ls, const struct batch_text_state 
 		return;
 	if (ls->status != LOCKS_READ) {
 		str_printf(line, sizeof line, "  locks: %u waiting; %s: %s", ls->waiting,
-			   ls->status == LOCKS_TIMED_OUT ? "lock query timed out" : "unavailable", ls->note);
+			   ls->status == LOCKS_TIMED_OUT ? "lock query timed out"
+			   : ls->status == LOCKS_PENDING ? "lock graph"
+							 : "unavailable", ls->note);
 		text_line(st, out, line);
 		return;
 	}

@@ -648,6 +648,9 @@ static void init_source(struct source *src, struct replay_cfg *rcfg, const struc
 	src->read_only = o->read_only;
 	src->want_sessions = o->batch && o->sessions;
 	src->sessions_idle = true;   /* --sessions lists every session */
+	/* the screen: the first frame shows the rates, the costly first reads
+	 * follow (a batch record is whole from the first) */
+	src->stage_first = !o->batch && !o->no_screen;
 }
 
 /* The tuner with its undo journal; --batch says what an earlier dbtop left

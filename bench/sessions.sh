@@ -471,7 +471,7 @@ fi
 
 # What dbtop can show of the sessions decides how it is measured.
 HAS_SESSIONS=0
-"$DBTOP_BIN" --help 2>&1 | grep -q -- '--sessions' && HAS_SESSIONS=1
+"$DBTOP_BIN" --help 2>&1 | grep -- '--sessions' >/dev/null && HAS_SESSIONS=1   # no -q: an early exit of grep would fail the pipe (SIGPIPE)
 case $MODE in
 auto) if [ "$HAS_SESSIONS" = 1 ]; then DBTOP_HOW=screen; else DBTOP_HOW=baseline; fi ;;
 *) DBTOP_HOW=$MODE ;;

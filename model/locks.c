@@ -517,6 +517,7 @@ const char *lock_status_name(enum lock_status st)
 	case LOCKS_READ: return "read";
 	case LOCKS_TIMED_OUT: return "timed_out";
 	case LOCKS_UNAVAILABLE: return "unavailable";
+	case LOCKS_PENDING: return "pending";
 	}
 	return "?";
 }

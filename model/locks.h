@@ -77,6 +77,7 @@ enum lock_status {
 	LOCKS_READ,              /* lock tables read: sessions/edges valid */
 	LOCKS_TIMED_OUT,         /* the lock query hit its time limit */
 	LOCKS_UNAVAILABLE,       /* cannot be read here: note says why and how to fix */
+	LOCKS_PENDING,           /* sessions wait, the graph's first read is still to come (note) */
 };
 
 struct lock_set {

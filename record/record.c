@@ -1537,7 +1537,7 @@ static void read_lock_meta(struct sample *s, const unsigned char *d, size_t n)
 		return;
 	if (!s->locks)
 		s->locks = lock_set_new();
-	s->locks->status = status <= LOCKS_UNAVAILABLE ? (enum lock_status)status : LOCKS_UNAVAILABLE;
+	s->locks->status = status <= LOCKS_PENDING ? (enum lock_status)status : LOCKS_UNAVAILABLE;
 	s->locks->waiting = waiting;
 	s->locks->query_ms = ms;
 	str_copy(s->locks->note, sizeof s->locks->note, note);

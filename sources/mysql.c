@@ -1053,6 +1053,8 @@ static void my_mdl_age(struct source *src, struct lock_set *ls)
 	double age = p->mdl_mono > 0 ? clock_mono() - p->mdl_mono : 0;
 	if (!ls)
 		return;
+	if (p->mdl_mono == 0 && source_first_reads_wait(src, FIRST_LOCKS) && ls->status == LOCKS_IDLE && !ls->note[0])
+		str_copy(ls->note, sizeof ls->note, "row-lock waits counted now; metadata-lock waits: " FIRST_READ_NOTE);
 	ls->gate_age_s = age >= 0.5 ? age : 0;
 	if (age < 0.5 || ls->note[0] || ls->status != LOCKS_IDLE)
 		return;
@@ -1805,8 +1807,8 @@ static int my_read_ps(struct source *src, struct sample *out, bool quick)
 	double now = clock_mono();
 	struct my_ps_read r = {.nmark = 0};
 	MYSQL_ROW row;
-	r.stmts = pace_due(&p->stmt_pace, now, false);
-	r.waits = now >= p->waits_pace.next;
+	r.stmts = pace_due(&p->stmt_pace, now, false) && !source_first_reads_wait(src, FIRST_SUMMARY);
+	r.waits = now >= p->waits_pace.next && !source_first_reads_wait(src, FIRST_WAITS);
 	out->ctr_paced = !r.stmts;
 	r.own_n = p->own_n;
 	r.own_ns = p->own_ns;
@@ -1844,7 +1846,7 @@ static int my_read_mdl(struct source *src, struct sample *out, unsigned *mdl_wai
 	MYSQL_ROW row;
 	MYSQL_RES *res;
 	*mdl_waits = p->mdl_last;
-	if (p->mdl_mono > 0 && !pace_due(&p->mdl_pace, now, false))
+	if ((p->mdl_mono > 0 && !pace_due(&p->mdl_pace, now, false)) || source_first_reads_wait(src, FIRST_LOCKS))
 		return 0;
 	mysql_locks_mdl_count_sql(src->caps.flavour, (unsigned)(src->query_timeout * 1000),
 				  ", TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))", q, sizeof q);
@@ -1911,7 +1913,7 @@ static int my_sample_digests(struct source *src, struct sample *out, bool busy, 
 	}
 	if (!c->ps_digests)
 		return 0;
-	if (!pace_due(&p->dg_pace, clock_mono(), busy)) {
+	if (!pace_due(&p->dg_pace, clock_mono(), busy) || source_first_reads_wait(src, FIRST_DIGESTS)) {
 		out->digests_skipped = true;   /* costly: read every few refreshes (--server-budget) */
 		if (p->fill_on && p->fb.rounds >= p->fill_rounds + FILL_MIN_ROUNDS) {
 			/* the sampled estimates are cheap: at every refresh that has

@@ -196,6 +196,12 @@ struct source {
 	/* the log devices (caps.logdev) were found on this host: their
 	 * /proc/diskstats counters are read with every sample */
 	bool host_io;
+	/* the first frame first (the screen): the costly first reads of a
+	 * connection (digests, lock graph, session list, summaries of every
+	 * thread) wait until its first two samples gave the rates, then come
+	 * one per refresh (source_first_reads_wait) */
+	bool stage_first;
+	unsigned conn_samples;     /* samples taken on this connection */
 };
 
 /* What one statement of a backend came to: failed with the reason in err
@@ -249,6 +255,17 @@ void source_logdev_remote(struct caps *c, const char *at);
 void source_logdev_add(struct caps *c, const char *role, const char *path);
 
 void source_close(struct source *src);
+
+/* True while the costly first reads of this connection wait for the first
+ * rates (stage_first: the first two samples read the counters alone);
+ * after them, reads that are due come one per refresh, the order given by
+ * their rank (0: first), so no refresh of the start pays for two. */
+bool source_first_reads_wait(const struct source *src, unsigned rank);
+/* Ranks of the first reads (source_first_reads_wait): what matters most
+ * in an incident first. */
+enum { FIRST_LOCKS = 0, FIRST_DIGESTS, FIRST_SESSIONS, FIRST_SUMMARY, FIRST_WAITS };
+/* The note of a read that waits (source_first_reads_wait). */
+#define FIRST_READ_NOTE "first read right after the first rates"
 
 /* Pacing of a costly read under --server-budget: a read that took cost_ms
  * may take share (0..1) of the budget per refresh. Returns the monotonic
