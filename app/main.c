@@ -1058,6 +1058,7 @@ static void fleet_batch(struct watched *w, int n, const struct opts *o, struct l
 	for (int i = 0; i < n; i++) {
 		txt[i].wide = o->wide;
 		txt[i].top = o->top < 0 ? 5 : o->top;
+		w[i].src.background = true;   /* several targets: one look per refresh each */
 		if (sampler_start(&sp[i], &w[i].src, o->interval, false, NULL) < 0) {
 			fprintf(stderr, "dbtop: cannot start the sampler of %s: %s\n", w[i].name, strerror(errno));
 			done = true;

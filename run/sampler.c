@@ -358,6 +358,12 @@ bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out)
 	return changed;
 }
 
+void sampler_set_background(struct sampler *sp, bool background)
+{
+	if (sp->src)
+		sp->src->background = background;   /* read by the worker at its next look */
+}
+
 void sampler_want_sessions(struct sampler *sp, bool want, bool idle)
 {
 	pthread_mutex_lock(&sp->mu);

@@ -142,6 +142,9 @@ double source_subsample(struct source *src)
 		if (e > every)
 			every = e;
 	}
+	/* a target in the background looks once per refresh */
+	if (src->background && every < iv)
+		every = iv;
 	src->sub_every = every;
 	return every;
 }

@@ -202,6 +202,10 @@ struct source {
 	 * one per refresh (source_first_reads_wait) */
 	bool stage_first;
 	unsigned conn_samples;     /* samples taken on this connection */
+	/* one of several targets, not on the screen (the fleet screen shows
+	 * its row only, or --batch with several targets): its looks between
+	 * refreshes come at most once per refresh */
+	volatile bool background;
 };
 
 /* What one statement of a backend came to: failed with the reason in err
