@@ -239,6 +239,8 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&sp->mu);
 		if (!take_sample(sp, m, &next) || m->end)
 			break;
+		if (sp->src->background)
+			next_sub = 0;   /* its one look per refresh right after the sample: no wake-up of its own */
 	}
 	free(m);
 	return NULL;
