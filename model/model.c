@@ -334,23 +334,21 @@ static void update_coverage(struct model *m, const struct sample *s, const struc
 				    : "server-side prepared statements (COM_STMT_EXECUTE) are not in the digest table";
 }
 
-void model_update(struct model *m, const struct sample *s)
+/* Every metric of the interval (dt s since the previous UP sample) into
+ * m->cur, its age and its history. */
+static void update_rates(struct model *m, const struct sample *s, double dt, bool fresh_conn)
 {
-	int i;
-	const struct sample *p = &m->prev_up;
-	double dt = m->have_prev ? s->mono - p->mono : NAN;
-	bool fresh_conn = !m->have_prev || p->conn_gen != s->conn_gen;
-
-	m->intervals++;
-	for (i = 0; i < M__COUNT; i++) {
+	for (int i = 0; i < M__COUNT; i++) {
 		const struct metric_def *d = &metric_defs[i];
 		struct rate *r = &m->cur[i];
-		if (s->state != STATE_UP || fresh_conn || !(dt > 0))
+		bool start = s->state != STATE_UP || fresh_conn || !(dt > 0);
+		if (start)
 			m->carry[i] = 0;
+		m->age_s[i] = 0;
 		if (s->state != STATE_UP) {
 			r->v = NAN;
 			r->st = RATE_DOWN;
-		} else if (fresh_conn || !(dt > 0)) {
+		} else if (start) {
 			r->v = NAN;
 			r->st = d->kind == MK_RATIO || s->c[d->a].present ? RATE_INIT : RATE_UNAVAIL;
 		} else if (metric_held(m, d, s)) {
@@ -358,12 +356,19 @@ void model_update(struct model *m, const struct sample *s)
 			m->age_s[i] = s->mono - m->held_mono[d->a];
 		} else {
 			compute(m, d, s);
-			m->age_s[i] = 0;
 		}
-		if (s->state != STATE_UP || fresh_conn || !(dt > 0))
-			m->age_s[i] = 0;
 		ring_push(&m->hist[i], r->v);
 	}
+}
+
+void model_update(struct model *m, const struct sample *s)
+{
+	const struct sample *p = &m->prev_up;
+	double dt = m->have_prev ? s->mono - p->mono : NAN;
+	bool fresh_conn = !m->have_prev || p->conn_gen != s->conn_gen;
+
+	m->intervals++;
+	update_rates(m, s, dt, fresh_conn);
 	ring_push(&m->hist_t, s->wall);
 	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
 	m->dg_fresh = fresh_conn || s->state != STATE_UP || s->digests || !s->digests_skipped;
