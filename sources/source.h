@@ -290,7 +290,7 @@ double source_pace_next(const struct source *src, double now, double cost_ms, do
  * server (MySQL / MariaDB: the statement and wait summaries, the
  * metadata-lock check): cheap on an ordinary server, so read at every
  * refresh; with thousands of sessions, every few. */
-#define PACE_SHARE_SUMMARY 0.1
+#define PACE_SHARE_SUMMARY 0.25
 #define PACE_SUB_FLOOR_MS 2.0   /* looks cheaper than this keep --sample-hz */
 #define PACE_SUB_MIN_HZ 2.0     /* the budget never slows the looks below this */
 
