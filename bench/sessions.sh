@@ -261,7 +261,7 @@ stop_waiters() {
     local p
     [ -n "$ROOT_FD" ] && { eval "exec $ROOT_FD>&-"; ROOT_FD=; }
     for p in $WAIT_PIDS; do kill_tree "$p" 10; done
-    for p in $WAIT_PIDS; do wait "$p" 2>/dev/null; done
+    for p in $WAIT_PIDS; do wait "$p" 2>/dev/null || true; done
     WAIT_PIDS=
 }
 
