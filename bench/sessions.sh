@@ -248,8 +248,8 @@ start_waiters() {
     esac
     for ((i = 0; i < 480; i++)); do
         case $1 in
-        pg15) n=$(pgq "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'" 2>/dev/null) ;;
-        mariadb) n=$(myq "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_current_waits'" 2>/dev/null | cut -f2) ;;
+        pg15) n=$(pgq "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'" 2>/dev/null) || n=0 ;;
+        mariadb) n=$(myq "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_current_waits'" 2>/dev/null | cut -f2) || n=0 ;;
         esac
         [ "${n:-0}" -ge "$WAITERS" ] 2>/dev/null && break
         sleep 0.25
