@@ -110,6 +110,26 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 	free(e);
 }
 
+/* Closes "rates", then "rates_age_s": the rates of a paced read (a
+ * summary read every few refreshes under --server-budget) and how old
+ * they are; {} when every rate was read for this record. */
+static void json_rates_age(const struct model *m, struct strbuf *out)
+{
+	bool first = true;
+	sb_puts(out, "},\"rates_age_s\":{");
+	for (int i = 0; i < M__COUNT; i++) {
+		if (!model_metric_applies(m, i) || !(m->age_s[i] >= 0.5))
+			continue;
+		if (!first)
+			sb_putc(out, ',');
+		first = false;
+		json_str(out, metric_defs[i].key);
+		sb_putc(out, ':');
+		json_num(out, d_round(m->age_s[i] * 10) / 10);
+	}
+	sb_putc(out, '}');
+}
+
 /* The "digests_coverage" member (issue 25): null where not measured. */
 static void json_coverage(const struct model *m, struct strbuf *out)
 {
@@ -133,6 +153,8 @@ static void json_coverage(const struct model *m, struct strbuf *out)
 	json_num(out, d_round(c->exec_ms_per_s * 1000) / 1000);
 	sb_puts(out, ",\"own_statements_per_s\":");
 	json_num(out, d_round(c->own_per_s * 1000) / 1000);
+	sb_puts(out, ",\"age_s\":");
+	json_num(out, d_round(m->cov_age_s * 10) / 10);
 	sb_puts(out, ",\"reason\":");
 	if (c->reason)
 		json_str(out, c->reason);
@@ -255,7 +277,8 @@ void batch_json_events(const struct model *m, const char *host, int top, bool se
 		sb_putc(out, ':');
 		json_num(out, m->cur[i].st == RATE_OK ? m->cur[i].v : NAN);
 	}
-	sb_puts(out, "},\"settings\":{");
+	json_rates_age(m, out);
+	sb_puts(out, ",\"settings\":{");
 	for (i = 0; i < (int)m->nsettings; i++) {
 		if (i)
 			sb_putc(out, ',');
@@ -561,7 +584,9 @@ static void text_locks(const struct lock_set *ls, const struct batch_text_state 
 		return;
 	if (ls->status != LOCKS_READ) {
 		str_printf(line, sizeof line, "  locks: %u waiting; %s: %s", ls->waiting,
-			   ls->status == LOCKS_TIMED_OUT ? "lock query timed out" : "unavailable", ls->note);
+			   ls->status == LOCKS_TIMED_OUT ? "lock query timed out"
+			   : ls->status == LOCKS_PENDING ? "lock graph"
+							 : "unavailable", ls->note);
 		text_line(st, out, line);
 		return;
 	}

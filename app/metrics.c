@@ -203,8 +203,9 @@ static void render_counters(struct mr *r, const struct model *m)
 	/* 0 unless track_wal_io_timing: a zero that is not a measurement */
 	if (s->c[CTR_WAL_SYNC_NS].v > 0)
 		put_ctr(r, MF_FSYNC_SECONDS, wal, &s->c[CTR_WAL_SYNC_NS], 1e-9);
-	put_ctr(r, MF_COMMIT_STMTS, NULL, &s->c[CTR_COMMIT_STMTS], 1);
-	put_ctr(r, MF_COMMIT_STMT_SECONDS, NULL, &s->c[CTR_COMMIT_NS], 1e-9);
+	/* read every few refreshes with thousands of sessions: its last reading */
+	put_ctr(r, MF_COMMIT_STMTS, NULL, model_counter(m, CTR_COMMIT_STMTS), 1);
+	put_ctr(r, MF_COMMIT_STMT_SECONDS, NULL, model_counter(m, CTR_COMMIT_NS), 1e-9);
 	put_ctr(r, MF_WAL_BYTES, NULL, &s->c[CTR_WAL_BYTES], 1);
 	put_ctr(r, MF_REDO_BYTES, NULL, &s->c[CTR_REDO_BYTES], 1);
 }

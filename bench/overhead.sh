@@ -319,6 +319,18 @@ tree_hwm_kb() {
     echo "$sum"
 }
 
+# Sum of the private (anonymous) memory, kB, over the tree of pid $1 at this
+# moment (/proc/PID/smaps_rollup "Anonymous": heap, stacks, the libraries'
+# written pages; not the shared library pages that VmHWM counts).
+tree_anon_kb() {
+    local p v sum=0
+    for p in $(tree_of "$1"); do
+        v=$(awk '/^Anonymous:/ {print $2}' "/proc/$p/smaps_rollup" 2>/dev/null) || continue
+        sum=$((sum + ${v:-0}))
+    done
+    echo "$sum"
+}
+
 # "busy total" jiffies of the whole machine from /proc/stat.
 machine_jiffies() {
     local _c u n s i w q sq st
@@ -379,7 +391,7 @@ last_screen_line() {
 # ---------------------------------------------------------------- results
 
 ROW_TOOL=() ROW_SERVER=() ROW_CPU=() ROW_RSS=() ROW_STMT=() ROW_MS=() ROW_CONN=()
-ROW_BUSY=() ROW_LOADTPS=() ROW_TMUXCPU=() ROW_SCREEN=() ROW_PROCS=()
+ROW_BUSY=() ROW_LOADTPS=() ROW_TMUXCPU=() ROW_SCREEN=() ROW_PROCS=() ROW_PRIV=()
 FOOTNOTES=()
 
 # Set variable $1 to the footnote marker of text $2 (identical texts share a number).
@@ -423,7 +435,7 @@ measure() {
     local i=${#ROW_TOOL[@]}
     ROW_TOOL[i]=$label ROW_SERVER[i]=$server
     ROW_CPU[i]=n/a ROW_RSS[i]=n/a ROW_STMT[i]=n/a ROW_MS[i]=n/a ROW_CONN[i]=n/a
-    ROW_BUSY[i]=n/a ROW_LOADTPS[i]=n/a ROW_TMUXCPU[i]=n/a ROW_PROCS[i]=-
+    ROW_BUSY[i]=n/a ROW_LOADTPS[i]=n/a ROW_TMUXCPU[i]=n/a ROW_PROCS[i]=- ROW_PRIV[i]=n/a
     if [ -z "$TOOL_PID" ]; then
         fn_set m "$label did not start or exited within the ${WARMUP} s warm-up (exit $(cat "$TMP/exit-$sess" 2>/dev/null || echo ?)): $(last_screen_line "$sess")"
         ROW_CPU[i]=n/a$m ROW_RSS[i]=n/a$m ROW_STMT[i]=n/a$m ROW_MS[i]=n/a$m
@@ -446,6 +458,7 @@ measure() {
     c1=$(tree_ticks "$TOOL_PID")
     t1=$EPOCHREALTIME
     hwm=$(tree_hwm_kb "$TOOL_PID")
+    ROW_PRIV[i]=$(calc %.1f "$(tree_anon_kb "$TOOL_PID") / 1024")
     x1=$(proc_ticks "$tmux_pid")
     m1=$(machine_jiffies)
     s1=$(server_snap "$server" "$login")
@@ -601,10 +614,10 @@ write_markdown() {
         echo
         echo "Conditions during each window (noise check):"
         echo
-        echo "| tool | server | measured processes | machine CPU busy % | load commits/s | tmux server CPU % | new connections |"
-        echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
+        echo "| tool | server | measured processes | private MB at the end (smaps_rollup Anonymous) | machine CPU busy % | load commits/s | tmux server CPU % | new connections |"
+        echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"
         for i in "${!ROW_TOOL[@]}"; do
-            echo "| ${ROW_TOOL[i]} | ${ROW_SERVER[i]} | ${ROW_PROCS[i]} | ${ROW_BUSY[i]} | ${ROW_LOADTPS[i]} | ${ROW_TMUXCPU[i]} | ${ROW_CONN[i]} |"
+            echo "| ${ROW_TOOL[i]} | ${ROW_SERVER[i]} | ${ROW_PROCS[i]} | ${ROW_PRIV[i]} | ${ROW_BUSY[i]} | ${ROW_LOADTPS[i]} | ${ROW_TMUXCPU[i]} | ${ROW_CONN[i]} |"
         done
         echo
         echo "First lines of each tool's screen at the end of its window:"

@@ -61,12 +61,23 @@ batch() {
 # screen NAME URI: the overview at 200x50 for 8 s; "frames avg max first_full" in $tmp/NAME.frames
 screen() {
     rm -f "$tmp/$1.frames"
-    tm new-session -d -s "$1" -x 200 -y 50 env LC_ALL=C.UTF-8 DBTOP_FRAME_STATS="$tmp/$1.frames" ./dbtop -i 1 "$2"
-    sleep 8
+    rm -f "$tmp/$1.dbrec"
+    tm new-session -d -s "$1" -x 200 -y 50 env LC_ALL=C.UTF-8 DBTOP_FRAME_STATS="$tmp/$1.frames" ./dbtop -i 1 \
+        --record "$tmp/$1.dbrec" "$2"
+    sleep "${BENCH_SCREEN_SECONDS:-12}"
     tm capture-pane -p -t "$1" >"$tmp/$1.screen" 2>/dev/null || true
     tm send-keys -t "$1" q
     sleep 2
     tm kill-session -t "$1" 2>/dev/null || true
+}
+# start_ms NAME: the screen run's refreshes in its first 10 s (from its recording, replayed
+# as JSON): the time its queries took, per refresh (the client's clock: an upper bound of the
+# server's time), and the largest
+start_ms() {
+    timeout 60 ./dbtop --replay "$tmp/$1.dbrec" --speed 0 --batch --format json 2>/dev/null |
+        jq -rs 'def r: . * 10 | round / 10 | tostring;
+            (.[0].ts) as $t0 | [.[] | select(.ts - $t0 <= 10) | .cost.query_ms] |
+            (map(r) | join(" ")) + " (max " + (max | r) + ")"' 2>/dev/null || echo "n/a"
 }
 frames() {
     awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1) }
@@ -111,9 +122,10 @@ stat_ms() {
         [.[2:][] | .cost.query_ms] | sort | (add / length | r) + " avg, " + (.[length / 2 | floor] | r) + " median, " + (max | r) + " max (start: " + $start + ")"' "$tmp/$1.json"
 }
 per_refresh() { awk -v c="$(cat "$tmp/$1.cpu")" -v n="$R" 'BEGIN { printf "%.2f", c * 1000 / (n + 1) }'; }
-ROWS=() PROFILES=()
+ROWS=() PROFILES=() STARTS=()
 row() {
     ROWS+=("| $1 | $2 | $(per_refresh "$3") | $(stat_ms "$3") | $(frames "$4") | $(awk '{ printf "%.1f", $1 / 1024 }' "$tmp/$3.rss") | $5 |")
+    STARTS+=("$1, the screen's refreshes in its first 10 s, query ms each: $(start_ms "$4")")
 }
 digest_sql() {
     local tables=$(((N + 99) / 100)) t c i cols
@@ -201,4 +213,5 @@ echo "| engine | server | dbtop CPU ms/refresh | server query ms/refresh | frame
 echo "| --- | --- | ---: | --- | --- | ---: | ---: | --- |"
 printf '%s\n' "${ROWS[@]}"
 echo
+printf '%s\n\n' "${STARTS[@]}"
 printf '%s\n' "${PROFILES[@]}"

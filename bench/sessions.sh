@@ -18,6 +18,8 @@
 # stops everything it started, by PID, also after an error or Ctrl-C.
 # Env knobs (defaults in brackets):
 #   BENCH_SESSIONS [2500] BENCH_ACTIVE [50] BENCH_TRX [5]    the load
+#   BENCH_WAITERS [500]  more sessions, waiting on one row that a root session holds idle in its
+#                        transaction (pgbench / mariadb-slap; 0: none)
 #   BENCH_SECONDS [60]   window per tool (10..600)   BENCH_WARMUP [5]   s before the window
 #   BENCH_REPEAT [2]     rounds (each round: every tool once, per engine)
 #   BENCH_ENGINES ["pg15 mariadb"]
@@ -49,6 +51,7 @@ cd "$ROOT"
 S=${BENCH_SESSIONS:-2500}
 ACTIVE=${BENCH_ACTIVE:-50}
 TRX=${BENCH_TRX:-5}
+WAITERS=${BENCH_WAITERS:-500}
 DURATION=${BENCH_SECONDS:-60}
 WARMUP=${BENCH_WARMUP:-5}
 REPEAT=${BENCH_REPEAT:-2}
@@ -106,7 +109,7 @@ install_deps() {
 
 # ---------------------------------------------------------------- cleanup
 
-TMP='' TOOL_PID='' LOAD_PID='' POLL_PID='' SANDBOX_UP=0
+TMP='' TOOL_PID='' LOAD_PID='' POLL_PID='' SANDBOX_UP=0 WAIT_PIDS='' ROOT_FD=
 descendants() {
     local k
     for k in $(pgrep -P "$1" 2>/dev/null || true); do echo "$k"; descendants "$k"; done
@@ -142,6 +145,7 @@ cleanup() {
     [ -n "$POLL_PID" ] && kill_tree "$POLL_PID" 3
     [ -n "$TMP" ] && [ -S "$TMP/tmux.sock" ] && tm kill-server 2>/dev/null
     [ -n "$LOAD_PID" ] && kill_tree "$LOAD_PID" 20
+    stop_waiters
     [ "$SANDBOX_UP" = 1 ] && { tests/sandbox.sh stop >/dev/null 2>&1 || say "sandbox stop failed ($DBTOP_SANDBOX_DIR)"; }
     [ -n "$TMP" ] && rm -rf "$TMP"
     exit "$rc"
@@ -163,7 +167,7 @@ myq() { mariadb --no-defaults --connect-timeout=5 -N -B -S "$DBTOP_MARIADB_SOCKE
 prepare_server() {
     case $1 in
     pg15)
-        pgq "ALTER SYSTEM SET max_connections = $((S + 100))" >/dev/null
+        pgq "ALTER SYSTEM SET max_connections = $((S + WAITERS + 100))" >/dev/null
         pgq "ALTER SYSTEM SET pg_stat_statements.track_planning = on" >/dev/null
         tests/sandbox.sh restart pg15 >>"$TMP/sandbox.log" 2>&1 || { tail "$TMP/sandbox.log" >&2; die "pg15 restart failed"; }
         eval "$(tests/sandbox.sh env)"
@@ -171,7 +175,7 @@ prepare_server() {
              CREATE ROLE bench_pg_activity LOGIN PASSWORD '$PEER_PW' IN ROLE pg_monitor; END IF; END \$\$" >/dev/null
         ;;
     mariadb)
-        myq "SET GLOBAL max_connections = $((S + 100));
+        myq "SET GLOBAL max_connections = $((S + WAITERS + 100));
              CREATE USER IF NOT EXISTS 'bench_innotop'@'localhost' IDENTIFIED BY '$PEER_PW';
              GRANT ALL PRIVILEGES ON *.* TO 'bench_innotop'@'localhost';"
         ;;
@@ -204,6 +208,61 @@ start_load() {
     [ -n "$n" ] || { head -c 500 "$TMP/load.err" >&2; die "the load did not connect on $1"; }
     [ "$n" = "$S" ] || say "only $n of $S sessions connected on $1: $(head -n 1 "$TMP/load.err")"
     sleep 3
+}
+
+# WAITERS sessions waiting on one row (table bench_wait) that a root session holds idle in its
+# transaction, on $1 for at most $2 s (bounded on the server too: lock_timeout /
+# innodb_lock_wait_timeout, idle_in_transaction_session_timeout / idle_transaction_timeout);
+# waits until they all wait (at most 120 s).
+start_waiters() {
+    local hold=$2 i n=0
+    [ "$WAITERS" -gt 0 ] || return 0
+    rm -f "$TMP/root.in"
+    mkfifo "$TMP/root.in"
+    case $1 in
+    pg15)
+        pgq "DROP TABLE IF EXISTS bench_wait; CREATE TABLE bench_wait (id int PRIMARY KEY, v int); INSERT INTO bench_wait VALUES (1, 0)"
+        PGOPTIONS="-c idle_in_transaction_session_timeout=${hold}s" timeout -k 5 "$hold" psql -X -q -h "$DBTOP_PG15_SOCKET" \
+            -p "$DBTOP_PG15_PORT" -U postgres -d dbtop_test <"$TMP/root.in" >/dev/null 2>&1 &
+        WAIT_PIDS="$!"
+        exec {ROOT_FD}>"$TMP/root.in"
+        printf 'BEGIN;\nUPDATE bench_wait SET v = v + 1 WHERE id = 1;\n' >&"$ROOT_FD"
+        echo 'UPDATE bench_wait SET v = v + 1 WHERE id = 1;' >"$TMP/wait.sql"
+        PGOPTIONS="-c lock_timeout=${hold}s" timeout -k 5 "$hold" pgbench -n -h "$DBTOP_PG15_SOCKET" -p "$DBTOP_PG15_PORT" \
+            -U postgres -c "$WAITERS" -j 2 -T "$hold" -f "$TMP/wait.sql" dbtop_test >"$TMP/wait.log" 2>&1 &
+        WAIT_PIDS="$WAIT_PIDS $!"
+        ;;
+    mariadb)
+        myq "DROP TABLE IF EXISTS dbtop_test.bench_wait; CREATE TABLE dbtop_test.bench_wait (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+             INSERT INTO dbtop_test.bench_wait VALUES (1, 0)"
+        timeout -k 5 "$hold" mariadb --no-defaults -N -B -S "$DBTOP_MARIADB_SOCKET" -u root dbtop_test \
+            --init-command="SET SESSION idle_transaction_timeout = $hold" <"$TMP/root.in" >/dev/null 2>&1 &
+        WAIT_PIDS="$!"
+        exec {ROOT_FD}>"$TMP/root.in"
+        printf 'BEGIN;\nUPDATE bench_wait SET v = v + 1 WHERE id = 1;\n' >&"$ROOT_FD"
+        timeout -k 5 "$hold" mariadb-slap --no-defaults -S "$DBTOP_MARIADB_SOCKET" -u root --create-schema=dbtop_test \
+            --no-drop --concurrency="$WAITERS" --iterations=1 --init-command="SET SESSION innodb_lock_wait_timeout = $hold" \
+            --query="UPDATE bench_wait SET v = v + 1 WHERE id = 1" >"$TMP/wait.log" 2>&1 &
+        WAIT_PIDS="$WAIT_PIDS $!"
+        ;;
+    esac
+    for ((i = 0; i < 480; i++)); do
+        case $1 in
+        pg15) n=$(pgq "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'" 2>/dev/null) || n=0 ;;
+        mariadb) n=$(myq "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_current_waits'" 2>/dev/null | cut -f2) || n=0 ;;
+        esac
+        [ "${n:-0}" -ge "$WAITERS" ] 2>/dev/null && break
+        sleep 0.25
+    done
+    say "$1: $n sessions waiting on one row"
+}
+
+stop_waiters() {
+    local p
+    [ -n "$ROOT_FD" ] && { eval "exec $ROOT_FD>&-"; ROOT_FD=; }
+    for p in $WAIT_PIDS; do kill_tree "$p" 10; done
+    for p in $WAIT_PIDS; do wait "$p" 2>/dev/null || true; done
+    WAIT_PIDS=
 }
 
 stop_load() {
@@ -471,7 +530,7 @@ fi
 
 # What dbtop can show of the sessions decides how it is measured.
 HAS_SESSIONS=0
-"$DBTOP_BIN" --help 2>&1 | grep -q -- '--sessions' && HAS_SESSIONS=1
+"$DBTOP_BIN" --help 2>&1 | grep -- '--sessions' >/dev/null && HAS_SESSIONS=1   # no -q: an early exit of grep would fail the pipe (SIGPIPE)
 case $MODE in
 auto) if [ "$HAS_SESSIONS" = 1 ]; then DBTOP_HOW=screen; else DBTOP_HOW=baseline; fi ;;
 *) DBTOP_HOW=$MODE ;;
@@ -504,6 +563,7 @@ for engine in $ENGINES; do
     prepare_server "$engine"
     say "$engine: starting $S sessions ($ACTIVE active, $TRX idle in transaction) for at most $HOLD s"
     start_load "$engine" "$HOLD"
+    start_waiters "$engine" "$HOLD"
     say "$engine: sessions (total active idle-in-trx): $(session_mix "$engine")"
     case $engine in
     pg15)
@@ -540,13 +600,14 @@ for engine in $ENGINES; do
         OUTFILE='' measure "$round" "$engine" "${PEER[@]}"
     done
     DETAILS+=("$(profile "$engine")")
+    stop_waiters
     stop_load
 done
 
 {
     echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) cores, $(uname -r); dbtop: \`$DBTOP_BIN\` ($("$DBTOP_BIN" --version 2>/dev/null | head -n 1)),"
     echo "pg_activity $(pg_activity --version 2>/dev/null | awk '{ print $2 }'), innotop $(innotop --version 2>/dev/null | awk '{ print $NF }' | head -n 1);"
-    echo "load: $S sessions ($ACTIVE active looping a 0.1-0.5 s sleep or a catalogue count, $TRX idle in transaction, the rest idle), one client process; $DURATION s window per tool after $WARMUP s, 1 s refresh, $REPEAT rounds."
+    echo "load: $S sessions ($ACTIVE active looping a 0.1-0.5 s sleep or a catalogue count, $TRX idle in transaction, the rest idle), one client process; $WAITERS more waiting on one row; $DURATION s window per tool after $WARMUP s, 1 s refresh, $REPEAT rounds."
     echo
     echo "| round | server | tool | session read: server ms per refresh (avg / median / max) | session-read statements in the window | server ms per session-read statement | all its statements: server ms per refresh (avg / median / max) | all statements | client CPU % of a core | peak RSS MB | sessions (total active idle-in-trx) | machine busy % | load average (start → end) |"
     echo "| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | --- |"

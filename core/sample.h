@@ -145,6 +145,11 @@ struct sample {
 	 * costly summary table is read every few seconds): the previous
 	 * values stand, they are not "unknown" */
 	bool waits_skipped;
+	/* true when some counters were left out of this sample on purpose (a
+	 * summary that adds up every thread, read every few refreshes under
+	 * --server-budget): their rates stand, aged, until the next reading;
+	 * a counter missing without it is unavailable */
+	bool ctr_paced;
 	/* Every session of the server (model/sessions.h), or NULL when not
 	 * wanted (no sessions screen or tile, no --sessions) or not read.
 	 * Owned like the lock waits: freed by sample_release(); the model

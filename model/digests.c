@@ -76,6 +76,14 @@ static void top_cache_free(struct digest_table *t)
 	t->topc = NULL;
 }
 
+void digest_set_reserve(struct digest_set *s, size_t n)
+{
+	if (n > s->cap) {
+		s->cap = n;
+		s->rows = xrealloc(s->rows, s->cap * sizeof *s->rows);
+	}
+}
+
 struct digest_row *digest_set_add(struct digest_set *s)
 {
 	struct digest_row *r;

@@ -86,6 +86,8 @@ struct digest_set {
 	size_t nhist, hist_cap;
 };
 
+/* Room for n rows (a read that knows its row count grows the set once). */
+void digest_set_reserve(struct digest_set *s, size_t n);
 /* Append a zeroed row; returns it. */
 struct digest_row *digest_set_add(struct digest_set *s);
 void digest_set_free(struct digest_set *s);

@@ -517,6 +517,7 @@ const char *lock_status_name(enum lock_status st)
 	case LOCKS_READ: return "read";
 	case LOCKS_TIMED_OUT: return "timed_out";
 	case LOCKS_UNAVAILABLE: return "unavailable";
+	case LOCKS_PENDING: return "pending";
 	}
 	return "?";
 }
@@ -530,6 +531,8 @@ void lock_set_json(const struct lock_set *ls, struct strbuf *out)
 	sb_printf(out, ",\"locks_status\":\"%s\",\"locks_waiting\":%u", lock_status_name(ls->status), ls->waiting);
 	if (ls->age_s > 0)
 		sb_printf(out, ",\"locks_age_s\":%.1f", ls->age_s);
+	if (ls->gate_age_s > 0)
+		sb_printf(out, ",\"locks_gate_age_s\":%.1f", ls->gate_age_s);
 	if (ls->note[0]) {
 		char note[LOCK_NOTE_LEN];
 		str_copy(note, sizeof note, ls->note);

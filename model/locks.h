@@ -77,6 +77,7 @@ enum lock_status {
 	LOCKS_READ,              /* lock tables read: sessions/edges valid */
 	LOCKS_TIMED_OUT,         /* the lock query hit its time limit */
 	LOCKS_UNAVAILABLE,       /* cannot be read here: note says why and how to fix */
+	LOCKS_PENDING,           /* sessions wait, the graph's first read is still to come (note) */
 };
 
 struct lock_set {
@@ -85,6 +86,9 @@ struct lock_set {
 	double query_ms;         /* time the lock query took, ms (0 when not queried) */
 	double age_s;            /* 0: read for this sample; else s since the graph was read
 				  * (paced under --server-budget; note says so) */
+	double gate_age_s;       /* 0: every part of the waiting count is this sample's; else s
+				  * since its costliest part was read (MySQL / MariaDB: the
+				  * metadata-lock check, paced under --server-budget) */
 	char note[LOCK_NOTE_LEN]; /* why unavailable / partial, sanitised; "" when none */
 	struct lock_session *s;
 	size_t ns, cap_s;

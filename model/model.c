@@ -139,11 +139,12 @@ const char *rate_status_name(enum rate_status st)
 	return "?";
 }
 
-/* Δ of counter id between p and s into *d; the status says if it is usable. */
-static enum rate_status ctr_delta(const struct sample *p, const struct sample *s,
-				  int id, double *d)
+/* Δ of counter id since its newest reading on this connection (the
+ * previous sample's, or an earlier one's when a paced read left it out
+ * since) into *d, over *dt s; the status says if it is usable. */
+static enum rate_status ctr_delta(const struct model *m, const struct sample *s, int id, double *d, double *dt)
 {
-	const struct ctr *a = &p->c[id], *b = &s->c[id];
+	const struct ctr *a = &m->held[id], *b = &s->c[id];
 	if (!b->present)
 		return RATE_UNAVAIL;
 	if (!a->present)
@@ -151,21 +152,29 @@ static enum rate_status ctr_delta(const struct sample *p, const struct sample *s
 	if (a->epoch != b->epoch || b->v < a->v)
 		return RATE_RESET;
 	*d = (double)(b->v - a->v);
-	return RATE_OK;
+	*dt = s->mono - m->held_mono[id];
+	return *dt > 0 ? RATE_OK : RATE_INIT;
 }
 
-/* Compute one metric of the interval p -> s (dt > 0) into m->cur. */
-static void compute(struct model *m, const struct metric_def *d,
-		    const struct sample *p, const struct sample *s, double dt)
+/* True when metric d's counters were left out of s by a paced read (held
+ * from an earlier sample of this connection): its rate stands. */
+static bool metric_held(const struct model *m, const struct metric_def *d, const struct sample *s)
+{
+	return s->ctr_paced && d->kind != MK_RATIO && !s->c[d->a].present && m->held[d->a].present;
+}
+
+/* Compute one metric of the interval since its counters' last reading
+ * into m->cur. */
+static void compute(struct model *m, const struct metric_def *d, const struct sample *s)
 {
 	struct rate *r = &m->cur[d->id];
-	double da = 0, db = 0;
+	double da = 0, db = 0, dt = 0, dtb = 0;
 	enum rate_status st;
 
 	r->v = NAN;
 	switch (d->kind) {
 	case MK_RATE:
-		st = ctr_delta(p, s, d->a, &da);
+		st = ctr_delta(m, s, d->a, &da, &dt);
 		if (st == RATE_OK)
 			r->v = da / dt;
 		break;
@@ -173,10 +182,10 @@ static void compute(struct model *m, const struct metric_def *d,
 		/* The server may count dbtop's own transactions an interval
 		 * late: a deficit is carried over (bounded) instead of being
 		 * lost or turning negative. */
-		st = ctr_delta(p, s, d->a, &da);
+		st = ctr_delta(m, s, d->a, &da, &dt);
 		if (st == RATE_OK) {
 			double x;
-			if (ctr_delta(p, s, d->b, &db) != RATE_OK)
+			if (ctr_delta(m, s, d->b, &db, &dtb) != RATE_OK)
 				db = 0;
 			x = da - db + m->carry[d->id];
 			m->carry[d->id] = x < 0 ? (x > -NET_CARRY_MAX ? x : -NET_CARRY_MAX) : 0;
@@ -186,9 +195,9 @@ static void compute(struct model *m, const struct metric_def *d,
 		}
 		break;
 	case MK_AVG_MS:
-		st = ctr_delta(p, s, d->a, &da);
+		st = ctr_delta(m, s, d->a, &da, &dt);
 		if (st == RATE_OK)
-			st = ctr_delta(p, s, d->b, &db);
+			st = ctr_delta(m, s, d->b, &db, &dtb);
 		if (st == RATE_OK) {
 			if (db > 0)
 				r->v = da / db / 1e6;
@@ -213,13 +222,31 @@ static void compute(struct model *m, const struct metric_def *d,
 	r->st = st;
 }
 
+/* The newest reading of every counter of s (UP) on this connection. */
+static void hold_counters(struct model *m, const struct sample *s, bool fresh_conn)
+{
+	for (int i = 0; i < CTR__COUNT; i++)
+		if (s->c[i].present) {
+			m->held[i] = s->c[i];
+			m->held_mono[i] = s->mono;
+		} else if (fresh_conn || !s->ctr_paced) {
+			m->held[i].present = false;   /* gone: unavailable, then a new start */
+		}
+}
+
+const struct ctr *model_counter(const struct model *m, enum ctr_id id)
+{
+	if (m->last.c[id].present || m->last.state != STATE_UP)
+		return &m->last.c[id];
+	return &m->held[id];
+}
+
 /* Lock waits: keep a copy of the newest snapshot and one point of each
  * history line per interval. Waiting sessions come from the snapshot (the
  * cheap check counts them even when the lock tables were not read); the
  * wait time per second from Innodb_row_lock_time where the server counts
  * it, else from the waiters (each waits 1000 ms per second). */
-static void update_locks(struct model *m, const struct sample *s, const struct sample *p, double dt,
-			 bool fresh_conn)
+static void update_locks(struct model *m, const struct sample *s, double dt, bool fresh_conn)
 {
 	double waiting = NAN, ms = NAN, d;
 	lock_set_free(m->locks);
@@ -229,8 +256,9 @@ static void update_locks(struct model *m, const struct sample *s, const struct s
 		waiting = s->locks->waiting;
 	}
 	if (s->state == STATE_UP && s->c[CTR_ROW_LOCK_TIME_MS].present) {
-		if (!fresh_conn && dt > 0 && ctr_delta(p, s, CTR_ROW_LOCK_TIME_MS, &d) == RATE_OK)
-			ms = d / dt;
+		double ddt = 0;
+		if (!fresh_conn && dt > 0 && ctr_delta(m, s, CTR_ROW_LOCK_TIME_MS, &d, &ddt) == RATE_OK)
+			ms = d / ddt;
 	} else if (isfinite(waiting)) {
 		ms = waiting * 1000;
 	}
@@ -251,32 +279,46 @@ static void update_sessions(struct model *m, const struct sample *s)
  * time the server measured for those statements (statement/com/Execute):
  * their sum is scaled to it. NaN when not known. One function, so that
  * another bound can take its place. */
+/* Counter id of s, or its newest reading before when a paced read left
+ * it out of s; *mono: when it was read. */
+static const struct ctr *newest_ctr(const struct model *m, const struct sample *s, int id, double *mono)
+{
+	*mono = s->c[id].present ? s->mono : m->held_mono[id];
+	return s->c[id].present ? &s->c[id] : &m->held[id];
+}
+
 static double gap_bound_ms(const struct model *m, const struct sample *s)
 {
-	const struct ctr *a = &m->dg_exec_ns, *b = &s->c[CTR_EXEC_NS];
-	double dt = s->mono - m->dg_exec_mono;
+	double mono;
+	const struct ctr *a = &m->dg_exec_ns, *b = newest_ctr(m, s, CTR_EXEC_NS, &mono);
+	double dt = mono - m->dg_exec_mono;
 	if (!(dt > 0) || !a->present || !b->present || a->epoch != b->epoch || b->v < a->v)
 		return NAN;
 	return (double)(b->v - a->v) / 1e6 / dt;
 }
 
-/* Counter a's rate over the interval, NaN when not known. */
-static double ctr_rate(const struct sample *p, const struct sample *s, int a, double dt)
+/* Counter a's rate since its last reading, NaN when not known. */
+static double ctr_rate(const struct model *m, const struct sample *s, int a)
 {
-	uint64_t d;
-	if (!(dt > 0) || !p->c[a].present || !s->c[a].present || s->c[a].epoch != p->c[a].epoch || s->c[a].v < p->c[a].v)
-		return NAN;
-	d = s->c[a].v - p->c[a].v;
-	return (double)d / dt;
+	double d = 0, dt = 0;
+	return ctr_delta(m, s, a, &d, &dt) == RATE_OK ? d / dt : NAN;
 }
 
 /* m->cov for this interval: the digests' calls against the statement
  * events (both with dbtop's own statements), and the reason when a large
  * share is missing. */
-static void update_coverage(struct model *m, const struct sample *s, const struct sample *p, double dt)
+static void update_coverage(struct model *m, const struct sample *s, const struct sample *p)
 {
 	struct dg_coverage *c = &m->cov;
-	double stmts = ctr_rate(p, s, CTR_STMTS, dt), calls = 0;
+	if (s->state == STATE_UP && s->ctr_paced && m->have_prev && p->conn_gen == s->conn_gen &&
+	    !s->c[CTR_STMTS].present && m->held[CTR_STMTS].present) {
+		/* the statement summary is read every few refreshes: its
+		 * figures stand until the next reading */
+		m->cov_age_s = s->mono - m->held_mono[CTR_STMTS];
+		return;
+	}
+	double stmts = ctr_rate(m, s, CTR_STMTS), calls = 0;
+	m->cov_age_s = 0;
 	memset(c, 0, sizeof *c);
 	c->share = c->stmts_per_s = c->digest_calls_per_s = c->exec_per_s = c->exec_ms_per_s = c->own_per_s = NAN;
 	if (s->state != STATE_UP || !m->have_prev || p->conn_gen != s->conn_gen || !isfinite(stmts) ||
@@ -291,9 +333,9 @@ static void update_coverage(struct model *m, const struct sample *s, const struc
 	c->stmts_per_s = stmts;
 	c->digest_calls_per_s = calls;
 	c->share = stmts > 0 ? (calls < stmts ? calls / stmts : 1) : 1;
-	c->exec_per_s = ctr_rate(p, s, CTR_EXEC_STMTS, dt);
-	c->exec_ms_per_s = ctr_rate(p, s, CTR_EXEC_NS, dt) / 1e6;
-	c->own_per_s = ctr_rate(p, s, CTR_OWN_STMTS, dt);
+	c->exec_per_s = ctr_rate(m, s, CTR_EXEC_STMTS);
+	c->exec_ms_per_s = ctr_rate(m, s, CTR_EXEC_NS) / 1e6;
+	c->own_per_s = ctr_rate(m, s, CTR_OWN_STMTS);
 	if (c->share < DG_COVERAGE_LOW && c->exec_per_s >= DG_EXEC_SHARE * (stmts - calls))
 		c->reason = m->caps.flavour == FLAVOUR_MARIADB
 				    ? "server-side prepared statements (COM_STMT_EXECUTE): MariaDB gives them no digest row"
@@ -377,30 +419,41 @@ static void push_interval(struct model *m, double wall)
 	update_runs(m);
 }
 
+/* Every metric of the interval (dt s since the previous UP sample) into
+ * m->cur, its age and its history. */
+static void update_rates(struct model *m, const struct sample *s, double dt, bool fresh_conn)
+{
+	for (int i = 0; i < M__COUNT; i++) {
+		const struct metric_def *d = &metric_defs[i];
+		struct rate *r = &m->cur[i];
+		bool start = s->state != STATE_UP || fresh_conn || !(dt > 0);
+		if (start)
+			m->carry[i] = 0;
+		m->age_s[i] = 0;
+		if (s->state != STATE_UP) {
+			r->v = NAN;
+			r->st = RATE_DOWN;
+		} else if (start) {
+			r->v = NAN;
+			r->st = d->kind == MK_RATIO || s->c[d->a].present ? RATE_INIT : RATE_UNAVAIL;
+		} else if (metric_held(m, d, s)) {
+			/* read every few refreshes: the last rate stands, aged */
+			m->age_s[i] = s->mono - m->held_mono[d->a];
+		} else {
+			compute(m, d, s);
+		}
+		ring_push(&m->hist[i], r->v);
+	}
+}
+
 void model_update(struct model *m, const struct sample *s)
 {
-	int i;
 	const struct sample *p = &m->prev_up;
 	double dt = m->have_prev ? s->mono - p->mono : NAN;
 	bool fresh_conn = !m->have_prev || p->conn_gen != s->conn_gen;
 
 	m->intervals++;
-	for (i = 0; i < M__COUNT; i++) {
-		const struct metric_def *d = &metric_defs[i];
-		struct rate *r = &m->cur[i];
-		if (s->state != STATE_UP || fresh_conn || !(dt > 0))
-			m->carry[i] = 0;
-		if (s->state != STATE_UP) {
-			r->v = NAN;
-			r->st = RATE_DOWN;
-		} else if (fresh_conn || !(dt > 0)) {
-			r->v = NAN;
-			r->st = d->kind == MK_RATIO || s->c[d->a].present ? RATE_INIT : RATE_UNAVAIL;
-		} else {
-			compute(m, d, p, s, dt);
-		}
-		ring_push(&m->hist[i], r->v);
-	}
+	update_rates(m, s, dt, fresh_conn);
 	push_interval(m, s->wall);
 	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
 	m->dg_fresh = fresh_conn || s->state != STATE_UP || s->digests || !s->digests_skipped;
@@ -412,14 +465,13 @@ void model_update(struct model *m, const struct sample *s)
 		m->est_scale = 1;
 		if (s->state == STATE_UP && s->digests) {
 			m->est_scale = digest_table_bound_estimates(&m->dg, gap_bound_ms(m, s));
-			m->dg_exec_ns = s->c[CTR_EXEC_NS];
-			m->dg_exec_mono = s->mono;
+			m->dg_exec_ns = *newest_ctr(m, s, CTR_EXEC_NS, &m->dg_exec_mono);
 		}
 		if (!(s->state == STATE_UP && s->digests && s->digests->estimates_only))
 			m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
 	}
-	update_coverage(m, s, p, dt);
-	update_locks(m, s, p, dt, fresh_conn);
+	update_coverage(m, s, p);
+	update_locks(m, s, dt, fresh_conn);
 	update_sessions(m, s);
 	logdev_view_update(&m->ld, s->state == STATE_UP && !fresh_conn ? &p->logdev : NULL,
 			   s->state == STATE_UP ? &s->logdev : NULL, dt);
@@ -435,6 +487,8 @@ void model_update(struct model *m, const struct sample *s)
 		repl_model_reset(&m->repl);
 	if (s->state == STATE_UP)
 		repl_model_update(&m->repl, &s->repl, fresh_conn ? NULL : &p->repl, dt);
+	if (s->state == STATE_UP)
+		hold_counters(m, s, fresh_conn);
 	m->last = *s;
 	m->last.digests = NULL;   /* the model never keeps the caller's rows */
 	m->last.locks = NULL;

@@ -115,6 +115,12 @@ struct model {
 	bool have_prev;
 	double interval_s;        /* Δt of the newest interval, s (NaN if none) */
 	struct rate cur[M__COUNT];
+	double age_s[M__COUNT];   /* s since the counters behind cur[i] were read (0: this sample) */
+	/* the newest reading of each counter on this connection: a paced read
+	 * (a summary read every few refreshes) leaves its counters out of the
+	 * samples between, whose rates then stand, aged */
+	struct ctr held[CTR__COUNT];
+	double held_mono[CTR__COUNT];
 	double carry[M__COUNT];   /* MK_RATE_NET: own share not yet seen, <= 0 */
 	struct ring hist[M__COUNT]; /* one value per interval, NaN = unknown */
 	struct ring hist_t;       /* wall time of each interval's end */
@@ -131,6 +137,7 @@ struct model {
 	struct wait_table wt;     /* wait events */
 	double wt_mono;           /* monotonic time of the last wait profile read, 0: none */
 	struct dg_coverage cov;   /* how much of the statement load the digests account for */
+	double cov_age_s;         /* s since the statement counters behind cov were read */
 	struct ctr dg_exec_ns;    /* CTR_EXEC_NS at the last set of digests (the estimates' bound) */
 	double dg_exec_mono;      /* monotonic time of that set */
 	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
@@ -153,6 +160,9 @@ void model_update(struct model *m, const struct sample *s);
  * moment draws the sparklines the live one had then. Left alone when src
  * holds no interval ending at or before wall. */
 void model_copy_history(struct model *dst, const struct model *src, double wall);
+/* Counter id as of the newest sample: its newest reading on this
+ * connection when a paced read left it out of that sample. */
+const struct ctr *model_counter(const struct model *m, enum ctr_id id);
 /* True when metric id is reported for the model's engine. */
 bool model_metric_applies(const struct model *m, enum metric_id id);
 const char *rate_status_name(enum rate_status st);

@@ -9,7 +9,9 @@
 void ring_init(struct ring *r, size_t cap)
 {
 	r->cap = cap ? cap : 1;
-	r->v = xcalloc(r->cap, sizeof *r->v);
+	/* not cleared: a slot is read only once written (len), so an hour
+	 * of history takes memory as it fills, not from the start */
+	r->v = xmalloc(r->cap * sizeof *r->v);
 	r->head = r->len = 0;
 }
 

@@ -483,7 +483,7 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 		else if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_digests)
 			cv_text(cv, 0, 0, R_WARN, "no statement statistics: performance_schema digests are unavailable");
 		else
-			cv_text(cv, 0, 0, R_UNKNOWN, "no digest sample yet");
+			cv_text(cv, 0, 0, R_UNKNOWN, "no digest sample yet: the first read follows the first rates");
 		for (i = 0, y = 1; i < (size_t)m->caps.notes.n && y < cv->h; i++)
 			if (note_about_digests(m->caps.notes.msg[i]))
 				cv_printf(cv, y++, 0, R_NOTE, "fix: %s", m->caps.notes.msg[i]);

@@ -217,10 +217,13 @@ static enum role status_line(const struct model *m, const struct lock_set *ls, c
 	case LOCKS_UNAVAILABLE:
 		str_printf(line, len, "lock waits unavailable: %s", ls->note);
 		break;
+	case LOCKS_PENDING:
+		str_printf(line, len, "%u waiting; the lock graph: %s", ls->waiting, ls->note);
+		break;
 	}
 	return ls->status == LOCKS_READ && ls->ncycles ? R_CRIT
 	       : ls->status == LOCKS_READ || ls->status == LOCKS_TIMED_OUT ? R_WARN
-	       : ls->status == LOCKS_UNAVAILABLE ? R_NOTE : R_LABEL;
+	       : ls->status == LOCKS_UNAVAILABLE || ls->status == LOCKS_PENDING ? R_NOTE : R_LABEL;
 }
 
 /* The lines above the tree: status, note, what the wait profile saw, the

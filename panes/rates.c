@@ -474,7 +474,10 @@ static void draw_details(const struct model *m, const struct pane_view *v, struc
 		cv_printf(cv, 2, 0, R_UNKNOWN, "now %s   no values in the window yet", cur);
 		mx = 0;
 	}
-	if (m->caps.engine == ENGINE_MYSQL && (id == M_REDO_FSYNCS || id == M_FSYNCS))
+	if (m->age_s[id] >= 0.5)
+		cv_printf(cv, 3, 0, R_NOTE, "read %.0f s ago: its summary adds up every thread, so it is read every "
+			  "few refreshes (--server-budget); the value covers the time between two readings", m->age_s[id]);
+	else if (m->caps.engine == ENGINE_MYSQL && (id == M_REDO_FSYNCS || id == M_FSYNCS))
 		cv_printf(cv, 3, 0, R_LABEL, "redo syncs from %s", m->caps.redo_fsync_source);
 	else if (id == M_COMMITS && m->caps.engine == ENGINE_MYSQL)
 		cv_printf(cv, 3, 0, R_LABEL, "commits from %s", m->caps.commit_source);
@@ -524,7 +527,11 @@ static void draw_rate_row(const struct model *m, int r, bool sel, const struct r
 	}
 	if (sel)
 		cv_fill(cv, y, 0, c->labw, R_SELECTED);
-	cv_printf(cv, y, pane_rows[r].indent * 2, sel ? R_SELECTED : R_LABEL, "%s", row_label(r));
+	if (m->age_s[id] >= 0.5)   /* a paced read (--server-budget): how old its value is */
+		cv_printf(cv, y, pane_rows[r].indent * 2, sel ? R_SELECTED : R_LABEL, "%s, %.0fs old", row_label(r),
+			  m->age_s[id]);
+	else
+		cv_printf(cv, y, pane_rows[r].indent * 2, sel ? R_SELECTED : R_LABEL, "%s", row_label(r));
 	rates_format(id, &m->cur[id], cur, sizeof cur);
 	cv_text_right(cv, y, c->labw + c->curw, value_role(r, &m->cur[id]), cur);
 	if (c->sparkw > 0)

@@ -46,6 +46,8 @@ _Static_assert(S_EVENTS == 31, "the events field is 31");
 enum { C_LOGDEV = 14 };
 /* synchronous replication (put_repl); tags 31, 32 belong to other records */
 enum { S_REPL = 34 };
+/* counters left out on purpose (sample.ctr_paced) */
+enum { S_CTR_PACED = 35 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
 #define LKS_QUERY_LAST 1u
@@ -1318,6 +1320,8 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 		put_waits(&b, s->waits);
 	if (s->waits_skipped)
 		put_u64(&b, S_WAITS_SKIPPED, 1);
+	if (s->ctr_paced)
+		put_u64(&b, S_CTR_PACED, 1);
 	if (s->sessions)
 		put_sessions(r, &b, s->sessions);
 	if (s->tuning)
@@ -1529,7 +1533,7 @@ static void read_lock_meta(struct sample *s, const unsigned char *d, size_t n)
 		return;
 	if (!s->locks)
 		s->locks = lock_set_new();
-	s->locks->status = status <= LOCKS_UNAVAILABLE ? (enum lock_status)status : LOCKS_UNAVAILABLE;
+	s->locks->status = status <= LOCKS_PENDING ? (enum lock_status)status : LOCKS_UNAVAILABLE;
 	s->locks->waiting = waiting;
 	s->locks->query_ms = ms;
 	str_copy(s->locks->note, sizeof s->locks->note, note);
@@ -1709,6 +1713,7 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 	case S_DIGEST_HIST: read_digest_hist(s, d, n); break;
 	case S_DIGESTS_SKIPPED: s->digests_skipped = v != 0; break;
 	case S_WAITS_SKIPPED: s->waits_skipped = v != 0; break;
+	case S_CTR_PACED: s->ctr_paced = v != 0; break;
 	case S_LOCK_META: read_lock_meta(s, d, n); break;
 	case S_LOCK_SESSION: read_lock_session(s, d, n); break;
 	case S_LOCK_EDGE: read_lock_edge(s, d, n); break;

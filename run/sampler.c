@@ -239,6 +239,8 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&sp->mu);
 		if (!take_sample(sp, m, &next) || m->end)
 			break;
+		if (sp->src->background)
+			next_sub = 0;   /* its one look per refresh right after the sample: no wake-up of its own */
 	}
 	free(m);
 	return NULL;
@@ -356,6 +358,12 @@ bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out)
 	}
 	pthread_mutex_unlock(&sp->mu);
 	return changed;
+}
+
+void sampler_set_background(struct sampler *sp, bool background)
+{
+	if (sp->src)
+		sp->src->background = background;   /* read by the worker at its next look */
 }
 
 void sampler_want_sessions(struct sampler *sp, bool want, bool idle)

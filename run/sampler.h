@@ -103,6 +103,10 @@ bool sampler_action_result(struct sampler *sp, int *rc, char *msg, size_t len);
  * shows it) or stop reading it; idle: idle sessions listed too (else only
  * counted, when the screen hides them); from the next refresh on. */
 void sampler_want_sessions(struct sampler *sp, bool want, bool idle);
+/* One of several targets in the background (not on the screen) or not:
+ * its looks between samples (wait events, sampled digests) come at most
+ * once per refresh while it is. */
+void sampler_set_background(struct sampler *sp, bool background);
 /* Ask the worker for the plan of session id's current statement
  * (ops->explain; who: the session as the screen showed it, checked on
  * PostgreSQL). False when one is still pending. */

@@ -16,6 +16,7 @@ void fallback_init(struct fallback *fb, double hz)
 	memset(fb, 0, sizeof *fb);
 	fb->hz = hz > 0 ? hz : 1;
 	hmap_init(&fb->stmts, false, sizeof(struct fb_stmt), 256);
+	hmap_init(&fb->norm, true, sizeof(uint64_t), 256);
 }
 
 void fallback_free(struct fallback *fb)
@@ -25,6 +26,7 @@ void fallback_free(struct fallback *fb)
 	while ((st = hmap_next(&fb->stmts, &it, NULL)))
 		free(st->text);
 	hmap_free(&fb->stmts);
+	hmap_free(&fb->norm);
 	free(fb->sess);
 	memset(fb, 0, sizeof *fb);
 }
@@ -75,25 +77,29 @@ static struct fb_session *session(struct fallback *fb, uint64_t id)
 	return &fb->sess[fb->nsess++];
 }
 
-void fallback_observe(struct fallback *fb, uint64_t id, const char *start, double elapsed,
-		      const char *schema, const char *text)
+/* The statement slot of a text as read, its normalised text's hash in *h:
+ * the text is normalised (literals out, secrets redacted, sanitised) the
+ * first time it is seen only. NULL when the table is full. */
+static struct fb_stmt *stmt_of(struct fallback *fb, const char *text, const char *schema, uint64_t *h)
 {
 	char *norm, *clean, buf[MAX_TEXT + 1];
-	uint64_t h;
 	struct fb_stmt *st;
-	struct fb_session *se;
-	if (!text || !*text)
-		return;
+	uint64_t raw = hash_bytes(1469598103934665603ull, text, strnlen(text, MAX_TEXT));
+	const uint64_t *known = hmap_get_u64(&fb->norm, raw);
+	if (known && (st = stmt_slot(fb, *known)) && st->text) {
+		*h = *known;
+		return st;
+	}
 	str_copy(buf, sizeof buf, text);
 	norm = redact_sql(buf);
 	clean = redact_secrets(norm);
 	free(norm);
 	text_sanitize(clean);
-	h = hash_str(clean);
-	st = stmt_slot(fb, h);
+	*h = hash_str(clean);
+	st = stmt_slot(fb, *h);
 	if (!st) {
 		free(clean);
-		return;
+		return NULL;
 	}
 	if (!st->text) {
 		st->text = clean;
@@ -102,6 +108,25 @@ void fallback_observe(struct fallback *fb, uint64_t id, const char *start, doubl
 	} else {
 		free(clean);
 	}
+	if (fb->norm.n >= 2 * MAX_STMTS) {   /* bounded: start again */
+		hmap_free(&fb->norm);
+		hmap_init(&fb->norm, true, sizeof(uint64_t), 256);
+	}
+	*(uint64_t *)hmap_put_u64(&fb->norm, raw, NULL) = *h;
+	return st;
+}
+
+void fallback_observe(struct fallback *fb, uint64_t id, const char *start, double elapsed,
+		      const char *schema, const char *text)
+{
+	uint64_t h;
+	struct fb_stmt *st;
+	struct fb_session *se;
+	if (!text || !*text)
+		return;
+	st = stmt_of(fb, text, schema, &h);
+	if (!st)
+		return;
 	st->samples++;
 	st->pend++;
 	se = session(fb, id);

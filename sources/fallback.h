@@ -37,6 +37,9 @@ struct fb_session {
 
 struct fallback {
 	struct hmap stmts;      /* key -> struct fb_stmt */
+	struct hmap norm;       /* hash of a text as read -> hash of its normalised text: a
+				 * statement seen again (every look while it runs) is not
+				 * normalised again */
 	struct fb_session *sess;
 	size_t nsess, capsess;
 	unsigned long rounds;   /* samples taken */

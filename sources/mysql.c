@@ -66,7 +66,19 @@ struct my_priv {
 	struct fallback fb;
 	struct my_hist_pick pick; /* whose latency histograms to read */
 	int mdl_plugin;          /* MariaDB metadata_lock_info: -1 not probed yet, 0, 1 */
-	unsigned long long own_thread; /* performance_schema THREAD_ID of this connection, 0: unknown */
+	/* dbtop's own statements, counted here rather than read from the
+	 * per-thread summary (no index on MariaDB: a scan of every thread) */
+	bool own_counted;        /* the server counts this connection's statements (thread instrumented) */
+	uint64_t own_n;          /* statements this connection completed */
+	uint64_t own_ns;         /* their round trips, ns (dbtop's clock: a bound of their server time) */
+	/* reads that add up every thread or session, paced by their server
+	 * time under --server-budget (sources/mysql_pace.c) */
+	struct pacer stmt_pace;  /* the statement summary (COMMIT latency, statement counts) */
+	struct pacer mdl_pace;   /* the metadata-lock check */
+	unsigned mdl_last;       /* its last count */
+	double mdl_mono;         /* when it was read (monotonic s), 0: not yet */
+	double mdl_ms;           /* its server time, ms */
+	double waits_ms;         /* the wait summary's server time, ms */
 	char *own_sig[MY_OWN_SIGS];   /* signatures of the statements dbtop sent (my_sig) */
 	size_t nown_sig;
 	struct strset own_keys;  /* digest keys whose text is one of dbtop's own statements */
@@ -238,6 +250,8 @@ static MYSQL_RES *my_query(struct source *src, const char *q, struct qres *r)
 		res = mysql_store_result(p->db);
 	el = clock_mono() - t0;
 	r->ms = el * 1000.0;
+	p->own_n++;
+	p->own_ns += (uint64_t)(el * 1e9);
 	r->failed = r->stalled = false;
 	r->err[0] = '\0';
 	if (rc != 0 || (!res && mysql_field_count(p->db) != 0)) {
@@ -612,17 +626,19 @@ static int my_read_only(struct source *src, char *err, size_t errlen)
 	return 0;
 }
 
-/* This connection's performance_schema THREAD_ID (0: unknown). */
-static unsigned long long my_own_thread(struct source *src)
+/* Whether performance_schema counts this connection's statements (its
+ * thread is instrumented): then dbtop's own count is taken off the
+ * server's. Read once per connection. */
+static bool my_own_counted(struct source *src)
 {
 	struct qres qr;
-	MYSQL_RES *res = my_query(src, "SELECT THREAD_ID FROM performance_schema.threads "
+	MYSQL_RES *res = my_query(src, "SELECT INSTRUMENTED FROM performance_schema.threads "
 				  "WHERE PROCESSLIST_ID = CONNECTION_ID()", &qr);
 	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-	unsigned long long id = row && row[0] ? strtoull(row[0], NULL, 10) : 0;
+	bool yes = row && row[0] && strcasecmp(row[0], "YES") == 0;
 	if (res)
 		mysql_free_result(res);
-	return id;
+	return yes;
 }
 
 static int my_connect(struct source *src, char *err, size_t errlen)
@@ -687,10 +703,10 @@ static int my_connect(struct source *src, char *err, size_t errlen)
 		my_close(src);
 		return -1;
 	}
-	/* this connection's thread: its statements are dbtop's own, not the
-	 * server's load (issue 25); found by the connection id, not by text */
+	/* this connection's statements are dbtop's own, not the server's
+	 * load (issue 25): counted as they are sent */
 	if (src->caps.ps_readable)
-		p->own_thread = my_own_thread(src);
+		p->own_counted = my_own_counted(src);
 	/* no statement statistics: sample the process list instead */
 	p->fb_on = !src->caps.ps_digests && src->caps.priv_process;
 	fallback_init(&p->fb, src->sub_hz);
@@ -950,32 +966,32 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	return set;
 }
 
-#define MY_PS_SQL                                                                                  \
+/* The refresh's performance_schema read: the redo and binlog file
+ * syncs (per file class, cheap) at every refresh; the statement summary
+ * and the wait summary, which add up every thread's counters, only when
+ * due (my_ps_due), each followed by a mark of the server's clock so that
+ * its own server time is known (MY_MARK_ROW: microseconds since the
+ * statement began; UNION ALL runs its parts in order). */
+#define MY_FILE_SQL                                                                                \
 	"SELECT EVENT_NAME, COUNT_MISC, SUM_TIMER_MISC "                                           \
 	"FROM performance_schema.file_summary_by_event_name "                                      \
-	"WHERE EVENT_NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "') "                         \
-	"UNION ALL SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT "                                 \
+	"WHERE EVENT_NAME IN ('" MY_REDO_EVENT "','" MY_BINLOG_EVENT "')"
+#define MY_MARK_ROW "dbtop:t"
+#define MY_MARK_SQL " UNION ALL SELECT '" MY_MARK_ROW "', TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)), 0"
+/* COMMIT and Execute rows and the total (ROLLUP) in one pass over the table */
+#define MY_STMT_SUM_SQL                                                                            \
+	" UNION ALL SELECT IFNULL(k, '" MY_STMTS_ROW "'), n, t FROM (SELECT IF(EVENT_NAME IN ('"   \
+	MY_COMMIT_EVENT "','" MY_EXECUTE_EVENT "'), EVENT_NAME, 'dbtop:other') k, "                \
+	"SUM(COUNT_STAR) n, SUM(SUM_TIMER_WAIT) t "                                                \
 	"FROM performance_schema.events_statements_summary_global_by_event_name "                  \
-	"WHERE EVENT_NAME IN ('" MY_COMMIT_EVENT "','" MY_EXECUTE_EVENT "') "                      \
-	"UNION ALL SELECT '" MY_STMTS_ROW "', SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) "               \
-	"FROM performance_schema.events_statements_summary_global_by_event_name"
-/* dbtop's own statements, by its connection's thread (the %llu) */
-#define MY_OWN_SQL                                                                                 \
-	" UNION ALL SELECT '" MY_OWN_STMTS_ROW "', SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) "          \
-	"FROM performance_schema.events_statements_summary_by_thread_by_event_name WHERE THREAD_ID = %llu"
+	"GROUP BY k WITH ROLLUP) s"
 /* wait events that ever happened, for the waits pane (ps -> ns on reading) */
 #define MY_WAITS_SQL                                                                               \
 	" UNION ALL SELECT CONCAT('w:', EVENT_NAME), COUNT_STAR, SUM_TIMER_WAIT FROM "              \
 	"performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0 "       \
 	"AND EVENT_NAME <> 'idle'"
-#define MY_MDL_GATE_MYSQL                                                                          \
-	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM performance_schema.metadata_locks " \
-	"WHERE LOCK_STATUS = 'PENDING'"
 /* a watched setting's row: the name follows */
 #define MY_VAR_ROW "dbtop:v:"
-#define MY_MDL_GATE_MARIADB                                                                        \
-	" UNION ALL SELECT 'dbtop:mdl_waiting', COUNT(*), 0 FROM information_schema.PROCESSLIST "   \
-	"WHERE STATE LIKE 'Waiting for%metadata lock'"
 
 /* What limits the wait profile: the redo-log and binlog file instruments
  * (probed at connect). */
@@ -1029,6 +1045,24 @@ static int my_lock_query(struct source *src, struct sample *out, struct lock_set
 	return 0;
 }
 
+/* The metadata-lock check read every few refreshes: its age on the lock
+ * pane (and in JSON), with why. */
+static void my_mdl_age(struct source *src, struct lock_set *ls)
+{
+	struct my_priv *p = src->priv;
+	double age = p->mdl_mono > 0 ? clock_mono() - p->mdl_mono : 0;
+	if (!ls)
+		return;
+	if (p->mdl_mono == 0 && source_first_reads_wait(src, FIRST_LOCKS) && ls->status == LOCKS_IDLE && !ls->note[0])
+		str_copy(ls->note, sizeof ls->note, "row-lock waits counted now; metadata-lock waits: " FIRST_READ_NOTE);
+	ls->gate_age_s = age >= 0.5 ? age : 0;
+	if (age < 0.5 || ls->note[0] || ls->status != LOCKS_IDLE)
+		return;
+	str_printf(ls->note, sizeof ls->note, "row-lock waits counted now; metadata-lock waits %.0f s ago: the check "
+		   "looks at every session (%.1f ms of server time), so it runs every %.0f s (--server-budget)",
+		   age, p->mdl_ms, p->mdl_pace.next - p->mdl_mono + 0.1);
+}
+
 /* Lock waits: the lock tables are read only when a gate (row-lock waits
  * now, sessions waiting for a metadata lock) says something waits. */
 static int my_read_locks(struct source *src, struct sample *out, unsigned row_waits, unsigned mdl_waits)
@@ -1043,6 +1077,7 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 	double now;
 	struct lock_set *ls = source_locks_begin(src, out, row_waits + mdl_waits, false, &now);
 
+	my_mdl_age(src, out->locks);
 	if (!ls)
 		return 0;
 	if (!c->priv_process) {
@@ -1680,87 +1715,182 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
 	return 0;
 }
 
-/* Redo and binlog file syncs and COMMIT latency from performance_schema,
- * the wait summary when due, the metadata-lock gate (pending requests
- * on MySQL 8, sessions in that state on MariaDB) into *mdl_waits, and when
- * quick the watched settings (source_watched), in one round trip. Returns
- * 0, or -1 (sample failed). */
-static int my_read_ps(struct source *src, struct sample *out, unsigned *mdl_waits, bool quick)
+/* What the refresh's performance_schema read covers: the summaries due
+ * this time. */
+struct my_ps_read {
+	bool stmts, waits;       /* the statement / wait summary is read */
+	uint64_t own_n, own_ns;  /* dbtop's own statements completed before it */
+	double mark[3];          /* MY_MARK_ROW values, ms */
+	int nmark;
+};
+
+/* The server time of summary k (1: the first after the file read) from
+ * the marks, ms; < 0 when the server did not say. */
+static double my_mark_ms(const struct my_ps_read *r, int k)
+{
+	return k < r->nmark && r->mark[k] >= r->mark[k - 1] ? r->mark[k] - r->mark[k - 1] : -1;
+}
+
+/* After the read: the summaries paced by their server time (a summary
+ * that cost more than its share of --server-budget is read every few
+ * refreshes; its rates then cover the time between, and their age is
+ * shown); the wait summary never more often than PACE_SUMMARY_EVERY_S. */
+static void my_ps_paced(struct source *src, const struct my_ps_read *r, double now)
 {
 	struct my_priv *p = src->priv;
-	const struct caps *c = &src->caps;
-	MYSQL_ROW row;
-	/* the wait summary costs the server more than the rest together
-	 * (it adds up every thread's counters): read every few seconds */
-	bool waits = pace_every(&p->waits_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
-	out->waits_skipped = !waits;
-	char own[sizeof MY_OWN_SQL + 24] = "";
-	if (p->own_thread)
-		str_printf(own, sizeof own, MY_OWN_SQL, p->own_thread);
-	struct strbuf psq;
-	sb_init(&psq);
-	sb_printf(&psq, "%s%s%s%s", MY_PS_SQL, own, waits ? MY_WAITS_SQL : "",
-		  c->flavour == FLAVOUR_MYSQL ? MY_MDL_GATE_MYSQL : MY_MDL_GATE_MARIADB);
+	int k = 1;
+	if (r->stmts) {
+		double ms = my_mark_ms(r, k++);
+		pace_done(&p->stmt_pace, src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY);
+	}
+	if (r->waits) {
+		double ms = my_mark_ms(r, k);
+		p->waits_ms = ms;
+		double next = source_pace_next(src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY);
+		p->waits_pace.next = now + PACE_SUMMARY_EVERY_S > next ? now + PACE_SUMMARY_EVERY_S : next;
+	}
+}
+
+/* The statements of the performance_schema read into q. */
+static void my_ps_sql(struct source *src, const struct my_ps_read *r, bool quick, struct strbuf *q)
+{
+	sb_puts(q, MY_FILE_SQL);
+	if (r->stmts || r->waits)
+		sb_puts(q, MY_MARK_SQL);
+	if (r->stmts)
+		sb_puts(q, MY_STMT_SUM_SQL MY_MARK_SQL);
+	if (r->waits)
+		sb_puts(q, MY_WAITS_SQL MY_MARK_SQL);
 	/* the watched settings, one row each (numbers: the column stays one) */
 	for (int i = 0; quick && source_watched(src, i); i++)
-		sb_printf(&psq, " UNION ALL SELECT '" MY_VAR_ROW "%s', @@global.%s, 0", source_watched(src, i),
+		sb_printf(q, " UNION ALL SELECT '" MY_VAR_ROW "%s', @@global.%s, 0", source_watched(src, i),
 			  source_watched(src, i));
+}
+
+/* One row of the performance_schema read. */
+static void my_ps_row(struct source *src, struct sample *out, struct my_ps_read *r, MYSQL_ROW row)
+{
+	uint64_t wc, wps;
+	if (!row[0])
+		return;
+	if (strncmp(row[0], "w:", 2) == 0) {
+		if (out->waits && parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
+			wait_set_add(out->waits, row[0] + 2, wc, wps / 1000);
+	} else if (strncmp(row[0], MY_VAR_ROW, strlen(MY_VAR_ROW)) == 0) {
+		sample_setting(out, row[0] + strlen(MY_VAR_ROW), row[1]);
+		out->settings_checked = true;
+	} else if (strcmp(row[0], MY_MARK_ROW) == 0) {
+		if (r->nmark < 3)
+			r->mark[r->nmark++] = row[1] ? strtod(row[1], NULL) / 1000 : -1;
+	} else {
+		mysql_map_file(out, &src->caps, row[0], row[1], row[2]);
+	}
+}
+
+/* dbtop's own statements beside the statement summary they are part of
+ * (when the server counts them): the model takes them off its totals. */
+static void my_own_counters(const struct my_priv *p, struct sample *out, const struct my_ps_read *r)
+{
+	if (!r->stmts || !p->own_counted || !out->c[CTR_STMTS].present)
+		return;
+	sample_set(out, CTR_OWN_STMTS, r->own_n, 0);
+	sample_set(out, CTR_OWN_STMT_NS, r->own_ns, 0);
+}
+
+/* Redo and binlog file syncs from performance_schema at every refresh;
+ * the statement summary (COMMIT latency, statement counts) and the wait
+ * summary when due; when quick the watched settings (source_watched); in
+ * one round trip. Returns 0, or -1 (sample failed). */
+static int my_read_ps(struct source *src, struct sample *out, bool quick)
+{
+	struct my_priv *p = src->priv;
+	double now = clock_mono();
+	struct my_ps_read r = {.nmark = 0};
+	MYSQL_ROW row;
+	r.stmts = pace_due(&p->stmt_pace, now, false) && !source_first_reads_wait(src, FIRST_SUMMARY);
+	r.waits = now >= p->waits_pace.next && !source_first_reads_wait(src, FIRST_WAITS);
+	out->ctr_paced = !r.stmts;
+	r.own_n = p->own_n;
+	r.own_ns = p->own_ns;
+	out->waits_skipped = !r.waits;
+	struct strbuf psq;
+	sb_init(&psq);
+	my_ps_sql(src, &r, quick, &psq);
 	MYSQL_RES *res;
 	int rc = my_sample_query(src, out, psq.s, &res);
 	sb_free(&psq);
 	if (rc < 0)
 		return -1;
-	struct wait_set *ws = waits ? wait_set_new(WS_PERF_SCHEMA) : NULL;
-	out->waits = ws;
-	if (ws)
-		my_wait_note(c, ws);
-	while (res && (row = mysql_fetch_row(res))) {
-		uint64_t wc, wps;
-		if (row[0] && strncmp(row[0], "w:", 2) == 0) {
-			if (ws && parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
-				wait_set_add(ws, row[0] + 2, wc, wps / 1000);
-			continue;
-		}
-		if (row[0] && strncmp(row[0], MY_VAR_ROW, strlen(MY_VAR_ROW)) == 0) {
-			sample_setting(out, row[0] + strlen(MY_VAR_ROW), row[1]);
-			out->settings_checked = true;
-			continue;
-		}
-		if (row[0] && strcmp(row[0], "dbtop:mdl_waiting") == 0) {
-			if (!mysql_locks_count(row[1], mdl_waits))
-				*mdl_waits = 0;
-			continue;
-		}
-		mysql_map_file(out, c, row[0], row[1], row[2]);
+	if (r.waits) {
+		out->waits = wait_set_new(WS_PERF_SCHEMA);
+		my_wait_note(&src->caps, out->waits);
 	}
+	while (res && (row = mysql_fetch_row(res)))
+		my_ps_row(src, out, &r, row);
 	if (res)
 		mysql_free_result(res);
+	my_own_counters(p, out, &r);
+	my_ps_paced(src, &r, now);
 	return 0;
 }
 
-/* Without performance_schema: the metadata-lock gate, and when quick the
- * watched settings as more columns. Returns 0, or -1 (sample failed). */
-static int my_read_mdl_gate(struct source *src, struct sample *out, unsigned *mdl_waits, bool quick)
+/* The metadata-lock check (pending requests on MySQL 8, sessions in that
+ * state on MariaDB: it looks at every session) into *mdl_waits, read
+ * when due under --server-budget, else its last count; the lock pane says
+ * how old it is. Returns 0, or -1 (sample failed). */
+static int my_read_mdl(struct source *src, struct sample *out, unsigned *mdl_waits)
 {
-	MYSQL_ROW row;
+	struct my_priv *p = src->priv;
+	double now = clock_mono();
 	char q[MYL_SQL_MAX];
-	struct strbuf cols;
-	int n = 0;
-	sb_init(&cols);
-	for (; quick && source_watched(src, n); n++)
-		sb_printf(&cols, ", @@global.%s", source_watched(src, n));
-	mysql_locks_mdl_count_sql(src->caps.flavour, (unsigned)(src->query_timeout * 1000), cols.s ? cols.s : "",
-				  q, sizeof q);
-	sb_free(&cols);
+	MYSQL_ROW row;
 	MYSQL_RES *res;
+	*mdl_waits = p->mdl_last;
+	if ((p->mdl_mono > 0 && !pace_due(&p->mdl_pace, now, false)) || source_first_reads_wait(src, FIRST_LOCKS))
+		return 0;
+	mysql_locks_mdl_count_sql(src->caps.flavour, (unsigned)(src->query_timeout * 1000),
+				  ", TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))", q, sizeof q);
+	double q0 = out->query_ms;
 	if (my_sample_query(src, out, q, &res) < 0)
 		return -1;
+	double ms = out->query_ms - q0;
+	*mdl_waits = 0;
 	if (res && (row = mysql_fetch_row(res))) {
 		if (!mysql_locks_count(row[0], mdl_waits))
 			*mdl_waits = 0;
-		for (int i = 0; i < n && (int)mysql_num_fields(res) > i + 1; i++)
-			sample_setting(out, source_watched(src, i), row[i + 1]);
-		out->settings_checked = n > 0;
+		if (mysql_num_fields(res) > 1 && row[1] && strtod(row[1], NULL) > 0)
+			ms = strtod(row[1], NULL) / 1000;   /* the server's own time */
+	}
+	if (res)
+		mysql_free_result(res);
+	p->mdl_last = *mdl_waits;
+	p->mdl_mono = now;
+	p->mdl_ms = ms;
+	pace_done(&p->mdl_pace, src, now, ms, PACE_SHARE_SUMMARY);
+	return 0;
+}
+
+/* Without performance_schema, the watched settings (source_watched) as
+ * one row. Returns 0, or -1 (sample failed). */
+static int my_read_watched(struct source *src, struct sample *out)
+{
+	MYSQL_ROW row;
+	struct strbuf q;
+	int n = 0;
+	sb_init(&q);
+	for (; source_watched(src, n); n++)
+		sb_printf(&q, "%s@@global.%s", n ? ", " : "SELECT ", source_watched(src, n));
+	if (!n)
+		return 0;
+	MYSQL_RES *res;
+	int rc = my_sample_query(src, out, q.s, &res);
+	sb_free(&q);
+	if (rc < 0)
+		return -1;
+	if (res && (row = mysql_fetch_row(res))) {
+		for (int i = 0; i < n && (int)mysql_num_fields(res) > i; i++)
+			sample_setting(out, source_watched(src, i), row[i]);
+		out->settings_checked = true;
 	}
 	if (res)
 		mysql_free_result(res);
@@ -1783,7 +1913,7 @@ static int my_sample_digests(struct source *src, struct sample *out, bool busy, 
 	}
 	if (!c->ps_digests)
 		return 0;
-	if (!pace_due(&p->dg_pace, clock_mono(), busy)) {
+	if (!pace_due(&p->dg_pace, clock_mono(), busy) || source_first_reads_wait(src, FIRST_DIGESTS)) {
 		out->digests_skipped = true;   /* costly: read every few refreshes (--server-budget) */
 		if (p->fill_on && p->fb.rounds >= p->fill_rounds + FILL_MIN_ROUNDS) {
 			/* the sampled estimates are cheap: at every refresh that has
@@ -1847,8 +1977,9 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		return -1;
 	/* the settings in full every few seconds, the watched ones else */
 	bool quick = !want_settings;
-	if (c->ps_readable ? my_read_ps(src, out, &mdl_waits, quick) < 0 :
-			     my_read_mdl_gate(src, out, &mdl_waits, quick) < 0)
+	if (c->ps_readable ? my_read_ps(src, out, quick) < 0 : quick && my_read_watched(src, out) < 0)
+		return -1;
+	if (my_read_mdl(src, out, &mdl_waits) < 0)
 		return -1;
 	mysql_map_finish(out, c, p->restarts);
 	my_fill_decide(src, out);

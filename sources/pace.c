@@ -37,6 +37,12 @@ struct lock_set *source_locks_begin(struct source *src, struct sample *out, unsi
 	out->locks = ls;
 	ls->waiting = waiting;
 	*now = clock_mono();
+	if (waiting && source_first_reads_wait(src, FIRST_LOCKS)) {
+		/* the first frame first: the graph at the next refreshes */
+		ls->status = LOCKS_PENDING;
+		str_copy(ls->note, sizeof ls->note, FIRST_READ_NOTE);
+		return NULL;
+	}
 	struct lock_set *kept = source_locks_reuse(src, waiting, *now, busy);
 	if (kept) {
 		/* a costly graph read a moment ago (--server-budget) */
@@ -136,6 +142,9 @@ double source_subsample(struct source *src)
 		if (e > every)
 			every = e;
 	}
+	/* a target in the background looks once per refresh */
+	if (src->background && every < iv)
+		every = iv;
 	src->sub_every = every;
 	return every;
 }

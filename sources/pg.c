@@ -225,11 +225,16 @@ static const char *cell(const PGresult *r, int row, int col)
 	return PQgetvalue(r, row, col);
 }
 
-/* The n cells of row `row` of r (cell()) into cells. */
+/* The n cells of row `row` of r (cell()) into cells; one call per row
+ * of a digest read, so the bounds are checked once and a NULL (an empty
+ * value) is asked about only when the value is empty. */
 static void pg_cells(const PGresult *r, int row, const char **cells, int n)
 {
-	for (int k = 0; k < n; k++)
-		cells[k] = cell(r, row, k);
+	int nf = r && row < PQntuples(r) ? PQnfields(r) : 0;
+	for (int k = 0; k < n; k++) {
+		const char *v = k < nf ? PQgetvalue(r, row, k) : NULL;
+		cells[k] = v && (*v || !PQgetisnull(r, row, k)) ? v : NULL;
+	}
 }
 
 static void pg_close(struct source *src)
@@ -946,7 +951,8 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 	/* A large pg_stat_statements (its function builds every entry, however
 	 * few are asked for) is read every few refreshes under --server-budget;
 	 * the digest rates cover the time between reads. */
-	f->dg_read = f->dsql && pace_due(&p->dg_pace, clock_mono(), false);
+	f->dg_read = f->dsql && pace_due(&p->dg_pace, clock_mono(), false) &&
+		     !source_first_reads_wait(src, FIRST_DIGESTS);
 	if (f->dsql && !f->dg_read) {
 		f->dsql = NULL;
 		out->digests_skipped = true;
@@ -969,7 +975,8 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 		sb_puts(q, "; " PG_LOCKS_GATE_QUERY);
 	/* pg_wait_sampling's profile grows with sessions x events x queries:
 	 * read every few seconds (its rates cover the time between) */
-	f->wprof = p->ws == WS_PG_WAIT_SAMPLING && pace_every(&p->profile_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
+	f->wprof = p->ws == WS_PG_WAIT_SAMPLING && !source_first_reads_wait(src, FIRST_WAITS) &&
+		   pace_every(&p->profile_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
 	if (f->wprof)
 		sb_puts(q, "; " PG_WAIT_PROFILE_SQL);
 	out->waits_skipped = p->ws == WS_PG_WAIT_SAMPLING && !f->wprof;
@@ -1136,6 +1143,7 @@ static int pg_digest_set(struct source *src, struct sample *out, struct pg_refre
 		str_printf(where, sizeof where, " in %s", c->pgss_db);
 	str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s", c->pgss_version / 100,
 		   c->pgss_version % 100, where);
+	digest_set_reserve(set, (size_t)PQntuples(f->d));
 	for (int i = 0; i < PQntuples(f->d); i++) {
 		pg_cells(f->d, i, dc, PGD__COUNT);
 		pg_map_digest(set, dc);

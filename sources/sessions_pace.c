@@ -11,6 +11,13 @@
 
 struct session_set *source_sessions_reuse(struct source *src, double now, bool busy)
 {
+	if (source_first_reads_wait(src, FIRST_SESSIONS)) {
+		/* the first frame first: the list at the next refreshes */
+		struct session_set *w = session_set_new();
+		w->status = SESS_NOT_READ;
+		str_copy(w->note, sizeof w->note, FIRST_READ_NOTE);
+		return w;
+	}
 	bool due = pace_due_at(src->ss_next, now, busy);
 	if (!src->ss_last || src->ss_gen != src->conn_gen || src->ss_idle != src->sessions_idle || due)
 		return NULL;
@@ -35,6 +42,8 @@ struct session_set *source_sessions_reuse(struct source *src, double now, bool b
 
 bool source_sessions_due(const struct source *src, double now)
 {
+	if (source_first_reads_wait(src, FIRST_SESSIONS))
+		return false;
 	return !src->ss_last || src->ss_gen != src->conn_gen || src->ss_idle != src->sessions_idle ||
 	       now >= src->ss_next;
 }

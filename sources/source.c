@@ -200,6 +200,7 @@ int source_open(struct source *src, char *err, size_t errlen)
 	}
 	src->connected = true;
 	src->conn_gen++;
+	src->conn_samples = 0;
 	/* the devices under the log directories, once per connection */
 	src->host_io = false;
 	if (src->caps.logdev.state == LDS_NONE && src->caps.logdev.ndirs > 0) {
@@ -316,12 +317,19 @@ void source_tick(struct source *src, struct sample *out)
 		return;
 	}
 	src->backoff = BACKOFF_MIN;
+	src->conn_samples++;
 	src->last_error[0] = '\0';
 	if (src->host_io)
 		hostio_read(&src->caps.logdev, NULL, &out->logdev);
 	if (out->settings_fresh)
 		src->next_settings = now + src->settings_every;
 	source_settings_merge(src, out);
+}
+
+bool source_first_reads_wait(const struct source *src, unsigned rank)
+{
+	/* samples 0 and 1 give the first rates; the reads come at 2, 3, ... */
+	return src->stage_first && src->conn_samples < 2 + rank;
 }
 
 void sample_release(struct sample *s)

@@ -196,6 +196,16 @@ struct source {
 	/* the log devices (caps.logdev) were found on this host: their
 	 * /proc/diskstats counters are read with every sample */
 	bool host_io;
+	/* the first frame first (the screen): the costly first reads of a
+	 * connection (digests, lock graph, session list, summaries of every
+	 * thread) wait until its first two samples gave the rates, then come
+	 * one per refresh (source_first_reads_wait) */
+	bool stage_first;
+	unsigned conn_samples;     /* samples taken on this connection */
+	/* one of several targets, not on the screen (the fleet screen shows
+	 * its row only, or --batch with several targets): its looks between
+	 * refreshes come at most once per refresh */
+	volatile bool background;
 };
 
 /* What one statement of a backend came to: failed with the reason in err
@@ -250,6 +260,17 @@ void source_logdev_add(struct caps *c, const char *role, const char *path);
 
 void source_close(struct source *src);
 
+/* True while the costly first reads of this connection wait for the first
+ * rates (stage_first: the first two samples read the counters alone);
+ * after them, reads that are due come one per refresh, the order given by
+ * their rank (0: first), so no refresh of the start pays for two. */
+bool source_first_reads_wait(const struct source *src, unsigned rank);
+/* Ranks of the first reads (source_first_reads_wait): what matters most
+ * in an incident first. */
+enum { FIRST_LOCKS = 0, FIRST_DIGESTS, FIRST_SESSIONS, FIRST_SUMMARY, FIRST_WAITS };
+/* The note of a read that waits (source_first_reads_wait). */
+#define FIRST_READ_NOTE "first read right after the first rates"
+
 /* Pacing of a costly read under --server-budget: a read that took cost_ms
  * may take share (0..1) of the budget per refresh. Returns the monotonic
  * time of the next read: by the next refresh when it is cheap enough,
@@ -265,6 +286,11 @@ double source_pace_next(const struct source *src, double now, double cost_ms, do
 #define PACE_SHARE_LOCKS 0.5
 #define PACE_SHARE_DIGESTS 0.5
 #define PACE_SHARE_SAMPLING 0.5
+/* Share of each summary that adds up every thread or session of the
+ * server (MySQL / MariaDB: the statement and wait summaries, the
+ * metadata-lock check): cheap on an ordinary server, so read at every
+ * refresh; with thousands of sessions, every few. */
+#define PACE_SHARE_SUMMARY 0.25
 #define PACE_SUB_FLOOR_MS 2.0   /* looks cheaper than this keep --sample-hz */
 #define PACE_SUB_MIN_HZ 2.0     /* the budget never slows the looks below this */
 

@@ -665,6 +665,7 @@ static void sessions_tick(struct ui *u)
 	for (int i = 0; i < u->ntg; i++) {
 		struct ui_tgt *t = &u->tg[i];
 		bool want = shows && t == u->t;   /* only the shown target's list is read */
+		sampler_set_background(&t->sp, u->ntg > 1 && (u->screen == SCREEN_FLEET || t != u->t));
 		if (want == t->sessions_wanted && idle == t->sessions_idle)
 			continue;
 		t->sessions_wanted = want;

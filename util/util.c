@@ -304,7 +304,11 @@ static bool is_bidi(const unsigned char *p, size_t n)
 
 char *text_sanitize(char *s)
 {
-	unsigned char *p = (unsigned char *)s, *o = p;
+	unsigned char *p = (unsigned char *)s, *o;
+	/* printable ASCII stays as it is: skip it without copying */
+	while (*p >= 0x20 && *p < 0x7f)
+		p++;
+	o = p;
 	while (*p) {
 		size_t n = utf8_len(p);
 		if (n == 0) {

@@ -1350,6 +1350,31 @@ static bool pg_fx(struct fx *f, const char *file, struct caps *c)
 	return true;
 }
 
+/* The row mapping's numbers: integers, ms with fractions (rounded to the
+ * ns), exponents and odd shapes through strtod, NULL and garbage left out;
+ * the key from numeric ids, and a hostile id cleaned. */
+static void test_pg_map_numbers(void)
+{
+	struct digest_set *set = set_new(false);
+	const char *c1[PGD__COUNT] = {"10", "16384", "-4242", "t", "7", "12345.6789015", "0.0000004", "9007199254740993",
+				      "1e3", "abc", NULL, "1764400000.5", "db"};
+	pg_map_digest(set, c1);
+	const struct digest_row *r = &set->rows[0];
+	CHECK(strcmp(r->key, "10:16384:-4242:t") == 0, "pg_map: key of numeric ids");
+	CHECK(r->c[DG_CALLS] == 7, "pg_map: calls");
+	CHECK(r->c[DG_PLAN_NS] == 0, "pg_map: 0.0000004 ms rounds to 0 ns");
+	CHECK(r->c[DG_TOTAL_NS] == 12345678902ull, "pg_map: 12345.6789015 ms -> 12345678902 ns (rounded)");
+	CHECK(r->c[DG_ROWS] == 9007199254740993ull, "pg_map: 2^53 + 1 rows exactly (no double on the way)");
+	CHECK(r->c[DG_BLKS_HIT] == 1000, "pg_map: 1e3 through strtod");
+	CHECK(!(r->have >> DG_BLKS_READ & 1), "pg_map: garbage is not a number");
+	CHECK(!(r->have >> DG_WAL_BYTES & 1), "pg_map: NULL is not a number");
+	const char *c2[PGD__COUNT] = {"10", "1\x1b[2J", "5", "f", "1", "2", "0", "3", "4", "5", "6", NULL, "db"};
+	pg_map_digest(set, c2);
+	r = &set->rows[1];
+	CHECK(strchr(r->key, 0x1b) == NULL && strstr(r->key, ":f") != NULL, "pg_map: a hostile id is cleaned");
+	digest_set_free(set);
+}
+
 /* The set of sample n as the PostgreSQL source builds it: every row
  * through pg_map_digest, dealloc as the lost counter, texts by key. */
 static struct digest_set *pg_set(const struct caps *c, const struct fx *f, int n, struct strset *texts)
@@ -2812,6 +2837,7 @@ int main(void)
 	test_mariadb();
 	test_mysql_cells();
 	test_pg_sql();
+	test_pg_map_numbers();
 	test_pg13();
 	test_pg15();
 	test_pg17();

@@ -256,6 +256,45 @@ static void test_subsample(void)
 	CHECK(near(e, 0.1) && b.sub_cost_ms < 1, "a slow round trip with a cheap server look keeps --sample-hz");
 }
 
+/* The first frame first (stage_first): the first two samples read no
+ * costly first read, then one rank per refresh; a lock read asked for
+ * meanwhile says it is pending. A background target looks once per
+ * refresh. */
+static void test_first_reads(void)
+{
+	struct source src;
+	double now;
+	memset(&src, 0, sizeof src);
+	CHECK(!source_first_reads_wait(&src, FIRST_LOCKS), "first reads: nothing waits without stage_first (batch)");
+	src.stage_first = true;
+	CHECK(source_first_reads_wait(&src, FIRST_LOCKS) && source_first_reads_wait(&src, FIRST_WAITS),
+	      "first reads: the first sample reads none");
+	src.conn_samples = 2;
+	CHECK(!source_first_reads_wait(&src, FIRST_LOCKS) && source_first_reads_wait(&src, FIRST_DIGESTS),
+	      "first reads: the third sample reads the lock graph alone");
+	src.conn_samples = 3;
+	CHECK(!source_first_reads_wait(&src, FIRST_DIGESTS) && source_first_reads_wait(&src, FIRST_SESSIONS),
+	      "first reads: then the digests");
+	src.conn_samples = 1;
+	struct sample out;
+	memset(&out, 0, sizeof out);
+	CHECK(source_locks_begin(&src, &out, 500, false, &now) == NULL && out.locks &&
+		      out.locks->status == LOCKS_PENDING && out.locks->waiting == 500 && out.locks->note[0],
+	      "first reads: 500 waiting before the graph's first read -> pending, with a note");
+	lock_set_free(out.locks);
+	memset(&out, 0, sizeof out);
+	CHECK(source_locks_begin(&src, &out, 0, false, &now) == NULL && out.locks && out.locks->status == LOCKS_IDLE,
+	      "first reads: nothing waiting -> idle");
+	lock_set_free(out.locks);
+	static struct source_ops ops = {.name = "fast", .subsample = fast_sub};
+	sub_source(&src, &ops, 0);
+	src.background = true;
+	CHECK(near(source_subsample(&src), 1) && near(source_sub_hz(&src), 1),
+	      "background: one look per refresh instead of 10");
+	src.background = false;
+	CHECK(near(source_subsample(&src), 0.1), "on the screen again: --sample-hz");
+}
+
 /* The pacer both backends use: a paced read (the second at once, then by
  * its cost), the busy rule, the fixed cadence of a summary, and a lock
  * read's begin / end (idle, read and kept, the kept graph published). */
@@ -300,5 +339,6 @@ int main(void)
 	test_pace_next();
 	test_subsample();
 	test_reuse();
+	test_first_reads();
 	return tap_failed ? 1 : 0;
 }

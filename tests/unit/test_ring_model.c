@@ -505,6 +505,62 @@ static void test_history_settings(void)
 	model_free(&m);
 }
 
+/* A summary read every few refreshes (sample.ctr_paced): its counters are
+ * left out of the samples between; the rates stand with their age, and the
+ * next reading's rate spans from the last one. A counter missing without
+ * ctr_paced is still unavailable. */
+static void paced_sample(struct sample *s, double t, uint64_t commits, bool stmts, uint64_t n, uint64_t ns)
+{
+	up(s, t, 1);
+	sample_set(s, CTR_COMMITS, commits, 0);
+	s->ctr_paced = !stmts;
+	if (stmts) {
+		sample_set(s, CTR_COMMIT_STMTS, n, 0);
+		sample_set(s, CTR_COMMIT_NS, ns, 0);
+		sample_set(s, CTR_STMTS, 10 * n, 0);
+		sample_set(s, CTR_OWN_STMTS, 2 * n, 0);
+	}
+}
+
+static void test_paced(void)
+{
+	struct model m;
+	struct caps c;
+	struct sample s;
+
+	model_init(&m, 16);
+	make_caps(&c, ENGINE_MYSQL);
+	model_set_caps(&m, &c);
+	paced_sample(&s, 0, 100, true, 10, 10000000);
+	model_update(&m, &s);
+	paced_sample(&s, 1, 200, true, 20, 30000000);   /* 10 COMMITs, 20 ms: 2 ms each */
+	model_update(&m, &s);
+	CHECK_NEAR(m.cur[M_COMMIT_MS].v, 2.0, 1e-9, "paced: read at both refreshes -> 2 ms");
+	CHECK(m.age_s[M_COMMIT_MS] == 0, "paced: read now -> age 0");
+	paced_sample(&s, 2, 300, false, 0, 0);
+	model_update(&m, &s);
+	CHECK(m.cur[M_COMMIT_MS].st == RATE_OK && fabs(m.cur[M_COMMIT_MS].v - 2.0) < 1e-9,
+	      "paced: left out on purpose -> the last rate stands");
+	CHECK_NEAR(m.age_s[M_COMMIT_MS], 1.0, 1e-9, "paced: its age is 1 s");
+	CHECK(m.cur[M_COMMITS].st == RATE_OK && m.cur[M_COMMITS].v == 100.0, "paced: the status counters stay exact");
+	CHECK(m.age_s[M_COMMITS] == 0, "paced: commits/s is this refresh's");
+	paced_sample(&s, 3, 400, false, 0, 0);
+	model_update(&m, &s);
+	CHECK_NEAR(m.age_s[M_COMMIT_MS], 2.0, 1e-9, "paced: 2 s old at the next refresh");
+	paced_sample(&s, 4, 500, true, 50, 150000000);   /* 30 COMMITs in 3 s, 120 ms: 4 ms each */
+	model_update(&m, &s);
+	CHECK_NEAR(m.cur[M_COMMIT_MS].v, 4.0, 1e-9, "paced: the next reading spans the 3 s since the last");
+	CHECK_NEAR(m.cur[M_STMTS].v, (500.0 - 200 - (100 - 40)) / 3, 1e-9,
+		   "paced: statements/s net of dbtop's own over the 3 s");
+	CHECK(m.age_s[M_COMMIT_MS] == 0, "paced: read again -> age 0");
+	CHECK(model_counter(&m, CTR_COMMIT_STMTS)->v == 50, "paced: model_counter gives the reading");
+	up(&s, 5, 1);   /* missing without ctr_paced: unavailable */
+	sample_set(&s, CTR_COMMITS, 600, 0);
+	model_update(&m, &s);
+	CHECK(m.cur[M_COMMIT_MS].st == RATE_UNAVAIL, "paced: missing without ctr_paced -> UNAVAIL");
+	model_free(&m);
+}
+
 static void test_applies(void)
 {
 	struct model m;
@@ -615,5 +671,6 @@ int main(void)
 	test_history_settings();
 	test_applies();
 	test_runs();
+	test_paced();
 	return TAP_DONE();
 }
