@@ -63,7 +63,7 @@ static const struct tour_caption chain_cap[] = {
 
 static const struct tour_caption wal_cap[] = {
 	{0, "seed 004: asynchronous commits, wal_writer_delay = 10ms: [1] WAL syncs/s"},
-	{5, "the WAL writer wakes 100 times a second: the finding, [4] its waits"},
+	{5, "the finding counts the WAL writer's flushes a second; [4] their syncs"},
 	{10, "[5] tuning: wal_writer_delay's remedy is 1s; this user may set it"},
 	{15, "screen 5, a: wal_writer_delay = 1s through dbtop (ALTER SYSTEM + reload)"},
 	{18, "TUNED: WAL syncs/s fall (seed 004: wal_sync 44,758 -> 2,501 at 200 ms)"},

@@ -325,6 +325,9 @@ else
 	printf '%s\n' "$first" | head -9 | note
 fi
 wait_for m "filter /fsync/ ($nshown rows)" 5
+# the message 'filter /fsync/ on rates' holds the bottom row for a while:
+# the golden is the screen once the key bar is back
+wait_line m 29 "q Quit" 8
 golden m mariadb-filter-100x30
 # a bad pattern: error inline, prompt kept
 keys m /
