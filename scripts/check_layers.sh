@@ -17,6 +17,19 @@ LAYERS=(util core model config sources record tune run panes tui app)
 declare -A rank
 for i in "${!LAYERS[@]}"; do rank[${LAYERS[$i]}]=$i; done
 
+# normpath A/B/../C: REPLY=A/C (a leading .. stays), without a process
+normpath() {
+	local IFS=/ part out=()
+	for part in $1; do
+		case $part in
+		'' | .) ;;
+		..) if ((${#out[@]})) && [ "${out[-1]}" != .. ]; then unset 'out[-1]'; else out+=(..); fi ;;
+		*) out+=("$part") ;;
+		esac
+	done
+	REPLY="${out[*]}"
+}
+
 bad=0 files=0
 for dir in */; do
 	dir=${dir%/}
@@ -31,7 +44,10 @@ for dir in */; do
 		files=$((files + 1))
 		while IFS=: read -r line inc; do
 			# the folder the included file is in, resolved from the includer
-			target=$(realpath -m --relative-to=. "$dir/$inc")
+			# (in the shell: a process per include made this slow on a busy
+			# machine)
+			normpath "$dir/$inc"
+			target=$REPLY
 			tdir=${target%%/*}
 			[ "$tdir" = "$target" ] && tdir=.
 			if [ "$tdir" = "$dir" ]; then continue; fi
