@@ -815,7 +815,9 @@ static void read_config(int argc, char **argv, struct opts *o, struct target *t)
 		}
 		if (e->kind == UC_SWITCH && !e->on)
 			continue;
-		optarg = e->kind == UC_SWITCH ? NULL : e->value;
+		/* a switch's option reads no value; never NULL all the same */
+		static char no_value[1];
+		optarg = e->kind == UC_SWITCH || !e->value ? no_value : e->value;
 		if (!connection_opt(lo->val, o, t))
 			apply_opt(lo->val, o);
 	}
