@@ -22,8 +22,8 @@ JOBS=${JOBS:-2}
 for tool in dpkg-deb dpkg-shlibdeps dpkg-architecture dpkg-buildflags; do
     command -v "$tool" >/dev/null || { echo "mkdeb: $tool is missing (Debian: apt-get install dpkg-dev)" >&2; exit 1; }
 done
-version=$(sed -nE 's/^#define DBTOP_VERSION "([^"]+)".*/\1/p' app/main.c | head -1)
-[ -n "$version" ] || { echo "mkdeb: no DBTOP_VERSION in app/main.c" >&2; exit 1; }
+version=$(sed -n 1p VERSION 2>/dev/null)
+[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "mkdeb: no MAJOR.MINOR.PATCH on VERSION's first line" >&2; exit 1; }
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 stage=build-deb/stage
 rm -rf "$stage"

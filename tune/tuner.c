@@ -180,6 +180,7 @@ void tuner_init(struct tuner *tu, struct source *src, const char *legacy_key, bo
 			tu->v.orphans = 0;   /* they belong to the running one */
 			tu->v.elsewhere = true;
 		}
+		publish(tu); /* the view says why, and whose the changes are */
 		return;
 	}
 	if (read_only) {
