@@ -52,38 +52,40 @@ trap cleanup EXIT
 wre() {
     local i
     for ((i = 0; i < $3 * 20; i++)); do
-        T capture-pane -p -t "$1" 2>/dev/null | grep -qE -- "$2" && return 0
+        T capture-pane -p -t "=$1:" 2>/dev/null | grep -qE -- "$2" && return 0
         sleep 0.05
     done
     return 1
 }
-scr() { T capture-pane -p -t "$1" 2>/dev/null | grep -v '^ *$' | head -c 2500 | tr '\n' '|'; }
+# tmux targets are exact ("=NAME:"): a bare name is tried as a window name of
+# the newest session first, which another dbtop's window may match
+scr() { T capture-pane -p -t "=$1:" 2>/dev/null | grep -v '^ *$' | head -c 2500 | tr '\n' '|'; }
 # run SESSION TARGET [FLAGS [PREFIX]]: dbtop on a screen of its own (PREFIX: runuser/env before it);
 # its pid (without PREFIX) in $tmp/SESSION.pid, stderr in $tmp/SESSION.err; waits for UP
 run() {
     local target=
     [ -n "$2" ] && target="\"$2\""
-    T kill-session -t "$1" 2>/dev/null
+    T kill-session -t "=$1" 2>/dev/null
     rm -f "$tmp/$1.err"
     T new-session -d -s "$1" -x 200 -y 50 "sh -c 'echo \$\$ >$tmp/$1.pid; exec ${4:-} $DBTOP ${3:-} --interval 0.5 --connect-timeout 2 $target 2>$tmp/$1.err'; echo EXITED \$?; sleep 60"
     wre "$1" " UP " 15
 }
 # quit SESSION: q, and wait for dbtop to be gone (its revert and message done)
 quit() {
-    T send-keys -t "$1" q
+    T send-keys -t "=$1:" q
     wre "$1" "EXITED" 40
 }
 # apply SESSION ROWS FRAGMENT: screen 5, ROWS down, a, the confirmation shows FRAGMENT, y
 apply() {
-    T send-keys -t "$1" 5 g
+    T send-keys -t "=$1:" 5 g
     wre "$1" "^setting +now" 5 || return 1
     local i
-    for ((i = 0; i < $2; i++)); do T send-keys -t "$1" j; done
+    for ((i = 0; i < $2; i++)); do T send-keys -t "=$1:" j; done
     sleep 0.3
-    T send-keys -t "$1" a
+    T send-keys -t "=$1:" a
     wre "$1" "Change this setting\?" 5 || return 1
-    T capture-pane -p -t "$1" | tr -s ' \n' ' ' | grep -qF -- "$3" || return 1
-    T send-keys -t "$1" y
+    T capture-pane -p -t "=$1:" | tr -s ' \n' ' ' | grep -qF -- "$3" || return 1
+    T send-keys -t "=$1:" y
 }
 myv() { $M -N -e "SELECT @@GLOBAL.$1"; }
 my2() { mariadb --no-defaults -S "$tmp/my2/sock" -u root -N -B "$@"; }
@@ -135,7 +137,7 @@ pg15_start
 check "pg A back: synchronous_commit is still off there" eq_pg "$P15" synchronous_commit off
 run a "$DBTOP_PG15_ADMIN_URI"
 if wre a "Revert the changes an earlier dbtop left in force" 8; then ok "pg A back: the change is offered"; else nok "pg A back: no offer: $(scr a)"; fi
-T send-keys -t a y
+T send-keys -t =a: y
 if until_ok 8 eq_pg "$P15" synchronous_commit on; then ok "pg A back: y reverted it (on)"; else nok "pg A back: still $(pgv "$P15" synchronous_commit)"; fi
 quit a
 check "pg A back: no journal left" test "$(journals "$XDG_STATE_HOME")" = 0
@@ -182,7 +184,7 @@ kill -CONT "$my2_pid"
 check "mariadb A back: flush is still 2 there" until_ok 10 eq my2v innodb_flush_log_at_trx_commit 2
 run a "$URI_A"
 if wre a "Revert the changes an earlier dbtop left in force" 8; then ok "mariadb A back: the change is offered"; else nok "mariadb A back: no offer: $(scr a)"; fi
-T send-keys -t a y
+T send-keys -t =a: y
 if until_ok 8 eq my2v innodb_flush_log_at_trx_commit 1; then ok "mariadb A back: y reverted it (1)"; else nok "mariadb A back: still $(my2v innodb_flush_log_at_trx_commit)"; fi
 quit a
 check "mariadb A back: no journal left" test "$(journals "$XDG_STATE_HOME")" = 0
@@ -215,15 +217,15 @@ else
     nok "lock: not taken again after the reconnection (was $id1, now $(lk))"
 fi
 run b "mysql://dbtop_admin:adminpw@127.0.0.1:$DBTOP_MARIADB_PORT/dbtop_test"
-T send-keys -t b 5 g
+T send-keys -t =b: 5 g
 sleep 0.5
-T send-keys -t b j a
+T send-keys -t =b: j a
 if wre b "another running dbtop is tuning this server" 5; then
     ok "three ways: 127.0.0.1:PORT finds the same journal, locked: tuning off"
 else
     nok "three ways: 127.0.0.1 not refused: $(scr b)"
 fi
-T send-keys -t b y
+T send-keys -t =b: y
 sleep 1
 check "three ways: 127.0.0.1 changed nothing (sync_binlog 1)" eq myv sync_binlog 1
 # the second dbtop's words: the change in force is the running one's, which reverts it
@@ -361,7 +363,7 @@ if wre a "Revert the changes an earlier dbtop left in force" 8; then
 else
     nok "read-only: the journal looks locked: $(scr a)"
 fi
-T send-keys -t a y
+T send-keys -t =a: y
 check "read-only: ... and reverts (flush 1)" until_ok 8 eq myv innodb_flush_log_at_trx_commit 1
 quit a
 quit r
@@ -370,15 +372,15 @@ check "read-only: the journal is gone (removed by the writer once nothing is in 
 # ---- 6. q while an apply is in flight ----
 run a "$DBTOP_PG15_ADMIN_URI" "--query-timeout 15"
 backend=$($P15 -Atc "SELECT pid FROM pg_stat_activity WHERE application_name = 'dbtop' AND usename = 'postgres'")
-T send-keys -t a 5 g
+T send-keys -t =a: 5 g
 wre a "^setting +now" 5
-T send-keys -t a a
+T send-keys -t =a: a
 wre a "Change this setting\?" 5
 if [ -n "$backend" ] && [ "$(echo "$backend" | wc -l)" = 1 ]; then
     kill -STOP "$backend"
-    T send-keys -t a y
+    T send-keys -t =a: y
     sleep 0.3
-    T send-keys -t a q
+    T send-keys -t =a: q
     if wre a "waiting for the change being applied before quitting" 5; then
         ok "in flight: q waits for the apply (dbtop's backend $backend stopped)"
     else
