@@ -125,14 +125,24 @@ latency_stats() {
     grep -v timeout "$1" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print 0, "-", "-"; exit }
         m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print NR, v[NR], m }'
 }
-# check_keys LABEL FILE: >= 10 keys, none lost, max < 100 ms
+# check_keys LABEL FILE BASEFILE: >= 10 keys, none lost; no key as slow as
+# the 1 s query time-out (a screen that waited on the server would take at
+# least that); the median within 2x (+25 ms) of the same screen's median
+# while the server was healthy, measured in the same run (BASEFILE), so a
+# busy machine moves both sides
 check_keys() {
-    local to n mx md
+    local to n mx md bto bn bmx bmd lim
     read -r to n mx md < <(latency_stats "$2")
-    if [ "$to" = 0 ] && [ "$n" -ge 10 ] && awk -v m="$mx" 'BEGIN { exit !(m < 100) }'; then
-        ok "$1: max key latency $mx ms, median $md ms over $n keys"
+    read -r bto bn bmx bmd < <(latency_stats "$3")
+    if [ "$bn" -lt 3 ]; then
+        nok "$1: no baseline (healthy server): $bn keys answered, $bto not"
+        return
+    fi
+    lim=$(awk -v b="$bmd" 'BEGIN { printf "%.1f", 2 * b + 25 }')
+    if [ "$to" = 0 ] && [ "$n" -ge 10 ] && awk -v m="$mx" -v d="$md" -v l="$lim" 'BEGIN { exit !(m < 1000 && d <= l) }'; then
+        ok "$1: max key latency $mx ms, median $md ms over $n keys (healthy server, same run: median $bmd ms, max $bmx ms over $bn keys; limits: max < 1000 ms, median <= $lim ms)"
     else
-        nok "$1: max key latency $mx ms, median $md ms over $n keys, $to keys not answered within 3 s"
+        nok "$1: max key latency $mx ms, median $md ms over $n keys, $to keys not answered within 3 s (healthy server, same run: median $bmd ms, max $bmx ms over $bn keys; limits: max < 1000 ms, median <= $lim ms)"
     fi
 }
 # a dbtop screen in tmux session $1 (160x45) with the rest as arguments
@@ -194,6 +204,7 @@ freeze() {
         nok "$name frozen: no steady load before the freeze: $(scr "$s"); $(tail -c 300 "$j")"
         return
     fi
+    watch_keys "$s" 6 "$tmp/base.$name"
     pids=$(server_pids "$name") || { nok "$name frozen: no server pid"; return; }
     echo "$pids" >"$tmp/stopped.$name"
     t0=$(now_us)
@@ -202,7 +213,7 @@ freeze() {
     kill -CONT $pids
     tc=$(now_us)
     rm -f "$tmp/stopped.$name"
-    check_keys "$name frozen 30 s" "$tmp/frz.$name.lat"
+    check_keys "$name frozen 30 s" "$tmp/frz.$name.lat" "$tmp/base.$name.lat"
     local stl
     stl=$(grep -Eo 'STALLED: query exceeded [0-9.]+s' "$tmp/frz.$name.hdr" | head -1)
     if [ -n "$stl" ]; then
@@ -610,12 +621,13 @@ partition() {
         return
     fi
     ok "network partition: dbtop UP on $net.2:5432 in namespace $NS over veth"
+    watch_keys "$s" 6 "$tmp/netbase"
     ip netns exec "$NS" ip link set "$VB" down
     tc=$(now_us)
     watch_keys "$s" 20 "$tmp/net"
     ip netns exec "$NS" ip link set "$VB" up
     tl=$(now_us)
-    check_keys "network partition 20 s" "$tmp/net.lat"
+    check_keys "network partition 20 s" "$tmp/net.lat" "$tmp/netbase.lat"
     local st
     st=$(grep -Eo '^(STALLED|DOWN): [^|]*' "$tmp/net.hdr" | sed 's/retrying in [0-9]*s/retrying in Ns/' | sort | uniq -c | sort -rn | head -3 | sed 's/^ *//' | tr '\n' ';')
     if grep -Eq 'dbtop (STALLED|DOWN)' "$tmp/net.hdr" && grep -Eq '^(STALLED|DOWN): .*(time limit|timeout|timed out)' "$tmp/net.hdr"; then
