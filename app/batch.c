@@ -163,6 +163,36 @@ static void json_coverage(const struct model *m, struct strbuf *out)
 	sb_putc(out, '}');
 }
 
+/* The host's CPU beside the server (docs/batch.md: host_load): written
+ * when a sample carried it (live on the server's host, or a recording
+ * that has it). */
+static void json_host(const struct model *m, struct strbuf *out)
+{
+	const struct host_view *h = &m->host;
+	if (!h->seen)
+		return;
+#define R3(x) json_num(out, isfinite(x) ? d_round((x)*1000) / 1000 : NAN)
+	sb_puts(out, ",\"host_load\":{\"cpu_pressure_pct\":");
+	R3(h->cpu_some_pct);
+	sb_puts(out, ",\"run_queue\":");
+	R3(h->run_queue);
+	sb_printf(out, ",\"cpus\":%d,\"load1\":", h->ncpu);
+	R3(h->load1);
+	sb_printf(out, ",\"server_tasks\":%d,\"server_cpu_cores\":", h->srv_tasks);
+	R3(h->srv_cpu);
+	sb_puts(out, ",\"server_cpu_wait_ms\":");
+	R3(h->srv_wait_ms);
+	sb_puts(out, ",\"server_cpu_wait_pct\":");
+	R3(h->srv_wait_pct);
+#undef R3
+	sb_printf(out, ",\"busy\":%s,\"why\":", host_view_busy(h) ? "true" : "false");
+	if (h->ok || !h->why)
+		sb_puts(out, "null");
+	else
+		json_str(out, h->why);
+	sb_putc(out, '}');
+}
+
 /* The log devices (docs/batch.md: log_devices): written when
  * the source looked at them (a recording made before has none). */
 static void json_logdev(const struct model *m, struct strbuf *out)
@@ -327,6 +357,7 @@ void batch_json_events(const struct model *m, const char *host, int top, bool se
 		session_set_json(out, m->sessions ? m->sessions : &none);
 	}
 	json_logdev(m, out);
+	json_host(m, out);
 	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
 		  m->last.nqueries);
 }

@@ -51,6 +51,12 @@ struct caps {
 	 * the backend names the directories and says whether the server is on
 	 * this host; the driver finds the devices (sources/hostio.c). */
 	struct logdev_map logdev;
+	/* Where the server's process is, when it runs on this host (never
+	 * recorded): MySQL / MariaDB @@pid_file, PostgreSQL dbtop's own
+	 * backend (pg_backend_pid()). The driver finds the process from them
+	 * for the host's CPU figures (sources/hostload.c). */
+	char pid_file[160];
+	long backend_pid;
 };
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "repl.h"
 #include "logdev.h"
+#include "hostload.h"
 
 enum engine {
 	ENGINE_UNKNOWN = 0,
@@ -169,6 +170,10 @@ struct sample {
 	/* The log devices' /proc/diskstats counters (core/logdev.h), read by
 	 * the driver when the server is on this host; .read false otherwise. */
 	struct logdev_sample logdev;
+	/* The host's CPU pressure and the server tasks' CPU waits
+	 * (core/hostload.h), read by the driver when the server is on this
+	 * host; .read false otherwise. */
+	struct hostload_sample host;
 };
 
 /* Free what the sample owns (digests, lock waits, wait profile, sessions) and clear

@@ -475,6 +475,8 @@ void model_update(struct model *m, const struct sample *s)
 	update_sessions(m, s);
 	logdev_view_update(&m->ld, s->state == STATE_UP && !fresh_conn ? &p->logdev : NULL,
 			   s->state == STATE_UP ? &s->logdev : NULL, dt);
+	host_view_update(&m->host, s->state == STATE_UP && !fresh_conn ? &p->host : NULL,
+			 s->state == STATE_UP ? &s->host : NULL, dt);
 	if (s->state == STATE_UP && !fresh_conn && !s->waits && s->waits_skipped) {
 		wait_table_hold(&m->wt);
 	} else {

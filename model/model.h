@@ -12,6 +12,7 @@
 #include "findings.h"
 #include "locks.h"
 #include "logdev.h"
+#include "hostload.h"
 #include "sessions.h"
 #include "waits.h"
 #include "replication.h"
@@ -143,6 +144,7 @@ struct model {
 	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
 	struct repl_model repl;   /* synchronous replication (model/replication.h) */
 	struct logdev_view ld;    /* the log devices (caps.logdev): figures and history */
+	struct host_view host;    /* the host's CPU pressure beside the server, this interval */
 	struct finding_set findings; /* in force at the newest sample (findings_update) */
 	struct run_window runs;   /* the benchmark runs behind M_RUN_S / M_RUN_FSYNCS */
 };

@@ -94,6 +94,9 @@ char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t le
 /* The log device's row (not a metric: the device's own figures, beside the
  * server's sync latency, model/logdev.h). */
 #define ROW_LOGDEV M__COUNT
+/* The host's CPU beside the server (model/hostload.h): shown when dbtop
+ * runs on the server's host. */
+#define ROW_HOST (M__COUNT + 1)
 
 /* Rows of the pane, in order; indent marks a part of the row above. */
 static const struct {
@@ -116,6 +119,7 @@ static const struct {
 	{M_BINLOG_FSYNC_MS, "binlog sync ms", 0, 5, 50, true},
 	{M_WAL_SYNC_MS, "WAL sync ms", 0, 5, 50, true},
 	{ROW_LOGDEV, "log device", 0, 5, 50, true},
+	{ROW_HOST, "host CPU wait ms", 0, 0, 0, false},
 	{M_WAL_WRITE_MS, "WAL write ms", 0, 5, 50, false},
 	{M_REDO_BYTES, NULL, 0, 0, 0, false},
 	{M_WAL_BYTES, NULL, 0, 0, 0, false},
@@ -363,6 +367,12 @@ static int visible_rows(const struct model *m, const struct pane_view *v, int *i
 				idx[n++] = (int)i;
 			continue;
 		}
+		if (id == ROW_HOST) {
+			/* only where the server's host is this one */
+			if (m->host.seen && (pane_filter_match(v, row_label(i)) || pane_filter_match(v, "cpu")))
+				idx[n++] = (int)i;
+			continue;
+		}
 		if (!model_metric_applies(m, id) || m->cur[id].st == RATE_UNAVAIL)
 			continue;
 		/* benchmark runs: only while runs are seen */
@@ -391,6 +401,8 @@ static bool row_key(const struct model *m, int i)
 {
 	if (pane_rows[i].metric == ROW_LOGDEV)
 		return m->caps.logdev.state != LDS_NONE;
+	if (pane_rows[i].metric == ROW_HOST) /* kept when it explains slow commits */
+		return host_view_busy(&m->host);
 	return pane_rows[i].key;
 }
 
@@ -514,6 +526,7 @@ struct rate_cols {
 
 static void draw_logdev_row(const struct model *m, int r, bool sel, const struct rate_cols *c, struct canvas *cv,
 			    int y);
+static void draw_host_row(const struct model *m, int r, bool sel, const struct rate_cols *c, struct canvas *cv, int y);
 
 /* Pane row r at line y: label, value now, its history, min / max / avg
  * of the window. */
@@ -523,6 +536,10 @@ static void draw_rate_row(const struct model *m, int r, bool sel, const struct r
 	char cur[48];
 	if (id == ROW_LOGDEV) {
 		draw_logdev_row(m, r, sel, c, cv, y);
+		return;
+	}
+	if (id == ROW_HOST) {
+		draw_host_row(m, r, sel, c, cv, y);
 		return;
 	}
 	if (sel)
@@ -638,6 +655,74 @@ static void draw_logdev_row(const struct model *m, int r, bool sel, const struct
 	}
 }
 
+/* The host's CPU row: how long the server's threads wait for a CPU each
+ * time they run (the figure that tells a busy host from a slow disk), the
+ * kernel's CPU pressure and the run queue against the cores, and the
+ * server's CPU use at the end. */
+static void draw_host_row(const struct model *m, int r, bool sel, const struct rate_cols *c, struct canvas *cv, int y)
+{
+	const struct host_view *h = &m->host;
+	char cur[48], b[96];
+	if (sel)
+		cv_fill(cv, y, 0, c->labw, R_SELECTED);
+	cv_printf(cv, y, 0, sel ? R_SELECTED : R_LABEL, "%s", row_label(r));
+	struct rate rt = {.v = h->srv_wait_ms,
+			  .st = !h->ok                     ? RATE_INIT
+				: isfinite(h->srv_wait_ms) ? RATE_OK
+							   : RATE_UNDEF};
+	rates_format(M_WAL_SYNC_MS, &rt, cur, sizeof cur);
+	cv_text_right(cv, y, c->labw + c->curw, host_view_busy(h) ? R_WARN : value_role(r, &rt), cur);
+	struct strbuf s;
+	sb_init(&s);
+	if (isfinite(h->srv_wait_pct))
+		sb_printf(&s, " %s %.0f%% of its CPU time", host_view_busy(h) ? "server waits" : "waits",
+			  h->srv_wait_pct);
+	if (isfinite(h->cpu_some_pct))
+		sb_printf(&s, "  pressure %.0f%%", h->cpu_some_pct);
+	if (isfinite(h->run_queue))
+		sb_printf(&s, "  run queue %.0f/%d cores", h->run_queue, h->ncpu);
+	if (isfinite(h->load1))
+		sb_printf(&s, "  load %.2f", h->load1);
+	if (!h->ok && h->why)
+		sb_printf(&s, " %s", h->why);
+	text_fit(b, sizeof b, s.len ? s.s : "", c->sparkw, cv->utf8);
+	sb_free(&s);
+	cv_text(cv, y, c->labw + c->curw + 1, R_VALUE, b);
+	if (c->statw && isfinite(h->srv_cpu)) {
+		str_printf(b, sizeof b, "server CPU %.2f cores", h->srv_cpu);
+		cv_printf(cv, y, cv->w - c->statw, R_VALUE, "%*s", c->statw, b);
+	}
+}
+
+/* The host's CPU in full: what each figure is and where it comes from. */
+static void draw_host_details(const struct model *m, struct canvas *cv)
+{
+	const struct host_view *h = &m->host;
+	char t[320];
+	int y = 0;
+	cv_printf(cv, y++, 0, R_TITLE, "host CPU  (host_load)");
+	y = cv_wrap(cv, y, 0, R_LABEL,
+		    "the server's threads (MySQL / MariaDB) or processes (PostgreSQL): how long each "
+		    "waited for a CPU each time it ran (/proc/PID/task/TID/schedstat); the kernel's CPU pressure "
+		    "(/proc/pressure/cpu) and the run queue (/proc/stat)",
+		    cv->h);
+	if (!h->ok) {
+		if (y < cv->h)
+			cv_text(cv, y++, 0, R_NOTE, h->why ? h->why : "no figures yet");
+		return;
+	}
+	host_view_text(h, t, sizeof t);
+	y = cv_wrap(cv, y, 0, host_view_busy(h) ? R_WARN : R_VALUE, t, cv->h);
+	if (y < cv->h && isfinite(h->srv_cpu))
+		cv_printf(cv, y++, 0, R_VALUE, "the server uses %.2f of %d cores", h->srv_cpu, h->ncpu);
+	if (y < cv->h)
+		y = cv_wrap(cv, y, 0, R_NOTE,
+			    host_view_busy(h)
+				    ? "the server waits for a CPU: slow commits here are the host's, not the disk's"
+				    : "the server's tasks wait for a CPU less than half of the time they want one",
+			    cv->h);
+}
+
 /* The log device in full: the directories and what holds them, every
  * device's figures this interval, and the shown device's flush latency. */
 static void draw_logdev_details(const struct model *m, struct canvas *cv)
@@ -714,6 +799,8 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 		pane_clamp(v, n, 1);
 		if (pane_rows[idx[v->sel]].metric == ROW_LOGDEV)
 			draw_logdev_details(m, cv);
+		else if (pane_rows[idx[v->sel]].metric == ROW_HOST)
+			draw_host_details(m, cv);
 		else
 			draw_details(m, v, cv, idx[v->sel]);
 		return;

@@ -48,6 +48,8 @@ enum { C_LOGDEV = 14 };
 enum { S_REPL = 34 };
 /* counters left out on purpose (sample.ctr_paced) */
 enum { S_CTR_PACED = 35 };
+/* the host's CPU pressure and the server tasks' CPU waits (hostload_sample_io) */
+enum { S_HOSTLOAD = 36 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
 #define LKS_QUERY_LAST 1u
@@ -342,6 +344,27 @@ static void logdev_map_io(struct fio *c, struct logdev_map *m)
 		m->state = st < LDS__COUNT ? (enum logdev_state)st : LDS_UNSEEN;
 		m->ndirs = nd;
 		m->ndev = nv;
+	}
+}
+
+/* S_HOSTLOAD: u8 flags (1: PSI), u64 PSI cpu some µs, u32 runnable, u32
+ * CPUs, u32 load x 100, u32 server tasks read, u64 their run, delay (ns)
+ * and slices, cumulative since the connection. */
+static void hostload_sample_io(struct fio *c, struct hostload_sample *h)
+{
+	uint8_t fl = h->has_psi ? 1 : 0;
+	fio_u8(c, &fl);
+	fio_u64(c, &h->psi_cpu_some_us);
+	fio_u32(c, &h->procs_running);
+	fio_u32(c, &h->ncpu);
+	fio_u32(c, &h->load1_x100);
+	fio_u32(c, &h->srv_tasks);
+	fio_u64(c, &h->srv_run_ns);
+	fio_u64(c, &h->srv_delay_ns);
+	fio_u64(c, &h->srv_slices);
+	if (!c->out) {
+		h->has_psi = fl & 1;
+		h->read = true;
 	}
 }
 
@@ -1336,6 +1359,12 @@ int rec_write_sample(struct recorder *r, const struct sample *s, char *err, size
 	}
 	if (s->repl.kind != REPL_NONE)
 		put_repl(&b, &s->repl);
+	if (s->host.read) {
+		struct hostload_sample hs = s->host;
+		struct fio io = fio_writer(&f, false);
+		hostload_sample_io(&io, &hs);
+		put_field(&b, S_HOSTLOAD, f.s, f.len);
+	}
 	rc = write_record(r, REC_SAMPLE, &b, err, errlen);
 	sb_free(&b);
 	sb_free(&f);
@@ -1736,6 +1765,15 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	}
 	case S_REPL: read_repl(s, d, n); break;
+	case S_HOSTLOAD: {
+		struct hostload_sample hs;
+		memset(&hs, 0, sizeof hs);
+		struct fio io = fio_reader(d, n);
+		hostload_sample_io(&io, &hs);
+		if (fio_whole(&io))
+			s->host = hs;
+		break;
+	}
 	default: break;
 	}
 }

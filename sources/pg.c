@@ -590,8 +590,10 @@ static void pg_logdirs(struct source *src)
 	struct caps *c = &src->caps;
 	struct pg_results rs;
 	struct qres qr;
-	if (pg_run(src, "SELECT (SELECT setting FROM pg_settings WHERE name = 'data_directory'), "
-			"host(inet_server_addr())", &rs, &qr) < 0) {
+	if (pg_run(src,
+		   "SELECT (SELECT setting FROM pg_settings WHERE name = 'data_directory'), "
+		   "host(inet_server_addr()), pg_backend_pid()",
+		   &rs, &qr) < 0) {
 		p->own_xacts++;
 		c->logdev.state = LDS_UNSEEN;
 		str_printf(c->logdev.note, sizeof c->logdev.note, "data_directory is unreadable: %s", qr.err);
@@ -601,6 +603,11 @@ static void pg_logdirs(struct source *src)
 	const char *dir = rs.n > 0 ? cell(rs.r[0], 0, 0) : NULL, *addr = rs.n > 0 ? cell(rs.r[0], 0, 1) : NULL;
 	if (addr && *addr && !source_host_local(addr)) {
 		source_logdev_remote(c, addr);
+	} else if (rs.n > 0 && cell(rs.r[0], 0, 2)) {
+		c->backend_pid = strtol(cell(rs.r[0], 0, 2), NULL, 10);
+	}
+	if (c->logdev.state == LDS_REMOTE) {
+		/* the figures are not this host's */
 	} else if (!dir || !*dir) {
 		c->logdev.state = LDS_UNSEEN;
 		str_copy(c->logdev.note, sizeof c->logdev.note,

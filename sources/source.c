@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "hostio.h"
+#include "hostload.h"
 #include "../model/digests.h"
 #include "../model/events.h"
 #include "../model/locks.h"
@@ -207,6 +208,16 @@ int source_open(struct source *src, char *err, size_t errlen)
 		hostio_resolve(&src->caps.logdev, NULL);
 		src->host_io = src->caps.logdev.state == LDS_OK;
 	}
+	/* the host's CPU beside it: where the server is known to run here */
+	src->host_load = false;
+	if (src->caps.logdev.state == LDS_OK || src->caps.logdev.state == LDS_NOBLOCK ||
+	    src->caps.logdev.state == LDS_ZFS || src->caps.backend_pid > 0) {
+		if (src->caps.engine == ENGINE_POSTGRESQL)
+			hostload_find_pg(&src->hl, NULL, src->caps.backend_pid);
+		else
+			hostload_find_mysql(&src->hl, NULL, src->caps.pid_file);
+		src->host_load = true;
+	}
 	src->next_settings = 0;
 	src->nset_last = 0;   /* read in full first */
 	if (!src->start_wall)
@@ -321,6 +332,8 @@ void source_tick(struct source *src, struct sample *out)
 	src->last_error[0] = '\0';
 	if (src->host_io)
 		hostio_read(&src->caps.logdev, NULL, &out->logdev);
+	if (src->host_load)
+		hostload_read(&src->hl, NULL, &out->host);
 	if (out->settings_fresh)
 		src->next_settings = now + src->settings_every;
 	source_settings_merge(src, out);

@@ -13,6 +13,7 @@
 #include "../core/caps.h"
 #include "../core/sample.h"
 #include "../config/target.h"
+#include "hostload.h"
 
 struct source;
 
@@ -196,6 +197,10 @@ struct source {
 	/* the log devices (caps.logdev) were found on this host: their
 	 * /proc/diskstats counters are read with every sample */
 	bool host_io;
+	/* the server runs on this host: the host's CPU pressure and its
+	 * tasks' CPU waits are read with every sample (sources/hostload.c) */
+	bool host_load;
+	struct hostload_state hl;
 	/* the first frame first (the screen): the costly first reads of a
 	 * connection (digests, lock graph, session list, summaries of every
 	 * thread) wait until its first two samples gave the rates, then come

@@ -24,7 +24,7 @@ mariadb-commit-fsync 28 4 waits    ^wait/[a-z/_]+ +[a-z]+ +[0-9.]+ +[0-9.]+%
 mariadb-commit-fsync 28 5 tuning   ^innodb_flush_log_at_trx_commit +2 +1 +yes +dbtop set 2
 mariadb-commit-fsync 28 5 badge    ^ dbtop UP .* TUNED 1
 mariadb-commit-fsync 28 6 sessions ^sessions: [1-9][0-9]* \(
-pg-lock-chain        16 0 finding  ^!+ session [0-9]+, idle in its transaction, blocks
+pg-lock-chain        16 0 finding  ^!+ session [0-9]+, idle in its transaction( for [0-9.]+ s)?, blocks
 pg-lock-chain        16 2 digests  ^ *[0-9.]+% +[0-9.]+ .*UPDATE pgbench
 pg-lock-chain        16 3 locks    ^[0-9]+ waiting +1 root blocker
 pg-lock-chain        16 3 waiters  ^├ [0-9]+ waits

@@ -1,0 +1,73 @@
+/* hostload.c - the host's CPU pressure per interval. See hostload.h. */
+#include "hostload.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../util/util.h"
+
+void host_view_update(struct host_view *v, const struct hostload_sample *prev, const struct hostload_sample *cur,
+		      double dt)
+{
+	bool seen = v->seen || (cur && cur->read);
+	memset(v, 0, sizeof *v);
+	v->seen = seen;
+	v->cpu_some_pct = v->run_queue = v->load1 = v->srv_cpu = v->srv_wait_ms = v->srv_wait_pct = NAN;
+	if (!cur || !cur->read) {
+		v->why = "not read: the server is not on this host";
+		return;
+	}
+	v->ncpu = (int)cur->ncpu;
+	v->run_queue = cur->procs_running > 0 ? cur->procs_running - 1.0 : NAN;
+	v->load1 = cur->load1_x100 / 100.0;
+	v->srv_tasks = (int)cur->srv_tasks;
+	if (!prev || !prev->read || !(dt > 0)) {
+		v->why = "first reading";
+		return;
+	}
+	v->ok = true;
+	if (cur->has_psi && prev->has_psi && cur->psi_cpu_some_us >= prev->psi_cpu_some_us) {
+		v->cpu_some_pct = (double)(cur->psi_cpu_some_us - prev->psi_cpu_some_us) / (dt * 1e6) * 100;
+		if (v->cpu_some_pct > 100)
+			v->cpu_some_pct = 100;
+	}
+	if (cur->srv_tasks > 0 && cur->srv_slices >= prev->srv_slices && cur->srv_run_ns >= prev->srv_run_ns &&
+	    cur->srv_delay_ns >= prev->srv_delay_ns) {
+		double run = (double)(cur->srv_run_ns - prev->srv_run_ns),
+		       delay = (double)(cur->srv_delay_ns - prev->srv_delay_ns);
+		double slices = (double)(cur->srv_slices - prev->srv_slices);
+		v->srv_cpu = run / 1e9 / dt;
+		if (slices > 0)
+			v->srv_wait_ms = delay / slices / 1e6;
+		if (run + delay > 0)
+			v->srv_wait_pct = delay / (run + delay) * 100;
+	}
+}
+
+bool host_view_busy(const struct host_view *v)
+{
+	if (!v->ok)
+		return false;
+	if (isfinite(v->srv_wait_pct) && isfinite(v->srv_cpu))
+		return v->srv_wait_pct >= HOST_WAIT_BUSY_PCT && v->srv_cpu >= HOST_CPU_MIN_CORES;
+	return v->cpu_some_pct >= HOST_PSI_BUSY_PCT && v->ncpu > 0 && v->run_queue > v->ncpu;
+}
+
+void host_view_text(const struct host_view *v, char *buf, size_t len)
+{
+	struct strbuf b;
+	sb_init(&b);
+	if (isfinite(v->cpu_some_pct))
+		sb_printf(&b, "CPU pressure %.0f%%", v->cpu_some_pct);
+	if (isfinite(v->run_queue))
+		sb_printf(&b, "%srun queue %.0f on %d core%s", b.len ? ", " : "", v->run_queue, v->ncpu,
+			  v->ncpu == 1 ? "" : "s");
+	if (isfinite(v->srv_wait_ms))
+		sb_printf(&b,
+			  "%sthe server's threads wait %.2f ms for a CPU each time they run (%.0f%% of their time; "
+			  "%d read)",
+			  b.len ? ", " : "", v->srv_wait_ms, isfinite(v->srv_wait_pct) ? v->srv_wait_pct : 0,
+			  v->srv_tasks);
+	str_copy(buf, len, b.len ? b.s : "no host figures");
+	sb_free(&b);
+}

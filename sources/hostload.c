@@ -1,0 +1,292 @@
+/* hostload.c - the host's CPU pressure beside the server. See hostload.h. */
+#include "hostload.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/util.h"
+
+static const char *proc_of(const char *root)
+{
+	return root && *root ? root : "/proc";
+}
+
+/* A small file into buf (at most len - 1 bytes, NUL-terminated). Returns
+ * the length or -1. */
+static ssize_t slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0, r;
+	if (fd < 0)
+		return -1;
+	while ((size_t)n < len - 1) {
+		r = read(fd, buf + n, len - 1 - (size_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return n;
+}
+
+int hostload_parse_psi(const char *text, uint64_t *us)
+{
+	const char *t;
+	char *end;
+	if (!text || strncmp(text, "some ", 5) != 0)
+		return -1;
+	t = strstr(text, "total=");
+	if (!t || (strchr(text, '\n') && t > strchr(text, '\n')))
+		return -1;
+	t += 6;
+	if (!isdigit((unsigned char)*t))
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(t, &end, 10);
+	if (errno || end == t)
+		return -1;
+	*us = v;
+	return 0;
+}
+
+int hostload_parse_running(const char *text, uint32_t *n)
+{
+	const char *p = text;
+	while (p && *p) {
+		if (strncmp(p, "procs_running ", 14) == 0) {
+			char *end;
+			unsigned long v = strtoul(p + 14, &end, 10);
+			if (end == p + 14 || v > UINT32_MAX)
+				return -1;
+			*n = (uint32_t)v;
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+int hostload_parse_loadavg(const char *text, uint32_t *x100)
+{
+	char *end;
+	if (!text || !isdigit((unsigned char)*text))
+		return -1;
+	double v = strtod(text, &end);
+	if (end == text || !(v >= 0) || v > 4e7)
+		return -1;
+	*x100 = (uint32_t)(v * 100 + 0.5);
+	return 0;
+}
+
+int hostload_parse_schedstat(const char *text, uint64_t *run, uint64_t *delay, uint64_t *slices)
+{
+	unsigned long long a, b, c;
+	if (!text || sscanf(text, "%llu %llu %llu", &a, &b, &c) != 3)
+		return -1;
+	*run = a;
+	*delay = b;
+	*slices = c;
+	return 0;
+}
+
+void hostload_account(struct hostload_state *st, const struct hostload_task *cur, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct hostload_task *c = &cur[i];
+		for (int k = 0; k < st->nprev; k++) {
+			const struct hostload_task *p = &st->prev[k];
+			if (p->tid != c->tid)
+				continue;
+			/* the same id counting back: another task took it */
+			if (c->run >= p->run && c->delay >= p->delay && c->slices >= p->slices) {
+				st->run += c->run - p->run;
+				st->delay += c->delay - p->delay;
+				st->slices += c->slices - p->slices;
+			}
+			break;
+		}
+	}
+	if (n > HOSTLOAD_TASKS_MAX)
+		n = HOSTLOAD_TASKS_MAX;
+	memcpy(st->prev, cur, (size_t)n * sizeof *cur);
+	st->nprev = n;
+}
+
+/* The command name of a process ("" when unreadable). */
+static void comm_of(const char *procroot, long pid, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	str_printf(path, sizeof path, "%s/%ld/comm", proc_of(procroot), pid);
+	if (slurp(path, out, len) < 0)
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static void st_reset(struct hostload_state *st)
+{
+	memset(st, 0, sizeof *st);
+}
+
+void hostload_find_mysql(struct hostload_state *st, const char *procroot, const char *pid_file)
+{
+	char buf[64], comm[32];
+	st_reset(st);
+	st->threads = 1;
+	if (!pid_file || !*pid_file) {
+		str_copy(st->why, sizeof st->why, "the server named no pid file (@@pid_file)");
+		return;
+	}
+	if (slurp(pid_file, buf, sizeof buf) <= 0) {
+		str_printf(st->why, sizeof st->why, "its pid file is not readable here (%s): %.80s", strerror(errno),
+			   pid_file);
+		text_sanitize(st->why);
+		return;
+	}
+	char *end;
+	long pid = strtol(buf, &end, 10);
+	if (end == buf || pid <= 0 || pid > INT_MAX) {
+		str_copy(st->why, sizeof st->why, "its pid file holds no process id");
+		return;
+	}
+	comm_of(procroot, pid, comm, sizeof comm);
+	if (strcmp(comm, "mariadbd") != 0 && strcmp(comm, "mysqld") != 0) {
+		str_printf(st->why, sizeof st->why, "process %ld of its pid file is not mariadbd / mysqld here (%s)",
+			   pid, comm[0] ? comm : "gone");
+		text_sanitize(st->why);
+		return;
+	}
+	st->pid = (int)pid;
+}
+
+void hostload_find_pg(struct hostload_state *st, const char *procroot, long backend_pid)
+{
+	char path[PATH_MAX], buf[2048], comm[32];
+	st_reset(st);
+	st->threads = 0;
+	if (backend_pid <= 0) {
+		str_copy(st->why, sizeof st->why, "dbtop's backend gave no process id");
+		return;
+	}
+	comm_of(procroot, backend_pid, comm, sizeof comm);
+	if (strncmp(comm, "postgres", 8) != 0) {
+		str_printf(st->why, sizeof st->why,
+			   "dbtop's backend (process %ld) is not a postgres process here: the "
+			   "server runs in another process namespace",
+			   backend_pid);
+		return;
+	}
+	str_printf(path, sizeof path, "%s/%ld/status", proc_of(procroot), backend_pid);
+	if (slurp(path, buf, sizeof buf) <= 0) {
+		str_copy(st->why, sizeof st->why, "dbtop's backend's /proc status is not readable");
+		return;
+	}
+	const char *pp = strstr(buf, "\nPPid:");
+	long ppid = pp ? strtol(pp + 6, NULL, 10) : 0;
+	comm_of(procroot, ppid, comm, sizeof comm);
+	if (ppid <= 1 || ppid > INT_MAX ||
+	    (strncmp(comm, "postgres", 8) != 0 && strncmp(comm, "postmaster", 10) != 0)) {
+		str_copy(st->why, sizeof st->why, "the postmaster (dbtop's backend's parent) was not found");
+		return;
+	}
+	st->pid = (int)ppid;
+}
+
+/* The ids of the server's tasks: pid's threads, or its children. */
+static int task_ids(const struct hostload_state *st, const char *procroot, int *ids, int max)
+{
+	char path[PATH_MAX];
+	int n = 0;
+	if (st->threads) {
+		str_printf(path, sizeof path, "%s/%d/task", proc_of(procroot), st->pid);
+		DIR *d = opendir(path);
+		struct dirent *e;
+		if (!d)
+			return -1;
+		while ((e = readdir(d)) && n < max) {
+			char *end;
+			long t = strtol(e->d_name, &end, 10);
+			if (*end == '\0' && t > 0 && t <= INT_MAX)
+				ids[n++] = (int)t;
+		}
+		closedir(d);
+		return n;
+	}
+	char buf[8192];
+	str_printf(path, sizeof path, "%s/%d/task/%d/children", proc_of(procroot), st->pid, st->pid);
+	if (slurp(path, buf, sizeof buf) < 0)
+		return -1;
+	for (char *p = buf; *p && n < max;) {
+		char *end;
+		long t = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (t > 0 && t <= INT_MAX)
+			ids[n++] = (int)t;
+		p = end;
+	}
+	return n;
+}
+
+int hostload_read(struct hostload_state *st, const char *procroot, struct hostload_sample *out)
+{
+	char path[PATH_MAX], buf[4096];
+	const char *pr = proc_of(procroot);
+	memset(out, 0, sizeof *out);
+	str_printf(path, sizeof path, "%s/pressure/cpu", pr);
+	if (slurp(path, buf, sizeof buf) > 0 && hostload_parse_psi(buf, &out->psi_cpu_some_us) == 0)
+		out->has_psi = true;
+	str_printf(path, sizeof path, "%s/stat", pr);
+	{
+		/* procs_running is near the end of /proc/stat: read it whole */
+		char big[65536];
+		if (slurp(path, big, sizeof big) > 0)
+			(void)hostload_parse_running(big, &out->procs_running);
+	}
+	str_printf(path, sizeof path, "%s/loadavg", pr);
+	if (slurp(path, buf, sizeof buf) > 0)
+		(void)hostload_parse_loadavg(buf, &out->load1_x100);
+	long nc = sysconf(_SC_NPROCESSORS_ONLN);
+	out->ncpu = nc > 0 ? (uint32_t)nc : 0;
+	if (!out->has_psi && !out->procs_running && !out->load1_x100)
+		return -1;
+	out->read = true;
+	if (st && st->pid > 0) {
+		int ids[HOSTLOAD_TASKS_MAX];
+		struct hostload_task cur[HOSTLOAD_TASKS_MAX];
+		int n = task_ids(st, procroot, ids, HOSTLOAD_TASKS_MAX), k = 0;
+		for (int i = 0; i < n; i++) {
+			if (st->threads)
+				str_printf(path, sizeof path, "%s/%d/task/%d/schedstat", pr, st->pid, ids[i]);
+			else
+				str_printf(path, sizeof path, "%s/%d/schedstat", pr, ids[i]);
+			if (slurp(path, buf, sizeof buf) <= 0)
+				continue;
+			cur[k].tid = ids[i];
+			if (hostload_parse_schedstat(buf, &cur[k].run, &cur[k].delay, &cur[k].slices) == 0)
+				k++;
+		}
+		if (n < 0) {
+			str_copy(st->why, sizeof st->why, "the server's process ended (a restart)");
+			st->pid = 0;
+		} else {
+			hostload_account(st, cur, k);
+			out->srv_tasks = (uint32_t)k;
+			out->srv_run_ns = st->run;
+			out->srv_delay_ns = st->delay;
+			out->srv_slices = st->slices;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* hostload.h - the host's CPU pressure beside the server (core/hostload.h):
+ * finding the server's process once per connection and reading the
+ * pressure, the run queue and the server tasks' CPU waits once per
+ * refresh. The parsers are pure (tests/unit/test_hostload.c); the readers
+ * take a proc root ("" or NULL: /proc) so tests can point them at a copy. */
+#ifndef DBTOP_SOURCES_HOSTLOAD_H
+#define DBTOP_SOURCES_HOSTLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/hostload.h"
+
+/* One server task between two readings. */
+struct hostload_task {
+	int tid;
+	uint64_t run, delay, slices;
+};
+
+/* What the driver keeps for one connection. */
+struct hostload_state {
+	int pid;     /* the server's main process; 0: not found (why says so) */
+	int threads; /* 1: the tasks are pid's threads (MySQL / MariaDB); 0: its child processes (PostgreSQL) */
+	char why[160];
+	int nprev;
+	struct hostload_task prev[HOSTLOAD_TASKS_MAX];
+	uint64_t run, delay, slices; /* cumulative since the connection */
+};
+
+/* "some avg10=.. avg60=.. avg300=.. total=N" (the first line of
+ * /proc/pressure/cpu): N into *us. Returns 0, or -1 when it is not there. */
+int hostload_parse_psi(const char *text, uint64_t *us);
+/* "procs_running N" of /proc/stat. Returns 0 or -1. */
+int hostload_parse_running(const char *text, uint32_t *n);
+/* The first figure of /proc/loadavg x 100. Returns 0 or -1. */
+int hostload_parse_loadavg(const char *text, uint32_t *x100);
+/* "RUN_NS DELAY_NS SLICES" of a task's schedstat. Returns 0 or -1. */
+int hostload_parse_schedstat(const char *text, uint64_t *run, uint64_t *delay, uint64_t *slices);
+/* Add the tasks of this reading (cur, n) to the cumulative sums: each
+ * task also in st->prev adds what it did in between (a task that went
+ * back, a reused id, adds nothing); then cur becomes st->prev. */
+void hostload_account(struct hostload_state *st, const struct hostload_task *cur, int n);
+
+/* Find the server: MySQL / MariaDB from its pid file (@@pid_file), checked
+ * to be a mariadbd / mysqld process; PostgreSQL from dbtop's own backend
+ * (pg_backend_pid()): its parent, the postmaster. On failure st->pid is 0
+ * and st->why says why. */
+void hostload_find_mysql(struct hostload_state *st, const char *procroot, const char *pid_file);
+void hostload_find_pg(struct hostload_state *st, const char *procroot, long backend_pid);
+
+/* One refresh into out: the host's figures always (out->read), the server
+ * tasks' when st->pid is found. Returns 0, or -1 when nothing was read. */
+int hostload_read(struct hostload_state *st, const char *procroot, struct hostload_sample *out);
+
+#endif

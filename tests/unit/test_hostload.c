@@ -1,0 +1,170 @@
+/* test_hostload.c - the host's CPU beside the server: the /proc parsers,
+ * the per-task sums across readings (a task gone, a reused id), the
+ * server found on a fake /proc tree, the figures per interval and what
+ * counts as a busy host; and one reading of this machine's /proc. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../model/hostload.h"
+#include "../../sources/hostload.h"
+#include "../../util/util.h"
+#include "tap.h"
+
+static void test_parsers(void)
+{
+	uint64_t us = 0, a = 0, b = 0, c = 0;
+	uint32_t n = 0, l = 0;
+	CHECK(hostload_parse_psi("some avg10=64.75 avg60=45.29 avg300=14.59 total=54282879\nfull avg10=0.00 avg60=0.00 "
+				 "avg300=0.00 total=0\n", &us) == 0 && us == 54282879,
+	      "PSI: the some line's total");
+	CHECK(hostload_parse_psi("full avg10=0.00 total=12\n", &us) < 0, "PSI: no some line: not read");
+	CHECK(hostload_parse_psi("some avg10=1.00\nfull total=5\n", &us) < 0, "PSI: a total on the full line only: not read");
+	CHECK(hostload_parse_psi("some total=x", &us) < 0, "PSI: a total that is no number: not read");
+	CHECK(hostload_parse_running("cpu  1 2 3\nintr 5 6\nctxt 9\nprocs_running 4\nprocs_blocked 0\n", &n) == 0 && n == 4,
+	      "/proc/stat: procs_running");
+	CHECK(hostload_parse_running("cpu  1 2 3\n", &n) < 0, "/proc/stat without procs_running: not read");
+	CHECK(hostload_parse_loadavg("2.77 0.96 0.34 4/99 7572\n", &l) == 0 && l == 277, "/proc/loadavg: 2.77 -> 277");
+	CHECK(hostload_parse_loadavg("-1 0 0", &l) < 0, "/proc/loadavg: a negative load: not read");
+	CHECK(hostload_parse_schedstat("5519799 4498212 3\n", &a, &b, &c) == 0 && a == 5519799 && b == 4498212 && c == 3,
+	      "schedstat: run, delay, slices");
+	CHECK(hostload_parse_schedstat("12 13\n", &a, &b, &c) < 0, "schedstat with two figures: not read");
+}
+
+static void test_account(void)
+{
+	struct hostload_state st;
+	memset(&st, 0, sizeof st);
+	struct hostload_task r1[] = {{10, 1000, 500, 10}, {11, 2000, 0, 5}};
+	hostload_account(&st, r1, 2);
+	CHECK(st.run == 0 && st.delay == 0 && st.slices == 0, "the first reading adds nothing");
+	struct hostload_task r2[] = {{10, 1600, 900, 14}, {12, 99999, 99999, 99}};
+	hostload_account(&st, r2, 2);
+	CHECK(st.run == 600 && st.delay == 400 && st.slices == 4,
+	      "task 10 adds what it did in between; 11 gone adds nothing; 12 new adds nothing");
+	struct hostload_task r3[] = {{10, 100, 50, 1}, {12, 100999, 100999, 100}};
+	hostload_account(&st, r3, 2);
+	CHECK(st.run == 1600 && st.delay == 1400 && st.slices == 5,
+	      "id 10 counting back (another task took it) adds nothing; 12 adds its interval");
+}
+
+/* a fake /proc: process PID with comm, status, threads and children */
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	str_printf(path, sizeof path, "%s/%s", dir, rel);
+	char *sl = strrchr(path, '/');
+	*sl = '\0';
+	char cmd[600];
+	str_printf(cmd, sizeof cmd, "mkdir -p '%s'", path);
+	if (system(cmd) != 0)
+		return;
+	*sl = '/';
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void test_fake_proc(void)
+{
+	char root[] = "/tmp/dbtop-hostload.XXXXXX";
+	if (!mkdtemp(root)) {
+		CHECK(0, "a temporary directory");
+		return;
+	}
+	char pidf[600];
+	str_printf(pidf, sizeof pidf, "%s/mysqld.pid", root);
+	put(root, "mysqld.pid", "4242\n");
+	put(root, "4242/comm", "mariadbd\n");
+	put(root, "4242/task/4242/schedstat", "1000000 0 10\n");
+	put(root, "4242/task/4250/schedstat", "3000000 1000000 20\n");
+	put(root, "pressure/cpu", "some avg10=10.00 avg60=1.00 avg300=0.10 total=1000000\n");
+	put(root, "stat", "cpu 1 2\nprocs_running 3\n");
+	put(root, "loadavg", "1.50 1.00 0.50 3/90 1\n");
+	struct hostload_state st;
+	struct hostload_sample s1, s2;
+	hostload_find_mysql(&st, root, pidf);
+	CHECK(st.pid == 4242 && st.threads == 1, "MariaDB: the pid file's process, a mariadbd");
+	CHECK(hostload_read(&st, root, &s1) == 0 && s1.read && s1.has_psi && s1.procs_running == 3 &&
+		      s1.load1_x100 == 150 && s1.srv_tasks == 2,
+	      "the first reading: PSI, run queue, load and two threads");
+	put(root, "4242/task/4250/schedstat", "5000000 4000000 30\n");
+	put(root, "4242/task/4242/schedstat", "1500000 0 12\n");
+	put(root, "pressure/cpu", "some avg10=10.00 avg60=1.00 avg300=0.10 total=1700000\n");
+	CHECK(hostload_read(&st, root, &s2) == 0 && s2.srv_run_ns == 2500000 && s2.srv_delay_ns == 3000000 &&
+		      s2.srv_slices == 12,
+	      "the second reading: the threads' run, delay and slices in between");
+	struct host_view v;
+	memset(&v, 0, sizeof v);
+	host_view_update(&v, NULL, &s1, 1);
+	CHECK(v.seen && !v.ok && v.why && strstr(v.why, "first"), "one reading: seen, no interval yet");
+	host_view_update(&v, &s1, &s2, 1.0);
+	CHECK(v.ok && fabs(v.cpu_some_pct - 70) < 1e-9 && v.run_queue == 2 && v.ncpu > 0, "PSI 0.7 s of 1 s: 70%");
+	CHECK(fabs(v.srv_wait_ms - 0.25) < 1e-9 && fabs(v.srv_wait_pct - 3000000.0 / 5500000 * 100) < 1e-9 &&
+		      fabs(v.srv_cpu - 0.0025) < 1e-9,
+	      "the server's wait: 3 ms over 12 runs = 0.25 ms, 55% of run + wait, 0.0025 cores");
+	CHECK(!host_view_busy(&v), "0.0025 cores are not a busy server, whatever the share");
+	v.srv_cpu = 0.5;
+	CHECK(host_view_busy(&v), "55% waiting on 0.5 cores: busy");
+	v.srv_wait_pct = 20;
+	CHECK(!host_view_busy(&v), "20% waiting: not busy");
+	v.srv_wait_pct = v.srv_cpu = v.srv_wait_ms = NAN;
+	v.ncpu = 2;
+	v.run_queue = 6;
+	v.cpu_some_pct = 85;
+	CHECK(host_view_busy(&v), "the server's tasks unread: PSI 85% and 6 runnable on 2 cores: busy");
+	v.run_queue = 1;
+	CHECK(!host_view_busy(&v), "PSI 85% but 1 runnable on 2 cores: not busy");
+	char t[240];
+	v.run_queue = 6;
+	host_view_text(&v, t, sizeof t);
+	CHECK_STR(t, "CPU pressure 85%, run queue 6 on 2 cores", "the host in words");
+
+	/* a pid file naming another program, a missing one */
+	put(root, "4242/comm", "bash\n");
+	hostload_find_mysql(&st, root, pidf);
+	CHECK(st.pid == 0 && strstr(st.why, "not mariadbd"), "a pid file's process that is not the server: not used");
+	hostload_find_mysql(&st, root, "/nonexistent/x.pid");
+	CHECK(st.pid == 0 && strstr(st.why, "not readable"), "an unreadable pid file: said");
+	CHECK(hostload_read(&st, root, &s1) == 0 && s1.read && s1.srv_tasks == 0,
+	      "no server process: the host's figures still");
+
+	/* PostgreSQL: the backend's parent and its children */
+	put(root, "777/comm", "postgres\n");
+	put(root, "777/status", "Name:\tpostgres\nPPid:\t700\n");
+	put(root, "700/comm", "postgres\n");
+	put(root, "700/task/700/children", "701 777 702 ");
+	put(root, "701/schedstat", "100 10 1\n");
+	put(root, "777/schedstat", "200 20 2\n");
+	put(root, "702/schedstat", "300 30 3\n");
+	hostload_find_pg(&st, root, 777);
+	CHECK(st.pid == 700 && st.threads == 0, "PostgreSQL: the postmaster, dbtop's backend's parent");
+	CHECK(hostload_read(&st, root, &s1) == 0 && s1.srv_tasks == 3, "PostgreSQL: its three children read");
+	hostload_find_pg(&st, root, 999);
+	CHECK(st.pid == 0 && strstr(st.why, "another process namespace"), "a backend pid not here: said why");
+	char cmd[600];
+	str_printf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		CHECK(0, "cleanup");
+}
+
+static void test_this_host(void)
+{
+	struct hostload_sample s;
+	CHECK(hostload_read(NULL, NULL, &s) == 0 && s.read && s.ncpu > 0 && s.procs_running >= 1,
+	      "this machine's /proc: read, at least one CPU and one runnable task (this one)");
+}
+
+int main(void)
+{
+	test_parsers();
+	test_account();
+	test_fake_proc();
+	test_this_host();
+	return tap_failed ? 1 : 0;
+}
