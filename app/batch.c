@@ -306,6 +306,8 @@ void batch_json_events(const struct model *m, const char *host, int top, bool se
 		json_str(out, metric_defs[i].key);
 		sb_putc(out, ':');
 		json_num(out, m->cur[i].st == RATE_OK ? m->cur[i].v : NAN);
+		if (m->cur[i].st == RATE_OK && m->cur[i].est) /* keys are plain words */
+			sb_printf(out, ",\"%s_estimate\":true", metric_defs[i].key);
 	}
 	json_rates_age(m, out);
 	sb_puts(out, ",\"settings\":{");

@@ -931,3 +931,20 @@ size_t digest_table_top(const struct digest_table *t, enum dg_sort key, bool cum
 		out[i] = &t->e[l->idx[i]];
 	return got;
 }
+
+const struct digest_entry *digest_table_commit(const struct digest_table *t)
+{
+	const struct digest_entry *top[16];
+	size_t n = digest_table_top(t, DGS_TOTAL, false, top, 16);
+	for (size_t i = 0; i < n; i++) {
+		const char *q = top[i]->last.text;
+		if (!q)
+			continue;
+		while (*q == ' ')
+			q++;
+		if (strncasecmp(q, "COMMIT", 6) == 0 ||
+		    (strncasecmp(q, "END", 3) == 0 && (q[3] == '\0' || q[3] == ' ' || q[3] == ';')))
+			return top[i];
+	}
+	return NULL;
+}

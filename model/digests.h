@@ -184,6 +184,9 @@ void digest_table_init(struct digest_table *t);
 /* True when e is a sampled estimate in a set of exact digests (the
  * statements the digests miss, sampled from the sessions: "s:" keys). */
 bool digest_is_estimate(const struct digest_table *t, const struct digest_entry *e);
+/* The COMMIT digest among this interval's top 16 by time (MySQL "COMMIT";
+ * PostgreSQL "COMMIT" or pgbench's "END"), or NULL. */
+const struct digest_entry *digest_table_commit(const struct digest_table *t);
 /* Scale the estimates' time this interval to total_ms_per_s, what the
  * server measured for the statements they stand for: the sampling gives
  * each one's share, the server the sum (never more: sessions cannot

@@ -76,23 +76,10 @@ static double rate(const struct model *m, enum metric_id id)
 	return m->cur[id].st == RATE_OK ? m->cur[id].v : NAN;
 }
 
-/* The COMMIT digest this interval (MySQL "COMMIT"; PostgreSQL "COMMIT" or
- * pgbench's "END"), or NULL. */
+/* The COMMIT digest this interval, or NULL. */
 static const struct digest_entry *commit_digest(const struct model *m)
 {
-	const struct digest_entry *top[16];
-	size_t n = digest_table_top(&m->dg, DGS_TOTAL, false, top, 16);
-	for (size_t i = 0; i < n; i++) {
-		const char *t = top[i]->last.text;
-		if (!t)
-			continue;
-		while (*t == ' ')
-			t++;
-		if (strncasecmp(t, "COMMIT", 6) == 0 ||
-		    (strncasecmp(t, "END", 3) == 0 && (t[3] == '\0' || t[3] == ' ' || t[3] == ';')))
-			return top[i];
-	}
-	return NULL;
+	return digest_table_commit(&m->dg);
 }
 
 /* The wait event with the most time this interval, excluding CPU. */
@@ -156,16 +143,21 @@ static const struct logdev_rates *log_flush(const struct model *m)
 	return d;
 }
 
-/* sync_ms: the server's own sync time this interval (NaN: not measured). */
-static enum commit_cause commit_cause(const struct model *m, double sync_ms)
+/* sync_ms: the server's own sync time this interval; without it (MariaDB
+ * 10.8+ has no redo file instrument) the COMMIT latency cms, which holds up
+ * to two syncs, against twice the bound (NaN: not measured). */
+static enum commit_cause commit_cause(const struct model *m, double sync_ms, double cms)
 {
 	const struct logdev_rates *d = log_flush(m);
 	if (d && d->f_await_ms >= SYNC_SLOW_MS)
 		return CAUSE_DISK;
+	if (!host_view_busy(&m->host))
+		return d ? CAUSE_ABOVE : CAUSE_NODEV;
 	double gap = m->host.srv_wait_pct >= HOST_SATURATED_PCT ? HOST_SYNC_GAP_SAT_MS : HOST_SYNC_GAP_MS;
-	if (host_view_busy(&m->host) && !(sync_ms - (d ? d->f_await_ms : 0) >= gap))
-		return CAUSE_HOST;
-	return d ? CAUSE_ABOVE : CAUSE_NODEV;
+	double dev = d ? d->f_await_ms : 0;
+	if (isfinite(sync_ms) ? sync_ms - dev >= gap : cms - dev >= 2 * gap)
+		return d ? CAUSE_ABOVE : CAUSE_NODEV;
+	return CAUSE_HOST;
 }
 
 /* The cause in the evidence: the device's flush beside the server's sync. */
@@ -270,7 +262,7 @@ static bool commit_fsync_mysql(const struct model *m, struct finding *f, double 
 	double srv_sync = isfinite(redo_ms) && isfinite(bin_ms) ? (redo_ms > bin_ms ? redo_ms : bin_ms)
 			  : isfinite(redo_ms)                   ? redo_ms
 								: bin_ms;
-	enum commit_cause cause = commit_cause(m, srv_sync);
+	enum commit_cause cause = commit_cause(m, srv_sync, cms);
 	if (cause == CAUSE_HOST) {
 		char sw[64] = "";
 		if (isfinite(sync_ms))
@@ -346,7 +338,7 @@ static bool commit_fsync_pg(const struct model *m, struct finding *f, double com
 	bool lead = w && w->cls == WC_WAL;
 	if (!lead && !(busy >= WAL_FLUSH_BUSY))
 		return false;
-	enum commit_cause cause = commit_cause(m, sync_ms);
+	enum commit_cause cause = commit_cause(m, sync_ms, NAN);
 	if (cause == CAUSE_HOST) {
 		char sw[64];
 		str_printf(sw, sizeof sw, "WAL sync %.2f ms%s", sync_ms, est ? " (estimate)" : "");

@@ -421,6 +421,27 @@ static void push_interval(struct model *m, double wall)
 
 /* Every metric of the interval (dt s since the previous UP sample) into
  * m->cur, its age and its history. */
+/* MySQL / MariaDB: COMMIT sent as a prepared statement (sysbench's
+ * default) runs as statement/com/Execute, so no COMMIT statement is
+ * timed while the server counts the commits: the latency is then the
+ * sampled sessions found in COMMIT (their time, scaled to what the server
+ * measured) over the counted commits, Little's law, and said to be an
+ * estimate instead of calling a busy server idle. */
+static void commit_latency_estimate(struct model *m)
+{
+	struct rate *r = &m->cur[M_COMMIT_MS];
+	double commits = m->cur[M_COMMITS].st == RATE_OK ? m->cur[M_COMMITS].v : NAN;
+	if (m->caps.engine != ENGINE_MYSQL || r->st != RATE_UNDEF || !(commits >= 1))
+		return;
+	const struct digest_entry *d = digest_table_commit(&m->dg);
+	if (!d || !d->known || !digest_is_estimate(&m->dg, d) || !(d->rate[DG_TOTAL_NS] > 0))
+		return;
+	r->v = d->rate[DG_TOTAL_NS] / 1e9 / commits * 1000;
+	r->st = RATE_OK;
+	r->est = true;
+	ring_set_last(&m->hist[M_COMMIT_MS], r->v);
+}
+
 static void update_rates(struct model *m, const struct sample *s, double dt, bool fresh_conn)
 {
 	for (int i = 0; i < M__COUNT; i++) {
@@ -430,6 +451,8 @@ static void update_rates(struct model *m, const struct sample *s, double dt, boo
 		if (start)
 			m->carry[i] = 0;
 		m->age_s[i] = 0;
+		if (!metric_held(m, d, s) || start || s->state != STATE_UP)
+			r->est = false; /* a held value keeps what it was */
 		if (s->state != STATE_UP) {
 			r->v = NAN;
 			r->st = RATE_DOWN;
@@ -470,6 +493,7 @@ void model_update(struct model *m, const struct sample *s)
 		if (!(s->state == STATE_UP && s->digests && s->digests->estimates_only))
 			m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
 	}
+	commit_latency_estimate(m);
 	update_coverage(m, s, p);
 	update_locks(m, s, dt, fresh_conn);
 	update_sessions(m, s);

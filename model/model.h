@@ -69,6 +69,7 @@ extern const struct metric_def metric_defs[M__COUNT];
 struct rate {
 	double v;           /* NaN unless st == RATE_OK */
 	enum rate_status st;
+	bool est; /* an estimate, not the server's count (said so: "~" on screen, KEY_estimate in JSON) */
 };
 
 

@@ -36,3 +36,9 @@ double ring_get(const struct ring *r, size_t i)
 		return NAN;
 	return r->v[(r->head + r->cap - 1 - i) % r->cap];
 }
+
+void ring_set_last(struct ring *r, double v)
+{
+	if (r->len)
+		r->v[(r->head + r->cap - 1) % r->cap] = v;
+}

@@ -17,5 +17,7 @@ void ring_free(struct ring *r);
 void ring_push(struct ring *r, double v);
 /* The i-th newest value (0 = newest); NaN when i >= len. */
 double ring_get(const struct ring *r, size_t i);
+/* Replace the newest value (nothing when the ring is empty). */
+void ring_set_last(struct ring *r, double v);
 
 #endif

@@ -27,7 +27,7 @@ static void row_latency(struct fleet_row *r, const struct model *m)
 		{M_COMMIT_MS, "commit"}, {M_WAL_SYNC_MS, "wal"}, {M_REDO_FSYNC_MS, "redo"},
 		{M_BINLOG_FSYNC_MS, "binlog"},
 	};
-	r->lat = (struct rate){NAN, RATE_UNAVAIL};
+	r->lat = (struct rate){.v = NAN, .st = RATE_UNAVAIL};
 	r->lat_kind = NULL;
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		if (!model_metric_applies(m, order[i].id) || m->cur[order[i].id].st == RATE_UNAVAIL)

@@ -76,7 +76,7 @@ char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t le
 		fmt_bytes(r->v, b, sizeof b);
 		str_printf(buf, len, "%s%s", b, strcmp(unit, "B/s") == 0 ? "/s" : "");
 	} else if (strcmp(unit, "ms") == 0) {
-		str_printf(buf, len, "%.3f ms", r->v);
+		str_printf(buf, len, "%s%.3f ms", r->est ? "~" : "", r->v);
 	} else if (strcmp(unit, "s") == 0) {
 		str_printf(buf, len, "%.2f s", r->v);
 	} else if (r->v >= 100) {

@@ -17,7 +17,7 @@ slowed=
 cleanup() {
     [ -n "$hog" ] && kill "$hog" 2>/dev/null
     for n in $slowed; do tests/sandbox.sh restart "$n" >/dev/null 2>&1; done
-    [ -n "${KEEP:-}" ] || rm -rf "$tmp"; echo "# tmp $tmp"
+    rm -rf "$tmp"
 }
 trap cleanup EXIT
 

@@ -466,6 +466,20 @@ static void test_commit_cause(void)
 	log_device(&m, 2.3);
 	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && f[0].tune && strstr(f[0].evidence, "the disk is slow"),
 	      "the device flushes in 2.3 ms: commit-fsync, the disk is slow");
+	/* MariaDB 10.8+ with sync_binlog=0: no sync timed, COMMIT the figure (up to two syncs) */
+	set_rate(&m, M_BINLOG_FSYNC_MS, NAN);
+	m.cur[M_BINLOG_FSYNC_MS].st = RATE_UNDEF;
+	set_setting(&m, "sync_binlog", "0");
+	log_device(&m, 0.2);
+	digests(&m, 300, 5.5, 400);
+	CHECK_STR(ids(&m, f, &n), "commit-host-cpu", "no sync timed, busy host: COMMIT 5.5 ms over a 0.2 ms device is the host's");
+	digests(&m, 300, 12.5, 400);
+	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && f[0].tune,
+	      "no sync timed, busy host: COMMIT 12.5 ms over a 0.2 ms device (more than two host-stretched syncs): commit-fsync");
+	set_setting(&m, "sync_binlog", "1");
+	set_rate(&m, M_BINLOG_FSYNC_MS, 2.4);
+	digests(&m, 300, 6.3, 400);
+	log_device(&m, 2.3);
 	/* no device figures (remote, ZFS) on a busy host: not shown to be the disk */
 	m.ld.n = 0;
 	CHECK_STR(ids(&m, f, &n), "commit-host-cpu", "no device figures, busy host, sync 2.4 ms: commit-host-cpu");
