@@ -244,15 +244,19 @@ static void derive_findings(struct event_log *l, const struct model *m, const st
 static struct event chain_event(const struct lock_set *ls, int r, double wall)
 {
 	const struct lock_session *rs = &ls->s[r];
-	struct event e = ev_new(EV_LOCK_CHAIN, wall, rs->blocked > 1 ? SEV_CRIT : SEV_WARN);
+	/* a committing root holds its locks until its log flush ends: the
+	 * waits behind it are a slow commit's, said by the commit finding */
+	bool commit = lock_session_committing(rs);
+	struct event e = ev_new(EV_LOCK_CHAIN, wall, commit ? SEV_INFO : rs->blocked > 1 ? SEV_CRIT : SEV_WARN);
 	char st[64];
 	e.session = rs->id;
 	str_copy(e.user, sizeof e.user, rs->user);
 	e.waiters = rs->blocked;
 	lock_state_text(rs, st, sizeof st);
 	char *q = statement_keep(rs->query, 60);
-	str_printf(e.detail, sizeof e.detail, "root blocker %lld (%s, %s) blocks %d: %s", rs->id,
-		   rs->user[0] ? rs->user : "?", st[0] ? st : "?", rs->blocked, q && q[0] ? q : "(no statement)");
+	str_printf(e.detail, sizeof e.detail, "root blocker %lld (%s, %s%s) blocks %d: %s", rs->id,
+		   rs->user[0] ? rs->user : "?", st[0] ? st : "?", commit ? ", committing" : "", rs->blocked,
+		   q && q[0] ? q : "(no statement)");
 	free(q);
 	return e;
 }

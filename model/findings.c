@@ -178,6 +178,19 @@ static void cause_evidence(const struct model *m, enum commit_cause c, struct st
 	}
 }
 
+/* The lock waits a slow commit causes: sessions waiting on row locks of
+ * committing sessions (held until their log flush ends), in the evidence
+ * of the commit finding rather than as an incident of their own. */
+static void commit_lock_evidence(const struct model *m, struct strbuf *e)
+{
+	int roots, n = lock_set_commit_waiters(m->locks, &roots);
+	if (n > 0)
+		sb_printf(e,
+			  "; %d session%s wait%s on row locks held by %d committing session%s (their waits are this "
+			  "finding's)",
+			  n, n == 1 ? "" : "s", n == 1 ? "s" : "", roots, roots == 1 ? "" : "s");
+}
+
 /* Commits are slow and the log device is not: the server's threads wait
  * for a CPU. No setting is offered: giving up durability would not give
  * the host a core. sync_what: "binlog sync 2.40 ms" or "". */
@@ -207,6 +220,7 @@ static bool commit_host(const struct model *m, struct finding *f, double cms, co
 	if (sync_what[0])
 		sb_printf(&e, " against %s", sync_what);
 	sb_printf(&e, "; %.0f commits/s; host: %s", commits, h);
+	commit_lock_evidence(m, &e);
 	str_copy(f->evidence, sizeof f->evidence, e.s);
 	sb_free(&e);
 	str_copy(
@@ -291,6 +305,7 @@ static bool commit_fsync_mysql(const struct model *m, struct finding *f, double 
 	if (isfinite(rate(m, M_FSYNCS_PER_COMMIT)))
 		sb_printf(&e, ", %.2f fsyncs/commit", rate(m, M_FSYNCS_PER_COMMIT));
 	cause_evidence(m, cause, &e);
+	commit_lock_evidence(m, &e);
 	sb_printf(&e, "; innodb_flush_log_at_trx_commit=%s sync_binlog=%s (a healthy disk: COMMIT < %.0f ms, a sync "
 		  "< %.0f ms)", flush ? flush : "?", sb ? sb : "?", COMMIT_SLOW_MS, SYNC_SLOW_MS);
 	str_copy(ev, sizeof ev, e.s);
@@ -358,6 +373,7 @@ static bool commit_fsync_pg(const struct model *m, struct finding *f, double com
 	if (w)
 		sb_printf(&e, "; %s leads the waits, %.2f active sessions", w->name, w->aas);
 	cause_evidence(m, cause, &e);
+	commit_lock_evidence(m, &e);
 	sb_printf(&e, "; %.0f commits/s, %.2f WAL syncs/commit; synchronous_commit=%s (a healthy disk: a sync < %.0f ms)",
 		  commits, per, sc, SYNC_SLOW_MS);
 	str_copy(f->evidence, sizeof f->evidence, e.s);

@@ -19,7 +19,7 @@ struct finding {
 	enum finding_severity severity;
 	const char *pane;            /* where it belongs: "rates", "locks", "waits", "digests" */
 	char summary[160];
-	char evidence[400];
+	char evidence[640];
 	char suggestion[480];
 	/* the remedy's row in tunables[] (screen 5), or NULL when the remedy is
 	 * not a setting; then suggestion is written from that row: its SQL for

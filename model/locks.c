@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "../util/redact.h"
@@ -583,4 +584,33 @@ void lock_set_json(const struct lock_set *ls, struct strbuf *out)
 		sb_printf(out, ",\"depth\":%d,\"cycle\":%s}", e->depth, e->cycle ? "true" : "false");
 	}
 	sb_putc(out, ']');
+}
+
+bool lock_session_committing(const struct lock_session *s)
+{
+	if (strncmp(s->state, "idle", 4) == 0 || strcmp(s->state, "Sleep") == 0)
+		return false;
+	if (strcasestr(s->state, "commit"))
+		return true;
+	const char *q = s->query_is_last ? NULL : s->query;
+	if (!q)
+		return false;
+	while (*q == ' ' || *q == '\t' || *q == '\n')
+		q++;
+	return strncasecmp(q, "COMMIT", 6) == 0 ||
+	       (strncasecmp(q, "END", 3) == 0 && (q[3] == '\0' || q[3] == ' ' || q[3] == ';'));
+}
+
+int lock_set_commit_waiters(const struct lock_set *ls, int *roots)
+{
+	int n = 0;
+	*roots = 0;
+	if (!ls || ls->status != LOCKS_READ)
+		return 0;
+	for (size_t i = 0; i < ls->ns; i++)
+		if (ls->s[i].is_root && ls->s[i].blocked > 0 && lock_session_committing(&ls->s[i])) {
+			n += ls->s[i].blocked;
+			(*roots)++;
+		}
+	return n;
 }

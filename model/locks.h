@@ -139,6 +139,15 @@ const char *lock_status_name(enum lock_status st);
 /* Plain-words state of a session: "idle in transaction 42s", "active 3.1s". */
 void lock_state_text(const struct lock_session *s, char *out, size_t len);
 
+/* The session is committing: running COMMIT (pgbench's END), or in the
+ * server's commit step (MySQL / MariaDB state "Commit", "Waiting for
+ * ... commit"). Its row locks are held until its log flush ends: a chain
+ * it heads is a slow commit's consequence, not an incident of its own. */
+bool lock_session_committing(const struct lock_session *s);
+/* Sessions waiting on chains whose root is committing (*roots: how many
+ * such roots). */
+int lock_set_commit_waiters(const struct lock_set *ls, int *roots);
+
 /* A server time in microseconds since the epoch as local time,
  * "2026-12-01 14:31:02.123"; "?" for 0. */
 void session_time_text(long long us, char *out, size_t len);

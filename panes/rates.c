@@ -716,11 +716,11 @@ static void draw_host_details(const struct model *m, struct canvas *cv)
 	if (y < cv->h && isfinite(h->srv_cpu))
 		cv_printf(cv, y++, 0, R_VALUE, "the server uses %.2f of %d cores", h->srv_cpu, h->ncpu);
 	if (y < cv->h)
-		y = cv_wrap(cv, y, 0, R_NOTE,
-			    host_view_busy(h)
-				    ? "the server waits for a CPU: slow commits here are the host's, not the disk's"
-				    : "the server's tasks wait for a CPU less than half of the time they want one",
-			    cv->h);
+		cv_wrap(cv, y, 0, R_NOTE,
+			host_view_busy(h)
+				? "the server waits for a CPU: slow commits here are the host's, not the disk's"
+				: "the server's tasks wait for a CPU less than half of the time they want one",
+			cv->h);
 }
 
 /* The log device in full: the directories and what holds them, every

@@ -27,7 +27,7 @@
 struct sum_finding {
 	char id[48];
 	enum finding_severity sev;
-	char summary[160], evidence[400], suggestion[480];
+	char summary[160], evidence[640], suggestion[480];
 	double first, last;
 };
 struct sum_dg {

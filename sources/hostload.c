@@ -264,7 +264,7 @@ int hostload_read(struct hostload_state *st, const char *procroot, struct hostlo
 	out->read = true;
 	if (st && st->pid > 0) {
 		int ids[HOSTLOAD_TASKS_MAX];
-		struct hostload_task cur[HOSTLOAD_TASKS_MAX];
+		struct hostload_task cur[HOSTLOAD_TASKS_MAX] = {{0}};
 		int n = task_ids(st, procroot, ids, HOSTLOAD_TASKS_MAX), k = 0;
 		for (int i = 0; i < n; i++) {
 			if (st->threads)

@@ -435,9 +435,53 @@ static void test_session_act(void)
 	events_free(&l);
 }
 
+/* Issue 30 item 8: a chain whose root is committing (its row locks held
+ * until its log flush ends) is a slow commit's consequence: logged, not
+ * critical, said to be committing; an idle root's chain stays critical. */
+static void test_committing_chain(void)
+{
+	struct event_log l;
+	struct model m;
+	struct sample s;
+	struct lock_set *ls = chain();
+	int b = lock_session_get(ls, 10);
+	str_copy(ls->s[b].state, sizeof ls->s[b].state, "active");
+	ls->s[b].state_s = 0.0;
+	lock_session_query(&ls->s[b], "END;", false);
+	CHECK(lock_session_committing(&ls->s[b]), "active in END: committing");
+	int roots, n = lock_set_commit_waiters(ls, &roots);
+	CHECK(n == 2 && roots == 1, "two sessions wait on one committing root");
+	fresh(&m);
+	events_init(&l);
+	l.live = true;
+	sample_at(&s, 1000, "1");
+	ev_upd(&l, &m, &s);
+	for (int k = 1; k <= 2; k++) {
+		sample_at(&s, 1000 + k, NULL);
+		s.locks = ls;
+		m.locks = ls;
+		ev_upd(&l, &m, &s);
+	}
+	CHECK_STR(kinds(&l, 0), "lock chain", "the committing root's chain is logged (no idle-root-blocker finding)");
+	const struct event *e = events_at(&l, 0);
+	CHECK(e && e->severity == SEV_INFO && strstr(e->detail, ", committing) blocks 2"),
+	      "... as info, said to be committing, not critical");
+	str_copy(ls->s[b].state, sizeof ls->s[b].state, "Query (Commit)");
+	lock_session_query(&ls->s[b], "UPDATE t SET v = 1", false);
+	CHECK(lock_session_committing(&ls->s[b]), "MariaDB state 'Commit': committing");
+	str_copy(ls->s[b].state, sizeof ls->s[b].state, "idle in transaction");
+	lock_session_query(&ls->s[b], "COMMIT", true);
+	CHECK(!lock_session_committing(&ls->s[b]), "idle, its last statement COMMIT: not committing");
+	m.locks = NULL;
+	lock_set_free(ls);
+	events_free(&l);
+	model_free(&m);
+}
+
 int main(void)
 {
 	test_session_act();
+	test_committing_chain();
 	test_derivation();
 	test_watched_since();
 	test_record();
