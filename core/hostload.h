@@ -32,6 +32,7 @@ struct hostload_sample {
 	uint64_t srv_run_ns;      /* the server tasks' CPU time */
 	uint64_t srv_delay_ns;    /* their time runnable but waiting for a CPU */
 	uint64_t srv_slices;      /* the times they were put on a CPU */
+	char srv_why[96];         /* srv_tasks 0: why (not recorded: a replay says so) */
 };
 
 #endif

@@ -21,6 +21,9 @@ void host_view_update(struct host_view *v, const struct hostload_sample *prev, c
 	v->run_queue = cur->procs_running > 0 ? cur->procs_running - 1.0 : NAN;
 	v->load1 = cur->load1_x100 / 100.0;
 	v->srv_tasks = (int)cur->srv_tasks;
+	if (!cur->srv_tasks)
+		str_copy(v->srv_why, sizeof v->srv_why,
+			 cur->srv_why[0] ? cur->srv_why : "the server's threads were not recorded in this file");
 	if (!prev || !prev->read || !(dt > 0)) {
 		v->why = "first reading";
 		return;

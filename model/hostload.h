@@ -35,6 +35,7 @@ struct host_view {
 	double srv_cpu;      /* their CPU use, in cores */
 	double srv_wait_ms;  /* their wait for a CPU each time one ran */
 	double srv_wait_pct; /* their wait as a share of their run + wait */
+	char srv_why[96];    /* the server's tasks not read: why */
 };
 
 /* The interval dt (s) from prev (NULL or not read: the first) to cur

@@ -419,8 +419,6 @@ static void push_interval(struct model *m, double wall)
 	update_runs(m);
 }
 
-/* Every metric of the interval (dt s since the previous UP sample) into
- * m->cur, its age and its history. */
 /* MySQL / MariaDB: COMMIT sent as a prepared statement (sysbench's
  * default) runs as statement/com/Execute, so no COMMIT statement is
  * timed while the server counts the commits: the latency is then the
@@ -442,6 +440,8 @@ static void commit_latency_estimate(struct model *m)
 	ring_set_last(&m->hist[M_COMMIT_MS], r->v);
 }
 
+/* Every metric of the interval (dt s since the previous UP sample) into
+ * m->cur, its age and its history. */
 static void update_rates(struct model *m, const struct sample *s, double dt, bool fresh_conn)
 {
 	for (int i = 0; i < M__COUNT; i++) {

@@ -685,6 +685,8 @@ static void draw_host_row(const struct model *m, int r, bool sel, const struct r
 		sb_printf(&s, "  load %.2f", h->load1);
 	if (!h->ok && h->why)
 		sb_printf(&s, " %s", h->why);
+	else if (h->srv_why[0]) /* the host's figures without the server's: say why */
+		sb_printf(&s, "  server's threads not read: %s", h->srv_why);
 	text_fit(b, sizeof b, s.len ? s.s : "", c->sparkw, cv->utf8);
 	sb_free(&s);
 	cv_text(cv, y, c->labw + c->curw + 1, R_VALUE, b);
@@ -713,6 +715,8 @@ static void draw_host_details(const struct model *m, struct canvas *cv)
 	}
 	host_view_text(h, t, sizeof t);
 	y = cv_wrap(cv, y, 0, host_view_busy(h) ? R_WARN : R_VALUE, t, cv->h);
+	if (y < cv->h && h->srv_why[0])
+		y = cv_wrap(cv, y, 0, R_NOTE, h->srv_why, cv->h);
 	if (y < cv->h && isfinite(h->srv_cpu))
 		cv_printf(cv, y++, 0, R_VALUE, "the server uses %.2f of %d cores", h->srv_cpu, h->ncpu);
 	if (y < cv->h)

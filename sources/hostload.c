@@ -262,6 +262,9 @@ int hostload_read(struct hostload_state *st, const char *procroot, struct hostlo
 	if (!out->has_psi && !out->procs_running && !out->load1_x100)
 		return -1;
 	out->read = true;
+	if (st && st->pid <= 0)
+		str_copy(out->srv_why, sizeof out->srv_why,
+			 st->why[0] ? st->why : "the server's process was not found");
 	if (st && st->pid > 0) {
 		int ids[HOSTLOAD_TASKS_MAX];
 		struct hostload_task cur[HOSTLOAD_TASKS_MAX] = {{0}};
@@ -279,6 +282,7 @@ int hostload_read(struct hostload_state *st, const char *procroot, struct hostlo
 		}
 		if (n < 0) {
 			str_copy(st->why, sizeof st->why, "the server's process ended (a restart)");
+			str_copy(out->srv_why, sizeof out->srv_why, st->why);
 			st->pid = 0;
 		} else {
 			hostload_account(st, cur, k);

@@ -36,6 +36,8 @@ durable_offers() {
     jq -s '[.[] | select([.findings[]? | .setting // empty |
         select(. == "innodb_flush_log_at_trx_commit" or . == "sync_binlog" or . == "synchronous_commit")] | length > 0)] | length' "$1"
 }
+# seen FILE: the findings of all records, "id xN, ..."
+seen() { jq -s -r '[.[] | .findings[]?.id] | group_by(.) | map("\(.[0]) x\(length)") | join(", ")' "$1"; }
 # count FILE ID: records (after the first five) with finding ID / all of them
 count() { jq -s --arg id "$2" '.[5:] | "\([.[] | select([.findings[]?.id] | index($id))] | length)/\(length)"' -r "$1"; }
 # share N/D >= P %
@@ -66,7 +68,7 @@ check "mariadb with stress-ng on both cores: the host reads busy ($busy of $((n 
 off=$(durable_offers "$tmp/my-busy.json")
 fl=$(jq -s '[.[] | .log_devices.devices[0].flush_await_ms // empty] | sort | .[length / 2 | floor]' "$tmp/my-busy.json")
 sy=$(jq -s '[.[] | .log_devices.server_sync_ms // empty] | sort | .[length / 2 | floor]' "$tmp/my-busy.json")
-check "mariadb busy host, fast disk: no record offers a durability setting ($off of $n; device flush median $fl ms, server sync $sy ms; findings: $(jq -s -r '[.[] | .findings[]?.id] | group_by(.) | map("\(.[0]) x\(length)") | join(", ")' "$tmp/my-busy.json"))" \
+check "mariadb busy host, fast disk: no record offers a durability setting ($off of $n; device flush median $fl ms, server sync $sy ms; findings: $(seen "$tmp/my-busy.json"))" \
     test "$off" = 0
 hc=$(jq -s '[.[] | .findings[]? | select(.id == "commit-host-cpu")] | length' "$tmp/my-busy.json")
 if [ "$hc" -gt 0 ]; then
@@ -90,7 +92,7 @@ hog_stop
 tests/sandbox.sh restart mariadb >/dev/null 2>&1
 slowed=
 c=$(count "$tmp/my-slow.json" commit-fsync)
-check "mariadb slow sync on a busy host: commit-fsync in >= 90% of records after the first 5 ($c; findings: $(jq -s -r '[.[] | .findings[]?.id] | group_by(.) | map("\(.[0]) x\(length)") | join(", ")' "$tmp/my-slow.json"))" \
+check "mariadb slow sync on a busy host: commit-fsync in >= 90% of records after the first 5 ($c; findings: $(seen "$tmp/my-slow.json"))" \
     share_ge "$c" 90
 check "mariadb slow sync: the remedy offered, the time said to be above the disk" \
     jq -se '[.[] | .findings[]? | select(.id == "commit-fsync")] | length > 0 and any(.[]; .setting != null and (.evidence | test("above the disk")))' "$tmp/my-slow.json"
@@ -107,7 +109,7 @@ n=$(jq -s length "$tmp/pg-busy.json")
 hl=$(jq -s '[.[1:][] | select(.host_load.server_tasks > 0)] | length' "$tmp/pg-busy.json")
 check "pg15: host_load with the postmaster's processes in every record after the first ($hl of $((n - 1)))" test "$hl" = $((n - 1))
 off=$(durable_offers "$tmp/pg-busy.json")
-check "pg15 busy host, fast disk: no record offers synchronous_commit ($off of $n; findings: $(jq -s -r '[.[] | .findings[]?.id] | group_by(.) | map("\(.[0]) x\(length)") | join(", ")' "$tmp/pg-busy.json"))" \
+check "pg15 busy host, fast disk: no record offers synchronous_commit ($off of $n; findings: $(seen "$tmp/pg-busy.json"))" \
     test "$off" = 0
 [ -s "$tmp/err" ] && echo "# stderr: $(head -c 300 "$tmp/err")"
 done_tests

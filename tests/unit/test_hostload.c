@@ -133,6 +133,9 @@ static void test_fake_proc(void)
 	CHECK(st.pid == 0 && strstr(st.why, "not readable"), "an unreadable pid file: said");
 	CHECK(hostload_read(&st, root, &s1) == 0 && s1.read && s1.srv_tasks == 0,
 	      "no server process: the host's figures still");
+	CHECK(strstr(s1.srv_why, "not readable"), "... and why the server's threads were not read");
+	host_view_update(&v, &s1, &s1, 1.0);
+	CHECK(strstr(v.srv_why, "not readable"), "the view carries the reason to the screen and JSON");
 
 	/* PostgreSQL: the backend's parent and its children */
 	put(root, "777/comm", "postgres\n");
