@@ -329,7 +329,7 @@ static void test_pg(void)
 static void test_rates_format(void)
 {
 	char buf[48];
-	struct rate r = {NAN, RATE_RESET};
+	struct rate r = {.v = NAN, .st = RATE_RESET};
 	CHECK_STR(rates_format(M_COMMITS, &r, buf, sizeof buf), "- (reset)", "rates_format: reset");
 	r.st = RATE_OK;
 	r.v = 1234.4;

@@ -87,7 +87,7 @@ static struct fleet_row mk(int idx, const char *name, const char *state, double 
 		str_copy(r.reason, sizeof r.reason, "connection refused");
 	r.commits = (struct rate){commits, isnan(commits) ? RATE_DOWN : RATE_OK};
 	r.fpc = (struct rate){fpc, isnan(fpc) ? RATE_DOWN : RATE_OK};
-	r.lat = (struct rate){NAN, RATE_UNAVAIL};
+	r.lat = (struct rate){.v = NAN, .st = RATE_UNAVAIL};
 	r.waiting = r.bad ? -1 : 0;
 	r.for_s = -1;
 	if (sev >= 0) {
