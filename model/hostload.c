@@ -47,12 +47,21 @@ void host_view_update(struct host_view *v, const struct hostload_sample *prev, c
 	}
 }
 
+double host_view_wanted(const struct host_view *v)
+{
+	if (!isfinite(v->srv_cpu) || !isfinite(v->srv_wait_pct))
+		return NAN;
+	/* run / (run + wait) of the time wanted is 1 - the wait share */
+	double run_share = 1 - v->srv_wait_pct / 100;
+	return run_share > 0.01 ? v->srv_cpu / run_share : v->srv_cpu * 100;
+}
+
 bool host_view_busy(const struct host_view *v)
 {
 	if (!v->ok)
 		return false;
 	if (isfinite(v->srv_wait_pct) && isfinite(v->srv_cpu))
-		return v->srv_wait_pct >= HOST_WAIT_BUSY_PCT && v->srv_cpu >= HOST_CPU_MIN_CORES;
+		return v->srv_wait_pct >= HOST_WAIT_BUSY_PCT && host_view_wanted(v) >= HOST_CPU_MIN_CORES;
 	return v->cpu_some_pct >= HOST_PSI_BUSY_PCT && v->ncpu > 0 && v->run_queue > v->ncpu;
 }
 

@@ -14,8 +14,10 @@
 /* The server waits for a CPU when its tasks spend at least half of the
  * time they want a CPU waiting for one (a 2-core host with the server,
  * its 16 clients and a test run beside it: 65-77 %; with stress-ng on
- * both cores as well: 66-73 %), and want at least a tenth of a core (an
- * idle server's few wake-ups give any share) (docs/screen.md "Findings") */
+ * both cores as well: 66-97 %), and want at least a tenth of a core, run
+ * and wait together (an idle server's few wake-ups give any share; a
+ * starved server runs little because it waits: at 97 % waiting, 0.05
+ * cores run are 1.7 cores wanted) (docs/screen.md "Findings") */
 #define HOST_WAIT_BUSY_PCT 50.0
 #define HOST_CPU_MIN_CORES 0.1
 /* without the server's tasks (not readable): the kernel's CPU pressure
@@ -44,6 +46,9 @@ void host_view_update(struct host_view *v, const struct hostload_sample *prev, c
 		      double dt);
 /* The server's tasks wait for a CPU (or, their waits unknown, the host
  * is under CPU pressure with more runnable tasks than cores). */
+/* The cores the server's tasks wanted this interval: run + wait (NaN when
+ * unknown). */
+double host_view_wanted(const struct host_view *v);
 bool host_view_busy(const struct host_view *v);
 /* "CPU pressure 85%, run queue 6 on 2 cores, the server's threads wait
  * 2.1 ms for a CPU each time they run (48 read)" into buf. */

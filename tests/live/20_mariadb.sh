@@ -18,18 +18,25 @@ check "sources say where commits and redo syncs come from" jq -se '.[1].sources.
 check "idle server: commits_per_s is 0, fsyncs_per_commit null (not 0)" jq -se '.[1].rates.commits_per_s == 0 and .[1].rates.fsyncs_per_commit == null' "$tmp/idle.json"
 check "the least-privilege monitor user gets binlog sync counts" jq -se '.[1].rates.binlog_fsyncs_per_s != null' "$tmp/idle.json"
 
-# measure FILE: 8 records under a sysbench load at 200/s
+# binlog_commits: the server's own Binlog_commits counter
+binlog_commits() { $DBTOP_MARIADB_CLIENT -N -e "SHOW GLOBAL STATUS LIKE 'Binlog_commits'" | cut -f2; }
+# measure FILE: 8 records under a sysbench load at 200/s; $srv: the server's
+# own commit rate over the same window (a loaded machine may not reach
+# 200/s: the figure is compared with what the server counted, not asked for)
 measure() {
     tests/load.sh sysbench mariadb --rate 200 --time 15 --threads 4 2>"$tmp/load.$1.log" &
-    local lp=$!
+    local lp=$! c0 c1 t0 t1
     sleep 4
+    c0=$(binlog_commits) t0=$(date +%s.%N)
     "$DBTOP" --batch --count 8 --interval 1 --format json "$DBTOP_MARIADB_URI" >"$tmp/$1.json" 2>>"$tmp/err"
+    c1=$(binlog_commits) t1=$(date +%s.%N)
+    srv=$(awk -v a="$c0" -v b="$c1" -v s="$t0" -v e="$t1" 'BEGIN { printf "%.1f", (b - a) / (e - s) }')
     wait "$lp" || nok "sysbench load failed: $(tail -5 "$tmp/load.$1.log")"
 }
 
 measure sync
 c=$(mean "$tmp/sync.json" .rates.commits_per_s)
-if within "$c" 200 10; then ok "MariaDB commits_per_s $c within 10% of the 200/s load"; else nok "MariaDB commits_per_s $c not within 10% of 200"; fi
+if within "$c" "$srv" 15; then ok "MariaDB commits_per_s $c within 15% of the server's Binlog_commits rate over the same window ($srv/s; the load asked 200/s)"; else nok "MariaDB commits_per_s $c not within 15% of the server's $srv/s (the load asked 200/s)"; fi
 f1=$(mean "$tmp/sync.json" .rates.fsyncs_per_commit)
 if ge "$f1" 1.5; then ok "flush_log_at_trx_commit=1 + sync_binlog=1: fsyncs_per_commit $f1 >= 1.5"; else nok "fsyncs_per_commit $f1 < 1.5 with two syncs per commit"; fi
 check "no null rate under steady load" jq -se '[.[].rates.commits_per_s, .[].rates.fsyncs_per_s] | all(. != null)' "$tmp/sync.json"
@@ -40,7 +47,7 @@ f2=$(mean "$tmp/lazy.json" .rates.fsyncs_per_commit)
 c2=$(mean "$tmp/lazy.json" .rates.commits_per_s)
 drop=$(awk -v a="$f1" -v b="$f2" 'BEGIN { printf "%.0f", (a - b) / a * 100 }')
 if ge "$drop" 40; then ok "fsyncs_per_commit fell $f1 -> $f2 (-$drop%) after innodb_flush_log_at_trx_commit=2"; else nok "fsyncs_per_commit fell only $f1 -> $f2 ($drop%)"; fi
-if within "$c2" 200 10; then ok "commits_per_s $c2 still follows the load"; else nok "commits_per_s $c2 off the 200/s load"; fi
+if within "$c2" "$srv" 15; then ok "commits_per_s $c2 still follows the load (the server's $srv/s)"; else nok "commits_per_s $c2 off the server's $srv/s"; fi
 check "the new setting shows within the settings refresh" jq -se 'any(.[]; .settings.innodb_flush_log_at_trx_commit == "2")' "$tmp/lazy.json"
 
 # a user without SELECT on performance_schema: runs on, says why

@@ -120,6 +120,16 @@ wait "$hog" 2>/dev/null
 hog=""
 rm -f "$mnt/hog"
 echo "# $loopname flush await ms: ${base_dev} -> ${slow_dev}; server WAL sync ms: ${base_srv} -> ${slow_srv}; util %: ${base_util} -> ${slow_util}"
+echo "# findings base: $(jq -s -r '[.[] | .findings[]? | .id] | group_by(.) | map("\(.[0]) x\(length)") | join(", ")' "$work/base.jsonl"); slow: $(jq -s -r '[.[] | .findings[]? | .id] | group_by(.) | map("\(.[0]) x\(length)") | join(", ")' "$work/slow.jsonl")"
+# the scenario matrix's sixth set-up (tests/live/75b_busy_host.sh has the
+# other five): a competing writer on the log device makes its flushes slow:
+# commit-fsync, the disk named as the cause, in >= 90 % of the records after
+# the first five
+cf=$(jq -s '.[5:] | "\([.[] | select([.findings[]?.id] | index("commit-fsync"))] | length)/\(length)"' -r "$work/slow.jsonl")
+check "matrix writer pg: commit-fsync in >= 90% of the records after the first five ($cf; device flush ${slow_dev} ms, WAL sync ${slow_srv} ms)" \
+    awk -v f="$cf" 'BEGIN { split(f, a, "/"); exit !(a[2] > 0 && a[1] * 100 >= 90 * a[2]) }'
+check "matrix writer pg: the finding names the disk as the cause where the device flushes slowly (>= 2 ms)" \
+    jq -se '[.[] | select(.log_devices.devices[0].flush_await_ms >= 2) | .findings[]? | select(.id == "commit-fsync")] | length > 0 and all(.[]; .evidence | test("the disk is slow"))' "$work/slow.jsonl"
 if awk -v a="$base_dev" -v b="$slow_dev" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.5 * a && b >= 0.2) }'; then
     ok "logdev pg: the device's flush latency rises under the slowdown ($base_dev -> $slow_dev ms)"
 else

@@ -297,6 +297,8 @@ static struct lock_set *seed001(bool upsert, const char *state)
 	return ls;
 }
 
+static void host(struct model *m, double wait_pct, double cores);
+
 static void test_locks(void)
 {
 	struct model m;
@@ -328,6 +330,14 @@ static void test_locks(void)
 	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "idle 5 s but the wait behind it 0.3 s: not yet");
 	m.locks->s[w].wait_s = 1.0;
 	CHECK_STR(ids(&m, f, &n), "idle-root-blocker upsert-gap-lock", "idle 5 s, a wait of 1.0 s behind it: fires");
+	/* a saturated host: its clients may wait seconds for a CPU between two statements */
+	host(&m, 90, 1.8);
+	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "busy host: idle 5 s is a client's wait for a CPU, not a finding");
+	m.locks->s[b].state_s = 12;
+	CHECK(strcmp(ids(&m, f, &n), "idle-root-blocker upsert-gap-lock") == 0 &&
+		      strstr(f[0].evidence, "the host's CPUs are busy, but no client waits this long for one"),
+	      "busy host: idle 12 s fires, the evidence says the host is busy");
+	memset(&m.host, 0, sizeof m.host);
 	lock_set_free(m.locks);
 	m.locks = seed001(false, "active");
 	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "an insert-intention wait on a gap without an upsert still fires, no idle blocker");
@@ -449,8 +459,8 @@ static void test_commit_cause(void)
 		      strstr(f[0].evidence, "log device vda flushes in 0.17 ms") && strstr(f[0].evidence, "above the disk"),
 	      "idle host, fast device, slow sync: commit-fsync with the remedy, the time said to be above the disk");
 	/* an idle server's few wake-ups do not make a busy host */
-	host(&m, 80, 0.02);
-	CHECK_STR(ids(&m, f, &n), "commit-fsync", "a wait share of 80% on 0.02 cores is not a busy host");
+	host(&m, 80, 0.01);
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "a wait share of 80% on 0.01 cores (0.05 wanted) is not a busy host");
 	/* a sync 5 ms above a fast device on a busy host: the sync, not the CPU (the test shim) */
 	host(&m, 72, 0.4);
 	set_rate(&m, M_BINLOG_FSYNC_MS, 5.3);

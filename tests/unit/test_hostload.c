@@ -113,6 +113,10 @@ static void test_fake_proc(void)
 	CHECK(host_view_busy(&v), "55% waiting on 0.5 cores: busy");
 	v.srv_wait_pct = 20;
 	CHECK(!host_view_busy(&v), "20% waiting: not busy");
+	v.srv_cpu = 0.05;
+	v.srv_wait_pct = 97;
+	CHECK(host_view_busy(&v) && fabs(host_view_wanted(&v) - 0.05 / 0.03) < 1e-9,
+	      "a starved server: 0.05 cores run at 97% waiting are 1.7 cores wanted: busy");
 	v.srv_wait_pct = v.srv_cpu = v.srv_wait_ms = NAN;
 	v.ncpu = 2;
 	v.run_queue = 6;
