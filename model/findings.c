@@ -776,26 +776,40 @@ void findings_update(struct model *m)
 	size_t nraw = eval_rules(m, raw, rule, FINDINGS_MAX);
 	for (size_t k = 0; k < fs->ntrack; k++) {
 		fs->track[k].seen <<= 1;
+		fs->track[k].alt_seen <<= 1;
 		fs->track[k].f.quiet++;
 		if (fs->track[k].off >= 0)
 			fs->track[k].off++;
 	}
 	for (size_t i = 0; i < nraw; i++) {
 		size_t k;
-		for (k = 0; k < fs->ntrack && strcmp(fs->track[k].f.id, raw[i].id) != 0; k++)
+		for (k = 0; k < fs->ntrack && fs->track[k].rule != rule[i]; k++)
 			;
 		if (k == fs->ntrack) {
 			if (fs->ntrack == FINDINGS_TRACK)
-				continue; /* more ids than followed at once: not one of the rules' */
+				continue; /* more rules than followed at once */
 			fs->ntrack++;
 			memset(&fs->track[k], 0, sizeof fs->track[k]);
 			fs->track[k].off = -1;
 		}
 		struct finding_track *t = &fs->track[k];
-		t->f = raw[i];
-		t->f.quiet = 0;
 		t->seen |= 1;
 		t->rule = rule[i];
+		if (t->raised && strcmp(t->f.id, raw[i].id) != 0) {
+			/* in force under another cause: switch once this one held as
+			 * long as a raise needs; till then the one in force is held */
+			const struct hold_rule *h = hold_rule_for(t->f.id);
+			unsigned window = h->raise_n >= 32 ? ~0u : (1u << h->raise_n) - 1;
+			t->alt = raw[i];
+			t->alt_seen |= 1;
+			if (popcount(t->alt_seen & window) < h->raise_k)
+				continue;
+			t->alt_seen = 0;
+		} else {
+			t->alt_seen = 0;
+		}
+		t->f = raw[i];
+		t->f.quiet = 0;
 	}
 	/* raise, hold, clear; forget what is neither in force nor recent */
 	fs->n = fs->recent = 0;

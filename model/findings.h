@@ -54,13 +54,19 @@ const struct hold_rule *hold_rule_for(const char *what);
  * findings are those of a model that saw every sample (time travel). */
 int findings_warmup(void);
 
-/* One finding id followed by the hysteresis (findings_update). */
+/* One rule followed by the hysteresis (findings_update). A rule that names
+ * its cause in the id (commit-fsync / commit-host-cpu) is one track: the
+ * rule holding counts whatever the cause, and a finding in force changes
+ * its id only once the other cause held as long as a new finding needs to
+ * be raised (so a cause that wavers is no string of raises and clears). */
 struct finding_track {
-	struct finding f; /* the newest its rule gave (quiet: the intervals since) */
-	unsigned seen;    /* bit i: its rule held i intervals ago */
-	int rule;         /* its rule's row: the order shown among equals */
-	int off;          /* intervals since it was last in force (-1: never) */
-	bool raised;      /* in force */
+	struct finding f;   /* the newest its rule gave under the id in force (quiet: the intervals since) */
+	struct finding alt; /* in force: the newest under another id */
+	unsigned alt_seen;  /* bit i: the rule held under alt's id i intervals ago */
+	unsigned seen;      /* bit i: its rule held i intervals ago */
+	int rule;           /* its rule's row: the order shown among equals */
+	int off;            /* intervals since it was last in force (-1: never) */
+	bool raised;        /* in force */
 };
 #define FINDINGS_TRACK 16
 

@@ -613,6 +613,32 @@ static void test_hysteresis(void)
 	      "a gap (30 s after 1 s intervals): starts over, raised again after 2 intervals");
 	CHECK(hyst_step(&m, false, 20.0), "a slower interval than the one before, not a gap: held");
 	model_free(&m);
+
+	/* one rule, two causes: a cause that wavers does not raise and clear */
+	mysql_durable(&m, 300, 2.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 2.396);
+	digests(&m, 300, 6.3, 400);
+	log_device(&m, 0.167);
+	int switches = 0, gone = 0;
+	const char *was = NULL;
+	for (int i = 0; i < 14; i++) {
+		/* 2 idle intervals, then the host busy every other one, then busy */
+		host(&m, i < 2 ? 10 : i < 10 ? (i % 2 ? 72 : 10) : 72, 0.4);
+		m.interval_s = 1.0;
+		findings_update(&m);
+		const char *now = m.findings.n ? m.findings.f[0].id : NULL;
+		if (i >= 1 && !now)
+			gone++;
+		if (was && now && strcmp(was, now) != 0)
+			switches++;
+		was = now;
+		if (i == 9)
+			CHECK(now && strcmp(now, "commit-fsync") == 0 && switches == 0 && gone == 0,
+			      tname("a wavering cause: commit-fsync held in force, no switch, no clear (%s)", now ? now : "none"));
+	}
+	CHECK(was && strcmp(was, "commit-host-cpu") == 0 && switches == 1 && gone == 0,
+	      tname("the host busy for good: one switch to commit-host-cpu, nothing cleared between (%d, %d)", switches, gone));
+	model_free(&m);
 }
 
 int main(void)
