@@ -249,6 +249,7 @@ static struct event chain_event(const struct lock_set *ls, int r, double wall)
 	bool commit = lock_session_committing(rs);
 	struct event e = ev_new(EV_LOCK_CHAIN, wall, commit ? SEV_INFO : rs->blocked > 1 ? SEV_CRIT : SEV_WARN);
 	char st[64];
+	e.committing = commit;
 	e.session = rs->id;
 	str_copy(e.user, sizeof e.user, rs->user);
 	e.waiters = rs->blocked;
@@ -261,17 +262,31 @@ static struct event chain_event(const struct lock_set *ls, int r, double wall)
 	return e;
 }
 
+/* The longest lock wait in root r's chain, s (NaN: none known). */
+static double chain_wait(const struct lock_set *ls, int r)
+{
+	double w = NAN;
+	for (size_t j = 0; j < ls->ns; j++)
+		if (ls->s[j].root == r && ls->s[j].waits && isfinite(ls->s[j].wait_s) && !(ls->s[j].wait_s <= w))
+			w = ls->s[j].wait_s;
+	return w;
+}
+
 static void derive_locks(struct event_log *l, const struct sample *s, bool emit)
 {
 	const struct lock_set *ls = s->locks;
 	struct event now[EVENT_ROOTS_MAX];
+	double wait[EVENT_ROOTS_MAX], trx[EVENT_ROOTS_MAX];
 	int nnow = 0;
 	if (s->state != STATE_UP || !ls || (ls->status != LOCKS_IDLE && ls->status != LOCKS_READ))
 		return;   /* not read this time: the chains stand as they were */
 	if (ls->status == LOCKS_READ)
 		for (size_t i = 0; i < ls->ns && nnow < EVENT_ROOTS_MAX; i++)
-			if (ls->s[i].is_root && ls->s[i].blocked > 0)
+			if (ls->s[i].is_root && ls->s[i].blocked > 0) {
+				wait[nnow] = chain_wait(ls, (int)i);
+				trx[nnow] = ls->s[i].trx_age_s;
 				now[nnow++] = chain_event(ls, (int)i, s->wall);
+			}
 	/* ended: an open chain whose root heads none now */
 	for (int k = 0; k < l->nroots; k++) {
 		int i;
@@ -294,8 +309,14 @@ static void derive_locks(struct event_log *l, const struct sample *s, bool emit)
 		}
 		l->root[k--] = l->root[--l->nroots];
 	}
-	/* appeared: a root seen in two reads in a row (a commit queued behind
-	 * another for a moment is no chain), logged at its first */
+	/* appeared: a root that headed a chain in every lock read since it was
+	 * first seen (in the same transaction), logged once the chain lasted
+	 * hold_rules' lock-chain last_s (since that first read, or its longest
+	 * wait says so), timed at that first read. Normal row contention (a
+	 * commit queued behind another for a moment, 16 pgbench clients on 5
+	 * rows) is no chain; a root seen committing in any of those reads holds
+	 * its locks for its log flush: info, the commit finding says why. */
+	const double need = hold_rule_for("lock-chain")->last_s;
 	struct event cand[EVENT_ROOTS_MAX];
 	int ncand = 0;
 	for (int i = 0; i < nnow; i++) {
@@ -306,18 +327,24 @@ static void derive_locks(struct event_log *l, const struct sample *s, bool emit)
 			continue;
 		for (c = 0; c < l->ncand && l->cand[c].session != now[i].session; c++)
 			;
-		if (c == l->ncand) {
-			cand[ncand++] = now[i];
+		struct event e = now[i];
+		/* the same root in a transaction younger than the candidate: another chain */
+		if (c < l->ncand && !(trx[i] < s->wall - l->cand[c].wall)) {
+			e = l->cand[c];
+			e.committing |= now[i].committing;
+			if (now[i].waiters > e.waiters) {
+				e.waiters = now[i].waiters;
+				str_copy(e.detail, sizeof e.detail, now[i].detail);
+			}
+		}
+		double lasted = s->wall - e.wall;
+		if (wait[i] > lasted)
+			lasted = wait[i];
+		if (!(lasted >= need) || l->nroots >= EVENT_ROOTS_MAX) {
+			cand[ncand++] = e;
 			continue;
 		}
-		if (l->nroots >= EVENT_ROOTS_MAX)
-			continue;
-		struct event e = l->cand[c];
-		if (now[i].waiters > e.waiters) {
-			e.waiters = now[i].waiters;
-			e.severity = now[i].severity;
-			str_copy(e.detail, sizeof e.detail, now[i].detail);
-		}
+		e.severity = e.committing ? SEV_INFO : e.waiters > 1 ? SEV_CRIT : SEV_WARN;
 		l->root[l->nroots++] = e;
 		if (emit)
 			log_add(l, &e);

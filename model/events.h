@@ -20,20 +20,21 @@
 #define EVENT_ROOTS_MAX 16       /* lock chains followed at once */
 
 enum event_kind {
-	EV_FINDING = 1,          /* a finding raised: name = its id */
-	EV_FINDING_END,          /* ... cleared */
-	EV_SETTING,              /* a setting changed: name, old -> new; own: by dbtop */
-	EV_RESTART,              /* the server restarted (uptime fell, start time moved) */
-	EV_DOWN,                 /* the connection went down: detail = why */
-	EV_UP,                   /* ... came back (or the stall ended) */
-	EV_STALLED,              /* a query overran its time limit */
-	EV_LOCK_CHAIN,           /* a lock chain appeared (its root seen in two lock reads in a
-				  * row; wall: the first): session = its root blocker */
-	EV_LOCK_CHAIN_END,       /* ... ended */
-	EV_INCIDENT,             /* the incident capture kept this moment (docs/incidents.md):
+	EV_FINDING = 1,    /* a finding raised: name = its id */
+	EV_FINDING_END,    /* ... cleared */
+	EV_SETTING,        /* a setting changed: name, old -> new; own: by dbtop */
+	EV_RESTART,        /* the server restarted (uptime fell, start time moved) */
+	EV_DOWN,           /* the connection went down: detail = why */
+	EV_UP,             /* ... came back (or the stall ended) */
+	EV_STALLED,        /* a query overran its time limit */
+	EV_LOCK_CHAIN,     /* a lock chain appeared (its root heading a chain in every lock
+				  * read for hold_rules' lock-chain last_s, or a wait in it that
+				  * long; wall: the first read): session = its root blocker */
+	EV_LOCK_CHAIN_END, /* ... ended */
+	EV_INCIDENT,       /* the incident capture kept this moment (docs/incidents.md):
 				  * name = the trigger's id, detail = why */
-	EV_SESSION_END,          /* dbtop ended a session (x): session = its id */
-	EV_CANCEL,               /* dbtop cancelled a session's statement (c) */
+	EV_SESSION_END,    /* dbtop ended a session (x): session = its id */
+	EV_CANCEL,         /* dbtop cancelled a session's statement (c) */
 	EV__COUNT
 };
 
@@ -52,6 +53,7 @@ struct event {
 	long long session;       /* lock chains: the root blocker's id */
 	char user[48];           /* ... its user */
 	int waiters;             /* ... sessions waiting on it (at the most) */
+	bool committing;         /* ... its root seen committing (not kept in recordings) */
 	char detail[200];        /* one line for people, sanitised, no password */
 };
 
@@ -84,7 +86,7 @@ struct event_log {
 	int nroots;
 	struct event root[EVENT_ROOTS_MAX]; /* open chains, as logged when they appeared */
 	int ncand;
-	struct event cand[EVENT_ROOTS_MAX]; /* roots seen in one read: a chain when the next read has them too */
+	struct event cand[EVENT_ROOTS_MAX]; /* roots seen heading a chain, not yet for long enough */
 };
 
 void events_init(struct event_log *l);

@@ -713,7 +713,38 @@ static const struct {
 	{"no-statement-statistics", "digests", rule_no_statistics},
 };
 
-size_t findings_eval(const struct model *m, struct finding *out, size_t max)
+/* How findings and lock chains come and go; docs/screen.md "Steady findings"
+ * says the same. A raw rule under a steady load holds in most intervals,
+ * not all (a sampled estimate, a commit wave between two reads): a finding
+ * is raised once its rule held in 2 of the last 3 intervals (a one-interval
+ * blip raises nothing) and cleared after 3 intervals in a row without it,
+ * so its first and last moments are the incident's, not every dip. Lock
+ * chains of normal row contention (16 pgbench clients: chains of 1-2 s)
+ * are no event; one that lasted 3 s is. */
+static const struct hold_rule hold_rules[] = {
+	{.what = "finding", .raise_k = 2, .raise_n = 3, .clear_quiet = 3, .gap_x = 5},
+	{.what = "lock-chain", .last_s = 3.0},
+};
+
+const struct hold_rule *hold_rule_for(const char *what)
+{
+	for (size_t i = 0; what && i < sizeof hold_rules / sizeof hold_rules[0]; i++)
+		if (strcmp(hold_rules[i].what, what) == 0)
+			return &hold_rules[i];
+	return &hold_rules[0];
+}
+
+int findings_warmup(void)
+{
+	int w = 0;
+	for (size_t i = 0; i < sizeof hold_rules / sizeof hold_rules[0]; i++)
+		if (hold_rules[i].raise_n + hold_rules[i].clear_quiet > w)
+			w = hold_rules[i].raise_n + hold_rules[i].clear_quiet;
+	return w;
+}
+
+/* Every rule on m, in rule order: out[i] from rules[rule[i]]. */
+static size_t eval_rules(const struct model *m, struct finding *out, int *rule, size_t max)
 {
 	size_t n = 0;
 	if (m->last.state != STATE_UP)
@@ -728,21 +759,122 @@ size_t findings_eval(const struct model *m, struct finding *out, size_t max)
 		f->pane = rules[i].pane;
 		text_sanitize(f->summary);
 		text_sanitize(f->evidence);
-		n++;
+		rule[n++] = (int)i;
 	}
-	/* most severe first, rule order otherwise */
+	return n;
+}
+
+/* Most severe first, rule order otherwise. */
+static void sort_findings(struct finding *f, int *rule, size_t n)
+{
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && out[j].severity > out[j - 1].severity; j--) {
-			struct finding t = out[j];
-			out[j] = out[j - 1];
-			out[j - 1] = t;
+		for (size_t j = i; j > 0 && (f[j].severity > f[j - 1].severity ||
+					     (f[j].severity == f[j - 1].severity && rule[j] < rule[j - 1]));
+		     j--) {
+			struct finding t = f[j];
+			int r = rule[j];
+			f[j] = f[j - 1];
+			rule[j] = rule[j - 1];
+			f[j - 1] = t;
+			rule[j - 1] = r;
 		}
+}
+
+size_t findings_eval(const struct model *m, struct finding *out, size_t max)
+{
+	int rule[FINDINGS_MAX * 2];
+	size_t n = eval_rules(m, out, rule, max < FINDINGS_MAX * 2 ? max : FINDINGS_MAX * 2);
+	sort_findings(out, rule, n);
+	return n;
+}
+
+static int popcount(unsigned v)
+{
+	int n = 0;
+	for (; v; v &= v - 1)
+		n++;
 	return n;
 }
 
 void findings_update(struct model *m)
 {
-	m->findings.n = findings_eval(m, m->findings.f, FINDINGS_MAX);
+	struct finding_set *fs = &m->findings;
+	struct finding raw[FINDINGS_MAX];
+	int rule[FINDINGS_MAX];
+	const struct hold_rule *any = hold_rule_for("finding");
+	double dt = m->interval_s;
+	/* not UP, a new connection (no interval), a gap: start over */
+	if (m->last.state != STATE_UP || !(dt > 0) || (fs->last_dt > 0 && dt > any->gap_x * fs->last_dt)) {
+		fs->n = fs->ntrack = fs->recent = 0;
+		fs->last_dt = dt > 0 ? dt : 0;
+		if (m->last.state != STATE_UP)
+			return;
+	} else {
+		fs->last_dt = dt;
+	}
+	size_t nraw = eval_rules(m, raw, rule, FINDINGS_MAX);
+	for (size_t k = 0; k < fs->ntrack; k++) {
+		fs->track[k].seen <<= 1;
+		fs->track[k].alt_seen <<= 1;
+		fs->track[k].f.quiet++;
+		if (fs->track[k].off >= 0)
+			fs->track[k].off++;
+	}
+	for (size_t i = 0; i < nraw; i++) {
+		size_t k;
+		for (k = 0; k < fs->ntrack && fs->track[k].rule != rule[i]; k++)
+			;
+		if (k == fs->ntrack) {
+			if (fs->ntrack == FINDINGS_TRACK)
+				continue; /* more rules than followed at once */
+			fs->ntrack++;
+			memset(&fs->track[k], 0, sizeof fs->track[k]);
+			fs->track[k].off = -1;
+		}
+		struct finding_track *t = &fs->track[k];
+		t->seen |= 1;
+		t->rule = rule[i];
+		if (t->raised && strcmp(t->f.id, raw[i].id) != 0) {
+			/* in force under another cause: switch once this one held as
+			 * long as a raise needs; till then the one in force is held */
+			const struct hold_rule *h = hold_rule_for(t->f.id);
+			unsigned window = h->raise_n >= 32 ? ~0u : (1u << h->raise_n) - 1;
+			t->alt = raw[i];
+			t->alt_seen |= 1;
+			if (popcount(t->alt_seen & window) < h->raise_k)
+				continue;
+			t->alt_seen = 0;
+		} else {
+			t->alt_seen = 0;
+		}
+		t->f = raw[i];
+		t->f.quiet = 0;
+	}
+	/* raise, hold, clear; forget what is neither in force nor recent */
+	fs->n = fs->recent = 0;
+	int frule[FINDINGS_MAX];
+	for (size_t k = 0; k < fs->ntrack; k++) {
+		struct finding_track *t = &fs->track[k];
+		const struct hold_rule *h = hold_rule_for(t->f.id);
+		unsigned window = h->raise_n >= 32 ? ~0u : (1u << h->raise_n) - 1;
+		if (!t->raised && t->f.quiet == 0 && popcount(t->seen & window) >= h->raise_k)
+			t->raised = true;
+		else if (t->raised && t->f.quiet >= h->clear_quiet)
+			t->raised = false;
+		if (t->raised)
+			t->off = 0;
+		if (!t->raised && (t->seen & window) == 0 && (t->off < 0 || t->off > h->clear_quiet)) {
+			fs->track[k--] = fs->track[--fs->ntrack];
+			continue;
+		}
+		if (t->off >= 0 && t->off <= h->clear_quiet)
+			fs->recent++;
+		if (t->raised && fs->n < FINDINGS_MAX) {
+			frule[fs->n] = t->rule;
+			fs->f[fs->n++] = t->f;
+		}
+	}
+	sort_findings(fs->f, frule, fs->n);
 }
 
 const struct tunable *findings_top_remedy(const struct finding *f, size_t n)
@@ -778,6 +910,8 @@ void findings_json(const struct finding *f, size_t n, struct strbuf *out)
 			sb_puts(out, ",\"value\":");
 			json_str(out, f[i].value);
 		}
+		if (f[i].quiet > 0) /* held: the evidence is of that many intervals ago */
+			sb_printf(out, ",\"quiet\":%d", f[i].quiet);
 		sb_putc(out, '}');
 	}
 	sb_putc(out, ']');

@@ -5,6 +5,7 @@
 #ifndef DBTOP_FINDINGS_H
 #define DBTOP_FINDINGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct model;
@@ -26,23 +27,72 @@ struct finding {
 	 * value and its trade */
 	const struct tunable *tune;
 	char value[64];              /* the value the row's a sets (tunable_toggle) */
+	/* intervals since its rule last held (0: this one). A finding in force
+	 * is held through quiet intervals (hold_rules[]) and keeps the
+	 * evidence of the last interval its rule held */
+	int quiet;
 };
 
 #define FINDINGS_MAX 8
 
+/* How findings and lock chains come and go (docs/screen.md "Steady findings"):
+ * one table, hold_rules[] in findings.c, a row per finding id with its own
+ * thresholds, the row "finding" for every other id, the row "lock-chain"
+ * for the event log's lock chains. */
+struct hold_rule {
+	const char *what;     /* a finding id, "finding", "lock-chain" */
+	int raise_k, raise_n; /* raised once its rule held in raise_k of the last raise_n intervals */
+	int clear_quiet;      /* cleared after this many intervals in a row without it; the
+				      * overview keeps its rows as long again */
+	int gap_x;            /* an interval this many times the one before (dbtop stopped, a
+				      * recording's hole) starts the findings over */
+	double last_s;        /* lock-chain: logged once it lasted this long, s */
+};
+/* The row for what (a finding id, "lock-chain"); "finding" when it has none. */
+const struct hold_rule *hold_rule_for(const char *what);
+/* Intervals a model rebuilt from an earlier moment needs before its
+ * findings are those of a model that saw every sample (time travel). */
+int findings_warmup(void);
+
+/* One rule followed by the hysteresis (findings_update). A rule that names
+ * its cause in the id (commit-fsync / commit-host-cpu) is one track: the
+ * rule holding counts whatever the cause, and a finding in force changes
+ * its id only once the other cause held as long as a new finding needs to
+ * be raised (so a cause that wavers is no string of raises and clears). */
+struct finding_track {
+	struct finding f;   /* the newest its rule gave under the id in force (quiet: the intervals since) */
+	struct finding alt; /* in force: the newest under another id */
+	unsigned alt_seen;  /* bit i: the rule held under alt's id i intervals ago */
+	unsigned seen;      /* bit i: its rule held i intervals ago */
+	int rule;           /* its rule's row: the order shown among equals */
+	int off;            /* intervals since it was last in force (-1: never) */
+	bool raised;        /* in force */
+};
+#define FINDINGS_TRACK 16
+
 /* The findings in force for a model's newest sample: what every reader
  * (screen, batch, fleet, metrics, events, tuning) shows. Written only by
- * findings_update(), once per sample, at the end of model_update(). */
+ * findings_update(), once per sample, at the end of model_update(): the
+ * raw rules (findings_eval) through the hysteresis of hold_rules[]. The
+ * state lives here, in the model, so a replay of the same samples gives
+ * the same findings. */
 struct finding_set {
 	size_t n;
 	struct finding f[FINDINGS_MAX];   /* most severe first */
+	size_t recent;                    /* in force now or cleared within its clear_quiet
+					   * intervals: the finding rows the overview keeps */
+	size_t ntrack;
+	struct finding_track track[FINDINGS_TRACK];
+	double last_dt; /* the interval before, s (0: none) */
 };
 
 /* Evaluate every rule on m (the raw rules, no state); returns how many
  * fired (at most max), most severe first. Readers use m->findings. */
 size_t findings_eval(const struct model *m, struct finding *out, size_t max);
 /* Compute m->findings from the model as it now stands (called by
- * model_update() after each sample; the only writer of m->findings). */
+ * model_update() after each sample; the only writer of m->findings and
+ * of its hysteresis). A sample that is not UP, the first of a new
+ * connection, or one after a gap (hold_rules' gap_x) starts it over. */
 void findings_update(struct model *m);
 /* The tunables[] row the most severe finding with a setting remedy points
  * at (NULL when none): the row screen 5 opens with. */

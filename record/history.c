@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../model/findings.h"
 #include "../util/util.h"
 
 /* mkdir -p path (each part made 0700); true when path is a directory of
@@ -492,12 +493,16 @@ int hist_build(struct history *h, size_t i, struct model *out, const struct mode
 		return -1;
 	}
 	/* the newest point a rebuild may start from, before i (rates need the
-	 * sample before), else i itself, else the oldest kept */
+	 * sample before) and early enough for the findings' hysteresis to
+	 * have seen what the live model had (findings_warmup), else the
+	 * oldest before i, else i itself, else the oldest kept */
+	size_t warm = (size_t)findings_warmup();
 	k = i;
 	for (j = i; j-- > 0;)
 		if (h->e[j].ckpt) {
 			k = j;
-			break;
+			if (j + warm <= i)
+				break;
 		}
 	if (k == i && !h->e[i].ckpt)
 		k = 0;

@@ -608,8 +608,11 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 	size_t n = u->m->findings.n, mine = 0;
 	for (size_t i = 0; i < n; i++)
 		mine += !pane || strcmp(f[i].pane, pane) == 0;
+	/* the overview keeps the rows of a finding cleared a moment ago
+	 * (findings.recent), so the panes do not jump when it comes back */
+	size_t keep = !pane && u->m->findings.recent > mine ? u->m->findings.recent : mine;
 	/* the overview: a finding may take two lines when all of them can */
-	int each = !pane && (int)mine * 2 <= max ? 2 : 1;
+	int each = !pane && (int)keep * 2 <= max ? 2 : 1;
 	for (size_t i = 0; i < n && max > 0; i++) {
 		if (pane && strcmp(f[i].pane, pane) != 0)
 			continue;
@@ -642,6 +645,10 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 		cv_text(&cv2, 0, 0, R_NOTE, line);
 		y += 2;
 		max -= 2;
+	}
+	for (int extra = (int)(keep - mine) * each; extra > 0 && max > 0; extra--, max--, y++) {
+		struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
+		cv_fill(&cv, 0, 0, COLS, R_NORMAL);
 	}
 	return y;
 }

@@ -29,6 +29,7 @@ static void fresh(struct model *m)
 	model_set_caps(m, &c);
 	m->last.state = STATE_UP;
 	m->intervals = 2;
+	m->interval_s = 1.0;   /* one-second intervals on one connection (the findings' hysteresis) */
 }
 
 /* The event log's step after the test changed the model by hand: the
@@ -95,34 +96,44 @@ static void test_derivation(void)
 
 	sample_at(&s, 1000, "1");
 	CHECK(ev_upd(&l, &m, &s) == 0, "the first UP sample logs nothing");
-	sample_at(&s, 1001, NULL);
-	s.locks = ls;
-	m.locks = ls;
-	ev_upd(&l, &m, &s);
-	CHECK_STR(kinds(&l, 0), "finding", "an idle root blocker: the finding at once, the chain not after one read");
-	CHECK(l.n == 1 && strcmp(events_at(&l, 0)->name, "idle-root-blocker") == 0 &&
-		      events_at(&l, 0)->severity == SEV_CRIT, "the finding's id and severity");
-	sample_at(&s, 1002, NULL);
-	s.locks = ls;
-	ev_upd(&l, &m, &s);
-	CHECK_STR(kinds(&l, 1), "lock chain", "the chain seen in a second read is logged");
+	for (int k = 1; k <= 4; k++) {
+		sample_at(&s, 1000 + k, NULL);
+		s.locks = ls;
+		m.locks = ls;
+		ev_upd(&l, &m, &s);
+		if (k == 1)
+			CHECK_STR(kinds(&l, 0), "", "an idle root blocker in one interval: no finding yet (2 of 3), no chain");
+		if (k == 2)
+			CHECK_STR(kinds(&l, 0), "finding", "in a second interval: the finding; the chain (1 s) not yet");
+		if (k == 3)
+			CHECK_STR(kinds(&l, 1), "", "the chain after 2 s: not yet");
+	}
+	CHECK(l.n >= 1 && strcmp(events_at(&l, 0)->name, "idle-root-blocker") == 0 &&
+		      events_at(&l, 0)->severity == SEV_CRIT && events_at(&l, 0)->wall == 1002,
+	      "the finding's id and severity, raised in the interval that confirmed it");
+	CHECK_STR(kinds(&l, 1), "lock chain", "the chain that lasted 3 s is logged");
 	const struct event *e = events_at(&l, 1);
 	CHECK(e && e->wall == 1001 && e->session == 10 && strcmp(e->user, "app") == 0 && e->waiters == 2 &&
-		      strstr(e->detail, "UPDATE t SET") && strstr(e->detail, "idle in transaction"),
-	      "the chain: first seen, its root, user, waiters, state and statement");
-	sample_at(&s, 1003, NULL);
+		      e->severity == SEV_CRIT && strstr(e->detail, "UPDATE t SET") && strstr(e->detail, "idle in transaction"),
+	      "the chain: first seen, its root, user, waiters, state and statement; critical");
+	sample_at(&s, 1005, NULL);
 	s.locks = ls;
 	CHECK(ev_upd(&l, &m, &s) == 0, "the same chain again: nothing new");
 
-	/* the chain ends: nothing waits */
+	/* the chain ends: nothing waits; the finding is held for 3 quiet intervals */
 	struct lock_set idle = {.status = LOCKS_IDLE};
 	m.locks = NULL;
-	sample_at(&s, 1005, NULL);
-	s.locks = &idle;
-	ev_upd(&l, &m, &s);
-	CHECK_STR(kinds(&l, 2), "cleared,chain ended", "the finding cleared and the chain ended");
-	e = events_at(&l, 3);
-	CHECK(e && e->session == 10 && strstr(e->detail, "ended after 4s"), "the end names the root and how long");
+	for (int k = 6; k <= 8; k++) {
+		sample_at(&s, 1000 + k, NULL);
+		s.locks = &idle;
+		ev_upd(&l, &m, &s);
+		if (k == 6)
+			CHECK_STR(kinds(&l, 2), "chain ended", "the chain ended, the finding held");
+	}
+	CHECK_STR(kinds(&l, 2), "chain ended,cleared", "the finding cleared after 3 quiet intervals");
+	e = events_at(&l, 2);
+	CHECK(e && e->session == 10 && strstr(e->detail, "ended after 5s"), "the end names the root and how long");
+	CHECK(events_at(&l, 3)->wall == 1008, "cleared at the third quiet interval");
 
 	/* a setting changed by someone else */
 	sample_at(&s, 1010, "2");
@@ -456,16 +467,60 @@ static void test_committing_chain(void)
 	l.live = true;
 	sample_at(&s, 1000, "1");
 	ev_upd(&l, &m, &s);
-	for (int k = 1; k <= 2; k++) {
+	for (int k = 1; k <= 4; k++) {
 		sample_at(&s, 1000 + k, NULL);
 		s.locks = ls;
 		m.locks = ls;
 		ev_upd(&l, &m, &s);
 	}
-	CHECK_STR(kinds(&l, 0), "lock chain", "the committing root's chain is logged (no idle-root-blocker finding)");
+	CHECK_STR(kinds(&l, 0), "lock chain", "the committing root's chain that lasted is logged (no idle-root-blocker finding)");
 	const struct event *e = events_at(&l, 0);
 	CHECK(e && e->severity == SEV_INFO && strstr(e->detail, ", committing) blocks 2"),
 	      "... as info, said to be committing, not critical");
+	events_free(&l);
+
+	/* a root seen committing in one of its reads: the whole chain is a slow commit's */
+	events_init(&l);
+	sample_at(&s, 1000, "1");
+	ev_upd(&l, &m, &s);
+	for (int k = 1; k <= 4; k++) {
+		str_copy(ls->s[b].state, sizeof ls->s[b].state, "active");
+		lock_session_query(&ls->s[b], k == 2 ? "END;" : "UPDATE pgbench_branches SET bbalance = 1", false);
+		sample_at(&s, 1000 + k, NULL);
+		s.locks = ls;
+		ev_upd(&l, &m, &s);
+	}
+	e = events_at(&l, 0);
+	CHECK(l.n == 1 && e->kind == EV_LOCK_CHAIN && e->severity == SEV_INFO,
+	      "a root committing in one of its reads: the chain is info");
+	events_free(&l);
+
+	/* normal row contention: chains of 1-2 s, each root a new transaction */
+	events_init(&l);
+	sample_at(&s, 1000, "1");
+	ev_upd(&l, &m, &s);
+	struct lock_set idle = {.status = LOCKS_IDLE};
+	for (int k = 1; k <= 30; k++) {
+		ls->s[b].trx_age_s = (k % 3) * 0.9;   /* the same session, a transaction younger than the chain */
+		ls->s[b].wait_s = NAN;
+		sample_at(&s, 1000 + k, NULL);
+		s.locks = k % 4 == 0 ? &idle : ls;
+		ev_upd(&l, &m, &s);
+	}
+	CHECK(l.n == 0, tname("chains of 1-2 s (or one root in new transactions): no event (%zu)", l.n));
+	/* one read with a waiter that has waited 5 s: a chain that lasted, logged at once */
+	int w = lock_session_get(ls, 20);
+	ls->s[w].wait_s = 5.0;
+	ls->s[b].trx_age_s = 6.0;
+	sample_at(&s, 1040, NULL);
+	s.locks = ls;
+	ev_upd(&l, &m, &s);
+	CHECK(l.n == 1 && events_at(&l, 0)->kind == EV_LOCK_CHAIN && events_at(&l, 0)->wall == 1040,
+	      "a waiter that waited 5 s: the chain is logged at the read that saw it");
+	ls->s[w].wait_s = NAN;
+	ls->s[b].trx_age_s = NAN;
+	events_free(&l);
+	events_init(&l);
 	str_copy(ls->s[b].state, sizeof ls->s[b].state, "Query (Commit)");
 	lock_session_query(&ls->s[b], "UPDATE t SET v = 1", false);
 	CHECK(lock_session_committing(&ls->s[b]), "MariaDB state 'Commit': committing");

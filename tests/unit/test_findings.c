@@ -529,6 +529,128 @@ static void test_commit_cause(void)
 	model_free(&m);
 }
 
+/* One interval of the seed-000 model: commit-fsync's rule holds when on
+ * (COMMIT 20.7 ms) or not (commits below the rule's floor); returns
+ * whether commit-fsync is in force after findings_update. */
+static bool hyst_step(struct model *m, bool on, double dt)
+{
+	set_rate(m, M_COMMITS, on ? 80 : 1);
+	m->interval_s = dt;
+	findings_update(m);
+	for (size_t i = 0; i < m->findings.n; i++)
+		if (strcmp(m->findings.f[i].id, "commit-fsync") == 0)
+			return true;
+	return false;
+}
+
+/* A run of intervals (1: the rule holds, 0: it does not) through the
+ * hysteresis: how many times the finding was raised and cleared, and
+ * the interval (0-based) of the first raise and of the last clear. */
+static void hyst_run(struct model *m, const char *pat, int *raised, int *cleared, int *first, int *last)
+{
+	bool was = false;
+	*raised = *cleared = 0;
+	*first = *last = -1;
+	for (int i = 0; pat[i]; i++) {
+		bool now = hyst_step(m, pat[i] == '1', 1.0);
+		if (now && !was && (*raised)++ == 0)
+			*first = i;
+		if (!now && was) {
+			(*cleared)++;
+			*last = i;
+		}
+		was = now;
+	}
+}
+
+static void test_hysteresis(void)
+{
+	struct model m;
+	struct finding f[FINDINGS_MAX];
+	size_t n;
+	int r, c, first, last;
+	const struct hold_rule *h = hold_rule_for("commit-fsync");
+
+	CHECK(h == hold_rule_for("finding") && h->raise_k == 2 && h->raise_n == 3 && h->clear_quiet == 3,
+	      "hold_rules: a finding is raised in 2 of 3 intervals, cleared after 3 quiet ones");
+	CHECK(hold_rule_for("lock-chain")->last_s == 3.0, "hold_rules: a lock chain is logged once it lasted 3 s");
+
+	mysql_durable(&m, 80, 2.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 8.7);
+	digests(&m, 80, 20.7, 300);
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "hysteresis: the raw rule fires on its own (findings_eval)");
+	/* the steady sysbench: the raw rule dips for an interval every few */
+	hyst_run(&m, "011011101101101110110111011011000000000", &r, &c, &first, &last);
+	CHECK(r == 1 && c == 1, tname("a flapping raw rule over 39 intervals: raised once (%d), cleared once (%d)", r, c));
+	CHECK(first == 2 && last == 32, tname("raised at its second hit in 3 intervals (%d), cleared 3 quiet intervals after the last (%d)",
+		    first, last));
+	model_free(&m);
+
+	mysql_durable(&m, 80, 2.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 8.7);
+	digests(&m, 80, 20.7, 300);
+	hyst_run(&m, "0001000000100000001000", &r, &c, &first, &last);
+	CHECK(r == 0 && c == 0, tname("a one-interval blip every few: nothing raised (%d)", r));
+	model_free(&m);
+
+	/* held through a quiet interval: the evidence of its last interval, said by quiet */
+	mysql_durable(&m, 80, 2.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 8.7);
+	digests(&m, 80, 20.7, 300);
+	hyst_run(&m, "11", &r, &c, &first, &last);
+	CHECK(r == 1 && m.findings.n == 1 && m.findings.f[0].quiet == 0 && m.findings.recent == 1,
+	      "two intervals: raised, its evidence this interval's");
+	CHECK(hyst_step(&m, false, 1.0) && m.findings.f[0].quiet == 1 &&
+		      strstr(m.findings.f[0].evidence, "COMMIT avg 20.7 ms"),
+	      "a quiet interval: held, with the last evidence and quiet 1");
+	CHECK(hyst_step(&m, false, 1.0) && !hyst_step(&m, false, 1.0) && m.findings.recent == 1,
+	      "cleared after 3 quiet intervals; its rows still kept by the overview (recent 1)");
+	for (int i = 0; i < 3; i++)
+		hyst_step(&m, false, 1.0);
+	CHECK(m.findings.recent == 0, tname("3 more quiet intervals: no longer recent (%zu)", m.findings.recent));
+	model_free(&m);
+
+	/* a reset: not UP, a new connection (no interval), a gap */
+	mysql_durable(&m, 80, 2.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 8.7);
+	digests(&m, 80, 20.7, 300);
+	hyst_run(&m, "111", &r, &c, &first, &last);
+	m.last.state = STATE_DOWN;
+	CHECK(!hyst_step(&m, true, NAN) && m.findings.ntrack == 0, "DOWN: the findings start over");
+	m.last.state = STATE_UP;
+	CHECK(!hyst_step(&m, true, NAN) && hyst_step(&m, true, 1.0), "a new connection: raised again after 2 intervals");
+	CHECK(!hyst_step(&m, true, 30.0) && hyst_step(&m, true, 30.0),
+	      "a gap (30 s after 1 s intervals): starts over, raised again after 2 intervals");
+	CHECK(hyst_step(&m, false, 20.0), "a slower interval than the one before, not a gap: held");
+	model_free(&m);
+
+	/* one rule, two causes: a cause that wavers does not raise and clear */
+	mysql_durable(&m, 300, 2.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 2.396);
+	digests(&m, 300, 6.3, 400);
+	log_device(&m, 0.167);
+	int switches = 0, gone = 0;
+	const char *was = NULL;
+	for (int i = 0; i < 14; i++) {
+		/* 2 idle intervals, then the host busy every other one, then busy */
+		host(&m, i < 2 ? 10 : i < 10 ? (i % 2 ? 72 : 10) : 72, 0.4);
+		m.interval_s = 1.0;
+		findings_update(&m);
+		const char *now = m.findings.n ? m.findings.f[0].id : NULL;
+		if (i >= 1 && !now)
+			gone++;
+		if (was && now && strcmp(was, now) != 0)
+			switches++;
+		was = now;
+		if (i == 9)
+			CHECK(now && strcmp(now, "commit-fsync") == 0 && switches == 0 && gone == 0,
+			      tname("a wavering cause: commit-fsync held in force, no switch, no clear (%s)", now ? now : "none"));
+	}
+	CHECK(was && strcmp(was, "commit-host-cpu") == 0 && switches == 1 && gone == 0,
+	      tname("the host busy for good: one switch to commit-host-cpu, nothing cleared between (%d, %d)", switches, gone));
+	model_free(&m);
+}
+
 int main(void)
 {
 	test_commit_fsync_mysql();
@@ -538,5 +660,6 @@ int main(void)
 	test_locks();
 	test_no_statistics();
 	test_json();
+	test_hysteresis();
 	return tap_failed ? 1 : 0;
 }

@@ -209,7 +209,8 @@ static void test_episodes(void)
 	start(&r, &cfg, NULL, 1.8e9);
 	feed(&r, 10, STATE_UP, false);
 	CHECK(count_files(".dbrec") == 0, "quiet: no incident");
-	double trig = r.wall;
+	/* raised at the second interval that saw it (the findings' hysteresis) */
+	double trig = r.wall + 0.5;
 	feed(&r, 3, STATE_UP, true);   /* an idle root blocker: idle-root-blocker (critical) */
 	CHECK(r.inc.st == INC_OPEN && count_files(".dbrec") == 1, "a finding raised: an incident file is being written");
 	char path[600];
@@ -223,8 +224,8 @@ static void test_episodes(void)
 	CHECK(strstr(txt, "\nstatus: being written") != NULL, "the summary says it is being written");
 	free(txt);
 	feed(&r, 1.5, STATE_UP, false);
-	CHECK(r.inc.st == INC_OPEN, "the chain ended 1.5 s ago: still open (--after 2)");
-	feed(&r, 1, STATE_UP, false);
+	CHECK(r.inc.st == INC_OPEN, "the chain ended 1.5 s ago, the finding cleared after 3 quiet intervals: still open (--after 2)");
+	feed(&r, 2, STATE_UP, false);
 	CHECK(r.inc.st == INC_IDLE, "2 s after the trigger cleared: closed");
 	int n = read_file(path, &h, &first, &evw, &down);
 	CHECK(n >= 17 && n <= 40, tname("the file holds the window: %d samples", n));
