@@ -1737,7 +1737,7 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
 struct my_ps_read {
 	bool stmts, waits;       /* the statement / wait summary is read */
 	int consumers_off;       /* of global_ / thread_instrumentation (MY_WAITS_SQL) */
-	char consumer_off[64];   /* the first one off */
+	char consumer_off[64];   /* those off, "a and b" */
 	uint64_t own_n, own_ns;  /* dbtop's own statements completed before it */
 	double mark[3];          /* MY_MARK_ROW values, ms */
 	int nmark;
@@ -1796,8 +1796,10 @@ static void my_ps_row(struct source *src, struct sample *out, struct my_ps_read 
 		if (out->waits && parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
 			wait_set_add(out->waits, row[0] + 2, wc, wps / 1000);
 	} else if (strncmp(row[0], "c:", 2) == 0) {
-		if (row[1] && strcmp(row[1], "1") != 0 && r->consumers_off++ == 0)
-			str_copy(r->consumer_off, sizeof r->consumer_off, row[0] + 2);
+		size_t l = strlen(r->consumer_off);
+		if (row[1] && strcmp(row[1], "1") != 0 && r->consumers_off++ < 2)
+			str_printf(r->consumer_off + l, sizeof r->consumer_off - l, "%s%s", l ? " and " : "",
+				   row[0] + 2);
 	} else if (strncmp(row[0], MY_VAR_ROW, strlen(MY_VAR_ROW)) == 0) {
 		sample_setting(out, row[0] + strlen(MY_VAR_ROW), row[1]);
 		out->settings_checked = true;

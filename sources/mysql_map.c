@@ -385,13 +385,12 @@ void mysql_map_hist(struct digest_set *set, const char *const cell[MYH__COUNT])
 		dg_hist_add(h, (uint32_t)num, high, count);
 }
 
-void mysql_waits_stopped(struct wait_set *ws, const char *first_off, int n)
+void mysql_waits_stopped(struct wait_set *ws, const char *off, int n)
 {
 	if (!ws || n <= 0)
 		return;
 	str_printf(ws->note, sizeof ws->note,
-		   WAIT_NOTE_STOPPED "the performance_schema consumer%s %s%s off: UPDATE "
-				     "performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME IN "
-				     "('global_instrumentation','thread_instrumentation')",
-		   n > 1 ? "s" : "", first_off && *first_off ? first_off : "?", n > 1 ? " and another are" : " is");
+		   WAIT_NOTE_STOPPED "consumer%s %s %s off: UPDATE performance_schema.setup_consumers "
+				     "SET ENABLED='YES' WHERE NAME LIKE '%%_instrumentation'",
+		   n > 1 ? "s" : "", off && *off ? off : "?", n > 1 ? "are" : "is");
 }
