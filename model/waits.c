@@ -76,7 +76,15 @@ enum wait_class wait_class_of(const char *n)
 	    starts(n, "wait/synch/mutex/innodb/redo_") || starts(n, "wait/synch/mutex/innodb/flush_order"))
 		return WC_REDO;
 	if (strcmp(n, "wait/io/file/sql/binlog") == 0 || strcmp(n, "wait/io/file/sql/binlog_index") == 0 ||
-	    starts(n, "wait/synch/mutex/sql/MYSQL_BIN_LOG") || starts(n, "wait/synch/cond/sql/MYSQL_BIN_LOG"))
+	    starts(n, "wait/synch/mutex/sql/MYSQL_BIN_LOG") || starts(n, "wait/synch/cond/sql/MYSQL_BIN_LOG") ||
+	    /* MariaDB's binlog group commit: followers waiting for the leader's
+	     * write and sync, the binlog's lock, the commit ordering */
+	    strcmp(n, "wait/synch/cond/sql/THD::COND_wakeup_ready") == 0 ||
+	    strcmp(n, "wait/synch/mutex/sql/THD::LOCK_wakeup_ready") == 0 ||
+	    strcmp(n, "wait/synch/mutex/sql/LOG::LOCK_log") == 0 ||
+	    strcmp(n, "wait/synch/mutex/sql/LOCK_commit_ordered") == 0 ||
+	    strcmp(n, "wait/synch/mutex/sql/LOCK_prepare_ordered") == 0 ||
+	    strcmp(n, "wait/synch/mutex/sql/LOCK_after_binlog_sync") == 0)
 		return WC_BINLOG;
 	if (starts(n, "wait/lock/") || strstr(n, "/lock_wait") ||
 	    strstr(n, "/mdl"))
@@ -123,31 +131,47 @@ void wait_table_init(struct wait_table *t, size_t hist_len)
 	t->total_aas = NAN;
 }
 
+bool wait_note_stopped(const char *note)
+{
+	return note && starts(note, WAIT_NOTE_STOPPED);
+}
+
 void wait_table_free(struct wait_table *t)
 {
 	for (size_t i = 0; i < WAIT_MAX; i++)
 		if (t->e[i].used)
 			ring_free(&t->e[i].hist);
 	memset(t->e, 0, sizeof t->e);
+	free(t->base);
+	t->base = NULL;
+	t->nbase = t->capbase = 0;
+	t->base_read = false;
 }
 
-/* The entry of name, taking a free slot or the least recently active one. */
-static struct wait_entry *entry(struct wait_table *t, const char *name)
+/* The tracked entry of name, or NULL. */
+static struct wait_entry *find_entry(struct wait_table *t, const char *name)
+{
+	for (size_t i = 0; i < WAIT_MAX; i++)
+		if (t->e[i].used && strcmp(t->e[i].name, name) == 0)
+			return &t->e[i];
+	return NULL;
+}
+
+/* A slot for name: a free one, else the least recently active entry not
+ * given a value this interval (taken[]); NULL when every slot is taken. */
+static struct wait_entry *new_entry(struct wait_table *t, const char *name, const bool *taken)
 {
 	struct wait_entry *free_e = NULL, *old = NULL;
-	for (size_t i = 0; i < WAIT_MAX; i++) {
+	for (size_t i = 0; i < WAIT_MAX && !free_e; i++) {
 		struct wait_entry *e = &t->e[i];
-		if (!e->used) {
-			if (!free_e)
-				free_e = e;
-			continue;
-		}
-		if (strcmp(e->name, name) == 0)
-			return e;
-		if (!old || e->last_seen < old->last_seen)
+		if (!e->used)
+			free_e = e;
+		else if (!taken[i] && (!old || e->last_seen < old->last_seen))
 			old = e;
 	}
 	struct wait_entry *e = free_e ? free_e : old;
+	if (!e)
+		return NULL;
 	if (e->used)
 		ring_free(&e->hist);
 	memset(e, 0, sizeof *e);
@@ -163,17 +187,90 @@ static struct wait_entry *entry(struct wait_table *t, const char *name)
 	return e;
 }
 
+/* The base of name (hint: where it was last time, as a source lists its
+ * events in the same order), added when new; *isnew says so. */
+static struct wait_base *base_of(struct wait_table *t, const char *name, size_t hint, bool *isnew)
+{
+	*isnew = false;
+	if (hint < t->nbase && strcmp(t->base[hint].name, name) == 0)
+		return &t->base[hint];
+	for (size_t i = 0; i < t->nbase; i++)
+		if (strcmp(t->base[i].name, name) == 0)
+			return &t->base[i];
+	if (t->nbase == t->capbase) {
+		t->capbase = t->capbase ? t->capbase * 2 : 64;
+		t->base = xrealloc(t->base, t->capbase * sizeof *t->base);
+	}
+	struct wait_base *b = &t->base[t->nbase++];
+	memset(b, 0, sizeof *b);
+	str_copy(b->name, sizeof b->name, name);
+	*isnew = true;
+	return b;
+}
+
+/* One event's figures this interval. */
+struct wait_val {
+	const char *name;
+	double aas, count_per_s, avg_ms;
+};
+
+static int cmp_val(const void *a, const void *b)
+{
+	const struct wait_val *x = a, *y = b;
+	bool fx = isfinite(x->aas), fy = isfinite(y->aas);
+	if (fx != fy)
+		return fx ? -1 : 1;
+	if (fx && x->aas != y->aas)
+		return x->aas > y->aas ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The figures of reading row r against its last reading (cumulative
+ * sources: every event's last reading is kept, so that a source listing
+ * hundreds of events, every performance_schema instrument on, has a rate
+ * for each at its second reading; an event first listed after the first
+ * reading counted 0 there). */
+static void row_value(struct wait_table *t, const struct wait_set *ws, const struct wait_row *r, size_t k, double dt,
+		      struct wait_val *v)
+{
+	v->name = r->name;
+	v->aas = v->count_per_s = v->avg_ms = NAN;
+	if (ws->source == WS_SAMPLED) {
+		if (ws->rounds)
+			v->aas = (double)r->count / ws->rounds;
+		return;
+	}
+	bool isnew;
+	struct wait_base *b = base_of(t, r->name, k, &isnew);
+	bool have_prev = !isnew || t->base_read;
+	if (have_prev && r->count >= b->count && dt > 0) {
+		double dc = (double)(r->count - b->count);
+		if (ws->source == WS_PG_WAIT_SAMPLING) {
+			v->aas = dc * ws->period_ms / 1000.0 / dt;
+		} else if (ws->source == WS_PERF_SCHEMA && r->time_ns >= b->time_ns) {
+			double dtm = (double)(r->time_ns - b->time_ns);
+			v->count_per_s = dc / dt;
+			v->aas = dtm / 1e9 / dt;
+			v->avg_ms = dc > 0 ? dtm / dc / 1e6 : NAN;
+		}
+	}
+	b->count = r->count;
+	b->time_ns = r->time_ns;
+}
+
 void wait_table_update(struct wait_table *t, const struct wait_set *ws, double dt, bool fresh)
 {
 	bool seen[WAIT_MAX] = {false};
 	size_t i;
+	if (fresh) {
+		t->nbase = 0;
+		t->base_read = false;
+	}
 	if (!ws) {
 		for (i = 0; i < WAIT_MAX; i++) {
 			struct wait_entry *e = &t->e[i];
 			if (!e->used)
 				continue;
-			if (fresh)
-				e->have_prev = false;
 			e->aas = e->count_per_s = e->avg_ms = NAN;
 			ring_push(&e->hist, NAN);
 		}
@@ -181,48 +278,44 @@ void wait_table_update(struct wait_table *t, const struct wait_set *ws, double d
 		t->interval++;
 		return;
 	}
-	if (fresh || ws->source != t->source)
-		for (i = 0; i < WAIT_MAX; i++)
-			t->e[i].have_prev = false;
+	if (ws->source != t->source) {
+		t->nbase = 0;
+		t->base_read = false;
+	}
 	t->source = ws->source;
 	t->hz = ws->hz;
 	t->rounds = ws->rounds;
 	t->cost_ms = ws->cost_ms;
 	t->cost_per_sample_ms = ws->rounds ? ws->cost_ms / ws->rounds : NAN;
 	str_copy(t->note, sizeof t->note, ws->note);
+	t->stopped = wait_note_stopped(ws->note);
 	t->have_data = true;
-	for (size_t k = 0; k < ws->n; k++) {
-		const struct wait_row *r = &ws->rows[k];
-		if (wait_is_idle(r->name))
+	t->untracked = 0;
+	struct wait_val *val = ws->n ? xcalloc(ws->n, sizeof *val) : NULL;
+	size_t nv = 0;
+	for (size_t k = 0; k < ws->n; k++)
+		if (!wait_is_idle(ws->rows[k].name))
+			row_value(t, ws, &ws->rows[k], k, dt, &val[nv++]);
+	/* the largest first: when more events have a value than there are
+	 * slots, the smallest are the ones left out */
+	qsort(val, nv, sizeof *val, cmp_val);
+	for (size_t k = 0; k < nv; k++) {
+		const struct wait_val *v = &val[k];
+		struct wait_entry *e = find_entry(t, v->name);
+		if (!e && isfinite(v->aas) && !(v->aas > 0) && !(v->count_per_s > 0))
+			continue; /* nothing this interval: no slot needed (its base is kept) */
+		if (!e)
+			e = new_entry(t, v->name, seen);
+		if (!e) {
+			t->untracked++;
 			continue;
-		struct wait_entry *e = entry(t, r->name);
-		size_t idx = (size_t)(e - t->e);
-		seen[idx] = true;
-		e->aas = e->count_per_s = e->avg_ms = NAN;
-		switch (ws->source) {
-		case WS_SAMPLED:
-			if (ws->rounds)
-				e->aas = (double)r->count / ws->rounds;
-			break;
-		case WS_PG_WAIT_SAMPLING:
-			if (e->have_prev && r->count >= e->prev_count && dt > 0)
-				e->aas = (double)(r->count - e->prev_count) * ws->period_ms / 1000.0 / dt;
-			break;
-		case WS_PERF_SCHEMA:
-			if (e->have_prev && r->count >= e->prev_count && r->time_ns >= e->prev_time_ns && dt > 0) {
-				double dc = (double)(r->count - e->prev_count), dtm = (double)(r->time_ns - e->prev_time_ns);
-				e->count_per_s = dc / dt;
-				e->aas = dtm / 1e9 / dt;
-				e->avg_ms = dc > 0 ? dtm / dc / 1e6 : NAN;
-			}
-			break;
-		default:
-			break;
 		}
-		e->prev_count = r->count;
-		e->prev_time_ns = r->time_ns;
-		e->have_prev = true;
+		seen[e - t->e] = true;
+		e->aas = v->aas;
+		e->count_per_s = v->count_per_s;
+		e->avg_ms = v->avg_ms;
 	}
+	free(val);
 	/* events tracked but absent: nothing observed (sampled), unchanged
 	 * (cumulative sources list only what ever happened) */
 	double total = 0;
@@ -232,17 +325,10 @@ void wait_table_update(struct wait_table *t, const struct wait_set *ws, double d
 		if (!e->used)
 			continue;
 		if (!seen[i]) {
-			bool known = ws->source == WS_SAMPLED ? ws->rounds > 0 : e->have_prev && !fresh;
+			bool known = ws->source == WS_SAMPLED ? ws->rounds > 0 : t->base_read;
 			e->aas = known ? 0 : NAN;
 			e->count_per_s = known && ws->source == WS_PERF_SCHEMA ? 0 : NAN;
 			e->avg_ms = NAN;
-			/* absent from a cumulative reading without a baseline (the
-			 * first of a connection or source): its count there is 0,
-			 * the baseline of the next reading */
-			if (ws->source != WS_SAMPLED && !e->have_prev) {
-				e->prev_count = e->prev_time_ns = 0;
-				e->have_prev = true;
-			}
 		}
 		if (isfinite(e->aas)) {
 			total += e->aas;
@@ -252,6 +338,8 @@ void wait_table_update(struct wait_table *t, const struct wait_set *ws, double d
 		}
 		ring_push(&e->hist, e->aas);
 	}
+	if (ws->source != WS_SAMPLED)
+		t->base_read = true;
 	t->total_aas = any ? total : NAN;
 	t->interval++;
 }
@@ -319,6 +407,8 @@ void wait_table_json(const struct wait_table *t, int top, struct strbuf *out)
 		sb_puts(out, ",\"waits_note\":");
 		json_str(out, t->note);
 	}
+	if (t->stopped)
+		sb_puts(out, ",\"waits_stopped\":true");
 	if (t->source == WS_SAMPLED) {
 		sb_puts(out, ",\"waits_sampler\":{\"hz\":");
 		json_num(out, isfinite(t->hz) ? d_round(t->hz * 100) / 100 : NAN);

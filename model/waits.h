@@ -57,6 +57,10 @@ bool wait_is_durability(const char *name);
  * session idle for its client (Client:*), background processes idling
  * (Activity:*), MySQL's "idle". */
 bool wait_is_idle(const char *name);
+/* A note that says the source counts nothing at all (consumers off, every
+ * wait instrument off): the pane shows it in place of an empty list. */
+#define WAIT_NOTE_STOPPED "no wait is being counted: "
+bool wait_note_stopped(const char *note);
 
 #define WAIT_MAX 48              /* events tracked at once */
 
@@ -65,13 +69,18 @@ struct wait_entry {
 	char name[WAIT_NAME_LEN];
 	enum wait_class cls;
 	bool used;
-	bool have_prev;              /* cumulative sources: a previous reading */
-	uint64_t prev_count, prev_time_ns;
 	double aas;                  /* average active sessions this interval (NaN unknown) */
 	double count_per_s;          /* WS_PERF_SCHEMA: events per second (NaN otherwise) */
 	double avg_ms;               /* WS_PERF_SCHEMA: average wait (NaN when none) */
 	unsigned long last_seen;     /* interval it last had a value > 0 */
 	struct ring hist;            /* aas per interval */
+};
+
+/* The last cumulative reading of one event (every event the source lists,
+ * tracked or not: an event that gets a slot has its rate at once). */
+struct wait_base {
+	char name[WAIT_NAME_LEN];
+	uint64_t count, time_ns;
 };
 
 struct wait_table {
@@ -80,6 +89,11 @@ struct wait_table {
 	unsigned rounds;
 	char note[240];
 	bool have_data;              /* a profile arrived since the connection */
+	bool stopped;                /* the note says nothing is being counted (wait_note_stopped) */
+	unsigned untracked;          /* events with a value this interval left out (WAIT_MAX full) */
+	struct wait_base *base;      /* cumulative sources: the last reading of every event */
+	size_t nbase, capbase;
+	bool base_read;              /* base holds a reading of this connection and source */
 	double total_aas;            /* sum over events this interval (NaN unknown) */
 	unsigned long interval;      /* updates so far */
 	size_t hist_len;

@@ -226,8 +226,9 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 		durability_line(m, line, sizeof line);
 		cv_text(cv, y++, 0, R_VALUE, line);
 	}
-	if (t->note[0] && y < cv->h && (spare >= 3 || v->details))
-		cv_text(cv, y++, 0, R_NOTE, t->note);
+	/* a profile that counts nothing says why first (in place of the list) */
+	if (t->note[0] && y < cv->h && (spare >= 3 || v->details || (t->stopped && n == 0)))
+		cv_text(cv, y++, 0, t->stopped ? R_WARN : R_NOTE, t->note);
 	v->nrows = (int)n;
 	if (v->details && n > 0) {
 		pane_clamp(v, (int)n, 1);
@@ -246,9 +247,11 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 		   ps ? "  waits/s   avg ms" : "");
 	int sx = text_cols(line) + 2;
 	if (n == 0) {
-		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no event matches the filter"
-					   : tiny ? "no event reached 0.001 average active sessions this interval"
-						  : "no session waited on anything this interval");
+		cv_text(cv, y, 0, R_UNKNOWN,
+			v->filter    ? "no event matches the filter"
+			: t->stopped ? "no wait counted: see the line above"
+			: tiny       ? "no event reached 0.001 average active sessions this interval"
+				     : "no session waited on anything this interval");
 		return;
 	}
 	if (cv->h - y < 2) {

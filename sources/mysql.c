@@ -995,11 +995,18 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
 	"SUM(COUNT_STAR) n, SUM(SUM_TIMER_WAIT) t "                                                \
 	"FROM performance_schema.events_statements_summary_global_by_event_name "                  \
 	"GROUP BY k WITH ROLLUP) s"
-/* wait events that ever happened, for the waits pane (ps -> ns on reading) */
-#define MY_WAITS_SQL                                                                               \
-	" UNION ALL SELECT CONCAT('w:', EVENT_NAME), COUNT_STAR, SUM_TIMER_WAIT FROM "              \
-	"performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0 "       \
-	"AND EVENT_NAME <> 'idle'"
+/* wait events of the sessions (foreground threads: the accounts' rows;
+ * background threads, whose timer and service loops wait on condition
+ * variables all the time once every instrument is on, have no account)
+ * that ever happened, for the waits pane (ps -> ns on reading); then the
+ * consumers the summaries need (events_waits_current is not one) */
+#define MY_WAITS_SQL \
+	" UNION ALL SELECT CONCAT('w:', EVENT_NAME), SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) FROM " \
+	"performance_schema.events_waits_summary_by_account_by_event_name WHERE USER IS NOT NULL " \
+	"AND COUNT_STAR > 0 AND EVENT_NAME <> 'idle' GROUP BY EVENT_NAME" \
+	" UNION ALL SELECT CONCAT('c:', NAME), ENABLED = 'YES', 0 FROM " \
+	"performance_schema.setup_consumers WHERE NAME IN ('global_instrumentation', " \
+	"'thread_instrumentation')"
 /* a watched setting's row: the name follows */
 #define MY_VAR_ROW "dbtop:v:"
 
@@ -1729,6 +1736,8 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
  * this time. */
 struct my_ps_read {
 	bool stmts, waits;       /* the statement / wait summary is read */
+	int consumers_off;       /* of global_ / thread_instrumentation (MY_WAITS_SQL) */
+	char consumer_off[64];   /* those off, "a and b" */
 	uint64_t own_n, own_ns;  /* dbtop's own statements completed before it */
 	double mark[3];          /* MY_MARK_ROW values, ms */
 	int nmark;
@@ -1786,6 +1795,11 @@ static void my_ps_row(struct source *src, struct sample *out, struct my_ps_read 
 	if (strncmp(row[0], "w:", 2) == 0) {
 		if (out->waits && parse_u64(row[1], &wc) && parse_u64(row[2], &wps))
 			wait_set_add(out->waits, row[0] + 2, wc, wps / 1000);
+	} else if (strncmp(row[0], "c:", 2) == 0) {
+		size_t l = strlen(r->consumer_off);
+		if (row[1] && strcmp(row[1], "1") != 0 && r->consumers_off++ < 2)
+			str_printf(r->consumer_off + l, sizeof r->consumer_off - l, "%s%s", l ? " and " : "",
+				   row[0] + 2);
 	} else if (strncmp(row[0], MY_VAR_ROW, strlen(MY_VAR_ROW)) == 0) {
 		sample_setting(out, row[0] + strlen(MY_VAR_ROW), row[1]);
 		out->settings_checked = true;
@@ -1839,6 +1853,8 @@ static int my_read_ps(struct source *src, struct sample *out, bool quick)
 		my_ps_row(src, out, &r, row);
 	if (res)
 		mysql_free_result(res);
+	if (r.waits && r.consumers_off)
+		mysql_waits_stopped(out->waits, r.consumer_off, r.consumers_off);
 	my_own_counters(p, out, &r);
 	my_ps_paced(src, &r, now);
 	return 0;

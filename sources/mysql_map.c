@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "../model/digests.h"
+#include "../model/waits.h"
 #include "../util/util.h"
 
 bool parse_u64(const char *s, uint64_t *out)
@@ -382,4 +383,14 @@ void mysql_map_hist(struct digest_set *set, const char *const cell[MYH__COUNT])
 	h = digest_set_hist(set, key);
 	if (h && count > 0)
 		dg_hist_add(h, (uint32_t)num, high, count);
+}
+
+void mysql_waits_stopped(struct wait_set *ws, const char *off, int n)
+{
+	if (!ws || n <= 0)
+		return;
+	str_printf(ws->note, sizeof ws->note,
+		   WAIT_NOTE_STOPPED "consumer%s %s %s off: UPDATE performance_schema.setup_consumers "
+				     "SET ENABLED='YES' WHERE NAME LIKE '%%_instrumentation'",
+		   n > 1 ? "s" : "", off && *off ? off : "?", n > 1 ? "are" : "is");
 }

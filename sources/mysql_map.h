@@ -39,6 +39,10 @@ void mysql_map_status(struct sample *out, const char *name, const char *value,
  * (EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT ps). */
 void mysql_map_file(struct sample *out, const struct caps *c, const char *event,
 		    const char *count_misc, const char *sum_timer_misc);
+struct wait_set;
+/* The wait summaries count nothing: n of the consumers they need are off
+ * (named in off, "a and b"); ws's note says so and how to switch them on. */
+void mysql_waits_stopped(struct wait_set *ws, const char *off, int n);
 /* After all rows: stamp epochs and derive the generic counters. */
 void mysql_map_finish(struct sample *out, const struct caps *c, uint64_t epoch);
 

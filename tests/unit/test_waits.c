@@ -100,6 +100,9 @@ static void test_classes(void)
 		{"wait/io/file/sql/binlog_cache", WC_IO},
 		{"wait/io/file/myisam/kfile", WC_IO},
 		{"wait/synch/mutex/innodb/trx_mutex", WC_OTHER},
+		{"wait/synch/cond/sql/THD::COND_wakeup_ready", WC_BINLOG},
+		{"wait/synch/mutex/sql/LOG::LOCK_log", WC_BINLOG},
+		{"wait/synch/cond/mysys/COND_timer", WC_OTHER},
 		{"?", WC_OTHER},
 	};
 	char name[160];
@@ -515,8 +518,10 @@ static void test_eviction(void)
 	wait_set_free(w);
 	CHECK(!find(&t, "IO:Ev09") && find(&t, "IO:WALWrite") && find(&t, "IO:WALSync") && find(&t, "IO:Ev00"),
 	      "eviction: next the second least recently active (Ev09)");
-	/* a cumulative source: an evicted event that comes back is unknown
-	 * (no baseline), never its whole cumulative count */
+	/* a cumulative source: every event's last reading is kept, tracked
+	 * or not: an event first listed after the first reading counted 0
+	 * there, and an evicted event that comes back counts from its last
+	 * reading, never its whole cumulative count */
 	struct wait_table p;
 	wait_table_init(&p, 4);
 	for (int k = 0; k < 3; k++) {
@@ -531,7 +536,8 @@ static void test_eviction(void)
 		wait_table_update(&p, w, 1.0, k == 0);
 		wait_set_free(w);
 	}
-	CHECK(!find(&p, "IO:Ev00") && isnan(aas(&p, "IO:WALSync")), "eviction: cumulative: idle Ev00 out, new event unknown");
+	CHECK(!find(&p, "IO:Ev00"), "eviction: cumulative: idle Ev00 out");
+	CHECK_NEAR(aas(&p, "IO:WALSync"), 0.07, 1e-9, "eviction: cumulative: a new event counts from 0 (7 x 10 ms)");
 	w = wait_set_new(WS_PG_WAIT_SAMPLING);
 	w->period_ms = 10;
 	for (int i = 0; i < WAIT_MAX; i++) {
@@ -541,8 +547,45 @@ static void test_eviction(void)
 	wait_set_add(w, "IO:WALSync", 7, 0);
 	wait_table_update(&p, w, 1.0, false);
 	wait_set_free(w);
-	CHECK(find(&p, "IO:Ev00") && isnan(aas(&p, "IO:Ev00")), "eviction: cumulative: the returning event is unknown, not a spike");
+	CHECK_NEAR(aas(&p, "IO:Ev00"), 0.1, 1e-9, "eviction: cumulative: the returning event counts from its last reading, not a spike");
 	wait_table_free(&p);
+	wait_table_free(&t);
+}
+
+/* Every performance_schema instrument on: hundreds of events listed, more
+ * than the table tracks; the busiest have their rates from the second
+ * reading on (every event's last reading is kept), the idle ones take no
+ * slot, and when more events have a value than there are slots the
+ * smallest are left out (counted). */
+static void test_many_events(void)
+{
+	struct wait_table t;
+	char nm[64];
+	wait_table_init(&t, 4);
+	for (int k = 0; k < 4; k++) {
+		struct wait_set *w = wait_set_new(WS_PERF_SCHEMA);
+		/* 300 mutexes: 100 busy (1..100 us per s), 200 idle since the start */
+		for (int i = 0; i < 300; i++) {
+			str_printf(nm, sizeof nm, "wait/synch/mutex/sql/M%03d", i);
+			uint64_t c = 1000 + (i < 100 ? (uint64_t)k * 10 : 0);
+			wait_set_add(w, nm, c, 1000000ull + (i < 100 ? (uint64_t)k * 1000 * (uint64_t)(i + 1) : 0));
+		}
+		wait_set_add(w, "wait/io/file/sql/binlog", 50 + (uint64_t)k * 400, 1000000000ull + (uint64_t)k * 300000000ull);
+		wait_table_update(&t, w, 1.0, k == 0);
+		wait_set_free(w);
+		if (k == 0)
+			continue;
+		const struct wait_entry *r[WAIT_MAX];
+		size_t n = wait_table_ranked(&t, r, WAIT_MAX);
+		CHECK(n > 0 && strcmp(r[0]->name, "wait/io/file/sql/binlog") == 0 && fabs(r[0]->aas - 0.3) < 1e-9 &&
+			      fabs(r[0]->count_per_s - 400) < 1e-9,
+		      "many events: the binlog wait tops the list from the second reading (0.3 AAS, 400/s)");
+		CHECK(aas(&t, "wait/synch/mutex/sql/M099") > 0 && aas(&t, "wait/synch/mutex/sql/M053") > 0,
+		      "many events: the busiest mutexes tracked with a value");
+		CHECK(aas(&t, "wait/synch/mutex/sql/M000") < 0 && aas(&t, "wait/synch/mutex/sql/M150") < 0,
+		      "many events: the smallest and the idle ones take no slot");
+		CHECK(t.untracked == 101 - WAIT_MAX, "many events: the events left out are counted");
+	}
 	wait_table_free(&t);
 }
 
@@ -555,6 +598,7 @@ static void test_ranking(void)
 	wait_set_add(w, "wait/io/file/innodb/innodb_data_file", 10, 1000000000ull);
 	wait_set_add(w, "wait/lock/table/sql/handler", 10, 1000000000ull);
 	wait_set_add(w, "wait/io/file/sql/binlog_index", 10, 1000000000ull);
+	wait_set_add(w, "wait/io/file/myisam/kfile", 30, 5000000000ull);
 	wait_table_update(&t, w, 1.0, true);
 	wait_set_free(w);
 	w = wait_set_new(WS_PERF_SCHEMA);
@@ -562,7 +606,7 @@ static void test_ranking(void)
 	wait_set_add(w, "wait/io/file/innodb/innodb_data_file", 20, 3000000000ull); /* 2 */
 	wait_set_add(w, "wait/lock/table/sql/handler", 20, 1500000000ull);          /* 0.5 */
 	wait_set_add(w, "wait/io/file/sql/binlog_index", 10, 1000000000ull);        /* 0 */
-	wait_set_add(w, "wait/io/file/myisam/kfile", 10, 1000000000ull);            /* new: unknown */
+	wait_set_add(w, "wait/io/file/myisam/kfile", 20, 4000000000ull);            /* count went down: unknown */
 	wait_table_update(&t, w, 1.0, false);
 	wait_set_free(w);
 	const struct wait_entry *r[WAIT_MAX];
@@ -811,6 +855,7 @@ int main(void)
 	test_gaps();
 	test_history();
 	test_eviction();
+	test_many_events();
 	test_ranking();
 	test_json();
 	test_record_roundtrip();
