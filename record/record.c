@@ -50,6 +50,9 @@ enum { S_REPL = 34 };
 enum { S_CTR_PACED = 35 };
 /* the host's CPU pressure and the server tasks' CPU waits (hostload_sample_io) */
 enum { S_HOSTLOAD = 36 };
+/* the lock graph's age when it was not read this sample (paced): f64 its
+ * age, f64 the age of the reading that gated it (written when either > 0) */
+enum { S_LOCK_AGE = 37 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
 #define LKS_QUERY_LAST 1u
@@ -956,6 +959,12 @@ static void put_locks(struct recorder *r, struct strbuf *b, struct lock_set *ls)
 	c = fio_writer(&f, r->redact);
 	lock_meta_io(&c, &status, &waiting, &ls->query_ms, ls->note, sizeof ls->note);
 	put_field(b, S_LOCK_META, f.s, f.len);
+	if (ls->age_s > 0 || ls->gate_age_s > 0) {
+		c = fio_writer(&f, false);
+		fio_f64(&c, &ls->age_s);
+		fio_f64(&c, &ls->gate_age_s);
+		put_field(b, S_LOCK_AGE, f.s, f.len);
+	}
 	for (size_t i = 0; i < ls->ns; i++) {
 		struct lock_session *x = &ls->s[i];
 		uint8_t flags = (uint8_t)((x->query_is_last ? LKS_QUERY_LAST : 0) | (x->query ? LKS_HAS_QUERY : 0));
@@ -1765,6 +1774,17 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	}
 	case S_REPL: read_repl(s, d, n); break;
+	case S_LOCK_AGE: {
+		double age = 0, gate = 0;
+		struct fio io = fio_reader(d, n);
+		fio_f64(&io, &age);
+		fio_f64(&io, &gate);
+		if (fio_whole(&io) && s->locks) {
+			s->locks->age_s = isfinite(age) && age > 0 ? age : 0;
+			s->locks->gate_age_s = isfinite(gate) && gate > 0 ? gate : 0;
+		}
+		break;
+	}
 	case S_HOSTLOAD: {
 		struct hostload_sample hs;
 		memset(&hs, 0, sizeof hs);

@@ -106,14 +106,14 @@ if wait_for ev "REPLAY ended" 20; then
 	keys ev 7 /
 	for _ in $(seq 10); do keys ev BSpace; done
 	keys ev Enter
-	# a chain whose root heads no other chain of the recording
-	read -r root tc < <("$DBTOP" --replay "$FSYNC" --speed 0 --batch --format json 2>/dev/null |
-		jq -rs '[.[] | .events[]? | select(.kind == "lock chain")] | group_by(.root) | map(select(length == 1))[0][0] |
-			"\(.root) \(.ts | floor | strftime("%H:%M:%S"))"')
-	keys ev / "root blocker $root .dbtop_admin, " Enter
+	# the finding's clearing (the recording's committing lock chains last
+	# under the events' 3 s and are no events)
+	tc=$("$DBTOP" --replay "$FSYNC" --speed 0 --batch --format json 2>/dev/null |
+		jq -rs '[.[] | .events[]? | select(.kind == "cleared")][0] | .ts | floor | strftime("%H:%M:%S")')
+	keys ev / "commit-fsync: no longer" Enter
 	sleep 0.3
 	keys ev Enter
-	check "Enter on the chain of root blocker $root lands on it: AT $tc" wait_for ev "PAUSED  AT $tc " 5
+	check "Enter on the finding's clearing lands on it: AT $tc" wait_for ev "PAUSED  AT $tc " 5
 else
 	nok "the commit-fsync replay reaches its end"
 	screen ev | note
