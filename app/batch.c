@@ -64,10 +64,14 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 		sb_putc(out, '}');
 	}
 	if (!t->sampled && (t->est_rounds || t->est_counted))
-		/* the "s:" estimates: looks at their sessions this interval, and
+	/* the "s:" estimates: looks at their sessions this interval, and
 		 * how many took their calls from the server's counts */
-		sb_printf(out, ",\"digests_estimates\":{\"samples\":%llu,\"calls_counted\":%u}",
+	{
+		sb_printf(out, ",\"digests_estimates\":{\"samples\":%llu,\"calls_counted\":%u,\"window_s\":",
 			  (unsigned long long)t->est_rounds, t->est_counted);
+		json_num(out, d_round(t->est_window_s * 1000) / 1000);
+		sb_putc(out, '}');
+	}
 	e = xcalloc((size_t)top + 1, sizeof *e);
 	n = digest_table_top(t, DGS_TOTAL, false, e, (size_t)top);
 	sb_puts(out, ",\"digests\":[");

@@ -603,6 +603,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			 double wall)
 {
 	struct dg_update up = {.s = s, .dt = dt, .wall = wall, .prev_wall = t->prev_wall, .fresh = fresh};
+	t->est_window_s = s && !fresh && t->prev_wall > 0 && wall > t->prev_wall ? wall - t->prev_wall : NAN;
 	t->prev_wall = s ? wall : 0;
 	t->tick++;
 	t->interval_s = dt;

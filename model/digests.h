@@ -188,6 +188,7 @@ struct digest_table {
 	 * (0: unknown) and how many took their calls from a server count */
 	uint64_t est_rounds, est_rounds_prev;
 	unsigned est_counted;
+	double est_window_s; /* the time since the previous set: what the estimates' rates cover (NaN: unknown) */
 };
 
 #define DG_MAX_ENTRIES 20000         /* digests kept (the servers' own tables hold 5,000-10,000) */
