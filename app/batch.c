@@ -63,6 +63,15 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 		json_num(out, d_round(t->bound_scale * 1000) / 1000);
 		sb_putc(out, '}');
 	}
+	if (!t->sampled && (t->est_rounds || t->est_counted))
+	/* the "s:" estimates: looks at their sessions this interval, and
+		 * how many took their calls from the server's counts */
+	{
+		sb_printf(out, ",\"digests_estimates\":{\"samples\":%llu,\"calls_counted\":%u,\"window_s\":",
+			  (unsigned long long)t->est_rounds, t->est_counted);
+		json_num(out, d_round(t->est_window_s * 1000) / 1000);
+		sb_putc(out, '}');
+	}
 	e = xcalloc((size_t)top + 1, sizeof *e);
 	n = digest_table_top(t, DGS_TOTAL, false, e, (size_t)top);
 	sb_puts(out, ",\"digests\":[");
@@ -104,6 +113,10 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 		}
 		if (digest_is_estimate(t, d))
 			sb_puts(out, ",\"estimate\":true");
+		if (d->counted_kind)
+			/* calls/s: the server's count of the kind (less the exact digests' calls of it) */
+			sb_printf(out, ",\"calls_counted\":\"%s\",\"calls_split\":%s",
+				  dg_kind_counter[d->counted_kind - 1], d->counted_split ? "true" : "false");
 		sb_putc(out, '}');
 	}
 	sb_puts(out, "]");

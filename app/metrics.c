@@ -217,7 +217,8 @@ static void render_gauges(struct mr *r, const struct model *m)
 		*const wal[] = {"kind", "wal", NULL};
 	put(r, MF_FSYNCS_PER_COMMIT, NULL, cur(m, M_FSYNCS_PER_COMMIT, 1));
 	put(r, MF_COMMIT_LATENCY, NULL, cur(m, M_COMMIT_MS, 1e-3));
-	put(r, MF_FSYNC_LATENCY, redo, cur(m, M_REDO_FSYNC_MS, 1e-3));
+	/* a sync time is a measured one: MariaDB 10.8+'s estimated redo sync is not exported */
+	put(r, MF_FSYNC_LATENCY, redo, m->cur[M_REDO_FSYNC_MS].est ? NAN : cur(m, M_REDO_FSYNC_MS, 1e-3));
 	put(r, MF_FSYNC_LATENCY, binlog, cur(m, M_BINLOG_FSYNC_MS, 1e-3));
 	put(r, MF_FSYNC_LATENCY, wal, cur(m, M_WAL_SYNC_MS, 1e-3));
 }

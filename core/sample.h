@@ -28,46 +28,54 @@ enum flavour {
 /* Raw cumulative counters. Each backend maps what its server has onto
  * these; the model turns them into rates without knowing the engine. */
 enum ctr_id {
-	CTR_COMMITS,          /* the commit count behind commits_per_s */
-	CTR_OWN_COMMITS,      /* commits caused by dbtop's own queries */
+	CTR_COMMITS,     /* the commit count behind commits_per_s */
+	CTR_OWN_COMMITS, /* commits caused by dbtop's own queries */
 	CTR_ROLLBACKS,
-	CTR_FSYNCS,           /* durability syncs: redo+binlog, or WAL */
+	CTR_FSYNCS, /* durability syncs: redo+binlog, or WAL */
 	/* MySQL / MariaDB */
-	CTR_COM_COMMIT,       /* Com_commit: explicit COMMIT statements */
-	CTR_HANDLER_COMMIT,   /* Handler_commit: internal commits */
-	CTR_REDO_FSYNCS,      /* redo log syncs (see caps.redo_fsync_source) */
-	CTR_REDO_FSYNC_NS,    /* time in redo syncs, ns (P_S only) */
-	CTR_BINLOG_FSYNCS,    /* binlog syncs (P_S) */
-	CTR_BINLOG_FSYNC_NS,  /* ns */
-	CTR_BINLOG_COMMITS,   /* MariaDB Binlog_commits */
+	CTR_COM_COMMIT,           /* Com_commit: explicit COMMIT statements */
+	CTR_HANDLER_COMMIT,       /* Handler_commit: internal commits */
+	CTR_REDO_FSYNCS,          /* redo log syncs (see caps.redo_fsync_source) */
+	CTR_REDO_FSYNC_NS,        /* time in redo syncs, ns (P_S only) */
+	CTR_BINLOG_FSYNCS,        /* binlog syncs (P_S) */
+	CTR_BINLOG_FSYNC_NS,      /* ns */
+	CTR_BINLOG_COMMITS,       /* MariaDB Binlog_commits */
 	CTR_BINLOG_GROUP_COMMITS, /* MariaDB Binlog_group_commits */
-	CTR_DATA_FSYNCS,      /* Innodb_data_fsyncs */
-	CTR_REDO_WRITES,      /* Innodb_log_writes */
-	CTR_REDO_BYTES,       /* Innodb_os_log_written, bytes */
+	CTR_DATA_FSYNCS,          /* Innodb_data_fsyncs */
+	CTR_REDO_WRITES,          /* Innodb_log_writes */
+	CTR_REDO_BYTES,           /* Innodb_os_log_written, bytes */
 	/* PostgreSQL */
 	CTR_WAL_RECORDS,
 	CTR_WAL_FPI,
-	CTR_WAL_BYTES,        /* bytes (pg_stat_wal, or LSN on PG13) */
+	CTR_WAL_BYTES, /* bytes (pg_stat_wal, or LSN on PG13) */
 	CTR_WAL_BUFFERS_FULL,
 	CTR_WAL_WRITES,
-	CTR_WAL_WRITE_NS,     /* ns; 0 unless track_wal_io_timing */
+	CTR_WAL_WRITE_NS, /* ns; 0 unless track_wal_io_timing */
 	CTR_WAL_SYNCS,
-	CTR_WAL_SYNC_NS,      /* ns; 0 unless track_wal_io_timing */
+	CTR_WAL_SYNC_NS, /* ns; 0 unless track_wal_io_timing */
 	/* MySQL / MariaDB performance_schema statement/sql/commit */
-	CTR_COMMIT_STMTS,     /* COMMIT statements timed */
-	CTR_COMMIT_NS,        /* their total latency, ns */
+	CTR_COMMIT_STMTS, /* COMMIT statements timed */
+	CTR_COMMIT_NS,    /* their total latency, ns */
 	/* lock waits */
 	CTR_ROW_LOCK_WAITS,   /* MySQL/MariaDB Innodb_row_lock_waits */
 	CTR_ROW_LOCK_TIME_MS, /* Innodb_row_lock_time, ms */
 	/* MySQL / MariaDB statement events (events_statements_summary_global_by_event_name):
 	 * what the digests should account for (issue 25) */
-	CTR_STMTS,            /* every statement event, dbtop's own included */
-	CTR_STMT_NS,          /* their total latency, ns */
-	CTR_EXEC_STMTS,       /* statement/com/Execute: prepared statements run (COM_STMT_EXECUTE) */
-	CTR_EXEC_NS,          /* ns */
-	CTR_OWN_STMTS,        /* dbtop's own connection's statements (its thread) */
-	CTR_OWN_STMT_NS,      /* ns */
-	CTR_CREATE_DB,        /* Com_create_db: CREATE DATABASE statements (mysqlslap starts each run with one) */
+	CTR_STMTS,       /* every statement event, dbtop's own included */
+	CTR_STMT_NS,     /* their total latency, ns */
+	CTR_EXEC_STMTS,  /* statement/com/Execute: prepared statements run (COM_STMT_EXECUTE) */
+	CTR_EXEC_NS,     /* ns */
+	CTR_OWN_STMTS,   /* dbtop's own connection's statements (its thread) */
+	CTR_OWN_STMT_NS, /* ns */
+	CTR_CREATE_DB,   /* Com_create_db: CREATE DATABASE statements (mysqlslap starts each run with one) */
+	/* MySQL / MariaDB statements counted per kind (prepared executions
+	 * included): what the sampled digest estimates are scaled to */
+	CTR_COM_SELECT,  /* Com_select */
+	CTR_COM_INSERT,  /* Com_insert */
+	CTR_COM_UPDATE,  /* Com_update */
+	CTR_COM_DELETE,  /* Com_delete */
+	CTR_COM_REPLACE, /* Com_replace */
+	CTR_COM_BEGIN,   /* Com_begin: BEGIN / START TRANSACTION */
 	CTR__COUNT
 };
 

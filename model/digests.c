@@ -603,12 +603,23 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 			 double wall)
 {
 	struct dg_update up = {.s = s, .dt = dt, .wall = wall, .prev_wall = t->prev_wall, .fresh = fresh};
+	t->est_window_s = s && !fresh && t->prev_wall > 0 && wall > t->prev_wall ? wall - t->prev_wall : NAN;
 	t->prev_wall = s ? wall : 0;
 	t->tick++;
 	t->interval_s = dt;
 	t->total_ms_per_s = 0;
 	t->own_ms_per_s = 0;
 	t->lost_delta = 0;
+	t->est_counted = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		/* counted again after this update (digest_table_count_estimates) */
+		t->e[i].counted_kind = 0;
+		t->e[i].counted_split = false;
+	}
+	t->est_rounds = s && !fresh && t->est_rounds_prev && s->est_rounds >= t->est_rounds_prev
+				? s->est_rounds - t->est_rounds_prev
+				: 0;
+	t->est_rounds_prev = s ? s->est_rounds : 0;
 	if (!s) {
 		/* nothing this interval: every rate unknown, and what happened
 		 * meanwhile is unknown too: no histogram base survives */
@@ -947,4 +958,93 @@ const struct digest_entry *digest_table_commit(const struct digest_table *t)
 			return top[i];
 	}
 	return NULL;
+}
+
+const char *const dg_kind_counter[DGK__COUNT] = {
+	[DGK_SELECT] = "Com_select", [DGK_INSERT] = "Com_insert",     [DGK_UPDATE] = "Com_update",
+	[DGK_DELETE] = "Com_delete", [DGK_REPLACE] = "Com_replace",   [DGK_BEGIN] = "Com_begin",
+	[DGK_COMMIT] = "Com_commit", [DGK_ROLLBACK] = "Com_rollback",
+};
+
+/* True when text starts with the word w (any case), then an end. */
+static bool dg_word(const char *text, const char *w)
+{
+	size_t n = strlen(w);
+	if (strncasecmp(text, w, n) != 0)
+		return false;
+	char c = text[n];
+	return c == '\0' || c == ' ' || c == ';' || c == '\t' || c == '\n' || c == '(' || c == '\r';
+}
+
+int dg_text_kind(const char *text)
+{
+	static const struct {
+		const char *w;
+		enum dg_kind k;
+	} words[] = {
+		{"SELECT", DGK_SELECT},   {"INSERT", DGK_INSERT}, {"UPDATE", DGK_UPDATE}, {"DELETE", DGK_DELETE},
+		{"REPLACE", DGK_REPLACE}, {"BEGIN", DGK_BEGIN},   {"COMMIT", DGK_COMMIT}, {"ROLLBACK", DGK_ROLLBACK},
+	};
+	if (!text)
+		return -1;
+	while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r')
+		text++;
+	if (strncasecmp(text, "START TRANSACTION", 17) == 0)
+		return DGK_BEGIN;
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (dg_word(text, words[i].w))
+			return (int)words[i].k;
+	return -1;
+}
+
+/* An entry whose calls this interval can be counted: known, there, a kind. */
+static int dg_countable(const struct digest_entry *e)
+{
+	if (!e->known || e->gone || !isfinite(e->rate[DG_CALLS]))
+		return -1;
+	return dg_text_kind(e->last.text);
+}
+
+unsigned digest_table_count_estimates(struct digest_table *t, const double counted_per_s[DGK__COUNT])
+{
+	double exact[DGK__COUNT] = {0}, seen[DGK__COUNT] = {0};
+	unsigned nrows[DGK__COUNT] = {0};
+	size_t i;
+	t->est_counted = 0;
+	for (i = 0; i < t->n; i++) {
+		const struct digest_entry *e = &t->e[i];
+		int k = dg_countable(e);
+		if (k < 0)
+			continue;
+		if (digest_is_estimate(t, e)) {
+			seen[k] += e->rate[DG_CALLS];
+			nrows[k]++;
+		} else {
+			exact[k] += e->rate[DG_CALLS];
+		}
+	}
+	for (i = 0; i < t->n; i++) {
+		struct digest_entry *e = &t->e[i];
+		int k = dg_countable(e);
+		if (k < 0 || !digest_is_estimate(t, e) || !(counted_per_s[k] >= 0))
+			continue;
+		/* the exact digests' share of the kind is theirs; the rest ran
+		 * as the prepared statements the sessions were seen in */
+		double left = counted_per_s[k] - exact[k];
+		double share = seen[k] > 0 ? e->rate[DG_CALLS] / seen[k] : 1.0 / nrows[k];
+		e->rate[DG_CALLS] = left > 0 ? left * share : 0;
+		e->avg_ms = e->rate[DG_CALLS] > 0 && isfinite(e->rate[DG_TOTAL_NS])
+				    ? e->rate[DG_TOTAL_NS] / e->rate[DG_CALLS] / 1e6
+				    : NAN;
+		e->counted_kind = (unsigned char)(k + 1);
+		e->counted_split = nrows[k] > 1;
+		t->est_counted++;
+		if (t->topc)
+			top_cache_fill(t, i);
+	}
+	if (t->topc && t->est_counted)
+		for (int k = 0; k < DGS__COUNT; k++)
+			for (int c = 0; c < 2; c++)
+				t->topc->list[k][c].valid = false;
+	return t->est_counted;
 }

@@ -73,6 +73,7 @@ struct digest_set {
 	bool sampled;          /* built by sampling sessions (no statistics source) */
 	double sample_hz;      /* samples per second when sampled (the rate reached) */
 	uint64_t rounds;       /* sampled: samples taken, cumulative (0: unknown) */
+	uint64_t est_rounds;   /* with "s:" estimates: looks at their sessions, cumulative (0: unknown) */
 	unsigned sessions;     /* sampled: distinct sessions seen active since the previous set */
 	/* only the sampled estimates of the statements the digests miss ("s:"
 	 * rows) were read: the exact rows were not, and keep their rates */
@@ -142,6 +143,13 @@ struct digest_entry {
 	 * Δcalls); finished_ms is then the raw Δtotal in ms (else NaN) */
 	bool time_bounded;
 	double finished_ms;
+	/* an estimate ("s:" row) whose calls this interval are the server's
+	 * count of its kind (dg_kind + 1; 0: not counted): calls/s = the
+	 * counted statements of the kind less the exact digests' calls of it,
+	 * shared by the estimates of the kind (counted_split: among several,
+	 * by the executions each was seen in); avg_ms = time / those calls */
+	unsigned char counted_kind;
+	bool counted_split;
 };
 
 struct digest_table {
@@ -176,6 +184,11 @@ struct digest_table {
 	 * comes back unknown for an interval, never counted from zero */
 	uint64_t evicted;
 	uint64_t *evicted_bits;
+	/* the estimates ("s:" rows): looks at their sessions this interval
+	 * (0: unknown) and how many took their calls from a server count */
+	uint64_t est_rounds, est_rounds_prev;
+	unsigned est_counted;
+	double est_window_s; /* the time since the previous set: what the estimates' rates cover (NaN: unknown) */
 };
 
 #define DG_MAX_ENTRIES 20000         /* digests kept (the servers' own tables hold 5,000-10,000) */
@@ -194,6 +207,32 @@ const struct digest_entry *digest_table_commit(const struct digest_table *t);
  * (sampling counts a fraction of the calls). Returns the factor (1: no
  * change or nothing to scale). */
 double digest_table_bound_estimates(struct digest_table *t, double bound_ms_per_s);
+/* Statement kinds the server counts (MySQL / MariaDB Com_* status
+ * counters, prepared executions included), for the estimates' calls. */
+enum dg_kind {
+	DGK_SELECT,
+	DGK_INSERT,
+	DGK_UPDATE,
+	DGK_DELETE,
+	DGK_REPLACE,
+	DGK_BEGIN,
+	DGK_COMMIT,
+	DGK_ROLLBACK,
+	DGK__COUNT
+};
+/* The counter of each kind as the server names it ("Com_commit"). */
+extern const char *const dg_kind_counter[DGK__COUNT];
+/* The kind of a statement text by its first word, or -1 (START
+ * TRANSACTION counts as BEGIN; a text behind a comment is not read). */
+int dg_text_kind(const char *text);
+/* The estimates' calls from the server's counts: counted_per_s[k] the
+ * statements of kind k per second over the estimates' interval (NaN: not
+ * counted). Each estimate of a counted kind gets calls/s = the count less
+ * the exact digests' calls of the kind, shared among the kind's estimates
+ * by the executions each was seen in, and avg_ms = its time / those calls
+ * (counted_kind, counted_split). After digest_table_bound_estimates.
+ * Returns the estimates so counted (also in t->est_counted). */
+unsigned digest_table_count_estimates(struct digest_table *t, const double counted_per_s[DGK__COUNT]);
 /* Show dbtop's own statements in the ranking and the total, or not (the
  * default); takes effect at once. */
 void digest_table_show_own(struct digest_table *t, bool show);

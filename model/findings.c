@@ -273,7 +273,9 @@ static bool commit_fsync_mysql(const struct model *m, struct finding *f, double 
 {
 	const char *flush = setting(m, "innodb_flush_log_at_trx_commit"), *sb = setting(m, "sync_binlog");
 	const char *lb = setting(m, "log_bin");
-	double redo_ms = rate(m, M_REDO_FSYNC_MS), bin_ms = rate(m, M_BINLOG_FSYNC_MS);
+	/* a redo sync estimated from COMMIT (MariaDB 10.8+) is no measured sync */
+	double redo_ms = m->cur[M_REDO_FSYNC_MS].est ? NAN : rate(m, M_REDO_FSYNC_MS),
+	       bin_ms = rate(m, M_BINLOG_FSYNC_MS);
 	bool flush1 = flush && strcmp(flush, "1") == 0;
 	bool sb1 = sb && strcmp(sb, "1") == 0 && !(lb && strcasecmp(lb, "OFF") == 0) &&
 		   !(rate(m, M_BINLOG_FSYNCS) == 0);

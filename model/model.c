@@ -297,6 +297,34 @@ static double gap_bound_ms(const struct model *m, const struct sample *s)
 	return (double)(b->v - a->v) / 1e6 / dt;
 }
 
+/* The counter of each statement kind (MySQL / MariaDB Com_*). */
+static const int kind_ctr[DGK__COUNT] = {
+	[DGK_SELECT] = CTR_COM_SELECT, [DGK_INSERT] = CTR_COM_INSERT,   [DGK_UPDATE] = CTR_COM_UPDATE,
+	[DGK_DELETE] = CTR_COM_DELETE, [DGK_REPLACE] = CTR_COM_REPLACE, [DGK_BEGIN] = CTR_COM_BEGIN,
+	[DGK_COMMIT] = CTR_COM_COMMIT, [DGK_ROLLBACK] = CTR_ROLLBACKS,
+};
+
+/* The estimates of the statements the digests miss take their calls from
+ * what the server counts of each kind over the same interval (the time
+ * since the previous set of digests), and the counters' readings for the
+ * next set. MySQL / MariaDB only (PostgreSQL counts no statement kinds). */
+static void count_estimates(struct model *m, const struct sample *s)
+{
+	double per_s[DGK__COUNT];
+	for (int k = 0; k < DGK__COUNT; k++) {
+		double mono;
+		const struct ctr *a = &m->dg_com[k], *b = newest_ctr(m, s, kind_ctr[k], &mono);
+		double dt = mono - m->dg_com_mono[k];
+		per_s[k] = m->caps.engine == ENGINE_MYSQL && dt > 0 && a->present && b->present &&
+					   a->epoch == b->epoch && b->v >= a->v
+				   ? (double)(b->v - a->v) / dt
+				   : NAN;
+		m->dg_com[k] = *b;
+		m->dg_com_mono[k] = mono;
+	}
+	digest_table_count_estimates(&m->dg, per_s);
+}
+
 /* Counter a's rate since its last reading, NaN when not known. */
 static double ctr_rate(const struct model *m, const struct sample *s, int a)
 {
@@ -423,21 +451,66 @@ static void push_interval(struct model *m, double wall)
  * default) runs as statement/com/Execute, so no COMMIT statement is
  * timed while the server counts the commits: the latency is then the
  * sampled sessions found in COMMIT (their time, scaled to what the server
- * measured) over the counted commits, Little's law, and said to be an
+ * measured) over the counted commits (Com_commit over the same interval as
+ * the sampled time, else the commits now), Little's law, and said to be an
  * estimate instead of calling a busy server idle. */
 static void commit_latency_estimate(struct model *m)
 {
 	struct rate *r = &m->cur[M_COMMIT_MS];
 	double commits = m->cur[M_COMMITS].st == RATE_OK ? m->cur[M_COMMITS].v : NAN;
-	if (m->caps.engine != ENGINE_MYSQL || r->st != RATE_UNDEF || !(commits >= 1))
+	/* an estimate held from an earlier interval (the COMMIT counters are
+	 * read every few refreshes) is made again from this one's figures */
+	if (m->caps.engine != ENGINE_MYSQL || !(r->st == RATE_UNDEF || (r->st == RATE_OK && r->est)) || !(commits >= 1))
 		return;
 	const struct digest_entry *d = digest_table_commit(&m->dg);
 	if (!d || !d->known || !digest_is_estimate(&m->dg, d) || !(d->rate[DG_TOTAL_NS] > 0))
 		return;
-	r->v = d->rate[DG_TOTAL_NS] / 1e9 / commits * 1000;
+	/* the COMMIT estimate's calls counted (Com_commit over the digests'
+	 * interval): its average; else the commits counted now */
+	r->v = d->counted_kind == DGK_COMMIT + 1 && isfinite(d->avg_ms) ? d->avg_ms
+									: d->rate[DG_TOTAL_NS] / 1e9 / commits * 1000;
 	r->st = RATE_OK;
 	r->est = true;
 	ring_set_last(&m->hist[M_COMMIT_MS], r->v);
+}
+
+/* The value of metric id this interval, NaN unless known. */
+static double cur_v(const struct model *m, enum metric_id id)
+{
+	return m->cur[id].st == RATE_OK ? m->cur[id].v : NAN;
+}
+
+/* MariaDB 10.8+ counts the redo syncs (in Innodb_data_fsyncs) but times
+ * none: no Innodb_os_log_fsyncs, no redo file instrument. One sync's time
+ * is then estimated from what is measured: the commit's time not spent in
+ * the binary log's sync (a commit waits for about one sync of each log; a
+ * group commit's sync serves several), over the redo syncs per commit when
+ * a commit waits for more than one in turn, and never below the flush
+ * latency of the device under the redo log (the first log device); the
+ * device alone when no commit is timed. Said to be an estimate ("~",
+ * redo_fsync_avg_ms_estimate); the findings do not take it for a measured
+ * sync. */
+static void redo_sync_estimate(struct model *m)
+{
+	struct rate *r = &m->cur[M_REDO_FSYNC_MS];
+	double syncs = cur_v(m, M_REDO_FSYNCS), commits = cur_v(m, M_COMMITS), cms = cur_v(m, M_COMMIT_MS);
+	if (m->caps.engine != ENGINE_MYSQL || r->st != RATE_UNAVAIL || !(syncs > 0))
+		return;
+	double est = NAN;
+	if (cms > 0 && commits >= 1) {
+		double bin = cur_v(m, M_BINLOG_FSYNC_MS), per = syncs / commits;
+		est = (cms - (bin > 0 && bin < cms ? bin : 0)) / (per > 1 ? per : 1);
+	}
+	const struct logdev_rates *d = &m->ld.cur[0];
+	if (m->ld.n >= 1 && d->ok && d->has_flush && d->flushes_s > 0 && isfinite(d->f_await_ms) &&
+	    !(est >= d->f_await_ms))
+		est = d->f_await_ms;
+	if (!(est >= 0))
+		return;
+	r->v = est;
+	r->st = RATE_OK;
+	r->est = true;
+	ring_set_last(&m->hist[M_REDO_FSYNC_MS], est);
 }
 
 /* Every metric of the interval (dt s since the previous UP sample) into
@@ -489,6 +562,7 @@ void model_update(struct model *m, const struct sample *s)
 		if (s->state == STATE_UP && s->digests) {
 			m->est_scale = digest_table_bound_estimates(&m->dg, gap_bound_ms(m, s));
 			m->dg_exec_ns = *newest_ctr(m, s, CTR_EXEC_NS, &m->dg_exec_mono);
+			count_estimates(m, s);
 		}
 		if (!(s->state == STATE_UP && s->digests && s->digests->estimates_only))
 			m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;
@@ -501,6 +575,7 @@ void model_update(struct model *m, const struct sample *s)
 			   s->state == STATE_UP ? &s->logdev : NULL, dt);
 	host_view_update(&m->host, s->state == STATE_UP && !fresh_conn ? &p->host : NULL,
 			 s->state == STATE_UP ? &s->host : NULL, dt);
+	redo_sync_estimate(m);
 	if (s->state == STATE_UP && !fresh_conn && !s->waits && s->waits_skipped) {
 		wait_table_hold(&m->wt);
 	} else {

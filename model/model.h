@@ -142,6 +142,10 @@ struct model {
 	double cov_age_s;         /* s since the statement counters behind cov were read */
 	struct ctr dg_exec_ns;    /* CTR_EXEC_NS at the last set of digests (the estimates' bound) */
 	double dg_exec_mono;      /* monotonic time of that set */
+	/* the statements counted per kind (Com_*, dg_kind) at the last set of
+	 * digests: the estimates' calls (digest_table_count_estimates) */
+	struct ctr dg_com[DGK__COUNT];
+	double dg_com_mono[DGK__COUNT];
 	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
 	struct repl_model repl;   /* synchronous replication (model/replication.h) */
 	struct logdev_view ld;    /* the log devices (caps.logdev): figures and history */

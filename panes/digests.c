@@ -391,10 +391,21 @@ static int draw_status(const struct model *m, const struct pane_view *v, size_t 
 		cv_text(cv, y++, 0, R_NOTE, h1);
 	}
 	/* a note line: the statements the digests miss, and why */
-	if (m->cov.known && m->cov.share < DG_COVERAGE_LOW && y < cv->h && cv->h >= want + 2)
+	if (m->cov.known && m->cov.share < DG_COVERAGE_LOW && y < cv->h && cv->h >= want + 2) {
+		/* the ~ rows: how many looks they rest on, what is scaled to what */
+		char est[160] = "";
+		if (m->cov.reason) {
+			char looks[40] = "";
+			if (t->est_rounds)
+				str_printf(looks, sizeof looks, " from %llu looks", (unsigned long long)t->est_rounds);
+			str_printf(est, sizeof est,
+				   "; ~ rows: sampled from their sessions (estimates%s, time scaled to the "
+				   "measured%s)",
+				   looks, t->est_counted ? ", calls to the Com_* counts" : "");
+		}
 		cv_printf(cv, y++, 0, R_WARN, "digests cover %.0f%% of the statements%s%s%s", m->cov.share * 100,
-			  m->cov.reason ? ": " : "", m->cov.reason ? m->cov.reason : "",
-			  m->cov.reason ? "; ~ rows: sampled from their sessions (estimates, time scaled to the measured)" : "");
+			  m->cov.reason ? ": " : "", m->cov.reason ? m->cov.reason : "", est);
+	}
 	if (!cum && dg_any_bounded(t) && y < cv->h && cv->h >= want + 2)
 		cv_printf(cv, y++, 0, R_NOTE, "%s ms/s: calls that ran longer than the interval count at most the interval each",
 			  cv->utf8 ? "\u2264" : "<=");

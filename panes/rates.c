@@ -578,10 +578,12 @@ enum metric_id rates_server_sync(const struct model *m, const char **name)
 		return M_WAL_SYNC_MS;
 	if (m->caps.engine != ENGINE_MYSQL)
 		return M__COUNT;
-	/* the first with a value, else the first the server has */
-	for (int pass = 0; pass < 2; pass++)
+	/* the first measured, else the first with an estimate (MariaDB
+	 * 10.8+'s redo sync), else the first the server has */
+	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < sizeof my / sizeof my[0]; i++)
-			if (pass ? m->cur[my[i].id].st != RATE_UNAVAIL : m->cur[my[i].id].st == RATE_OK) {
+			if (pass == 2 ? m->cur[my[i].id].st != RATE_UNAVAIL
+				      : m->cur[my[i].id].st == RATE_OK && m->cur[my[i].id].est == (pass == 1)) {
 				*name = my[i].name;
 				return my[i].id;
 			}

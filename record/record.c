@@ -28,18 +28,40 @@ enum {
 };
 /* field tags of a SAMPLE record */
 enum {
-	S_MONO = 1, S_WALL, S_STATE, S_ERROR, S_RETRY, S_CONN_GEN, S_QUERY_MS, S_NQUERIES,
-	S_COUNTER, S_SETTINGS_FRESH, S_SETTING, S_NOTE, S_UPTIME, S_DIGEST_META, S_DIGEST,
-	S_DIGESTS_SKIPPED, S_DIGEST_HIST, S_LOCK_META, S_LOCK_SESSION, S_LOCK_EDGE, S_WAIT_META, S_WAIT,
-	S_DIGEST_SPLIT, S_WAITS_SKIPPED, S_LOCK_IDENT,
-	S_DIGEST_SAMPLES,   /* sampled sets: key, the row's cumulative samples (u64), after its S_DIGEST */
-	S_DIGEST_SAMPLING,  /* sampled sets: cumulative rounds (u64), sessions seen (u32) */
-	S_SESSION_META,     /* the session list: status, query ms, age, note */
-	S_SESSION,          /* one session of the list (put_sessions) */
-	S_SESSION_IDLE,     /* after the list: idle sessions counted, not listed (u64) */
-	S_EVENTS,           /* the interval's events (model/events.h): u32 count, then each (event_io) */
-	S_TUNING = 32,      /* the tuning screen: tuning_io */
-	S_LOGDEV = 33,      /* the log devices' /proc/diskstats counters (logdev_sample_io) */
+	S_MONO = 1,
+	S_WALL,
+	S_STATE,
+	S_ERROR,
+	S_RETRY,
+	S_CONN_GEN,
+	S_QUERY_MS,
+	S_NQUERIES,
+	S_COUNTER,
+	S_SETTINGS_FRESH,
+	S_SETTING,
+	S_NOTE,
+	S_UPTIME,
+	S_DIGEST_META,
+	S_DIGEST,
+	S_DIGESTS_SKIPPED,
+	S_DIGEST_HIST,
+	S_LOCK_META,
+	S_LOCK_SESSION,
+	S_LOCK_EDGE,
+	S_WAIT_META,
+	S_WAIT,
+	S_DIGEST_SPLIT,
+	S_WAITS_SKIPPED,
+	S_LOCK_IDENT,
+	S_DIGEST_SAMPLES,  /* sampled sets: key, the row's cumulative samples (u64), after its S_DIGEST */
+	S_DIGEST_SAMPLING, /* sampled sets: cumulative rounds (u64), sessions seen (u32); sets of exact
+			     * digests: the looks behind their "s:" estimates (u64), 0 */
+	S_SESSION_META,    /* the session list: status, query ms, age, note */
+	S_SESSION,         /* one session of the list (put_sessions) */
+	S_SESSION_IDLE,    /* after the list: idle sessions counted, not listed (u64) */
+	S_EVENTS,          /* the interval's events (model/events.h): u32 count, then each (event_io) */
+	S_TUNING = 32,     /* the tuning screen: tuning_io */
+	S_LOGDEV = 33,     /* the log devices' /proc/diskstats counters (logdev_sample_io) */
 };
 _Static_assert(S_EVENTS == 31, "the events field is 31");
 /* CAPS: the log directories and their devices (logdev_map_io) */
@@ -931,9 +953,10 @@ static void put_digests(struct recorder *r, struct strbuf *b, const struct sampl
 	c = fio_writer(&f, r->redact);
 	digest_meta_io(&c, &flags, ds);
 	put_field(b, S_DIGEST_META, f.s, f.len);
-	if (ds->sampled) {
-		uint64_t rounds = ds->rounds;
-		uint32_t sessions = ds->sessions;
+	if (ds->sampled || ds->est_rounds) {
+		/* a set of exact digests: the looks behind its "s:" estimates */
+		uint64_t rounds = ds->sampled ? ds->rounds : ds->est_rounds;
+		uint32_t sessions = ds->sampled ? ds->sessions : 0;
 		c = fio_writer(&f, r->redact);
 		digest_sampling_io(&c, &rounds, &sessions);
 		put_field(b, S_DIGEST_SAMPLING, f.s, f.len);
@@ -1546,8 +1569,12 @@ static void read_digest_set(struct sample *s, int tag, const unsigned char *d, s
 		digest_sampling_io(&c, &rounds, &sessions);
 		if (!fio_whole(&c))
 			return;
-		sample_digests(s)->rounds = rounds;
-		s->digests->sessions = sessions;
+		if (sample_digests(s)->sampled) {
+			s->digests->rounds = rounds;
+			s->digests->sessions = sessions;
+		} else {
+			s->digests->est_rounds = rounds;
+		}
 	} else if (tag == S_DIGEST_SPLIT) {
 		uint32_t sn = 0, sk = 0;
 		digest_split_io(&c, &sn, &sk);

@@ -782,6 +782,7 @@ static void my_fill_add(struct my_priv *p, struct digest_set *set)
 		*r = fs->rows[i];
 		fs->rows[i].text = NULL;   /* moved */
 	}
+	set->est_rounds = fs->rounds;
 	digest_set_free(fs);
 }
 
@@ -1703,13 +1704,15 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
 	uint64_t uptime = 0;
 	MYSQL_RES *res;
 	double t0 = clock_mono();
-	if (my_sample_query(src, out,
-			    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
-			    "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
-			    "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
-			    "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
-			    "'Innodb_row_lock_current_waits','Slaves_connected','Com_create_db') OR Variable_name LIKE 'Rpl_semi_sync_%'",
-			    &res) < 0)
+	if (my_sample_query(
+		    src, out,
+		    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
+		    "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
+		    "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
+		    "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
+		    "'Innodb_row_lock_current_waits','Slaves_connected','Com_create_db','Com_select','Com_insert',"
+		    "'Com_update','Com_delete','Com_replace','Com_begin') OR Variable_name LIKE 'Rpl_semi_sync_%'",
+		    &res) < 0)
 		return -1;
 	out->mono = (t0 + clock_mono()) / 2;
 	out->wall = clock_wall();

@@ -139,6 +139,12 @@ static const struct {
 	{"Innodb_row_lock_waits", CTR_ROW_LOCK_WAITS},
 	{"Innodb_row_lock_time", CTR_ROW_LOCK_TIME_MS},
 	{"Com_create_db", CTR_CREATE_DB},
+	{"Com_select", CTR_COM_SELECT},
+	{"Com_insert", CTR_COM_INSERT},
+	{"Com_update", CTR_COM_UPDATE},
+	{"Com_delete", CTR_COM_DELETE},
+	{"Com_replace", CTR_COM_REPLACE},
+	{"Com_begin", CTR_COM_BEGIN},
 };
 
 void mysql_map_status(struct sample *out, const char *name, const char *value,

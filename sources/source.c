@@ -91,6 +91,12 @@ static const char *const ctr_names[CTR__COUNT] = {
 	[CTR_OWN_STMTS] = "own_stmts",
 	[CTR_OWN_STMT_NS] = "own_stmt_ns",
 	[CTR_CREATE_DB] = "create_db",
+	[CTR_COM_SELECT] = "com_select",
+	[CTR_COM_INSERT] = "com_insert",
+	[CTR_COM_UPDATE] = "com_update",
+	[CTR_COM_DELETE] = "com_delete",
+	[CTR_COM_REPLACE] = "com_replace",
+	[CTR_COM_BEGIN] = "com_begin",
 };
 
 const char *ctr_name(enum ctr_id id)

@@ -14,7 +14,7 @@ PGWAL=recordings/pg-wal-writer.dbrec
 RATE_LABELS='commits/s|fsyncs/s|redo|binlog|WAL writes/s|fsyncs/commit|commit latency ms|redo sync ms|binlog sync ms|WAL sync ms|WAL write ms|redo bytes/s|WAL bytes/s|WAL bytes/commit|commits/group|WAL buffers full/s|rollbacks/s'
 # rate_rows NAME: the labels of the rate rows on the screen, one a line
 rate_rows() {
-	screen "$1" | sed -nE "s#^ {0,2}($RATE_LABELS)  +[-0-9].*#\1#p"
+	screen "$1" | sed -nE "s#^ {0,2}($RATE_LABELS)  +[-~0-9].*#\1#p"
 }
 # glued_rows NAME: the rate rows whose value touches the label, one a line
 glued_rows() {
@@ -306,7 +306,7 @@ wait_for m "filter /fsync/ on rates" 5
 first=$(screen m)
 shown=$(rate_rows m)
 nshown=$(printf '%s\n' "$shown" | grep -c .)
-bad=$(printf '%s\n' "$shown" | grep -vE '^(fsyncs/s|redo|binlog|fsyncs/commit|binlog sync ms)$' | tr '\n' ' ')
+bad=$(printf '%s\n' "$shown" | grep -vE '^(fsyncs/s|redo|binlog|fsyncs/commit|redo sync ms|binlog sync ms)$' | tr '\n' ' ')
 if [ "$nshown" -ge 1 ] && [ -z "$bad" ]; then
 	ok "filter fsync: only matching rows ($nshown: $(printf '%s\n' "$shown" | tr '\n' ',' | sed 's/,$//'))"
 else

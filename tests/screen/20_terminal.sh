@@ -82,7 +82,7 @@ check "50x12 key bar: the whole entries that fit, none cut" test "$(line r 11)" 
 check "50x12: the rates tile" grep -qE '^\[1\] fsync / commit rates  4 of [0-9]+ rows$' <<<"$(screen r | grep -m1 '^\[')"
 # too short for every pane's minimum: the rates keep their key rows, the
 # others their titles
-for t in "commits/s" "fsyncs/s" "fsyncs/commit" "binlog sync ms"; do
+for t in "commits/s" "fsyncs/s" "fsyncs/commit" "redo sync ms"; do
 	check "50x12: the key rate row '$t'" grep -q "^$t  " <<<"$(screen r)"
 done
 for t in "[2] statement digests" "[3] lock waits" "[4] WAL / redo waits" "[5] safe tuning"; do

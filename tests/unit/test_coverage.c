@@ -56,7 +56,7 @@ static void sample(struct sample *out, const struct caps *c, const struct fx *f,
 /* Two samples of base; the digests of the interval have calls/s own
  * calls (dbtop's) and other calls of the workload. */
 static void run(const struct fx *f, const char *base, enum flavour fl, struct model *m, uint64_t other,
-		bool estimates)
+		bool estimates, bool status)
 {
 	struct caps c;
 	struct sample s;
@@ -64,6 +64,7 @@ static void run(const struct fx *f, const char *base, enum flavour fl, struct mo
 	c.engine = ENGINE_MYSQL;
 	c.flavour = fl;
 	c.perf_schema = c.ps_readable = c.ps_digests = true;
+	c.binlog_on = status;
 	model_init(m, 8);
 	model_set_caps(m, &c);
 	for (int n = 1; n <= 2; n++) {
@@ -76,11 +77,32 @@ static void run(const struct fx *f, const char *base, enum flavour fl, struct mo
 			 * interval (sampling gives shares, not the sum) */
 			row(d, "s:0000000000000001", "COMMIT", 5, 6000, false);
 			row(d, "s:0000000000000002", "UPDATE sbtest1 SET k=k+? WHERE id=?", 3, 2000, false);
+			if (status)
+				row(d, "s:0000000000000003", "UPDATE sbtest1 SET c=? WHERE id=?", 1, 1000, false);
 		} else if (estimates) {
 			row(d, "s:0000000000000001", "COMMIT", 0, 0, false);
 			row(d, "s:0000000000000002", "UPDATE sbtest1 SET k=k+? WHERE id=?", 0, 0, false);
+			if (status)
+				row(d, "s:0000000000000003", "UPDATE sbtest1 SET c=? WHERE id=?", 0, 0, false);
 		}
 		sample(&s, &c, f, base, n, d);
+		if (status) {
+			/* what the server counts per second (a MariaDB 10.11 under
+			 * sysbench --db-ps-mode=auto, log_bin=ON): 168 COMMITs and 336
+			 * UPDATEs, 170 transactions, 340 syncs (redo in
+			 * Innodb_data_fsyncs: MariaDB 10.8+ times none) */
+			char v[32];
+			static const struct {
+				const char *name;
+				uint64_t base, per_s;
+			} st[] = {{"Com_commit", 5000, 168}, {"Com_update", 9000, 336}, {"Binlog_commits", 6000, 170},
+				  {"Innodb_data_fsyncs", 7000, 340}, {"Com_select", 100, 4}};
+			for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
+				str_printf(v, sizeof v, "%llu", (unsigned long long)(st[i].base + st[i].per_s * (uint64_t)n));
+				mysql_map_status(&s, st[i].name, v, NULL);
+			}
+			mysql_map_finish(&s, &c, 1);
+		}
 		model_update(m, &s);
 		digest_set_free(d);
 	}
@@ -99,7 +121,7 @@ int main(void)
 	}
 
 	/* MariaDB, prepared: 1540 statements/s, 4 of them digested (dbtop's) */
-	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 0, false);
+	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 0, false, false);
 	CHECK(m.cov.known, nm("mariadb_ps", "coverage known"));
 	CHECK(fabs(m.cov.stmts_per_s - 1540) < 1e-6, nm("mariadb_ps", "1540 statement events/s"));
 	CHECK(fabs(m.cov.exec_per_s - 1538) < 1e-6, nm("mariadb_ps", "1538 statement/com/Execute/s"));
@@ -124,20 +146,20 @@ int main(void)
 	model_free(&m);
 
 	/* MariaDB, plain: 1038 statements/s, 168 COMMITs/s and the rest digested */
-	run(&f, "mariadb_plain", FLAVOUR_MARIADB, &m, 1034, false);
+	run(&f, "mariadb_plain", FLAVOUR_MARIADB, &m, 1034, false, false);
 	CHECK(m.cov.known && fabs(m.cov.share - 1.0) < 1e-9 && !m.cov.reason,
 	      nm("mariadb_plain", "digests cover the statements: share 1, no reason"));
 	CHECK(m.cov.exec_per_s == 0, nm("mariadb_plain", "no prepared statement ran"));
 	model_free(&m);
 
 	/* MySQL 8.0 (hand-written after its manual): the same gap */
-	run(&f, "mysql80_ps", FLAVOUR_MYSQL, &m, 0, false);
+	run(&f, "mysql80_ps", FLAVOUR_MYSQL, &m, 0, false, false);
 	CHECK(m.cov.share < 0.01 && m.cov.reason && strstr(m.cov.reason, "not in the digest table"),
 	      nm("mysql80_ps", "share < 1 %, prepared statements named"));
 	model_free(&m);
 
 	/* sampled estimates: their shares scaled to the measured Execute time */
-	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 0, true);
+	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 0, true, false);
 	n = digest_table_top(&m.dg, DGS_TOTAL, false, top, 8);
 	CHECK(n == 2 && digest_is_estimate(&m.dg, top[0]) && strcmp(top[0]->last.text, "COMMIT") == 0,
 	      nm("mariadb_ps", "the sampled COMMIT leads, an estimate"));
@@ -151,6 +173,57 @@ int main(void)
 	CHECK(fabs(m.est_scale - 15659.840309 / 8000) < 1e-6, nm("mariadb_ps", "scale factor = measured / sampled"));
 	CHECK(m.cov.share < 0.01, nm("mariadb_ps", "estimates do not count as coverage"));
 	model_free(&m);
+
+	/* the estimates' calls from the server's counts (issue 30): COMMIT
+	 * calls/s = Com_commit less the exact COMMIT digest's (10/s), its
+	 * average = its time / those calls; the two UPDATEs share Com_update
+	 * by the executions each was seen in (3:1) */
+	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 10, true, true);
+	const struct digest_entry *dc = NULL, *du1 = NULL, *du2 = NULL;
+	n = digest_table_top(&m.dg, DGS_TOTAL, false, top, 8);
+	for (size_t i = 0; i < n; i++) {
+		if (!digest_is_estimate(&m.dg, top[i]))
+			continue;
+		if (strcmp(top[i]->last.text, "COMMIT") == 0)
+			dc = top[i];
+		else if (strstr(top[i]->last.text, "k=k+?"))
+			du1 = top[i];
+		else
+			du2 = top[i];
+	}
+	CHECK(dc && du1 && du2, nm("counted", "three estimates ranked"));
+	if (dc && du1 && du2) {
+		double sum = (dc->rate[DG_TOTAL_NS] + du1->rate[DG_TOTAL_NS] + du2->rate[DG_TOTAL_NS]) / 1e6;
+		CHECK(fabs(sum - 15659.840309) < 1e-2, nm("counted", "time still the measured Execute time"));
+		CHECK(fabs(dc->rate[DG_CALLS] - 158) < 1e-9 && dc->counted_kind == DGK_COMMIT + 1 && !dc->counted_split,
+		      nm("counted", "COMMIT calls/s 158 = Com_commit 168 - 10 exact"));
+		CHECK(fabs(dc->avg_ms - dc->rate[DG_TOTAL_NS] / 1e6 / 158) < 1e-9 &&
+			      fabs(dc->avg_ms - 15659.840309 * 6 / 9 / 158) < 1e-3,
+		      nm("counted", "COMMIT avg = its time / counted calls (66.1 ms)"));
+		CHECK(fabs(du1->rate[DG_CALLS] - 252) < 1e-9 && fabs(du2->rate[DG_CALLS] - 84) < 1e-9 && du1->counted_split &&
+			      du2->counted_split && du1->counted_kind == DGK_UPDATE + 1,
+		      nm("counted", "UPDATEs share Com_update 336 by executions seen: 252 + 84, said split"));
+		CHECK(isfinite(du1->avg_ms) && isfinite(du2->avg_ms), nm("counted", "each UPDATE has an average"));
+		CHECK(m.cur[M_COMMIT_MS].st == RATE_OK && m.cur[M_COMMIT_MS].est &&
+			      fabs(m.cur[M_COMMIT_MS].v - dc->avg_ms) < 1e-9,
+		      nm("counted", "commit latency: the counted COMMIT's average, an estimate (never idle)"));
+		/* the redo sync (MariaDB 10.8+ times none): COMMIT less the binlog
+		 * sync, over the 2 redo syncs each commit waits for */
+		double bin = m.cur[M_BINLOG_FSYNC_MS].st == RATE_OK ? m.cur[M_BINLOG_FSYNC_MS].v : 0;
+		double want = (dc->avg_ms - (bin > 0 && bin < dc->avg_ms ? bin : 0)) / 2;
+		CHECK(m.cur[M_REDO_FSYNC_MS].st == RATE_OK && m.cur[M_REDO_FSYNC_MS].est &&
+			      fabs(m.cur[M_REDO_FSYNC_MS].v - want) < 1e-9,
+		      nm("counted", "redo sync estimated from COMMIT and the syncs per commit, said to be one"));
+	}
+	CHECK(m.dg.est_counted == 3, nm("counted", "three estimates took their calls from counts"));
+	model_free(&m);
+
+	/* statement kinds by the first word */
+	CHECK(dg_text_kind("  commit") == DGK_COMMIT && dg_text_kind("START TRANSACTION") == DGK_BEGIN &&
+		      dg_text_kind("BEGIN") == DGK_BEGIN && dg_text_kind("SELECT c FROM t") == DGK_SELECT &&
+		      dg_text_kind("COMMITTED") == -1 && dg_text_kind("/* x */ COMMIT") == -1 &&
+		      dg_text_kind(NULL) == -1 && dg_text_kind("rollback;") == DGK_ROLLBACK,
+	      "dg_text_kind: first word, whole words only");
 
 	fx_free(&f);
 	return TAP_DONE();
