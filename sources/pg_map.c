@@ -573,8 +573,20 @@ static bool pg_word_char(unsigned char c)
 	       c >= 0x80;
 }
 
-/* The words of the signature of q[0..len) into out (upper-cased,
- * one space between; at most len bytes); returns their count. */
+/* Append c to the signature out (n bytes so far, at most len). */
+static void pg_sig_put(char *out, size_t *n, size_t len, char c)
+{
+	if (*n + 1 < len)
+		out[(*n)++] = c;
+	out[*n] = '\0';
+}
+
+/* The signature of q[0..qlen) into out (at most len bytes): the text as
+ * pg_stat_statements writes it, in one spelling: literals and parameters
+ * as ? (a list of them as one: PostgreSQL 18 writes an IN list of
+ * constants as one), words upper-cased, no comments, no blanks but one
+ * between two words, no minus sign (the server's constant takes it).
+ * Returns the count of words. */
 static unsigned pg_sig_words(const char *q, size_t qlen, char *out, size_t len)
 {
 	const char *end = q + qlen;
@@ -583,51 +595,73 @@ static unsigned pg_sig_words(const char *q, size_t qlen, char *out, size_t len)
 	out[0] = '\0';
 	while (q < end && n + 2 < len) {
 		const char *nq = pg_skip_quoted(q, end), *w = q;
-		if (nq != q && *q != '"') { /* a comment or a literal */
+		bool lit = false;
+		if (nq != q && *q != '"') {
 			q = nq;
-			continue;
-		}
-		if (nq == q && (*q == '$' || (*q >= '0' && *q <= '9'))) {
-			/* a parameter ($1) or a number: what the server replaces */
+			if (*w != '\'')
+				continue; /* a comment */
+			lit = true;
+		} else if (nq == q && (*q == '$' || (*q >= '0' && *q <= '9'))) {
+			/* a parameter ($1) or a number */
 			for (q++; q < end && (pg_word_char((unsigned char)*q) || *q == '.'); q++)
 				;
+			lit = true;
+		} else if (nq == q && !pg_word_char((unsigned char)*q)) {
+			char c = *q++;
+			if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '-')
+				pg_sig_put(out, &n, len, c);
 			continue;
-		}
-		if (nq == q && !pg_word_char((unsigned char)*q)) {
-			q++;
-			continue;
-		}
-		if (nq != q)
-			q = nq; /* a quoted name: a word, as written */
-		else
-			while (q < end && pg_word_char((unsigned char)*q))
-				q++;
-		size_t k = (size_t)(q - w);
-		if ((k == 4 && (strncasecmp(w, "NULL", 4) == 0 || strncasecmp(w, "TRUE", 4) == 0)) ||
-		    (k == 5 && strncasecmp(w, "FALSE", 5) == 0))
-			continue; /* constants: the server writes $n */
-		if (n && n + 1 < len)
-			out[n++] = ' ';
-		for (size_t i = 0; i < k && n + 1 < len; i++)
-			out[n++] = (char)(*w != '"' && w[i] >= 'a' && w[i] <= 'z' ? w[i] - 'a' + 'A' : w[i]);
-		out[n] = '\0';
-		words++;
-		if (k == 7 && strncasecmp(w, "EXTRACT", 7) == 0) {
-			/* extract(epoch FROM x): the server writes the field as $n */
-			const char *a = q;
-			while (a < end && (*a == ' ' || *a == '\t' || *a == '\n' || *a == '\r'))
-				a++;
-			if (a < end && *a == '(') {
-				for (a++; a < end && (*a == ' ' || *a == '\t' || *a == '\n' || *a == '\r'); a++)
-					;
-				if (a < end && *a != '$' && !(*a >= '0' && *a <= '9') &&
-				    pg_word_char((unsigned char)*a)) {
-					while (a < end && pg_word_char((unsigned char)*a))
+		} else {
+			if (nq != q)
+				q = nq; /* a quoted name: a word, as written */
+			else
+				while (q < end && pg_word_char((unsigned char)*q))
+					q++;
+			size_t k = (size_t)(q - w);
+			lit = (k == 4 && (strncasecmp(w, "NULL", 4) == 0 || strncasecmp(w, "TRUE", 4) == 0)) ||
+			      (k == 5 && strncasecmp(w, "FALSE", 5) == 0);
+			if (!lit) {
+				if (n &&
+				    (pg_word_char((unsigned char)out[n - 1]) || out[n - 1] == '?' || out[n - 1] == '"'))
+					pg_sig_put(out, &n, len, ' ');
+				for (size_t i = 0; i < k; i++)
+					pg_sig_put(out, &n, len,
+						   (char)(*w != '"' && w[i] >= 'a' && w[i] <= 'z' ? w[i] - 'a' + 'A'
+												  : w[i]));
+				words++;
+				if (k == 7 && strncasecmp(w, "EXTRACT", 7) == 0) {
+					/* extract(epoch FROM x): the server writes the field as $n */
+					const char *a = q;
+					while (a < end && (*a == ' ' || *a == '\t' || *a == '\n' || *a == '\r'))
 						a++;
-					q = a;
+					if (a < end && *a == '(') {
+						for (a++;
+						     a < end && (*a == ' ' || *a == '\t' || *a == '\n' || *a == '\r');
+						     a++)
+							;
+						if (a < end && *a != '$' && !(*a >= '0' && *a <= '9') &&
+						    pg_word_char((unsigned char)*a)) {
+							pg_sig_put(out, &n, len, '(');
+							pg_sig_put(out, &n, len, '?');
+							while (a < end && pg_word_char((unsigned char)*a))
+								a++;
+							q = a;
+						}
+					}
 				}
+				continue;
 			}
 		}
+		/* a literal: ?, and a list of them one ? */
+		if (n && out[n - 1] == '?')
+			continue;
+		if (n >= 2 && out[n - 1] == ',' && out[n - 2] == '?') {
+			out[--n] = '\0';
+			continue;
+		}
+		if (n && (pg_word_char((unsigned char)out[n - 1]) || out[n - 1] == '"'))
+			pg_sig_put(out, &n, len, ' ');
+		pg_sig_put(out, &n, len, '?');
 	}
 	return words;
 }
@@ -721,41 +755,43 @@ void pg_own_free(struct pg_own *o)
 
 /* The statements dbtop sent to PostgreSQL up to version 0.x, as
  * pg_stat_statements wrote them, for the recordings made then (their
- * digests carry no own flag). A text matches one when its signature
- * starts with the entry's (the long ones are their first words, enough to
- * tell them from a client's). */
+ * digests carry no own flag). A text matches an entry when their
+ * signatures are the same, or, for an entry ending in "...", when the
+ * text's starts with the entry's (the first words of a long statement,
+ * enough to tell it from a client's). */
 static const char *const pg_own_old[] = {
 	"SELECT s.userid, s.dbid, s.queryid, s.toplevel, s.calls, s.total_exec_time, s.total_plan_time, "
-	"s.rows, s.shared_blks_hit, s.shared_blks_read, s.wal_bytes, $1, d.datname FROM pg_stat_statements($2) s",
+	"s.rows, s.shared_blks_hit, s.shared_blks_read, s.wal_bytes, $1, d.datname FROM pg_stat_statements($2) s...",
 	"SELECT s.userid, s.dbid, s.queryid, $1, s.calls, s.total_exec_time, s.total_plan_time, s.rows, "
-	"s.shared_blks_hit, s.shared_blks_read, s.wal_bytes, $2, d.datname FROM pg_stat_statements($3) s",
+	"s.shared_blks_hit, s.shared_blks_read, s.wal_bytes, $2, d.datname FROM pg_stat_statements($3) s...",
 	"SELECT s.userid, s.dbid, s.queryid, $1, s.calls, s.total_time, $2, s.rows, s.shared_blks_hit, "
-	"s.shared_blks_read, $3, $4, d.datname FROM pg_stat_statements($5) s",
+	"s.shared_blks_read, $3, $4, d.datname FROM pg_stat_statements($5) s...",
 	"SELECT dealloc FROM pg_stat_statements_info",
-	"SELECT d.xc, d.xr, d.rst, extract($1 FROM pg_postmaster_start_time())",
+	"SELECT d.xc, d.xr, d.rst, extract($1 FROM pg_postmaster_start_time())...",
 	"SELECT (extract($1 FROM clock_timestamp() - statement_timestamp()) * $2)::float8",
 	"WITH a AS (SELECT * FROM pg_stat_activity) (SELECT a.pid, a.usename, a.datname, host(a.client_addr), "
-	"a.client_port, a.application_name, a.backend_type, a.state",
+	"a.client_port, a.application_name, a.backend_type, a.state...",
 	"WITH RECURSIVE a AS MATERIALIZED ( SELECT pid, datid, datname, usename, state, backend_type, leader_pid, "
-	"state_change, xact_start, backend_start, query_start",
+	"state_change, xact_start, backend_start, query_start...",
 	"SET LOCAL statement_timeout = 1000",
 	"WITH f AS (SELECT * FROM pg_show_all_file_settings()), l AS (SELECT DISTINCT ON (lower(name)) * FROM f "
-	"WHERE name IS NOT NULL ORDER BY lower(name), seqno DESC)",
-	"SELECT name, current_setting(name), $1, (SELECT f.setting FROM pg_file_settings f WHERE f.name = s.name",
-	"SELECT current_setting($1), (SELECT setting FROM pg_file_settings WHERE name = $2 AND sourcefile LIKE $3",
+	"WHERE name IS NOT NULL ORDER BY lower(name), seqno DESC)...",
+	"SELECT name, current_setting(name), $1, (SELECT f.setting FROM pg_file_settings f WHERE f.name = s.name...",
+	"SELECT current_setting($1), (SELECT setting FROM pg_file_settings WHERE name = $2 AND sourcefile LIKE $3...",
 	"SELECT has_function_privilege($1, $2), has_table_privilege($3, $4) AND has_function_privilege($5, $6), "
 	"has_function_privilege($7, $8)",
-	"SELECT coalesce(event_type || $1 || event, $2), sum(count), current_setting($3) FROM pg_wait_sampling_profile",
-	"SELECT coalesce(wait_event_type || $1 || wait_event, $2), count(*), $3::float8 FROM pg_stat_activity",
+	"SELECT coalesce(event_type || $1 || event, $2), sum(count), current_setting($3) FROM pg_wait_sampling_profile...",
+	"SELECT coalesce(wait_event_type || $1 || wait_event, $2), count(*), $3::float8 FROM pg_stat_activity...",
 	"SELECT userid, dbid, queryid, toplevel, query FROM pg_stat_statements($1) WHERE queryid = ANY ($2::bigint[])",
 	"SELECT userid, dbid, queryid, $1, query FROM pg_stat_statements($2) WHERE queryid = ANY ($3::bigint[])",
 	"SELECT pg_has_role(current_user, $1, $2)",
-	"SELECT name, current_setting(name) FROM pg_settings WHERE name IN ($1",
+	"SELECT name, current_setting(name) FROM pg_settings WHERE name IN ($1...",
+	"SELECT pg_reload_conf()",
 	"SELECT pg_try_advisory_lock($1, $2)",
 	"SELECT pg_advisory_unlock($1, $2)",
 	"SELECT l.pid, a.usename, a.client_addr, a.datname FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
-	"WHERE l.locktype = $1 AND l.classid = $2",
-	"SELECT current_setting($1), current_setting($2)::int, pg_is_in_recovery()",
+	"WHERE l.locktype = $1 AND l.classid = $2...",
+	"SELECT current_setting($1), current_setting($2)::int, pg_is_in_recovery()...",
 };
 
 bool pg_own_recorded(const char *text)
@@ -765,9 +801,10 @@ bool pg_own_recorded(const char *text)
 		return false;
 	pg_sig_words(text, strlen(text), t, sizeof t);
 	for (size_t i = 0; i < sizeof pg_own_old / sizeof pg_own_old[0]; i++) {
-		pg_sig_words(pg_own_old[i], strlen(pg_own_old[i]), e, sizeof e);
-		size_t n = strlen(e);
-		if (strncmp(t, e, n) == 0 && (t[n] == '\0' || t[n] == ' '))
+		size_t l = strlen(pg_own_old[i]);
+		bool prefix = l > 3 && strcmp(pg_own_old[i] + l - 3, "...") == 0;
+		pg_sig_words(pg_own_old[i], prefix ? l - 3 : l, e, sizeof e);
+		if (prefix ? strncmp(t, e, strlen(e)) == 0 : strcmp(t, e) == 0)
 			return true;
 	}
 	return false;
