@@ -56,6 +56,9 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 	sb_printf(out, ",\"digests_fresh\":%s", m->dg_fresh ? "true" : "false");
 	sb_puts(out, ",\"digests_source\":");
 	json_str(out, t->source);
+	/* dbtop's own statements: left out of "digests" and of the shares */
+	sb_puts(out, ",\"digests_own_ms_per_s\":");
+	json_num(out, d_round(t->own_ms_per_s * 1000) / 1000);
 	if (t->sampled) {
 		sb_printf(out, ",\"digests_sampled\":{\"samples\":%llu,\"hz\":", (unsigned long long)t->rounds);
 		json_num(out, d_round(t->sample_hz * 100) / 100);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/digests.h"
+#include "../sources/pg_map.h"
 #include "../util/util.h"
 #include "record.h"
 
@@ -17,6 +19,10 @@ struct replay_priv {
 	bool paced;              /* base below is set */
 	double base_rec;         /* recorded mono of the pacing origin */
 	double base_real;        /* our mono at that moment */
+	/* PostgreSQL recordings made before digests carried dbtop's own flag:
+	 * the digests whose recorded text is one of dbtop's statements then */
+	bool own_flagged; /* a digest row carried the flag: the recording says it */
+	struct strset own_keys;
 };
 
 static void replay_close(struct source *src)
@@ -25,6 +31,7 @@ static void replay_close(struct source *src)
 	if (!p)
 		return;
 	rec_reader_close(&p->rd);
+	strset_clear(&p->own_keys);
 	/* a sample read but never handed out */
 	sample_release(&p->it.sample);
 	free(p);
@@ -79,6 +86,27 @@ static bool take_step(struct source *src)
 	return false;
 }
 
+/* dbtop's own statements in a PostgreSQL recording made before the
+ * digests carried the flag: known by their text (pg_own_recorded), which
+ * comes with a digest's first row only. */
+static void replay_own(struct source *src, struct replay_priv *p, struct digest_set *set)
+{
+	if (!set || src->caps.engine != ENGINE_POSTGRESQL || p->own_flagged)
+		return;
+	for (size_t i = 0; i < set->n && !p->own_flagged; i++)
+		p->own_flagged = set->rows[i].own;
+	if (p->own_flagged) {
+		strset_clear(&p->own_keys);
+		return;
+	}
+	for (size_t i = 0; i < set->n; i++) {
+		struct digest_row *r = &set->rows[i];
+		if (r->text && pg_own_recorded(r->text))
+			strset_add(&p->own_keys, r->key);
+		r->own = strset_has(&p->own_keys, r->key);
+	}
+}
+
 static int replay_sample(struct source *src, struct sample *out, bool want_settings)
 {
 	struct replay_priv *p = src->priv;
@@ -91,6 +119,7 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 		return 1;
 	}
 	*out = p->it.sample;
+	replay_own(src, p, out->digests);
 	p->it.sample.digests = NULL;   /* ownership moves to the caller */
 	p->it.sample.locks = NULL;
 	p->it.sample.waits = NULL;

@@ -31,6 +31,7 @@ struct pg_priv {
 	PGconn *dg_db;
 	uint64_t own_xacts;     /* transactions dbtop ran on this connection */
 	struct strset texts;    /* digest keys whose text we have */
+	struct pg_own own;      /* the statements dbtop sent; the digests that are its own */
 	bool fb_on;             /* sampled digests: no pg_stat_statements */
 	struct hmap calls;      /* calls per digest at its last read, by key hash (uint64_t) */
 	bool dg_first_done;     /* the first (whole) digest read of this connection is done */
@@ -162,6 +163,8 @@ static int pg_run_stmt(struct source *src, const char *q, const char *stmt, stru
 		r->failed = true;
 		return -1;
 	}
+	if (!stmt)
+		pg_own_sent(&p->own, q); /* (a prepared one was noted when prepared) */
 	if (!(stmt ? PQsendQueryPrepared(p->db, stmt, 0, NULL, NULL, NULL, 0) : PQsendQuery(p->db, q))) {
 		pg_errcpy(r->err, sizeof r->err, PQerrorMessage(p->db));
 		r->failed = true;
@@ -253,6 +256,7 @@ static void pg_close(struct source *src)
 	if (p->dg_db)
 		PQfinish(p->dg_db);
 	strset_clear(&p->texts);
+	pg_own_free(&p->own);
 	fallback_free(&p->fb);
 	free(p);
 	src->priv = NULL;
@@ -572,6 +576,7 @@ static void pg_wait_source(struct source *src)
 		p->own_xacts++;
 	}
 	if (p->ws == WS_SAMPLED) {
+		pg_own_sent(&p->own, PG_WAIT_SAMPLE_SQL);
 		PGresult *pr = PQprepare(p->db, "dbtop_waits", PG_WAIT_SAMPLE_SQL, 0, NULL);
 		p->ws_prepared = pr && PQresultStatus(pr) == PGRES_COMMAND_OK;
 		PQclear(pr);
@@ -788,6 +793,7 @@ static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_
 				const char *t = cell(rs.r[0], k, 4);
 				set->rows[i].text = redact_secrets(t ? t : "");
 				strset_add(&p->texts, key);
+				pg_own_text(&p->own, key, t);
 			}
 	}
 	pg_results_clear(&rs);
@@ -1164,6 +1170,9 @@ static int pg_digest_set(struct source *src, struct sample *out, struct pg_refre
 	double q0 = out->query_ms;
 	if (pg_fetch_texts(src, out, set, f->d) < 0)
 		return -1;
+	/* dbtop's own statements: out of the ranking and the total unless shown */
+	for (size_t i = 0; p->own.keys.m.n && i < set->n; i++)
+		set->rows[i].own = pg_own_has(&p->own, set->rows[i].key);
 	/* its cost on the server (the texts' round trip as it came; the
 	 * refresh's queries less a refresh without digests when the server
 	 * could not say) */

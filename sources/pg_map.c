@@ -526,3 +526,286 @@ void pg_pending_note(char *out, size_t len, const char *const (*rows)[PGF__COUNT
 	text_sanitize(out);
 	sb_free(&b);
 }
+
+/* ---- dbtop's own statements ---- */
+
+/* The end of the comment, string or quoted name that starts at q (q
+ * itself when none starts there). */
+static const char *pg_skip_quoted(const char *q, const char *end)
+{
+	if (q + 1 < end && q[0] == '-' && q[1] == '-') {
+		while (q < end && *q != '\n')
+			q++;
+		return q;
+	}
+	if (q + 1 < end && q[0] == '/' && q[1] == '*') {
+		int depth = 0; /* PostgreSQL's comments nest */
+		while (q < end) {
+			if (q + 1 < end && q[0] == '/' && q[1] == '*') {
+				depth++;
+				q += 2;
+			} else if (q + 1 < end && q[0] == '*' && q[1] == '/') {
+				q += 2;
+				if (--depth == 0)
+					return q;
+			} else {
+				q++;
+			}
+		}
+		return q;
+	}
+	if (*q == '\'' || *q == '"') {
+		char ch = *q++;
+		while (q < end) {
+			if (*q == ch && q + 1 < end && q[1] == ch)
+				q += 2; /* a doubled quote */
+			else if (*q++ == ch)
+				break;
+		}
+		return q;
+	}
+	return q;
+}
+
+static bool pg_word_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+	       c >= 0x80;
+}
+
+/* Append c to the signature out (n bytes so far, at most len). */
+static void pg_sig_put(char *out, size_t *n, size_t len, char c)
+{
+	if (*n + 1 < len)
+		out[(*n)++] = c;
+	out[*n] = '\0';
+}
+
+/* The signature of q[0..qlen) into out (at most len bytes): the text as
+ * pg_stat_statements writes it, in one spelling: literals and parameters
+ * as ? (a list of them as one: PostgreSQL 18 writes an IN list of
+ * constants as one), words upper-cased, no comments, no blanks but one
+ * between two words, no minus sign (the server's constant takes it).
+ * Returns the count of words. */
+static unsigned pg_sig_words(const char *q, size_t qlen, char *out, size_t len)
+{
+	const char *end = q + qlen;
+	size_t n = 0;
+	unsigned words = 0;
+	out[0] = '\0';
+	while (q < end && n + 2 < len) {
+		const char *nq = pg_skip_quoted(q, end), *w = q;
+		bool lit = false;
+		if (nq != q && *q != '"') {
+			q = nq;
+			if (*w != '\'')
+				continue; /* a comment */
+			lit = true;
+		} else if (nq == q && (*q == '$' || (*q >= '0' && *q <= '9'))) {
+			/* a parameter ($1) or a number */
+			for (q++; q < end && (pg_word_char((unsigned char)*q) || *q == '.'); q++)
+				;
+			lit = true;
+		} else if (nq == q && !pg_word_char((unsigned char)*q)) {
+			char c = *q++;
+			if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '-')
+				pg_sig_put(out, &n, len, c);
+			continue;
+		} else {
+			if (nq != q)
+				q = nq; /* a quoted name: a word, as written */
+			else
+				while (q < end && pg_word_char((unsigned char)*q))
+					q++;
+			size_t k = (size_t)(q - w);
+			lit = (k == 4 && (strncasecmp(w, "NULL", 4) == 0 || strncasecmp(w, "TRUE", 4) == 0)) ||
+			      (k == 5 && strncasecmp(w, "FALSE", 5) == 0);
+			if (!lit) {
+				if (n &&
+				    (pg_word_char((unsigned char)out[n - 1]) || out[n - 1] == '?' || out[n - 1] == '"'))
+					pg_sig_put(out, &n, len, ' ');
+				for (size_t i = 0; i < k; i++)
+					pg_sig_put(out, &n, len,
+						   (char)(*w != '"' && w[i] >= 'a' && w[i] <= 'z' ? w[i] - 'a' + 'A'
+												  : w[i]));
+				words++;
+				if (k == 7 && strncasecmp(w, "EXTRACT", 7) == 0) {
+					/* extract(epoch FROM x): the server writes the field as $n */
+					const char *a = q;
+					while (a < end && (*a == ' ' || *a == '\t' || *a == '\n' || *a == '\r'))
+						a++;
+					if (a < end && *a == '(') {
+						for (a++;
+						     a < end && (*a == ' ' || *a == '\t' || *a == '\n' || *a == '\r');
+						     a++)
+							;
+						if (a < end && *a != '$' && !(*a >= '0' && *a <= '9') &&
+						    pg_word_char((unsigned char)*a)) {
+							pg_sig_put(out, &n, len, '(');
+							pg_sig_put(out, &n, len, '?');
+							while (a < end && pg_word_char((unsigned char)*a))
+								a++;
+							q = a;
+						}
+					}
+				}
+				continue;
+			}
+		}
+		/* a literal: ?, and a list of them one ? */
+		if (n && out[n - 1] == '?')
+			continue;
+		if (n >= 2 && out[n - 1] == ',' && out[n - 2] == '?') {
+			out[--n] = '\0';
+			continue;
+		}
+		if (n && (pg_word_char((unsigned char)out[n - 1]) || out[n - 1] == '"'))
+			pg_sig_put(out, &n, len, ' ');
+		pg_sig_put(out, &n, len, '?');
+	}
+	return words;
+}
+
+#define PG_SIG_LEN 8192
+
+uint64_t pg_stmt_sig(const char *q, size_t len)
+{
+	char *w = xmalloc(PG_SIG_LEN);
+	unsigned n = pg_sig_words(q, len, w, PG_SIG_LEN);
+	/* bare transaction control: the clients' is the same entry */
+	static const char *const bare[] = {"BEGIN",         "COMMIT",
+					   "END",           "ROLLBACK",
+					   "ABORT",         "START TRANSACTION",
+					   "BEGIN WORK",    "BEGIN TRANSACTION",
+					   "COMMIT WORK",   "COMMIT TRANSACTION",
+					   "END WORK",      "END TRANSACTION",
+					   "ROLLBACK WORK", "ROLLBACK TRANSACTION",
+					   "ABORT WORK",    "ABORT TRANSACTION"};
+	bool skip = !n;
+	for (size_t i = 0; !skip && n <= 2 && i < sizeof bare / sizeof bare[0]; i++)
+		skip = strcmp(w, bare[i]) == 0;
+	uint64_t h = skip ? 0 : hash_str(w);
+	free(w);
+	return skip ? 0 : h ? h : 1;
+}
+
+bool pg_own_has(const struct pg_own *o, const char *key)
+{
+	return strset_has(&o->keys, key);
+}
+
+void pg_own_sent(struct pg_own *o, const char *q)
+{
+	if (!o->sent.u64)
+		hmap_init(&o->sent, true, 1, 64);
+	const char *end = q + strlen(q), *s = q;
+	while (s < end) {
+		/* one statement: up to a ';' outside comments and quotes */
+		const char *e = s;
+		while (e < end && *e != ';') {
+			const char *n = pg_skip_quoted(e, end);
+			e = n != e ? n : e + 1;
+		}
+		uint64_t sig = pg_stmt_sig(s, (size_t)(e - s));
+		bool added = false;
+		if (sig)
+			hmap_put_u64(&o->sent, sig, &added);
+		if (added)
+			/* a kind not sent before: the texts seen before it */
+			for (size_t i = 0; i < o->ncand;) {
+				if (o->cand[i].sig == sig) {
+					strset_add(&o->keys, o->cand[i].key);
+					o->cand[i] = o->cand[--o->ncand];
+				} else {
+					i++;
+				}
+			}
+		s = e + (e < end);
+	}
+}
+
+bool pg_own_text(struct pg_own *o, const char *key, const char *text)
+{
+	uint64_t sig = text ? pg_stmt_sig(text, strlen(text)) : 0;
+	if (!sig)
+		return false;
+	if (o->sent.u64 && hmap_get_u64(&o->sent, sig)) {
+		strset_add(&o->keys, key);
+		return true;
+	}
+	if (o->ncand < PG_OWN_CAND_MAX) {
+		if (o->ncand == o->capcand) {
+			o->capcand = o->capcand ? o->capcand * 2 : 64;
+			o->cand = xrealloc(o->cand, o->capcand * sizeof *o->cand);
+		}
+		struct pg_own_cand *c = &o->cand[o->ncand++];
+		str_copy(c->key, sizeof c->key, key);
+		c->sig = sig;
+	}
+	return false;
+}
+
+void pg_own_free(struct pg_own *o)
+{
+	hmap_free(&o->sent);
+	strset_clear(&o->keys);
+	free(o->cand);
+	memset(o, 0, sizeof *o);
+}
+
+/* The statements dbtop sent to PostgreSQL up to version 0.x, as
+ * pg_stat_statements wrote them, for the recordings made then (their
+ * digests carry no own flag). A text matches an entry when their
+ * signatures are the same, or, for an entry ending in "...", when the
+ * text's starts with the entry's (the first words of a long statement,
+ * enough to tell it from a client's). */
+static const char *const pg_own_old[] = {
+	"SELECT s.userid, s.dbid, s.queryid, s.toplevel, s.calls, s.total_exec_time, s.total_plan_time, "
+	"s.rows, s.shared_blks_hit, s.shared_blks_read, s.wal_bytes, $1, d.datname FROM pg_stat_statements($2) s...",
+	"SELECT s.userid, s.dbid, s.queryid, $1, s.calls, s.total_exec_time, s.total_plan_time, s.rows, "
+	"s.shared_blks_hit, s.shared_blks_read, s.wal_bytes, $2, d.datname FROM pg_stat_statements($3) s...",
+	"SELECT s.userid, s.dbid, s.queryid, $1, s.calls, s.total_time, $2, s.rows, s.shared_blks_hit, "
+	"s.shared_blks_read, $3, $4, d.datname FROM pg_stat_statements($5) s...",
+	"SELECT dealloc FROM pg_stat_statements_info",
+	"SELECT d.xc, d.xr, d.rst, extract($1 FROM pg_postmaster_start_time())...",
+	"SELECT (extract($1 FROM clock_timestamp() - statement_timestamp()) * $2)::float8",
+	"WITH a AS (SELECT * FROM pg_stat_activity) (SELECT a.pid, a.usename, a.datname, host(a.client_addr), "
+	"a.client_port, a.application_name, a.backend_type, a.state...",
+	"WITH RECURSIVE a AS MATERIALIZED ( SELECT pid, datid, datname, usename, state, backend_type, leader_pid, "
+	"state_change, xact_start, backend_start, query_start...",
+	"SET LOCAL statement_timeout = 1000",
+	"WITH f AS (SELECT * FROM pg_show_all_file_settings()), l AS (SELECT DISTINCT ON (lower(name)) * FROM f "
+	"WHERE name IS NOT NULL ORDER BY lower(name), seqno DESC)...",
+	"SELECT name, current_setting(name), $1, (SELECT f.setting FROM pg_file_settings f WHERE f.name = s.name...",
+	"SELECT current_setting($1), (SELECT setting FROM pg_file_settings WHERE name = $2 AND sourcefile LIKE $3...",
+	"SELECT has_function_privilege($1, $2), has_table_privilege($3, $4) AND has_function_privilege($5, $6), "
+	"has_function_privilege($7, $8)",
+	"SELECT coalesce(event_type || $1 || event, $2), sum(count), current_setting($3) FROM pg_wait_sampling_profile...",
+	"SELECT coalesce(wait_event_type || $1 || wait_event, $2), count(*), $3::float8 FROM pg_stat_activity...",
+	"SELECT userid, dbid, queryid, toplevel, query FROM pg_stat_statements($1) WHERE queryid = ANY ($2::bigint[])",
+	"SELECT userid, dbid, queryid, $1, query FROM pg_stat_statements($2) WHERE queryid = ANY ($3::bigint[])",
+	"SELECT pg_has_role(current_user, $1, $2)",
+	"SELECT name, current_setting(name) FROM pg_settings WHERE name IN ($1...",
+	"SELECT pg_reload_conf()",
+	"SELECT pg_try_advisory_lock($1, $2)",
+	"SELECT pg_advisory_unlock($1, $2)",
+	"SELECT l.pid, a.usename, a.client_addr, a.datname FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
+	"WHERE l.locktype = $1 AND l.classid = $2...",
+	"SELECT current_setting($1), current_setting($2)::int, pg_is_in_recovery()...",
+};
+
+bool pg_own_recorded(const char *text)
+{
+	char t[2048], e[1024];
+	if (!text || !*text)
+		return false;
+	pg_sig_words(text, strlen(text), t, sizeof t);
+	for (size_t i = 0; i < sizeof pg_own_old / sizeof pg_own_old[0]; i++) {
+		size_t l = strlen(pg_own_old[i]);
+		bool prefix = l > 3 && strcmp(pg_own_old[i] + l - 3, "...") == 0;
+		pg_sig_words(pg_own_old[i], prefix ? l - 3 : l, e, sizeof e);
+		if (prefix ? strncmp(t, e, strlen(e)) == 0 : strcmp(t, e) == 0)
+			return true;
+	}
+	return false;
+}

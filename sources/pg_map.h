@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "source.h"
+#include "../util/util.h"
 
 /* Columns of PG_PROBE_SQL. */
 enum {
@@ -77,6 +78,42 @@ void pg_digest_key(char *key, size_t len, const char *userid, const char *dbid, 
 		   const char *toplevel);
 /* One pg_stat_statements row into set. */
 void pg_map_digest(struct digest_set *set, const char *const cell[PGD__COUNT]);
+
+/* dbtop's own statements in pg_stat_statements (docs/digests.md). The
+ * server keeps no trace of which backend ran an entry: an entry is
+ * dbtop's own when its text is the text of a statement dbtop sent, the
+ * literals aside (pg_stat_statements writes $n for them). Each statement
+ * dbtop sends is noted (pg_own_sent: a multi-statement string counts as
+ * its statements); each text fetched is checked (pg_own_text), and kept
+ * to be checked again when dbtop sends a statement of a kind not sent yet.
+ * A bare BEGIN / START TRANSACTION / COMMIT / END / ROLLBACK is never
+ * dbtop's own: the clients' transaction control is the same entry. */
+struct pg_own_cand {
+	char key[200];
+	uint64_t sig;
+};
+struct pg_own {
+	struct hmap sent;         /* signatures (u64) of the statements dbtop sent */
+	struct strset keys;       /* digest keys whose text is one of them */
+	struct pg_own_cand *cand; /* texts that matched none (yet) */
+	size_t ncand, capcand;
+};
+#define PG_OWN_CAND_MAX 4096
+/* The signature of the statement q[0..len): its words (keywords and
+ * identifiers, upper-cased) in order, without comments, literals, $n
+ * parameters and the words pg_stat_statements replaces (NULL, TRUE,
+ * FALSE); 0 for one without words or a bare transaction-control
+ * statement. */
+uint64_t pg_stmt_sig(const char *q, size_t len);
+/* Note statement string q as sent by dbtop (every statement of it). */
+void pg_own_sent(struct pg_own *o, const char *q);
+/* Check the text of digest key (once per key); true when it is dbtop's own. */
+bool pg_own_text(struct pg_own *o, const char *key, const char *text);
+bool pg_own_has(const struct pg_own *o, const char *key);
+void pg_own_free(struct pg_own *o);
+/* For recordings made before digests carried dbtop's own flag: is text
+ * one of the statements dbtop sent to PostgreSQL then? */
+bool pg_own_recorded(const char *text);
 
 /* What a pg_reload_conf() would apply besides dbtop's own change: edits of
  * postgresql.conf (and its includes, postgresql.auto.conf) not reloaded

@@ -131,4 +131,70 @@ wait "$lp"
 check "mariadb without performance_schema access: digests sampled from the process list" jq -se 'any(.[]; any(.digests[]?; (.text | test("SLEEP")) and .total_ms_per_s > 300))' "$tmp/nops.json"
 check "mariadb sampled digests: no literal" jq -se 'all(.[]; all(.digests[]?; (.text | test("zz-literal") | not)))' "$tmp/nops.json"
 $M -e "DROP USER 'dbtop_nops'@'%'"
+# ---- dbtop's own statements: out of the ranking and the total on
+# PostgreSQL 15 under pgbench (its entries are those of dbtop's role, which
+# no client here uses); o shows them marked * on both engines ----
+$DBTOP_PG15_PSQL -qAtc "SELECT pg_stat_statements_reset()" >/dev/null
+own_user=${DBTOP_PG15_URI#*//}
+own_user=${own_user%%[:@]*}
+own_oid=$($DBTOP_PG15_PSQL -qAtc "SELECT oid FROM pg_roles WHERE rolname = '$own_user'")
+start_dbtop "$tmp/own.json" "$DBTOP_PG15_URI" --sessions
+tests/load.sh pgbench pg15 --rate 150 --time 8 --clients 2 2>"$tmp/own.pgb"
+stop_dbtop "$tmp/own.json"
+dbtop_rows=$(jq -s --arg u "$own_oid:" '[.[] | .digests[]? | select(.id | startswith($u))] | length' "$tmp/own.json")
+all_rows=$(jq -s '[.[] | .digests[]?] | length' "$tmp/own.json")
+own_ms=$(jq -s '[.[] | .digests_own_ms_per_s // 0] | add' "$tmp/own.json")
+dbtop_entries=$($DBTOP_PG15_PSQL -qAtc "SELECT count(*) FROM pg_stat_statements WHERE userid = $own_oid")
+if [ "$dbtop_rows" = 0 ] && [ "${dbtop_entries:-0}" -ge 8 ] && [ "$all_rows" -gt 0 ]; then
+    ok "pg15 under pgbench: none of dbtop's $dbtop_entries statements in the ranking ($all_rows rows, none of role $own_oid)"
+else
+    nok "pg15 under pgbench: $dbtop_rows of $all_rows ranked rows are dbtop's (role $own_oid, $dbtop_entries entries)"
+fi
+check "pg15 under pgbench: the clients' statements ranked (pgbench's UPDATE, BEGIN and END: transaction control is never dbtop's)" \
+    jq -se 'any(.[]; any(.digests[]?; .text | test("^UPDATE pgbench_accounts"))) and any(.[]; any(.digests[]?; .text == "END"))' "$tmp/own.json"
+# the total leaves them out: the shares of every row add up to 1 (--top 100 lists them all)
+check "pg15 under pgbench: the total is the clients' (shares add up to 1), dbtop's own time beside it ($(printf %.1f "$own_ms") ms/s summed over the records)" \
+    jq -se '[.[] | select(.digests_fresh and ((.digests // []) | length) > 0 and ((.digests // []) | length) < 100) | ([.digests[].share] | add)] as $s | ($s | length) > 3 and all($s[]; . > 0.99 and . < 1.01) and ([.[] | .digests_own_ms_per_s // 0] | add) > 0' "$tmp/own.json"
+
+# o in the TUI: dbtop's own statements marked * in the ranking, the others not
+tsock=dbtop-own55-$$
+TM() { tmux -L "$tsock" -f /dev/null "$@"; }
+# own_tui NAME URI LOADPID: screen 2 without, then with dbtop's own statements
+own_tui() {
+    local name=$1 uri=$2 i scr before after
+    TM new-session -d -s o -x 100 -y 30 "TERM=xterm-256color $DBTOP --no-config --interval 1 '$uri'"
+    sleep 1
+    TM send-keys -t o 2
+    for ((i = 0; i < 100; i++)); do
+        TM capture-pane -p -t o | grep -q 'per interval' && break
+        sleep 0.1
+    done
+    sleep 3
+    before=$(TM capture-pane -p -t o)
+    TM send-keys -t o o
+    after=""
+    for ((i = 0; i < 100; i++)); do
+        scr=$(TM capture-pane -p -t o)
+        if grep -q "own statements shown" <<<"$scr" && grep -qE ' \*(SELECT|WITH|SET|SHOW)' <<<"$scr"; then
+            after=$scr
+            break
+        fi
+        sleep 0.1
+    done
+    TM kill-server 2>/dev/null
+    printf '%s\n' "$before" >"$tmp/own-$name-before.txt"
+    printf '%s\n' "$after" >"$tmp/own-$name-after.txt"
+    if ! grep -qE ' \*[A-Z]' <<<"$before" && [ -n "$after" ] && ! grep -qE '\*(UPDATE|INSERT|BEGIN|END|COMMIT)' <<<"$after"; then
+        ok "$name: o shows dbtop's own statements marked * ($(grep -cE ' \*[A-Z]' <<<"$after") rows); none before o, no client statement marked"
+    else
+        nok "$name: o: before $(grep -cE ' \*[A-Z]' <<<"$before") marked rows; after: ${after:+$(grep -cE ' \*[A-Z]' <<<"$after") marked}${after:-no marked row}"
+        sed 's/^/#   /' "$tmp/own-$name-after.txt" "$tmp/own-$name-before.txt" | head -70
+    fi
+}
+tests/load.sh pgbench pg15 --rate 50 --time 15 --clients 1 2>/dev/null &
+lp=$!
+own_tui pg15 "$DBTOP_PG15_URI"
+wait "$lp"
+own_tui mariadb "$DBTOP_MARIADB_URI"
+
 done_tests

@@ -1553,6 +1553,95 @@ static void test_pg13(void)
 	fx_free(&f);
 }
 
+/* One digest row of pg_stat_statements (key 10:16385:ID:t) with calls and
+ * ms, marked as dbtop's own when o says its key is. */
+static void pg_own_row(struct digest_set *set, const struct pg_own *o, const char *id, const char *calls,
+		       const char *ms)
+{
+	const char *cells[PGD__COUNT] = {[PGD_USERID] = "10", [PGD_DBID] = "16385", [PGD_QUERYID] = id,
+					 [PGD_TOPLEVEL] = "t", [PGD_CALLS] = calls, [PGD_EXEC_MS] = ms,
+					 [PGD_PLAN_MS] = "0", [PGD_DATNAME] = "shop"};
+	pg_map_digest(set, cells);
+	set->rows[set->n - 1].own = pg_own_has(o, set->rows[set->n - 1].key);
+}
+
+/* dbtop's own statements on PostgreSQL 15: the texts pg_stat_statements
+ * wrote for the statement strings dbtop sent are its own, whether the
+ * text came before or after the statement; the clients' (transaction
+ * control included) are not. Own rows leave the ranking and the total
+ * unless shown; recordings made before the flag are matched by text. */
+static void test_pg_own(void)
+{
+	struct fx f;
+	struct caps c;
+	char key[200], why[400];
+	if (!pg_fx(&f, "own-pg-15.txt", &c))
+		return;
+	const struct fx_sec *sent = fx_sec(&f, "sent"), *tx = fx_sec(&f, "texts"), *rec = fx_sec(&f, "recorded");
+	CHECK(sent && tx && rec && sent->nrows >= 8 && tx->nrows >= 30 && rec->nrows >= 20,
+	      fnm(&f, "sections @sent, @texts, @recorded"));
+	if (!sent || !tx || !rec) {
+		fx_free(&f);
+		return;
+	}
+	for (int order = 0; order < 2; order++) {
+		struct pg_own o = {0};
+		int wrong = 0, own = 0;
+		why[0] = '\0';
+		if (order)
+			for (int i = 0; i < sent->nrows; i++)
+				pg_own_sent(&o, sent->rows[i].cell[0]);
+		for (int i = 0; i < tx->nrows; i++) {
+			str_printf(key, sizeof key, "10:16385:%d:t", i);
+			pg_own_text(&o, key, tx->rows[i].cell[1]);
+		}
+		if (!order)
+			for (int i = 0; i < sent->nrows; i++)
+				pg_own_sent(&o, sent->rows[i].cell[0]);
+		for (int i = 0; i < tx->nrows; i++) {
+			str_printf(key, sizeof key, "10:16385:%d:t", i);
+			bool want = tx->rows[i].cell[0][0] == 't', got = pg_own_has(&o, key);
+			own += got;
+			if (got != want && !wrong++)
+				str_printf(why, sizeof why, ": %s %.120s", want ? "missed" : "wrongly own", tx->rows[i].cell[1]);
+		}
+		CHECK(!wrong && own >= 15, tname("%s: %s: %d own, %d wrong%s", f.file,
+					 order ? "sent, then texts" : "texts, then sent (checked again)", own, wrong, why));
+		if (order) {
+			/* the digest table: the own row out of the ranking and the total */
+			struct digest_table t;
+			struct digest_set *s1 = set_new(false), *s2 = set_new(false);
+			digest_table_init(&t);
+			pg_own_row(s1, &o, "0", "10", "100");    /* @texts row 0: dbtop's */
+			pg_own_row(s1, &o, "17", "100", "1000"); /* row 17: pgbench's UPDATE */
+			pg_own_row(s2, &o, "0", "20", "150");
+			pg_own_row(s2, &o, "17", "200", "3000");
+			CHECK(s1->rows[0].own && !s1->rows[1].own, fnm(&f, "map: the rows marked"));
+			feed(&t, s1, NAN, true, W0);
+			feed(&t, s2, 10.0, false, W0 + 10);
+			CHECK(near(t.total_ms_per_s, 200) && near(t.own_ms_per_s, 5) &&
+				      !in_top(&t, "10:16385:0:t", false) && in_top(&t, "10:16385:17:t", false),
+			      tname("%s: own left out: total %.1f ms/s, own %.1f ms/s", f.file, t.total_ms_per_s, t.own_ms_per_s));
+			digest_table_show_own(&t, true);
+			CHECK(near(t.total_ms_per_s, 205) && in_top(&t, "10:16385:0:t", false) &&
+				      find(&t, "10:16385:0:t")->last.own,
+			      tname("%s: own shown (o): in the ranking, marked, total %.1f ms/s", f.file, t.total_ms_per_s));
+			digest_table_free(&t);
+		}
+		pg_own_free(&o);
+	}
+	int wrong = 0, own = 0;
+	why[0] = '\0';
+	for (int i = 0; i < rec->nrows; i++) {
+		bool want = rec->rows[i].cell[0][0] == 't', got = pg_own_recorded(rec->rows[i].cell[1]);
+		own += got;
+		if (got != want && !wrong++)
+			str_printf(why, sizeof why, ": %s %.120s", want ? "missed" : "wrongly own", rec->rows[i].cell[1]);
+	}
+	CHECK(!wrong && own >= 15, tname("%s: recorded texts: %d own, %d wrong%s", f.file, own, wrong, why));
+	fx_free(&f);
+}
+
 static void test_pg15(void)
 {
 	struct fx f;
@@ -2840,6 +2929,7 @@ int main(void)
 	test_pg_map_numbers();
 	test_pg13();
 	test_pg15();
+	test_pg_own();
 	test_pg17();
 	test_pg18();
 	/* 3. JSON */
