@@ -177,12 +177,16 @@ static void scc(const struct lock_set *ls, const struct adj *out, int *comp, int
 	free(cpos);
 }
 
-/* Root order: most sessions blocked, then the oldest transaction, then id. */
+/* Root order: one seen in this sample only after the others, then most
+ * sessions blocked, then the oldest transaction, then id. */
 static const struct lock_set *sort_ls;
 
 static int cmp_root(const void *a, const void *b)
 {
 	const struct lock_session *x = &sort_ls->s[*(const int *)a], *y = &sort_ls->s[*(const int *)b];
+	bool xn = x->root_samples == 1, yn = y->root_samples == 1;
+	if (xn != yn)
+		return xn ? 1 : -1;
 	if (x->blocked != y->blocked)
 		return x->blocked > y->blocked ? -1 : 1;
 	double xa = isnan(x->trx_age_s) ? -1 : x->trx_age_s, ya = isnan(y->trx_age_s) ? -1 : y->trx_age_s;
@@ -289,6 +293,38 @@ void lock_set_analyse(struct lock_set *ls)
 	free(queue);
 	free(seen);
 	free(roots);
+}
+
+/* The same session in the same transaction, as far as both tell. */
+static bool same_trx(const struct session_ident *a, const struct session_ident *b)
+{
+	if (a->start_us && b->start_us && a->start_us != b->start_us)
+		return false;
+	if (a->xact_us && b->xact_us && a->xact_us != b->xact_us)
+		return false;
+	return !(a->trx_id[0] && b->trx_id[0] && strcmp(a->trx_id, b->trx_id) != 0);
+}
+
+void lock_set_carry(struct lock_set *ls, const struct lock_set *prev)
+{
+	/* nothing waited before (idle): every root is new; a graph not read
+	 * (none, timed out, pending): not known */
+	bool known = prev && (prev->status == LOCKS_READ || prev->status == LOCKS_IDLE);
+	for (size_t i = 0; i < ls->ns; i++) {
+		struct lock_session *s = &ls->s[i];
+		s->root_samples = 0;
+		if (!s->is_root || !known)
+			continue;
+		int before = 0;
+		for (size_t j = 0; prev->status == LOCKS_READ && j < prev->ns; j++) {
+			const struct lock_session *p = &prev->s[j];
+			if (p->is_root && p->id == s->id && same_trx(&p->ident, &s->ident)) {
+				before = p->root_samples > 0 ? p->root_samples : 1;
+				break;
+			}
+		}
+		s->root_samples = before < 1000000 ? before + 1 : before;
+	}
 }
 
 /* Waiter order under one blocker: longest wait first, then id. */

@@ -54,6 +54,8 @@ struct lock_session {
 	int root;                /* index of its chain's root, -1 when not in a chain */
 	int depth;               /* 0 for a root, else the shortest distance to its root */
 	int blocked;             /* roots: sessions waiting on it, directly or not */
+	int root_samples;        /* roots: samples in a row it has headed a chain in the same
+				  * transaction, this one included (lock_set_carry); 0: not known */
 };
 
 /* One waiter -> blocker pair and the two locks involved. */
@@ -116,8 +118,17 @@ struct lock_edge *lock_edge_add(struct lock_set *ls, long long waiter, long long
 /* Compute roots, depths, cycles and counts; sorts nothing. */
 void lock_set_analyse(struct lock_set *ls);
 
-/* The rows of the tree view in display order: each root (most sessions
- * blocked first, then longest transaction), then its waiters depth-first;
+/* Carry from the sample before (prev, NULL: none) how many samples in a
+ * row each root of ls has headed a chain (root_samples): the same session
+ * (id, and its start where the server tells) in the same transaction.
+ * After lock_set_analyse; a graph not read before leaves 0 (not known). */
+void lock_set_carry(struct lock_set *ls, const struct lock_set *prev);
+
+/* The rows of the tree view in display order: each root (one seen in this
+ * sample only after those seen longer: a chain that lives less than a
+ * refresh, a commit holding its row locks a moment, does not take the top
+ * from one that lasts; then most sessions blocked first, then longest
+ * transaction), then its waiters depth-first;
  * cycles without a root after them. Each row names a session and the edge
  * that brought it there (-1 for roots). Returns the row count; rows is
  * owned by the caller (free). */

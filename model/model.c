@@ -249,12 +249,15 @@ const struct ctr *model_counter(const struct model *m, enum ctr_id id)
 static void update_locks(struct model *m, const struct sample *s, double dt, bool fresh_conn)
 {
 	double waiting = NAN, ms = NAN, d;
-	lock_set_free(m->locks);
+	struct lock_set *prev = m->locks;
 	m->locks = NULL;
 	if (s->state == STATE_UP && s->locks) {
 		m->locks = lock_set_copy(s->locks);
+		/* how long each root has headed its chain (the tree's order) */
+		lock_set_carry(m->locks, prev);
 		waiting = s->locks->waiting;
 	}
+	lock_set_free(prev);
 	if (s->state == STATE_UP && s->c[CTR_ROW_LOCK_TIME_MS].present) {
 		double ddt = 0;
 		if (!fresh_conn && dt > 0 && ctr_delta(m, s, CTR_ROW_LOCK_TIME_MS, &d, &ddt) == RATE_OK)

@@ -58,6 +58,31 @@ static size_t ranked(const struct model *m, const struct pane_view *v, const str
 	return k;
 }
 
+/* A row's identity (pane_follow): its digest key (an estimate, which has
+ * none: its text). */
+static void row_key(const void *ctx, int i, char *out, size_t len)
+{
+	const struct digest_entry *e = ((const struct digest_entry *const *)ctx)[i];
+	str_printf(out, len, "%s", e->last.key[0] ? e->last.key : e->last.text ? e->last.text : "");
+}
+
+/* The row S and y act on: the one the screen showed selected, where it is
+ * now; NULL with why in v->status. */
+static const struct digest_entry *target(const struct model *m, struct pane_view *v, const struct digest_entry **rows,
+					 size_t *n)
+{
+	*n = m->dg.have_data ? ranked(m, v, rows) : 0;
+	int i = pane_target(v, (int)*n, row_key, rows);
+	if (i >= 0)
+		return rows[i];
+	if (*n > 0 && v->sel == v->sel_drawn && v->sel_key[0])
+		str_copy(v->status, sizeof v->status,
+			 "the statement selected has left the list since the screen showed it: nothing is done");
+	else
+		str_copy(v->status, sizeof v->status, "no statement selected");
+	return NULL;
+}
+
 /* "2026-11-29 12:03:04" or "-". */
 static void fmt_time(double t, char *buf, size_t len)
 {
@@ -503,6 +528,7 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 	rows = xcalloc(MAX_ROWS, sizeof *rows);
 	n = ranked(m, v, rows);
 	v->nrows = (int)n;
+	pane_follow(v, (int)n, row_key, rows);
 	if (v->details && n > 0) {
 		pane_clamp(v, (int)n, 1);
 		draw_details(m, rows[v->sel], cv);
@@ -543,43 +569,45 @@ static bool digests_key(const struct model *m, struct pane_view *v, int cmd)
 	if (cmd == PK_SESSIONS) {
 		/* the sessions running the selected digest now */
 		const struct digest_entry **rows = xcalloc(MAX_ROWS, sizeof *rows);
-		size_t n = m->dg.have_data ? ranked(m, v, rows) : 0;
-		if (v->sel >= 0 && (size_t)v->sel < n && rows[v->sel]->last.key[0] && !digest_is_estimate(&m->dg, rows[v->sel])) {
+		size_t n;
+		const struct digest_entry *e = target(m, v, rows, &n);
+		if (e && e->last.key[0] && !digest_is_estimate(&m->dg, e)) {
 			v->link.screen = 6;
 			v->link.id = 0;
-			sessions_digest_id(rows[v->sel]->last.key, v->link.digest, sizeof v->link.digest);
-		} else {
-			str_copy(v->status, sizeof v->status, n ? "this row has no digest id to find sessions by" : "no digest selected");
+			sessions_digest_id(e->last.key, v->link.digest, sizeof v->link.digest);
+		} else if (e) {
+			str_copy(v->status, sizeof v->status, "this row has no digest id to find sessions by");
 		}
 		free(rows);
 		return true;
 	}
 	if (cmd == PK_COPY) {
 		const struct digest_entry **rows = xcalloc(MAX_ROWS, sizeof *rows);
-		size_t n = m->dg.have_data ? ranked(m, v, rows) : 0;
-		const struct digest_entry *e = v->sel >= 0 && (size_t)v->sel < n ? rows[v->sel] : NULL;
-		pane_copy(v, e ? e->last.text : NULL, e ? "this digest's text is not fetched yet" : "no statement selected");
+		size_t n;
+		const struct digest_entry *e = target(m, v, rows, &n);
+		if (e)
+			pane_copy(v, e->last.text, "this digest's text is not fetched yet");
 		free(rows);
 		return true;
 	}
 	if (cmd == PK_SORT) {
 		v->sort = (v->sort & 4) | (((v->sort & 3) + 1) % DGS__COUNT);
 		str_printf(v->status, sizeof v->status, "digests sorted by %s", dg_sort_names[SORT_KEY(v)]);
-		v->sel = v->top = 0;
+		pane_sel_reset(v);
 		return true;
 	}
 	if (cmd == PK_SHOW_OWN) {
 		v->sort ^= DIGESTS_SHOW_OWN;
 		str_copy(v->status, sizeof v->status, v->sort & DIGESTS_SHOW_OWN
 			 ? "digests: dbtop's own statements shown" : "digests: dbtop's own statements left out");
-		v->sel = v->top = 0;
+		pane_sel_reset(v);
 		return true;
 	}
 	if (cmd == PK_CUMULATIVE) {
 		v->sort ^= 4;
 		str_copy(v->status, sizeof v->status,
 			 CUMULATIVE(v) ? "digests: totals since first seen" : "digests: per interval");
-		v->sel = v->top = 0;
+		pane_sel_reset(v);
 		return true;
 	}
 	return false;

@@ -270,6 +270,11 @@ int fleet_order(const struct fleet_row *rows, int n, const struct pane_view *v, 
 	return shown;
 }
 
+void fleet_row_key(const void *ctx, int i, char *out, size_t len)
+{
+	str_printf(out, len, "%d", ((const struct fleet_row *const *)ctx)[i]->idx);
+}
+
 void fleet_draw(const struct fleet_row *rows, int n, struct pane_view *v, struct canvas *cv)
 {
 	const struct fleet_row **order = xcalloc((size_t)(n > 0 ? n : 1), sizeof *order);
@@ -279,6 +284,8 @@ void fleet_draw(const struct fleet_row *rows, int n, struct pane_view *v, struct
 
 	shown = fleet_order(rows, n, v, order);
 	v->nrows = shown;
+	/* the server selected stays selected as a refresh re-sorts the rows */
+	pane_follow(v, shown, fleet_row_key, order);
 	/* the heading, the rows, a blank and the selected one's details (3) */
 	int detail = cv->h >= 10 ? 3 : 0, body = cv->h - 2 - (detail ? detail + 1 : 0);
 	if (body < 1)

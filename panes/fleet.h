@@ -55,9 +55,14 @@ void fleet_row_fill(struct fleet_row *r, int idx, const char *name, const char *
  * (n slots); returns how many. */
 int fleet_order(const struct fleet_row *rows, int n, const struct pane_view *v, const struct fleet_row **order);
 
+/* The identity of row i of order[] (ctx) for pane_follow / pane_target:
+ * its server (idx), whatever its place. */
+void fleet_row_key(const void *ctx, int i, char *out, size_t len);
+
 /* Draw rows (n of them; filtered by v's filter, sorted by v->sort) into
  * cv with a column heading and, at the bottom, the selected server's
- * reason or finding in full. Sets v->nrows, v->nshown and v->sel_id (the
+ * reason or finding in full. The selection follows its server across
+ * re-sorts (pane_follow). Sets v->nrows, v->nshown and v->sel_id (the
  * selected row's idx, -1 none). */
 void fleet_draw(const struct fleet_row *rows, int n, struct pane_view *v, struct canvas *cv);
 

@@ -38,6 +38,26 @@ static size_t shown_rows(const struct lock_set *ls, const struct pane_view *v, s
 	return n;
 }
 
+/* A row's identity (pane_follow): its session (the id and, where the
+ * server tells, its start: a reused PostgreSQL pid is another session) and
+ * the session it waits for on that row (none for a root). */
+struct row_ctx {
+	const struct lock_set *ls;
+	const struct lock_row *rows;
+};
+
+static void row_key(const void *ctx, int i, char *out, size_t len)
+{
+	const struct row_ctx *c = ctx;
+	const struct lock_row *r = &c->rows[i];
+	const struct lock_session *s = &c->ls->s[r->session];
+	if (r->edge < 0)
+		str_printf(out, len, "%lld@%lld", s->id, s->ident.start_us);
+	else
+		str_printf(out, len, "%lld@%lld<%lld", s->id, s->ident.start_us,
+			   c->ls->s[c->ls->e[r->edge].blocker].id);
+}
+
 static void fmt_secs(double s, char *out, size_t len)
 {
 	if (!isfinite(s))
@@ -443,6 +463,8 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 		return;
 	}
 	v->nrows = (int)n;
+	struct row_ctx rc = {.ls = ls, .rows = rows};
+	pane_follow(v, (int)n, row_key, &rc);
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no session matches the filter" : "no wait edge found");
 		free(rows);
@@ -472,19 +494,31 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 	free(rows);
 }
 
-/* The session x / c act on: the selected row's, a root blocker or a
- * waiter; *blocker: the session it waits for on that row, or NULL. */
-static const struct lock_session *target(const struct lock_set *ls, const struct pane_view *v,
+/* The session x / c / S / y act on: the selected row's, a root blocker or
+ * a waiter, as the screen showed it (where a refresh moved it since);
+ * *blocker: the session it waits for on that row, or NULL. NULL with
+ * v->status saying why when there is none, or when the row shown
+ * selected has left the tree since (never the row that took its place). */
+static const struct lock_session *target(const struct lock_set *ls, struct pane_view *v,
 					 const struct lock_session **blocker)
 {
 	struct lock_row *rows;
 	size_t n = shown_rows(ls, v, &rows);
 	const struct lock_session *t = NULL;
+	struct row_ctx rc = {.ls = ls, .rows = rows};
+	int i = pane_target(v, (int)n, row_key, &rc);
 	*blocker = NULL;
-	if (v->sel >= 0 && (size_t)v->sel < n) {
-		t = &ls->s[rows[v->sel].session];
-		if (rows[v->sel].edge >= 0)
-			*blocker = &ls->s[ls->e[rows[v->sel].edge].blocker];
+	if (i >= 0) {
+		t = &ls->s[rows[i].session];
+		if (rows[i].edge >= 0)
+			*blocker = &ls->s[ls->e[rows[i].edge].blocker];
+	} else if (n > 0 && v->sel == v->sel_drawn && v->sel_key[0]) {
+		str_printf(v->status, sizeof v->status,
+			   "session %lld, selected, has left the lock tree since the screen showed it: nothing is done "
+			   "(the selection is on the row in its place)",
+			   strtoll(v->sel_key, NULL, 10));
+	} else {
+		str_copy(v->status, sizeof v->status, "no session selected");
 	}
 	free(rows);
 	return t;
@@ -498,7 +532,8 @@ static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 		/* the selected row's session on the sessions screen */
 		const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl) : NULL;
 		if (!t || t->id <= 0) {
-			str_copy(v->status, sizeof v->status, "no session selected");
+			if (t || !v->status[0])
+				str_copy(v->status, sizeof v->status, "no session selected");
 			return true;
 		}
 		v->link.screen = 6;
@@ -508,7 +543,9 @@ static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 	}
 	if (cmd == PK_COPY) {
 		const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl) : NULL;
-		pane_copy(v, t ? t->query : NULL, t ? "this session's statement is not available" : "no session selected");
+		if (t || !v->status[0])
+			pane_copy(v, t ? t->query : NULL,
+				  t ? "this session's statement is not available" : "no session selected");
 		return true;
 	}
 	if (cmd != PK_TERMINATE && cmd != PK_CANCEL)
@@ -519,7 +556,8 @@ static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 	}
 	const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl) : NULL;
 	if (!t) {
-		str_copy(v->status, sizeof v->status, "no session selected");
+		if (!v->status[0])
+			str_copy(v->status, sizeof v->status, "no session selected");
 		return true;
 	}
 	bool term = cmd == PK_TERMINATE;

@@ -128,3 +128,49 @@ void pane_copy(struct pane_view *v, const char *text, const char *what)
 	else
 		str_copy(v->status, sizeof v->status, what);
 }
+
+void pane_follow(struct pane_view *v, int n, pane_key_fn key, const void *ctx)
+{
+	char k[PANE_KEY_LEN];
+	if (n <= 0) {
+		v->sel_drawn = v->sel;
+		return;
+	}
+	if (v->sel_follow && v->sel == v->sel_drawn && v->sel_key[0])
+		for (int i = 0; i < n; i++) {
+			key(ctx, i, k, sizeof k);
+			if (strcmp(k, v->sel_key) == 0) {
+				v->sel = i;
+				break;
+			}
+		}
+	/* (gone: the row in its place, drawn selected) */
+	if (v->sel >= n)
+		v->sel = n - 1;
+	if (v->sel < 0)
+		v->sel = 0;
+	key(ctx, v->sel, v->sel_key, sizeof v->sel_key);
+	v->sel_drawn = v->sel;
+}
+
+int pane_target(struct pane_view *v, int n, pane_key_fn key, const void *ctx)
+{
+	char k[PANE_KEY_LEN];
+	if (v->sel != v->sel_drawn || !v->sel_key[0])
+		return v->sel >= 0 && v->sel < n ? v->sel : -1;
+	for (int i = 0; i < n; i++) {
+		key(ctx, i, k, sizeof k);
+		if (strcmp(k, v->sel_key) == 0) {
+			v->sel = v->sel_drawn = i;
+			return i;
+		}
+	}
+	return -1;
+}
+
+void pane_sel_reset(struct pane_view *v)
+{
+	v->sel = v->top = v->sel_drawn = 0;
+	v->sel_key[0] = '\0';
+	v->sel_follow = false;
+}

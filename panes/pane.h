@@ -39,6 +39,7 @@ enum pane_action {
 };
 
 #define PANE_TAGS_MAX 32  /* sessions tagged at once */
+#define PANE_KEY_LEN 208  /* a row's identity (pane_follow): a digest key fits */
 
 struct pane_ask {
 	enum pane_action act;
@@ -94,7 +95,12 @@ struct pane_view {
 	struct pane_ask ask; /* set by a pane key: the screen confirms it */
 	struct pane_link link; /* set by a pane key: the screen opens it */
 	long long sel_id;    /* sessions: the selected session, followed across refreshes (0: none) */
-	int sel_drawn;       /* sessions: v->sel as the last frame drew it */
+	int sel_drawn;       /* v->sel as the last frame drew it */
+	bool sel_follow;     /* a selection key chose the row (the screen sets it): from then on the
+			      * selection follows that row's identity across refreshes; until then
+			      * the top row stays selected */
+	char sel_key[PANE_KEY_LEN];   /* locks, digests, fleet: the identity of the row the last frame
+				     * drew selected ("": none; pane_follow) */
 	const struct pane_plan *plan; /* sessions: the screen's explain, NULL: none */
 	long long tags[PANE_TAGS_MAX]; /* sessions: the tagged sessions (m) */
 	int ntags;
@@ -135,6 +141,26 @@ void pane_filter_free(struct pane_view *v);
 /* Keep v->sel and v->top inside nrows rows with `visible` rows shown;
  * no blank row below the last one while rows above are scrolled away. */
 void pane_clamp(struct pane_view *v, int nrows, int visible);
+
+/* The identity of row i of a pane's list (ctx: the pane's rows) into out:
+ * what stays the same while the row moves (a session, a digest, a
+ * server). */
+typedef void (*pane_key_fn)(const void *ctx, int i, char *out, size_t len);
+/* Before a frame draws n rows: the selection goes to the row the last
+ * frame drew selected, wherever a refresh moved it (once a key chose it:
+ * v->sel_follow); when that row is gone it stays at its place (the row
+ * there is drawn selected: the user sees whom it is on now). A selection
+ * moved since that frame stays where the keys put it. Records the
+ * identity drawn selected (v->sel_key, v->sel_drawn). */
+void pane_follow(struct pane_view *v, int n, pane_key_fn key, const void *ctx);
+/* The row a key acts on (x, c, S, y, Enter): the one the last frame drew
+ * selected, where it is now (v->sel goes there), or, moved by a key since,
+ * the row it is on; -1 when the row drawn selected is gone since (an
+ * action then acts on nothing rather than on whichever row took its
+ * place). */
+int pane_target(struct pane_view *v, int n, pane_key_fn key, const void *ctx);
+/* The selection back to the top row, nothing followed (a new sort). */
+void pane_sel_reset(struct pane_view *v);
 
 extern const struct pane_ops rates_pane;
 extern const struct pane_ops digests_pane;

@@ -417,13 +417,14 @@ static void follow(struct pane_view *v, const struct session **rows, size_t n)
 	if (n == 0)
 		return;
 	if (v->sel != v->sel_drawn || v->sel_id == 0) {
-		bool untouched = v->sel == 0 && v->sel_drawn == 0 && v->sel_id == 0;
+		bool untouched = !v->sel_follow && v->sel == 0 && v->sel_drawn == 0 && v->sel_id == 0;
 		if (v->sel < 0)
 			v->sel = 0;
 		if (v->sel >= (int)n)
 			v->sel = (int)n - 1;
-		/* the top row, until a key moves the selection: only then is
-		 * there a session to follow (a replay's frames fall anywhere) */
+		/* the top row, until a key moves the selection (g on the top
+		 * row too): only then is there a session to follow (a replay's
+		 * frames fall anywhere) */
 		v->sel_id = untouched ? 0 : rows[v->sel]->id;
 	} else {
 		for (size_t i = 0; i < n; i++)
@@ -437,6 +438,8 @@ static void follow(struct pane_view *v, const struct session **rows, size_t n)
 		v->sel_id = rows[v->sel]->id;
 	}
 	v->sel_drawn = v->sel;
+	/* what an action acts on until the selection moves: the session shown */
+	str_printf(v->sel_key, sizeof v->sel_key, "%lld", rows[v->sel]->id);
 }
 
 /* ---- summary and notes ---- */
@@ -839,27 +842,51 @@ static void sessions_draw(const struct model *m, struct pane_view *v, struct can
 	free(rows);
 }
 
-/* The selected session (NULL: none). */
-static const struct session *selected(const struct model *m, const struct pane_view *v)
+/* The selected session (NULL: none; *gone: the one the last frame showed
+ * selected has left the list since, and no other is taken for it). */
+static const struct session *selected(const struct model *m, const struct pane_view *v, long long *gone)
 {
 	const struct session **rows;
 	const struct session *s = NULL;
 	size_t n = ss_rows(m, v, &rows, NULL, NULL);
 	/* moved since the last frame (keys read together): the row it is on
-	 * now; else the session the frame showed selected */
-	for (size_t i = 0; i < n && v->sel_id && v->sel == v->sel_drawn; i++)
-		if (rows[i]->id == v->sel_id)
+	 * now; else the session the frame showed selected (the top row
+	 * until a key chose one), wherever a refresh since moved it */
+	long long shown = v->sel == v->sel_drawn ? (v->sel_id ? v->sel_id : strtoll(v->sel_key, NULL, 10)) : 0;
+	*gone = 0;
+	for (size_t i = 0; i < n && shown; i++)
+		if (rows[i]->id == shown)
 			s = rows[i];
-	if (!s && v->sel >= 0 && (size_t)v->sel < n)
+	if (!s && shown && n > 0)
+		*gone = shown;
+	else if (!s && v->sel >= 0 && (size_t)v->sel < n)
 		s = rows[v->sel];
 	free(rows);
 	return s;
 }
 
+/* The selected session, or NULL with why in v->status. */
+static const struct session *selected_or_say(const struct model *m, struct pane_view *v)
+{
+	long long gone = 0;
+	const struct session *s = m->sessions ? selected(m, v, &gone) : NULL;
+	if (gone)
+		str_printf(v->status, sizeof v->status,
+			   "session %lld, selected, has left the list since the screen showed it: nothing is done "
+			   "(the selection is on the row in its place)",
+			   gone);
+	else if (!s)
+		str_copy(v->status, sizeof v->status, "no session selected");
+	return s;
+}
+
 const struct session *sessions_selected(const struct model *m, const struct pane_view *v, char *buf, size_t len)
 {
-	const struct session *s = m->sessions ? selected(m, v) : NULL;
-	if (!s)
+	long long gone = 0;
+	const struct session *s = m->sessions ? selected(m, v, &gone) : NULL;
+	if (gone)
+		str_printf(buf, len, "session %lld has left the list since the screen showed it", gone);
+	else if (!s)
 		str_copy(buf, len, "no session selected");
 	else if (s->self)
 		str_copy(buf, len, "that is dbtop's own connection");
@@ -918,8 +945,9 @@ static bool ask_tagged(const struct model *m, struct pane_view *v, bool term)
 /* y: the selected session's statement, for the clipboard. */
 static bool sessions_copy(const struct model *m, struct pane_view *v)
 {
-	const struct session *s = m->sessions ? selected(m, v) : NULL;
-	pane_copy(v, s ? s->query : NULL, s ? "this session's statement is not visible" : "no session selected");
+	const struct session *s = selected_or_say(m, v);
+	if (s)
+		pane_copy(v, s->query, "this session's statement is not visible");
 	return true;
 }
 
@@ -951,9 +979,9 @@ static bool sessions_key(const struct model *m, struct pane_view *v, int cmd)
 				    : "sessions: server processes hidden (b shows them)");
 		return true;
 	case PK_TAG:
-		s = m->sessions ? selected(m, v) : NULL;
+		s = selected_or_say(m, v);
 		if (!s) {
-			str_copy(v->status, sizeof v->status, "no session selected");
+			/* (v->status says why) */
 		} else if (tag_of(v, s->id) >= 0) {
 			v->tags[tag_of(v, s->id)] = v->tags[--v->ntags];
 			str_printf(v->status, sizeof v->status, "session %lld untagged (%d tagged)", s->id, v->ntags);
@@ -979,11 +1007,9 @@ static bool sessions_key(const struct model *m, struct pane_view *v, int cmd)
 		}
 		if (v->ntags > 0)
 			return ask_tagged(m, v, cmd == PK_TERMINATE);
-		s = m->sessions ? selected(m, v) : NULL;
-		if (!s) {
-			str_copy(v->status, sizeof v->status, "no session selected");
+		s = selected_or_say(m, v);
+		if (!s)
 			return true;
-		}
 		if (s->self) {
 			str_copy(v->status, sizeof v->status, "that is dbtop's own connection: nothing is done");
 			return true;

@@ -1476,8 +1476,10 @@ static struct ui_tgt *fleet_selected(struct ui *u)
 	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
 	const struct fleet_row **order = xcalloc((size_t)u->ntg, sizeof *order);
 	fleet_rows(u, rows);
-	int n = fleet_order(rows, u->ntg, &u->fleet_view, order), sel = u->fleet_view.sel;
-	struct ui_tgt *t = sel >= 0 && sel < n ? &u->tg[order[sel]->idx] : NULL;
+	int n = fleet_order(rows, u->ntg, &u->fleet_view, order);
+	/* the server the frame showed selected, where a re-sort put it */
+	int sel = pane_target(&u->fleet_view, n, fleet_row_key, order);
+	struct ui_tgt *t = sel >= 0 ? &u->tg[order[sel]->idx] : NULL;
 	free(order);
 	free(rows);
 	return t;
@@ -1491,8 +1493,10 @@ static void fleet_select(struct ui *u, const struct ui_tgt *t)
 	fleet_rows(u, rows);
 	int n = fleet_order(rows, u->ntg, &u->fleet_view, order);
 	for (int i = 0; i < n; i++)
-		if (order[i]->idx == (int)(t - u->tg))
-			u->fleet_view.sel = i;
+		if (order[i]->idx == (int)(t - u->tg)) {
+			u->fleet_view.sel = u->fleet_view.sel_drawn = i;
+			fleet_row_key(order, i, u->fleet_view.sel_key, sizeof u->fleet_view.sel_key);
+		}
 	free(order);
 	free(rows);
 }
@@ -2057,6 +2061,7 @@ static void act_server(const struct key_ctx *k)
 		return;
 	}
 	if (u->screen == SCREEN_FLEET) {
+		k->v->sel_follow = true;
 		k->v->sel += d;
 		if (k->v->sel < 0)
 			k->v->sel = k->v->nrows - 1;
@@ -2072,7 +2077,7 @@ static void act_server(const struct key_ctx *k)
 static void act_fleet_sort(const struct key_ctx *k)
 {
 	k->v->sort = (k->v->sort + 1) % FS__COUNT;
-	k->v->sel = k->v->top = 0;
+	pane_sel_reset(k->v);
 	set_msg(k->u, "fleet sorted by %s", fleet_sort_name(k->v->sort));
 }
 
@@ -2092,6 +2097,9 @@ static void act_move(const struct key_ctx *k)
 		act_travel(&kk);
 		return;
 	}
+	/* a row chosen: from now on the selection follows it (its session,
+	 * digest, server) as refreshes reorder the list */
+	v->sel_follow = true;
 	switch (k->b->act) {
 	case KA_UP: v->sel--; break;
 	case KA_DOWN: v->sel++; break;
@@ -2143,7 +2151,7 @@ static void tour_go(struct ui *u, int to)
 	u->ask.act = PA_NONE;
 	u->msg[0] = '\0';
 	for (int p = 0; p < NPANES; p++) {
-		u->views[p].sel = u->views[p].top = 0;
+		pane_sel_reset(&u->views[p]);
 		u->views[p].details = false;
 		u->views[p].sel_id = 0;
 		u->views[p].ntags = 0;
@@ -2769,7 +2777,7 @@ static void show_target(struct ui *u, struct ui_tgt *t)
 		sv->sel_id = 0;
 		sv->details = false;
 		for (int p = 0; p < NPANES; p++)
-			u->views[p].sel = u->views[p].top = 0;
+			pane_sel_reset(&u->views[p]);
 	}
 	u->t = t;
 	u->m = t->m;

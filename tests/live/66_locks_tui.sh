@@ -2,7 +2,9 @@
 # screen 3; x asks for a confirmation naming the root blocker and the
 # statement that ends it; n leaves it alone; the waiter selected (Down), c
 # then y cancels its statement and leaves its blocker alone; x then y on
-# the root ends it; on the overview x and c do nothing; with --read-only x
+# the root ends it; the selection follows the root chosen (g) when a root
+# blocking more sessions takes the top of the tree, and x then still names
+# the one chosen; on the overview x and c do nothing; with --read-only x
 # does nothing but say so.
 # dbtop runs as the admin user here: ending another user's session needs
 # privileges the monitoring user does not have.
@@ -24,6 +26,21 @@ waitfile() {
     local i
     for ((i = 0; i < $3 * 20; i++)); do
         grep -qE -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# root_line ID: the screen line of root ID's row in the tree, or 0
+root_line() {
+    T capture-pane -p -t s 2>/dev/null | grep -nE "^ *(▶|>)[⟳@]? ?$1 " | head -n 1 | cut -d: -f1 | grep . || echo 0
+}
+# above ID1 ID2 SECONDS: poll until root ID1 is drawn above root ID2
+above() {
+    local i a b
+    for ((i = 0; i < $3 * 20; i++)); do
+        a=$(root_line "$1") b=$(root_line "$2")
+        [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && return 0
         sleep 0.05
     done
     return 1
@@ -138,6 +155,42 @@ for name in mariadb pg15; do
                 nok "$name: the new waiter ${sid[b2]} is not on screen 3: $(screen)"
             fi
             endsess endid b2
+            # the selection follows the session, not the row: g on the only
+            # root (c, blocking d), its identity seen (x n); then e, blocking
+            # two, takes the top of the tree; x still names c
+            sess c 20 "$C" "$ID" "BEGIN;" "UPDATE lk_tui SET v = v + 1 WHERE id = 2;"
+            getid c
+            sess d 20 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 2 WHERE id = 2;"
+            getid d
+            C1=${sid[c]}
+            T send-keys -t s 3
+            if wait_re "${sid[d]} .*requested" 8 && T send-keys -t s g x && framed_re "END session $C1 " 3; then
+                T send-keys -t s n
+                wait_re "not done" 3
+                sess e 20 "$C" "$ID" "BEGIN;" "UPDATE lk_tui SET v = v + 1 WHERE id = 1;"
+                getid e
+                sess f 20 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 2 WHERE id = 1;"
+                sess h 20 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 3 WHERE id = 1;"
+                getid f
+                getid h
+                if above "${sid[e]}" "$C1" 10; then
+                    ok "$name: root ${sid[e]} (blocking 2) drawn above root $C1 (blocking 1), lines $(root_line "${sid[e]}") < $(root_line "$C1")"
+                    T send-keys -t s x
+                    if framed_re "END session $C1 " 3; then
+                        ok "$name: the tree reordered: x still names $C1, the root chosen, not ${sid[e]} now on top"
+                    else
+                        nok "$name: after the reorder x does not name $C1: $(screen)"
+                    fi
+                    T send-keys -t s n
+                    wait_re "not done" 3
+                else
+                    nok "$name: root ${sid[e]} never drawn above $C1: $(screen)"
+                fi
+                if [ "$(present "$C1")" = 1 ] && [ "$(present "${sid[e]}")" = 1 ]; then ok "$name: n: both roots still there"; else nok "$name: a root is gone after n"; fi
+            else
+                nok "$name: root $C1 with waiter ${sid[d]}: no confirmation naming it after g x: $(screen)"
+            fi
+            endsess endid h f e d c
         else
             if wait_re "read-only" 3; then ok "$name --read-only: x says read-only"; else nok "$name --read-only: x did not say read-only: $(screen)"; fi
             T send-keys -t s y

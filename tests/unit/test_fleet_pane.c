@@ -85,8 +85,8 @@ static struct fleet_row mk(int idx, const char *name, const char *state, double 
 	r.bad = strcmp(state, "UP") != 0;
 	if (r.bad)
 		str_copy(r.reason, sizeof r.reason, "connection refused");
-	r.commits = (struct rate){commits, isnan(commits) ? RATE_DOWN : RATE_OK};
-	r.fpc = (struct rate){fpc, isnan(fpc) ? RATE_DOWN : RATE_OK};
+	r.commits = (struct rate){.v = commits, .st = isnan(commits) ? RATE_DOWN : RATE_OK};
+	r.fpc = (struct rate){.v = fpc, .st = isnan(fpc) ? RATE_DOWN : RATE_OK};
 	r.lat = (struct rate){.v = NAN, .st = RATE_UNAVAIL};
 	r.waiting = r.bad ? -1 : 0;
 	r.for_s = -1;
@@ -205,10 +205,51 @@ static void test_draw(void)
 	CHECK(strstr(grid[1], "TOP WAIT") && strstr(grid[1], "ENGINE"), "160 columns: the top wait and the engine");
 }
 
+/* The selected server stays selected as a refresh re-sorts the rows (once
+ * a key chose it); Enter between a re-sort and the next frame opens the one
+ * the screen showed; one filtered away since opens nothing. */
+static void test_follow(void)
+{
+	struct fleet_row rows[4] = {
+		mk(0, "alpha", "UP", 50, 1.0, -1),
+		mk(1, "bravo", "DOWN", NAN, NAN, -1),
+		mk(2, "charlie", "UP", 900, 2.0, SEV_CRIT),
+		mk(3, "delta", "UP", 10, 3.0, SEV_WARN),
+	};
+	const struct fleet_row *order[4];
+	struct pane_view v;
+	memset(&v, 0, sizeof v);
+	v.sort = FS_COMMITS;
+	struct canvas cv = grid_canvas(120, GH);
+	fleet_draw(rows, 4, &v, &cv);
+	v.sel_follow = true;   /* Down: alpha, 2nd by commits/s */
+	v.sel = 1;
+	cv = grid_canvas(120, GH);
+	fleet_draw(rows, 4, &v, &cv);
+	CHECK(v.sel_id == 0, "alpha selected");
+	rows[0].commits.v = 1000;   /* the next refresh: alpha first */
+	cv = grid_canvas(120, GH);
+	fleet_draw(rows, 4, &v, &cv);
+	CHECK(v.sel == 0 && v.sel_id == 0, tname("re-sorted: the selection moved with alpha to row %d", v.sel));
+	rows[3].commits.v = 2000;   /* a re-sort the screen has not drawn yet */
+	int n = fleet_order(rows, 4, &v, order);
+	int at = pane_target(&v, n, fleet_row_key, order);
+	CHECK(at == 1 && order[at]->idx == 0, tname("Enter before the next frame: alpha, now row %d", at));
+	char err[200];
+	CHECK(pane_filter_set(&v, "^(bravo|delta) ", err, sizeof err) == 0, "filter by name");
+	n = fleet_order(rows, 4, &v, order);
+	CHECK(pane_target(&v, n, fleet_row_key, order) == -1, "alpha filtered away before the frame: nothing opened");
+	cv = grid_canvas(120, GH);
+	fleet_draw(rows, 4, &v, &cv);
+	CHECK(v.sel_id == 3 || v.sel_id == 1, tname("the next frame selects the row in its place (%lld)", v.sel_id));
+	pane_filter_free(&v);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C");
 	test_row_fill();
 	test_draw();
+	test_follow();
 	return TAP_DONE();
 }

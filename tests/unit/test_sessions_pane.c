@@ -363,6 +363,49 @@ int main(void)
 	CHECKF(count_rows(30, "lock graph was not read") == 1, "details: says the lock graph was not read");
 	v.details = false;
 
+	/* the session shown selected leaves the list before x: nothing is
+	 * done (not the session that took its row); the next frame shows the
+	 * row in its place selected, and x acts on that one */
+	v.sel_id = 2003;
+	v.sel_drawn = v.sel;
+	cv = grid_canvas(120, 30);
+	sessions_pane.draw(&m, &v, &cv);
+	int was_at = v.sel;
+	CHECKF(v.sel_id == 2003, "2003 selected at row %d", was_at);
+	struct session *s2003 = session_find(ss, 2003);
+	s2003->cls = SC_IDLE;   /* its transaction ended: idle ones are hidden */
+	memset(&v.ask, 0, sizeof v.ask);
+	v.status[0] = '\0';
+	CHECKF(sessions_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_NONE && strstr(v.status, "session 2003") &&
+		       strstr(v.status, "nothing is done"),
+	       "2003 gone since the frame: x refused (%s)", v.status);
+	v.status[0] = '\0';
+	cv = grid_canvas(120, 30);
+	sessions_pane.draw(&m, &v, &cv);
+	CHECKF(v.sel == was_at && v.sel_id != 2003, "gone: the selection stays at row %d (on %lld)", v.sel, v.sel_id);
+	long long now_on = v.sel_id;
+	CHECKF(sessions_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_TERMINATE && v.ask.id == now_on,
+	       "x then: the session the frame shows there (%lld)", v.ask.id);
+	memset(&v.ask, 0, sizeof v.ask);
+	s2003->cls = SC_ACTIVE;
+
+	/* no key chose a row: the top row; a key on the top row (g): from
+	 * then on it follows its session */
+	memset(&v, 0, sizeof v);
+	v.focused = v.full = true;
+	cv = grid_canvas(120, 30);
+	sessions_pane.draw(&m, &v, &cv);
+	CHECKF(v.sel == 0 && v.sel_id == 0, "untouched: the top row, nothing followed");
+	v.sel_follow = true;   /* g */
+	cv = grid_canvas(120, 30);
+	sessions_pane.draw(&m, &v, &cv);
+	long long top = v.sel_id;
+	CHECKF(v.sel == 0 && top > 0, "g: the top row's session followed (%lld)", top);
+	session_find(ss, top)->state_s = -5;   /* sorts last by time in state now */
+	cv = grid_canvas(120, 30);
+	sessions_pane.draw(&m, &v, &cv);
+	CHECKF(v.sel > 0 && v.sel_id == top, "after a refresh that reorders: still %lld, at row %d", v.sel_id, v.sel);
+
 	/* a 2-row tile: the summary, then the top session */
 	cv = grid_canvas(80, 2);
 	sessions_pane.draw(&m, &v, &cv);
