@@ -278,8 +278,9 @@ static void derive_locks(struct event_log *l, const struct sample *s, bool emit)
 	struct event now[EVENT_ROOTS_MAX];
 	double wait[EVENT_ROOTS_MAX], trx[EVENT_ROOTS_MAX];
 	int nnow = 0;
-	if (s->state != STATE_UP || !ls || (ls->status != LOCKS_IDLE && ls->status != LOCKS_READ))
-		return;   /* not read this time: the chains stand as they were */
+	if (s->state != STATE_UP || !ls || (ls->status != LOCKS_IDLE && ls->status != LOCKS_READ) || ls->age_s > 0)
+		return; /* not read this time (or an earlier read shown again, paced
+			   * by the server budget): the chains stand as they were */
 	if (ls->status == LOCKS_READ)
 		for (size_t i = 0; i < ls->ns && nnow < EVENT_ROOTS_MAX; i++)
 			if (ls->s[i].is_root && ls->s[i].blocked > 0) {
