@@ -837,13 +837,15 @@ void findings_update(struct model *m)
 		t->seen |= 1;
 		t->rule = rule[i];
 		if (t->raised && strcmp(t->f.id, raw[i].id) != 0) {
-			/* in force under another cause: switch once this one held as
-			 * long as a raise needs; till then the one in force is held */
+			/* in force under another cause: switch once this one held in
+			 * every interval for as long as the finding needs to clear
+			 * (a host busy for a moment is no change of cause); till then
+			 * the one in force is held */
 			const struct hold_rule *h = hold_rule_for(t->f.id);
-			unsigned window = h->raise_n >= 32 ? ~0u : (1u << h->raise_n) - 1;
+			unsigned window = h->clear_quiet >= 32 ? ~0u : (1u << h->clear_quiet) - 1;
 			t->alt = raw[i];
 			t->alt_seen |= 1;
-			if (popcount(t->alt_seen & window) < h->raise_k)
+			if ((t->alt_seen & window) != window)
 				continue;
 			t->alt_seen = 0;
 		} else {

@@ -57,8 +57,9 @@ int findings_warmup(void);
 /* One rule followed by the hysteresis (findings_update). A rule that names
  * its cause in the id (commit-fsync / commit-host-cpu) is one track: the
  * rule holding counts whatever the cause, and a finding in force changes
- * its id only once the other cause held as long as a new finding needs to
- * be raised (so a cause that wavers is no string of raises and clears). */
+ * its id only once the other cause held in every interval for as long as
+ * the finding needs to clear (so a cause that wavers, or a host busy for a
+ * moment, is no string of raises and clears). */
 struct finding_track {
 	struct finding f;   /* the newest its rule gave under the id in force (quiet: the intervals since) */
 	struct finding alt; /* in force: the newest under another id */
