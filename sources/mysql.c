@@ -34,7 +34,7 @@
 #define ERR_MARIADB_STMT_TIMEOUT 1969
 #define ERR_MYSQL_QUERY_TIMEOUT 3024
 
-#define MY_OWN_SIGS 64     /* distinct statements of dbtop's own remembered */
+#define MY_OWN_SIGS 256    /* distinct statements of dbtop's own remembered */
 #define MY_CAND_MAX 4096   /* digests kept to check against dbtop's later statements */
 
 /* A digest whose text is not (yet) one of dbtop's own: its signature's
@@ -1003,7 +1003,7 @@ static struct digest_set *my_digests(struct source *src, struct sample *out, boo
  * consumers the summaries need (events_waits_current is not one) */
 #define MY_WAITS_SQL \
 	" UNION ALL SELECT CONCAT('w:', EVENT_NAME), SUM(COUNT_STAR), SUM(SUM_TIMER_WAIT) FROM " \
-	"performance_schema.events_waits_summary_by_account_by_event_name WHERE USER IS NOT NULL " \
+	"performance_schema.events_waits_summary_by_account_by_event_name WHERE `USER` IS NOT NULL " \
 	"AND COUNT_STAR > 0 AND EVENT_NAME <> 'idle' GROUP BY EVENT_NAME" \
 	" UNION ALL SELECT CONCAT('c:', NAME), ENABLED = 'YES', 0 FROM " \
 	"performance_schema.setup_consumers WHERE NAME IN ('global_instrumentation', " \

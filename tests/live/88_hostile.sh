@@ -64,7 +64,21 @@ watch() {
     T pipe-pane -t s -o "cat >> $tmp/$1.raw"
     wait_re " UP " 10
 }
-title_kept() { check "$1: the pane title is untouched" test "$(T display -p -t s '#{pane_title}')" = dbtop-title-kept; }
+# title_kept NAME [RAW]: the pane's title is still the one set above; when
+# the pane has already closed (dbtop ended on the error and the window went
+# with it), no title-setting sequence (OSC 0 / 2, screen's ESC k) is in the
+# bytes the terminal got (RAW)
+title_kept() {
+    local t
+    if t=$(T display -p -t s '#{pane_title}' 2>/dev/null); then
+        check "$1: the pane title is untouched" test "$t" = dbtop-title-kept
+    elif [ -n "${2:-}" ]; then
+        check "$1: the pane title is untouched (the pane closed: no title sequence in the $(wc -c <"$2") bytes it got)" \
+            bash -c '! LC_ALL=C grep -qaP "\x1b\](0|2);|\x1bk" "$1"' _ "$2"
+    else
+        nok "$1: the pane title is untouched: the pane closed"
+    fi
+}
 
 for name in mariadb pg15; do
     if [ $name = mariadb ]; then
@@ -142,7 +156,7 @@ assert found, "hostile digest not in the JSON"
     sleep 2
     raw_clean "$name connection error" "$tmp/${name}-err.raw"
     check "$name connection error: names the database, neutralised" bash -c "LC_ALL=C grep -qa 'HACKED-DB' '$tmp/${name}-err.raw'"
-    title_kept "$name error"
+    title_kept "$name error" "$tmp/${name}-err.raw"
     T kill-server 2>/dev/null
 done
 done_tests
