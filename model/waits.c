@@ -298,7 +298,8 @@ void wait_table_update(struct wait_table *t, const struct wait_set *ws, double d
 			row_value(t, ws, &ws->rows[k], k, dt, &val[nv++]);
 	/* the largest first: when more events have a value than there are
 	 * slots, the smallest are the ones left out */
-	qsort(val, nv, sizeof *val, cmp_val);
+	if (nv > 1)
+		qsort(val, nv, sizeof *val, cmp_val);
 	for (size_t k = 0; k < nv; k++) {
 		const struct wait_val *v = &val[k];
 		struct wait_entry *e = find_entry(t, v->name);

@@ -595,17 +595,14 @@ static unsigned pg_sig_words(const char *q, size_t qlen, char *out, size_t len)
 	out[0] = '\0';
 	while (q < end && n + 2 < len) {
 		const char *nq = pg_skip_quoted(q, end), *w = q;
-		bool lit = false;
 		if (nq != q && *q != '"') {
 			q = nq;
 			if (*w != '\'')
 				continue; /* a comment */
-			lit = true;
 		} else if (nq == q && (*q == '$' || (*q >= '0' && *q <= '9'))) {
 			/* a parameter ($1) or a number */
 			for (q++; q < end && (pg_word_char((unsigned char)*q) || *q == '.'); q++)
 				;
-			lit = true;
 		} else if (nq == q && !pg_word_char((unsigned char)*q)) {
 			char c = *q++;
 			if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '-')
@@ -618,8 +615,8 @@ static unsigned pg_sig_words(const char *q, size_t qlen, char *out, size_t len)
 				while (q < end && pg_word_char((unsigned char)*q))
 					q++;
 			size_t k = (size_t)(q - w);
-			lit = (k == 4 && (strncasecmp(w, "NULL", 4) == 0 || strncasecmp(w, "TRUE", 4) == 0)) ||
-			      (k == 5 && strncasecmp(w, "FALSE", 5) == 0);
+			bool lit = (k == 4 && (strncasecmp(w, "NULL", 4) == 0 || strncasecmp(w, "TRUE", 4) == 0)) ||
+				   (k == 5 && strncasecmp(w, "FALSE", 5) == 0);
 			if (!lit) {
 				if (n &&
 				    (pg_word_char((unsigned char)out[n - 1]) || out[n - 1] == '?' || out[n - 1] == '"'))
