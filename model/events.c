@@ -262,16 +262,6 @@ static struct event chain_event(const struct lock_set *ls, int r, double wall)
 	return e;
 }
 
-/* The longest lock wait in root r's chain, s (NaN: none known). */
-static double chain_wait(const struct lock_set *ls, int r)
-{
-	double w = NAN;
-	for (size_t j = 0; j < ls->ns; j++)
-		if (ls->s[j].root == r && ls->s[j].waits && isfinite(ls->s[j].wait_s) && !(ls->s[j].wait_s <= w))
-			w = ls->s[j].wait_s;
-	return w;
-}
-
 static void derive_locks(struct event_log *l, const struct sample *s, bool emit)
 {
 	const struct lock_set *ls = s->locks;
@@ -284,7 +274,7 @@ static void derive_locks(struct event_log *l, const struct sample *s, bool emit)
 	if (ls->status == LOCKS_READ)
 		for (size_t i = 0; i < ls->ns && nnow < EVENT_ROOTS_MAX; i++)
 			if (ls->s[i].is_root && ls->s[i].blocked > 0) {
-				wait[nnow] = chain_wait(ls, (int)i);
+				wait[nnow] = lock_chain_wait(ls, (int)i);
 				trx[nnow] = ls->s[i].trx_age_s;
 				now[nnow++] = chain_event(ls, (int)i, s->wall);
 			}

@@ -592,16 +592,6 @@ static bool rule_upsert_gap(const struct model *m, struct finding *f)
 	return false;
 }
 
-/* The longest lock wait of the sessions in root r's chain (NaN: none known). */
-static double chain_wait_s(const struct lock_set *ls, int r)
-{
-	double w = NAN;
-	for (size_t j = 0; j < ls->ns; j++)
-		if (ls->s[j].root == r && ls->s[j].waits && isfinite(ls->s[j].wait_s) && !(ls->s[j].wait_s <= w))
-			w = ls->s[j].wait_s;
-	return w;
-}
-
 /* A root blocker sitting idle in its transaction: idle for at least
  * IDLE_BLOCKER_IDLE_S and blocking for at least IDLE_BLOCKER_WAIT_S (a
  * figure the server does not give counts as met). */
@@ -620,7 +610,7 @@ static bool rule_idle_blocker(const struct model *m, struct finding *f)
 			continue;
 		if (s->state_s < least)
 			continue;
-		double w = chain_wait_s(ls, (int)i);
+		double w = lock_chain_wait(ls, (int)i);
 		if (w < IDLE_BLOCKER_WAIT_S)
 			continue;
 		if (!worst || s->blocked > worst->blocked) {

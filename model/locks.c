@@ -622,6 +622,15 @@ void lock_set_json(const struct lock_set *ls, struct strbuf *out)
 	sb_putc(out, ']');
 }
 
+double lock_chain_wait(const struct lock_set *ls, int r)
+{
+	double w = NAN;
+	for (size_t j = 0; j < ls->ns; j++)
+		if (ls->s[j].root == r && ls->s[j].waits && isfinite(ls->s[j].wait_s) && !(ls->s[j].wait_s <= w))
+			w = ls->s[j].wait_s;
+	return w;
+}
+
 bool lock_session_committing(const struct lock_session *s)
 {
 	if (strncmp(s->state, "idle", 4) == 0 || strcmp(s->state, "Sleep") == 0)

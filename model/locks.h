@@ -154,6 +154,8 @@ void lock_state_text(const struct lock_session *s, char *out, size_t len);
  * server's commit step (MySQL / MariaDB state "Commit", "Waiting for
  * ... commit"). Its row locks are held until its log flush ends: a chain
  * it heads is a slow commit's consequence, not an incident of its own. */
+/* The longest lock wait of the sessions in root r's chain, s (NaN: none known). */
+double lock_chain_wait(const struct lock_set *ls, int r);
 bool lock_session_committing(const struct lock_session *s);
 /* Sessions waiting on chains whose root is committing (*roots: how many
  * such roots). */
