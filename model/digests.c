@@ -611,6 +611,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 	t->own_ms_per_s = 0;
 	t->lost_delta = 0;
 	t->est_counted = 0;
+	t->est_commits_per_s = NAN;
 	for (size_t i = 0; i < t->n; i++) {
 		/* counted again after this update (digest_table_count_estimates) */
 		t->e[i].counted_kind = 0;
@@ -1011,6 +1012,7 @@ unsigned digest_table_count_estimates(struct digest_table *t, const double count
 	unsigned nrows[DGK__COUNT] = {0};
 	size_t i;
 	t->est_counted = 0;
+	t->est_commits_per_s = NAN;
 	for (i = 0; i < t->n; i++) {
 		const struct digest_entry *e = &t->e[i];
 		int k = dg_countable(e);
@@ -1046,5 +1048,9 @@ unsigned digest_table_count_estimates(struct digest_table *t, const double count
 		for (int k = 0; k < DGS__COUNT; k++)
 			for (int c = 0; c < 2; c++)
 				t->topc->list[k][c].valid = false;
+	if (counted_per_s[DGK_COMMIT] >= 0) {
+		double left = counted_per_s[DGK_COMMIT] - exact[DGK_COMMIT];
+		t->est_commits_per_s = left > 0 ? left : 0;
+	}
 	return t->est_counted;
 }

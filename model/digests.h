@@ -188,6 +188,10 @@ struct digest_table {
 	 * (0: unknown) and how many took their calls from a server count */
 	uint64_t est_rounds, est_rounds_prev;
 	unsigned est_counted;
+	/* the commits the estimates stand for: Com_commit less the exact
+	 * COMMIT digests' calls, per second over the estimates' interval
+	 * (NaN: not counted), whether or not a session was seen in COMMIT */
+	double est_commits_per_s;
 	double est_window_s; /* the time since the previous set: what the estimates' rates cover (NaN: unknown) */
 };
 

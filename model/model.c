@@ -450,13 +450,38 @@ static void push_interval(struct model *m, double wall)
 	update_runs(m);
 }
 
+/* The sampled COMMIT estimate of a set of digests just read (dt s since
+ * the previous set) into the window of its last reads: its time and the
+ * commits counted over the same interval. Only where the sampling stands
+ * in for statements the digests miss (counted estimates); a read whose
+ * looks found no session in COMMIT adds its commits with no time. */
+static void commit_window_push(struct model *m, double dt)
+{
+	if (m->caps.engine != ENGINE_MYSQL || !m->dg.est_counted || !(dt > 0))
+		return;
+	const struct digest_entry *d = digest_table_commit(&m->dg);
+	double commits = m->dg.est_commits_per_s;
+	if (!(commits >= 0))
+		return;
+	bool seen = d && d->known && digest_is_estimate(&m->dg, d) && d->rate[DG_TOTAL_NS] > 0;
+	unsigned i = m->cwin.head;
+	m->cwin.ms[i] = seen ? d->rate[DG_TOTAL_NS] / 1e6 * dt : 0;
+	m->cwin.commits[i] = commits * dt;
+	m->cwin.head = (i + 1) % COMMIT_EST_READS;
+	if (m->cwin.n < COMMIT_EST_READS)
+		m->cwin.n++;
+}
+
 /* MySQL / MariaDB: COMMIT sent as a prepared statement (sysbench's
  * default) runs as statement/com/Execute, so no COMMIT statement is
  * timed while the server counts the commits: the latency is then the
  * sampled sessions found in COMMIT (their time, scaled to what the server
  * measured) over the counted commits (Com_commit over the same interval as
  * the sampled time, else the commits now), Little's law, and said to be an
- * estimate instead of calling a busy server idle. */
+ * estimate instead of calling a busy server idle. A read whose looks found
+ * no session in COMMIT (short commits, a few looks a second) pools the
+ * last COMMIT_EST_READS reads: their sampled time over their commits; no
+ * latency when none of them saw one. */
 static void commit_latency_estimate(struct model *m)
 {
 	struct rate *r = &m->cur[M_COMMIT_MS];
@@ -466,12 +491,22 @@ static void commit_latency_estimate(struct model *m)
 	if (m->caps.engine != ENGINE_MYSQL || !(r->st == RATE_UNDEF || (r->st == RATE_OK && r->est)) || !(commits >= 1))
 		return;
 	const struct digest_entry *d = digest_table_commit(&m->dg);
-	if (!d || !d->known || !digest_is_estimate(&m->dg, d) || !(d->rate[DG_TOTAL_NS] > 0))
-		return;
-	/* the COMMIT estimate's calls counted (Com_commit over the digests'
-	 * interval): its average; else the commits counted now */
-	r->v = d->counted_kind == DGK_COMMIT + 1 && isfinite(d->avg_ms) ? d->avg_ms
-									: d->rate[DG_TOTAL_NS] / 1e9 / commits * 1000;
+	if (d && d->known && digest_is_estimate(&m->dg, d) && d->rate[DG_TOTAL_NS] > 0) {
+		/* the COMMIT estimate's calls counted (Com_commit over the
+		 * digests' interval): its average; else the commits counted now */
+		r->v = d->counted_kind == DGK_COMMIT + 1 && isfinite(d->avg_ms)
+			       ? d->avg_ms
+			       : d->rate[DG_TOTAL_NS] / 1e9 / commits * 1000;
+	} else {
+		double ms = 0, n = 0;
+		for (unsigned i = 0; i < m->cwin.n; i++) {
+			ms += m->cwin.ms[i];
+			n += m->cwin.commits[i];
+		}
+		if (!(ms > 0 && n > 0))
+			return;
+		r->v = ms / n;
+	}
 	r->st = RATE_OK;
 	r->est = true;
 	ring_set_last(&m->hist[M_COMMIT_MS], r->v);
@@ -556,6 +591,8 @@ void model_update(struct model *m, const struct sample *s)
 	push_interval(m, s->wall);
 	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
 	m->dg_fresh = fresh_conn || s->state != STATE_UP || s->digests || !s->digests_skipped;
+	if (fresh_conn || s->state != STATE_UP)
+		m->cwin.n = m->cwin.head = 0;
 	if (m->dg_fresh) {
 		/* digest rates cover the time since the previous digest read */
 		double dg_dt = m->dg_mono > 0 ? s->mono - m->dg_mono : dt;
@@ -566,6 +603,7 @@ void model_update(struct model *m, const struct sample *s)
 			m->est_scale = digest_table_bound_estimates(&m->dg, gap_bound_ms(m, s));
 			m->dg_exec_ns = *newest_ctr(m, s, CTR_EXEC_NS, &m->dg_exec_mono);
 			count_estimates(m, s);
+			commit_window_push(m, dg_dt);
 		}
 		if (!(s->state == STATE_UP && s->digests && s->digests->estimates_only))
 			m->dg_mono = s->state == STATE_UP && s->digests ? s->mono : 0;

@@ -109,6 +109,10 @@ struct run_window {
 	double age_s;             /* since the newest run start (its interval's end) */
 };
 
+/* the reads of the sampled COMMIT estimate pooled when the newest read
+ * saw no session in COMMIT */
+#define COMMIT_EST_READS 5
+
 struct model {
 	struct caps caps;         /* of the current connection */
 	bool have_caps;
@@ -147,6 +151,14 @@ struct model {
 	struct ctr dg_com[DGK__COUNT];
 	double dg_com_mono[DGK__COUNT];
 	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
+	/* the sampled COMMIT estimate's last reads (MySQL / MariaDB, prepared
+	 * COMMIT): its sampled time and the commits counted over each read's
+	 * interval, oldest first overwritten; a read whose looks found no
+	 * session in COMMIT counts with no time (commit_latency_estimate) */
+	struct {
+		double ms[COMMIT_EST_READS], commits[COMMIT_EST_READS];
+		unsigned n, head;
+	} cwin;
 	struct repl_model repl;   /* synchronous replication (model/replication.h) */
 	struct logdev_view ld;    /* the log devices (caps.logdev): figures and history */
 	struct host_view host;    /* the host's CPU pressure beside the server, this interval */

@@ -54,9 +54,11 @@ static void sample(struct sample *out, const struct caps *c, const struct fx *f,
 }
 
 /* Two samples of base; the digests of the interval have calls/s own
- * calls (dbtop's) and other calls of the workload. */
+ * calls (dbtop's) and other calls of the workload. With nsamples 3, a
+ * third second in which the sessions were seen in the UPDATEs only (no
+ * one in COMMIT) while the server counted the same statements. */
 static void run(const struct fx *f, const char *base, enum flavour fl, struct model *m, uint64_t other,
-		bool estimates, bool status)
+		bool estimates, bool status, int nsamples)
 {
 	struct caps c;
 	struct sample s;
@@ -67,12 +69,17 @@ static void run(const struct fx *f, const char *base, enum flavour fl, struct mo
 	c.binlog_on = status;
 	model_init(m, 8);
 	model_set_caps(m, &c);
-	for (int n = 1; n <= 2; n++) {
+	for (int n = 1; n <= nsamples; n++) {
 		struct digest_set *d = xcalloc(1, sizeof *d);
 		str_copy(d->source, sizeof d->source, "performance_schema");
 		row(d, "dbtop_test/own1", "SHOW GLOBAL STATUS WHERE `Variable_name` IN (...)", 10 + 4 * (uint64_t)n, 5.0 * n, true);
 		row(d, "dbtop_test/commit", "COMMIT", 1000 + other * (uint64_t)n, 2.0 * (double)(other * (uint64_t)n), false);
-		if (estimates && n == 2) {
+		if (estimates && n == 3) {
+			row(d, "s:0000000000000001", "COMMIT", 5, 6000, false);
+			row(d, "s:0000000000000002", "UPDATE sbtest1 SET k=k+? WHERE id=?", 6, 4000, false);
+			if (status)
+				row(d, "s:0000000000000003", "UPDATE sbtest1 SET c=? WHERE id=?", 2, 2000, false);
+		} else if (estimates && n == 2) {
 			/* sessions sampled in COMMIT 6 s and UPDATE 2 s over the
 			 * interval (sampling gives shares, not the sum) */
 			row(d, "s:0000000000000001", "COMMIT", 5, 6000, false);
@@ -121,7 +128,7 @@ int main(void)
 	}
 
 	/* MariaDB, prepared: 1540 statements/s, 4 of them digested (dbtop's) */
-	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 0, false, false);
+	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 0, false, false, 2);
 	CHECK(m.cov.known, nm("mariadb_ps", "coverage known"));
 	CHECK(fabs(m.cov.stmts_per_s - 1540) < 1e-6, nm("mariadb_ps", "1540 statement events/s"));
 	CHECK(fabs(m.cov.exec_per_s - 1538) < 1e-6, nm("mariadb_ps", "1538 statement/com/Execute/s"));
@@ -146,20 +153,20 @@ int main(void)
 	model_free(&m);
 
 	/* MariaDB, plain: 1038 statements/s, 168 COMMITs/s and the rest digested */
-	run(&f, "mariadb_plain", FLAVOUR_MARIADB, &m, 1034, false, false);
+	run(&f, "mariadb_plain", FLAVOUR_MARIADB, &m, 1034, false, false, 2);
 	CHECK(m.cov.known && fabs(m.cov.share - 1.0) < 1e-9 && !m.cov.reason,
 	      nm("mariadb_plain", "digests cover the statements: share 1, no reason"));
 	CHECK(m.cov.exec_per_s == 0, nm("mariadb_plain", "no prepared statement ran"));
 	model_free(&m);
 
 	/* MySQL 8.0 (hand-written after its manual): the same gap */
-	run(&f, "mysql80_ps", FLAVOUR_MYSQL, &m, 0, false, false);
+	run(&f, "mysql80_ps", FLAVOUR_MYSQL, &m, 0, false, false, 2);
 	CHECK(m.cov.share < 0.01 && m.cov.reason && strstr(m.cov.reason, "not in the digest table"),
 	      nm("mysql80_ps", "share < 1 %, prepared statements named"));
 	model_free(&m);
 
 	/* sampled estimates: their shares scaled to the measured Execute time */
-	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 0, true, false);
+	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 0, true, false, 2);
 	n = digest_table_top(&m.dg, DGS_TOTAL, false, top, 8);
 	CHECK(n == 2 && digest_is_estimate(&m.dg, top[0]) && strcmp(top[0]->last.text, "COMMIT") == 0,
 	      nm("mariadb_ps", "the sampled COMMIT leads, an estimate"));
@@ -178,7 +185,7 @@ int main(void)
 	 * calls/s = Com_commit less the exact COMMIT digest's (10/s), its
 	 * average = its time / those calls; the two UPDATEs share Com_update
 	 * by the executions each was seen in (3:1) */
-	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 10, true, true);
+	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 10, true, true, 2);
 	const struct digest_entry *dc = NULL, *du1 = NULL, *du2 = NULL;
 	n = digest_table_top(&m.dg, DGS_TOTAL, false, top, 8);
 	for (size_t i = 0; i < n; i++) {
@@ -216,6 +223,23 @@ int main(void)
 		      nm("counted", "redo sync estimated from COMMIT and the syncs per commit, said to be one"));
 	}
 	CHECK(m.dg.est_counted == 3, nm("counted", "three estimates took their calls from counts"));
+	model_free(&m);
+
+	/* a second whose looks found no session in COMMIT (short commits, a
+	 * few looks a second) while the server counted 158 more: the latency
+	 * pools the last reads, their sampled COMMIT time over their commits
+	 * (never idle, never the earlier read's figure alone) */
+	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 10, true, true, 3);
+	CHECK(m.dg.est_counted > 0 && fabs(m.dg.est_commits_per_s - 158) < 1e-9,
+	      nm("pooled", "the estimates stand for 158 commits/s (Com_commit 168 - 10 exact)"));
+	CHECK(m.cur[M_COMMIT_MS].st == RATE_OK && m.cur[M_COMMIT_MS].est &&
+		      fabs(m.cur[M_COMMIT_MS].v - 15659.840309 * 6 / 9 / (158 + 158)) < 1e-3,
+	      nm("pooled", "commit latency 33.0 ms = 10439.9 ms sampled over 316 commits of two reads, an estimate"));
+	model_free(&m);
+	/* none of the reads saw a session in COMMIT: no latency, never a
+	 * made-up one */
+	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 10, false, true, 3);
+	CHECK(m.cur[M_COMMIT_MS].st != RATE_OK, nm("pooled", "no session ever seen in COMMIT: no latency"));
 	model_free(&m);
 
 	/* statement kinds by the first word */
