@@ -21,42 +21,53 @@ static const struct mf_def mf_defs[MF__COUNT] = {
 	[MF_UP] = {"dbtop_up", MT_GAUGE, "1 while dbtop reads the server, 0 while it is down or stalled"},
 	[MF_INFO] = {"dbtop_server_info", MT_GAUGE, "the server's engine, flavour and version (always 1)"},
 	[MF_LAST_SAMPLE] = {"dbtop_last_sample_timestamp_seconds", MT_GAUGE,
-		"wall time of the newest sample, s since the epoch"},
+			    "wall time of the newest sample, s since the epoch"},
 	[MF_SAMPLES] = {"dbtop_samples", MT_COUNTER, "samples taken since dbtop started"},
 	[MF_SAMPLE_QUERY] = {"dbtop_sample_query_seconds", MT_GAUGE,
-		"time dbtop's own statements took for the newest sample"},
+			     "time dbtop's own statements took for the newest sample"},
 	[MF_SAMPLE_STMTS] = {"dbtop_sample_statements", MT_GAUGE, "statements dbtop sent for the newest sample"},
 	[MF_COMMITS] = {"dbtop_commits", MT_COUNTER,
-		"transactions committed (the server's counter: Binlog_commits or Com_commit, xact_commit)"},
+			"transactions committed (the server's counter: Binlog_commits or Com_commit, xact_commit)"},
 	[MF_OWN_COMMITS] = {"dbtop_own_commits", MT_COUNTER, "transactions of dbtop's own connection"},
 	[MF_ROLLBACKS] = {"dbtop_rollbacks", MT_COUNTER, "transactions rolled back"},
 	[MF_FSYNCS] = {"dbtop_fsyncs", MT_COUNTER, "durability syncs by log: redo, binlog, wal"},
 	[MF_FSYNC_SECONDS] = {"dbtop_fsync_seconds", MT_COUNTER, "time in durability syncs by log"},
 	[MF_COMMIT_STMTS] = {"dbtop_commit_statements", MT_COUNTER, "COMMIT statements timed (performance_schema)"},
 	[MF_COMMIT_STMT_SECONDS] = {"dbtop_commit_statement_seconds", MT_COUNTER,
-		"total latency of the COMMIT statements timed"},
+				    "total latency of the COMMIT statements timed"},
 	[MF_WAL_BYTES] = {"dbtop_wal_bytes", MT_COUNTER, "WAL bytes generated"},
 	[MF_REDO_BYTES] = {"dbtop_redo_bytes", MT_COUNTER, "InnoDB redo bytes written"},
 	[MF_FSYNCS_PER_COMMIT] = {"dbtop_fsyncs_per_commit", MT_GAUGE, "durability syncs per commit, newest interval"},
 	[MF_COMMIT_LATENCY] = {"dbtop_commit_latency_seconds", MT_GAUGE,
-		"average COMMIT statement latency, newest interval"},
-	[MF_FSYNC_LATENCY] = {"dbtop_fsync_latency_seconds", MT_GAUGE, "average durability sync time by log, newest interval"},
+			       "average COMMIT statement latency, newest interval"},
+	[MF_FSYNC_LATENCY] = {"dbtop_fsync_latency_seconds", MT_GAUGE,
+			      "average durability sync time by log, newest interval"},
 	[MF_WAIT_AAS] = {"dbtop_wait_aas", MT_GAUGE, "average active sessions waiting on an event, newest interval"},
 	[MF_WAIT_CLASS_AAS] = {"dbtop_wait_class_aas", MT_GAUGE,
-		"average active sessions by wait class (cpu, wal, redo, binlog, lock, io, other)"},
+			       "average active sessions by wait class (cpu, wal, redo, binlog, lock, io, other)"},
 	[MF_LOCK_WAITING] = {"dbtop_lock_waiting_sessions", MT_GAUGE, "sessions waiting on a lock"},
 	[MF_LOCK_ROOTS] = {"dbtop_lock_roots", MT_GAUGE, "sessions at the root of a lock chain (block, do not wait)"},
 	[MF_LOCK_DEPTH] = {"dbtop_lock_depth", MT_GAUGE, "longest lock chain: waiters below its root"},
 	[MF_LOCK_CYCLES] = {"dbtop_lock_cycle_sessions", MT_GAUGE, "sessions on a lock wait cycle"},
+	[MF_HOST_CPUS] = {"dbtop_host_cpus", MT_GAUGE,
+			  "CPUs of the host dbtop and the server run on (when on one host)"},
+	[MF_HOST_CPU_PRESSURE] =
+		{"dbtop_host_cpu_pressure_ratio", MT_GAUGE,
+		 "share of the newest interval in which some runnable task waited for a CPU (PSI cpu some)"},
+	[MF_HOST_RUN_QUEUE] = {"dbtop_host_run_queue", MT_GAUGE, "runnable tasks on the host besides dbtop's reader"},
+	[MF_SERVER_CPU] = {"dbtop_server_cpu_cores", MT_GAUGE,
+			   "CPU the server's threads used, in cores, newest interval"},
+	[MF_SERVER_CPU_WAIT] = {"dbtop_server_cpu_wait_seconds", MT_GAUGE,
+				"the server's threads' wait for a CPU each time one ran, newest interval"},
 	[MF_FINDING] = {"dbtop_finding", MT_GAUGE, "1 per active finding (docs/metrics.md lists the ids)"},
 	[MF_INCIDENTS] = {"dbtop_incidents", MT_COUNTER,
-		"incident files started by the capture (--incidents), by trigger (docs/incidents.md)"},
+			  "incident files started by the capture (--incidents), by trigger (docs/incidents.md)"},
 	[MF_LAST_INCIDENT] = {"dbtop_last_incident_timestamp_seconds", MT_GAUGE,
-		"trigger time of the newest incident, s since the epoch; its file and trigger as labels"},
+			      "trigger time of the newest incident, s since the epoch; its file and trigger as labels"},
 	[MF_INCIDENT_ERRORS] = {"dbtop_incident_write_errors", MT_COUNTER,
-		"incident writes that failed (a full disk): the file ends there"},
+				"incident writes that failed (a full disk): the file ends there"},
 	[MF_INCIDENTS_FAILING] = {"dbtop_incidents_failing", MT_GAUGE,
-		"1 while incident files cannot be written (the last write failed), else 0"},
+				  "1 while incident files cannot be written (the last write failed), else 0"},
 };
 
 void metrics_text_init(struct metrics_text *t)
@@ -267,6 +278,24 @@ static void render_locks(struct mr *r, const struct model *m)
 	put(r, MF_LOCK_CYCLES, NULL, ls->ncycles);
 }
 
+/* The host beside the server (dbtop on the database host; the commit
+ * findings tell a busy host from a slow disk by them): each figure only
+ * where it was read this interval. */
+static void render_host(struct mr *r, const struct model *m)
+{
+	const struct host_view *h = &m->host;
+	if (!h->ok)
+		return;
+	if (h->ncpu > 0)
+		put(r, MF_HOST_CPUS, NULL, h->ncpu);
+	put(r, MF_HOST_CPU_PRESSURE, NULL, h->cpu_some_pct / 100);
+	put(r, MF_HOST_RUN_QUEUE, NULL, h->run_queue);
+	if (h->srv_tasks > 0) {
+		put(r, MF_SERVER_CPU, NULL, h->srv_cpu);
+		put(r, MF_SERVER_CPU_WAIT, NULL, h->srv_wait_ms * 1e-3);
+	}
+}
+
 /* The findings in force. */
 static void render_findings(struct mr *r, const struct model *m)
 {
@@ -334,6 +363,7 @@ void metrics_render_incidents(const struct model *m, const struct incident_stats
 		render_gauges(&r, m);
 		render_waits(&r, m);
 		render_locks(&r, m);
+		render_host(&r, m);
 		render_findings(&r, m);
 	}
 	if (inc)

@@ -187,6 +187,17 @@ srate=$(awk -v b="${tq:-0}" 'NF == 2 && $2 != "" { t[NR] = $1; v[NR] = $2; n = N
 # window and the server's samples' differ by up to a refresh and a scrape: 13 % seen on a loaded
 # machine)
 check "PromQL rate(dbtop_commits_total[30s]) within 15 % of the server's own Binlog_commits rate over the same 30 s ($rate against $srate/s; the load asked 200/s)" within "${rate:-null}" "$srate" 15
+# the host beside the server (dbtop runs on the database host here): its
+# CPUs, its pressure (where the kernel has PSI), the server's own threads
+metric() { awk -v n="$1" 'index($1, n "{") == 1 { print $2; exit }' "$tmp/metrics.txt"; }
+hc=$(metric dbtop_host_cpus) hp_=$(metric dbtop_host_cpu_pressure_ratio) sc=$(metric dbtop_server_cpu_cores) sw=$(metric dbtop_server_cpu_wait_seconds)
+echo "# host: cpus $hc, cpu pressure $hp_, server cpu $sc cores, server cpu wait $sw s"
+check "the host's figures served: dbtop_host_cpus $hc = nproc $(nproc), dbtop_server_cpu_cores $sc within (0, $hc], its CPU wait $sw s >= 0" \
+    awk -v c="${hc:-x}" -v n="$(nproc)" -v s="${sc:-x}" -v w="${sw:-x}" 'BEGIN { exit !(c == n && s + 0 > 0 && s + 0 <= c + 0.05 && w != "x" && w + 0 >= 0) }'
+if [ -r /proc/pressure/cpu ]; then
+    check "dbtop_host_cpu_pressure_ratio $hp_ within [0, 1] (the kernel has PSI)" \
+        awk -v p="${hp_:-x}" 'BEGIN { exit !(p != "x" && p + 0 >= 0 && p + 0 <= 1) }'
+fi
 check "dbtop_finding{id=\"commit-fsync\"} appears under the slow fsyncs (${fnd:-none})" test "$fnd" = 1
 check "the documented alert DbtopCommitsWaitOnFsync is pending under it (${alert:-none})" test "$alert" = 1
 if command -v promtool >/dev/null; then
