@@ -227,8 +227,14 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 		cv_text(cv, y++, 0, R_VALUE, line);
 	}
 	/* a profile that counts nothing says why first (in place of the list) */
-	if (t->note[0] && y < cv->h && (spare >= 3 || v->details || (t->stopped && n == 0)))
-		cv_text(cv, y++, 0, t->stopped ? R_WARN : R_NOTE, t->note);
+	if (t->note[0] && y < cv->h && (spare >= 3 || v->details || (t->stopped && n == 0))) {
+		/* what stopped the counting and the statement that restarts it,
+		 * whole at any width (its rows in place of the list's) */
+		if (t->stopped)
+			y = cv_wrap(cv, y, 0, R_WARN, t->note, n == 0 ? (cv->h - 1 > y ? cv->h - 1 : y + 1) : y + 2);
+		else
+			cv_text(cv, y++, 0, R_NOTE, t->note);
+	}
 	v->nrows = (int)n;
 	if (v->details && n > 0) {
 		pane_clamp(v, (int)n, 1);
@@ -249,7 +255,7 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN,
 			v->filter    ? "no event matches the filter"
-			: t->stopped ? "no wait counted: see the line above"
+			: t->stopped ? "no wait counted: see above"
 			: tiny       ? "no event reached 0.001 average active sessions this interval"
 				     : "no session waited on anything this interval");
 		return;

@@ -128,6 +128,9 @@ check "consumers off: JSON says the waits are not counted, and how to fix it" \
     jq -se '[.[] | select(.waits != null)] | length > 0 and all(.[]; .waits_stopped == true and (.waits_note | test("global_instrumentation.*setup_consumers SET ENABLED=.YES.")))' "$tmp/off.json"
 if wait_re "no wait is being counted: consumers global_instrumentation and thread_" 8; then
     ok "consumers off: screen 4 says why, in place of an empty list"
+    # the statement that restarts the counting, whole at 100 columns (wrapped)
+    check "consumers off: the whole UPDATE ... WHERE NAME LIKE '%_instrumentation' on screen at 100 columns" \
+        bash -c 'grep -qF "SET ENABLED='"'"'YES'"'"' WHERE NAME LIKE '"'"'%_instrumentation'"'"'" <<<"$1"' _ "$(T capture-pane -p -t s | tr -s ' \n' '  ')"
 else
     nok "consumers off: screen 4: $(screen)"
 fi
