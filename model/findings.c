@@ -206,8 +206,13 @@ static void cause_evidence(const struct model *m, enum commit_cause c, struct st
 			  d->flushes_s);
 	if (c == CAUSE_DISK)
 		sb_puts(e, ": the disk is slow");
-	else if (c == CAUSE_ABOVE)
+	else if (c == CAUSE_ABOVE && m->host.ok)
 		sb_puts(e, ": the sync's time is above the disk (a file system, a virtual disk), the host is not busy");
+	else if (c == CAUSE_ABOVE)
+		/* never an idle host that was not measured */
+		sb_puts(e,
+			": the sync's time is above the disk (a file system, a virtual disk, or a busy host: the host's "
+			"CPU was not read)");
 	else if (m->host.ok) {
 		host_view_text(&m->host, h, sizeof h);
 		sb_printf(e, "; host: %s", h);

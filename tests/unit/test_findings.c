@@ -458,6 +458,12 @@ static void test_commit_cause(void)
 	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && f[0].tune &&
 		      strstr(f[0].evidence, "log device vda flushes in 0.17 ms") && strstr(f[0].evidence, "above the disk"),
 	      "idle host, fast device, slow sync: commit-fsync with the remedy, the time said to be above the disk");
+	CHECK(strstr(f[0].evidence, "the host is not busy") != NULL, "idle host measured: said not busy");
+	/* the host not read (a recording without host figures): never said idle */
+	memset(&m.host, 0, sizeof m.host);
+	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && strstr(f[0].evidence, "or a busy host: the host's CPU was not read") &&
+		      !strstr(f[0].evidence, "not busy"),
+	      "host not read, fast device, slow sync: a busy host not ruled out, never said idle");
 	/* an idle server's few wake-ups do not make a busy host */
 	host(&m, 80, 0.01);
 	CHECK_STR(ids(&m, f, &n), "commit-fsync", "a wait share of 80% on 0.01 cores (0.05 wanted) is not a busy host");
