@@ -33,7 +33,7 @@ static const struct tour_caption fsync_cap[] = {
 static const struct tour_caption upsert_cap[] = {
 	{0, "seed 001: each visit upserts its website with a fresh UUID, 10 clients"},
 	{4, "[3] the lock tree: requested vs held lock on table.index, the root blocker"},
-	{8, "the finding: X,GAP (MariaDB's insert intention) <- X, held to COMMIT"},
+	{8, "the finding: upserts wait on one key's X lock: X <- X or X,GAP <- X"},
 	{12, "its remedy is an application fix (read first), no setting to change"},
 	{16, "the client fixed: read first, upsert only when missing or changed"},
 	{20, "[1] commits/s = requests/s: the line steps up (seed 001: 559 -> 1,724)"},
@@ -42,7 +42,7 @@ static const struct tour_caption upsert_cap[] = {
 };
 
 static const struct tour_caption slap_cap[] = {
-	{0, "seed 002: mysqlslap -c 8 on a disk whose flushes take 8 ms (ZFS-like)"},
+	{0, "seed 002: mysqlslap -c 8 on a disk whose flushes take ~9 ms (ZFS-like)"},
 	{5, "[1] loop0 flush ms: the device itself is slow, the server agrees"},
 	{10, "fsyncs per run, s per run: runs counted by mysqlslap's CREATE DATABASE"},
 	{15, "screen 5, a: innodb_flush_log_at_trx_commit = 2 (doublewrite: restart)"},
@@ -56,18 +56,18 @@ static const struct tour_caption chain_cap[] = {
 	{0, "PostgreSQL, light pgbench load: a session takes a row, idles in its trx"},
 	{5, "[3] lock waits: the root blocker on top (idle in transaction), a tree"},
 	{11, "the finding names the root blocker; x on screen 3 would end it (live)"},
-	{17, "the ALTER TABLE queues behind both: so would every later query"},
-	{23, "the root commits: the chain drains, the waiters go on"},
+	{17, "screen 3: the ALTER TABLE waits on all three; so would every later query"},
+	{21, "the root commits: the chain drains; [2] its waiters end after ~15 s"},
 	{0, NULL},
 };
 
 static const struct tour_caption wal_cap[] = {
-	{0, "seed 004: asynchronous commits, wal_writer_delay = 10ms: [1] WAL syncs/s"},
+	{0, "seed 004: asynchronous commits, wal_writer_delay = 10ms: [1] fsyncs/s"},
 	{5, "the finding counts the WAL writer's flushes a second; [4] their syncs"},
 	{10, "[5] tuning: wal_writer_delay's remedy is 1s; this user may set it"},
 	{15, "screen 5, a: wal_writer_delay = 1s through dbtop (ALTER SYSTEM + reload)"},
-	{18, "TUNED: WAL syncs/s fall (seed 004: wal_sync 44,758 -> 2,501 at 200 ms)"},
-	{35, "u reverted it: wal_writer_delay = 10ms again, the syncs come back"},
+	{18, "TUNED: [1] fsyncs/s fall (seed 004: wal_sync 44,758 -> 2,501 at 200 ms)"},
+	{34, "u reverted it: wal_writer_delay = 10ms again, the syncs come back"},
 	{0, NULL},
 };
 
