@@ -80,7 +80,7 @@ for name in mariadb pg15; do
         C="$M -n -N --force"
         ID="SELECT CONNECTION_ID();"
         LW="SET SESSION innodb_lock_wait_timeout = 20;"
-        SLEEP="SELECT SLEEP(20);"
+        SLEEP="SELECT SLEEP(90);"
         $M -e "DROP TABLE IF EXISTS s58; CREATE TABLE s58 (id INT PRIMARY KEY, v INT) ENGINE=InnoDB; INSERT INTO s58 VALUES (1, 0), (2, 0), (3, 0)"
         present() { $M -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = $1"; }
         running() { $M -N -e "SELECT COALESCE(INFO, '') FROM information_schema.PROCESSLIST WHERE ID = $1"; }
@@ -92,7 +92,7 @@ for name in mariadb pg15; do
         C="$P -At"
         ID="SELECT pg_backend_pid();"
         LW="SET lock_timeout = '20s';"
-        SLEEP="SELECT pg_sleep(20);"
+        SLEEP="SELECT pg_sleep(90);"
         $P -qc "DROP TABLE IF EXISTS s58" -qc "CREATE TABLE s58 (id int PRIMARY KEY, v int)" -qc "INSERT INTO s58 VALUES (1, 0), (2, 0), (3, 0)" >/dev/null 2>&1
         present() { $P -Atc "SELECT count(*) FROM pg_stat_activity WHERE pid = $1"; }
         running() { $P -Atc "SELECT CASE WHEN state = 'active' THEN query ELSE '' END FROM pg_stat_activity WHERE pid = $1"; }
@@ -101,7 +101,7 @@ for name in mariadb pg15; do
     fi
     names=()
     for k in 0 1 2 3 4 5 6 7 8 9; do sess i$k 20 "$C" "$ID"; names+=(i$k); done
-    for k in 0 1 2; do sess a$k 20 "$C" "$ID" "$SLEEP"; names+=(a$k); done
+    for k in 0 1 2; do sess a$k 90 "$C" "$ID" "$SLEEP"; names+=(a$k); done
     sess h 20 "$C" "$ID" "BEGIN;" "UPDATE s58 SET v = v + 1 WHERE id = 1;"
     getid h
     for k in 0 1; do sess w$k 20 "$C" "$ID" "$LW" "UPDATE s58 SET v = v + 1 WHERE id = 1;"; names+=(w$k); done
