@@ -37,7 +37,7 @@ static const struct tour_caption upsert_cap[] = {
 	{12, "its remedy is an application fix (read first), no setting to change"},
 	{16, "the client fixed: read first, upsert only when missing or changed"},
 	{20, "[1] commits/s = requests/s: the line steps up (seed 001: 559 -> 1,724)"},
-	{26, "no lock waits left: the fix is in the client, not on the server"},
+	{26, "no lock waits left; COMMIT leads [2] now: the next wait is the sync"},
 	{0, NULL},
 };
 
