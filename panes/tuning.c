@@ -240,10 +240,12 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 			return;
 		}
 	}
+	int y0 = y;
 	y = draw_changes(tv, v, now, cv, y);
 	if (!v->full && cv->h - y < 2) {
-		/* a one-line tile: its summary, not a table head without rows */
-		if (y < cv->h)
+		/* a one-line tile: its summary, not a table head without rows;
+		 * "none changed" only when no change was said above it */
+		if (y < cv->h && y == y0 && !(tv && tv->nactive))
 			cv_printf(cv, y, 0, R_UNKNOWN, "none of the %d settings changed by dbtop (screen 5 lists them)", n);
 		v->nrows = 0;
 		return;

@@ -320,7 +320,7 @@ claims_wal() {
 		"^wal_writer_delay +10ms +1s +yes +<- the finding's remedy"
 	claim $s "screen 5, a: wal_writer_delay = 1s through dbtop (ALTER SYSTEM + reload)" "the remedy's ALTER SYSTEM and reload" \
 		"~-> ALTER SYSTEM SET wal_writer_delay = '1s'; SELECT pg_reload_conf\(\) \(screen 5, a;"
-	claim $s "screen 5, a: wal_writer_delay = 1s through dbtop" "TUNED, one change in force" "$TUNED" '^1 change in force'
+	claim $s "screen 5, a: wal_writer_delay = 1s through dbtop" "TUNED, one change in force" "$TUNED" '^1 change in force' '!^none of the [0-9]+ settings changed'
 	claim $s "TUNED: [1] fsyncs/s fall" "TUNED, wal_writer_delay=1s, fsyncs/s a tenth of their high" \
 		"$TUNED" '^synchronous_commit=off wal_writer_delay=1s ' @syncs_fall
 	claim $s "u reverted it: wal_writer_delay = 10ms again, the syncs come back" \
