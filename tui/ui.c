@@ -617,13 +617,17 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 		if (pane && strcmp(f[i].pane, pane) != 0)
 			continue;
 		enum role r = f[i].severity == SEV_INFO ? R_NOTE : f[i].severity == SEV_WARN ? R_WARN : R_CRIT;
-		char line[900];
+		char line[900], held[48] = "";
+		/* held by the hysteresis: its evidence is of that many refreshes ago */
+		if (f[i].quiet > 0)
+			str_printf(held, sizeof held, " (not seen the last %d refresh%s)", f[i].quiet,
+				   f[i].quiet == 1 ? "" : "es");
 		/* the overview: what and what to do; the pane: the evidence too */
 		struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
 		cv_fill(&cv, 0, 0, COLS, R_NORMAL);
 		if (!pane || max < 2) {
-			str_printf(line, sizeof line, "%s %s -> %s", f[i].severity == SEV_CRIT ? "!!" : "!", f[i].summary,
-				   f[i].suggestion);
+			str_printf(line, sizeof line, "%s %s%s -> %s", f[i].severity == SEV_CRIT ? "!!" : "!",
+				   f[i].summary, held, f[i].suggestion);
 			if (each == 2 && wrap_rows(line, COLS) > 1) {
 				struct canvas two = screen_canvas(u, y, 0, 2, COLS);
 				cv_fill(&two, 1, 0, COLS, R_NORMAL);
@@ -637,7 +641,8 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 			max--;
 			continue;
 		}
-		str_printf(line, sizeof line, "%s %s: %s", f[i].severity == SEV_CRIT ? "!!" : "!", f[i].summary, f[i].evidence);
+		str_printf(line, sizeof line, "%s %s%s: %s", f[i].severity == SEV_CRIT ? "!!" : "!", f[i].summary, held,
+			   f[i].evidence);
 		cv_text(&cv, 0, 0, r, line);
 		struct canvas cv2 = screen_canvas(u, y + 1, 0, 1, COLS);
 		cv_fill(&cv2, 0, 0, COLS, R_NORMAL);
