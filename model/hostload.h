@@ -50,6 +50,13 @@ void host_view_update(struct host_view *v, const struct hostload_sample *prev, c
  * unknown). */
 double host_view_wanted(const struct host_view *v);
 bool host_view_busy(const struct host_view *v);
+/* The same with the thresholds (the server's wait share, the kernel's
+ * pressure) times f: a margin around the boundary. */
+bool host_view_busy_by(const struct host_view *v, double f);
+/* The host itself under CPU pressure (the kernel's PSI "some" share) with
+ * more runnable tasks than cores, whatever the server's tasks wait: its
+ * clients may be starved. */
+bool host_view_pressured(const struct host_view *v);
 /* "CPU pressure 85%, run queue 6 on 2 cores, the server's threads wait
  * 2.1 ms for a CPU each time they run (48 read)" into buf. */
 void host_view_text(const struct host_view *v, char *buf, size_t len);

@@ -333,6 +333,16 @@ static void test_locks(void)
 	/* a saturated host: its clients may wait seconds for a CPU between two statements */
 	host(&m, 90, 1.8);
 	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "busy host: idle 5 s is a client's wait for a CPU, not a finding");
+	/* the server idle (0.02 cores, no wait), the host under pressure: the
+	 * clients starve, the same bar */
+	host(&m, 90, 0.02);
+	m.host.srv_wait_pct = 0;
+	m.host.srv_wait_ms = 0;
+	CHECK(!host_view_busy(&m.host) && host_view_pressured(&m.host), "the server not busy, the host pressured");
+	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "host pressured (PSI 90 %, 6 runnable on 2): idle 5 s is no finding");
+	m.host.run_queue = 1;
+	CHECK_STR(ids(&m, f, &n), "idle-root-blocker upsert-gap-lock", "PSI high but 1 runnable on 2 cores: idle 5 s fires");
+	host(&m, 90, 1.8);
 	m.locks->s[b].state_s = 12;
 	CHECK(strcmp(ids(&m, f, &n), "idle-root-blocker upsert-gap-lock") == 0 &&
 		      strstr(f[0].evidence, "the host's CPUs are busy, but no client waits this long for one"),
@@ -464,6 +474,28 @@ static void test_commit_cause(void)
 	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && strstr(f[0].evidence, "or a busy host: the host's CPU was not read") &&
 		      !strstr(f[0].evidence, "not busy"),
 	      "host not read, fast device, slow sync: a busy host not ruled out, never said idle");
+	/* at the boundary the cause in force holds (CAUSE_KEEP): 55 % waiting
+	 * is a busy host for a new finding, not enough to move commit-fsync;
+	 * 45 % keeps commit-host-cpu */
+	memset(&m.findings, 0, sizeof m.findings);
+	host(&m, 55, 0.4);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 2.4);
+	CHECK_STR(ids(&m, f, &n), "commit-host-cpu", "55% waiting, sync 2.2 ms above the device, nothing in force: the host");
+	m.findings.n = 1;
+	m.findings.f[0].id = "commit-fsync";
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "the same with commit-fsync in force: kept (55% < 62.5%)");
+	host(&m, 70, 0.4);
+	CHECK_STR(ids(&m, f, &n), "commit-host-cpu", "70% waiting: clear of the margin, the host even with commit-fsync in force");
+	m.findings.f[0].id = "commit-host-cpu";
+	host(&m, 45, 0.4);
+	CHECK_STR(ids(&m, f, &n), "commit-host-cpu", "45% waiting with commit-host-cpu in force: kept (>= 40%)");
+	set_rate(&m, M_BINLOG_FSYNC_MS, 3.5);
+	host(&m, 60, 0.4);
+	CHECK_STR(ids(&m, f, &n), "commit-host-cpu", "sync 3.3 ms above the device with commit-host-cpu in force: kept (< 3.75)");
+	m.findings.n = 0;
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "the same with nothing in force: the sync's own (>= 3 ms)");
+	set_rate(&m, M_BINLOG_FSYNC_MS, 2.396);
+	host(&m, 10, 0.4);
 	/* an idle server's few wake-ups do not make a busy host */
 	host(&m, 80, 0.01);
 	CHECK_STR(ids(&m, f, &n), "commit-fsync", "a wait share of 80% on 0.01 cores (0.05 wanted) is not a busy host");
