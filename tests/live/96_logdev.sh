@@ -130,12 +130,15 @@ check "matrix writer pg: commit-fsync in >= 90% of the records after the first f
     awk -v f="$cf" 'BEGIN { split(f, a, "/"); exit !(a[2] > 0 && a[1] * 100 >= 90 * a[2]) }'
 check "matrix writer pg: the finding names the disk as the cause where the device flushes slowly (>= 2 ms)" \
     jq -se '[.[] | select(.log_devices.devices[0].flush_await_ms >= 2) | .findings[]? | select(.id == "commit-fsync")] | length > 0 and all(.[]; .evidence | test("the disk is slow"))' "$work/slow.jsonl"
-if awk -v a="$base_dev" -v b="$slow_dev" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.5 * a && b >= 0.2) }'; then
+# risen: by 0.5 ms and a fifth at least (a busy host adds its own CPU
+# wait to both phases: beside stress-ng the baseline was 2.8 ms, the
+# slowdown 3.9; on a quiet one 0.1-0.3 ms against 2-8)
+if awk -v a="$base_dev" -v b="$slow_dev" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.2 * a && b - a >= 0.5) }'; then
     ok "logdev pg: the device's flush latency rises under the slowdown ($base_dev -> $slow_dev ms)"
 else
     nok "logdev pg: the device's flush latency did not rise ($base_dev -> $slow_dev ms)"
 fi
-if awk -v a="$base_srv" -v b="$slow_srv" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.5 * a && b >= 0.2) }'; then
+if awk -v a="$base_srv" -v b="$slow_srv" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.2 * a && b - a >= 0.5) }'; then
     ok "logdev pg: the server's WAL sync latency rises with it ($base_srv -> $slow_srv ms)"
 else
     nok "logdev pg: the server's WAL sync latency did not rise ($base_srv -> $slow_srv ms)"
