@@ -665,10 +665,14 @@ static bool rule_idle_blocker(const struct model *m, struct finding *f)
 	str_printf(f->evidence, sizeof f->evidence, "%lld (%s) %s%s; %s%.100s%s", worst->id, worst->user, st, ws,
 		   worst->query ? (worst->query_is_last ? "last statement: " : "statement: ") : "",
 		   worst->query ? worst->query : "",
-		   busy ? "; the host's CPUs are busy, but no client waits this long for one" : "");
+		   busy ? "; the host's CPUs are busy: a client starved of CPU can sit this long in its transaction"
+			: "");
+	/* on a busy host the client may be starved, not stuck: look first */
 	str_copy(f->suggestion, sizeof f->suggestion,
-		 "end it with x on screen 3 (its transaction rolls back); then find the code path that leaves a "
-		 "transaction open (idle_in_transaction_session_timeout / wait_timeout bound the damage)");
+		 busy ? "look at its client first (starved of CPU, or stuck?); if stuck, end it with x on screen 3 "
+			"(its transaction rolls back) and find the code path that leaves a transaction open"
+		      : "end it with x on screen 3 (its transaction rolls back); then find the code path that leaves a "
+			"transaction open (idle_in_transaction_session_timeout / wait_timeout bound the damage)");
 	return true;
 }
 

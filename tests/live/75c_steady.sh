@@ -73,6 +73,8 @@ check "pg15: no critical lock-chain event ($crit critical of $chains lock chain 
     test "$crit" = 0
 ib=$(jq -s '[.[] | (.findings[]?.id, (.events[]? | select(.kind == "finding") | .id)) | select(. == "idle-root-blocker")] | length' "$tmp/pg.json")
 check "pg15: no idle-root-blocker finding ($ib)" test "$ib" = 0
+[ "$ib" = 0 ] || jq -c '{t: .time, f: [.findings[]? | select(.id == "idle-root-blocker") | .summary], host: .host_load}' "$tmp/pg.json" |
+    grep -F '"f":["' | head -3 | sed 's/^/# /'
 for e in my pg; do [ -s "$tmp/$e.err" ] && echo "# $e stderr: $(head -c 300 "$tmp/$e.err")"; done
 # the records stay beside the sandbox when a check failed
 ((fails > 0)) && cp "$tmp/my.json" "$tmp/pg.json" "${DBTOP_SANDBOX_DIR:-/tmp}/" 2>/dev/null &&

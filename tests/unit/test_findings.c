@@ -345,8 +345,9 @@ static void test_locks(void)
 	host(&m, 90, 1.8);
 	m.locks->s[b].state_s = 12;
 	CHECK(strcmp(ids(&m, f, &n), "idle-root-blocker upsert-gap-lock") == 0 &&
-		      strstr(f[0].evidence, "the host's CPUs are busy, but no client waits this long for one"),
-	      "busy host: idle 12 s fires, the evidence says the host is busy");
+		      strstr(f[0].evidence, "the host's CPUs are busy: a client starved of CPU can sit this long") &&
+		      strstr(f[0].suggestion, "look at its client first"),
+	      "busy host: idle 12 s fires, the evidence says the host is busy, the client is looked at first");
 	memset(&m.host, 0, sizeof m.host);
 	lock_set_free(m.locks);
 	m.locks = seed001(false, "active");
