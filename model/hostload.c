@@ -56,18 +56,25 @@ double host_view_wanted(const struct host_view *v)
 	return run_share > 0.01 ? v->srv_cpu / run_share : v->srv_cpu * 100;
 }
 
+/* The host's own CPU pressure (PSI some) at HOST_PSI_BUSY_PCT x f, with
+ * more runnable tasks than cores. */
+static bool psi_busy(const struct host_view *v, double f)
+{
+	return v->ok && v->cpu_some_pct >= HOST_PSI_BUSY_PCT * f && v->ncpu > 0 && v->run_queue > v->ncpu;
+}
+
 bool host_view_busy_by(const struct host_view *v, double f)
 {
 	if (!v->ok)
 		return false;
 	if (isfinite(v->srv_wait_pct) && isfinite(v->srv_cpu))
 		return v->srv_wait_pct >= HOST_WAIT_BUSY_PCT * f && host_view_wanted(v) >= HOST_CPU_MIN_CORES;
-	return v->cpu_some_pct >= HOST_PSI_BUSY_PCT * f && v->ncpu > 0 && v->run_queue > v->ncpu;
+	return psi_busy(v, f);
 }
 
 bool host_view_pressured(const struct host_view *v)
 {
-	return v->ok && v->cpu_some_pct >= HOST_PSI_BUSY_PCT && v->ncpu > 0 && v->run_queue > v->ncpu;
+	return psi_busy(v, 1);
 }
 
 bool host_view_busy(const struct host_view *v)
