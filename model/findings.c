@@ -62,6 +62,12 @@
  * wait for a CPU above the device (7.9 ms at a 1.7 ms wait; 8.2 ms at 1.3;
  * 16 ms at 4.6-6.8 ms on a host with a load average of 25) */
 #define HOST_SYNC_WAKEUPS 8.0
+/* ... and the rise with the wait share (3 -> 8 ms) only as far as the
+ * waits are long: at most this many of the server's mean waits for a CPU
+ * (beside stress-ng the sync rose 1-3.6 ms above the device at mean waits
+ * of 0.14-1.5 ms, at most 9x; a 4 ms sleep in every fsync rose it 5.1 ms
+ * at 77 % waiting with a mean wait of 0.15 ms, 34x: that is the sync's) */
+#define HOST_SYNC_RISE_WAITS 16.0
 #define HOST_SYNC_GAP_MAX_MS 20.0
 /* the commit finding's cause in force is kept unless the evidence for the
  * other is clear of the boundary by this factor: the server's wait for a
@@ -173,8 +179,9 @@ static const struct logdev_rates *log_flush(const struct model *m)
  * HOST_SYNC_GAP_MS up to HOST_SYNC_RISE_PCT of the time the server's
  * tasks wait for a CPU, rising in a line to HOST_SYNC_GAP_SAT_MS at
  * HOST_SATURATED_PCT (NaN: busy from the kernel's pressure alone, the
- * lower bound), or HOST_SYNC_WAKEUPS waits for a CPU when more, never
- * above HOST_SYNC_GAP_MAX_MS. */
+ * lower bound) but not above HOST_SYNC_RISE_WAITS mean waits, or
+ * HOST_SYNC_WAKEUPS waits for a CPU when more, never above
+ * HOST_SYNC_GAP_MAX_MS. */
 static double host_sync_gap(const struct host_view *h)
 {
 	double pct = h->srv_wait_pct, gap = HOST_SYNC_GAP_MS;
@@ -183,6 +190,10 @@ static double host_sync_gap(const struct host_view *h)
 	else if (pct > HOST_SYNC_RISE_PCT)
 		gap += (HOST_SYNC_GAP_SAT_MS - HOST_SYNC_GAP_MS) * (pct - HOST_SYNC_RISE_PCT) /
 		       (HOST_SATURATED_PCT - HOST_SYNC_RISE_PCT);
+	if (isfinite(h->srv_wait_ms) && gap > HOST_SYNC_GAP_MS) {
+		double cap = HOST_SYNC_RISE_WAITS * h->srv_wait_ms;
+		gap = cap < HOST_SYNC_GAP_MS ? HOST_SYNC_GAP_MS : cap < gap ? cap : gap;
+	}
 	/* a sync wakes a few of the server's threads, each waiting about
 	 * srv_wait_ms for a CPU (more in the tail) */
 	if (isfinite(h->srv_wait_ms) && HOST_SYNC_WAKEUPS * h->srv_wait_ms > gap)
