@@ -46,8 +46,12 @@ OWNED="[.digests[]?.text | select(test(\"$OWN\"))] | length > 0"
 # commit_est FILE FROM TO: mean COMMIT latency, ms: the digest's average, or
 # for a sampled estimate sessions in COMMIT / commits per second
 commit_est() {
-    jq -s --argjson a "$2" --argjson b "$3" '[.[] | select(.ts > $a and .ts < $b) | . as $r | .digests[]? |
-        select(.text | test("^COMMIT")) | if .estimate then (if ($r.rates.commits_per_s // 0) > 0 then .total_ms_per_s / $r.rates.commits_per_s else null end) else .avg_ms end |
+    jq -s --argjson a "$2" --argjson b "$3" '[.[] | select(.ts > $a and .ts < $b) | . as $r |
+        [.digests[]? | select(.text | test("^COMMIT")) |
+            if .estimate then (if ($r.rates.commits_per_s // 0) > 0 then .total_ms_per_s / $r.rates.commits_per_s else null end) else .avg_ms end] |
+        # no session seen in COMMIT this read (short commits): the
+        # commit latency of the rates pane, pooled over the last reads
+        if length > 0 then .[] elif $r.rates.commit_avg_ms_estimate then $r.rates.commit_avg_ms else null end |
         select(. != null)] | if length == 0 then null else add / length end' "$1"
 }
 # run NAME [--ps]: 16 threads, at most 600 transactions/s for 14 s, 10 records of dbtop --batch
