@@ -44,6 +44,8 @@ struct hold_rule {
 	int raise_k, raise_n; /* raised once its rule held in raise_k of the last raise_n intervals */
 	int clear_quiet;      /* cleared after this many intervals in a row without it; the
 				      * overview keeps its rows as long again */
+	int cause_run;        /* a finding in force takes another cause's id once that cause
+				      * held this many intervals in a row */
 	int gap_x;            /* an interval this many times the one before (dbtop stopped, a
 				      * recording's hole) starts the findings over */
 	double last_s;        /* lock-chain: logged once it lasted this long, s */
@@ -56,9 +58,10 @@ int findings_warmup(void);
 
 /* One rule followed by the hysteresis (findings_update). A rule that names
  * its cause in the id (commit-fsync / commit-host-cpu) is one track: the
- * rule holding counts whatever the cause, and a finding in force changes
- * its id only once the other cause held in every interval for as long as
- * the finding needs to clear (so a cause that wavers, or a host busy for a
+ * rule holding counts whatever the cause (a finding in force is cleared
+ * only once its rule held under no cause for clear_quiet intervals), and
+ * it changes its id only once the other cause held in every one of
+ * cause_run intervals (so a cause that wavers, or a host busy for a
  * moment, is no string of raises and clears). */
 struct finding_track {
 	struct finding f;   /* the newest its rule gave under the id in force (quiet: the intervals since) */

@@ -5,7 +5,8 @@
 # locks through the slow flush), both at once for ~60 s, so both cores are
 # busy: in dbtop's event log (batch JSON events) each finding is raised at
 # most once and never cleared and raised again; on PostgreSQL no lock chain
-# is a critical event and no idle-root-blocker finding shows. The records
+# is a critical event and no idle-root-blocker finding shows (with the
+# host's CPUs saturated, only as a warning that says so). The records
 # show the findings held through their raw rule's quiet intervals.
 . tests/lib.sh
 shim=build/tests/slowsync.so
@@ -71,9 +72,22 @@ crit=$(jq -s '[.[] | .events[]? | select(.kind == "lock chain" and .severity == 
 waited=$(jq -s '[.[] | select((.locks // []) | length > 0)] | length' "$tmp/pg.json")
 check "pg15: no critical lock-chain event ($crit critical of $chains lock chain events; records with lock waits: $waited)" \
     test "$crit" = 0
-ib=$(jq -s '[.[] | (.findings[]?.id, (.events[]? | select(.kind == "finding") | .id)) | select(. == "idle-root-blocker")] | length' "$tmp/pg.json")
-check "pg15: no idle-root-blocker finding ($ib)" test "$ib" = 0
-[ "$ib" = 0 ] || jq -c '{t: .time, f: [.findings[]? | select(.id == "idle-root-blocker") | .summary], host: .host_load}' "$tmp/pg.json" |
+# no idle-root-blocker on a host with CPU to spare (the blockers commit);
+# on a busy host (the record's host_load: the server's tasks wait, or the
+# kernel's CPU pressure with more runnable tasks than cores) a client that
+# really sat >= 10 s in its transaction may be named, as a warning that
+# says the host is busy (beside stress-ng a pgbench client idled 12-14 s
+# with 14 sessions behind it), never critical
+IB='[.findings[]? | select(.id == "idle-root-blocker")]'
+BUSY='(.host_load.busy == true or ((.host_load.cpu_pressure_pct // 0) >= 50 and (.host_load.run_queue // 0) > (.host_load.cpus // 99)))'
+ib=$(jq -s "[.[] | select($IB | length > 0) | select($BUSY | not)] | length" "$tmp/pg.json")
+ibc=$(jq -s "[.[] | $IB[] | select(.severity == \"critical\")] | length" "$tmp/pg.json")
+ibb=$(jq -s "[.[] | select($BUSY) | $IB[] | select(.severity == \"warning\" and (.evidence | test(\"CPUs are busy\")))] | length" "$tmp/pg.json")
+iba=$(jq -s "[.[] | $IB[]] | length" "$tmp/pg.json")
+check "pg15: no idle-root-blocker finding on a host with CPU to spare ($ib records; $iba in all, $ibb of them warnings on a busy host)" \
+    test "$ib" = 0 -a "$ibb" = "$iba"
+check "pg15: no critical idle-root-blocker finding ($ibc)" test "$ibc" = 0
+[ "$iba" = 0 ] || jq -c '{t: .time, f: [.findings[]? | select(.id == "idle-root-blocker") | .summary], host: .host_load}' "$tmp/pg.json" |
     grep -F '"f":["' | head -3 | sed 's/^/# /'
 for e in my pg; do [ -s "$tmp/$e.err" ] && echo "# $e stderr: $(head -c 300 "$tmp/$e.err")"; done
 # the records stay beside the sandbox when a check failed

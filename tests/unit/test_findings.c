@@ -346,8 +346,8 @@ static void test_locks(void)
 	m.locks->s[b].state_s = 12;
 	CHECK(strcmp(ids(&m, f, &n), "idle-root-blocker upsert-gap-lock") == 0 &&
 		      strstr(f[0].evidence, "the host's CPUs are busy: a client starved of CPU can sit this long") &&
-		      strstr(f[0].suggestion, "look at its client first"),
-	      "busy host: idle 12 s fires, the evidence says the host is busy, the client is looked at first");
+		      strstr(f[0].suggestion, "look at its client first") && f[0].severity == SEV_WARN,
+	      "busy host: idle 12 s fires as a warning, the evidence says the host is busy, the client is looked at first");
 	memset(&m.host, 0, sizeof m.host);
 	lock_set_free(m.locks);
 	m.locks = seed001(false, "active");
@@ -683,9 +683,11 @@ static void test_hysteresis(void)
 	log_device(&m, 0.167);
 	int switches = 0, gone = 0;
 	const char *was = NULL;
-	for (int i = 0; i < 14; i++) {
-		/* 2 idle intervals, then the host busy every other one, then busy */
-		host(&m, i < 2 ? 10 : i < 10 ? (i % 2 ? 72 : 10) : 72, 0.4);
+	for (int i = 0; i < 24; i++) {
+		/* 2 idle intervals, then the host busy every other one, then
+		 * busy 4 in a row (beside stress-ng: 3-4 s) and idle 2, then
+		 * busy for good */
+		host(&m, i < 2 ? 10 : i < 10 ? (i % 2 ? 72 : 10) : i < 14 || i >= 16 ? 72 : 10, 0.4);
 		m.interval_s = 1.0;
 		findings_update(&m);
 		const char *now = m.findings.n ? m.findings.f[0].id : NULL;
@@ -697,6 +699,15 @@ static void test_hysteresis(void)
 		if (i == 9)
 			CHECK(now && strcmp(now, "commit-fsync") == 0 && switches == 0 && gone == 0,
 			      tname("a wavering cause: commit-fsync held in force, no switch, no clear (%s)", now ? now : "none"));
+		if (i == 15)
+			CHECK(now && strcmp(now, "commit-fsync") == 0 && switches == 0,
+			      tname("the host busy 4 intervals in a row, then not: no switch (%s)", now ? now : "none"));
+		if (i == 20)
+			CHECK(now && strcmp(now, "commit-fsync") == 0 && switches == 0,
+			      tname("busy 5 in a row: not yet (%s)", now ? now : "none"));
+		if (i == 21)
+			CHECK(now && strcmp(now, "commit-host-cpu") == 0 && switches == 1,
+			      tname("busy 6 in a row: switched (%s)", now ? now : "none"));
 	}
 	CHECK(was && strcmp(was, "commit-host-cpu") == 0 && switches == 1 && gone == 0,
 	      tname("the host busy for good: one switch to commit-host-cpu, nothing cleared between (%d, %d)", switches, gone));
