@@ -21,7 +21,7 @@ extern const size_t dbtop_demo_wal_len;
  * see it, in at most 74 columns (" 2/5  caption" fits 80; 85_tour checks). */
 static const struct tour_caption fsync_cap[] = {
 	{0, "seed 000: rank by total time: COMMIT leads [2] digests, not a query"},
-	{5, "redo syncs take 10 ms, 2 a commit: [1] redo sync ~20 ms, the device 0.1"},
+	{5, "redo syncs take 10 ms: [1] redo sync ~11, device 0.1; a COMMIT waits for 2"},
 	{10, "the finding: commits wait on fsync; remedy flush_log_at_trx_commit = 2"},
 	{15, "screen 5, a: innodb_flush_log_at_trx_commit = 2 through dbtop, after a y"},
 	{18, "TUNED: COMMIT falls from ~20 ms to ~1 ms (seed 000: 20.7 -> 1.47 ms)"},

@@ -173,17 +173,21 @@ done
 # ---- idle: a root blocker idle in its transaction, two waiters -------------
 $M -e "DROP TABLE IF EXISTS mx_idle; CREATE TABLE mx_idle (id INT PRIMARY KEY, v INT) ENGINE=InnoDB; INSERT INTO mx_idle VALUES (1, 0), (2, 0)"
 $P -qc "DROP TABLE IF EXISTS mx_idle" -qc "CREATE TABLE mx_idle (id int PRIMARY KEY, v int)" -qc "INSERT INTO mx_idle VALUES (1, 0), (2, 0)" >/dev/null
-LW="SET SESSION innodb_lock_wait_timeout = 20, lock_wait_timeout = 20;"
-PW="SET lock_timeout = '20s';"
-sess mya 20 "$M -n -N" "SELECT CONNECTION_ID(); BEGIN; UPDATE mx_idle SET v = v + 1 WHERE id = 1;"
-sess pga 20 "$P" "SELECT pg_backend_pid();" "BEGIN;" "UPDATE mx_idle SET v = v + 1 WHERE id = 1;"
+LW="SET SESSION innodb_lock_wait_timeout = 40, lock_wait_timeout = 40;"
+PW="SET lock_timeout = '40s';"
+sess mya 40 "$M -n -N" "SELECT CONNECTION_ID(); BEGIN; UPDATE mx_idle SET v = v + 1 WHERE id = 1;"
+sess pga 40 "$P" "SELECT pg_backend_pid();" "BEGIN;" "UPDATE mx_idle SET v = v + 1 WHERE id = 1;"
 getid mya
 getid pga
 sleep 0.5
 for w in 1 2; do
-    sess myw$w 20 "$M -n -N" "SELECT CONNECTION_ID(); $LW UPDATE mx_idle SET v = v + 10 WHERE id = 1;"
-    sess pgw$w 20 "$P" "SELECT pg_backend_pid();" "$PW" "UPDATE mx_idle SET v = v + 10 WHERE id = 1;"
+    sess myw$w 40 "$M -n -N" "SELECT CONNECTION_ID(); $LW UPDATE mx_idle SET v = v + 10 WHERE id = 1;"
+    sess pgw$w 40 "$P" "SELECT pg_backend_pid();" "$PW" "UPDATE mx_idle SET v = v + 10 WHERE id = 1;"
 done
+# on a host whose CPUs are saturated (this test run beside other work)
+# the blocker must have idled 10 s, not 2, before it is named (a starved
+# client can sit that long): from the sixth record on it has
+sleep 6
 watch idle
 [ "${sid[mya]:--1}" -gt 0 ] && $M -e "KILL ${sid[mya]}" 2>/dev/null
 [ "${sid[pga]:--1}" -gt 0 ] && $P -c "SELECT pg_terminate_backend(${sid[pga]})" >/dev/null 2>&1
