@@ -776,9 +776,13 @@ const struct hold_rule *hold_rule_for(const char *what)
 int findings_warmup(void)
 {
 	int w = 0;
-	for (size_t i = 0; i < sizeof hold_rules / sizeof hold_rules[0]; i++)
-		if (hold_rules[i].raise_n + hold_rules[i].clear_quiet > w)
-			w = hold_rules[i].raise_n + hold_rules[i].clear_quiet;
+	for (size_t i = 0; i < sizeof hold_rules / sizeof hold_rules[0]; i++) {
+		const struct hold_rule *h = &hold_rules[i];
+		/* raised, then its cause in force confirmed or cleared */
+		int n = h->raise_n + (h->cause_run > h->clear_quiet ? h->cause_run : h->clear_quiet);
+		if (n > w)
+			w = n;
+	}
 	return w;
 }
 
