@@ -18,10 +18,10 @@ extern const unsigned char dbtop_demo_wal[];
 extern const size_t dbtop_demo_wal_len;
 
 /* Each caption: the seed's lesson and number, and where on the screen to
- * see it, in at most 74 columns (" 2/5  caption" fits 80; 85_tour checks). */
+ * see it, in at most 73 columns (" 2/5   caption" fits 80; 85_tour checks). */
 static const struct tour_caption fsync_cap[] = {
 	{0, "seed 000: rank by total time: COMMIT leads [2] digests, not a query"},
-	{5, "redo syncs take 10 ms: [1] redo sync ~11, device 0.1; a COMMIT waits for 2"},
+	{5, "redo syncs take 10 ms: [1] redo sync ~11, device 0.1; COMMIT ~2 syncs"},
 	{10, "the finding: commits wait on fsync; remedy flush_log_at_trx_commit = 2"},
 	{15, "screen 5, a: innodb_flush_log_at_trx_commit = 2 through dbtop, after a y"},
 	{18, "TUNED: COMMIT falls from ~20 ms to ~1 ms (seed 000: 20.7 -> 1.47 ms)"},
@@ -32,7 +32,7 @@ static const struct tour_caption fsync_cap[] = {
 
 static const struct tour_caption upsert_cap[] = {
 	{0, "seed 001: each visit upserts its website with a fresh UUID, 10 clients"},
-	{4, "[3] the lock tree: requested vs held lock on table.index, the root blocker"},
+	{4, "[3] lock tree: requested vs held lock on table.index, the root blocker"},
 	{8, "the finding: upserts wait on one key's X lock: X <- X or X,GAP <- X"},
 	{12, "its remedy is an application fix (read first), no setting to change"},
 	{16, "the client fixed: read first, upsert only when missing or changed"},

@@ -8,7 +8,7 @@
 # incident's own samples, as in a replay; the goldens show each incident's end at
 # 80x24 and 120x40 (UPDATE_GOLDEN=1 rewrites tests/screen/golden/tour/*.txt:
 # read them before committing). Each caption (the seed's lesson and number)
-# fits 74 columns, so that its line fits 80; at 100x30 each caption that
+# fits 73 columns, so that its line fits 80; at 100x30 each caption that
 # claims a figure or something visible has it on screen while it shows (the
 # five incidents played at once).
 set -uo pipefail
@@ -26,11 +26,11 @@ for n in $INCIDENTS; do
 done
 check "--demo list: the seeds in order, then the PostgreSQL chain" \
 	bash -c 'grep -o "^[a-z-]* *seed 00[0-9]" <<<"$0" | grep -o "00[0-9]" | tr "\n" " " | grep -qx "000 001 002 004 "' "$list"
-# the captions (app/tour.c): each at most 74 columns, each incident's first
-# one naming its seed
+# the captions (app/tour.c): each at most 73 columns (" 1/5   " before
+# it), each incident's first one naming its seed
 caps=$(sed -nE 's/^\t\{[0-9]+, "(.*)"\},$/\1/p' app/tour.c)
-check "captions: $(grep -c . <<<"$caps") read from app/tour.c, none over 74 columns" \
-	bash -c '[ "$(grep -c . <<<"$0")" -ge 25 ] && ! awk "length > 74" <<<"$0" | grep -q .' "$caps"
+check "captions: $(grep -c . <<<"$caps") read from app/tour.c, none over 73 columns" \
+	bash -c '[ "$(grep -c . <<<"$0")" -ge 25 ] && ! awk "length > 73" <<<"$0" | grep -q .' "$caps"
 for seed in 000 001 002 004; do
 	check "captions: one names seed $seed" grep -q "^seed $seed: " <<<"$caps"
 done
@@ -265,7 +265,7 @@ claims_upsert() {
 	local s=mariadb-upsert-gap-lock
 	claim $s "seed 001: each visit upserts its website" "the website upsert in [2], 10 sessions" \
 		"$DIGEST"'.* dbtop_test +INSERT INTO `website` \( ID ' '^sessions: 10 \('
-	claim $s "[3] the lock tree: requested vs held lock on table.index" \
+	claim $s "[3] lock tree: requested vs held lock on table.index" \
 		"a tree: the root blocker, a waiter's requested and held modes on dbtop_test.website.uk_website_domain" \
 		'^[0-9]+ waiting +[0-9]+ root blockers?' \
 		'~▶ ([0-9]+) dbtop_admin .* blocks [0-9]+ .* ├ [0-9]+ waits [0-9.]+s for \1: requested X(,GAP)?, \1 holds X +on dbtop_test\.website\.uk_website_domain '
