@@ -46,10 +46,14 @@ FRESH='.[] | select(.digests_fresh != false and .digests_estimates.window_s != n
 dg=$(jq -s "[$FRESH | .digests_estimates.window_s as \$w | [$COMMIT | .calls_per_s * \$w, \$w]] | select(length > 0) | (map(.[0]) | add) / (map(.[1]) | add)" "$tmp/r.json")
 cnt=$(jq -s "[$FRESH | $COMMIT | select(.calls_counted == \"Com_commit\")] | length" "$tmp/r.json")
 fresh=$(jq -s "[$FRESH] | length" "$tmp/r.json")
+# the reads whose looks found a session in COMMIT (at 200 short commits a
+# second ~10 looks a read miss them in about a third of the reads: no row
+# to count there, the latency pooled over the last reads instead)
+seen=$(jq -s "[$FRESH | select([$COMMIT] | length > 0)] | length" "$tmp/r.json")
 samples=$(jq -s '[.[] | select(.digests_fresh != false) | .digests_estimates.samples // 0] | add' "$tmp/r.json")
-echo "# Com_commit/s read from the server $srv; sampled COMMIT calls/s $dg (over $fresh fresh reads of $n records, $cnt counted, $samples looks at the sessions)"
-[ "$cnt" -ge $((fresh * 8 / 10)) ] && [ "$fresh" -ge 4 ]
-res "the sampled COMMIT's calls are counted (calls_counted Com_commit) in $cnt/$fresh fresh reads" $?
+echo "# Com_commit/s read from the server $srv; sampled COMMIT calls/s $dg (over $fresh fresh reads of $n records, $seen with a COMMIT row, $cnt counted, $samples looks at the sessions)"
+[ "$cnt" -ge $((seen * 8 / 10)) ] && [ "$seen" -ge 4 ]
+res "the sampled COMMIT's calls are counted (calls_counted Com_commit) in $cnt of the $seen fresh reads with a COMMIT row ($fresh fresh reads)" $?
 within "$dg" "$srv" 5
 res "COMMIT calls/s $dg within 5 % of Com_commit/s $srv read from the server" $?
 # its average = the sampled time / the counted calls
