@@ -839,6 +839,12 @@ size_t findings_eval(const struct model *m, struct finding *out, size_t max)
 	return n;
 }
 
+/* The last n intervals' bits of a seen mask. */
+static unsigned last_n(int n)
+{
+	return n >= 32 ? ~0u : (1u << n) - 1;
+}
+
 static int popcount(unsigned v)
 {
 	int n = 0;
@@ -893,7 +899,7 @@ void findings_update(struct model *m)
 			 * held the host's evidence 3-4 s in a row and went back);
 			 * till then the one in force is held */
 			const struct hold_rule *h = hold_rule_for(t->f.id);
-			unsigned window = h->cause_run >= 32 ? ~0u : (1u << h->cause_run) - 1;
+			unsigned window = last_n(h->cause_run);
 			t->alt = raw[i];
 			t->alt_seen |= 1;
 			if ((t->alt_seen & window) != window)
@@ -911,8 +917,8 @@ void findings_update(struct model *m)
 	for (size_t k = 0; k < fs->ntrack; k++) {
 		struct finding_track *t = &fs->track[k];
 		const struct hold_rule *h = hold_rule_for(t->f.id);
-		unsigned window = h->raise_n >= 32 ? ~0u : (1u << h->raise_n) - 1;
-		unsigned quiet_window = h->clear_quiet >= 32 ? ~0u : (1u << h->clear_quiet) - 1;
+		unsigned window = last_n(h->raise_n);
+		unsigned quiet_window = last_n(h->clear_quiet);
 		if (!t->raised && t->f.quiet == 0 && popcount(t->seen & window) >= h->raise_k)
 			t->raised = true;
 		else if (t->raised && (t->seen & quiet_window) == 0)
