@@ -276,10 +276,16 @@ static void commit_lock_evidence(const struct model *m, struct strbuf *e)
 /* Commits are slow and the log device is not: the server's threads wait
  * for a CPU. No setting is offered: giving up durability would not give
  * the host a core. sync_what: "binlog sync 2.40 ms" or "". */
-static bool commit_host(const struct model *m, struct finding *f, double cms, const char *sync_what, double commits)
+static bool commit_host(const struct model *m, struct finding *f, double cms, double sync_ms, const char *sync_what,
+			double commits)
 {
 	const struct logdev_rates *d = log_flush(m);
 	char h[240];
+	/* the sync's stretch above the device (per sync: a COMMIT holds two) */
+	double dev = d ? d->f_await_ms : 0, over = isfinite(sync_ms) ? sync_ms - dev
+						   : isfinite(cms)   ? (cms - dev) / 2
+								     : NAN;
+	double gap = host_sync_gap(&m->host);
 	host_view_text(&m->host, h, sizeof h);
 	f->id = "commit-host-cpu";
 	f->severity = SEV_WARN;
@@ -302,14 +308,25 @@ static bool commit_host(const struct model *m, struct finding *f, double cms, co
 	if (sync_what[0])
 		sb_printf(&e, " against %s", sync_what);
 	sb_printf(&e, "; %.0f commits/s; host: %s", commits, h);
+	/* the band where the two causes look alike: longer above the device
+	 * than a busy host's usual stretch, within what a host this busy can
+	 * add (seen: a 4 ms sleep in every fsync beside two CPU hogs) */
+	bool band = over >= HOST_SYNC_GAP_MS && gap > HOST_SYNC_GAP_MS;
+	if (band)
+		sb_printf(&e,
+			  "; the sync is %.1f ms above the device: more than a busy host usually adds (%.0f ms), "
+			  "within what a host this busy can (%.1f ms), so a slow sync layer may be part of it",
+			  over, HOST_SYNC_GAP_MS, gap);
 	commit_lock_evidence(m, &e);
 	str_copy(f->evidence, sizeof f->evidence, e.s);
 	sb_free(&e);
-	str_copy(
-		f->suggestion, sizeof f->suggestion,
-		"find what else holds the CPUs (top / htop: a build, a backup, a batch job, a runaway process) or give "
-		"the server more cores; no durability setting is offered: the disk answers fast, so giving up "
-		"durability would not give the server a CPU");
+	str_printf(f->suggestion, sizeof f->suggestion,
+		   "find what else holds the CPUs (top / htop: a build, a backup, a batch job, a runaway process) or "
+		   "give the server more cores; no durability setting is offered: the disk answers fast, so giving "
+		   "up durability would not give the server a CPU%s",
+		   band ? "; if commits stay slow once the CPUs are free, the sync's own layer is slow and dbtop "
+			  "will say so"
+			: "");
 	return true;
 }
 
@@ -368,7 +385,7 @@ static bool commit_fsync_mysql(const struct model *m, struct finding *f, double 
 				   sync_ms);
 		else if (isfinite(bin_ms))
 			str_printf(sw, sizeof sw, "binlog sync %.2f ms", bin_ms);
-		return commit_host(m, f, cms, sw, commits);
+		return commit_host(m, f, cms, srv_sync, sw, commits);
 	}
 	char ev[sizeof f->evidence];
 	struct strbuf e;
@@ -441,7 +458,7 @@ static bool commit_fsync_pg(const struct model *m, struct finding *f, double com
 	if (cause == CAUSE_HOST) {
 		char sw[64];
 		str_printf(sw, sizeof sw, "WAL sync %.2f ms%s", sync_ms, est ? " (estimate)" : "");
-		return commit_host(m, f, NAN, sw, commits);
+		return commit_host(m, f, NAN, sync_ms, sw, commits);
 	}
 	f->severity = SEV_WARN;
 	if (lead)
@@ -932,8 +949,15 @@ void findings_update(struct model *m)
 		if (t->off >= 0 && t->off <= h->clear_quiet)
 			fs->recent++;
 		if (t->raised && fs->n < FINDINGS_MAX) {
-			frule[fs->n] = t->rule;
-			fs->f[fs->n++] = t->f;
+			struct finding *o = &fs->f[fs->n];
+			frule[fs->n++] = t->rule;
+			*o = t->f;
+			o->pending = NULL;
+			o->pending_run = 0;
+			for (unsigned a = t->alt_seen; a & 1; a >>= 1)
+				o->pending_run++;
+			if (o->pending_run > 0)
+				o->pending = t->alt.id;
 		}
 	}
 	sort_findings(fs->f, frule, fs->n);
@@ -974,6 +998,12 @@ void findings_json(const struct finding *f, size_t n, struct strbuf *out)
 		}
 		if (f[i].quiet > 0) /* held: the evidence is of that many intervals ago */
 			sb_printf(out, ",\"quiet\":%d", f[i].quiet);
+		if (f[i].pending) { /* held under another cause, not yet switched */
+			sb_puts(out, ",\"pending\":{\"id\":");
+			json_str(out, f[i].pending);
+			sb_printf(out, ",\"intervals\":%d,\"needed\":%d}", f[i].pending_run,
+				  hold_rule_for(f[i].id)->cause_run);
+		}
 		sb_putc(out, '}');
 	}
 	sb_putc(out, ']');

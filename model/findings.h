@@ -31,6 +31,12 @@ struct finding {
 	 * is held through quiet intervals (hold_rules[]) and keeps the
 	 * evidence of the last interval its rule held */
 	int quiet;
+	/* held under another cause: the rule held the last pending_run
+	 * intervals in a row as pending (a finding id: commit-host-cpu for a
+	 * commit-fsync in force), which takes over at its cause_run; NULL
+	 * when not */
+	const char *pending;
+	int pending_run;
 };
 
 #define FINDINGS_MAX 8

@@ -92,3 +92,34 @@ dbtop_start() {
 }
 # dpid: the pid of the dbtop dbtop_start started
 dpid() { cat "$tmp/pid" 2>/dev/null; }
+
+# The server's own rate over exactly the span a batch run's records cover
+# (a busy machine's load comes in bursts: a window from before dbtop's
+# connect to after its exit is not the records' window).
+# counter_series CMD OUT [PID]: one "epoch count" line (before PID is
+# started), or with PID, lines every 0.2 s while it lives and one after
+counter_series() {
+    local v
+    while :; do
+        v=$($1 2>/dev/null) && [ -n "$v" ] && echo "$(date +%s.%N) $v"
+        [ -n "${3:-}" ] && kill -0 "$3" 2>/dev/null || break
+        sleep 0.2
+    done >>"$2"
+}
+# span_rate SERIES JSON: the series' rate between the first record's
+# interval start (its ts less the next record's interval) and the last
+# record's ts, each end interpolated; "null" when the series does not cover it
+span_rate() {
+    local a b
+    read -r a b < <(jq -rs '[.[].ts] | "\(.[0] - (.[1] - .[0])) \(.[-1])"' "$2")
+    awk -v a="$a" -v b="$b" '
+        function at(t,   i) { for (i = 2; i <= n; i++) if (T[i] >= t) return V[i-1] + (V[i] - V[i-1]) * (t - T[i-1]) / (T[i] - T[i-1]); return "x" }
+        { n++; T[n] = $1; V[n] = $2 }
+        END { if (n < 2 || T[1] > a || T[n] < b) { print "null"; exit } x = at(a); y = at(b); printf "%.1f", (y - x) / (b - a) }' "$1"
+}
+# span_mean JSON FILTER: FILTER's mean over the records weighted by each
+# record's interval (ts less the one before; the first takes the second's)
+span_mean() {
+    jq -s "[.[] | {t: .ts, v: ($2)}] | . as \$r | [range(0; length) | {v: \$r[.].v, d: (if . == 0 then \$r[1].t - \$r[0].t else \$r[.].t - \$r[. - 1].t end)} | select(.v != null)] |
+        if length == 0 then null else (map(.v * .d) | add) / (map(.d) | add) end" "$1"
+}

@@ -617,9 +617,16 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 		if (pane && strcmp(f[i].pane, pane) != 0)
 			continue;
 		enum role r = f[i].severity == SEV_INFO ? R_NOTE : f[i].severity == SEV_WARN ? R_WARN : R_CRIT;
-		char line[900], held[48] = "";
-		/* held by the hysteresis: its evidence is of that many refreshes ago */
-		if (f[i].quiet > 0)
+		char line[900], held[112] = "";
+		/* held by the hysteresis: its evidence is of that many refreshes
+		 * ago; or the rule holds under another cause not yet confirmed */
+		if (f[i].pending) {
+			char last[32] = "the last refresh points";
+			if (f[i].pending_run > 1)
+				str_printf(last, sizeof last, "the last %d refreshes point", f[i].pending_run);
+			str_printf(held, sizeof held, " (%s at %s: it takes over at %d in a row)", last, f[i].pending,
+				   hold_rule_for(f[i].id)->cause_run);
+		} else if (f[i].quiet > 0)
 			str_printf(held, sizeof held, " (not seen the last %d refresh%s)", f[i].quiet,
 				   f[i].quiet == 1 ? "" : "es");
 		/* the overview: what and what to do; the pane: the evidence too */

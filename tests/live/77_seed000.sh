@@ -41,6 +41,11 @@ plus() { awk -v t="$1" -v s="$2" 'BEGIN { printf "%.3f", t + s }'; }
 n_where() { jq -s -r ".[4:] | \"\([.[] | select($2)] | length)/\(length)\"" "$1"; }
 most() { awk -v s="$1" 'BEGIN { split(s, p, "/"); exit !(p[2] > 0 && p[1] >= 0.8 * p[2]) }'; }
 FIRES='[.findings[]?.id] | index("commit-fsync")'
+# on a host whose CPUs are saturated (both cores held by other work) a
+# sync 4-5 ms above a fast device is within what the host can add: there
+# the product keeps the durability setting back, says commit-host-cpu and
+# names the sync's own layer as possibly part of it (never on an idle host)
+BAND='.host_load.busy == true and ([.findings[]? | select(.id == "commit-host-cpu" and (.evidence | test("slow sync layer may be part of it")))] | length > 0)'
 LEADS='(.digests[0].text // "") | test("^COMMIT")'
 OWNED="[.digests[]?.text | select(test(\"$OWN\"))] | length > 0"
 # commit_est FILE FROM TO: mean COMMIT latency, ms: the digest's average, or
@@ -88,11 +93,14 @@ for mode in plain ps; do
     J=$tmp/slow-$mode.json
     run "slow-$mode" $([ $mode = ps ] && echo --ps)
     f=$(n_where "$J" "$FIRES")
+    b=$(n_where "$J" "$BAND")
+    fb=$(n_where "$J" "($FIRES) or ($BAND)")
     l=$(n_where "$J" "$LEADS")
     o=$(n_where "$J" "$OWNED")
     echo "# 4 ms fsyncs, $mode: $(mean "$J" '.rates.commits_per_s') commits/s, $(mean "$J" '.rates.fsyncs_per_commit') fsyncs/commit," \
-        "COMMIT $(commit_est "$J" 0 1e12) ms, digests_coverage $(mean "$J" '.digests_coverage.share'), commit-fsync in $f, COMMIT first in $l"
-    check "4 ms fsyncs, $mode statements: commit-fsync in >= 80% of the records ($f)" most "$f"
+        "COMMIT $(commit_est "$J" 0 1e12) ms, digests_coverage $(mean "$J" '.digests_coverage.share'), commit-fsync in $f, COMMIT first in $l," \
+        "host saturated with the sync layer named in $b, server waits for a CPU $(mean "$J" '.host_load.server_cpu_wait_pct') %"
+    check "4 ms fsyncs, $mode statements: commit-fsync (or, the CPUs saturated by other work, commit-host-cpu naming the sync layer) in >= 80% of the records ($f fsync, $b host)" most "$fb"
     check "4 ms fsyncs, $mode statements: COMMIT leads the digests in >= 80% of the records ($l)" most "$l"
     check "4 ms fsyncs, $mode statements: none of dbtop's own statements is ranked (in $o records)" test "${o%%/*}" = 0
 done
@@ -131,7 +139,9 @@ $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1"
 tests/load.sh sysbench mariadb --rate 600 --time 40 --threads 16 --ps 2>/dev/null &
 lp=$!
 T new-session -d -s s -x 120 -y 40 "exec $DBTOP --interval 1 --connect-timeout 2 --record $tmp/remedy.dbrec \"$DBTOP_MARIADB_ADMIN_URI\" 2>$tmp/err"
-if wait_re "commits wait on fsync" 20; then ok "prepared, 4 ms fsyncs: the finding is on screen"; else nok "prepared: no finding on screen: $(screen)"; fi
+# (on a host saturated by other work: commit-host-cpu naming the sync
+# layer, checked in the recording below)
+if wait_re "commits wait on fsync|commits are slow, but not from the disk" 20; then ok "prepared, 4 ms fsyncs: the finding is on screen"; else nok "prepared: no finding on screen: $(screen)"; fi
 sleep 4
 t1=$(date +%s.%N)
 if ask innodb_flush_log_at_trx_commit 1 2; then ok "prepared: 5, a sets innodb_flush_log_at_trx_commit from 1 to 2"; else nok "prepared: a: $(screen)"; fi
@@ -153,6 +163,9 @@ kill "$lp" 2>/dev/null
 wait "$lp" 2>/dev/null
 lp=
 "$DBTOP" --replay "$tmp/remedy.dbrec" --batch --format json --speed 0 >"$J" 2>/dev/null
+hb=$(jq -rs --argjson a "$t1" "[.[] | select(.ts < \$a and ([.findings[]?.id] | index(\"commit-host-cpu\")))] | \"\([.[] | select($BAND)] | length)/\(length)\"" "$J")
+check "prepared: commit-host-cpu before the remedies only on a saturated host, naming the sync layer ($hb records)" \
+    test "${hb%%/*}" = "${hb##*/}"
 before=$(commit_est "$J" 0 "$t1")
 mid=$(commit_est "$J" "$(plus "$t2" 2.5)" "$t3")
 after=$(commit_est "$J" "$(plus "$t4" 2.5)" "$t5")

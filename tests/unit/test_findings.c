@@ -520,6 +520,16 @@ static void test_commit_cause(void)
 	set_rate(&m, M_BINLOG_FSYNC_MS, 5.3);
 	host(&m, 92, 0.4);
 	CHECK_STR(ids(&m, f, &n), "commit-host-cpu", "a saturated host (92% waiting): 5.3 ms above the device is the host's");
+	CHECK(!f[0].tune && strstr(f[0].evidence, "the sync is 5.1 ms above the device") &&
+		      strstr(f[0].evidence, "a slow sync layer may be part of it") &&
+		      strstr(f[0].suggestion, "once the CPUs are free"),
+	      "the two causes alike (5.1 ms above the device on a saturated host): the host's, the sync's layer named "
+	      "as possible, no setting");
+	set_rate(&m, M_BINLOG_FSYNC_MS, 2.4);
+	CHECK(strcmp(ids(&m, f, &n), "commit-host-cpu") == 0 && !strstr(f[0].evidence, "sync layer") &&
+		      !strstr(f[0].suggestion, "CPUs are free"),
+	      "a saturated host, 2.2 ms above the device (a busy host's usual): no sync layer named");
+	set_rate(&m, M_BINLOG_FSYNC_MS, 5.3);
 	set_rate(&m, M_BINLOG_FSYNC_MS, 12.5);
 	CHECK_STR(ids(&m, f, &n), "commit-fsync", "a saturated host: 12.5 ms above the device is the sync's own");
 	host(&m, 72, 0.4);
@@ -712,12 +722,26 @@ static void test_hysteresis(void)
 		if (i == 15)
 			CHECK(now && strcmp(now, "commit-fsync") == 0 && switches == 0,
 			      tname("the host busy 4 intervals in a row, then not: no switch (%s)", now ? now : "none"));
-		if (i == 20)
+		if (i == 20) {
+			const struct finding *f0 = &m.findings.f[0];
 			CHECK(now && strcmp(now, "commit-fsync") == 0 && switches == 0,
 			      tname("busy 5 in a row: not yet (%s)", now ? now : "none"));
+			CHECK(now && f0->pending && strcmp(f0->pending, "commit-host-cpu") == 0 && f0->pending_run == 5,
+			      tname("busy 5 in a row: the finding says commit-host-cpu is pending, 5 intervals (%d)",
+				    now ? f0->pending_run : -1));
+			struct strbuf js;
+			sb_init(&js);
+			findings_json(m.findings.f, m.findings.n, &js);
+			CHECK(strstr(js.s, "\"pending\":{\"id\":\"commit-host-cpu\",\"intervals\":5,\"needed\":6}") != NULL,
+			      "JSON: pending {id, intervals, needed}");
+			sb_free(&js);
+		}
+		if (i == 15)
+			CHECK(now && !m.findings.f[0].pending && m.findings.f[0].pending_run == 0,
+			      "the in-force cause back: nothing pending");
 		if (i == 21)
-			CHECK(now && strcmp(now, "commit-host-cpu") == 0 && switches == 1,
-			      tname("busy 6 in a row: switched (%s)", now ? now : "none"));
+			CHECK(now && strcmp(now, "commit-host-cpu") == 0 && switches == 1 && !m.findings.f[0].pending,
+			      tname("busy 6 in a row: switched, nothing pending (%s)", now ? now : "none"));
 	}
 	CHECK(was && strcmp(was, "commit-host-cpu") == 0 && switches == 1 && gone == 0,
 	      tname("the host busy for good: one switch to commit-host-cpu, nothing cleared between (%d, %d)", switches, gone));
