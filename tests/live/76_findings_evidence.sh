@@ -57,9 +57,13 @@ fires() { jq -s '.[2:] | "\([.[] | select([.findings[]?.id] | index("commit-fsyn
 # commit_ms FILE FROM TO: mean COMMIT digest latency in records with FROM < ts < TO
 # that read the digests (a paced read holds the previous one: on a busy host
 # the window after a change may otherwise hold only the figures before it)
+# (a read whose digests are not fresh or hold no COMMIT row: fast commits
+# after the remedies, the digests read less often on a busy machine: the
+# rates pane's commit latency, pooled over the last reads)
 commit_ms() {
-    jq -s --argjson a "$2" --argjson b "$3" '[.[] | select(.ts > $a and .ts < $b and .digests_fresh != false) | .digests[]? |
-        select(.text | test("^COMMIT")) | .avg_ms | select(. != null)] | if length == 0 then null else add / length end' "$1"
+    jq -s --argjson a "$2" --argjson b "$3" '[.[] | select(.ts > $a and .ts < $b) | . as $r |
+        [if .digests_fresh != false then (.digests[]? | select(.text | test("^COMMIT")) | .avg_ms | select(. != null)) else empty end] |
+        if length > 0 then .[] else $r.rates.commit_avg_ms end | select(. != null)] | if length == 0 then null else add / length end' "$1"
 }
 # ask SETTING FROM TO: 5 (opened afresh), a at once: the confirmation
 # changes SETTING from FROM to TO (the row 5 opened on); y
