@@ -620,13 +620,10 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
 		char line[900], held[112] = "";
 		/* held by the hysteresis: its evidence is of that many refreshes
 		 * ago; or the rule holds under another cause not yet confirmed */
-		if (f[i].pending) {
-			char last[32] = "the last refresh points";
-			if (f[i].pending_run > 1)
-				str_printf(last, sizeof last, "the last %d refreshes point", f[i].pending_run);
-			str_printf(held, sizeof held, " (%s at %s: it takes over at %d in a row)", last, f[i].pending,
-				   hold_rule_for(f[i].id)->cause_run);
-		} else if (f[i].quiet > 0)
+		if (f[i].pending)
+			str_printf(held, sizeof held, " (%d of %d refreshes point at %s)", f[i].pending_run,
+				   hold_rule_for(f[i].id)->cause_run, f[i].pending);
+		else if (f[i].quiet > 0)
 			str_printf(held, sizeof held, " (not seen the last %d refresh%s)", f[i].quiet,
 				   f[i].quiet == 1 ? "" : "es");
 		/* the overview: what and what to do; the pane: the evidence too */

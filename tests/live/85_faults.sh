@@ -126,12 +126,13 @@ latency_stats() {
         m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print NR, v[NR], m }'
 }
 # check_keys LABEL FILE BASEFILE: >= 10 keys, none lost; no key as slow as
-# the 1 s query time-out (a screen that waited on the server would take at
-# least that); the median within 2x (+25 ms) of the same screen's median
+# the 1 s query time-out plus the screen's own time (the healthy median: a
+# screen that waited on the server would take at least that; beside
+# stress-ng and a test run a healthy key took 500 ms); the median within 2x (+25 ms) of the same screen's median
 # while the server was healthy, measured in the same run (BASEFILE), so a
 # busy machine moves both sides
 check_keys() {
-    local to n mx md bto bn bmx bmd lim
+    local to n mx md bto bn bmx bmd lim mlim
     read -r to n mx md < <(latency_stats "$2")
     read -r bto bn bmx bmd < <(latency_stats "$3")
     if [ "$bn" -lt 3 ]; then
@@ -139,10 +140,11 @@ check_keys() {
         return
     fi
     lim=$(awk -v b="$bmd" 'BEGIN { printf "%.1f", 2 * b + 25 }')
-    if [ "$to" = 0 ] && [ "$n" -ge 10 ] && awk -v m="$mx" -v d="$md" -v l="$lim" 'BEGIN { exit !(m < 1000 && d <= l) }'; then
-        ok "$1: max key latency $mx ms, median $md ms over $n keys (healthy server, same run: median $bmd ms, max $bmx ms over $bn keys; limits: max < 1000 ms, median <= $lim ms)"
+    mlim=$(awk -v b="$bmd" 'BEGIN { printf "%.1f", 1000 + b }')
+    if [ "$to" = 0 ] && [ "$n" -ge 10 ] && awk -v m="$mx" -v d="$md" -v l="$lim" -v ml="$mlim" 'BEGIN { exit !(m < ml && d <= l) }'; then
+        ok "$1: max key latency $mx ms, median $md ms over $n keys (healthy server, same run: median $bmd ms, max $bmx ms over $bn keys; limits: max < $mlim ms, median <= $lim ms)"
     else
-        nok "$1: max key latency $mx ms, median $md ms over $n keys, $to keys not answered within 3 s (healthy server, same run: median $bmd ms, max $bmx ms over $bn keys; limits: max < 1000 ms, median <= $lim ms)"
+        nok "$1: max key latency $mx ms, median $md ms over $n keys, $to keys not answered within 3 s (healthy server, same run: median $bmd ms, max $bmx ms over $bn keys; limits: max < $mlim ms, median <= $lim ms)"
     fi
 }
 # a dbtop screen in tmux session $1 (160x45) with the rest as arguments
