@@ -13,7 +13,7 @@
  * minute (NaN when none measured it). */
 struct fc_figs {
 	double v[M__COUNT];
-	int intervals;               /* intervals averaged (0: the newest rates) */
+	int intervals; /* intervals averaged (0: the newest rates) */
 	const struct model *m;
 };
 
@@ -61,8 +61,8 @@ static const char *setting_of(const struct model *m, const char *name)
 
 /* A rule: fills fc (items and text) or says in why what is missing;
  * returns true for a forecast. */
-typedef bool (*fc_fn)(const struct fc_figs *f, const struct tunable *t, const char *to, struct forecast *fc,
-		      char *why, size_t len);
+typedef bool (*fc_fn)(const struct fc_figs *f, const struct tunable *t, const char *to, struct forecast *fc, char *why,
+		      size_t len);
 
 /* The item metric: from before into lo..hi. */
 static void item(struct forecast *fc, enum metric_id id, double before, double lo, double hi)
@@ -104,13 +104,15 @@ static bool sync_leaves(const struct fc_figs *f, enum metric_id syncs, enum metr
 	double expect = y - x > 0 ? y - x : 0, nhi = n / 4 > 3 ? n / 4 : 3;
 	item(fc, M_COMMIT_MS, y, 0, expect + x / 2);
 	item(fc, syncs, n, 0, nhi);
-	str_printf(fc->text, sizeof fc->text, "COMMIT %.1f ms -> ~%.1f ms (at most %.1f): the %.1f ms %s sync leaves "
-		   "each commit; %s syncs/s ~%.0f -> ~1 (at most %.0f)", y, expect, expect + x / 2, x, what, what, n, nhi);
+	str_printf(fc->text, sizeof fc->text,
+		   "COMMIT %.1f ms -> ~%.1f ms (at most %.1f): the %.1f ms %s sync leaves "
+		   "each commit; %s syncs/s ~%.0f -> ~1 (at most %.0f)",
+		   y, expect, expect + x / 2, x, what, what, n, nhi);
 	return true;
 }
 
-static bool rule_redo(const struct fc_figs *f, const struct tunable *t, const char *to, struct forecast *fc,
-		      char *why, size_t len)
+static bool rule_redo(const struct fc_figs *f, const struct tunable *t, const char *to, struct forecast *fc, char *why,
+		      size_t len)
 {
 	(void)t;
 	if (tune_value_same(to, "1")) {
@@ -156,8 +158,8 @@ static void writer_item(const struct fc_figs *f, double delay_ms, struct forecas
 	item(fc, M_WAL_SYNCS, f->v[M_WAL_SYNCS], 0, *hi);
 }
 
-static bool rule_async(const struct fc_figs *f, const struct tunable *t, const char *to, struct forecast *fc,
-		       char *why, size_t len)
+static bool rule_async(const struct fc_figs *f, const struct tunable *t, const char *to, struct forecast *fc, char *why,
+		       size_t len)
 {
 	(void)t;
 	double d, per, hi;
@@ -175,8 +177,10 @@ static bool rule_async(const struct fc_figs *f, const struct tunable *t, const c
 	char ms[80] = "";
 	if (isfinite(f->v[M_WAL_SYNC_MS]))
 		str_printf(ms, sizeof ms, "the %.2f ms WAL sync leaves each commit; ", f->v[M_WAL_SYNC_MS]);
-	str_printf(fc->text, sizeof fc->text, "%scommits no longer wait for the WAL flush: WAL syncs/s ~%.0f -> ~%.1f "
-		   "(1000 / wal_writer_delay %.0f ms; at most %.1f)", ms, f->v[M_WAL_SYNCS], per, d, hi);
+	str_printf(fc->text, sizeof fc->text,
+		   "%scommits no longer wait for the WAL flush: WAL syncs/s ~%.0f -> ~%.1f "
+		   "(1000 / wal_writer_delay %.0f ms; at most %.1f)",
+		   ms, f->v[M_WAL_SYNCS], per, d, hi);
 	return true;
 }
 
@@ -187,8 +191,10 @@ static bool rule_writer(const struct fc_figs *f, const struct tunable *t, const 
 	double d, per, hi;
 	const char *sc = setting_of(f->m, "synchronous_commit");
 	if (sc && !tune_value_same(sc, "off")) {
-		str_printf(why, len, "synchronous_commit=%s: commits flush the WAL themselves, the writer's delay does not "
-			   "set the WAL syncs", sc);
+		str_printf(why, len,
+			   "synchronous_commit=%s: commits flush the WAL themselves, the writer's delay does not "
+			   "set the WAL syncs",
+			   sc);
 		return false;
 	}
 	if (!isfinite(f->v[M_WAL_SYNCS])) {
@@ -198,8 +204,10 @@ static bool rule_writer(const struct fc_figs *f, const struct tunable *t, const 
 	if (!writer_delay(f, to, &d, why, len))
 		return false;
 	writer_item(f, d, fc, &per, &hi);
-	str_printf(fc->text, sizeof fc->text, "the WAL writer syncs about once per delay: WAL syncs/s ~%.0f -> ~%.1f "
-		   "(1000 / %.0f ms; at most %.1f)", f->v[M_WAL_SYNCS], per, d, hi);
+	str_printf(fc->text, sizeof fc->text,
+		   "the WAL writer syncs about once per delay: WAL syncs/s ~%.0f -> ~%.1f "
+		   "(1000 / %.0f ms; at most %.1f)",
+		   f->v[M_WAL_SYNCS], per, d, hi);
 	return true;
 }
 
@@ -214,8 +222,9 @@ static const struct {
 	{FC_BINLOG_SYNC, rule_binlog, NULL},
 	{FC_ASYNC_COMMIT, rule_async, NULL},
 	{FC_WAL_WRITER, rule_writer, NULL},
-	{FC_GROUP_COMMIT, NULL, "how many commits share a sync depends on how many sessions commit at once "
-				"(no rule)"},
+	{FC_GROUP_COMMIT, NULL,
+	 "how many commits share a sync depends on how many sessions commit at once "
+	 "(no rule)"},
 };
 
 /* The forecast of t -> to from the figures f. */
@@ -252,8 +261,10 @@ static const char *label_of(int id)
 		enum metric_id id;
 		const char *label, *unit;
 	} labels[] = {
-		{M_COMMIT_MS, "COMMIT", " ms"}, {M_REDO_FSYNCS, "redo fsyncs/s", ""},
-		{M_BINLOG_FSYNCS, "binlog fsyncs/s", ""}, {M_WAL_SYNCS, "WAL syncs/s", ""},
+		{M_COMMIT_MS, "COMMIT", " ms"},
+		{M_REDO_FSYNCS, "redo fsyncs/s", ""},
+		{M_BINLOG_FSYNCS, "binlog fsyncs/s", ""},
+		{M_WAL_SYNCS, "WAL syncs/s", ""},
 	};
 	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
 		if (labels[i].id == (enum metric_id)id)
@@ -272,14 +283,16 @@ enum fc_state forecast_judge(const struct forecast *fc, const double *after, cha
 	for (int i = 0; i < fc->n; i++) {
 		const struct fc_item *it = &fc->it[i];
 		if (!isfinite(after[i])) {
-			str_printf(text, len, "forecast not judged: %s not measured after the change", label_of(it->metric));
+			str_printf(text, len, "forecast not judged: %s not measured after the change",
+				   label_of(it->metric));
 			return FCO_UNKNOWN;
 		}
 		bool in = after[i] >= it->lo && after[i] <= it->hi;
 		if (!in)
 			st = FCO_MISSED;
-		str_printf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%s %.1f -> %.1f (forecast %.1f-%.1f%s)",
-			   i ? "; " : "", label_of(it->metric), it->before, after[i], it->lo, it->hi, in ? "" : ": outside");
+		str_printf(parts + strlen(parts), sizeof parts - strlen(parts),
+			   "%s%s %.1f -> %.1f (forecast %.1f-%.1f%s)", i ? "; " : "", label_of(it->metric), it->before,
+			   after[i], it->lo, it->hi, in ? "" : ": outside");
 	}
 	str_printf(text, len, "forecast %s: %s", st == FCO_MET ? "met" : "missed", parts);
 	return st;
@@ -338,8 +351,10 @@ void forecast_track(struct model *m, const struct sample *s)
 		if (now && !tune_value_same(now, o->to)) {
 			o->state = FCO_UNKNOWN;
 			o->decided = m->intervals;
-			str_printf(o->text, sizeof o->text, "forecast not judged: %s changed again (to %s) before the outcome "
-				   "was measured", o->name, now);
+			str_printf(o->text, sizeof o->text,
+				   "forecast not judged: %s changed again (to %s) before the outcome "
+				   "was measured",
+				   o->name, now);
 			return;
 		}
 	}

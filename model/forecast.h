@@ -18,9 +18,9 @@ struct model;
 
 #define FC_ITEMS 2
 #define FC_TEXT_LEN 400
-#define FC_WINDOW_S 60.0        /* the figures before: the intervals of the last minute */
-#define FC_SETTLE_INTERVALS 3   /* after a change is seen: not measured (the change settles) */
-#define FC_MEASURE_INTERVALS 5  /* then measured over this many */
+#define FC_WINDOW_S 60.0       /* the figures before: the intervals of the last minute */
+#define FC_SETTLE_INTERVALS 3  /* after a change is seen: not measured (the change settles) */
+#define FC_MEASURE_INTERVALS 5 /* then measured over this many */
 
 /* One forecast figure: a metric (enum metric_id), its value before, the
  * range it should fall in after. */
@@ -30,10 +30,10 @@ struct fc_item {
 };
 
 struct forecast {
-	bool ok;                     /* a forecast (else text says what is missing) */
+	bool ok; /* a forecast (else text says what is missing) */
 	int n;
 	struct fc_item it[FC_ITEMS];
-	char text[FC_TEXT_LEN];      /* "COMMIT 20.2 ms -> 0-15.8 ms (...)" or "no forecast: ..." */
+	char text[FC_TEXT_LEN]; /* "COMMIT 20.2 ms -> 0-15.8 ms (...)" or "no forecast: ..." */
 };
 
 /* The forecast of setting t from its value now to value to, from the
@@ -42,11 +42,11 @@ void forecast_make(const struct model *m, const struct tunable *t, const char *t
 
 enum fc_state {
 	FCO_NONE = 0,
-	FCO_SETTLING,                /* the change seen, the settle time not over */
-	FCO_MEASURING,               /* measuring the intervals after */
-	FCO_MET,                     /* every figure inside its range */
-	FCO_MISSED,                  /* a figure outside */
-	FCO_UNKNOWN,                 /* no forecast, or a figure not measured after */
+	FCO_SETTLING,  /* the change seen, the settle time not over */
+	FCO_MEASURING, /* measuring the intervals after */
+	FCO_MET,       /* every figure inside its range */
+	FCO_MISSED,    /* a figure outside */
+	FCO_UNKNOWN,   /* no forecast, or a figure not measured after */
 };
 
 /* The newest change of a forecast setting the model saw, its forecast and
@@ -54,12 +54,12 @@ enum fc_state {
 struct fc_outcome {
 	enum fc_state state;
 	char name[64], from[TUNE_VALUE_LEN], to[TUNE_VALUE_LEN];
-	double wall;                 /* the sample that saw the change */
-	unsigned long seen;          /* model interval that saw it */
-	unsigned long decided;       /* model interval the outcome was decided (0: not yet) */
+	double wall;           /* the sample that saw the change */
+	unsigned long seen;    /* model interval that saw it */
+	unsigned long decided; /* model interval the outcome was decided (0: not yet) */
 	struct forecast fc;
-	double after[FC_ITEMS];      /* measured after (NaN: not measured) */
-	char text[FC_TEXT_LEN];      /* "forecast met: ..." / "forecast missed: ..." / why not */
+	double after[FC_ITEMS]; /* measured after (NaN: not measured) */
+	char text[FC_TEXT_LEN]; /* "forecast met: ..." / "forecast missed: ..." / why not */
 };
 
 /* The model's settings (before sample s is taken in) against s's reading:

@@ -2,10 +2,12 @@
  * model fixtures (each rule, each "no forecast" reason), and the outcome
  * measured after a change: met, and missed (the binlog sync slow but only
  * the redo flush relaxed: COMMIT does not fall as forecast). */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../model/events.h"
 #include "../../model/forecast.h"
 #include "../../model/model.h"
 #include "../../core/tunables.h"
@@ -304,8 +306,51 @@ static void test_outcome(void)
 	model_free(&m);
 }
 
+/* The outcome into the event log once, and the batch JSON's member. */
+static void test_event(void)
+{
+	struct model m;
+	struct event_log l;
+	struct figs b = N, a;
+	struct sample s;
+	int logged = 0;
+	mariadb(&m);
+	events_init(&l);
+	l.live = true;
+	b.commits = 90, b.commit_ms = 20.0, b.redo = 90, b.redo_ms = 9.0, b.binlog = 90, b.binlog_ms = 10.0;
+	a = b;
+	a.redo = 1, a.commit_ms = 19.0;
+	run(&m, &b, "innodb_flush_log_at_trx_commit", "2", &a, 0);
+	for (int k = 0; k < FC_SETTLE_INTERVALS + FC_MEASURE_INTERVALS + 3; k++) {
+		step(&m, 2000 + k, &a, NULL, NULL);
+		memset(&s, 0, sizeof s);
+		s.wall = m.last.wall = 2000 + k;
+		s.state = STATE_UP;
+		events_update(&l, &m, &s);
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		const struct event *e = events_at(&l, i);
+		if (e->kind != EV_FORECAST)
+			continue;
+		logged++;
+		CHECK(e->severity == SEV_WARN && strcmp(e->name, "innodb_flush_log_at_trx_commit") == 0 &&
+		      strstr(e->detail, "innodb_flush_log_at_trx_commit 1 -> 2: forecast missed: COMMIT 20.0 -> 19.0"),
+		      tname("event: %s", e->detail));
+	}
+	CHECK(logged == 1, tname("the outcome logged once (%d)", logged));
+	struct strbuf sb;
+	sb_init(&sb);
+	events_json(&l, 0, ULONG_MAX, &sb);
+	CHECK(strstr(sb.s, "\"setting\":\"innodb_flush_log_at_trx_commit\",\"old\":\"1\",\"new\":\"2\","
+			   "\"outcome\":\"missed\""), tname("events JSON: %s", sb.s));
+	sb_free(&sb);
+	events_free(&l);
+	model_free(&m);
+}
+
 int main(void)
 {
+	test_event();
 	test_rules();
 	test_no_forecast();
 	test_outcome();
