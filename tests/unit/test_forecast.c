@@ -10,6 +10,8 @@
 #include "../../model/events.h"
 #include "../../model/forecast.h"
 #include "../../model/model.h"
+#include "../../panes/pane.h"
+#include "../../tune/tuner.h"
 #include "../../core/tunables.h"
 #include "../../util/util.h"
 #include "tap.h"
@@ -348,8 +350,87 @@ static void test_event(void)
 	model_free(&m);
 }
 
+/* Screen 5 as text: a grid the tuning pane draws into. */
+#define GW 200
+#define GH 40
+static char grid[GH][GW + 1];
+
+static void grid_put(struct canvas *cv, int y, int x, enum role r, const char *str, int ncols)
+{
+	(void)cv;
+	(void)r;
+	for (int i = 0; i < ncols && str[i] && x + i < GW; i++)
+		grid[y][x + i] = str[i];
+}
+
+static const struct canvas_ops grid_ops = {.put = grid_put};
+
+/* The pane drawn full screen: the row holding text, -1 none. */
+static int drawn(const struct model *m, struct pane_view *v, const char *text)
+{
+	for (int y = 0; y < GH; y++) {
+		memset(grid[y], ' ', GW);
+		grid[y][GW] = '\0';
+	}
+	struct canvas cv = {.ops = &grid_ops, .h = GH, .w = GW, .utf8 = false};
+	tuning_pane.draw(m, v, &cv);
+	for (int y = 0; y < GH; y++)
+		if (strstr(grid[y], text))
+			return y;
+	return -1;
+}
+
+/* Screen 5 on MariaDB: the scope, the forecast in the details and in the
+ * confirmation before y, then the outcome above the table. */
+static void test_pane(void)
+{
+	static struct model m;
+	static struct tune_view tv;
+	struct pane_view v;
+	mariadb(&m);
+	m.have_caps = true;
+	memset(&tv, 0, sizeof tv);
+	tv.available = tv.probed = true;
+	for (size_t i = 0; i < ntunables && i < TUNABLES_MAX; i++) {
+		tv.known[i] = tv.allowed[i] = true;
+		str_copy(tv.current[i], sizeof tv.current[i], tunables[i].usual);
+	}
+	memset(&v, 0, sizeof v);
+	v.full = v.focused = true;
+	v.tune = &tv;
+	struct figs b = N, a;
+	b.commits = 90, b.commit_ms = 20.2, b.redo = 90, b.redo_ms = 9.3, b.binlog = 90, b.binlog_ms = 0.5;
+	for (int i = 0; i < 6; i++)
+		step(&m, 1000 + i, &b, NULL, NULL);
+	CHECK(drawn(&m, &v, "scope: server only (the engine has no narrower scope); global") >= 0,
+	      "screen 5, MariaDB flush: scope server only (the engine has no narrower scope)");
+	CHECK(drawn(&m, &v, "forecast: COMMIT 20.2 ms -> ~10.9 ms (at most 15.6): the 9.3 ms redo sync") >= 0,
+	      "screen 5: the selected row's forecast");
+	CHECK(tuning_pane.key(&m, &v, PK_TUNE_APPLY) && v.ask.act == PA_TUNE_APPLY &&
+	      strstr(v.ask.what, "Forecast: COMMIT 20.2 ms -> ~10.9 ms") && strstr(v.ask.what, "with: "),
+	      tname("the confirmation before y: the forecast, the revert still whole: %s", v.ask.what));
+	a = b;
+	a.commit_ms = 10.4, a.redo = 1;
+	step(&m, 1006, &a, "innodb_flush_log_at_trx_commit", "2");
+	CHECK(drawn(&m, &v, "innodb_flush_log_at_trx_commit 1 -> 2: settling (3 intervals settle, 5 measured)") >= 0,
+	      "screen 5: settling");
+	for (int k = 0; k < FC_SETTLE_INTERVALS + FC_MEASURE_INTERVALS; k++)
+		step(&m, 1007 + k, &a, NULL, NULL);
+	CHECK(drawn(&m, &v, "innodb_flush_log_at_trx_commit 1 -> 2: forecast met: COMMIT 20.2 -> 10.4") >= 0,
+	      "screen 5: forecast met, with both figures");
+	model_free(&m);
+	fresh(&m, ENGINE_POSTGRESQL, FLAVOUR_POSTGRESQL);
+	m.have_caps = true;
+	for (size_t i = 0; i < ntunables && i < TUNABLES_MAX; i++)
+		str_copy(tv.current[i], sizeof tv.current[i], tunables[i].usual);
+	CHECK(drawn(&m, &v, "scope: server; ALTER SYSTEM") >= 0 && drawn(&m, &v, "no forecast: no WAL sync count") >= 0,
+	      "screen 5, PostgreSQL: scope server; no forecast says what is missing");
+	model_free(&m);
+}
+
 int main(void)
 {
+	test_pane();
 	test_event();
 	test_rules();
 	test_no_forecast();
