@@ -259,12 +259,12 @@ static const char *label_of(int id)
 {
 	static const struct {
 		enum metric_id id;
-		const char *label, *unit;
+		const char *label;
 	} labels[] = {
-		{M_COMMIT_MS, "COMMIT", " ms"},
-		{M_REDO_FSYNCS, "redo fsyncs/s", ""},
-		{M_BINLOG_FSYNCS, "binlog fsyncs/s", ""},
-		{M_WAL_SYNCS, "WAL syncs/s", ""},
+		{M_COMMIT_MS, "COMMIT"},
+		{M_REDO_FSYNCS, "redo fsyncs/s"},
+		{M_BINLOG_FSYNCS, "binlog fsyncs/s"},
+		{M_WAL_SYNCS, "WAL syncs/s"},
 	};
 	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
 		if (labels[i].id == (enum metric_id)id)
