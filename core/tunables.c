@@ -33,6 +33,8 @@ const struct tunable tunables[] = {
 			 "loss can lose up to ~1 s of committed transactions (a mysqld crash alone loses none)",
 		.priv = MY_PRIV,
 		.finding = "commit-fsync",
+		.forecast = FC_REDO_SYNC,
+		.durability = true,
 	},
 	{
 		.name = "sync_binlog",
@@ -47,6 +49,8 @@ const struct tunable tunables[] = {
 			 "primary lost",
 		.priv = MY_BINLOG_PRIV,
 		.finding = "commit-fsync",
+		.forecast = FC_BINLOG_SYNC,
+		.durability = true,
 	},
 	{
 		.name = "binlog_commit_wait_count",
@@ -60,6 +64,7 @@ const struct tunable tunables[] = {
 			 "fsync: fewer fsyncs, more latency when few sessions commit; no data at risk",
 		.priv = MY_BINLOG_PRIV,
 		.finding = "commit-fsync",
+		.forecast = FC_GROUP_COMMIT,
 	},
 	{
 		.name = "binlog_commit_wait_usec",
@@ -72,6 +77,7 @@ const struct tunable tunables[] = {
 		.trade = "the longest a commit waits for the group above: 10 ms instead of 100 ms; no data at risk",
 		.priv = MY_BINLOG_PRIV,
 		.finding = NULL,
+		.forecast = FC_GROUP_COMMIT,
 	},
 	{
 		.name = "binlog_group_commit_sync_delay",
@@ -85,6 +91,7 @@ const struct tunable tunables[] = {
 			 "latency; no data at risk",
 		.priv = MY_PRIV,
 		.finding = "commit-fsync",
+		.forecast = FC_GROUP_COMMIT,
 	},
 	{
 		.name = "wait/io/file/innodb/innodb_log_file",
@@ -122,6 +129,8 @@ const struct tunable tunables[] = {
 			 "3 x wal_writer_delay of committed transactions (no corruption)",
 		.priv = PG_PRIV,
 		.finding = "commit-fsync",
+		.forecast = FC_ASYNC_COMMIT,
+		.durability = true,
 	},
 	{
 		.name = "wal_writer_delay",
@@ -136,6 +145,7 @@ const struct tunable tunables[] = {
 			 "synchronous commits are not affected",
 		.priv = PG_PRIV,
 		.finding = "wal-writer-busy",
+		.forecast = FC_WAL_WRITER,
 	},
 	{
 		.name = "commit_delay",
@@ -149,6 +159,7 @@ const struct tunable tunables[] = {
 			 "WAL flush serves several commits: +1 ms latency; no data at risk",
 		.priv = PG_PRIV,
 		.finding = "commit-fsync",
+		.forecast = FC_GROUP_COMMIT,
 	},
 };
 const size_t ntunables = sizeof tunables / sizeof tunables[0];
@@ -242,6 +253,27 @@ bool tune_value_same(const char *a, const char *b)
 		return da == db && fabs(va - vb) <= 1e-9 * (fabs(va) > fabs(vb) ? fabs(va) : fabs(vb));
 	int ba = boolean(pa, na);
 	return ba >= 0 && ba == boolean(pb, nb);
+}
+
+bool tune_value_ms(const char *v, double unit_ms, double *ms)
+{
+	const char *p;
+	size_t n;
+	double x;
+	int dim;
+	char *end;
+	if (!v)
+		return false;
+	trimmed(v, &p, &n);
+	if (with_unit(p, n, &x, &dim)) {
+		*ms = x / 1e3;
+		return dim == 1;
+	}
+	x = strtod(p, &end);
+	if (end == p || (size_t)(end - p) != n)
+		return false;
+	*ms = x * unit_ms;
+	return true;
 }
 
 const char *tunable_toggle(const struct tunable *t, const char *current)

@@ -15,6 +15,17 @@ enum tune_kind {
 	TK_PG_SYSTEM,       /* ALTER SYSTEM SET / RESET + pg_reload_conf() */
 };
 
+/* What a change of the setting is forecast to do (model/forecast.c holds
+ * the rule of each, as a table). */
+enum forecast_rule {
+	FC_NONE = 0,     /* no rule: an instrument (changes what is measured) */
+	FC_REDO_SYNC,    /* the redo sync leaves each commit (flush at commit 1 -> 2 / 0) */
+	FC_BINLOG_SYNC,  /* the binlog sync leaves each commit (sync_binlog 1 -> 0) */
+	FC_ASYNC_COMMIT, /* commits stop waiting for the WAL flush (synchronous_commit on -> off) */
+	FC_WAL_WRITER,   /* the WAL writer syncs about once per delay (wal_writer_delay) */
+	FC_GROUP_COMMIT, /* commits share a sync: depends on how many commit at once */
+};
+
 /* Flavour bits. */
 #define TF_MYSQL (1u << FLAVOUR_MYSQL)
 #define TF_MARIADB (1u << FLAVOUR_MARIADB)
@@ -31,6 +42,8 @@ struct tunable {
 	const char *trade;     /* what it risks or costs */
 	const char *priv;      /* what the connected user needs */
 	const char *finding;   /* the finding it answers, or NULL */
+	enum forecast_rule forecast; /* what the change is forecast to do */
+	bool durability;             /* trades durability for speed (the scope line names how narrow it can be) */
 };
 
 extern const struct tunable tunables[];
@@ -88,6 +101,9 @@ bool tune_value_same(const char *a, const char *b);
 /* A value dbtop will write into SQL: letters, digits and ._-/+: only,
  * 1..63 bytes (server values outside this are refused, never quoted). */
 bool tune_value_safe(const char *v);
+/* A duration as the server prints it ("200ms", "1s", "10"; a bare number
+ * in unit_ms) in ms; false when v is not one. */
+bool tune_value_ms(const char *v, double unit_ms, double *ms);
 
 /* The statement that sets t to value (PostgreSQL: the ALTER SYSTEM; the
  * reload follows, see tune_needs_reload). 0, or -1 when value is unsafe. */

@@ -19,10 +19,19 @@
 #define OWN_WINDOW_S 120.0
 
 static const char *const kind_names[EV__COUNT] = {
-	[EV_FINDING] = "finding", [EV_FINDING_END] = "cleared", [EV_SETTING] = "setting",
-	[EV_RESTART] = "restart", [EV_DOWN] = "down", [EV_UP] = "up", [EV_STALLED] = "stalled",
-	[EV_LOCK_CHAIN] = "lock chain", [EV_LOCK_CHAIN_END] = "chain ended", [EV_INCIDENT] = "incident",
-	[EV_SESSION_END] = "session end", [EV_CANCEL] = "cancelled",
+	[EV_FINDING] = "finding",
+	[EV_FINDING_END] = "cleared",
+	[EV_SETTING] = "setting",
+	[EV_RESTART] = "restart",
+	[EV_DOWN] = "down",
+	[EV_UP] = "up",
+	[EV_STALLED] = "stalled",
+	[EV_LOCK_CHAIN] = "lock chain",
+	[EV_LOCK_CHAIN_END] = "chain ended",
+	[EV_INCIDENT] = "incident",
+	[EV_SESSION_END] = "session end",
+	[EV_CANCEL] = "cancelled",
+	[EV_FORECAST] = "forecast",
 };
 
 const char *event_kind_name(enum event_kind k)
@@ -345,6 +354,21 @@ static void derive_locks(struct event_log *l, const struct sample *s, bool emit)
 	memcpy(l->cand, cand, sizeof cand[0] * (size_t)ncand);
 }
 
+/* The outcome of a remedy decided in this interval: logged once. */
+static void derive_forecast(struct event_log *l, const struct model *m, bool emit)
+{
+	const struct fc_outcome *o = m ? &m->outcome : NULL;
+	if (!emit || !o || !o->decided || o->decided != m->intervals)
+		return;
+	struct event e = ev_new(EV_FORECAST, m->last.wall, o->state == FCO_MET ? SEV_INFO : SEV_WARN);
+	str_copy(e.name, sizeof e.name, o->name);
+	str_copy(e.old, sizeof e.old, o->from);
+	str_copy(e.new, sizeof e.new, o->to);
+	str_printf(e.detail, sizeof e.detail, "%s %s -> %s: %s", o->name, o->from, o->to, o->text);
+	text_sanitize(e.detail);
+	log_add(l, &e);
+}
+
 size_t events_update(struct event_log *l, const struct model *m, const struct sample *s)
 {
 	unsigned long before = l->next_seq;
@@ -357,6 +381,7 @@ size_t events_update(struct event_log *l, const struct model *m, const struct sa
 	derive_settings(l, s, emit);
 	derive_findings(l, m, s, emit);
 	derive_locks(l, s, emit);
+	derive_forecast(l, m, emit);
 	l->primed = true;
 	return l->next_seq - before;
 }
@@ -454,6 +479,18 @@ void events_json(const struct event_log *l, unsigned long from, unsigned long to
 		case EV_INCIDENT:
 			sb_puts(out, ",\"trigger\":");
 			json_str(out, e->name);
+			break;
+		case EV_FORECAST:
+			sb_puts(out, ",\"setting\":");
+			json_str(out, e->name);
+			sb_puts(out, ",\"old\":");
+			json_str(out, e->old);
+			sb_puts(out, ",\"new\":");
+			json_str(out, e->new);
+			sb_printf(out, ",\"outcome\":\"%s\"",
+				  strstr(e->detail, ": forecast met:")      ? "met"
+				  : strstr(e->detail, ": forecast missed:") ? "missed"
+									    : "not judged");
 			break;
 		case EV_SESSION_END:
 		case EV_CANCEL:

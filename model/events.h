@@ -35,6 +35,8 @@ enum event_kind {
 				  * name = the trigger's id, detail = why */
 	EV_SESSION_END,    /* dbtop ended a session (x): session = its id */
 	EV_CANCEL,         /* dbtop cancelled a session's statement (c) */
+	EV_FORECAST,       /* a remedy's outcome against its forecast (model/forecast.h): name = the
+				  * setting, old -> new its change, detail = met / missed and the figures */
 	EV__COUNT
 };
 

@@ -654,6 +654,7 @@ void model_update(struct model *m, const struct sample *s)
 		m->prev_up.tuning = NULL;
 		m->have_prev = true;
 	}
+	forecast_track(m, s);
 	if (s->settings_fresh) {
 		m->nsettings = (size_t)s->nsettings;
 		memcpy(m->settings, s->settings, sizeof m->settings);

@@ -10,6 +10,7 @@
 #include "../core/caps.h"
 #include "digests.h"
 #include "findings.h"
+#include "forecast.h"
 #include "locks.h"
 #include "logdev.h"
 #include "hostload.h"
@@ -164,6 +165,7 @@ struct model {
 	struct host_view host;    /* the host's CPU pressure beside the server, this interval */
 	struct finding_set findings; /* in force at the newest sample (findings_update) */
 	struct run_window runs;   /* the benchmark runs behind M_RUN_S / M_RUN_FSYNCS */
+	struct fc_outcome outcome; /* the newest remedy seen applied: its forecast and outcome (forecast.h) */
 };
 
 /* history_len: intervals kept (>= 1). */

@@ -25,6 +25,7 @@ static enum role event_role(const struct event *e)
 	case EV_FINDING: return e->severity == SEV_CRIT ? R_CRIT : e->severity == SEV_WARN ? R_WARN : R_VALUE;
 	case EV_DOWN: case EV_STALLED: case EV_INCIDENT: return R_CRIT;
 	case EV_RESTART: case EV_LOCK_CHAIN: case EV_SETTING: case EV_SESSION_END: case EV_CANCEL: return R_WARN;
+	case EV_FORECAST: return e->severity == SEV_WARN ? R_WARN : R_VALUE;
 	default: return R_VALUE;
 	}
 }

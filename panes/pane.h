@@ -46,7 +46,7 @@ struct pane_ask {
 	long long id;        /* session id / tunable index / journal seq */
 	struct session_ident who; /* PA_TERMINATE / PA_CANCEL: the session as shown */
 	char value[64];      /* PA_TUNE_APPLY: the value */
-	char what[1200];     /* the confirmation text: whom, what, consequences */
+	char what[1600];     /* the confirmation text: whom, what, consequences */
 	/* PA_TERMINATE / PA_CANCEL on tagged sessions: the others after id,
 	 * each acted on (and checked) in turn */
 	int nmore;

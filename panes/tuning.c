@@ -56,6 +56,36 @@ static const char *current(const struct tune_view *tv, int i)
 	return !tv || !tv->probed ? "-" : tv->known[i] ? tv->current[i] : "absent";
 }
 
+/* How narrow a change of t can be: MySQL / MariaDB have no narrower scope
+ * for a durability setting; everything else here is server-wide too. */
+static const char *scope_of(const struct tunable *t)
+{
+	return t->durability && t->kind == TK_MY_GLOBAL ? "server only (the engine has no narrower scope)" : "server";
+}
+
+/* The forecast of the change a would make to row i, from the model now. */
+static void forecast_of(const struct model *m, const struct tune_view *tv, int i, struct forecast *fc)
+{
+	forecast_make(m, &tunables[i], tunable_toggle(&tunables[i], current(tv, i)), fc);
+}
+
+/* The newest remedy seen applied: its forecast against the outcome. */
+static int draw_outcome(const struct model *m, struct canvas *cv, int y)
+{
+	const struct fc_outcome *o = &m->outcome;
+	if (o->state == FCO_NONE || y >= cv->h)
+		return y;
+	char text[FC_TEXT_LEN + 200];
+	enum role role = o->state == FCO_MET ? R_VALUE : o->state == FCO_MISSED ? R_CRIT : R_NOTE;
+	if (o->state == FCO_SETTLING || o->state == FCO_MEASURING)
+		str_printf(text, sizeof text, "%s %s -> %s: %s (%d intervals settle, %d measured); %s", o->name,
+			   o->from, o->to, o->state == FCO_SETTLING ? "settling" : "measuring the outcome",
+			   FC_SETTLE_INTERVALS, FC_MEASURE_INTERVALS, o->fc.text);
+	else
+		str_printf(text, sizeof text, "%s %s -> %s: %s", o->name, o->from, o->to, o->text);
+	return cv_wrap(cv, y, 0, role, text, y + 2 < cv->h ? y + 2 : cv->h);
+}
+
 /* Apply and revert statements of tunable i set to value. */
 static void sql_pair(const struct tune_view *tv, int i, const char *value, char *apply, size_t alen, char *rev,
 		     size_t rlen)
@@ -167,7 +197,7 @@ static void draw_row(const struct tune_view *tv, int i, bool sel, const struct t
 
 /* The selected setting in full: what a runs and its revert, the risk,
  * the scope, the privilege, the undo journal. From line y. */
-static int draw_selected(const struct tune_view *tv, int i, struct canvas *cv, int y)
+static int draw_selected(const struct model *m, const struct tune_view *tv, int i, struct canvas *cv, int y)
 {
 	const struct tunable *t = &tunables[i];
 	const struct jentry *e = change_of(tv, i);
@@ -189,10 +219,14 @@ static int draw_selected(const struct tune_view *tv, int i, struct canvas *cv, i
 		y = cv_wrap(cv, y, 0, R_VALUE, text, cv->h);
 		str_printf(text, sizeof text, "revert: %s", rev);
 		y = cv_wrap(cv, y, 0, R_NORMAL, text, cv->h);
+		struct forecast fc;
+		forecast_of(m, tv, i, &fc);
+		str_printf(text, sizeof text, "forecast: %s", fc.text);
+		y = cv_wrap(cv, y, 0, fc.ok ? R_VALUE : R_UNKNOWN, text, cv->h);
 	}
 	str_printf(text, sizeof text, "risk: %s", t->trade);
 	y = cv_wrap(cv, y, 0, R_WARN, text, cv->h);
-	str_printf(text, sizeof text, "scope: %s", t->scope);
+	str_printf(text, sizeof text, "scope: %s; %s", scope_of(t), t->scope);
 	y = cv_wrap(cv, y, 0, R_NORMAL, text, cv->h);
 	str_printf(text, sizeof text, "needs: %s%s", t->priv,
 		   tv && tv->probed && !tv->allowed[i] ? " - this user does not have it" : "");
@@ -242,6 +276,8 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	}
 	int y0 = y;
 	y = draw_changes(tv, v, now, cv, y);
+	if (v->full)
+		y = draw_outcome(m, cv, y);
 	if (!v->full && cv->h - y < 2) {
 		/* a one-line tile: its summary, not a table head without rows;
 		 * "none changed" only when no change was said above it */
@@ -276,7 +312,7 @@ static void tuning_draw(const struct model *m, struct pane_view *v, struct canva
 	if (!v->full || y + 2 >= cv->h || n == 0)
 		return;
 	int sel = idx[v->sel < n ? v->sel : 0];
-	restart_note(m, &tunables[sel], cv, draw_selected(tv, sel, cv, y + 1));
+	restart_note(m, &tunables[sel], cv, draw_selected(m, tv, sel, cv, y + 1));
 }
 
 static int tuning_need(const struct model *m, const struct pane_view *v, int w, int *min)
@@ -333,14 +369,18 @@ static void ask_apply(const struct model *m, struct pane_view *v, int i)
 				      "dbtop reverts it."
 			    : t->kind == TK_MY_GLOBAL ? "SET GLOBAL: lost at a server restart (my.cnf is not edited)."
 						      : "performance_schema.setup_instruments: lost at a server restart.";
-	char head[400], tail[sizeof v->ask.what], warn[TUNE_PENDING_LEN + 16] = "";
-	str_printf(head, sizeof head, "SET %s from %s to %s on %s: server-wide until dbtop "
-		   "reverts it. %s  ", t->name, tv->current[i], to,
-		   m->caps.version[0] ? flavour_name(m->caps.flavour) : "the server", lasts);
+	char head[900], tail[sizeof v->ask.what], warn[TUNE_PENDING_LEN + 16] = "";
+	struct forecast fc;
+	forecast_make(m, t, to, &fc);
+	str_printf(head, sizeof head,
+		   "SET %s from %s to %s on %s: server-wide until dbtop "
+		   "reverts it. %s  Forecast: %s.  ",
+		   t->name, tv->current[i], to, m->caps.version[0] ? flavour_name(m->caps.flavour) : "the server",
+		   lasts, fc.text);
 	str_printf(tail, sizeof tail,
-		   "Runs: %s.  Risk: %s.  Scope: %s.  Reverted on quit, u / U, Ctrl-C, a lost terminal, SIGTERM%s, "
+		   "Runs: %s.  Risk: %s.  Scope: %s; %s.  Reverted on quit, u / U, Ctrl-C, a lost terminal, SIGTERM%s, "
 		   "and at the next start after a crash, with: %s.",
-		   apply, t->trade, t->scope, tv->ttl > 0 ? ", --tune-ttl" : "", rev);
+		   apply, t->trade, scope_of(t), t->scope, tv->ttl > 0 ? ", --tune-ttl" : "", rev);
 	if (t->kind == TK_PG_SYSTEM && tv->pending[0]) {
 		/* what the reload also does, cut (not the revert at the end)
 		 * when the whole would not fit */

@@ -1,0 +1,94 @@
+# Forecast against outcome on MariaDB (issue 36): fsyncs made 4 ms slower by
+# the shim (tests/tools/slowsync.c) on one log only, sysbench
+# oltp_write_only with 16 threads, innodb_flush_log_at_trx_commit=1 and
+# sync_binlog=1; a dbtop --batch watching while the remedy flush=2 is set
+# (by the client: the model follows any change of a screen-5 setting to its
+# remedy, dbtop's or not).
+# 1. the redo log slow (seed 000): the redo sync leaves COMMIT, redo fsyncs
+#    fall: tuning.outcome says met.
+# 2. the binlog slow, its file instrument off (dbtop cannot time the binlog
+#    sync, so the redo sync is estimated from the whole COMMIT: a wrong
+#    diagnosis): flush=2 takes out only the fast redo sync, COMMIT does not
+#    fall as forecast: tuning.outcome says missed, with both figures.
+# 3. both logs slow (seed 000 with both syncs): flush=2, then sync_binlog=0
+#    once the first outcome is in: each remedy's outcome is met, each
+#    logged once.
+# No timing is asserted: each run compares its own figures before and after.
+. tests/lib.sh
+tmp=$(mktemp -d)
+M=$DBTOP_MARIADB_CLIENT
+shim=build/tests/slowsync.so
+slowed=
+lp=
+cleanup() {
+    [ -n "$lp" ] && kill "$lp" 2>/dev/null
+    [ -n "$slowed" ] && tests/sandbox.sh restart mariadb >/dev/null 2>&1
+    $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+instrument() {
+    $M -e "UPDATE performance_schema.setup_instruments SET ENABLED='$1', TIMED='$1' WHERE NAME='wait/io/file/sql/binlog'"
+}
+# run NAME FILES INSTRUMENT [SECOND]: the shim on FILES ("": every file),
+# the binlog instrument YES / NO; 45 s of load, 34 records of dbtop
+# --batch, flush=2 set after 12 s; SECOND: sync_binlog=0 set 12 s later
+run() {
+    slowed=1
+    DBTOP_SERVER_PRELOAD=$shim DBTOP_SLOWSYNC_MS=4 DBTOP_SLOWSYNC_FILES=$2 tests/sandbox.sh restart mariadb >/dev/null 2>&1
+    $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1"
+    instrument "$3"
+    tests/load.sh sysbench mariadb --rate 600 --time 45 --threads 16 2>/dev/null &
+    lp=$!
+    sleep 1
+    "$DBTOP" --batch --count 34 --interval 1 --format json "$DBTOP_MARIADB_URI" >"$tmp/$1.json" 2>/dev/null &
+    local mon=$!
+    sleep 12
+    $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=2"
+    if [ -n "${4:-}" ]; then
+        sleep 12
+        $M -e "SET GLOBAL sync_binlog=0"
+    fi
+    wait "$mon"
+    kill "$lp" 2>/dev/null
+    wait "$lp" 2>/dev/null
+    lp=
+    $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1"
+}
+# outcome FILE: the last record's tuning.outcome
+outcome() { jq -s -c '[.[] | .tuning.outcome | select(. != null)] | last' "$1"; }
+
+[ -f "$shim" ] || make -s CI=1 "$shim" >/dev/null 2>&1
+check "the slow-sync shim is built ($shim)" test -f "$shim"
+
+run redo ib_logfile YES
+o=$(outcome "$tmp/redo.json")
+echo "# redo log 4 ms slower, flush=2: $o"
+check "redo slow: the outcome is of innodb_flush_log_at_trx_commit 1 -> 2" \
+    jq -e '.setting == "innodb_flush_log_at_trx_commit" and .from == "1" and .to == "2"' <<<"$o"
+check "redo slow: a forecast was made ($(jq -r .forecast <<<"$o"))" jq -e '.figures | length == 2' <<<"$o"
+check "redo slow: the outcome is met ($(jq -r .text <<<"$o"))" jq -e '.state == "met"' <<<"$o"
+check "redo slow: COMMIT fell (before > after, both measured)" \
+    jq -e '.figures[0].metric == "commit_avg_ms" and .figures[0].after != null and .figures[0].before > .figures[0].after' <<<"$o"
+n=$(jq -s '[.[] | .events[]? | select(.kind == "forecast")] | length' "$tmp/redo.json")
+check "redo slow: the outcome logged once as a forecast event ($n)" test "$n" = 1
+
+run binlog mariadb-bin NO
+o=$(outcome "$tmp/binlog.json")
+echo "# binlog 4 ms slower, its instrument off, flush=2: $o"
+check "binlog slow: a forecast was made ($(jq -r .forecast <<<"$o"))" jq -e '.figures | length == 2' <<<"$o"
+check "binlog slow, flush=2 applied: the outcome is missed ($(jq -r .text <<<"$o"))" jq -e '.state == "missed"' <<<"$o"
+check "binlog slow: the COMMIT figure is the one outside its range" \
+    jq -e '.figures[0].metric == "commit_avg_ms" and .figures[0].after > .figures[0].hi' <<<"$o"
+instrument YES
+
+run both "" YES second
+ev=$(jq -s -c '[.[] | .events[]? | select(.kind == "forecast")]' "$tmp/both.json")
+echo "# both logs 4 ms slower, flush=2 then sync_binlog=0: $(jq -r '.[] | .detail' <<<"$ev")"
+check "both slow: one forecast event for each remedy, flush first" \
+    jq -e 'length == 2 and .[0].setting == "innodb_flush_log_at_trx_commit" and .[1].setting == "sync_binlog"' <<<"$ev"
+check "both slow: flush=2's outcome is met" jq -e '.[0].outcome == "met"' <<<"$ev"
+check "both slow: then sync_binlog=0's outcome is met" jq -e '.[1].outcome == "met"' <<<"$ev"
+
+done_tests
