@@ -179,12 +179,6 @@ static void json_coverage(const struct model *m, struct strbuf *out)
 	sb_putc(out, '}');
 }
 
-/* x rounded to 3 decimals, null when unknown */
-static void num3(struct strbuf *out, double x)
-{
-	json_num(out, isfinite(x) ? d_round(x * 1000) / 1000 : NAN);
-}
-
 /* The host's CPU beside the server (docs/batch.md: host_load): written
  * when a sample carried it (live on the server's host, or a recording
  * that has it). */
@@ -194,17 +188,17 @@ static void json_host(const struct model *m, struct strbuf *out)
 	if (!h->seen)
 		return;
 	sb_puts(out, ",\"host_load\":{\"cpu_pressure_pct\":");
-	num3(out, h->cpu_some_pct);
+	json_num3(out, h->cpu_some_pct);
 	sb_puts(out, ",\"run_queue\":");
-	num3(out, h->run_queue);
+	json_num3(out, h->run_queue);
 	sb_printf(out, ",\"cpus\":%d,\"load1\":", h->ncpu);
-	num3(out, h->load1);
+	json_num3(out, h->load1);
 	sb_printf(out, ",\"server_tasks\":%d,\"server_cpu_cores\":", h->srv_tasks);
-	num3(out, h->srv_cpu);
+	json_num3(out, h->srv_cpu);
 	sb_puts(out, ",\"server_cpu_wait_ms\":");
-	num3(out, h->srv_wait_ms);
+	json_num3(out, h->srv_wait_ms);
 	sb_puts(out, ",\"server_cpu_wait_pct\":");
-	num3(out, h->srv_wait_pct);
+	json_num3(out, h->srv_wait_pct);
 	sb_printf(out, ",\"busy\":%s,\"why\":", host_view_busy(h) ? "true" : "false");
 	if (!h->ok && h->why)
 		json_str(out, h->why);
@@ -255,19 +249,19 @@ static void json_logdev(const struct model *m, struct strbuf *out)
 		sb_puts(out, i ? ",{\"name\":" : "{\"name\":");
 		json_str(out, d->name);
 		sb_puts(out, ",\"writes_per_s\":");
-		num3(out, d->writes_s);
+		json_num3(out, d->writes_s);
 		sb_puts(out, ",\"write_kib_per_s\":");
-		num3(out, d->wkb_s);
+		json_num3(out, d->wkb_s);
 		sb_puts(out, ",\"flushes_per_s\":");
-		num3(out, d->flushes_s);
+		json_num3(out, d->flushes_s);
 		sb_puts(out, ",\"write_await_ms\":");
-		num3(out, d->w_await_ms);
+		json_num3(out, d->w_await_ms);
 		sb_puts(out, ",\"flush_await_ms\":");
-		num3(out, d->f_await_ms);
+		json_num3(out, d->f_await_ms);
 		sb_puts(out, ",\"queue_depth\":");
-		num3(out, d->queue);
+		json_num3(out, d->queue);
 		sb_puts(out, ",\"util_pct\":");
-		num3(out, d->util_pct);
+		json_num3(out, d->util_pct);
 		sb_printf(out, ",\"flushes_counted\":%s,\"why\":", d->has_flush ? "true" : "false");
 		if (d->ok || !d->why)
 			sb_puts(out, "null");

@@ -448,6 +448,17 @@ void events_between(const struct event_log *l, double after, double upto, unsign
 	}
 }
 
+/* A setting's change: ,"KEY":name,"old":..,"new":.. */
+static void json_change(struct strbuf *out, const char *key, const struct event *e)
+{
+	sb_printf(out, ",\"%s\":", key);
+	json_str(out, e->name);
+	sb_puts(out, ",\"old\":");
+	json_str(out, e->old);
+	sb_puts(out, ",\"new\":");
+	json_str(out, e->new);
+}
+
 void events_json(const struct event_log *l, unsigned long from, unsigned long to, struct strbuf *out)
 {
 	sb_puts(out, ",\"events\":[");
@@ -467,12 +478,7 @@ void events_json(const struct event_log *l, unsigned long from, unsigned long to
 			json_str(out, e->name);
 			break;
 		case EV_SETTING:
-			sb_puts(out, ",\"name\":");
-			json_str(out, e->name);
-			sb_puts(out, ",\"old\":");
-			json_str(out, e->old);
-			sb_puts(out, ",\"new\":");
-			json_str(out, e->new);
+			json_change(out, "name", e);
 			sb_printf(out, ",\"by\":\"%s\",\"since\":%.3f",
 				  e->own ? "dbtop" : e->who_known ? "other" : "unknown", e->since);
 			break;
@@ -481,12 +487,7 @@ void events_json(const struct event_log *l, unsigned long from, unsigned long to
 			json_str(out, e->name);
 			break;
 		case EV_FORECAST:
-			sb_puts(out, ",\"setting\":");
-			json_str(out, e->name);
-			sb_puts(out, ",\"old\":");
-			json_str(out, e->old);
-			sb_puts(out, ",\"new\":");
-			json_str(out, e->new);
+			json_change(out, "setting", e);
 			sb_printf(out, ",\"outcome\":\"%s\"",
 				  strstr(e->detail, ": forecast met:")      ? "met"
 				  : strstr(e->detail, ": forecast missed:") ? "missed"

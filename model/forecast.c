@@ -397,13 +397,13 @@ void forecast_json(const struct fc_outcome *o, struct strbuf *out)
 		sb_puts(out, i ? ",{\"metric\":" : "{\"metric\":");
 		json_str(out, metric_defs[it->metric].key);
 		sb_puts(out, ",\"before\":");
-		json_num(out, d_round(it->before * 1000) / 1000);
+		json_num3(out, it->before);
 		sb_puts(out, ",\"lo\":");
-		json_num(out, d_round(it->lo * 1000) / 1000);
+		json_num3(out, it->lo);
 		sb_puts(out, ",\"hi\":");
-		json_num(out, d_round(it->hi * 1000) / 1000);
+		json_num3(out, it->hi);
 		sb_puts(out, ",\"after\":");
-		json_num(out, isfinite(o->after[i]) ? d_round(o->after[i] * 1000) / 1000 : NAN);
+		json_num3(out, o->after[i]);
 		sb_putc(out, '}');
 	}
 	sb_puts(out, "],\"text\":");

@@ -126,7 +126,7 @@ static void json_i64(struct strbuf *out, const char *key, int64_t v)
 static void json_ms(struct strbuf *out, const char *key, double v)
 {
 	sb_printf(out, ",\"%s\":", key);
-	json_num(out, isfinite(v) ? d_round(v * 1000) / 1000 : NAN);
+	json_num3(out, v);
 }
 
 /* A string, or null when empty. */

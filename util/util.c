@@ -290,6 +290,11 @@ void json_num(struct strbuf *b, double v)
 		sb_printf(b, "%.6g", v);
 }
 
+void json_num3(struct strbuf *b, double v)
+{
+	json_num(b, isfinite(v) ? d_round(v * 1000) / 1000 : NAN);
+}
+
 /* True for Unicode bidirectional controls (they can reorder what the
  * terminal shows): U+061C, U+200E/F, U+202A..E, U+2066..9. */
 static bool is_bidi(const unsigned char *p, size_t n)

@@ -70,6 +70,8 @@ void sb_printf(struct strbuf *b, const char *fmt, ...)
 void json_str(struct strbuf *b, const char *s);
 /* Append a number, or null when v is NaN/inf. */
 void json_num(struct strbuf *b, double v);
+/* The same rounded to 3 decimals (the JSON's rates, latencies and costs). */
+void json_num3(struct strbuf *b, double v);
 
 /* Replace everything unsafe for a terminal in s (C0/C1 controls, DEL, ESC
  * sequences, invalid UTF-8) by '?', in place; tabs and newlines become
