@@ -330,6 +330,45 @@ static bool commit_host(const struct model *m, struct finding *f, double cms, do
 	return true;
 }
 
+/* The figures a slow MySQL/MariaDB commit is judged on. */
+struct mysql_commit_figs {
+	double cms, share, busy, redo_ms, bin_ms, commits;
+	bool est;
+	enum commit_cause cause;
+};
+
+/* The evidence of commit-fsync on MySQL/MariaDB, the figures and the settings. */
+static void mysql_fsync_evidence(const struct model *m, const struct mysql_commit_figs *g, const char *flush,
+				 const char *sb, char *out, size_t outsz)
+{
+	struct strbuf e;
+	sb_init(&e);
+	if (isfinite(g->cms))
+		sb_printf(&e, "COMMIT avg %.1f ms%s", g->cms,
+			  g->est && !isfinite(rate(m, M_COMMIT_MS)) ? " (estimate: sessions in COMMIT / commits/s)"
+								    : "");
+	if (isfinite(g->share))
+		sb_printf(&e, ", %.0f%% of statement time%s", g->share * 100,
+			  m->dg.sampled || g->est ? " (sampled estimate)" : "");
+	else if (isfinite(g->busy))
+		sb_printf(&e, ", ~%.1f sessions committing (estimate: commits/s x COMMIT avg)", g->busy);
+	if (isfinite(g->redo_ms))
+		sb_printf(&e, "%sredo sync %.2f ms", e.len ? "; " : "", g->redo_ms);
+	if (isfinite(g->bin_ms))
+		sb_printf(&e, "%sbinlog sync %.2f ms", e.len ? "; " : "", g->bin_ms);
+	sb_printf(&e, "%s%.0f commits/s", e.len ? "; " : "", g->commits);
+	if (isfinite(rate(m, M_FSYNCS_PER_COMMIT)))
+		sb_printf(&e, ", %.2f fsyncs/commit", rate(m, M_FSYNCS_PER_COMMIT));
+	cause_evidence(m, g->cause, &e);
+	commit_lock_evidence(m, &e);
+	sb_printf(&e,
+		  "; innodb_flush_log_at_trx_commit=%s sync_binlog=%s (a healthy disk: COMMIT < %.0f ms, a sync "
+		  "< %.0f ms)",
+		  flush ? flush : "?", sb ? sb : "?", COMMIT_SLOW_MS, SYNC_SLOW_MS);
+	str_copy(out, outsz, e.s);
+	sb_free(&e);
+}
+
 /* Seeds 000 / 002, issue 25: commits are slow because each waits for a
  * durable sync of a slow disk. MySQL / MariaDB. */
 static bool commit_fsync_mysql(const struct model *m, struct finding *f, double commits)
@@ -387,31 +426,8 @@ static bool commit_fsync_mysql(const struct model *m, struct finding *f, double 
 			str_printf(sw, sizeof sw, "binlog sync %.2f ms", bin_ms);
 		return commit_host(m, f, cms, srv_sync, sw, commits);
 	}
-	char ev[sizeof f->evidence];
-	struct strbuf e;
-	sb_init(&e);
-	if (isfinite(cms))
-		sb_printf(&e, "COMMIT avg %.1f ms%s", cms,
-			  est && !isfinite(rate(m, M_COMMIT_MS)) ? " (estimate: sessions in COMMIT / commits/s)" : "");
-	if (isfinite(share))
-		sb_printf(&e, ", %.0f%% of statement time%s", share * 100,
-			  m->dg.sampled || est ? " (sampled estimate)" : "");
-	else if (isfinite(busy))
-		sb_printf(&e, ", ~%.1f sessions committing (estimate: commits/s x COMMIT avg)", busy);
-	if (isfinite(redo_ms))
-		sb_printf(&e, "%sredo sync %.2f ms", e.len ? "; " : "", redo_ms);
-	if (isfinite(bin_ms))
-		sb_printf(&e, "%sbinlog sync %.2f ms", e.len ? "; " : "", bin_ms);
-	sb_printf(&e, "%s%.0f commits/s", e.len ? "; " : "", commits);
-	if (isfinite(rate(m, M_FSYNCS_PER_COMMIT)))
-		sb_printf(&e, ", %.2f fsyncs/commit", rate(m, M_FSYNCS_PER_COMMIT));
-	cause_evidence(m, cause, &e);
-	commit_lock_evidence(m, &e);
-	sb_printf(&e, "; innodb_flush_log_at_trx_commit=%s sync_binlog=%s (a healthy disk: COMMIT < %.0f ms, a sync "
-		  "< %.0f ms)", flush ? flush : "?", sb ? sb : "?", COMMIT_SLOW_MS, SYNC_SLOW_MS);
-	str_copy(ev, sizeof ev, e.s);
-	sb_free(&e);
-	str_copy(f->evidence, sizeof f->evidence, ev);
+	struct mysql_commit_figs g = {cms, share, busy, redo_ms, bin_ms, commits, est, cause};
+	mysql_fsync_evidence(m, &g, flush, sb, f->evidence, sizeof f->evidence);
 	f->severity = SEV_WARN;
 	if (isfinite(cms))
 		str_printf(f->summary, sizeof f->summary, "commits wait on fsync: COMMIT %.1f ms", cms);
@@ -870,23 +886,9 @@ static int popcount(unsigned v)
 	return n;
 }
 
-void findings_update(struct model *m)
+/* Age every followed rule by one interval. */
+static void track_age(struct finding_set *fs)
 {
-	struct finding_set *fs = &m->findings;
-	struct finding raw[FINDINGS_MAX];
-	int rule[FINDINGS_MAX];
-	const struct hold_rule *any = hold_rule_for("finding");
-	double dt = m->interval_s;
-	/* not UP, a new connection (no interval), a gap: start over */
-	if (m->last.state != STATE_UP || !(dt > 0) || (fs->last_dt > 0 && dt > any->gap_x * fs->last_dt)) {
-		fs->n = fs->ntrack = fs->recent = 0;
-		fs->last_dt = dt > 0 ? dt : 0;
-		if (m->last.state != STATE_UP)
-			return;
-	} else {
-		fs->last_dt = dt;
-	}
-	size_t nraw = eval_rules(m, raw, rule, FINDINGS_MAX);
 	for (size_t k = 0; k < fs->ntrack; k++) {
 		fs->track[k].seen <<= 1;
 		fs->track[k].alt_seen <<= 1;
@@ -894,6 +896,16 @@ void findings_update(struct model *m)
 		if (fs->track[k].off >= 0)
 			fs->track[k].off++;
 	}
+}
+
+/* Follow this interval's raw findings: a rule new to the set starts a track;
+ * one in force under another cause switches only once that cause held in
+ * every one of cause_run intervals, twice as long as the finding needs to
+ * clear (a host busy for a moment is no change of cause: PG 15 on a 3 ms WAL
+ * sync beside stress-ng held the host's evidence 3-4 s in a row and went
+ * back); till then the one in force is held. */
+static void track_raw(struct finding_set *fs, const struct finding *raw, const int *rule, size_t nraw)
+{
 	for (size_t i = 0; i < nraw; i++) {
 		size_t k;
 		for (k = 0; k < fs->ntrack && fs->track[k].rule != rule[i]; k++)
@@ -909,26 +921,34 @@ void findings_update(struct model *m)
 		t->seen |= 1;
 		t->rule = rule[i];
 		if (t->raised && strcmp(t->f.id, raw[i].id) != 0) {
-			/* in force under another cause: switch once this one held in
-			 * every one of cause_run intervals, twice as long as the
-			 * finding needs to clear (a host busy for a moment is no
-			 * change of cause: PG 15 on a 3 ms WAL sync beside stress-ng
-			 * held the host's evidence 3-4 s in a row and went back);
-			 * till then the one in force is held */
 			const struct hold_rule *h = hold_rule_for(t->f.id);
 			unsigned window = last_n(h->cause_run);
 			t->alt = raw[i];
 			t->alt_seen |= 1;
 			if ((t->alt_seen & window) != window)
 				continue;
-			t->alt_seen = 0;
-		} else {
-			t->alt_seen = 0;
 		}
+		t->alt_seen = 0;
 		t->f = raw[i];
 		t->f.quiet = 0;
 	}
-	/* raise, hold, clear; forget what is neither in force nor recent */
+}
+
+/* The finding in force of a raised track, with the other cause pending. */
+static void publish_track(const struct finding_track *t, struct finding *o)
+{
+	*o = t->f;
+	o->pending = NULL;
+	o->pending_run = 0;
+	for (unsigned a = t->alt_seen; a & 1; a >>= 1)
+		o->pending_run++;
+	if (o->pending_run > 0)
+		o->pending = t->alt.id;
+}
+
+/* Raise, hold, clear; forget what is neither in force nor recent. */
+static void track_settle(struct finding_set *fs)
+{
 	fs->n = fs->recent = 0;
 	int frule[FINDINGS_MAX];
 	for (size_t k = 0; k < fs->ntrack; k++) {
@@ -949,18 +969,33 @@ void findings_update(struct model *m)
 		if (t->off >= 0 && t->off <= h->clear_quiet)
 			fs->recent++;
 		if (t->raised && fs->n < FINDINGS_MAX) {
-			struct finding *o = &fs->f[fs->n];
-			frule[fs->n++] = t->rule;
-			*o = t->f;
-			o->pending = NULL;
-			o->pending_run = 0;
-			for (unsigned a = t->alt_seen; a & 1; a >>= 1)
-				o->pending_run++;
-			if (o->pending_run > 0)
-				o->pending = t->alt.id;
+			frule[fs->n] = t->rule;
+			publish_track(t, &fs->f[fs->n++]);
 		}
 	}
 	sort_findings(fs->f, frule, fs->n);
+}
+
+void findings_update(struct model *m)
+{
+	struct finding_set *fs = &m->findings;
+	struct finding raw[FINDINGS_MAX];
+	int rule[FINDINGS_MAX];
+	const struct hold_rule *any = hold_rule_for("finding");
+	double dt = m->interval_s;
+	/* not UP, a new connection (no interval), a gap: start over */
+	if (m->last.state != STATE_UP || !(dt > 0) || (fs->last_dt > 0 && dt > any->gap_x * fs->last_dt)) {
+		fs->n = fs->ntrack = fs->recent = 0;
+		fs->last_dt = dt > 0 ? dt : 0;
+		if (m->last.state != STATE_UP)
+			return;
+	} else {
+		fs->last_dt = dt;
+	}
+	size_t nraw = eval_rules(m, raw, rule, FINDINGS_MAX);
+	track_age(fs);
+	track_raw(fs, raw, rule, nraw);
+	track_settle(fs);
 }
 
 const struct tunable *findings_top_remedy(const struct finding *f, size_t n)

@@ -482,89 +482,100 @@ static size_t skip_quoted(const char *q, size_t i)
 	return i;
 }
 
-bool explain_text_ok(const char *q, char *err, size_t elen)
+/* The statements EXPLAIN is asked for. */
+static bool explain_word(const char *w)
 {
 	static const char *const ok_words[] = {"SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE",
 					       "VALUES", "TABLE", NULL};
+	for (int m = 0; ok_words[m]; m++)
+		if (strcasecmp(w, ok_words[m]) == 0)
+			return true;
+	return false;
+}
+
+/* Where the scan of a statement text stands. */
+struct explain_scan {
+	int depth;
+	bool with, found, ended;
+	char first[16];
+};
+
+/* The word at q[i..k): the statement's first must be one explained (WITH
+ * looks on for its statement outside parentheses); false with err when the
+ * text is refused. */
+static bool explain_scan_word(struct explain_scan *sc, const char *q, size_t i, size_t k, char *err, size_t elen)
+{
+	char w[16] = "";
+	if (k - i < sizeof w) {
+		memcpy(w, q + i, k - i);
+		w[k - i] = '\0';
+	}
+	bool keyword_start =
+		i == 0 || !(isalnum((unsigned char)q[i - 1]) || q[i - 1] == '_' || q[i - 1] == '.' || q[i - 1] == '$');
+	if (!sc->first[0] && keyword_start) {
+		str_copy(sc->first, sizeof sc->first, w);
+		if (strcasecmp(w, "WITH") == 0) {
+			sc->with = true;
+			return true;
+		}
+		sc->found = explain_word(w);
+		if (!sc->found) {
+			for (char *p = w; *p; p++)
+				*p = (char)toupper((unsigned char)*p);
+			str_printf(err, elen,
+				   "%s statements are not explained: only SELECT, INSERT, UPDATE, DELETE, "
+				   "REPLACE and MERGE",
+				   w[0] ? w : "such");
+			return false;
+		}
+	} else if (sc->with && !sc->found && sc->depth <= 0 && keyword_start && explain_word(w)) {
+		sc->found = true;
+	}
+	return true;
+}
+
+bool explain_text_ok(const char *q, char *err, size_t elen)
+{
 	if (!q || !*q) {
 		str_copy(err, elen, "no statement to explain");
 		return false;
 	}
 	size_t n = strlen(q), i = 0;
-	int depth = 0;
-	bool with = false, found = false, ended = false;
-	char first[16] = "";
+	struct explain_scan sc = {0};
 	while (i < n) {
 		size_t j = skip_quoted(q, i);
-		if (j != i) {
-			if (ended && !(q[i] == '-' || q[i] == '/')) {
-				str_copy(err, elen, "several statements: only one can be explained");
-				return false;
-			}
-			i = j;
-			continue;
-		}
 		char c = q[i];
-		if (ended && !isspace((unsigned char)c)) {
+		/* after the ';' only blanks and comments */
+		if (sc.ended && (j != i ? !(c == '-' || c == '/') : !isspace((unsigned char)c))) {
 			str_copy(err, elen, "several statements: only one can be explained");
 			return false;
 		}
-		if (c == ';') {
-			ended = true;
-			i++;
+		if (j != i) {
+			i = j;
 			continue;
 		}
-		if (c == '(') {
-			depth++;
-			i++;
-			continue;
-		}
-		if (c == ')') {
-			depth--;
-			i++;
-			continue;
-		}
-		if (isalpha((unsigned char)c) || c == '_') {
+		if (c == ';')
+			sc.ended = true;
+		else if (c == '(')
+			sc.depth++;
+		else if (c == ')')
+			sc.depth--;
+		else if (isalpha((unsigned char)c) || c == '_') {
 			size_t k = i;
 			while (k < n && (isalnum((unsigned char)q[k]) || q[k] == '_'))
 				k++;
-			char w[16] = "";
-			if (k - i < sizeof w) {
-				memcpy(w, q + i, k - i);
-				w[k - i] = '\0';
-			}
-			bool keyword_start = i == 0 || !(isalnum((unsigned char)q[i - 1]) || q[i - 1] == '_' ||
-							 q[i - 1] == '.' || q[i - 1] == '$');
-			if (!first[0] && keyword_start) {
-				str_copy(first, sizeof first, w);
-				if (strcasecmp(w, "WITH") == 0)
-					with = true;
-				else {
-					for (int m = 0; ok_words[m]; m++)
-						if (strcasecmp(w, ok_words[m]) == 0)
-							found = true;
-					if (!found) {
-						for (char *p = w; *p; p++)
-							*p = (char)toupper((unsigned char)*p);
-						str_printf(err, elen, "%s statements are not explained: only SELECT, "
-							   "INSERT, UPDATE, DELETE, REPLACE and MERGE",
-							   w[0] ? w : "such");
-						return false;
-					}
-				}
-			} else if (with && !found && depth <= 0 && keyword_start) {
-				for (int m = 0; ok_words[m]; m++)
-					if (strcasecmp(w, ok_words[m]) == 0)
-						found = true;
-			}
+			if (!explain_scan_word(&sc, q, i, k, err, elen))
+				return false;
 			i = k;
 			continue;
 		}
 		i++;
 	}
-	if (!found) {
-		str_copy(err, elen, with ? "a WITH that leads to no SELECT, INSERT, UPDATE, DELETE or MERGE is not "
-			 "explained" : "no statement to explain");
+	if (!sc.found) {
+		str_copy(err, elen,
+			 sc.with ? "a WITH that leads to no SELECT, INSERT, UPDATE, DELETE or MERGE is not "
+				   "explained"
+				 : "no statement to explain");
 		return false;
 	}
 	return true;
