@@ -271,6 +271,34 @@ static struct event chain_event(const struct lock_set *ls, int r, double wall)
 	return e;
 }
 
+/* Ended: an open chain whose root heads none now (logged when emit); the
+ * waiters of one still open are the most seen. */
+static void locks_ended(struct event_log *l, const struct event *now, int nnow, double wall, bool emit)
+{
+	for (int k = 0; k < l->nroots; k++) {
+		int i;
+		for (i = 0; i < nnow && now[i].session != l->root[k].session; i++)
+			;
+		if (i < nnow) {
+			if (now[i].waiters > l->root[k].waiters)
+				l->root[k].waiters = now[i].waiters;
+			continue;
+		}
+		if (emit) {
+			struct event e = ev_new(EV_LOCK_CHAIN_END, wall, SEV_INFO);
+			e.session = l->root[k].session;
+			str_copy(e.user, sizeof e.user, l->root[k].user);
+			e.waiters = l->root[k].waiters;
+			str_printf(e.detail, sizeof e.detail,
+				   "lock chain of root blocker %lld (%s) ended after %.0fs, "
+				   "%d waited at the most",
+				   e.session, e.user[0] ? e.user : "?", wall - l->root[k].wall, e.waiters);
+			log_add(l, &e);
+		}
+		l->root[k--] = l->root[--l->nroots];
+	}
+}
+
 static void derive_locks(struct event_log *l, const struct sample *s, bool emit)
 {
 	const struct lock_set *ls = s->locks;
@@ -287,28 +315,7 @@ static void derive_locks(struct event_log *l, const struct sample *s, bool emit)
 				trx[nnow] = ls->s[i].trx_age_s;
 				now[nnow++] = chain_event(ls, (int)i, s->wall);
 			}
-	/* ended: an open chain whose root heads none now */
-	for (int k = 0; k < l->nroots; k++) {
-		int i;
-		for (i = 0; i < nnow && now[i].session != l->root[k].session; i++)
-			;
-		if (i < nnow) {
-			if (now[i].waiters > l->root[k].waiters)
-				l->root[k].waiters = now[i].waiters;
-			continue;
-		}
-		if (emit) {
-			struct event e = ev_new(EV_LOCK_CHAIN_END, s->wall, SEV_INFO);
-			e.session = l->root[k].session;
-			str_copy(e.user, sizeof e.user, l->root[k].user);
-			e.waiters = l->root[k].waiters;
-			str_printf(e.detail, sizeof e.detail, "lock chain of root blocker %lld (%s) ended after %.0fs, "
-				   "%d waited at the most", e.session, e.user[0] ? e.user : "?", s->wall - l->root[k].wall,
-				   e.waiters);
-			log_add(l, &e);
-		}
-		l->root[k--] = l->root[--l->nroots];
-	}
+	locks_ended(l, now, nnow, s->wall, emit);
 	/* appeared: a root that headed a chain in every lock read since it was
 	 * first seen (in the same transaction), logged once the chain lasted
 	 * hold_rules' lock-chain last_s (since that first read, or its longest

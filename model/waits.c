@@ -258,6 +258,36 @@ static void row_value(struct wait_table *t, const struct wait_set *ws, const str
 	b->time_ns = r->time_ns;
 }
 
+/* This read's values into the table's slots, the largest first: when more
+ * events have a value than there are slots, the smallest are left out. */
+static void wait_table_fill(struct wait_table *t, const struct wait_set *ws, double dt, bool *seen)
+{
+	struct wait_val *val = ws->n ? xcalloc(ws->n, sizeof *val) : NULL;
+	size_t nv = 0;
+	for (size_t k = 0; k < ws->n; k++)
+		if (!wait_is_idle(ws->rows[k].name))
+			row_value(t, ws, &ws->rows[k], k, dt, &val[nv++]);
+	if (nv > 1)
+		qsort(val, nv, sizeof *val, cmp_val);
+	for (size_t k = 0; k < nv; k++) {
+		const struct wait_val *v = &val[k];
+		struct wait_entry *e = find_entry(t, v->name);
+		if (!e && isfinite(v->aas) && !(v->aas > 0) && !(v->count_per_s > 0))
+			continue; /* nothing this interval: no slot needed (its base is kept) */
+		if (!e)
+			e = new_entry(t, v->name, seen);
+		if (!e) {
+			t->untracked++;
+			continue;
+		}
+		seen[e - t->e] = true;
+		e->aas = v->aas;
+		e->count_per_s = v->count_per_s;
+		e->avg_ms = v->avg_ms;
+	}
+	free(val);
+}
+
 void wait_table_update(struct wait_table *t, const struct wait_set *ws, double dt, bool fresh)
 {
 	bool seen[WAIT_MAX] = {false};
@@ -291,32 +321,7 @@ void wait_table_update(struct wait_table *t, const struct wait_set *ws, double d
 	t->stopped = wait_note_stopped(ws->note);
 	t->have_data = true;
 	t->untracked = 0;
-	struct wait_val *val = ws->n ? xcalloc(ws->n, sizeof *val) : NULL;
-	size_t nv = 0;
-	for (size_t k = 0; k < ws->n; k++)
-		if (!wait_is_idle(ws->rows[k].name))
-			row_value(t, ws, &ws->rows[k], k, dt, &val[nv++]);
-	/* the largest first: when more events have a value than there are
-	 * slots, the smallest are the ones left out */
-	if (nv > 1)
-		qsort(val, nv, sizeof *val, cmp_val);
-	for (size_t k = 0; k < nv; k++) {
-		const struct wait_val *v = &val[k];
-		struct wait_entry *e = find_entry(t, v->name);
-		if (!e && isfinite(v->aas) && !(v->aas > 0) && !(v->count_per_s > 0))
-			continue; /* nothing this interval: no slot needed (its base is kept) */
-		if (!e)
-			e = new_entry(t, v->name, seen);
-		if (!e) {
-			t->untracked++;
-			continue;
-		}
-		seen[e - t->e] = true;
-		e->aas = v->aas;
-		e->count_per_s = v->count_per_s;
-		e->avg_ms = v->avg_ms;
-	}
-	free(val);
+	wait_table_fill(t, ws, dt, seen);
 	/* events tracked but absent: nothing observed (sampled), unchanged
 	 * (cumulative sources list only what ever happened) */
 	double total = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/util.h"
+#include "../sources/sessions_map.h"
 
 bool pane_filter_match(const struct pane_view *v, const char *text)
 {
@@ -98,12 +99,7 @@ void pane_ask_session(const struct model *m, struct pane_view *v, bool term, lon
 	v->ask.who = *ident;
 	v->ask.nmore = 0;
 	bool maria = !pg && m->caps.flavour == FLAVOUR_MARIADB;
-	if (pg)
-		str_printf(sql, sizeof sql, "%s(%lld)", term ? "pg_terminate_backend" : "pg_cancel_backend", id);
-	else if (maria && !term && ident->query_id > 0)
-		str_printf(sql, sizeof sql, "KILL QUERY ID %lld", ident->query_id);
-	else
-		str_printf(sql, sizeof sql, "%s%lld", term ? "KILL " : "KILL QUERY ", id);
+	session_act_sql(pg, maria, term, id, ident, sql, sizeof sql);
 	/* (a recording made before identities were kept has none to name; its
 	 * replay cannot act anyway) */
 	char chk[320] = "";

@@ -581,6 +581,67 @@ static int details_locks(const struct model *m, const struct session *s, struct 
 	return y;
 }
 
+/* The figures of the session's digest, from row y; the row after. */
+static int details_digest(const struct model *m, const struct session *s, struct canvas *cv, int y)
+{
+	const struct digest_entry *d = find_digest(m, s->digest);
+	char t[400];
+	if (y >= cv->h)
+		return y;
+	if (!d) {
+		cv_printf(cv, y++, 0, R_LABEL, "digest: %s",
+			  s->digest[0] ? "not among the digests read (screen 2)" : "not known for this session");
+		return y;
+	}
+	char cs[24], ms[24], av[24];
+	if (d->known && isfinite(d->rate[DG_CALLS]))
+		str_printf(cs, sizeof cs, "%.1f", d->rate[DG_CALLS]);
+	else
+		str_copy(cs, sizeof cs, "-");
+	if (d->known && isfinite(d->rate[DG_TOTAL_NS]))
+		str_printf(ms, sizeof ms, "%s%.1f", d->time_bounded ? (cv->utf8 ? "\u2264" : "<=") : "",
+			   d->rate[DG_TOTAL_NS] / 1e6); /* calls longer than the interval: at most */
+	else
+		str_copy(ms, sizeof ms, "-");
+	if (isfinite(d->avg_ms))
+		str_printf(av, sizeof av, "%.2f", d->avg_ms);
+	else
+		str_copy(av, sizeof av, "-");
+	char id[80];
+	sessions_digest_id(s->digest, id, sizeof id);
+	str_printf(t, sizeof t, "digest %s: %s calls/s  %s ms/s  avg %s ms  %llu calls since first seen", id, cs, ms,
+		   av, (unsigned long long)d->last.c[DG_CALLS]);
+	return cv_wrap(cv, y, 0, R_VALUE, t, y + 2);
+}
+
+/* The plan asked for this session, from row y. */
+static void details_plan(const struct pane_plan *p, bool planned, struct canvas *cv, int y)
+{
+	char t[1200];
+	if (y >= cv->h)
+		return;
+	if (!planned) {
+		cv_text(cv, y++, 0, R_LABEL, "e: the plan of this statement (EXPLAIN, never executed)");
+	} else if (p->pending) {
+		cv_text(cv, y++, 0, R_UNKNOWN, "plan: asked, waiting for the server ...");
+	} else if (!p->ok) {
+		str_printf(t, sizeof t, "no plan: %s", p->text);
+		cv_wrap(cv, y, 0, R_WARN, t, cv->h);
+	} else {
+		cv_text(cv, y++, 0, R_LABEL, "plan:");
+		/* line by line: a plan's indentation is its structure */
+		const char *q = p->text;
+		while (*q && y < cv->h) {
+			const char *nl = strchr(q, '\n');
+			int n = nl ? (int)(nl - q) : (int)strlen(q);
+			char line[512];
+			str_printf(line, sizeof line, "%.*s", n, q);
+			cv_text(cv, y++, 2, R_NORMAL, line);
+			q += n + (nl != NULL);
+		}
+	}
+}
+
 static void draw_details(const struct model *m, const struct pane_view *v, const struct session *s, struct canvas *cv)
 {
 	char a[24], b[24], c[24], t[1200];
@@ -606,34 +667,7 @@ static void draw_details(const struct model *m, const struct pane_view *v, const
 		y = cv_wrap(cv, y, 0, R_LABEL, t, y + 2);
 	}
 	y = details_locks(m, s, cv, y, y + 4 < cv->h ? y + 4 : cv->h);
-	/* its digest's figures */
-	const struct digest_entry *d = find_digest(m, s->digest);
-	if (y < cv->h) {
-		if (d) {
-			char cs[24], ms[24], av[24];
-			if (d->known && isfinite(d->rate[DG_CALLS]))
-				str_printf(cs, sizeof cs, "%.1f", d->rate[DG_CALLS]);
-			else
-				str_copy(cs, sizeof cs, "-");
-			if (d->known && isfinite(d->rate[DG_TOTAL_NS]))
-				str_printf(ms, sizeof ms, "%s%.1f", d->time_bounded ? (cv->utf8 ? "\u2264" : "<=") : "",
-					   d->rate[DG_TOTAL_NS] / 1e6);   /* calls longer than the interval: at most */
-			else
-				str_copy(ms, sizeof ms, "-");
-			if (isfinite(d->avg_ms))
-				str_printf(av, sizeof av, "%.2f", d->avg_ms);
-			else
-				str_copy(av, sizeof av, "-");
-			char id[80];
-			sessions_digest_id(s->digest, id, sizeof id);
-			str_printf(t, sizeof t, "digest %s: %s calls/s  %s ms/s  avg %s ms  %llu calls since first seen",
-				   id, cs, ms, av, (unsigned long long)d->last.c[DG_CALLS]);
-			y = cv_wrap(cv, y, 0, R_VALUE, t, y + 2);
-		} else {
-			cv_printf(cv, y++, 0, R_LABEL, "digest: %s",
-				  s->digest[0] ? "not among the digests read (screen 2)" : "not known for this session");
-		}
-	}
+	y = details_digest(m, s, cv, y);
 	/* the plan, when asked for this session */
 	const struct pane_plan *p = v->plan;
 	bool planned = p && p->id == s->id;
@@ -645,28 +679,7 @@ static void draw_details(const struct model *m, const struct pane_view *v, const
 			maxy = y + 1;
 		y = cv_wrap(cv, y, 2, R_NORMAL, s->query ? s->query : "(not available)", maxy);
 	}
-	if (y < cv->h) {
-		if (!planned) {
-			cv_text(cv, y++, 0, R_LABEL, "e: the plan of this statement (EXPLAIN, never executed)");
-		} else if (p->pending) {
-			cv_text(cv, y++, 0, R_UNKNOWN, "plan: asked, waiting for the server ...");
-		} else if (!p->ok) {
-			str_printf(t, sizeof t, "no plan: %s", p->text);
-			cv_wrap(cv, y, 0, R_WARN, t, cv->h);
-		} else {
-			cv_text(cv, y++, 0, R_LABEL, "plan:");
-			/* line by line: a plan's indentation is its structure */
-			const char *q = p->text;
-			while (*q && y < cv->h) {
-				const char *nl = strchr(q, '\n');
-				int n = nl ? (int)(nl - q) : (int)strlen(q);
-				char line[512];
-				str_printf(line, sizeof line, "%.*s", n, q);
-				cv_text(cv, y++, 2, R_NORMAL, line);
-				q += n + (nl != NULL);
-			}
-		}
-	}
+	details_plan(p, planned, cv, y);
 }
 
 /* ---- drawing ---- */

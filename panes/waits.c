@@ -193,6 +193,18 @@ static void draw_labeled(const struct model *m, const struct wait_entry *e, bool
 	cv_text(cv, y, 0, sel ? R_SELECTED : wait_is_durability(e->name) ? R_WARN : R_VALUE, line);
 }
 
+/* No wait profile read yet: why, and how to fix it when it can be. */
+static void waits_none(const struct model *m, struct canvas *cv)
+{
+	if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_readable)
+		cv_printf(cv, 0, 0, R_WARN, "no wait events: performance_schema is off or not readable (%s, %s)",
+			  fix_brief(FIX_PS_OFF), fix_brief(FIX_PS_SELECT));
+	else
+		cv_text(cv, 0, 0, R_UNKNOWN,
+			m->last.state == STATE_UP ? "no wait profile yet"
+						  : "no wait events while the server is not answering");
+}
+
 static void waits_draw(const struct model *m, struct pane_view *v, struct canvas *cv)
 {
 	const struct wait_table *t = &m->wt;
@@ -202,12 +214,7 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 
 	v->nrows = 0;
 	if (!t->have_data) {
-		if (m->caps.engine == ENGINE_MYSQL && !m->caps.ps_readable)
-			cv_printf(cv, y++, 0, R_WARN, "no wait events: performance_schema is off or not readable (%s, %s)",
-				  fix_brief(FIX_PS_OFF), fix_brief(FIX_PS_SELECT));
-		else
-			cv_text(cv, y++, 0, R_UNKNOWN, m->last.state == STATE_UP ? "no wait profile yet" :
-						   "no wait events while the server is not answering");
+		waits_none(m, cv);
 		return;
 	}
 	source_line(t, line, sizeof line);

@@ -1392,10 +1392,7 @@ static int my_act(struct source *src, int what, long long id, const struct sessi
 	if (clock_mono() < idle)
 		sleep_until(idle);
 	bool by_query = maria && cancel && who->query_id > 0;
-	if (by_query)
-		str_printf(kill, sizeof kill, "KILL QUERY ID %lld", who->query_id);
-	else
-		str_printf(kill, sizeof kill, "KILL %s%lld", cancel ? "QUERY " : "", id);
+	session_act_sql(false, maria, !cancel, id, who, kill, sizeof kill);
 	if (maria) {
 		int done = my_act_compound(src, id, cond, kill, msg, len);
 		if (done < 0) {

@@ -1582,7 +1582,6 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 {
 	struct pg_priv *p = src->priv;
 	bool cancel = what != SRC_ACT_TERMINATE;
-	const char *fn = cancel ? "pg_cancel_backend" : "pg_terminate_backend";
 	struct pg_results rs;
 	struct qres qr;
 	char q[512];
@@ -1602,10 +1601,11 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 			   id);
 		return -1;
 	}
+	char act[64];
+	session_act_sql(true, false, !cancel, id, who, act, sizeof act);
 	size_t n = str_printf(q, sizeof q,
-			      "SELECT %s(pid) FROM pg_stat_activity WHERE pid = %lld AND " PG_US("backend_start")
-			      " = %lld",
-			      fn, id, who->start_us);
+			      "SELECT %s FROM pg_stat_activity WHERE pid = %lld AND " PG_US("backend_start") " = %lld",
+			      act, id, who->start_us);
 	if (who->xact_us)
 		n += str_printf(q + n, sizeof q - n, " AND " PG_US("xact_start") " = %lld", who->xact_us);
 	if (cancel && who->stmt_us)
@@ -1621,12 +1621,12 @@ static int pg_act(struct source *src, int what, long long id, const struct sessi
 	bool done = v && v[0] == 't';
 	pg_results_clear(&rs);
 	if (done) {
-		str_printf(msg, len, "%s(%lld): done (the session you saw: same start%s)", fn, id,
+		str_printf(msg, len, "%s: done (the session you saw: same start%s)", act,
 			   who->xact_us ? ", same transaction" : "");
 		return 0;
 	}
 	if (rows > 0) {
-		str_printf(msg, len, "%s(%lld) returned false: the session is gone already", fn, id);
+		str_printf(msg, len, "%s returned false: the session is gone already", act);
 		return -1;
 	}
 	struct session_ident now;

@@ -482,6 +482,16 @@ static size_t skip_quoted(const char *q, size_t i)
 	return i;
 }
 
+void session_act_sql(bool pg, bool maria, bool term, long long id, const struct session_ident *who, char *out, size_t n)
+{
+	if (pg)
+		str_printf(out, n, "%s(%lld)", term ? "pg_terminate_backend" : "pg_cancel_backend", id);
+	else if (maria && !term && who && who->query_id > 0)
+		str_printf(out, n, "KILL QUERY ID %lld", who->query_id);
+	else
+		str_printf(out, n, "%s%lld", term ? "KILL " : "KILL QUERY ", id);
+}
+
 /* The statements EXPLAIN is asked for. */
 static bool explain_word(const char *w)
 {

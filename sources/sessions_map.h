@@ -135,6 +135,14 @@ void sessions_my_row(struct session_set *ss, enum flavour fl, const char *const 
  * without PROCESS (each user sees only their own sessions then). */
 void sessions_my_finish(struct session_set *ss, enum flavour fl, bool priv_process, const char *user);
 
+struct session_ident;
+/* The statement that ends a session (term) or cancels its statement, as
+ * the backend runs it and the confirmation shows it: PostgreSQL
+ * pg_terminate_backend(id) / pg_cancel_backend(id) (run in a SELECT that
+ * checks the backend's identity); MariaDB KILL QUERY ID q for a cancel whose
+ * statement's QUERY_ID is known; else KILL id / KILL QUERY id. */
+void session_act_sql(bool pg, bool maria, bool term, long long id, const struct session_ident *who, char *out,
+		     size_t n);
 /* Explain's checks before any SQL. What an explain may plan: SELECT,
  * INSERT, UPDATE, DELETE, REPLACE, MERGE, VALUES, TABLE (WITH ... and
  * parentheses leading to those), one statement (a trailing ';' is fine;

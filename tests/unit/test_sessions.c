@@ -631,6 +631,27 @@ static void test_pace(void)
 	session_set_free(ss);
 }
 
+/* The statement a confirmation shows is the one the backend runs: one
+ * function writes both. */
+static void test_act_sql(void)
+{
+	struct session_ident who = {.known = true, .query_id = 777};
+	struct session_ident none = {.known = true};
+	char b[64];
+	session_act_sql(true, false, true, 42, &who, b, sizeof b);
+	CHECK(strcmp(b, "pg_terminate_backend(42)") == 0, tname("act sql: PostgreSQL end (%s)", b));
+	session_act_sql(true, false, false, 42, &who, b, sizeof b);
+	CHECK(strcmp(b, "pg_cancel_backend(42)") == 0, tname("act sql: PostgreSQL cancel (%s)", b));
+	session_act_sql(false, true, false, 42, &who, b, sizeof b);
+	CHECK(strcmp(b, "KILL QUERY ID 777") == 0, tname("act sql: MariaDB cancel by the statement's QUERY_ID (%s)", b));
+	session_act_sql(false, true, false, 42, &none, b, sizeof b);
+	CHECK(strcmp(b, "KILL QUERY 42") == 0, tname("act sql: MariaDB cancel without a QUERY_ID (%s)", b));
+	session_act_sql(false, true, true, 42, &who, b, sizeof b);
+	CHECK(strcmp(b, "KILL 42") == 0, tname("act sql: MariaDB end (%s)", b));
+	session_act_sql(false, false, false, 42, &who, b, sizeof b);
+	CHECK(strcmp(b, "KILL QUERY 42") == 0, tname("act sql: MySQL cancel, no QUERY ID form (%s)", b));
+}
+
 int main(void)
 {
 	test_idle_unread();
@@ -644,6 +665,7 @@ int main(void)
 	test_mysql8();
 	test_json_none();
 	test_explain_checks();
+	test_act_sql();
 	test_pace();
 	return tap_failed ? 1 : 0;
 }
