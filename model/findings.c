@@ -547,9 +547,9 @@ static bool syncrep_pg(const struct model *m, struct finding *f)
 		sb_puts(&e, ", no commit completed");
 	if (sb) {
 		char fb[16], fm[16], rb[16], rm[16];
-		repl_fmt_bytes((double)sb->flush_b, fb, sizeof fb);
+		str_bytes((double)sb->flush_b, fb, sizeof fb);
 		repl_fmt_ms(sb->flush_ms, fm, sizeof fm);
-		repl_fmt_bytes((double)sb->replay_b, rb, sizeof rb);
+		str_bytes((double)sb->replay_b, rb, sizeof rb);
 		repl_fmt_ms(sb->replay_ms, rm, sizeof rm);
 		sb_printf(&e, "; standby %s (%s, %s%s%s): flush lag %s / %s, replay lag %s / %s", sb->name, sb->sync_state,
 			  sb->state, sb->addr[0] ? ", " : "", sb->addr, fb, fm, rb, rm);

@@ -179,11 +179,10 @@ static void scc(const struct lock_set *ls, const struct adj *out, int *comp, int
 
 /* Root order: one seen in this sample only after the others, then most
  * sessions blocked, then the oldest transaction, then id. */
-static const struct lock_set *sort_ls;
-
-static int cmp_root(const void *a, const void *b)
+static int cmp_root(const void *a, const void *b, void *ctx)
 {
-	const struct lock_session *x = &sort_ls->s[*(const int *)a], *y = &sort_ls->s[*(const int *)b];
+	const struct lock_set *ls = ctx;
+	const struct lock_session *x = &ls->s[*(const int *)a], *y = &ls->s[*(const int *)b];
 	bool xn = x->root_samples == 1, yn = y->root_samples == 1;
 	if (xn != yn)
 		return xn ? 1 : -1;
@@ -328,10 +327,11 @@ void lock_set_carry(struct lock_set *ls, const struct lock_set *prev)
 }
 
 /* Waiter order under one blocker: longest wait first, then id. */
-static int cmp_child(const void *a, const void *b)
+static int cmp_child(const void *a, const void *b, void *ctx)
 {
-	const struct lock_edge *x = &sort_ls->e[*(const int *)a], *y = &sort_ls->e[*(const int *)b];
-	const struct lock_session *p = &sort_ls->s[x->waiter], *q = &sort_ls->s[y->waiter];
+	const struct lock_set *ls = ctx;
+	const struct lock_edge *x = &ls->e[*(const int *)a], *y = &ls->e[*(const int *)b];
+	const struct lock_session *p = &ls->s[x->waiter], *q = &ls->s[y->waiter];
 	double pw = isnan(p->wait_s) ? -1 : p->wait_s, qw = isnan(q->wait_s) ? -1 : q->wait_s;
 	if (pw != qw)
 		return pw > qw ? -1 : 1;
@@ -349,14 +349,13 @@ size_t lock_tree_rows(const struct lock_set *ls, struct lock_row **rows)
 		return 0;
 	struct adj in;
 	adj_build(&in, ls, true);
-	sort_ls = ls;
 	for (size_t i = 0; i < n; i++)
-		qsort(in.idx + in.off[i], (size_t)(in.off[i + 1] - in.off[i]), sizeof(int), cmp_child);
+		sort_r(in.idx + in.off[i], (size_t)(in.off[i + 1] - in.off[i]), sizeof(int), cmp_child, (void *)ls);
 	int *roots = xmalloc(n * sizeof *roots), nr = 0;
 	for (size_t i = 0; i < n; i++)
 		if (ls->s[i].is_root)
 			roots[nr++] = (int)i;
-	qsort(roots, (size_t)nr, sizeof *roots, cmp_root);
+	sort_r(roots, (size_t)nr, sizeof *roots, cmp_root, (void *)ls);
 	bool *done = xcalloc(n, sizeof *done);
 	/* explicit depth-first stack of (edge index cursor) per level */
 	int *node = xmalloc((n + 1) * sizeof *node), *pos = xmalloc((n + 1) * sizeof *pos);

@@ -86,24 +86,6 @@ const struct repl_standby *repl_sync_standby(const struct repl *r)
 	return best;
 }
 
-void repl_fmt_bytes(double v, char *buf, size_t len)
-{
-	static const char *u[] = {"B", "K", "M", "G", "T"};
-	int i = 0;
-	if (!(v >= 0)) {
-		str_copy(buf, len, "-");
-		return;
-	}
-	while (v >= 1024 && i < 4) {
-		v /= 1024;
-		i++;
-	}
-	if (i == 0)
-		str_printf(buf, len, "%.0fB", v);
-	else
-		str_printf(buf, len, "%.1f%s", v, u[i]);
-}
-
 void repl_fmt_ms(double ms, char *buf, size_t len)
 {
 	if (!isfinite(ms))

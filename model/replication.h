@@ -41,8 +41,6 @@ const struct repl_standby *repl_sync_standby(const struct repl *r);
 double repl_stalled_s(const struct repl_standby *s);
 /* Standbys whose state says sync or quorum. */
 int repl_sync_count(const struct repl *r);
-/* Bytes as text: "0B", "1.2K", "35.0M". */
-void repl_fmt_bytes(double v, char *buf, size_t len);
 /* A lag as text: "12.3 ms", "4.1 s", "-" (NaN: none). */
 void repl_fmt_ms(double ms, char *buf, size_t len);
 /* The JSON member ,"replication":{...} (nothing when never read). */

@@ -187,14 +187,12 @@ static int class_rank(enum session_class c)
 	return 6;
 }
 
-/* qsort has no context argument in C11: the column and direction of the
- * sort in progress (one sort at a time per process: the UI thread). */
+/* The column and direction of a sort. */
 struct sort_ctx {
 	const struct session_set *ss;
 	enum session_col col;
 	bool reverse;
 };
-static _Thread_local struct sort_ctx sort_ctx;
 
 /* -1 / 0 / 1 for two texts; "" (unknown) goes last whatever the direction:
  * *last tells the caller to ignore reverse. */
@@ -219,12 +217,13 @@ static int cmp_num(double a, double b, int *last)
 	return a < b ? -1 : a > b;
 }
 
-static int cmp_session(const void *pa, const void *pb)
+static int cmp_session(const void *pa, const void *pb, void *ctx)
 {
-	const struct session *a = &sort_ctx.ss->s[*(const size_t *)pa];
-	const struct session *b = &sort_ctx.ss->s[*(const size_t *)pb];
+	const struct sort_ctx *sc = ctx;
+	const struct session *a = &sc->ss->s[*(const size_t *)pa];
+	const struct session *b = &sc->ss->s[*(const size_t *)pb];
 	int r = 0, last = 0;
-	switch (sort_ctx.col) {
+	switch (sc->col) {
 	case SCOL_ID: r = a->id < b->id ? -1 : a->id > b->id; break;
 	case SCOL_USER: r = cmp_text(a->user, b->user, &last); break;
 	case SCOL_DB: r = cmp_text(a->db, b->db, &last); break;
@@ -250,7 +249,7 @@ static int cmp_session(const void *pa, const void *pb)
 	if (last)
 		return last;
 	if (r)
-		return sort_ctx.reverse ? -r : r;
+		return sc->reverse ? -r : r;
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
@@ -262,12 +261,8 @@ void session_sort(const struct session_set *ss, enum session_col col, bool rever
 		order[i] = i;
 	if (ss->n < 2)
 		return;
-	struct sort_ctx saved = sort_ctx;
-	sort_ctx.ss = ss;
-	sort_ctx.col = col >= 0 && col < SCOL__COUNT ? col : SCOL_ID;
-	sort_ctx.reverse = reverse;
-	qsort(order, ss->n, sizeof *order, cmp_session);
-	sort_ctx = saved;
+	struct sort_ctx sc = {ss, col >= 0 && col < SCOL__COUNT ? col : SCOL_ID, reverse};
+	sort_r(order, ss->n, sizeof *order, cmp_session, &sc);
 }
 
 static void json_text(struct strbuf *out, const char *name, const char *v)

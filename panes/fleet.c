@@ -115,10 +115,9 @@ static int badness(const struct fleet_row *r)
 	return r->bad ? 10 : r->has_finding ? 1 + (int)r->sev : 0;
 }
 
-static int sort_by;
-
-static int cmp_rows(const void *pa, const void *pb)
+static int cmp_rows(const void *pa, const void *pb, void *ctx)
 {
+	int sort_by = *(const int *)ctx;
 	const struct fleet_row *a = *(const struct fleet_row *const *)pa, *b = *(const struct fleet_row *const *)pb;
 	double d = 0;
 	switch (sort_by) {
@@ -265,8 +264,8 @@ int fleet_order(const struct fleet_row *rows, int n, const struct pane_view *v, 
 		if (pane_filter_match(v, hay))
 			order[shown++] = &rows[i];
 	}
-	sort_by = v->sort;
-	qsort(order, (size_t)shown, sizeof *order, cmp_rows);
+	int sort_by = v->sort;
+	sort_r(order, (size_t)shown, sizeof *order, cmp_rows, &sort_by);
 	return shown;
 }
 

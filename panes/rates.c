@@ -44,21 +44,6 @@ const char *rates_label(enum metric_id id)
 	return id < M__COUNT ? metric_defs[id].key : "log device";
 }
 
-/* Human-readable bytes: 1.2K, 35.0M ... */
-static void fmt_bytes(double v, char *buf, size_t len)
-{
-	static const char *u[] = {"", "K", "M", "G", "T"};
-	int i = 0;
-	while (v >= 1024 && i < 4) {
-		v /= 1024;
-		i++;
-	}
-	if (i == 0)
-		str_printf(buf, len, "%.0fB", v);
-	else
-		str_printf(buf, len, "%.1f%s", v, u[i]);
-}
-
 char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t len)
 {
 	const char *unit = metric_defs[id].unit;
@@ -73,7 +58,7 @@ char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t le
 	}
 	if (unit[0] == 'B') {
 		char b[32];
-		fmt_bytes(r->v, b, sizeof b);
+		str_bytes(r->v, b, sizeof b);
 		str_printf(buf, len, "%s%s", b, strcmp(unit, "B/s") == 0 ? "/s" : "");
 	} else if (strcmp(unit, "ms") == 0) {
 		str_printf(buf, len, "%s%.3f ms", r->est ? "~" : "", r->v);
@@ -191,9 +176,9 @@ static int repl_lines_pg(const struct model *m, char lines[][160], bool *crit, i
 	for (int i = 0; i < r->n && n < max; i++) {
 		const struct repl_standby *x = &r->s[i];
 		char fb[16], fm[16], rb[16], rm[16], rep[32] = "";
-		repl_fmt_bytes((double)x->flush_b, fb, sizeof fb);
+		str_bytes((double)x->flush_b, fb, sizeof fb);
 		repl_fmt_ms(x->flush_ms, fm, sizeof fm);
-		repl_fmt_bytes((double)x->replay_b, rb, sizeof rb);
+		str_bytes((double)x->replay_b, rb, sizeof rb);
 		repl_fmt_ms(x->replay_ms, rm, sizeof rm);
 		if (repl_stalled_s(x) > 0)
 			str_printf(rep, sizeof rep, ", no reply for %.0f s", repl_stalled_s(x));

@@ -352,13 +352,11 @@ static bool ss_hidden(const struct pane_view *v, const struct session *s)
 	return (s->cls == SC_IDLE && !SHOW_IDLE(v)) || ((s->cls == SC_BACKGROUND || s->self) && !SHOW_BG(v));
 }
 
-static enum ss_col_id sort_col;
-static bool sort_rev;
-
-static int ss_qcmp(const void *pa, const void *pb)
+static int ss_qcmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct session *a = *(const struct session *const *)pa, *b = *(const struct session *const *)pb;
-	int c = ss_cols[sort_col].cmp(a, b, sort_rev);
+	const struct pane_view *v = ctx;
+	int c = ss_cols[SORT_COL(v)].cmp(a, b, REVERSED(v));
 	if (c)
 		return c;
 	/* ties: by id, so that the order is the same at every refresh */
@@ -395,9 +393,7 @@ static size_t ss_rows(const struct model *m, const struct pane_view *v, const st
 			continue;
 		(*out)[n++] = s;
 	}
-	sort_col = SORT_COL(v);
-	sort_rev = REVERSED(v);
-	qsort(*out, n, sizeof **out, ss_qcmp);
+	sort_r(*out, n, sizeof **out, ss_qcmp, (void *)v);
 	return n;
 }
 

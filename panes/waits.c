@@ -104,7 +104,7 @@ static void draw_details(const struct model *m, const struct wait_entry *e, stru
 	const struct repl_standby *sb = m->repl.known ? repl_sync_standby(&m->repl.r) : NULL;
 	if (repl_wait_for(m, e->name, who, sizeof who)) {
 		char fb[16], fm[16];
-		repl_fmt_bytes(sb ? (double)sb->flush_b : -1, fb, sizeof fb);
+		str_bytes(sb ? (double)sb->flush_b : -1, fb, sizeof fb);
 		repl_fmt_ms(sb ? sb->flush_ms : NAN, fm, sizeof fm);
 		if (sb && strcmp(e->name, "IPC:SyncRep") == 0)
 			cv_printf(cv, y++, 0, R_WARN, "commits wait for %s (%s, flush lag %s / %s): %s", who, sb->sync_state,

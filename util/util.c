@@ -600,3 +600,42 @@ void osc52_append(struct strbuf *b, const char *text, size_t n)
 	}
 	sb_putc(b, '\a');
 }
+
+void str_bytes(double v, char *buf, size_t len)
+{
+	static const char *u[] = {"B", "K", "M", "G", "T"};
+	int i = 0;
+	if (!(v >= 0)) {
+		str_copy(buf, len, "-");
+		return;
+	}
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		str_printf(buf, len, "%.0fB", v);
+	else
+		str_printf(buf, len, "%.1f%s", v, u[i]);
+}
+
+/* The comparison in progress on this thread; a sort inside a comparison
+ * keeps the outer one's frame. */
+struct sort_frame {
+	sort_cmp_fn cmp;
+	void *ctx;
+};
+static _Thread_local struct sort_frame *sort_top;
+
+static int sort_tramp(const void *a, const void *b)
+{
+	return sort_top->cmp(a, b, sort_top->ctx);
+}
+
+void sort_r(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *ctx)
+{
+	struct sort_frame f = {cmp, ctx}, *outer = sort_top;
+	sort_top = &f;
+	qsort(base, n, size, sort_tramp);
+	sort_top = outer;
+}

@@ -21,6 +21,12 @@ size_t str_copy(char *dst, size_t dstlen, const char *src);
 /* snprintf that never overflows and always terminates; returns bytes written. */
 size_t str_printf(char *dst, size_t dstlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* qsort with a context for the comparison (C11's qsort has none): cmp(a, b,
+ * ctx). Reentrant, and each thread sorts with its own context. */
+typedef int (*sort_cmp_fn)(const void *a, const void *b, void *ctx);
+void sort_r(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *ctx);
+/* Bytes as text: "0B", "1.2K", "35.0M"; "-" when not a size (negative, NaN). */
+void str_bytes(double v, char *buf, size_t len);
 /* Overwrite a secret with zeros, then free it. NULL is fine. */
 void secret_free(char *s);
 
