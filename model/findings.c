@@ -101,14 +101,6 @@
 #define SEMISYNC_SHARE 0.5
 #define SEMISYNC_MIN_MS 1.0
 
-/* A setting's value as last read, or NULL. */
-static const char *setting(const struct model *m, const char *name)
-{
-	for (size_t i = 0; i < m->nsettings; i++)
-		if (strcmp(m->settings[i].name, name) == 0)
-			return m->settings[i].value;
-	return NULL;
-}
 
 static double rate(const struct model *m, enum metric_id id)
 {
@@ -154,7 +146,7 @@ static void remedy(const struct model *m, struct finding *f, const char *name, c
 	if (!t)
 		return;
 	f->tune = t;
-	str_copy(f->value, sizeof f->value, tunable_toggle(t, setting(m, name)));
+	str_copy(f->value, sizeof f->value, tunable_toggle(t, model_setting(m, name)));
 	if (tune_sql_apply(t, f->value, sql, sizeof sql) < 0)
 		str_copy(sql, sizeof sql, "(unsafe value)");
 	else if (tune_needs_reload(t->kind))
@@ -373,8 +365,8 @@ static void mysql_fsync_evidence(const struct model *m, const struct mysql_commi
  * durable sync of a slow disk. MySQL / MariaDB. */
 static bool commit_fsync_mysql(const struct model *m, struct finding *f, double commits)
 {
-	const char *flush = setting(m, "innodb_flush_log_at_trx_commit"), *sb = setting(m, "sync_binlog");
-	const char *lb = setting(m, "log_bin");
+	const char *flush = model_setting(m, "innodb_flush_log_at_trx_commit"), *sb = model_setting(m, "sync_binlog");
+	const char *lb = model_setting(m, "log_bin");
 	/* a redo sync estimated from COMMIT (MariaDB 10.8+) is no measured sync */
 	double redo_ms = m->cur[M_REDO_FSYNC_MS].est ? NAN : rate(m, M_REDO_FSYNC_MS),
 	       bin_ms = rate(m, M_BINLOG_FSYNC_MS);
@@ -447,7 +439,7 @@ static bool commit_fsync_mysql(const struct model *m, struct finding *f, double 
  * the flush ends can lead the waits instead). */
 static bool commit_fsync_pg(const struct model *m, struct finding *f, double commits)
 {
-	const char *sc = setting(m, "synchronous_commit");
+	const char *sc = model_setting(m, "synchronous_commit");
 	const struct wait_entry *w = top_wait(m), *ws = wait_named(m, "IO:WALSync");
 	double syncs = rate(m, M_WAL_SYNCS), per = rate(m, M_FSYNCS_PER_COMMIT), sync_ms = rate(m, M_WAL_SYNC_MS);
 	bool est = false;
@@ -525,7 +517,7 @@ static double waiting_aas(const struct model *m)
 static bool syncrep_pg(const struct model *m, struct finding *f)
 {
 	const struct wait_entry *w = wait_named(m, "IPC:SyncRep"), *top = top_wait(m);
-	const char *names = setting(m, "synchronous_standby_names"), *sc = setting(m, "synchronous_commit");
+	const char *names = model_setting(m, "synchronous_standby_names"), *sc = model_setting(m, "synchronous_commit");
 	if (!w || !(w->aas >= SYNCREP_MIN_AAS))
 		return false;
 	double all = waiting_aas(m), commits = rate(m, M_COMMITS);
@@ -738,7 +730,7 @@ static bool rule_wal_writer(const struct model *m, struct finding *f)
 	if (m->caps.engine != ENGINE_POSTGRESQL)
 		return false;
 	double syncs = rate(m, M_WAL_SYNCS), commits = rate(m, M_COMMITS);
-	const char *d = setting(m, "wal_writer_delay");
+	const char *d = model_setting(m, "wal_writer_delay");
 	if (!(syncs >= WAL_SYNCS_BUSY) || !d)
 		return false;
 	double per = commits > 0 ? syncs / commits : INFINITY;

@@ -51,14 +51,6 @@ static void figures(const struct model *m, size_t skip, size_t max, struct fc_fi
 	}
 }
 
-static const char *setting_of(const struct model *m, const char *name)
-{
-	for (size_t i = 0; i < m->nsettings; i++)
-		if (strcmp(m->settings[i].name, name) == 0)
-			return m->settings[i].value;
-	return NULL;
-}
-
 /* A rule: fills fc (items and text) or says in why what is missing;
  * returns true for a forecast. */
 typedef bool (*fc_fn)(const struct fc_figs *f, const struct tunable *t, const char *to, struct forecast *fc, char *why,
@@ -126,7 +118,7 @@ static bool rule_binlog(const struct fc_figs *f, const struct tunable *t, const 
 			char *why, size_t len)
 {
 	(void)t;
-	const char *lb = setting_of(f->m, "log_bin");
+	const char *lb = model_setting(f->m, "log_bin");
 	if (lb && !tune_value_same(lb, "ON")) {
 		str_copy(why, len, "the binary log is off (log_bin=OFF): sync_binlog changes nothing");
 		return false;
@@ -141,7 +133,7 @@ static bool rule_binlog(const struct fc_figs *f, const struct tunable *t, const 
 /* The WAL writer's delay in ms: value (NULL: the model's setting). */
 static bool writer_delay(const struct fc_figs *f, const char *value, double *ms, char *why, size_t len)
 {
-	const char *v = value ? value : setting_of(f->m, "wal_writer_delay");
+	const char *v = value ? value : model_setting(f->m, "wal_writer_delay");
 	if (!v || !tune_value_ms(v, 1, ms) || !(*ms > 0)) {
 		str_printf(why, len, "wal_writer_delay %s", v ? "is not a duration" : "not read");
 		return false;
@@ -189,7 +181,7 @@ static bool rule_writer(const struct fc_figs *f, const struct tunable *t, const 
 {
 	(void)t;
 	double d, per, hi;
-	const char *sc = setting_of(f->m, "synchronous_commit");
+	const char *sc = model_setting(f->m, "synchronous_commit");
 	if (sc && !tune_value_same(sc, "off")) {
 		str_printf(why, len,
 			   "synchronous_commit=%s: commits flush the WAL themselves, the writer's delay does not "

@@ -234,6 +234,14 @@ static void hold_counters(struct model *m, const struct sample *s, bool fresh_co
 		}
 }
 
+const char *model_setting(const struct model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nsettings; i++)
+		if (strcmp(m->settings[i].name, name) == 0)
+			return m->settings[i].value;
+	return NULL;
+}
+
 const struct ctr *model_counter(const struct model *m, enum ctr_id id)
 {
 	if (m->last.c[id].present || m->last.state != STATE_UP)

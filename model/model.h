@@ -184,6 +184,8 @@ void model_copy_history(struct model *dst, const struct model *src, double wall)
 /* Counter id as of the newest sample: its newest reading on this
  * connection when a paced read left it out of that sample. */
 const struct ctr *model_counter(const struct model *m, enum ctr_id id);
+/* A setting's value as last read, or NULL. */
+const char *model_setting(const struct model *m, const char *name);
 /* True when metric id is reported for the model's engine. */
 bool model_metric_applies(const struct model *m, enum metric_id id);
 const char *rate_status_name(enum rate_status st);

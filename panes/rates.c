@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../util/util.h"
+#include "../core/durability.h"
 #include "../core/fixes.h"
 
 const struct rates_row rates_rows[] = {
@@ -121,16 +122,6 @@ static const char *row_label(size_t i)
 	return pane_rows[i].label ? pane_rows[i].label : rates_label(pane_rows[i].metric);
 }
 
-/* Value of a setting in force, or NULL. */
-static const char *setting(const struct model *m, const char *name)
-{
-	size_t i;
-	for (i = 0; i < m->nsettings; i++)
-		if (strcmp(m->settings[i].name, name) == 0)
-			return m->settings[i].value;
-	return NULL;
-}
-
 /* What a commit waits for on the standbys, by synchronous_commit. */
 static const char *syncrep_waits_for(const char *sc)
 {
@@ -151,7 +142,7 @@ static const char *syncrep_waits_for(const char *sc)
 static int repl_lines_pg(const struct model *m, char lines[][160], bool *crit, int max)
 {
 	const struct repl *r = &m->repl.r;
-	const char *names = setting(m, "synchronous_standby_names"), *sc = setting(m, "synchronous_commit");
+	const char *names = model_setting(m, "synchronous_standby_names"), *sc = model_setting(m, "synchronous_commit");
 	bool sync_cfg = names && names[0];
 	int n = 0, nsync = repl_sync_count(r);
 	if (!sync_cfg && r->n == 0 && r->more == 0)
@@ -239,60 +230,15 @@ int rates_replication(const struct model *m, char lines[][160], bool *crit, int 
 
 #undef LINE
 
-/* The settings in force and what they imply. */
-static int settings_implications(const struct model *m, char lines[][160], bool *crit, int max)
+/* durability_lines' reader of the model's settings */
+static const char *model_get(const void *ctx, const char *name)
 {
-	int n = 0;
-	const char *v;
-#define LINE(c, ...) do { if (n < max) { crit[n] = (c); str_printf(lines[n++], 160, __VA_ARGS__); } } while (0)
-	if (m->caps.engine == ENGINE_MYSQL) {
-		const char *flush = setting(m, "innodb_flush_log_at_trx_commit");
-		const char *sb = setting(m, "sync_binlog");
-		const char *lb = setting(m, "log_bin");
-		bool binlog = lb && strcmp(lb, "ON") == 0;
-		if (!flush)
-			return 0;
-		int fsyncs = (strcmp(flush, "1") == 0) + (binlog && sb && strcmp(sb, "1") == 0);
-		LINE(false, "innodb_flush_log_at_trx_commit=%s sync_binlog=%s%s -> %d fsync%s per commit",
-		     flush, sb ? sb : "?", binlog ? "" : " (binlog off)", fsyncs, fsyncs == 1 ? "" : "s");
-		if (strcmp(flush, "2") == 0)
-			LINE(true, "redo synced about once a second: up to ~1 s of commits lost on an OS crash or power loss");
-		else if (strcmp(flush, "0") == 0)
-			LINE(true, "redo written and synced about once a second: up to ~1 s of commits lost even if only mysqld crashes");
-		if (binlog && sb && strcmp(sb, "0") == 0)
-			LINE(true, "sync_binlog=0: the binlog can lose commits on a crash; replicas and point-in-time recovery may diverge");
-		else if (binlog && sb && strcmp(sb, "1") != 0)
-			LINE(true, "sync_binlog=%s: the binlog is synced every %s commit groups; that many may be lost on a crash", sb, sb);
-		if ((v = setting(m, "innodb_flush_method")))
-			LINE(false, "innodb_flush_method=%s  innodb_doublewrite=%s", v,
-			     setting(m, "innodb_doublewrite") ? setting(m, "innodb_doublewrite") : "?");
-	} else if (m->caps.engine == ENGINE_POSTGRESQL) {
-		const char *sc = setting(m, "synchronous_commit");
-		const char *wwd = setting(m, "wal_writer_delay");
-		if (!sc)
-			return 0;
-		if (strcmp(sc, "off") == 0)
-			LINE(true, "synchronous_commit=off wal_writer_delay=%s -> commits return before their WAL is flushed: "
-			     "up to ~3 x %s of commits lost on a crash (no corruption)", wwd ? wwd : "?", wwd ? wwd : "?");
-		else
-			LINE(false, "synchronous_commit=%s wal_writer_delay=%s -> each commit waits for its WAL flush",
-			     sc, wwd ? wwd : "?");
-		if ((v = setting(m, "commit_delay")) && strcmp(v, "0") != 0)
-			LINE(false, "commit_delay=%s commit_siblings=%s: commits wait to share a flush", v,
-			     setting(m, "commit_siblings") ? setting(m, "commit_siblings") : "?");
-		if ((v = setting(m, "fsync")) && strcmp(v, "off") == 0)
-			LINE(true, "fsync=off: a crash can corrupt the whole cluster");
-		if ((v = setting(m, "wal_sync_method")))
-			LINE(false, "wal_sync_method=%s  full_page_writes=%s", v,
-			     setting(m, "full_page_writes") ? setting(m, "full_page_writes") : "?");
-	}
-#undef LINE
-	return n;
+	return model_setting(ctx, name);
 }
 
 int rates_implications(const struct model *m, char lines[][160], bool *crit, int max)
 {
-	int n = settings_implications(m, lines, crit, max);
+	int n = durability_lines(m->caps.engine, model_get, m, lines, crit, max);
 	return n + rates_replication(m, lines + n, crit + n, max - n);
 }
 
