@@ -34,8 +34,8 @@ LDLIBS := $(BASE_LIBS)
 
 BUILD ?= build
 BIN ?= dbtop
-CORE_SRC := util/util.c util/redact.c core/tunables.c core/fixes.c \
-	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/replication.c model/findings.c model/events.c model/logdev.c model/hostload.c model/forecast.c \
+CORE_SRC := util/util.c util/redact.c core/tunables.c core/fixes.c core/sample.c \
+	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/replication.c model/findings.c model/events.c model/release.c model/logdev.c model/hostload.c model/forecast.c \
 	config/target.c config/fleet.c config/userconf.c \
 	sources/source.c sources/hostio.c sources/hostload.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
 	record/record.c record/replay.c record/history.c record/triggers.c record/incidents.c record/incidents_sum.c \
@@ -172,6 +172,29 @@ check-asan:
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 DBTOP=build-asan/dbtop DBTOP_STATIC=0 \
 		DBTOP_LIVE="$(ASAN_LIVE)" DBTOP_SCREEN="$(ASAN_SCREEN)" tests/run.sh all $(ASAN_TESTS)
 
+# under ThreadSanitizer (not part of make check): the unit tests and what
+# runs two threads over one source: time travel's seek and step into a
+# running replay (screen test 80_travel), the fleet's samplers (live test
+# 94_fleet) and tuning through the sampler thread (78_tune). Every report
+# goes to build-tsan/reports/; scripts/tsan_summary.sh prints each race
+# once (its two stacks' top frames) and fails when there is any.
+TSAN_LIVE ?= 78_tune 94_fleet
+TSAN_SCREEN ?= 80_travel
+TSAN_CFLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+TSAN_TESTS := $(UNIT_SRC:tests/unit/%.c=build-tsan/tests/%)
+.PHONY: tsan-build check-tsan
+tsan-build:
+	@$(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="$(TSAN_CFLAGS)" \
+		LDFLAGS="-fsanitize=thread" BIN=build-tsan/dbtop build-tsan/dbtop $(TSAN_TESTS)
+check-tsan:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory tsan-build
+	@rm -rf build-tsan/reports && mkdir -p build-tsan/reports
+	@rc=0; TSAN_OPTIONS="log_path=$(CURDIR)/build-tsan/reports/tsan second_deadlock_stack=1 history_size=4" \
+		DBTOP=build-tsan/dbtop DBTOP_STATIC=0 DBTOP_LIVE="$(TSAN_LIVE)" DBTOP_SCREEN="$(TSAN_SCREEN)" \
+		tests/run.sh all $(TSAN_TESTS) || rc=$$?; \
+		scripts/tsan_summary.sh build-tsan/reports || rc=1; exit $$rc
+
 # static analysis of the product code (not the tests): cppcheck, the clang
 # static analyzer (scan-build) and clang-tidy (.clang-tidy); any finding
 # fails. A false positive is suppressed where it is, with its reason
@@ -272,4 +295,4 @@ deb:
 	@scripts/mkdeb.sh
 
 clean:
-	rm -rf build build-asan build-fuzz build-lint build-deb dbtop dbtop-pg.so dbtop-mysql.so dbtop_*.deb
+	rm -rf build build-asan build-tsan build-fuzz build-lint build-deb dbtop dbtop-pg.so dbtop-mysql.so dbtop_*.deb

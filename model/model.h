@@ -17,6 +17,7 @@
 #include "sessions.h"
 #include "waits.h"
 #include "replication.h"
+#include "release.h"
 #include "ring.h"
 
 /* Why a rate has (or lacks) a value this interval. */

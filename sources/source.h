@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../model/locks.h"
+#include "../model/release.h"
 #include "../model/sessions.h"
 #include "../core/tunables.h"
 #include "../core/caps.h"
