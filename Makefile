@@ -69,11 +69,20 @@ $(BUILD)/version.c: FORCE
 .PHONY: FORCE
 FORCE:
 
+# the commit the binary and its plugins are stamped with (sources/abi.h;
+# registry.c refuses a plugin with another stamp): rewritten when it changes
+$(BUILD)/abi_stamp.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo "#define DBTOP_ABI_STAMP \"$$(scripts/version.sh | cut -d' ' -f2)\"" > $@.tmp && \
+		{ cmp -s $@.tmp $@ || mv $@.tmp $@; }; rm -f $@.tmp
+$(BUILD)/sources/registry.o: $(BUILD)/abi_stamp.h
+$(BUILD)/sources/registry.o: ALL_CFLAGS += -include $(BUILD)/abi_stamp.h
+
 # backends: shared objects next to the binary (installed in LIBDIR)
-$(dir $(BIN))dbtop-pg.so: sources/pg.c $(wildcard */*.h)
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< $(LDFLAGS) $(PQ_LIBS)
-$(dir $(BIN))dbtop-mysql.so: sources/mysql.c $(wildcard */*.h)
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< $(LDFLAGS) $(MY_LIBS)
+$(dir $(BIN))dbtop-pg.so: sources/pg.c $(wildcard */*.h) $(BUILD)/abi_stamp.h
+	$(CC) $(ALL_CFLAGS) -include $(BUILD)/abi_stamp.h -fPIC -shared -o $@ $< $(LDFLAGS) $(PQ_LIBS)
+$(dir $(BIN))dbtop-mysql.so: sources/mysql.c $(wildcard */*.h) $(BUILD)/abi_stamp.h
+	$(CC) $(ALL_CFLAGS) -include $(BUILD)/abi_stamp.h -fPIC -shared -o $@ $< $(LDFLAGS) $(MY_LIBS)
 
 $(BUILD)/demo_rec.c: $(DEMO_REC) scripts/embed.sh
 	@mkdir -p $(dir $@)
