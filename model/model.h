@@ -12,7 +12,7 @@
 #include "findings.h"
 #include "forecast.h"
 #include "locks.h"
-#include "logdev.h"
+#include "logdev_rates.h"
 #include "hostload.h"
 #include "sessions.h"
 #include "waits.h"

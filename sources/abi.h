@@ -23,17 +23,17 @@
 
 /* The layout of this struct never changes: version first, then the rest. */
 struct plugin_abi {
-	unsigned version;        /* DBTOP_ABI_VERSION */
-	char commit[48];         /* DBTOP_ABI_STAMP */
-	unsigned sample_size;    /* sizeof (struct sample) */
-	unsigned source_size;    /* sizeof (struct source) */
-	unsigned ops_size;       /* sizeof (struct source_ops) */
+	unsigned version;     /* DBTOP_ABI_VERSION */
+	char commit[48];      /* DBTOP_ABI_STAMP */
+	unsigned sample_size; /* sizeof (struct sample) */
+	unsigned source_size; /* sizeof (struct source) */
+	unsigned ops_size;    /* sizeof (struct source_ops) */
 };
 
-#define PLUGIN_ABI_INIT                                                                              \
-	{                                                                                            \
-		DBTOP_ABI_VERSION, DBTOP_ABI_STAMP, (unsigned)sizeof(struct sample),                \
-		    (unsigned)sizeof(struct source), (unsigned)sizeof(struct source_ops)             \
+#define PLUGIN_ABI_INIT \
+	{ \
+		DBTOP_ABI_VERSION, DBTOP_ABI_STAMP, (unsigned)sizeof(struct sample), (unsigned)sizeof(struct source), \
+			(unsigned)sizeof(struct source_ops) \
 	}
 
 /* The symbol each plugin exports, looked up with dlsym before its ops. */
