@@ -16,21 +16,25 @@ fi
 awk '
 function flush() {
 	if (kind != "") {
-		key = kind ": " frames
+		key = kind ": " (frames != "" ? frames : first)
 		if (!(key in seen)) { order[n++] = key; where[key] = FILENAME }
 		seen[key]++
 	}
-	kind = ""; frames = ""; want = 0
+	kind = ""; frames = ""; first = ""; want = 0
 }
 /^WARNING: ThreadSanitizer: / {
 	flush()
 	kind = $0; sub(/^WARNING: ThreadSanitizer: /, "", kind); sub(/ \(pid=[0-9]+\)$/, "", kind)
 	next
 }
-kind != "" && /^  [A-Z][a-z].* (by|at) / { want = 1; next }
-kind != "" && want && /^    #0 / {
-	f = $2 " " $3; sub(/^.*\/(\.\.\/)*/, "", $3)
-	frames = frames (frames == "" ? "" : " | ") $2 " " $3
+# the stacks of the accesses ("  Read of size 1 at ... by thread T1:",
+# "  Previous write ..."); not where a thread was made or a block allocated
+kind != "" && /^  [A-Z].* of size [0-9]+ at / && !/^  Location/ { want = 1; next }
+kind != "" && /^  [A-Z]/ { want = 0; next }
+kind != "" && /^    #0 / && (want || first == "") {
+	sub(/^.*\/(\.\.\/)*/, "", $3)
+	if (first == "") first = $2 " " $3
+	if (want) frames = frames (frames == "" ? "" : " | ") $2 " " $3
 	want = 0; next
 }
 /^SUMMARY: ThreadSanitizer/ { flush() }
