@@ -7,7 +7,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 n=${1:-20000}
-make -s CI=1 build/sources/hostio.o build/model/logdev.o build/model/ring.o build/util/util.o >/dev/null
+make -s CI=1 build/sources/hostio.o build/model/logdev_rates.o build/model/ring.o build/util/util.o >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/b.c" <<'C'
@@ -17,7 +17,7 @@ cat >"$tmp/b.c" <<'C'
 #include <string.h>
 #include <time.h>
 #include "sources/hostio.h"
-#include "model/logdev.h"
+#include "model/logdev_rates.h"
 #include "util/util.h"
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 int main(int argc, char **argv)
@@ -58,6 +58,6 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-cc -O2 -std=c11 -D_GNU_SOURCE -I. -o "$tmp/b" "$tmp/b.c" build/sources/hostio.o build/model/logdev.o build/model/ring.o \
+cc -O2 -std=c11 -D_GNU_SOURCE -I. -o "$tmp/b" "$tmp/b.c" build/sources/hostio.o build/model/logdev_rates.o build/model/ring.o \
     build/util/util.o -lm
 "$tmp/b" "$n"

@@ -184,10 +184,6 @@ struct sample {
 	struct hostload_sample host;
 };
 
-/* Free what the sample owns (digests, lock waits, wait profile, sessions) and clear
- * the pointers: one place for every consumer. */
-void sample_release(struct sample *s);
-
 /* Append a note unless an identical one is there already. */
 void notes_add(struct notes *n, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

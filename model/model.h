@@ -12,11 +12,12 @@
 #include "findings.h"
 #include "forecast.h"
 #include "locks.h"
-#include "logdev.h"
+#include "logdev_rates.h"
 #include "hostload.h"
 #include "sessions.h"
 #include "waits.h"
 #include "replication.h"
+#include "release.h"
 #include "ring.h"
 
 /* Why a rate has (or lacks) a value this interval. */

@@ -53,6 +53,19 @@ static int next_sample(struct source *src, struct replay_priv *p)
 	return 0;
 }
 
+/* src->seek_to: the screen's thread moves it too (__atomic, source.h) */
+static double seek_to(const struct source *src)
+{
+	double v;
+	__atomic_load(&src->seek_to, &v, __ATOMIC_ACQUIRE);
+	return v;
+}
+
+static void set_seek_to(struct source *src, double v)
+{
+	__atomic_store(&src->seek_to, &v, __ATOMIC_RELEASE);
+}
+
 static int replay_connect(struct source *src, char *err, size_t errlen)
 {
 	struct replay_cfg *cfg = (struct replay_cfg *)src->arg;
@@ -68,9 +81,9 @@ static int replay_connect(struct source *src, char *err, size_t errlen)
 	src->priv = p;
 	src->start_wall = p->rd.hdr.start_wall;
 	if (cfg->from > 0)   /* --from is a seek */
-		src->seek_to = src->start_wall + cfg->from;
+		set_seek_to(src, src->start_wall + cfg->from);
 	else if (p->rd.hdr.open_at > src->start_wall)   /* an incident file opens at its trigger */
-		src->seek_to = p->rd.hdr.open_at;
+		set_seek_to(src, p->rd.hdr.open_at);
 	str_copy(cfg->host, sizeof cfg->host, p->rd.hdr.host);
 	memset(&src->caps, 0, sizeof src->caps);
 	return 0;
@@ -126,7 +139,7 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 	p->it.sample.sessions = NULL;
 	p->it.sample.tuning = NULL;
 	p->it.sample.events = NULL;
-	if (out->wall < src->seek_to || cfg->speed <= 0 || take_step(src)) {
+	if (out->wall < seek_to(src) || cfg->speed <= 0 || take_step(src)) {
 		p->paced = false;
 		return 0;
 	}
@@ -148,13 +161,13 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 	 * paused, the clock stands still: the pause moves the origin on */
 	for (;;) {
 		double now = clock_mono();
-		if (src->stop_flag && *src->stop_flag)
+		if (src->stop_flag && __atomic_load_n(src->stop_flag, __ATOMIC_RELAXED))
 			break;
-		if (out->wall < src->seek_to || take_step(src)) {
+		if (out->wall < seek_to(src) || take_step(src)) {
 			p->paced = false;   /* a seek while it waited: at once, paced again from the next */
 			break;
 		}
-		if (src->pause_flag && *src->pause_flag) {
+		if (src->pause_flag && __atomic_load_n(src->pause_flag, __ATOMIC_RELAXED)) {
 			sleep_until(now + 0.05);
 			double d = clock_mono() - now;
 			p->base_real += d;

@@ -236,10 +236,12 @@ static void *worker(void *arg)
 			continue;
 		}
 		sp->src->interval = sp->interval;   /* what --server-budget paces by */
+		sp->src->want_sessions = sp->want_sessions;
+		sp->src->sessions_idle = sp->sessions_idle;
 		pthread_mutex_unlock(&sp->mu);
 		if (!take_sample(sp, m, &next) || m->end)
 			break;
-		if (sp->src->background)
+		if (__atomic_load_n(&sp->src->background, __ATOMIC_RELAXED))
 			next_sub = 0;   /* its one look per refresh right after the sample: no wake-up of its own */
 	}
 	free(m);
@@ -260,6 +262,8 @@ int sampler_start(struct sampler *sp, struct source *src, double interval, bool 
 	src->stop_flag = &sp->stop_flag;
 	src->pause_flag = &sp->pause_flag;
 	sp->interval = interval;
+	sp->want_sessions = src->want_sessions;
+	sp->sessions_idle = src->sessions_idle;
 	sp->self_paced = self_paced;
 	sp->caps_gen = 0;
 	sp->q = xcalloc(SAMPLER_QUEUE, sizeof *sp->q);
@@ -296,7 +300,7 @@ int sampler_start(struct sampler *sp, struct source *src, double interval, bool 
 
 void sampler_pause(struct sampler *sp, bool paused)
 {
-	sp->pause_flag = paused;
+	__atomic_store_n(&sp->pause_flag, paused, __ATOMIC_RELAXED); /* read by a replay's pacing */
 }
 
 void sampler_set_interval(struct sampler *sp, double interval)
@@ -363,14 +367,15 @@ bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out)
 void sampler_set_background(struct sampler *sp, bool background)
 {
 	if (sp->src)
-		sp->src->background = background;   /* read by the worker at its next look */
+		/* read by the worker at its next look */
+		__atomic_store_n(&sp->src->background, background, __ATOMIC_RELAXED);
 }
 
 void sampler_want_sessions(struct sampler *sp, bool want, bool idle)
 {
 	pthread_mutex_lock(&sp->mu);
-	sp->src->want_sessions = want;
-	sp->src->sessions_idle = idle;
+	sp->want_sessions = want; /* the source's copy is the worker's (sampler.h) */
+	sp->sessions_idle = idle;
 	pthread_mutex_unlock(&sp->mu);
 }
 
@@ -456,7 +461,7 @@ bool sampler_stop(struct sampler *sp, double max_wait)
 		return true;
 	pthread_mutex_lock(&sp->mu);
 	sp->stop = true;
-	sp->stop_flag = 1;
+	__atomic_store_n(&sp->stop_flag, 1, __ATOMIC_RELAXED); /* read by the source's waits */
 	pthread_cond_broadcast(&sp->cv);
 	pthread_mutex_unlock(&sp->mu);
 	clock_gettime(CLOCK_REALTIME, &ts);

@@ -26,6 +26,10 @@ struct sampler {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	double interval;         /* s, under mu */
+	/* the session list wanted (and its idle sessions), under mu: given to
+	 * the source by the worker before each sample, so that only the
+	 * worker's thread writes the source's copy the backends read */
+	bool want_sessions, sessions_idle;
 	bool self_paced;         /* the source sets the pace (replay) */
 	bool stop;
 	volatile int stop_flag;  /* stop, readable by the source without the lock */

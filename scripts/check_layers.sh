@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
-# check_layers.sh [ROOT] - every #include "..." in dbtop's sources goes to the
-# same folder or a lower layer. The layers, lowest first (docs/architecture.md
-# says what each holds):
+# check_layers.sh [ROOT] - dbtop's sources keep to their layers. The layers,
+# lowest first (docs/architecture.md says what each holds):
 #
 #   util  core  model  config  sources  record  tune  run  panes  tui  app
 #
-# Prints one line per include that goes upward (file:line, what it includes,
-# both layers) and exits 1 when there is any; prints "layers: N files, every
-# include goes downward" and exits 0 otherwise. A folder not in the list is an
-# error too (a new folder gets its place here first).
+# Includes: every #include "..." goes to the same folder or a lower layer.
+# Symbols: every .c of the layers is compiled (-O0, nm -P; the results are
+# kept by content in $LAYERS_CACHE, default ROOT/build/layers, so a second
+# run compiles only what changed) and
+#   - a reference to a function or variable defined in a higher layer fails
+#     (a local prototype cannot hide a call upward);
+#   - two layers that reach each other through their references (a circle,
+#     directly or through others) fail, with the references that close it;
+#   - a function declared in a header of one folder and defined in another
+#     fails (each layer defines what it declares: gcc -aux-info names the
+#     header line).
+# Prints one line per fault (file, symbol, both layers) and exits 1 when
+# there is any; prints "layers: N files, every include goes downward; ..."
+# and exits 0 otherwise; 2 when the sources cannot be compiled. A folder not
+# in the list is an error too (a new folder gets its place here first).
 set -uo pipefail
-root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+here=$(cd "$(dirname "$0")" && pwd)
+root=${1:-$(cd "$here/.." && pwd)}
 cd "$root" || exit 2
 
 LAYERS=(util core model config sources record tune run panes tui app)
@@ -66,4 +77,60 @@ if [ "$bad" -gt 0 ]; then
 	echo "layers: $bad include(s) go upward or outside the layers"
 	exit 1
 fi
-echo "layers: $files files, every include goes downward"
+
+# --- symbols ---
+cc=${CC:-cc}
+command -v "$cc" >/dev/null && command -v nm >/dev/null || {
+	echo "layers: no $cc or nm to check the symbols with"
+	exit 2
+}
+cache=${LAYERS_CACHE:-$root/build/layers}
+mkdir -p "$cache" || exit 2
+# the flags of the Makefile's DEP_CFLAGS (the client libraries' headers)
+mycfg=$(command -v mariadb_config || command -v mysql_config)
+flags="-std=c11 -D_GNU_SOURCE -O0 -w $(pkg-config --cflags ncursesw libpq libpcre2-8 libmicrohttpd 2>/dev/null) $([ -n "$mycfg" ] && "$mycfg" --include)"
+srcs=()
+for l in "${LAYERS[@]}"; do
+	for f in "$l"/*.c; do [ -e "$f" ] && srcs+=("$f"); done
+done
+# what an object depends on: its file, every header of the layers, the flags
+hdrs=()
+for l in "${LAYERS[@]}"; do
+	for f in "$l"/*.h; do [ -e "$f" ] && hdrs+=("$f"); done
+done
+common=$( { echo "$flags"; "$cc" --version | head -n 1; sha1sum "${hdrs[@]}"; } | sha1sum | cut -c1-40)
+todo=()
+declare -A key
+# the cache's name of an object: its path, its content's hash, the rest's
+while read -r sum f; do
+	key[$f]=${f//\//_}-${sum:0:16}-${common:0:16}
+	[ -s "$cache/${key[$f]}.nm" ] || todo+=("$f" "$cache/${key[$f]}")
+	# an older version of the file's results goes
+	for old in "$cache/${f//\//_}"-*; do
+		[ -e "$old" ] && [ "${old#"$cache/${key[$f]}."}" = "$old" ] && rm -f "$old"
+	done
+done < <(sha1sum "${srcs[@]}")
+if ((${#todo[@]})); then
+	# shellcheck disable=SC2016
+	printf '%s\0' "${todo[@]}" | CC=$cc FLAGS=$flags xargs -0 -n 2 -P "$(nproc 2>/dev/null || echo 2)" sh -c '
+		$CC $FLAGS -aux-info "$1.aux.tmp" -c -o "$1.o" "$0" 2>"$1.err" &&
+			nm -P "$1.o" >"$1.nm.tmp" && mv "$1.aux.tmp" "$1.aux" && mv "$1.nm.tmp" "$1.nm"
+		rc=$?; rm -f "$1.o"; [ $rc = 0 ] && rm -f "$1.err"; exit $rc' || {
+		for ((i = 1; i < ${#todo[@]}; i += 2)); do
+			[ -s "${todo[i]}.err" ] && { echo "${todo[i - 1]}: does not compile:"; head -n 5 "${todo[i]}.err"; }
+		done
+		exit 2
+	}
+fi
+# one line per symbol: "F file type name" (F: nm of the object of file) and
+# "A header:line name" (a function declared in a header of the layers)
+for f in "${srcs[@]}"; do
+	awk -v f="$f" '{ print "F", f, $2, $1 }' "$cache/${key[$f]}.nm"
+	# "/* model/../core/sample.h:210:NC */ extern const char *state_name (enum source_state);"
+	awk '$2 ~ /\.h:[0-9]+:[A-Z]+$/ && $2 !~ /^\// && $4 != "static" &&
+		match($0, /[A-Za-z_][A-Za-z0-9_]* \(/) {
+		at = $2; sub(/:[A-Z]+$/, "", at)
+		# model/../core/sample.h: core/sample.h
+		while (sub(/[^\/.][^\/]*\/\.\.\//, "", at)) {}
+		print "A", at, substr($0, RSTART, RLENGTH - 2) }' "$cache/${key[$f]}.aux"
+done | sort -u | awk -v layers="${LAYERS[*]}" -v nfiles="$files" -f "$here/check_layers.awk"

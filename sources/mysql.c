@@ -2027,3 +2027,6 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 }
 
 const struct source_ops mysql_source_ops = SOURCE_OPS("mysql", my);
+
+#include "abi.h"
+PLUGIN_ABI_DEFINE;

@@ -143,7 +143,7 @@ double source_subsample(struct source *src)
 			every = e;
 	}
 	/* a target in the background looks once per refresh */
-	if (src->background && every < iv)
+	if (__atomic_load_n(&src->background, __ATOMIC_RELAXED) && every < iv)
 		every = iv;
 	src->sub_every = every;
 	return every;

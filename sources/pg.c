@@ -1906,3 +1906,6 @@ static int pg_explain(struct source *src, long long id, const struct session_ide
 }
 
 const struct source_ops pg_source_ops = SOURCE_OPS("postgresql", pg);
+
+#include "abi.h"
+PLUGIN_ABI_DEFINE;

@@ -10,13 +10,44 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "../util/util.h"
 
 #ifndef DBTOP_LIBDIR
 #define DBTOP_LIBDIR "/usr/local/lib/dbtop"
 #endif
 
-static char load_error[512];
+static char load_error[1024];
+
+/* A stamp as "version:commit:sizes", e.g. "1:c4f90ca1b2c3:9712:1408:64". */
+static void abi_text(char *buf, size_t len, const struct plugin_abi *a)
+{
+	str_printf(buf, len, "%u:%.*s:%u:%u:%u", a->version, (int)sizeof a->commit, a->commit, a->sample_size,
+		   a->source_size, a->ops_size);
+}
+
+/* The plugin at path (opened as h) was built from the same commit and
+ * with the same layouts as this binary (abi.h); if not, load_error names
+ * both stamps, then the path (the caller's message may be cut short:
+ * source_open() is given NOTE_LEN bytes). */
+static bool abi_accepted(void *h, const char *path)
+{
+	static const struct plugin_abi own = PLUGIN_ABI_INIT;
+	const struct plugin_abi *a = dlsym(h, PLUGIN_ABI_SYMBOL);
+	char mine[96], theirs[96] = "none";
+
+	if (a && a->version == own.version && strncmp(a->commit, own.commit, sizeof own.commit) == 0 &&
+	    a->sample_size == own.sample_size && a->source_size == own.source_size && a->ops_size == own.ops_size)
+		return true;
+	abi_text(mine, sizeof mine, &own);
+	if (a && a->version == own.version)
+		abi_text(theirs, sizeof theirs, a);
+	else if (a)
+		str_printf(theirs, sizeof theirs, "%u", a->version);
+	str_printf(load_error, sizeof load_error, "plugin refused: its ABI stamp %s is not this dbtop's %s: %s", theirs,
+		   mine, path);
+	return false;
+}
 
 /* dlopen file from the search path and return its symbol sym, or NULL. */
 static const struct source_ops *load(const char *file, const char *sym)
@@ -52,6 +83,10 @@ static const struct source_ops *load(const char *file, const char *sym)
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 		if (!h) {
 			str_printf(load_error, sizeof load_error, "cannot load %s: %s", path, dlerror());
+			return NULL;
+		}
+		if (!abi_accepted(h, path)) {
+			dlclose(h);
 			return NULL;
 		}
 		const struct source_ops *ops = dlsym(h, sym);

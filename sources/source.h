@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../model/locks.h"
+#include "../model/release.h"
 #include "../model/sessions.h"
 #include "../core/tunables.h"
 #include "../core/caps.h"
@@ -209,7 +210,8 @@ struct source {
 	unsigned conn_samples;     /* samples taken on this connection */
 	/* one of several targets, not on the screen (the fleet screen shows
 	 * its row only, or --batch with several targets): its looks between
-	 * refreshes come at most once per refresh */
+	 * refreshes come at most once per refresh; set by the screen's thread,
+	 * read by the sampler's: __atomic builtins) */
 	volatile bool background;
 };
 

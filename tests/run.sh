@@ -72,6 +72,31 @@ layers_test() {
     else
         echo "not ok - layers: the planted upward include was not caught: $msg"
     fi
+    # the symbols (nm): a call upward through a local prototype, and a
+    # circle between two layers (config calls nothing of the model; the
+    # sources call the model). The copies share the tree's compiled results,
+    # so only the planted file is compiled again.
+    local LAYERS_CACHE=$PWD/build/layers
+    export LAYERS_CACHE
+    cp model/ring.c "$t/model/ring.c"
+    printf '%s\n' 'int target_planted(void);' 'void target_init(void *t);' \
+        'int target_planted(void) { target_init(0); return 0; }' >>"$t/model/ring.c"
+    msg=$(scripts/check_layers.sh "$t")
+    if [ $? = 1 ] && grep -q '^model/ring.c: calls target_init(), defined in config/target.c: config is above model$' <<<"$msg" &&
+        ! grep -q '^circle' <<<"$msg"; then
+        echo "ok - layers: a planted upward call (model/ring.c -> target_init() of config/target.c) is caught"
+    else
+        echo "not ok - layers: the planted upward call was not caught (or a circle was seen): $msg"
+    fi
+    cp model/ring.c "$t/model/ring.c"
+    printf '%s\n' '_Bool source_host_local(const char *host);' 'int ring_planted(void);' \
+        'int ring_planted(void) { return source_host_local("x"); }' >>"$t/model/ring.c"
+    msg=$(scripts/check_layers.sh "$t")
+    if [ $? = 1 ] && grep -q '^circle between layers model <-> sources: model -> sources: model/ring.c calls source_host_local() of sources/source.c; sources -> model: ' <<<"$msg"; then
+        echo "ok - layers: a planted circle (model/ring.c -> source_host_local() -> the model) is caught: $(grep '^circle' <<<"$msg" | cut -c1-160)"
+    else
+        echo "not ok - layers: the planted circle was not caught: $msg"
+    fi
     rm -rf "$t"
 }
 static_check && run_one "layers" layers_test

@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "../../model/logdev.h"
+#include "../../model/logdev_rates.h"
 #include "../../sources/hostio.h"
 #include "../../sources/source.h"
 #include "../../util/util.h"

@@ -1,5 +1,5 @@
-/* logdev.c - the log devices' figures per interval. See logdev.h. */
-#include "logdev.h"
+/* logdev_rates.c - the log devices' figures per interval. See logdev_rates.h. */
+#include "logdev_rates.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-/* logdev.h - the log devices' figures per interval from two readings of
+/* logdev_rates.h - the log devices' figures per interval from two readings of
  * /proc/diskstats (core/logdev.h): writes/s, flushes/s, write and flush
  * latency, queue depth and utilisation, as iostat derives them. Pure. */
-#ifndef DBTOP_MODEL_LOGDEV_H
-#define DBTOP_MODEL_LOGDEV_H
+#ifndef DBTOP_MODEL_LOGDEV_RATES_H
+#define DBTOP_MODEL_LOGDEV_RATES_H
 
 #include <stdbool.h>
 #include <stdint.h>
