@@ -213,7 +213,7 @@ static void usage_hint(void)
 
 /* --explain ID: the plan of one session's statement on stdout (never
  * run: see ops->explain), or why not on stderr; the exit status 0 / 1. */
-static int explain_and_exit(struct source *src, struct target *t, long long id)
+static int explain_and_exit(struct source *src, long long id)
 {
 	char err[NOTE_LEN] = "";
 	char *plan = xmalloc(65536);
@@ -228,7 +228,6 @@ static int explain_and_exit(struct source *src, struct target *t, long long id)
 		fprintf(stderr, "dbtop: explain %lld: %s\n", id, text_sanitize(err));
 	free(plan);
 	source_close(src);
-	target_free(t);
 	return rc == 0 ? 0 : 1;
 }
 
@@ -1564,18 +1563,87 @@ static void catch_signals(void)
 	signal(SIGXFSZ, SIG_IGN);
 }
 
-int main(int argc, char **argv)
+/* One target (a server, a recording or the demo): the endpoint, the
+ * source, the tuner, the recording, then the screen or the batch loop;
+ * the exit status. */
+static int run_single(struct opts *o, struct target *t, double start_mono)
 {
-	struct opts o = {0};
-	struct target t;
 	struct source src;
 	struct model m;
 	struct recorder rec = {0};
 	struct replay_cfg rcfg = {0};
-	bool recording = false, replaying;
+	bool recording = false, replaying = o->replay || o->demo;
 	char err[NOTE_LEN];
-	const char *host;
-	size_t hist;
+	int status;
+
+	/* the endpoint first: a port in use is said before any connection */
+	struct listener *ls = NULL;
+	if (o->listen && !(ls = listen_start(o->listen, o->listen_any, 1, err, sizeof err))) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		return 1;
+	}
+	catch_signals();
+	init_source(&src, &rcfg, o, t, replaying);
+	/* a screen that cannot start is said before any connection */
+	if ((!o->batch && !o->explain_id && !ui_possible(err, sizeof err)) || source_open(&src, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		listen_stop(ls);
+		return 1;
+	}
+	const char *host = replaying ? rcfg.host : t->label;
+	if (o->explain_id) {
+		listen_stop(ls);
+		return explain_and_exit(&src, o->explain_id);
+	}
+	struct tuner *tuner = start_tuner(&src, o, t, replaying);
+	if (o->record)
+		recording = start_recording(&rec, o, &src, host);
+	/* the sparklines reach back as far as the history kept for time travel */
+	size_t hist = (size_t)d_ceil((o->history > HISTORY_SECONDS && !o->batch ? o->history : HISTORY_SECONDS) /
+				     o->interval);
+	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
+
+	struct run r = {.o = o,
+			.src = &src,
+			.m = &m,
+			.rec = &rec,
+			.recording = &recording,
+			.host = host,
+			.replaying = replaying,
+			.tuner = tuner,
+			.start_mono = start_mono,
+			.ls = ls};
+	if (!o->batch) {
+		bool worker_running;
+		struct tour_run tr = {.r = &r, .rcfg = &rcfg, .t = t, .hist = hist < HISTORY_MIN ? HISTORY_MIN : hist};
+		status = run_screen(&r, &worker_running, o->demo ? &tr : NULL);
+		if (worker_running) {
+			/* a query still runs in the sampler thread: leave everything it
+			 * may touch alone (the target too); exiting ends it */
+			if (recording)
+				rec_close(&rec);
+			listen_stop(ls);
+			exit(status);
+		}
+	} else {
+		status = run_batch(&r);
+	}
+	listen_stop(ls);
+	if (replaying && src.finished)
+		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
+	if (recording)
+		rec_close(&rec);
+	tuner_close(tuner);
+	free(tuner);
+	source_close(&src);
+	model_free(&m);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {0};
+	struct target t;
 	int status = 0;
 
 	double start_mono = clock_mono();
@@ -1590,10 +1658,9 @@ int main(int argc, char **argv)
 	target_init(&t);
 	parse_args(argc, args, &o, &t);
 	if (o.list_incidents)
-		return service_list(o.inc.dir, argv[0]);   /* --incidents DIR alone */
+		return service_list(o.inc.dir, argv[0]); /* --incidents DIR alone */
 	if (o.demo_name && (status = demo_choose(&o)) >= 0)
 		return status;
-	replaying = o.replay || o.demo;
 	if (o.fleet.n > 1) {
 		catch_signals();
 		status = run_fleet(&o, &t, start_mono);
@@ -1601,66 +1668,8 @@ int main(int argc, char **argv)
 		target_free(&t);
 		return status;
 	}
-	if ((status = prepare_target(&t, &o, replaying)) != 0) {
-		target_free(&t);
-		return status;
-	}
-
-	/* the endpoint first: a port in use is said before any connection */
-	struct listener *ls = NULL;
-	if (o.listen && !(ls = listen_start(o.listen, o.listen_any, 1, err, sizeof err))) {
-		fprintf(stderr, "dbtop: %s\n", err);
-		target_free(&t);
-		return 1;
-	}
-	catch_signals();
-	init_source(&src, &rcfg, &o, &t, replaying);
-	/* a screen that cannot start is said before any connection */
-	if ((!o.batch && !o.explain_id && !ui_possible(err, sizeof err)) || source_open(&src, err, sizeof err) < 0) {
-		fprintf(stderr, "dbtop: %s\n", err);
-		listen_stop(ls);
-		target_free(&t);
-		return 1;
-	}
-	host = replaying ? rcfg.host : t.label;
-	if (o.explain_id) {
-		listen_stop(ls);
-		return explain_and_exit(&src, &t, o.explain_id);
-	}
-	struct tuner *tuner = start_tuner(&src, &o, &t, replaying);
-	if (o.record)
-		recording = start_recording(&rec, &o, &src, host);
-	/* the sparklines reach back as far as the history kept for time travel */
-	hist = (size_t)d_ceil((o.history > HISTORY_SECONDS && !o.batch ? o.history : HISTORY_SECONDS) / o.interval);
-	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
-
-	struct run r = {.o = &o, .src = &src, .m = &m, .rec = &rec, .recording = &recording, .host = host,
-			.replaying = replaying, .tuner = tuner, .start_mono = start_mono};
-	r.ls = ls;
-	if (!o.batch) {
-		bool worker_running;
-		struct tour_run tr = {.r = &r, .rcfg = &rcfg, .t = &t, .hist = hist < HISTORY_MIN ? HISTORY_MIN : hist};
-		status = run_screen(&r, &worker_running, o.demo ? &tr : NULL);
-		if (worker_running) {
-			/* a query still runs in the sampler thread: leave everything it
-			 * may touch alone; exiting ends it */
-			if (recording)
-				rec_close(&rec);
-			listen_stop(ls);
-			return status;
-		}
-	} else {
-		status = run_batch(&r);
-	}
-	listen_stop(ls);
-	if (replaying && src.finished)
-		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
-	if (recording)
-		rec_close(&rec);
-	tuner_close(tuner);
-	free(tuner);
-	source_close(&src);
-	model_free(&m);
+	if ((status = prepare_target(&t, &o, o.replay || o.demo)) == 0)
+		status = run_single(&o, &t, start_mono);
 	target_free(&t);
 	return status;
 }

@@ -76,6 +76,15 @@ static int replay_connect(struct source *src, char *err, size_t errlen)
 	return 0;
 }
 
+/* The wall time samples come at once up to (src->seek_to, which the
+ * screen's thread changes: read with __atomic builtins). */
+static double seek_at(const struct source *src)
+{
+	double at;
+	__atomic_load(&src->seek_to, &at, __ATOMIC_ACQUIRE);
+	return at;
+}
+
 /* One pending step forward taken: true. */
 static bool take_step(struct source *src)
 {
@@ -126,7 +135,7 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 	p->it.sample.sessions = NULL;
 	p->it.sample.tuning = NULL;
 	p->it.sample.events = NULL;
-	if (out->wall < src->seek_to || cfg->speed <= 0 || take_step(src)) {
+	if (out->wall < seek_at(src) || cfg->speed <= 0 || take_step(src)) {
 		p->paced = false;
 		return 0;
 	}
@@ -150,7 +159,7 @@ static int replay_sample(struct source *src, struct sample *out, bool want_setti
 		double now = clock_mono();
 		if (src->stop_flag && *src->stop_flag)
 			break;
-		if (out->wall < src->seek_to || take_step(src)) {
+		if (out->wall < seek_at(src) || take_step(src)) {
 			p->paced = false;   /* a seek while it waited: at once, paced again from the next */
 			break;
 		}

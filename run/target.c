@@ -6,8 +6,8 @@
 
 #include "../util/util.h"
 
-void target_run_init(struct target_run *t, const char *name, const char *host, struct source *src,
-		     struct model *m, bool live)
+void target_run_init(struct target_run *t, const char *name, const char *host, struct source *src, struct model *m,
+		     bool live)
 {
 	memset(t, 0, sizeof *t);
 	t->name = name ? name : "";
@@ -41,8 +41,7 @@ const struct caps *target_new_caps(const struct target_run *t)
 static void note(struct target_run *t, enum target_note kind, const char *why, const char *goes_on)
 {
 	t->note_kind = kind;
-	str_printf(t->note, sizeof t->note, "%s%s%s", kind == TN_RECORDING ? "recording stopped: " : "", why,
-		   goes_on);
+	str_printf(t->note, sizeof t->note, "%s%s%s", kind == TN_RECORDING ? "recording stopped: " : "", why, goes_on);
 }
 
 /* The recording stops (goes_on: what the message adds). */
@@ -53,9 +52,8 @@ static void stop_recording(struct target_run *t, const char *why, const char *go
 	note(t, TN_RECORDING, why, goes_on);
 }
 
-/* A new connection's capabilities: the model's, the history's and the
- * recording's (the history writes a shared recording itself). */
-static void ingest_caps(struct target_run *t, const struct caps *caps, uint32_t conn_gen)
+/* (the history writes a shared recording itself) */
+void target_caps(struct target_run *t, const struct caps *caps, uint32_t conn_gen)
 {
 	char err[NOTE_LEN];
 	model_set_caps(t->m, caps);
@@ -112,18 +110,17 @@ static void note_state(struct target_run *t)
 	}
 }
 
-bool target_ingest(struct target_run *t, struct sample *s, const struct caps *caps, uint32_t conn_gen,
-		   bool fold)
+bool target_ingest(struct target_run *t, struct sample *s, const struct caps *caps, uint32_t conn_gen, bool fold)
 {
 	t->note_kind = TN_NONE;
 	t->note[0] = '\0';
 	if (caps)
-		ingest_caps(t, caps, conn_gen);
-	if (fold)   /* the findings of the sample are m->findings from here on */
+		target_caps(t, caps, conn_gen);
+	if (fold) /* the findings of the sample are m->findings from here on */
 		model_update(t->m, s);
 	ingest_events(t, s);
 	ingest_record(t, s);
-	if (t->inc)   /* the incident capture (docs/incidents.md) */
+	if (t->inc) /* the incident capture (docs/incidents.md) */
 		incidents_feed(t->inc, t->m, s);
 	note_state(t);
 	if (t->publish && fold)

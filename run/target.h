@@ -22,8 +22,8 @@
 /* What the newest ingest has to say (target_run.note holds the text). */
 enum target_note {
 	TN_NONE,
-	TN_RECORDING,   /* the recording stopped (monitoring goes on) */
-	TN_HISTORY,     /* the history spool stopped (the screen and sampling go on) */
+	TN_RECORDING, /* the recording stopped (monitoring goes on) */
+	TN_HISTORY,   /* the history spool stopped (the screen and sampling go on) */
 };
 
 struct target_run;
@@ -35,9 +35,9 @@ typedef void (*target_publish_fn)(const void *arg, const struct target_run *t);
  * pointers are the caller's objects (the same for the target's life; a
  * tour reopens them in place). */
 struct target_run {
-	const char *name;          /* fleet name ("" with one target) */
-	const char *host;          /* label */
-	int slot;                  /* its place among the targets (the endpoint's slot) */
+	const char *name; /* fleet name ("" with one target) */
+	const char *host; /* label */
+	int slot;         /* its place among the targets (the endpoint's slot) */
 	struct source *src;
 	struct model *m;
 	struct tuner *tuner;       /* or NULL */
@@ -60,8 +60,8 @@ struct target_run {
 /* Set up t for source src and model m (both initialised by the caller);
  * live: the event log derives settings changes as another's (not a
  * replay). */
-void target_run_init(struct target_run *t, const char *name, const char *host, struct source *src,
-		     struct model *m, bool live);
+void target_run_init(struct target_run *t, const char *name, const char *host, struct source *src, struct model *m,
+		     bool live);
 /* Start the event log over (a tour's next incident). */
 void target_run_restart(struct target_run *t, bool live);
 void target_run_free(struct target_run *t);
@@ -69,6 +69,10 @@ void target_run_free(struct target_run *t);
 /* The source's capabilities when its connection is newer than the
  * model's (the main thread's own source_tick), else NULL. */
 const struct caps *target_new_caps(const struct target_run *t);
+
+/* Adopt the capabilities of connection conn_gen: the model's, the
+ * history's and the recording's (target_ingest does it with a sample). */
+void target_caps(struct target_run *t, const struct caps *caps, uint32_t conn_gen);
 
 /* Ingest sample s of connection conn_gen (caps: that connection's
  * capabilities when they are new, else NULL): the model adopts the caps
@@ -79,7 +83,6 @@ const struct caps *target_new_caps(const struct target_run *t);
  * DOWN spell is noted and the model published. s stays the caller's (it
  * frees it with sample_release). False when nothing is to be said; true
  * with t->note_kind and t->note when a recording or the history stopped. */
-bool target_ingest(struct target_run *t, struct sample *s, const struct caps *caps, uint32_t conn_gen,
-		   bool fold);
+bool target_ingest(struct target_run *t, struct sample *s, const struct caps *caps, uint32_t conn_gen, bool fold);
 
 #endif
