@@ -35,6 +35,51 @@ static void collect_notes(const struct model *m, struct notes *n)
 		notes_add(n, "%s", m->last.notes.msg[i]);
 }
 
+/* One row of "digests": the statement, its rates and what they rest on. */
+static void json_digest_row(const struct model *m, const struct digest_entry *d, struct strbuf *out)
+{
+	const struct digest_table *t = &m->dg;
+	char text[201];
+	double ms = d->rate[DG_TOTAL_NS] / 1e6;
+	str_copy(text, sizeof text, d->last.text ? d->last.text : "");
+	sb_puts(out, "{\"id\":");
+	json_str(out, d->last.key);
+	sb_puts(out, ",\"schema\":");
+	json_str(out, d->last.schema);
+	sb_puts(out, ",\"text\":");
+	json_str(out, text_sanitize(text));
+	sb_puts(out, ",\"calls_per_s\":");
+	json_num(out, d_round(d->rate[DG_CALLS] * 1000) / 1000);
+	sb_puts(out, ",\"total_ms_per_s\":");
+	json_num(out, d_round(ms * 1000) / 1000);
+	sb_puts(out, ",\"avg_ms\":");
+	json_num(out, d_round(d->avg_ms * 1000) / 1000);
+	if (m->caps.ps_digest_hist) {
+		/* only where the server has latency histograms (MySQL 8) */
+		sb_puts(out, ",\"p95_ms\":");
+		json_num(out, d_round(d->p95_ms * 1000) / 1000);
+	}
+	sb_puts(out, ",\"rows_per_s\":");
+	json_num(out, d_round(d->rate[DG_ROWS] * 1000) / 1000);
+	sb_puts(out, ",\"share\":");
+	json_num(out, t->total_ms_per_s > 0 ? d_round(ms / t->total_ms_per_s * 10000) / 10000 : NAN);
+	if (t->sampled)
+		sb_printf(out, ",\"samples\":%llu,\"calls_lower_bound\":%s", (unsigned long long)d->samples,
+			  d->calls_lower ? "true" : "false");
+	if (d->time_bounded) {
+		/* calls longer than the interval: total_ms_per_s is their bound */
+		sb_puts(out, ",\"time_bounded\":true,\"total_ms_finished\":");
+		json_num(out, d_round(d->finished_ms * 1000) / 1000);
+	}
+	if (digest_is_estimate(t, d))
+		sb_puts(out, ",\"estimate\":true");
+	if (d->counted_kind)
+		/* calls/s: the server's count of the kind (less the exact digests' calls of it) */
+		sb_printf(out, ",\"calls_counted\":\"%s\",\"calls_split\":%s", dg_kind_counter[d->counted_kind - 1],
+			  d->counted_split ? "true" : "false");
+	sb_putc(out, '}');
+}
+
 /* The digest members: "digests_window_s" (the seconds the rates cover),
  * "digests_fresh" (read for this record; false: the rates are an earlier
  * read's, repeated while the reads are paced), "digests_source" (as the
@@ -79,48 +124,9 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 	n = digest_table_top(t, DGS_TOTAL, false, e, (size_t)top);
 	sb_puts(out, ",\"digests\":[");
 	for (i = 0; i < n; i++) {
-		const struct digest_entry *d = e[i];
-		char text[201];
-		double ms = d->rate[DG_TOTAL_NS] / 1e6;
-		str_copy(text, sizeof text, d->last.text ? d->last.text : "");
 		if (i)
 			sb_putc(out, ',');
-		sb_puts(out, "{\"id\":");
-		json_str(out, d->last.key);
-		sb_puts(out, ",\"schema\":");
-		json_str(out, d->last.schema);
-		sb_puts(out, ",\"text\":");
-		json_str(out, text_sanitize(text));
-		sb_puts(out, ",\"calls_per_s\":");
-		json_num(out, d_round(d->rate[DG_CALLS] * 1000) / 1000);
-		sb_puts(out, ",\"total_ms_per_s\":");
-		json_num(out, d_round(ms * 1000) / 1000);
-		sb_puts(out, ",\"avg_ms\":");
-		json_num(out, d_round(d->avg_ms * 1000) / 1000);
-		if (m->caps.ps_digest_hist) {
-			/* only where the server has latency histograms (MySQL 8) */
-			sb_puts(out, ",\"p95_ms\":");
-			json_num(out, d_round(d->p95_ms * 1000) / 1000);
-		}
-		sb_puts(out, ",\"rows_per_s\":");
-		json_num(out, d_round(d->rate[DG_ROWS] * 1000) / 1000);
-		sb_puts(out, ",\"share\":");
-		json_num(out, t->total_ms_per_s > 0 ? d_round(ms / t->total_ms_per_s * 10000) / 10000 : NAN);
-		if (t->sampled)
-			sb_printf(out, ",\"samples\":%llu,\"calls_lower_bound\":%s", (unsigned long long)d->samples,
-				  d->calls_lower ? "true" : "false");
-		if (d->time_bounded) {
-			/* calls longer than the interval: total_ms_per_s is their bound */
-			sb_puts(out, ",\"time_bounded\":true,\"total_ms_finished\":");
-			json_num(out, d_round(d->finished_ms * 1000) / 1000);
-		}
-		if (digest_is_estimate(t, d))
-			sb_puts(out, ",\"estimate\":true");
-		if (d->counted_kind)
-			/* calls/s: the server's count of the kind (less the exact digests' calls of it) */
-			sb_printf(out, ",\"calls_counted\":\"%s\",\"calls_split\":%s",
-				  dg_kind_counter[d->counted_kind - 1], d->counted_split ? "true" : "false");
-		sb_putc(out, '}');
+		json_digest_row(m, e[i], out);
 	}
 	sb_puts(out, "]");
 	free(e);
@@ -293,13 +299,11 @@ void batch_json_sessions(const struct model *m, const char *host, int top, bool 
 	batch_json_events(m, host, top, sessions, NULL, 0, 0, out);
 }
 
-void batch_json_events(const struct model *m, const char *host, int top, bool sessions,
-		       const struct event_log *ev, unsigned long ev_from, unsigned long ev_to, struct strbuf *out)
+/* The record's head: schema, time, engine, version, host, interval,
+ * state, then "rates" (left open for json_rates_age). */
+static void json_head(const struct model *m, const char *host, struct strbuf *out)
 {
-	struct notes n;
-	int i;
 	bool first = true;
-
 	sb_printf(out, "{\"schema\":%d,\"ts\":%.3f,\"engine\":", BATCH_SCHEMA, m->last.wall);
 	json_str(out, engine_label(m));
 	sb_puts(out, ",\"version\":");
@@ -311,7 +315,7 @@ void batch_json_events(const struct model *m, const char *host, int top, bool se
 	sb_puts(out, ",\"state\":");
 	json_str(out, state_name(m->last.state));
 	sb_puts(out, ",\"rates\":{");
-	for (i = 0; i < M__COUNT; i++) {
+	for (int i = 0; i < M__COUNT; i++) {
 		if (!model_metric_applies(m, i))
 			continue;
 		if (!first)
@@ -323,9 +327,15 @@ void batch_json_events(const struct model *m, const char *host, int top, bool se
 		if (m->cur[i].st == RATE_OK && m->cur[i].est) /* keys are plain words */
 			sb_printf(out, ",\"%s_estimate\":true", metric_defs[i].key);
 	}
-	json_rates_age(m, out);
+}
+
+/* "settings", "sources" (where the commit and durability counts come
+ * from) and "notes". */
+static void json_settings(const struct model *m, struct strbuf *out)
+{
+	struct notes n;
 	sb_puts(out, ",\"settings\":{");
-	for (i = 0; i < (int)m->nsettings; i++) {
+	for (int i = 0; i < (int)m->nsettings; i++) {
 		if (i)
 			sb_putc(out, ',');
 		json_str(out, m->settings[i].name);
@@ -345,23 +355,35 @@ void batch_json_events(const struct model *m, const char *host, int top, bool se
 	}
 	sb_puts(out, "},\"notes\":[");
 	collect_notes(m, &n);
-	for (i = 0; i < n.n; i++) {
+	for (int i = 0; i < n.n; i++) {
 		if (i)
 			sb_putc(out, ',');
 		json_str(out, n.msg[i]);
 	}
 	sb_puts(out, "]");
-	json_digests(m, top, out);
+}
+
+/* The locks: the lock graph, and what the wait profile saw of lock waits
+ * (the lock check misses short ones). */
+static void json_locks(const struct model *m, struct strbuf *out)
+{
+	char ln[400];
 	lock_set_json(m->locks, out);
-	{
-		/* what the wait profile saw of lock waits (the lock check misses short ones) */
-		char ln[400];
-		sb_puts(out, ",\"lock_waits_profile\":");
-		if (wait_table_lock_note(&m->wt, m->locks ? m->locks->waiting : 0, ln, sizeof ln))
-			json_str(out, ln);
-		else
-			sb_puts(out, "null");
-	}
+	sb_puts(out, ",\"lock_waits_profile\":");
+	if (wait_table_lock_note(&m->wt, m->locks ? m->locks->waiting : 0, ln, sizeof ln))
+		json_str(out, ln);
+	else
+		sb_puts(out, "null");
+}
+
+void batch_json_events(const struct model *m, const char *host, int top, bool sessions, const struct event_log *ev,
+		       unsigned long ev_from, unsigned long ev_to, struct strbuf *out)
+{
+	json_head(m, host, out);
+	json_rates_age(m, out);
+	json_settings(m, out);
+	json_digests(m, top, out);
+	json_locks(m, out);
 	wait_table_json(&m->wt, top, out);
 	json_coverage(m, out);
 	repl_json(&m->repl, out);
@@ -663,76 +685,76 @@ static void text_locks(const struct lock_set *ls, const struct batch_text_state 
 	}
 }
 
-void batch_text(const struct model *m, const char *host, struct batch_text_state *st, struct strbuf *out)
+/* The findings in force, one line each (wrapped). */
+static void text_findings(const struct model *m, const struct batch_text_state *st, struct strbuf *out)
 {
-	struct notes n;
-	struct strbuf l;
-	int i;
+	const struct finding *f = m->findings.f;
+	for (size_t k = 0; k < m->findings.n; k++) {
+		char line[1400];
+		str_printf(line, sizeof line, "  %s %s: %s -> %s", f[k].severity == SEV_CRIT ? "!!" : "!", f[k].id,
+			   f[k].summary, f[k].suggestion);
+		text_wrap(st, out, line, 6);
+	}
+}
 
-	text_summary(m, host, st, out);
-	{
-		const struct finding *f = m->findings.f;
-		size_t nf = m->findings.n;
-		for (size_t k = 0; k < nf; k++) {
-			char line[1400];
-			str_printf(line, sizeof line, "  %s %s: %s -> %s", f[k].severity == SEV_CRIT ? "!!" : "!", f[k].id,
-				   f[k].summary, f[k].suggestion);
-			text_wrap(st, out, line, 6);
-		}
+/* Replication (each standby's lag, semi-sync's figures; none when nothing
+ * replicates) and what the wait profile saw of lock waits (the check
+ * misses short ones). */
+static void text_replication(const struct model *m, const struct batch_text_state *st, struct strbuf *out)
+{
+	char rl[8][160], line[180], ln[400], wl[440];
+	bool rc[8];
+	int nr = rates_replication(m, rl, rc, 8);
+	for (int k = 0; k < nr; k++) {
+		str_printf(line, sizeof line, "  %s%s", rc[k] ? "! " : "", rl[k]);
+		text_wrap(st, out, line, 4);
 	}
-	text_logdev(m, st, out);
-	text_runs(m, st, out);
-	text_digests(m, st, out);
-	text_locks(m->locks, st, out);
-	{
-		/* replication: each standby's lag, semi-sync's figures (none
-		 * when nothing replicates) */
-		char rl[8][160], line[180];
-		bool rc[8];
-		int nr = rates_replication(m, rl, rc, 8);
-		for (int k = 0; k < nr; k++) {
-			str_printf(line, sizeof line, "  %s%s", rc[k] ? "! " : "", rl[k]);
-			text_wrap(st, out, line, 4);
-		}
+	if (m->last.state == STATE_UP &&
+	    wait_table_lock_note(&m->wt, m->locks ? m->locks->waiting : 0, ln, sizeof ln)) {
+		str_printf(wl, sizeof wl, "  lock waits (wait profile): %s", ln);
+		text_wrap(st, out, wl, 4);
 	}
-	{
-		/* what the wait profile saw of lock waits (the check misses short ones) */
-		char ln[400], line[440];
-		if (m->last.state == STATE_UP &&
-		    wait_table_lock_note(&m->wt, m->locks ? m->locks->waiting : 0, ln, sizeof ln)) {
-			str_printf(line, sizeof line, "  lock waits (wait profile): %s", ln);
-			text_wrap(st, out, line, 4);
-		}
-	}
-	/* the settings and the notes: when they appear or change */
+}
+
+/* The settings line, when it appears or changes: never cut (it says what
+ * the rates mean), wrapped between two settings instead, the rest
+ * indented under the first. */
+static void text_settings(const struct model *m, struct batch_text_state *st, struct strbuf *out)
+{
+	struct strbuf l;
+	if (!m->nsettings)
+		return;
 	sb_init(&l);
-	if (m->nsettings) {
-		/* never cut (they say what the rates mean): wrapped between two
-		 * settings instead, the rest indented under the first */
-		size_t cur = 0;   /* columns of the line being filled */
-		sb_puts(&l, "  settings:");
-		cur = l.len;
-		for (size_t k = 0; k < m->nsettings; k++) {
-			char one[200];
-			str_printf(one, sizeof one, " %s=%s", m->settings[k].name, m->settings[k].value);
-			if (!(st && st->wide) && cur > 11 && cur + strlen(one) > TEXT_COLS) {
-				sb_puts(&l, "\n           ");
-				cur = 11;
-			}
-			sb_puts(&l, one);
-			cur += strlen(one);
+	size_t cur = 0; /* columns of the line being filled */
+	sb_puts(&l, "  settings:");
+	cur = l.len;
+	for (size_t k = 0; k < m->nsettings; k++) {
+		char one[200];
+		str_printf(one, sizeof one, " %s=%s", m->settings[k].name, m->settings[k].value);
+		if (!(st && st->wide) && cur > 11 && cur + strlen(one) > TEXT_COLS) {
+			sb_puts(&l, "\n           ");
+			cur = 11;
 		}
-		unsigned long h = text_hash(l.s);
-		if (!st || h != st->settings_seen) {
-			sb_puts(out, l.s);
-			sb_putc(out, '\n');
-			if (st)
-				st->settings_seen = h;
-		}
+		sb_puts(&l, one);
+		cur += strlen(one);
+	}
+	unsigned long h = text_hash(l.s);
+	if (!st || h != st->settings_seen) {
+		sb_puts(out, l.s);
+		sb_putc(out, '\n');
+		if (st)
+			st->settings_seen = h;
 	}
 	sb_free(&l);
-	collect_notes(m, &n);
+}
+
+/* Each note when it appears. */
+static void text_notes(const struct model *m, struct batch_text_state *st, struct strbuf *out)
+{
+	struct notes n;
 	unsigned long seen[NOTES_MAX];
+	int i;
+	collect_notes(m, &n);
 	for (i = 0; i < n.n && i < NOTES_MAX; i++) {
 		bool old = false;
 		seen[i] = text_hash(n.msg[i]);
@@ -748,4 +770,18 @@ void batch_text(const struct model *m, const char *host, struct batch_text_state
 		memcpy(st->notes_seen, seen, sizeof seen[0] * (size_t)i);
 		st->nnotes = i;
 	}
+}
+
+void batch_text(const struct model *m, const char *host, struct batch_text_state *st, struct strbuf *out)
+{
+	text_summary(m, host, st, out);
+	text_findings(m, st, out);
+	text_logdev(m, st, out);
+	text_runs(m, st, out);
+	text_digests(m, st, out);
+	text_locks(m->locks, st, out);
+	text_replication(m, st, out);
+	/* the settings and the notes: when they appear or change */
+	text_settings(m, st, out);
+	text_notes(m, st, out);
 }

@@ -29,6 +29,7 @@
 #include "batch.h"
 #include "tour.h"
 #include "../run/sampler.h"
+#include "../run/target.h"
 #include "listen.h"
 #include "metrics.h"
 #include "service.h"
@@ -212,7 +213,7 @@ static void usage_hint(void)
 
 /* --explain ID: the plan of one session's statement on stdout (never
  * run: see ops->explain), or why not on stderr; the exit status 0 / 1. */
-static int explain_and_exit(struct source *src, struct target *t, long long id)
+static int explain_and_exit(struct source *src, long long id)
 {
 	char err[NOTE_LEN] = "";
 	char *plan = xmalloc(65536);
@@ -227,7 +228,6 @@ static int explain_and_exit(struct source *src, struct target *t, long long id)
 		fprintf(stderr, "dbtop: explain %lld: %s\n", id, text_sanitize(err));
 	free(plan);
 	source_close(src);
-	target_free(t);
 	return rc == 0 ? 0 : 1;
 }
 
@@ -999,31 +999,29 @@ struct run {
 	struct incidents *inc;    /* --incidents with a server, or NULL */
 };
 
-/* Adopt (and record) the capabilities of a new connection; a failure
- * stops the recording, not the monitoring. */
-static void batch_caps(const struct run *r, uint32_t *caps_gen)
+/* The endpoint's hook after each ingest of the one target (arg: the run). */
+static void batch_publish(const void *arg, const struct target_run *t)
 {
-	char err[NOTE_LEN];
-	if (r->src->conn_gen != *caps_gen) {
-		model_set_caps(r->m, &r->src->caps);
-		*caps_gen = r->src->conn_gen;
-		if (*r->recording && rec_write_caps(r->rec, &r->src->caps, *caps_gen, err, sizeof err) < 0) {
-			fprintf(stderr, "dbtop: recording stopped: %s\n", err);
-			rec_close(r->rec);
-			*r->recording = false;
-		}
-	}
+	const struct run *r = arg;
+	listen_publish_incidents(r->ls, 0, t->m, incidents_stats(r->inc), r->host);
 }
 
-/* Write the sample (with its interval's events) to the recording. */
-static void batch_record(const struct run *r, const struct sample *s)
+/* Write the record of the model's newest interval to stdout; false when
+ * stdout closed. */
+static bool batch_print(const struct run *r, const struct target_run *t, struct batch_text_state *txt,
+			struct strbuf *out)
 {
-	char err[NOTE_LEN];
-	if (*r->recording && rec_write_sample(r->rec, s, err, sizeof err) < 0) {
-		fprintf(stderr, "dbtop: recording stopped: %s (monitoring goes on)\n", err);
-		rec_close(r->rec);
-		*r->recording = false;
-	}
+	const struct opts *o = r->o;
+	out->len = 0;
+	if (o->json)
+		batch_json_events(t->m, r->host, o->top < 0 ? 20 : o->top, o->sessions, &t->ev, t->ev_from, ULONG_MAX,
+				  out);
+	else
+		batch_text(t->m, r->host, txt, out);
+	if (!o->json && o->sessions)
+		batch_text_sessions(t->m, out);
+	sb_putc(out, '\n');
+	return fwrite(out->s, 1, out->len, stdout) == out->len && fflush(stdout) == 0;
 }
 
 /* --batch: one record per interval on stdout until --count, a signal, the
@@ -1031,20 +1029,20 @@ static void batch_record(const struct run *r, const struct sample *s)
 static void batch_loop(const struct run *r)
 {
 	const struct opts *o = r->o;
-	struct batch_text_state txt;
+	struct batch_text_state txt = {.wide = o->wide, .top = o->top < 0 ? 5 : o->top};
 	struct strbuf out;
 	struct sample s;
-	struct event_log ev;
-	uint32_t caps_gen = 0;
+	struct target_run t;
 	long printed = 0;
 
 	sb_init(&out);
-	events_init(&ev);
-	ev.live = !r->replaying;   /* batch mode changes no setting: an observed change is another's */
-	/* the first sample only primes the counters */
-	memset(&txt, 0, sizeof txt);
-	txt.wide = o->wide;
-	txt.top = o->top < 0 ? 5 : o->top;
+	/* batch mode changes no setting: an observed change is another's */
+	target_run_init(&t, "", r->host, r->src, r->m, !r->replaying);
+	t.rec = r->rec;
+	t.recording = *r->recording;
+	t.inc = r->inc;
+	t.publish = batch_publish;
+	t.publish_arg = r;
 	/* a replay's pacing waits inside source_tick: a signal ends the wait */
 	r->src->stop_flag = &stop_requested;
 	double next = clock_mono();
@@ -1054,35 +1052,14 @@ static void batch_loop(const struct run *r)
 			sample_release(&s);
 			break;
 		}
-		batch_caps(r, &caps_gen);
-		model_update(r->m, &s);
-		/* the events of this interval: derived (or read from the
-		 * recording), then recorded with the sample */
-		unsigned long ev_from;
-		events_update(&ev, r->m, &s);
-		struct event_list *el = events_take_interval(&ev, &ev_from);
-		if (!s.events)
-			s.events = el;
-		else
-			event_list_free(el);
-		batch_record(r, &s);
-		if (r->inc)   /* the incident capture (docs/incidents.md) */
-			incidents_feed(r->inc, r->m, &s);
+		if (target_ingest(&t, &s, target_new_caps(&t), r->src->conn_gen, true))
+			fprintf(stderr, "dbtop: %s\n", t.note);
 		sample_release(&s);
-		listen_publish_incidents(r->ls, 0, r->m, incidents_stats(r->inc), r->host);
-		if (o->no_screen) {
+		/* the first sample only primes the counters */
+		if (o->no_screen)
 			printed++;
-		} else if (r->m->intervals > 1 && s.wall >= r->src->start_wall + o->from) {
-			out.len = 0;
-			if (o->json)
-				batch_json_events(r->m, r->host, o->top < 0 ? 20 : o->top, o->sessions, &ev, ev_from, ULONG_MAX,
-						  &out);
-			else
-				batch_text(r->m, r->host, &txt, &out);
-			if (!o->json && o->sessions)
-				batch_text_sessions(r->m, &out);
-			sb_putc(&out, '\n');
-			if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
+		else if (r->m->intervals > 1 && s.wall >= r->src->start_wall + o->from) {
+			if (!batch_print(r, &t, &txt, &out))
 				break;
 			printed++;
 		}
@@ -1097,7 +1074,8 @@ static void batch_loop(const struct run *r)
 		if (stop_requested)
 			break;
 	}
-	events_free(&ev);
+	*r->recording = t.recording;
+	target_run_free(&t);
 	sb_free(&out);
 }
 
@@ -1229,6 +1207,8 @@ struct watched {
 	struct source src;
 	struct model m;
 	struct tuner *tuner;
+	struct target_run run; /* the fleet batch's pipeline (events, incidents, endpoint) */
+	struct listener *ls;   /* --listen, or NULL */
 	const struct opts *o;
 	bool opened;             /* connected at the start */
 	char err[NOTE_LEN];      /* why not */
@@ -1346,7 +1326,8 @@ static void fleet_record(const struct watched *w, struct batch_text_state *txt, 
 	struct strbuf rec;
 	sb_init(&rec);
 	if (o->json) {
-		batch_json_sessions(&w->m, w->t.label, o->top < 0 ? 20 : o->top, o->sessions, &rec);
+		batch_json_events(&w->m, w->t.label, o->top < 0 ? 20 : o->top, o->sessions, &w->run.ev, w->run.ev_from,
+				  ULONG_MAX, &rec);
 		sb_puts(out, "{\"server\":");
 		json_str(out, w->name);
 		sb_putc(out, ',');
@@ -1366,9 +1347,59 @@ static void fleet_record(const struct watched *w, struct batch_text_state *txt, 
 	sb_free(&rec);
 }
 
+/* The fleet batch's hook after each ingest of a target (arg: its watched). */
+static void fleet_batch_publish(const void *arg, const struct target_run *t)
+{
+	const struct watched *w = arg;
+	if (w->ls)
+		listen_publish_incidents(w->ls, (size_t)t->slot, t->m, t->inc ? incidents_stats(t->inc) : NULL,
+					 metrics_label_safe(w->name, w->t.label));
+}
+
+/* Each target's pipeline and sampler thread; false when one cannot start. */
+static bool fleet_batch_start(struct watched *w, int n, struct sampler *sp, struct listener *ls, struct incidents *inc)
+{
+	for (int i = 0; i < n; i++) {
+		struct target_run *t = &w[i].run;
+		/* batch mode changes no setting: an observed change is another's */
+		target_run_init(t, w[i].name, w[i].t.label, &w[i].src, &w[i].m, true);
+		t->slot = i;
+		t->inc = inc ? &inc[i] : NULL;
+		w[i].ls = ls;
+		t->publish = fleet_batch_publish;
+		t->publish_arg = &w[i];
+		w[i].src.background = true; /* several targets: one look per refresh each */
+		if (sampler_start(&sp[i], &w[i].src, w[i].o->interval, false, NULL) < 0) {
+			fprintf(stderr, "dbtop: cannot start the sampler of %s: %s\n", w[i].name, strerror(errno));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Ingest what target w's sampler queued and print its records; false when
+ * stdout closed. */
+static bool fleet_batch_take(struct watched *w, struct sampler *sp, struct batch_text_state *txt, long *printed,
+			     struct sampler_msg *msg, struct strbuf *out)
+{
+	const struct opts *o = w->o;
+	while (sampler_pop(sp, msg)) {
+		target_ingest(&w->run, &msg->s, msg->has_caps ? &msg->caps : NULL, msg->conn_gen, true);
+		sample_release(&msg->s);
+		if (o->no_screen || w->m.intervals <= 1 || (o->count > 0 && *printed >= o->count))
+			continue;
+		out->len = 0;
+		fleet_record(w, txt, out);
+		if (fwrite(out->s, 1, out->len, stdout) != out->len || fflush(stdout) != 0)
+			return false;
+		(*printed)++;
+	}
+	return true;
+}
+
 /* --batch with several targets: each one sampled by its own worker (a
  * sampler, as on the screen), a record per target as each sample comes;
- * --count N records of every target. False when stdout closed. */
+ * --count N records of every target. */
 static void fleet_batch(struct watched *w, int n, const struct opts *o, struct listener *ls, struct incidents *inc)
 {
 	struct sampler *sp = xcalloc((size_t)n, sizeof *sp);
@@ -1376,19 +1407,11 @@ static void fleet_batch(struct watched *w, int n, const struct opts *o, struct l
 	struct sampler_msg *msg = xmalloc(sizeof *msg);
 	struct pollfd pf[FLEET_MAX];
 	long printed[FLEET_MAX] = {0};
-	uint32_t caps_gen[FLEET_MAX] = {0};
 	struct strbuf out;
-	bool done = false;
 	sb_init(&out);
-	for (int i = 0; i < n; i++) {
-		txt[i].wide = o->wide;
-		txt[i].top = o->top < 0 ? 5 : o->top;
-		w[i].src.background = true;   /* several targets: one look per refresh each */
-		if (sampler_start(&sp[i], &w[i].src, o->interval, false, NULL) < 0) {
-			fprintf(stderr, "dbtop: cannot start the sampler of %s: %s\n", w[i].name, strerror(errno));
-			done = true;
-		}
-	}
+	for (int i = 0; i < n; i++)
+		txt[i] = (struct batch_text_state){.wide = o->wide, .top = o->top < 0 ? 5 : o->top};
+	bool done = !fleet_batch_start(w, n, sp, ls, inc);
 	while (!done && !stop_requested) {
 		for (int i = 0; i < n; i++)
 			pf[i] = (struct pollfd){.fd = sp[i].wake[0], .events = POLLIN};
@@ -1396,36 +1419,17 @@ static void fleet_batch(struct watched *w, int n, const struct opts *o, struct l
 			break;
 		bool all = o->count > 0;
 		for (int i = 0; i < n && !done; i++) {
-			while (sampler_pop(&sp[i], msg)) {
-				if (msg->has_caps && msg->conn_gen != caps_gen[i]) {
-					model_set_caps(&w[i].m, &msg->caps);
-					caps_gen[i] = msg->conn_gen;
-				}
-				model_update(&w[i].m, &msg->s);
-				if (inc)
-					incidents_feed(&inc[i], &w[i].m, &msg->s);
-				sample_release(&msg->s);
-				if (ls)
-					listen_publish_incidents(ls, (size_t)i, &w[i].m, inc ? incidents_stats(&inc[i]) : NULL,
-								 metrics_label_safe(w[i].name, w[i].t.label));
-				if (o->no_screen || w[i].m.intervals <= 1 || (o->count > 0 && printed[i] >= o->count))
-					continue;
-				out.len = 0;
-				fleet_record(&w[i], &txt[i], &out);
-				if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
-					done = true;
-					break;
-				}
-				printed[i]++;
-			}
+			done = !fleet_batch_take(&w[i], &sp[i], &txt[i], &printed[i], msg, &out);
 			all &= printed[i] >= o->count;
 		}
 		if (all)
 			break;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (sp[i].running && !sampler_stop(&sp[i], 0.5))
 			w[i].src.connected = false;   /* still inside a query: the exit ends it */
+		target_run_free(&w[i].run);
+	}
 	free(msg);
 	free(txt);
 	free(sp);
@@ -1559,18 +1563,87 @@ static void catch_signals(void)
 	signal(SIGXFSZ, SIG_IGN);
 }
 
-int main(int argc, char **argv)
+/* One target (a server, a recording or the demo): the endpoint, the
+ * source, the tuner, the recording, then the screen or the batch loop;
+ * the exit status. */
+static int run_single(struct opts *o, struct target *t, double start_mono)
 {
-	struct opts o = {0};
-	struct target t;
 	struct source src;
 	struct model m;
 	struct recorder rec = {0};
 	struct replay_cfg rcfg = {0};
-	bool recording = false, replaying;
+	bool recording = false, replaying = o->replay || o->demo;
 	char err[NOTE_LEN];
-	const char *host;
-	size_t hist;
+	int status;
+
+	/* the endpoint first: a port in use is said before any connection */
+	struct listener *ls = NULL;
+	if (o->listen && !(ls = listen_start(o->listen, o->listen_any, 1, err, sizeof err))) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		return 1;
+	}
+	catch_signals();
+	init_source(&src, &rcfg, o, t, replaying);
+	/* a screen that cannot start is said before any connection */
+	if ((!o->batch && !o->explain_id && !ui_possible(err, sizeof err)) || source_open(&src, err, sizeof err) < 0) {
+		fprintf(stderr, "dbtop: %s\n", err);
+		listen_stop(ls);
+		return 1;
+	}
+	const char *host = replaying ? rcfg.host : t->label;
+	if (o->explain_id) {
+		listen_stop(ls);
+		return explain_and_exit(&src, o->explain_id);
+	}
+	struct tuner *tuner = start_tuner(&src, o, t, replaying);
+	if (o->record)
+		recording = start_recording(&rec, o, &src, host);
+	/* the sparklines reach back as far as the history kept for time travel */
+	size_t hist = (size_t)d_ceil((o->history > HISTORY_SECONDS && !o->batch ? o->history : HISTORY_SECONDS) /
+				     o->interval);
+	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
+
+	struct run r = {.o = o,
+			.src = &src,
+			.m = &m,
+			.rec = &rec,
+			.recording = &recording,
+			.host = host,
+			.replaying = replaying,
+			.tuner = tuner,
+			.start_mono = start_mono,
+			.ls = ls};
+	if (!o->batch) {
+		bool worker_running;
+		struct tour_run tr = {.r = &r, .rcfg = &rcfg, .t = t, .hist = hist < HISTORY_MIN ? HISTORY_MIN : hist};
+		status = run_screen(&r, &worker_running, o->demo ? &tr : NULL);
+		if (worker_running) {
+			/* a query still runs in the sampler thread: leave everything it
+			 * may touch alone (the target too); exiting ends it */
+			if (recording)
+				rec_close(&rec);
+			listen_stop(ls);
+			exit(status);
+		}
+	} else {
+		status = run_batch(&r);
+	}
+	listen_stop(ls);
+	if (replaying && src.finished)
+		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
+	if (recording)
+		rec_close(&rec);
+	tuner_close(tuner);
+	free(tuner);
+	source_close(&src);
+	model_free(&m);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {0};
+	struct target t;
 	int status = 0;
 
 	double start_mono = clock_mono();
@@ -1585,10 +1658,9 @@ int main(int argc, char **argv)
 	target_init(&t);
 	parse_args(argc, args, &o, &t);
 	if (o.list_incidents)
-		return service_list(o.inc.dir, argv[0]);   /* --incidents DIR alone */
+		return service_list(o.inc.dir, argv[0]); /* --incidents DIR alone */
 	if (o.demo_name && (status = demo_choose(&o)) >= 0)
 		return status;
-	replaying = o.replay || o.demo;
 	if (o.fleet.n > 1) {
 		catch_signals();
 		status = run_fleet(&o, &t, start_mono);
@@ -1596,66 +1668,8 @@ int main(int argc, char **argv)
 		target_free(&t);
 		return status;
 	}
-	if ((status = prepare_target(&t, &o, replaying)) != 0) {
-		target_free(&t);
-		return status;
-	}
-
-	/* the endpoint first: a port in use is said before any connection */
-	struct listener *ls = NULL;
-	if (o.listen && !(ls = listen_start(o.listen, o.listen_any, 1, err, sizeof err))) {
-		fprintf(stderr, "dbtop: %s\n", err);
-		target_free(&t);
-		return 1;
-	}
-	catch_signals();
-	init_source(&src, &rcfg, &o, &t, replaying);
-	/* a screen that cannot start is said before any connection */
-	if ((!o.batch && !o.explain_id && !ui_possible(err, sizeof err)) || source_open(&src, err, sizeof err) < 0) {
-		fprintf(stderr, "dbtop: %s\n", err);
-		listen_stop(ls);
-		target_free(&t);
-		return 1;
-	}
-	host = replaying ? rcfg.host : t.label;
-	if (o.explain_id) {
-		listen_stop(ls);
-		return explain_and_exit(&src, &t, o.explain_id);
-	}
-	struct tuner *tuner = start_tuner(&src, &o, &t, replaying);
-	if (o.record)
-		recording = start_recording(&rec, &o, &src, host);
-	/* the sparklines reach back as far as the history kept for time travel */
-	hist = (size_t)d_ceil((o.history > HISTORY_SECONDS && !o.batch ? o.history : HISTORY_SECONDS) / o.interval);
-	model_init(&m, hist < HISTORY_MIN ? HISTORY_MIN : hist);
-
-	struct run r = {.o = &o, .src = &src, .m = &m, .rec = &rec, .recording = &recording, .host = host,
-			.replaying = replaying, .tuner = tuner, .start_mono = start_mono};
-	r.ls = ls;
-	if (!o.batch) {
-		bool worker_running;
-		struct tour_run tr = {.r = &r, .rcfg = &rcfg, .t = &t, .hist = hist < HISTORY_MIN ? HISTORY_MIN : hist};
-		status = run_screen(&r, &worker_running, o.demo ? &tr : NULL);
-		if (worker_running) {
-			/* a query still runs in the sampler thread: leave everything it
-			 * may touch alone; exiting ends it */
-			if (recording)
-				rec_close(&rec);
-			listen_stop(ls);
-			return status;
-		}
-	} else {
-		status = run_batch(&r);
-	}
-	listen_stop(ls);
-	if (replaying && src.finished)
-		fprintf(stderr, "dbtop: end of recording: %s\n", rcfg.summary);
-	if (recording)
-		rec_close(&rec);
-	tuner_close(tuner);
-	free(tuner);
-	source_close(&src);
-	model_free(&m);
+	if ((status = prepare_target(&t, &o, o.replay || o.demo)) == 0)
+		status = run_single(&o, &t, start_mono);
 	target_free(&t);
 	return status;
 }

@@ -31,6 +31,8 @@
 #include "../util/util.h"
 #include "keys.h"
 #include "../run/sampler.h"
+#include "../run/target.h"
+#include "../run/tunectl.h"
 #include "theme.h"
 
 #define MIN_W 50
@@ -54,20 +56,12 @@ static const double intervals[] = {0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60};
  * to act on, its recording). The screen shows one at a time (struct
  * ui.t); the others keep sampling and their models keep updating. */
 struct ui_tgt {
-	const char *name;      /* fleet name ("" with one target) */
-	const char *host;      /* label */
-	struct model *m;
-	struct source *src;
-	struct tuner *tuner;   /* owned by its sampler thread while it runs, or NULL */
+	/* its pipeline (run/target.h): name, label, source, model, tuner
+	 * (owned by its sampler thread while it runs), recording, event log
+	 * (screen 7, the timeline, recordings), DOWN spell */
+	struct target_run run;
 	struct sampler sp;
-	struct recorder *rec;  /* open recording or NULL */
-	bool recording;
-	struct tune_view tv;   /* tuning state, copied from the worker */
-	unsigned tv_gen;
-	double next_probe;     /* monotonic s: the tuning screen reads the settings again */
-	double next_expire;    /* monotonic s: next --tune-ttl check */
-	bool orphans_asked;
-	bool foreign_told;     /* the changes of other servers were listed */
+	struct tune_ctl tc;    /* its tuning view and policy (run/tunectl.h) */
 	struct pane_plan plan; /* the newest explain of a session (the sessions pane shows it) */
 	bool sessions_wanted;  /* the sampler was last told the session list shows */
 	bool sessions_idle;    /* ... with idle sessions listed (i) */
@@ -76,14 +70,6 @@ struct ui_tgt {
 	int batch_ok, batch_sent;
 	int act_what;          /* the session action the sampler runs (SRC_ACT_*), 0: none */
 	long long act_id;
-	bool down_since_set;   /* the fleet: down_since holds */
-	double down_since;     /* wall s of the first sample of this DOWN / STALLED spell */
-	struct event_log ev;   /* its event log (screen 7, the timeline, recordings) */
-	unsigned long ev_from; /* first seq of the newest interval's events (the snapshot's JSON) */
-	double ev_start;       /* wall time of the first sample: the timeline's left end */
-	unsigned own_seen[JOURNAL_MAX]; /* dbtop's changes in force, logged as events */
-	struct jentry own_was[JOURNAL_MAX];
-	int nown;
 };
 
 struct ui {
@@ -137,6 +123,13 @@ struct ui {
 };
 
 static void show_target(struct ui *u, struct ui_tgt *t);
+
+/* Ask a replay for its samples up to wall time at at once (0: none);
+ * its sampler thread reads src->seek_to, so the store is atomic. */
+static void seek_set(struct source *src, double at)
+{
+	__atomic_store(&src->seek_to, &at, __ATOMIC_RELEASE);
+}
 
 /* Changes in force (for the crash message). */
 static volatile sig_atomic_t tuned_active;
@@ -332,7 +325,7 @@ static void header_state(const struct ui *u, char *state, size_t len)
 		str_printf(state, len, "DOWN - retrying in %.0fs",
 			   d_ceil(u->o->replay ? s->retry_in : s->mono + s->retry_in - clock_mono()));
 	else if (s->state == STATE_STALLED)
-		str_printf(state, len, "STALLED: query exceeded %.1fs", u->t->src->query_timeout);
+		str_printf(state, len, "STALLED: query exceeded %.1fs", u->t->run.src->query_timeout);
 	else
 		str_copy(state, len, "UP");
 	if (u->o->replay) {
@@ -371,20 +364,20 @@ static void header_state(const struct ui *u, char *state, size_t len)
 static void header_tuned(const struct ui *u, char *tuned, size_t len)
 {
 	tuned[0] = '\0';
-	if (u->t->tv.nactive <= 0)
+	if (u->t->tc.tv.nactive <= 0)
 		return;
-	double now = u->t->tv.at_wall > 0 ? u->t->tv.at_wall : clock_wall();
-	double oldest = u->t->tv.active[u->t->tv.nactive - 1].wall, age = now - oldest;
+	double now = u->t->tc.tv.at_wall > 0 ? u->t->tc.tv.at_wall : clock_wall();
+	double oldest = u->t->tc.tv.active[u->t->tc.tv.nactive - 1].wall, age = now - oldest;
 	long a = age > 0 ? (long)age : 0;
-	str_printf(tuned, len, " TUNED %d %ldm%02lds ", u->t->tv.nactive, a / 60, a % 60);
+	str_printf(tuned, len, " TUNED %d %ldm%02lds ", u->t->tc.tv.nactive, a / 60, a % 60);
 	/* --tune-ttl counts on the monotonic clock (a wall clock step moves
 	 * neither the revert nor this countdown) */
 	double first = 0;
-	for (int i = 0; i < u->t->tv.nactive; i++)
-		if (u->t->tv.active[i].mono > 0 && (first == 0 || u->t->tv.active[i].mono < first))
-			first = u->t->tv.active[i].mono;
-	if (u->t->tv.ttl > 0 && first > 0) {
-		long left = (long)(u->t->tv.ttl - (clock_mono() - first));
+	for (int i = 0; i < u->t->tc.tv.nactive; i++)
+		if (u->t->tc.tv.active[i].mono > 0 && (first == 0 || u->t->tc.tv.active[i].mono < first))
+			first = u->t->tc.tv.active[i].mono;
+	if (u->t->tc.tv.ttl > 0 && first > 0) {
+		long left = (long)(u->t->tc.tv.ttl - (clock_mono() - first));
 		size_t l = strlen(tuned);
 		str_printf(tuned + l - 1, len - l + 1, ", reverts in %ldm%02lds ", left > 0 ? left / 60 : 0,
 			   left > 0 ? left % 60 : 0);
@@ -472,9 +465,10 @@ static void draw_header(struct ui *u)
 	 * state */
 	char host[160];
 	if (u->ntg > 1)   /* several servers: the one shown, by its name */
-		str_printf(host, sizeof host, "  [%d/%d] %s (%s)", (int)(u->t - u->tg) + 1, u->ntg, u->t->name, u->t->host);
+		str_printf(host, sizeof host, "  [%d/%d] %s (%s)", (int)(u->t - u->tg) + 1, u->ntg, u->t->run.name,
+			   u->t->run.host);
 	else
-		str_printf(host, sizeof host, "  %s", u->t->host);
+		str_printf(host, sizeof host, "  %s", u->t->run.host);
 	const char *fields[4] = {eng, host, up, every};
 	bool on[4] = {false};
 	bool show_right = header_fit(fields, on, right, sizeof right, clock, COLS - x);
@@ -484,7 +478,7 @@ static void draw_header(struct ui *u)
 	if (!on[1] && COLS - x > 8) {
 		/* not even the host fits whole: its start, with the cut marked */
 		char cut[200];
-		str_printf(cut, sizeof cut, "  %s", u->ntg > 1 ? u->t->name : u->t->host);
+		str_printf(cut, sizeof cut, "  %s", u->ntg > 1 ? u->t->run.name : u->t->run.host);
 		struct canvas hc = cv_sub(&cv, 0, x, 1, COLS - x);
 		cv_text(&hc, 0, 0, R_HEADER, cut);
 	}
@@ -676,7 +670,7 @@ static bool sessions_tile(const struct ui *u)
 static void sessions_tick(struct ui *u)
 {
 	/* a recording keeps the list whatever shows, so its replay has it */
-	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->t->recording;
+	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->t->run.recording;
 	bool idle = (u->views[SESSIONS_SCREEN - 1].sort & SESSIONS_SHOW_IDLE) != 0;
 	for (int i = 0; i < u->ntg; i++) {
 		struct ui_tgt *t = &u->tg[i];
@@ -1071,7 +1065,7 @@ static void draw_ask(struct ui *u)
 static void tour_caption(const struct ui *u, char *buf, size_t len)
 {
 	const struct tour_stop *t = &u->o->tour[u->o->tour_at];
-	double at = u->m->intervals > 0 ? u->m->last.wall - u->t->src->start_wall : 0;
+	double at = u->m->intervals > 0 ? u->m->last.wall - u->t->run.src->start_wall : 0;
 	const char *text = "";
 	for (const struct tour_caption *c = t->cap; c && c->text; c++)
 		if (c->at <= at)
@@ -1154,8 +1148,9 @@ static void fleet_rows(struct ui *u, struct fleet_row *rows)
 	for (int i = 0; i < u->ntg; i++) {
 		struct ui_tgt *t = &u->tg[i];
 		/* no sample for this long while UP: a query has not come back */
-		double stale = u->o->replay || u->paused ? 0 : 2 * u->interval + t->src->query_timeout + 1;
-		fleet_row_fill(&rows[i], i, t->name, t->host, t->m, t->down_since_set ? t->down_since : 0, stale, now);
+		double stale = u->o->replay || u->paused ? 0 : 2 * u->interval + t->run.src->query_timeout + 1;
+		fleet_row_fill(&rows[i], i, t->run.name, t->run.host, t->run.m,
+			       t->run.down_since_set ? t->run.down_since : 0, stale, now);
 	}
 }
 
@@ -1170,6 +1165,64 @@ static void draw_fleet(struct ui *u)
 	free(rows);
 }
 
+/* A terminal too small: the longest message that fits. */
+static void draw_too_small(struct ui *u)
+{
+	struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
+	char t[120];
+	str_printf(t, sizeof t, "enlarge the terminal to %dx%d (now %dx%d); q quits", MIN_W, MIN_H, COLS, LINES);
+	if ((int)strlen(t) > COLS)
+		str_printf(t, sizeof t, "enlarge the terminal to %dx%d (now %dx%d)", MIN_W, MIN_H, COLS, LINES);
+	if ((int)strlen(t) > COLS)
+		str_printf(t, sizeof t, "enlarge to %dx%d; q quits", MIN_W, MIN_H);
+	if ((int)strlen(t) > COLS)
+		str_printf(t, sizeof t, "need %dx%d", MIN_W, MIN_H);
+	cv_text(&cv, 0, 0, R_WARN, t);
+	refresh();
+}
+
+/* One pane on the whole body (rows top .. top + h); the rates pane with
+ * the notes under it when they fit. */
+static void draw_one_pane(struct ui *u, int top, int h)
+{
+	int idx = u->screen - 1;
+	struct canvas cv = screen_canvas(u, top, 0, h, COLS);
+	int note_rows = 0;
+	for (int k = 0; idx == 0 && k < u->m->caps.notes.n; k++) {
+		char t[NOTE_LEN + 8];
+		str_printf(t, sizeof t, "note: %s", u->m->caps.notes.msg[k]);
+		note_rows += wrap_rows(t, COLS);
+	}
+	int body_h = h - 1 - note_rows;
+	if (body_h < 3)
+		body_h = h - 1;
+	draw_tile(u, idx, top, 0, 1 + body_h, COLS, true);
+	if (idx == 0 && body_h < h - 1) {
+		struct canvas notes = cv_sub(&cv, 1 + body_h, 0, h - 1 - body_h, COLS);
+		draw_notes(u, &notes, 0);
+	}
+}
+
+/* The frame-time figures of a frame that took dt s from t0, and a travel
+ * key's, from the key to the frame drawn. */
+static void frame_timed(struct ui *u, double t0, double dt)
+{
+	if (!u->first_full && u->m->intervals >= 2 && u->m->last.state == STATE_UP)
+		u->first_full = t0 + dt;
+	u->frames++;
+	u->frame_total += dt;
+	if (dt > u->frame_max)
+		u->frame_max = dt;
+	if (u->step_t0 > 0 && !u->pull_n && !u->pull_wall) {
+		dt = clock_mono() - u->step_t0;
+		u->step_t0 = 0;
+		u->steps++;
+		u->step_total += dt;
+		if (dt > u->step_max)
+			u->step_max = dt;
+	}
+}
+
 static void draw_frame(struct ui *u)
 {
 	double t0 = clock_mono();
@@ -1177,18 +1230,7 @@ static void draw_frame(struct ui *u)
 	erase();
 	frame_has_wide = false;
 	if (COLS < MIN_W || LINES < MIN_H) {
-		struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
-		char t[120];
-		/* the longest message that fits */
-		str_printf(t, sizeof t, "enlarge the terminal to %dx%d (now %dx%d); q quits", MIN_W, MIN_H, COLS, LINES);
-		if ((int)strlen(t) > COLS)
-			str_printf(t, sizeof t, "enlarge the terminal to %dx%d (now %dx%d)", MIN_W, MIN_H, COLS, LINES);
-		if ((int)strlen(t) > COLS)
-			str_printf(t, sizeof t, "enlarge to %dx%d; q quits", MIN_W, MIN_H);
-		if ((int)strlen(t) > COLS)
-			str_printf(t, sizeof t, "need %dx%d", MIN_W, MIN_H);
-		cv_text(&cv, 0, 0, R_WARN, t);
-		refresh();
+		draw_too_small(u);
 		return;
 	}
 	if (u->screen == SCREEN_FLEET) {
@@ -1212,48 +1254,17 @@ static void draw_frame(struct ui *u)
 	h = LINES - 1 - top - timeline_shown(u) - caprows;
 	if (timeline_shown(u))
 		draw_timeline(u, LINES - 2);
-	if (u->screen == 0) {
+	if (u->screen == 0)
 		draw_overview(u, top, h);
-	} else {
-		int idx = u->screen - 1;
-		struct canvas cv = screen_canvas(u, top, 0, h, COLS);
-		int note_rows = 0;
-		for (int k = 0; idx == 0 && k < u->m->caps.notes.n; k++) {
-			char t[NOTE_LEN + 8];
-			str_printf(t, sizeof t, "note: %s", u->m->caps.notes.msg[k]);
-			note_rows += wrap_rows(t, COLS);
-		}
-		int body_h = h - 1 - note_rows;
-		if (body_h < 3)
-			body_h = h - 1;
-		draw_tile(u, idx, top, 0, 1 + body_h, COLS, true);
-		if (idx == 0 && body_h < h - 1) {
-			struct canvas notes = cv_sub(&cv, 1 + body_h, 0, h - 1 - body_h, COLS);
-			draw_notes(u, &notes, 0);
-		}
-	}
+	else
+		draw_one_pane(u, top, h);
 	draw_keybar(u);
 	if (u->help)
 		draw_help(u);
 	if (u->ask.act)
 		draw_ask(u);
 	refresh();
-	double dt = clock_mono() - t0;
-	if (!u->first_full && u->m->intervals >= 2 && u->m->last.state == STATE_UP)
-		u->first_full = t0 + dt;
-	u->frames++;
-	u->frame_total += dt;
-	if (dt > u->frame_max)
-		u->frame_max = dt;
-	if (u->step_t0 > 0 && !u->pull_n && !u->pull_wall) {
-		/* a travel key, from the key to the frame drawn */
-		dt = clock_mono() - u->step_t0;
-		u->step_t0 = 0;
-		u->steps++;
-		u->step_total += dt;
-		if (dt > u->step_max)
-			u->step_max = dt;
-	}
+	frame_timed(u, t0, clock_mono() - t0);
 }
 
 /* ---- the timeline, marks and the snapshot ---- */
@@ -1303,9 +1314,9 @@ static void timeline_range(const struct ui *u, double *t0, double *t1)
 	if (ui_history_range(u, t0, t1) && *t1 > *t0)
 		return;
 	*t1 = u->live->intervals ? u->live->last.wall : clock_wall();
-	*t0 = u->t->ev_start > 0 ? u->t->ev_start : *t1;
-	if (u->t->ev.n && events_at(&u->t->ev, 0)->wall < *t0)
-		*t0 = events_at(&u->t->ev, 0)->wall;
+	*t0 = u->t->run.ev_start > 0 ? u->t->run.ev_start : *t1;
+	if (u->t->run.ev.n && events_at(&u->t->run.ev, 0)->wall < *t0)
+		*t0 = events_at(&u->t->run.ev, 0)->wall;
 }
 
 /* One line: start time, the span with its marks (DOWN / STALLED periods as
@@ -1334,8 +1345,8 @@ static void draw_timeline(struct ui *u, int y)
 		weight[i] = 0;
 	}
 	double down_since = -1;
-	for (size_t i = 0; i <= u->t->ev.n; i++) {
-		const struct event *e = events_at(&u->t->ev, i);
+	for (size_t i = 0; i <= u->t->run.ev.n; i++) {
+		const struct event *e = events_at(&u->t->run.ev, i);
 		bool ends = !e || e->kind == EV_UP || (down_since >= 0 && (e->kind == EV_DOWN || e->kind == EV_STALLED));
 		if (ends && down_since >= 0) {
 			int c0 = (int)((down_since - t0) / span * (w - 1)), c1 = (int)(((e ? e->wall : t1) - t0) / span * (w - 1));
@@ -1403,8 +1414,8 @@ static void jump_mark(struct ui *u, bool next)
 	const struct event *best = NULL;
 	if (!u->paused && u->o->hist)
 		u->tl_seq = 0;   /* live again: from now */
-	for (size_t i = 0; i < u->t->ev.n; i++) {
-		const struct event *e = events_at(&u->t->ev, i);
+	for (size_t i = 0; i < u->t->run.ev.n; i++) {
+		const struct event *e = events_at(&u->t->run.ev, i);
 		if (!is_mark(e))
 			continue;
 		if (next ? u->tl_seq && e->seq > u->tl_seq && !best : !u->tl_seq || e->seq < u->tl_seq)
@@ -1418,7 +1429,9 @@ static void jump_mark(struct ui *u, bool next)
 	u->tl_seq = 0;
 	if (next && u->paused)
 		travel_live(u);
-	set_msg(u, next ? "no later mark: back to now" : u->t->ev.n ? "no earlier mark" : "no mark yet on the timeline");
+	set_msg(u, next             ? "no later mark: back to now"
+		   : u->t->run.ev.n ? "no earlier mark"
+				    : "no mark yet on the timeline");
 }
 
 /* The screen as drawn, one line per row, trailing blanks cut. */
@@ -1460,11 +1473,12 @@ static void snapshot(struct ui *u)
 	screen_text(&st);
 	if (u->o->snapshot_json) {
 		/* the events of the interval shown: live, the newest interval's */
-		unsigned long from = u->t->ev_from, to = ULONG_MAX;
+		unsigned long from = u->t->run.ev_from, to = ULONG_MAX;
 		if (u->m != u->live)
-			events_between(&u->t->ev, u->m->last.wall - (isfinite(u->m->interval_s) ? u->m->interval_s : 0),
+			events_between(&u->t->run.ev,
+				       u->m->last.wall - (isfinite(u->m->interval_s) ? u->m->interval_s : 0),
 				       u->m->last.wall, &from, &to);
-		u->o->snapshot_json(u->m, u->t->host, &u->t->ev, from, to, &sj);
+		u->o->snapshot_json(u->m, u->t->run.host, &u->t->run.ev, from, to, &sj);
 	}
 	sb_putc(&sj, '\n');
 	if (files_write_pair(dir, stamp, "txt", "json", st.s, st.len, sj.s, sj.len, txt, sizeof txt, err, sizeof err) < 0)
@@ -1519,7 +1533,7 @@ static void open_server(struct ui *u, struct ui_tgt *t, int screen)
 	if (screen > 0)
 		u->focus = screen - 1;
 	set_msg(u, "%s (%s): Esc on the overview or F returns to the fleet, n / p the next / previous server",
-		t->name, t->host);
+		t->run.name, t->run.host);
 }
 
 /* ---- input ---- */
@@ -1632,7 +1646,7 @@ static void undo_changes(struct ui *u, bool all)
 {
 	if (recording_refuses(u, "reverting a setting"))
 		return;
-	if (u->t->tv.nactive == 0)
+	if (u->t->tc.tv.nactive == 0)
 		set_msg(u, "no setting changed by dbtop is in force");
 	else if (u->o->read_only)
 		set_msg(u, "read-only session (--read-only): nothing is changed");
@@ -1850,7 +1864,7 @@ static void travel_live(struct ui *u)
 	u->pull_n = 0;
 	u->pull_wall = 0;
 	u->pull_to = 0;
-	u->t->src->seek_to = 0;
+	seek_set(u->t->run.src, 0);
 	sampler_pause(&u->t->sp, false);
 }
 
@@ -1887,14 +1901,14 @@ static void travel_move(struct ui *u, int n, double wall)
 			/* read on: the samples queued first, then the source's */
 			if (n) {
 				u->pull_n = (int)(to - last);
-				__atomic_add_fetch(&u->t->src->seek_steps, u->pull_n, __ATOMIC_ACQ_REL);
+				__atomic_add_fetch(&u->t->run.src->seek_steps, u->pull_n, __ATOMIC_ACQ_REL);
 			} else {
 				/* the samples up to the one at or just after wall come at once */
 				double iv = isfinite(u->live->interval_s) && u->live->interval_s > 0 ? u->live->interval_s
 													: u->interval;
 				u->pull_wall = wall;
 				u->pull_to = wall;
-				u->t->src->seek_to = wall + iv;
+				seek_set(u->t->run.src, wall + iv);
 			}
 			return;
 		}
@@ -2132,7 +2146,7 @@ static void tour_go(struct ui *u, int to)
 	u->o->tour_at = to;
 	/* playing, not frozen: the history started again with the incident
 	 * (tour_open), so the moment shown and the model rebuilt are gone */
-	u->m = u->live = u->t->m;
+	u->m = u->live = u->t->run.m;
 	u->ended = false;
 	u->tour_end = 0;
 	u->paused = false;
@@ -2148,15 +2162,11 @@ static void tour_go(struct ui *u, int to)
 		model_free(&u->travel);
 		u->travel_init = false;
 	}
-	memset(&u->t->tv, 0, sizeof u->t->tv);
-	u->t->tv_gen = 0;
+	memset(&u->t->tc.tv, 0, sizeof u->t->tc.tv);
+	u->t->tc.tv_gen = 0;
 	u->t->sessions_wanted = false;
 	/* the event log and the timeline start again with the incident */
-	events_free(&u->t->ev);
-	events_init(&u->t->ev);
-	u->t->ev.live = false;
-	u->t->ev_from = 0;
-	u->t->ev_start = 0;
+	target_run_restart(&u->t->run, false);
 	u->ask.act = PA_NONE;
 	u->msg[0] = '\0';
 	for (int p = 0; p < NPANES; p++) {
@@ -2165,7 +2175,7 @@ static void tour_go(struct ui *u, int to)
 		u->views[p].sel_id = 0;
 		u->views[p].ntags = 0;
 	}
-	if (sampler_start(&u->t->sp, u->t->src, u->o->interval, true, NULL) < 0)
+	if (sampler_start(&u->t->sp, u->t->run.src, u->o->interval, true, NULL) < 0)
 		u->quit = true;
 }
 
@@ -2262,114 +2272,88 @@ static void handle_key(struct ui *u, int ch)
 		clamp_sel(v);
 }
 
-/* Note when t's DOWN / STALLED spell began (the fleet says for how long). */
-static void fleet_note_state(struct ui_tgt *t)
+/* The end of a replay's samples: a seek past it lands on the last one.
+ * True when a seek was pulling. */
+static bool take_end(struct ui *u)
 {
-	const struct sample *s = &t->m->last;
-	if (s->state == STATE_UP || t->m->intervals == 0) {
-		t->down_since_set = false;
-	} else if (!t->down_since_set) {
-		t->down_since_set = true;
-		t->down_since = s->wall;
+	u->ended = true;
+	u->tour_end = clock_mono();
+	if (u->pull_n > 0 || u->pull_wall > 0) {
+		u->pull_n = 0;
+		u->pull_wall = 0;
+		return true;
 	}
+	return false;
 }
 
-/* Apply the samples target t's worker has queued (to its own model). */
+/* What the screen adds before target t ingests s: the tuning screen as it
+ * is now (recorded with the sample) or as recorded (a replay), and a
+ * screen frozen on the newest sample kept shown as the live model moves
+ * on. */
+static void take_prepare(struct ui *u, struct ui_tgt *t, struct sample *s)
+{
+	struct history *h = t->run.hist;
+	if (t->run.recording && t->run.tuner) {
+		sampler_tune_view(&t->sp, &t->tc.tv_gen, &t->tc.tv);
+		s->tuning = xmalloc(sizeof *s->tuning);
+		tune_view_snap(&t->tc.tv, s->tuning);
+	}
+	if (h && u->paused && !u->at_built && u->m == u->live && u->at_wall > 0) {
+		long i = hist_find_seq(h, u->at_seq);
+		if (i >= 0)
+			travel_land_at(u, i, true);
+	}
+	if (u->o->replay && s->tuning)
+		tune_view_from_snap(s->tuning, s->wall, &t->tc.tv);
+}
+
+/* A step forward of a frozen replay took one more sample; true when it
+ * has all it asked for. */
+static bool take_pulled(struct ui *u)
+{
+	if (u->pull_n > 0)
+		u->pull_n--;
+	if (u->pull_wall > 0 && u->live->last.wall >= u->pull_wall)
+		u->pull_wall = 0;
+	return !u->pull_n && !u->pull_wall;
+}
+
+/* Apply the samples target t's worker has queued (to its own model,
+ * through its pipeline). */
 static bool take_target_samples(struct ui *u, struct ui_tgt *t)
 {
 	struct sampler_msg *msg = xmalloc(sizeof *msg);
-	char err[NOTE_LEN];
-	bool any = false;
-	/* the history (time travel) is kept with one target only */
-	struct history *h = u->ntg == 1 ? u->o->hist : NULL;
-	bool pulled = false;
+	bool any = false, pulled = false;
+	struct history *h = t->run.hist;
 	/* a paused replay: the samples wait in the queue, none is dropped;
 	 * a step forward takes them one by one */
 	while ((!(u->paused && u->o->replay) || u->pull_n > 0 || u->pull_wall > 0) && sampler_pop(&t->sp, msg)) {
 		any = true;
-		if (msg->has_caps) {
-			model_set_caps(t->m, &msg->caps);
-			if (h)
-				hist_add_caps(h, &msg->caps, msg->conn_gen);
-			if (t->recording && !(h && h->shared) &&
-			    rec_write_caps(t->rec, &msg->caps, msg->conn_gen, err, sizeof err) < 0) {
-				t->recording = false;
-				rec_close(t->rec);
-				set_msg(u, "recording stopped: %s", err);
-			}
-		}
 		if (msg->end) {
-			u->ended = true;
-			u->tour_end = clock_mono();
+			if (msg->has_caps)
+				target_caps(&t->run, &msg->caps, msg->conn_gen);
+			pulled |= take_end(u);
 			sample_release(&msg->s);
-			if (u->pull_n > 0 || u->pull_wall > 0) {
-				/* a seek past the end: the last sample */
-				pulled = true;
-				u->pull_n = 0;
-				u->pull_wall = 0;
-			}
 			continue;
 		}
-		if (t->recording && t->tuner) {
-			/* the tuning screen as it is now goes with the sample */
-			sampler_tune_view(&t->sp, &t->tv_gen, &t->tv);
-			msg->s.tuning = xmalloc(sizeof *msg->s.tuning);
-			tune_view_snap(&t->tv, msg->s.tuning);
-		}
-		if (h && u->paused && !u->at_built && u->m == u->live && u->at_wall > 0) {
-			/* frozen on the newest sample: keep it shown as the live model moves on */
-			long i = hist_find_seq(h, u->at_seq);
-			if (i >= 0)
-				travel_land_at(u, i, true);
-		}
+		take_prepare(u, t, &msg->s);
 		/* (no history: a live pause drops the samples, as it always did) */
-		if (h || !u->paused)
-			model_update(t->m, &msg->s);
-		/* the interval's events (derived, or a recording's), kept with
-		 * the sample in the history and the recording */
-		events_update(&t->ev, t->m, &msg->s);
-		struct event_list *el = events_take_interval(&t->ev, &t->ev_from);
-		if (!msg->s.events)
-			msg->s.events = el;
-		else
-			event_list_free(el);
-		if (!t->ev_start)
-			t->ev_start = msg->s.wall;
-		if (h) {
-			bool was = h->stopped;
-			/* (with --record the recording is the spool: written once) */
-			if (hist_add(h, &msg->s, t->m) < 0 && !was) {
-				set_msg(u, "%s (the screen and sampling go on)", h->note);
+		if (target_ingest(&t->run, &msg->s, msg->has_caps ? &msg->caps : NULL, msg->conn_gen,
+				  h || !u->paused)) {
+			set_msg(u, "%s", t->run.note);
+			if (t->run.note_kind == TN_HISTORY)
 				u->msg_until = clock_mono() + 30;   /* (said once: it stays a while) */
-			}
-			if (h->shared && h->stopped && t->recording) {
-				t->recording = false;
-				set_msg(u, "recording stopped: %s (monitoring goes on)", h->note);
-			}
-		} else if (t->recording && rec_write_sample(t->rec, &msg->s, err, sizeof err) < 0) {
-			t->recording = false;
-			rec_close(t->rec);
-			set_msg(u, "recording stopped: %s (monitoring goes on)", err);
 		}
-		if (u->o->replay && msg->s.tuning)   /* the tuning screen as recorded */
-			tune_view_from_snap(msg->s.tuning, msg->s.wall, &t->tv);
-		fleet_note_state(t);
-		if (u->o->on_update && (h || !u->paused))   /* the live model, frozen screen or not */
-			u->o->on_update(u->o->on_update_arg, (int)(t - u->tg), t->name[0] ? t->name : t->host, t->m);
 		sample_release(&msg->s);
 		if (u->pull_n > 0 || u->pull_wall > 0) {
 			pulled = true;
-			if (u->pull_n > 0)
-				u->pull_n--;
-			if (u->pull_wall > 0 && u->live->last.wall >= u->pull_wall)
-				u->pull_wall = 0;
-			if (!u->pull_n && !u->pull_wall)
+			if (take_pulled(u))
 				break;
 		}
 	}
 	free(msg);
 	if (pulled && u->paused && h && h->n && !u->pull_n && !u->pull_wall) {
-		u->t->src->seek_to = 0;
+		seek_set(u->t->run.src, 0);
 		travel_land(u, u->pull_to > 0 ? hist_nearest(h, u->pull_to) : (long)h->n - 1);
 		u->pull_to = 0;
 	}
@@ -2385,46 +2369,30 @@ static bool take_samples(struct ui *u)
 	return any;
 }
 
-/* Tuning upkeep in the loop: the newest view, the orphan question, probes
- * while screen 5 shows, --tune-ttl. True when the screen changed. */
-/* dbtop's own setting changes into the event log: a change that came into
- * force (this dbtop's, not an orphan's), and one that left it (reverted;
- * superseded ones are someone else's value, seen as such). */
-static void own_events(struct ui_tgt *u)
+/* The changes an earlier dbtop left in force on the shown server: said
+ * (read-only, or no tuning here) or offered for a revert (y). */
+static void ask_orphans(struct ui *u)
 {
-	const struct tune_view *tv = &u->tv;
-	double now = clock_wall();
-	for (int i = 0; i < tv->nactive; i++) {
-		const struct jentry *e = &tv->active[i];
-		int k;
-		for (k = 0; k < u->nown && u->own_seen[k] != e->seq; k++)
-			;
-		if (k < u->nown || u->nown >= JOURNAL_MAX)
-			continue;
-		u->own_seen[u->nown] = e->seq;
-		u->own_was[u->nown++] = *e;
-		if (e->seq >= tv->first_seq)
-			events_own(&u->ev, e->wall > 0 ? e->wall : now, e->name, e->was, e->val, false);
+	const struct tune_view *tv = &u->t->tc.tv;
+	u->t->tc.orphans_asked = true;
+	if (u->o->read_only || !tv->available) {
+		set_msg(u, "%d setting change(s) left by an earlier dbtop are in force (screen 5): %s", tv->orphans,
+			u->o->read_only ? "run dbtop without --read-only to revert them" : tv->why);
+		return;
 	}
-	for (int k = 0; k < u->nown; k++) {
-		int i;
-		for (i = 0; i < tv->nactive && tv->active[i].seq != u->own_seen[k]; i++)
-			;
-		if (i < tv->nactive)
-			continue;
-		const struct jentry *e = &u->own_was[k];
-		bool superseded = false;
-		for (int j = 0; j < tv->nsuperseded; j++)
-			superseded |= tv->superseded[j].seq == e->seq;
-		if (!superseded)
-			events_own(&u->ev, now, e->name, e->val, e->was, true);
-		u->own_seen[k] = u->own_seen[u->nown - 1];
-		u->own_was[k] = u->own_was[u->nown - 1];
-		u->nown--;
-		k--;
-	}
+	struct strbuf b;
+	sb_init(&b);
+	tunectl_orphans_text(&u->t->tc, u->m, &b);
+	u->t->tc.foreign_told = true;
+	u->ask.act = PA_TUNE_ORPHANS;
+	u->ask.id = 0;
+	str_copy(u->ask.what, sizeof u->ask.what, b.s);
+	sb_free(&b);
 }
 
+/* Tuning upkeep in the loop: every target's newest view and --tune-ttl;
+ * the shown one's questions (orphans, other servers' changes) and probes
+ * while screen 5 shows. True when the screen changed. */
 static bool tuning_tick(struct ui *u)
 {
 	bool changed = false;
@@ -2432,98 +2400,27 @@ static bool tuning_tick(struct ui *u)
 	if (u->o->replay)   /* a recorded view: nothing here is in force */
 		return changed;
 	int active = 0;
-	/* every target's view and --tune-ttl; the questions of the shown one */
 	for (int k = 0; k < u->ntg; k++) {
 		struct ui_tgt *t = &u->tg[k];
-		if (sampler_tune_view(&t->sp, &t->tv_gen, &t->tv)) {
-			changed = true;
-			own_events(t);
-		}
-		active += t->tv.nactive > 0;
-		if (t->tv.ttl > 0 && t->tv.nactive > 0 && now >= t->next_expire) {
-			t->next_expire = now + 1;
-			for (int i = 0; i < t->tv.nactive; i++)
-				if (t->tv.active[i].seq >= t->tv.first_seq && t->tv.active[i].mono > 0 &&
-				    t->tv.active[i].mono + t->tv.ttl <= now) {
-					sampler_tune(&t->sp, SP_TUNE_EXPIRE, 0, NULL);
-					break;
-				}
-		}
+		changed |= tunectl_poll(&t->tc, &t->sp, &t->run.ev, now);
+		active += t->tc.tv.nactive > 0;
 	}
 	tuned_active = active > 0;
-	if (!u->t->orphans_asked && u->t->tv.orphans > 0 && !u->ask.act && u->m->intervals > 0 &&
-	    u->screen != SCREEN_FLEET) {
-		u->t->orphans_asked = true;
-		if (u->o->read_only || !u->t->tv.available) {
-			set_msg(u, "%d setting change(s) left by an earlier dbtop are in force (screen 5): %s", u->t->tv.orphans,
-				u->o->read_only ? "run dbtop without --read-only to revert them" : u->t->tv.why);
-		} else {
-			struct strbuf b;
-			sb_init(&b);
-			char line[400];
-			str_printf(line, sizeof line, "A dbtop that ended without reverting left %d change(s) on this server "
-				   "(undo journal %s):", u->t->tv.orphans, u->t->tv.path);
-			sb_puts(&b, line);
-			for (int i = 0; i < u->t->tv.nactive; i++) {
-				const struct jentry *e = &u->t->tv.active[i];
-				char rs[256], when[32];
-				time_t t = (time_t)e->wall;
-				struct tm tm;
-				if (e->seq >= u->t->tv.first_seq)
-					continue;
-				localtime_r(&t, &tm);
-				strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-				tuner_revert_sql(e, rs, sizeof rs);
-				const struct tunable *tt = tunable_find(e->name, u->m->caps.flavour, e->kind);
-				int ti = tt ? (int)(tt - tunables) : -1;
-				str_printf(line, sizeof line, "  [%u] %s set to %s at %s (was %s, now %s): revert with %s%s;", e->seq,
-					   e->name, e->val, when, e->was,
-					   ti >= 0 && u->t->tv.probed && u->t->tv.known[ti] ? u->t->tv.current[ti] : "?", rs,
-					   tune_needs_reload(e->kind) ? "; SELECT pg_reload_conf()" : "");
-				sb_puts(&b, line);
-			}
-			for (int i = 0; i < u->t->tv.nforeign; i++) {
-				const struct jentry *e = &u->t->tv.foreign[i];
-				str_printf(line, sizeof line, "  not this server's, left alone: %s set to %s (was %s) on %s;", e->name,
-					   e->val, e->was, e->slabel);
-				sb_puts(&b, line);
-			}
-			u->t->foreign_told = true;
-			sb_puts(&b, "  y reverts them now (newest first); any other key leaves them (quitting reverts them)");
-			u->ask.act = PA_TUNE_ORPHANS;
-			u->ask.id = 0;
-			str_copy(u->ask.what, sizeof u->ask.what, b.s);
-			sb_free(&b);
-		}
+	bool askable = !u->ask.act && u->m->intervals > 0 && u->screen != SCREEN_FLEET;
+	if (!u->t->tc.orphans_asked && u->t->tc.tv.orphans > 0 && askable) {
+		ask_orphans(u);
 		changed = true;
 	}
-	if (!u->t->foreign_told && u->t->tv.nforeign > 0 && !u->ask.act && u->m->intervals > 0 &&
-	    u->screen != SCREEN_FLEET) {
+	if (!u->t->tc.foreign_told && u->t->tc.tv.nforeign > 0 && !u->ask.act && askable) {
 		/* never offered for a revert here: named with their server */
-		const struct jentry *e = &u->t->tv.foreign[0];
-		u->t->foreign_told = true;
-		set_msg(u, "not reverted here (screen 5): %s = %s (was %s) set on %s%s", e->name, e->val, e->was, e->slabel,
-			u->t->tv.nforeign > 1 ? ", ..." : "");
+		const struct jentry *e = &u->t->tc.tv.foreign[0];
+		u->t->tc.foreign_told = true;
+		set_msg(u, "not reverted here (screen 5): %s = %s (was %s) set on %s%s", e->name, e->val, e->was,
+			e->slabel, u->t->tc.tv.nforeign > 1 ? ", ..." : "");
 		changed = true;
 	}
-	if ((u->screen == 5 || u->t->recording) && now >= u->t->next_probe && !u->o->replay) {
-		sampler_want_probe(&u->t->sp);
-		u->t->next_probe = now + 5;
-	}
+	tunectl_probe(&u->t->tc, &u->t->sp, u->screen == TUNING_SCREEN || u->t->run.recording, now);
 	return changed;
-}
-
-/* The changes found overwritten by someone else, for the exit message:
- * setting, the value now, dbtop's, and the one before dbtop. */
-static void superseded_text(const struct tune_view *tv, int from, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	for (int i = from; i < tv->nsuperseded; i++) {
-		const struct jentry *e = &tv->superseded[i];
-		size_t l = strlen(buf);
-		str_printf(buf + l, len - l, "%s%s is %s now (someone set it while dbtop held %s; before dbtop: %s)",
-			   i > from ? "; " : "", e->name, e->now, e->val, e->was);
-	}
 }
 
 /* Quitting (q, a signal): wait (bounded) for an action still running (an
@@ -2532,8 +2429,8 @@ static void superseded_text(const struct tune_view *tv, int from, char *buf, siz
 static void revert_target_on_exit(struct ui *u, char *out, size_t outlen)
 {
 	int rc = -1;
-	char msg[NOTE_LEN] = "", sup[400];
-	double limit = 3 * u->t->src->query_timeout + 2, end = clock_mono() + (limit < 5 ? 5 : limit);
+	char msg[NOTE_LEN] = "";
+	double limit = 3 * u->t->run.src->query_timeout + 2, end = clock_mono() + (limit < 5 ? 5 : limit);
 	bool inflight = sampler_busy(&u->t->sp);
 	if (u->o->replay)   /* the recorded changes are not this dbtop's */
 		return;
@@ -2550,23 +2447,20 @@ static void revert_target_on_exit(struct ui *u, char *out, size_t outlen)
 		poll(&pf, 1, 100);
 		take_samples(u);
 	}
-	sampler_tune_view(&u->t->sp, &u->t->tv_gen, &u->t->tv);
+	sampler_tune_view(&u->t->sp, &u->t->tc.tv_gen, &u->t->tc.tv);
 	if (inflight && sampler_busy(&u->t->sp)) {
-		str_printf(out, outlen,
-			   "a setting change was still being applied when dbtop quit (no answer in %.0f s): it may be in "
-			   "force; it is in the undo journal %s: run dbtop against this server again to revert it",
-			   limit < 5 ? 5 : limit, u->t->tv.path);
+		str_printf(
+			out, outlen,
+			"a setting change was still being applied when dbtop quit (no answer in %.0f s): it may be in "
+			"force; it is in the undo journal %s: run dbtop against this server again to revert it",
+			limit < 5 ? 5 : limit, u->t->tc.tv.path);
 		return;
 	}
-	int n = u->t->tv.nactive, sup0 = u->t->tv.nsuperseded;
+	int n = u->t->tc.tv.nactive, sup0 = u->t->tc.tv.nsuperseded;
 	if (n == 0)
 		return;
-	if (u->o->read_only || !u->t->tv.available) {
-		str_printf(out, outlen,
-			   "%d setting change(s) are still in force (undo journal %s): %s", n, u->t->tv.path,
-			   u->t->tv.elsewhere ? "the dbtop that made them is still running and reverts them when it quits"
-			   : u->o->read_only ? "run dbtop without --read-only against this server to revert them"
-			   : u->t->tv.other_server ? u->t->tv.why : "run dbtop against this server to revert them");
+	if (u->o->read_only || !u->t->tc.tv.available) {
+		tunectl_left_text(&u->t->tc, n, u->o->read_only, out, outlen);
 		return;
 	}
 	bool sent = false;
@@ -2582,20 +2476,8 @@ static void revert_target_on_exit(struct ui *u, char *out, size_t outlen)
 		poll(&pf, 1, 100);
 		take_samples(u);
 	}
-	sampler_tune_view(&u->t->sp, &u->t->tv_gen, &u->t->tv);
-	superseded_text(&u->t->tv, sup0 < u->t->tv.nsuperseded ? sup0 : u->t->tv.nsuperseded, sup, sizeof sup);
-	int left = u->t->tv.nsuperseded - sup0;
-	if (rc >= 0 && u->t->tv.nactive == 0 && left > 0)
-		str_printf(out, outlen,
-			   "reverted %d setting change(s); %d NOT reverted, changed by someone else since dbtop set them "
-			   "(left as they are): %s", n - left, left, sup);
-	else if (rc >= 0 && u->t->tv.nactive == 0)
-		str_printf(out, outlen, "reverted %d setting change(s): %s", n, msg);
-	else
-		str_printf(out, outlen,
-			   "%d setting change(s) could NOT be reverted (%s): they stay in the undo journal %s; run dbtop "
-			   "against this server again to revert them%s%s", u->t->tv.nactive ? u->t->tv.nactive : n,
-			   msg[0] ? msg : "the server did not answer in time", u->t->tv.path, sup[0] ? ". Left as someone else set them: " : "", sup);
+	sampler_tune_view(&u->t->sp, &u->t->tc.tv_gen, &u->t->tc.tv);
+	tunectl_exit_text(&u->t->tc, n, sup0, rc, msg, out, outlen);
 }
 
 /* Quitting: revert_target_on_exit() for every target, the shown one
@@ -2609,7 +2491,7 @@ static void revert_on_exit(struct ui *u)
 		char one[sizeof u->o->exit_msg];
 		one[0] = '\0';
 		u->t = &u->tg[i];
-		u->m = u->t == shown ? drawn : u->t->m;
+		u->m = u->t == shown ? drawn : u->t->run.m;
 		revert_target_on_exit(u, one, sizeof one);
 		if (!one[0])
 			continue;
@@ -2617,7 +2499,8 @@ static void revert_on_exit(struct ui *u)
 		if (u->ntg == 1)
 			str_copy(u->o->exit_msg, sizeof u->o->exit_msg, one);
 		else
-			str_printf(u->o->exit_msg + l, sizeof u->o->exit_msg - l, "%s%s: %s", l ? "; " : "", u->t->name, one);
+			str_printf(u->o->exit_msg + l, sizeof u->o->exit_msg - l, "%s%s: %s", l ? "; " : "",
+				   u->t->run.name, one);
 	}
 	u->t = shown;
 	u->m = drawn;
@@ -2706,14 +2589,15 @@ static bool action_result(struct ui *u)
 		if (!sampler_action_result(&t->sp, &act_rc, act_msg, sizeof act_msg))
 			continue;
 		/* the server it was done on is named when another one shows */
-		set_msg(u, "%s%s%s%s", t != u->t ? t->name : "", t != u->t ? ": " : "",
+		set_msg(u, "%s%s%s%s", t != u->t ? t->run.name : "", t != u->t ? ": " : "",
 			act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 || strstr(act_msg, "nothing was done")
 				? ""
 				: "failed: ",
 			act_msg);
 		u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
 		if (t->act_what && act_rc == 0 && !strstr(act_msg, "nothing was done") && !strstr(act_msg, "returned false"))
-			events_session_act(&t->ev, clock_wall(), t->act_what == SRC_ACT_TERMINATE, t->act_id, act_msg);
+			events_session_act(&t->run.ev, clock_wall(), t->act_what == SRC_ACT_TERMINATE, t->act_id,
+					   act_msg);
 		t->act_what = 0;
 		sessions_batch_next(u, t, act_rc, act_msg);
 		any = true;
@@ -2789,46 +2673,49 @@ static void show_target(struct ui *u, struct ui_tgt *t)
 			pane_sel_reset(&u->views[p]);
 	}
 	u->t = t;
-	u->m = t->m;
-	u->live = t->m;
+	u->m = t->run.m;
+	u->live = t->run.m;
 	for (int p = 0; p < NPANES; p++)
-		u->views[p].tune = &t->tv;
+		u->views[p].tune = &t->tc.tv;
 	u->views[SESSIONS_SCREEN - 1].plan = &t->plan;
 	for (int p = 0; p < NPANES; p++)
-		u->views[p].events = &t->ev;
+		u->views[p].events = &t->run.ev;
 	sessions_tick(u);
 }
 
-int ui_run_targets(const struct ui_target *tgts, int n, struct ui_opts *o)
+/* A target's hook after each ingest that updated its model, the live
+ * model (frozen screen or not): the caller's on_update (arg: the options). */
+static void publish_update(const void *arg, const struct target_run *t)
+{
+	const struct ui_opts *o = arg;
+	o->on_update(o->on_update_arg, t->slot, t->name[0] ? t->name : t->host, t->m);
+}
+
+/* The screen's state for n targets: each target's pipeline, the views,
+ * the first screen, the terminal's character set. */
+static struct ui *ui_new(const struct ui_target *tgts, int n, struct ui_opts *o)
 {
 	struct ui *u = xcalloc(1, sizeof *u);
-	int i, status = 0;
-
-	/* one malloc arena: the sampler threads would otherwise get their own */
-	mallopt(M_ARENA_MAX, 1);
-	/* a step back in time rebuilds a model: keep the freed heap for the
-	 * next one instead of giving it back and faulting it in again */
-	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	u->o = o;
 	u->ntg = n;
 	u->tg = xcalloc((size_t)n, sizeof *u->tg);
-	for (i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		struct ui_tgt *t = &u->tg[i];
-		t->name = tgts[i].name ? tgts[i].name : "";
-		t->host = tgts[i].host ? tgts[i].host : "";
-		t->m = tgts[i].m;
-		t->src = tgts[i].src;
-		t->tuner = tgts[i].tuner;
-		t->rec = tgts[i].rec;
-		t->recording = t->rec != NULL;
-		events_init(&t->ev);
-		t->ev.live = !o->replay;
+		target_run_init(&t->run, tgts[i].name, tgts[i].host ? tgts[i].host : "", tgts[i].src, tgts[i].m,
+				!o->replay);
+		t->run.slot = i;
+		t->run.tuner = tgts[i].tuner;
+		t->run.rec = tgts[i].rec;
+		t->run.recording = t->run.rec != NULL;
+		t->run.hist = n == 1 ? o->hist : NULL; /* the history (time travel) is kept with one target only */
+		t->run.publish = o->on_update ? publish_update : NULL;
+		t->run.publish_arg = o;
 	}
 	u->t = &u->tg[0];
-	u->m = u->t->m;
-	u->live = u->t->m;
+	u->m = u->t->run.m;
+	u->live = u->t->run.m;
 	u->interval = o->interval;
-	for (i = 0; i < NPANES; i++) {
+	for (int i = 0; i < NPANES; i++) {
 		u->views[i].read_only = o->read_only;
 		u->views[i].replay = o->replay;
 		u->views[i].hide = o->hide ? o->hide[i + 1] : 0;
@@ -2838,55 +2725,75 @@ int ui_run_targets(const struct ui_target *tgts, int n, struct ui_opts *o)
 	setlocale(LC_ALL, "");
 	u->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	u->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
+	return u;
+}
 
+/* Stop every target's sampler; false when one is still inside a query
+ * (it owns the connection and the sampler's memory until the exit). */
+static bool stop_workers(struct ui *u)
+{
+	bool joined = true;
+	for (int i = 0; i < u->ntg; i++)
+		if (!sampler_stop(&u->tg[i].sp, i == 0 ? 0.5 : 0.1)) {
+			u->tg[i].run.src->connected = false;
+			joined = false;
+		}
+	return joined;
+}
+
+static void ui_free(struct ui *u)
+{
+	for (int i = 0; i < u->ntg; i++) {
+		u->tg[i].run.src->stop_flag = NULL;
+		u->tg[i].run.src->pause_flag = NULL;
+		target_run_free(&u->tg[i].run);
+	}
+	for (int i = 0; i < NPANES; i++)
+		pane_filter_free(&u->views[i]);
+	pane_filter_free(&u->fleet_view);
+	free(u->tg);
+	if (u->travel_init)
+		model_free(&u->travel);
+	free(u);
+}
+
+int ui_run_targets(const struct ui_target *tgts, int n, struct ui_opts *o)
+{
+	/* one malloc arena: the sampler threads would otherwise get their own */
+	mallopt(M_ARENA_MAX, 1);
+	/* a step back in time rebuilds a model: keep the freed heap for the
+	 * next one instead of giving it back and faulting it in again */
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
+	struct ui *u = ui_new(tgts, n, o);
 	if (screen_start(u) < 0) {
 		free(u->tg);
 		free(u);
 		return 1;
 	}
-	for (i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		struct ui_tgt *t = &u->tg[i];
-		if (sampler_start(&t->sp, t->src, o->interval, o->replay, t->tuner) < 0) {
+		if (sampler_start(&t->sp, t->run.src, o->interval, o->replay, t->run.tuner) < 0) {
 			restore_terminal();
 			fprintf(stderr, "dbtop: cannot start the sampler: %s\n", strerror(errno));
 			/* the ones started run until the exit */
 			o->worker_running = i > 0;
 			return 1;
 		}
-		sampler_tune_view(&t->sp, &t->tv_gen, &t->tv);
+		sampler_tune_view(&t->sp, &t->tc.tv_gen, &t->tc.tv);
 	}
 	show_target(u, u->t);
 	draw_frame(u);
 	screen_loop(u);
 	write_frame_stats(u);
 	revert_on_exit(u);
-	bool joined = true;
-	for (i = 0; i < n; i++)
-		if (!sampler_stop(&u->tg[i].sp, i == 0 ? 0.5 : 0.1)) {
-			/* the worker is still inside a query: it owns the connection
-			 * and the sampler's memory until the process exits */
-			u->tg[i].src->connected = false;
-			joined = false;
-		}
+	bool joined = stop_workers(u);
 	restore_terminal();
 	if (!joined) {
 		o->worker_running = true;
-		return status;
+		return 0;
 	}
-	for (i = 0; i < n; i++) {
-		u->tg[i].src->stop_flag = NULL;
-		u->tg[i].src->pause_flag = NULL;
-	}
-	for (i = 0; i < NPANES; i++)
-		pane_filter_free(&u->views[i]);
-	for (i = 0; i < n; i++)
-		events_free(&u->tg[i].ev);
-	pane_filter_free(&u->fleet_view);
-	free(u->tg);
-	if (u->travel_init)
-		model_free(&u->travel);
-	free(u);
-	return status;
+	ui_free(u);
+	return 0;
 }
 
 int ui_run(struct source *src, struct model *m, struct ui_opts *o)

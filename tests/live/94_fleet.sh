@@ -8,6 +8,7 @@
 tui_init fleet
 cleanup() {
     [ -n "${mpid:-}" ] && kill -CONT "$mpid" 2>/dev/null
+    $DBTOP_MARIADB_CLIENT -e "SET GLOBAL innodb_flush_log_at_trx_commit = 1" 2>/dev/null
     tui_stop
     [ -n "${bp:-}" ] && kill "$bp" 2>/dev/null
     # pg18 is up again whatever happened
@@ -74,7 +75,13 @@ for i in $(seq 1 100); do
 done
 [ "$i" -lt 100 ] && ok "--listen beside the fleet: dbtop_up 1 for maria, pg15 and pg18" ||
     nok "--listen with the fleet: $(curl -sf "127.0.0.1:$FPORT/metrics" 2>&1 | grep '^dbtop_up' | tr '\n' ' ')"
-sleep 3
+# a setting changed on maria (by this client) while the batch runs: an
+# event of maria's records only
+$DBTOP_MARIADB_CLIENT -e "SET GLOBAL innodb_flush_log_at_trx_commit = 1"
+sleep 1.5
+$DBTOP_MARIADB_CLIENT -e "SET GLOBAL innodb_flush_log_at_trx_commit = 2"
+sleep 2.5
+$DBTOP_MARIADB_CLIENT -e "SET GLOBAL innodb_flush_log_at_trx_commit = 1"
 
 # ---- stop pg18 ----
 tests/sandbox.sh halt pg18 >/dev/null 2>&1
@@ -124,6 +131,20 @@ if [ -n "$up_after" ] && awk -v a="$up_after" -v b="$tu" -v i=$IV 'BEGIN { exit 
     ok "batch: pg18 up $(awk -v a="$up_after" -v b="$tu" 'BEGIN { printf "%.2f", a - b }')s after its start"
 else
     nok "batch: pg18 up record at ${up_after:-none} (started at $tu)"
+fi
+# each target's events in its own records, as a single target's batch
+setev() { jq -c --arg n "$1" 'select(.server==$n) | .events[]? | select(.kind=="setting" and .name=="innodb_flush_log_at_trx_commit")' "$tmp/b.json"; }
+if setev maria | jq -se 'any(.[]; .old=="1" and .new=="2" and .by=="other") and any(.[]; .old=="2" and .new=="1")' >/dev/null &&
+    [ -z "$(setev pg15)$(setev pg18)" ]; then
+    ok "batch: maria's records carry its setting change 1 -> 2 -> 1 in \"events\", pg15's and pg18's do not"
+else
+    nok "batch: maria's setting events: $(setev maria | tr '\n' ' ') pg15/pg18: $(setev pg15)$(setev pg18)"
+fi
+kinds() { jq -r --arg n "$1" 'select(.server==$n) | .events[]? | .kind' "$tmp/b.json" | sort -u | tr '\n' ' '; }
+if grep -qw down <<<"$(kinds pg18)" && grep -qw up <<<"$(kinds pg18)" && ! grep -qw down <<<"$(kinds pg15)"; then
+    ok "batch: pg18's records carry its down and up events, pg15's no down (pg18: $(kinds pg18))"
+else
+    nok "batch: down/up events: pg18 $(kinds pg18), pg15 $(kinds pg15)"
 fi
 for n in maria pg15; do
     gap=$(jq -r --arg n $n 'select(.server==$n) | .ts' "$tmp/b.json" |
