@@ -1775,21 +1775,25 @@ static void my_ps_paced(struct source *src, const struct my_ps_read *r, double n
 		double ms = my_mark_ms(r, k);
 		p->waits_ms = ms;
 		double next = source_pace_next_max(src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
+		/* the second read as soon as the cadence allows: the first rates need two */
+		if (!p->waits_pace.reads++)
+			next = 0;
 		p->waits_pace.next = now + PACE_SUMMARY_EVERY_S > next ? now + PACE_SUMMARY_EVERY_S : next;
 		p->waits_every = p->waits_pace.next - now + PACE_SLACK_S;
 	}
 }
 
 /* The wait summary read less often than PACE_SUMMARY_EVERY_S for its
- * cost: the waits pane says so (unless it has a note of more weight). */
+ * cost: the waits pane says so, after what limits the profile (a note
+ * that nothing is counted stays as it is). */
 static void my_waits_paced_note(const struct my_priv *p, struct wait_set *ws)
 {
-	if (!ws || ws->note[0] || p->waits_every < PACE_SUMMARY_EVERY_S + 1)
+	char was[sizeof ws->note];
+	if (!ws || wait_note_stopped(ws->note) || p->waits_every < PACE_SUMMARY_EVERY_S + 1)
 		return;
-	str_printf(ws->note, sizeof ws->note,
-		   "waits read every %.0f s: the summary adds up every thread (%.0f ms of server time; "
-		   "--server-budget)",
-		   p->waits_every, p->waits_ms);
+	str_copy(was, sizeof was, ws->note);
+	str_printf(ws->note, sizeof ws->note, "%s%sread every %.0f s (%.0f ms a read, --server-budget)", was,
+		   was[0] ? "; " : "", p->waits_every, p->waits_ms);
 }
 
 /* The statements of the performance_schema read into q. */
