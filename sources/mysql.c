@@ -79,6 +79,8 @@ struct my_priv {
 	double mdl_mono;         /* when it was read (monotonic s), 0: not yet */
 	double mdl_ms;           /* its server time, ms */
 	double waits_ms;         /* the wait summary's server time, ms */
+	double waits_every;      /* s between its reads now */
+	double fixed_ms;         /* server time of this refresh's unpaced reads so far, ms */
 	char *own_sig[MY_OWN_SIGS];   /* signatures of the statements dbtop sent (my_sig) */
 	size_t nown_sig;
 	struct strset own_keys;  /* digest keys whose text is one of dbtop's own statements */
@@ -1689,6 +1691,7 @@ struct my_status {
 	bool have_lost;
 	uint64_t lost;           /* Performance_schema_digest_lost */
 	uint64_t row_waits;      /* Innodb_row_lock_current_waits */
+	double ms;               /* its round trip, ms */
 };
 
 /* The refresh's global status: the counters into out (its time, the
@@ -1711,7 +1714,8 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
 		    "'Com_update','Com_delete','Com_replace','Com_begin') OR Variable_name LIKE 'Rpl_semi_sync_%'",
 		    &res) < 0)
 		return -1;
-	out->mono = (t0 + clock_mono()) / 2;
+	st->ms = (clock_mono() - t0) * 1000;
+	out->mono = (t0 + st->ms / 2000);
 	out->wall = clock_wall();
 	while (res && (row = mysql_fetch_row(res))) {
 		mysql_map_status(out, row[0], row[1], &uptime);
@@ -1739,14 +1743,16 @@ struct my_ps_read {
 	int consumers_off;       /* of global_ / thread_instrumentation (MY_WAITS_SQL) */
 	char consumer_off[64];   /* those off, "a and b" */
 	uint64_t own_n, own_ns;  /* dbtop's own statements completed before it */
-	double mark[3];          /* MY_MARK_ROW values, ms */
+	double mark[3];          /* MY_MARK_ROW values, ms: after the file read, each summary */
 	int nmark;
 };
 
-/* The server time of summary k (1: the first after the file read) from
- * the marks, ms; < 0 when the server did not say. */
+/* The server time of summary k (1: the first after the file read; 0: the
+ * file read) from the marks, ms; < 0 when the server did not say. */
 static double my_mark_ms(const struct my_ps_read *r, int k)
 {
+	if (k == 0)
+		return r->nmark > 0 ? r->mark[0] : -1;
 	return k < r->nmark && r->mark[k] >= r->mark[k - 1] ? r->mark[k] - r->mark[k - 1] : -1;
 }
 
@@ -1760,22 +1766,37 @@ static void my_ps_paced(struct source *src, const struct my_ps_read *r, double n
 	int k = 1;
 	if (r->stmts) {
 		double ms = my_mark_ms(r, k++);
-		pace_done(&p->stmt_pace, src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY);
+		pace_done_max(&p->stmt_pace, src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
 	}
 	if (r->waits) {
 		double ms = my_mark_ms(r, k);
 		p->waits_ms = ms;
-		double next = source_pace_next(src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY);
+		double next = source_pace_next_max(src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
+		/* the second read as soon as the cadence allows: the first rates need two */
+		if (!p->waits_pace.reads++)
+			next = 0;
 		p->waits_pace.next = now + PACE_SUMMARY_EVERY_S > next ? now + PACE_SUMMARY_EVERY_S : next;
+		p->waits_every = p->waits_pace.next - now + PACE_SLACK_S;
 	}
+}
+
+/* The wait summary read less often than PACE_SUMMARY_EVERY_S for its
+ * cost: the waits pane says so, after what limits the profile (a note
+ * that nothing is counted stays as it is). */
+static void my_waits_paced_note(const struct my_priv *p, struct wait_set *ws)
+{
+	char was[sizeof ws->note];
+	if (!ws || wait_note_stopped(ws->note) || p->waits_every < PACE_SUMMARY_EVERY_S + 1)
+		return;
+	str_copy(was, sizeof was, ws->note);
+	str_printf(ws->note, sizeof ws->note, "%s%sread every %.0f s (%.0f ms a read, --server-budget)", was,
+		   was[0] ? "; " : "", p->waits_every, p->waits_ms);
 }
 
 /* The statements of the performance_schema read into q. */
 static void my_ps_sql(struct source *src, const struct my_ps_read *r, bool quick, struct strbuf *q)
 {
-	sb_puts(q, MY_FILE_SQL);
-	if (r->stmts || r->waits)
-		sb_puts(q, MY_MARK_SQL);
+	sb_puts(q, MY_FILE_SQL MY_MARK_SQL);
 	if (r->stmts)
 		sb_puts(q, MY_STMT_SUM_SQL MY_MARK_SQL);
 	if (r->waits)
@@ -1837,6 +1858,7 @@ static int my_read_ps(struct source *src, struct sample *out, bool quick)
 	r.own_n = p->own_n;
 	r.own_ns = p->own_ns;
 	out->waits_skipped = !r.waits;
+	double q0 = out->query_ms;
 	struct strbuf psq;
 	sb_init(&psq);
 	my_ps_sql(src, &r, quick, &psq);
@@ -1857,6 +1879,10 @@ static int my_read_ps(struct source *src, struct sample *out, bool quick)
 		mysql_waits_stopped(out->waits, r.consumer_off, r.consumers_off);
 	my_own_counters(p, out, &r);
 	my_ps_paced(src, &r, now);
+	if (r.waits)
+		my_waits_paced_note(p, out->waits);
+	double file_ms = my_mark_ms(&r, 0);
+	p->fixed_ms += file_ms >= 0 ? file_ms : out->query_ms - q0;
 	return 0;
 }
 
@@ -1892,7 +1918,7 @@ static int my_read_mdl(struct source *src, struct sample *out, unsigned *mdl_wai
 	p->mdl_last = *mdl_waits;
 	p->mdl_mono = now;
 	p->mdl_ms = ms;
-	pace_done(&p->mdl_pace, src, now, ms, PACE_SHARE_SUMMARY);
+	pace_done_max(&p->mdl_pace, src, now, ms, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
 	return 0;
 }
 
@@ -2001,12 +2027,15 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	repl_my_begin(&out->repl, false);
 	if (my_read_status(src, out, &st) < 0)
 		return -1;
+	p->fixed_ms = st.ms;
 	/* the settings in full every few seconds, the watched ones else */
 	bool quick = !want_settings;
 	if (c->ps_readable ? my_read_ps(src, out, quick) < 0 : quick && my_read_watched(src, out) < 0)
 		return -1;
 	if (my_read_mdl(src, out, &mdl_waits) < 0)
 		return -1;
+	/* what every refresh costs: the paced reads share what is left */
+	src->fixed_ms = src->fixed_ms > 0 ? 0.8 * src->fixed_ms + 0.2 * p->fixed_ms : p->fixed_ms;
 	mysql_map_finish(out, c, p->restarts);
 	my_fill_decide(src, out);
 	if (my_read_locks(src, out, (unsigned)st.row_waits, mdl_waits) < 0)

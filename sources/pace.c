@@ -17,7 +17,12 @@ bool pace_due(const struct pacer *pc, double now, bool busy)
 
 double pace_done(struct pacer *pc, const struct source *src, double now, double cost_ms, double share)
 {
-	pc->next = pc->reads++ ? source_pace_next(src, now, cost_ms, share) : 0;
+	return pace_done_max(pc, src, now, cost_ms, share, PACE_MAX_S);
+}
+
+double pace_done_max(struct pacer *pc, const struct source *src, double now, double cost_ms, double share, double cap)
+{
+	pc->next = pc->reads++ ? source_pace_next_max(src, now, cost_ms, share, cap) : 0;
 	return pc->next > now + 0.5 ? pc->next - now + 0.1 : 0;
 }
 
@@ -68,9 +73,17 @@ double source_pace_next(const struct source *src, double now, double cost_ms, do
 	return pace_next(src, now, cost_ms, share, PACE_MAX_S);
 }
 
+double source_pace_next_max(const struct source *src, double now, double cost_ms, double share, double cap)
+{
+	return pace_next(src, now, cost_ms, share, cap);
+}
+
 static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap)
 {
-	double per_refresh = src->budget_ms * share, iv = src->interval > 0 ? src->interval : 1, period;
+	double left = src->budget_ms - (src->fixed_ms > 0 ? src->fixed_ms : 0);
+	if (!(left >= src->budget_ms * PACE_LEFT_MIN))
+		left = src->budget_ms * PACE_LEFT_MIN;
+	double per_refresh = left * share, iv = src->interval > 0 ? src->interval : 1, period;
 	if (!(per_refresh > 0) || !(cost_ms > 0))
 		return 0;
 	period = iv * cost_ms / per_refresh;

@@ -33,6 +33,16 @@ bool pace_due(const struct pacer *pc, double now, bool busy);
  * Returns the s between reads for a note ("read every N s") when they are
  * more than 0.5 s apart, else 0. */
 double pace_done(struct pacer *pc, const struct source *src, double now, double cost_ms, double share);
+/* The reads that add up every thread or session of the server (MySQL /
+ * MariaDB: the statement and wait summaries, the metadata-lock check) may
+ * wait this long under the budget: their rates cover the time between,
+ * the panes and JSON give their age, and the counts of every refresh
+ * (commits, fsyncs) come from the global status, never from them. */
+#define PACE_MAX_SUMMARY_S 120.0
+/* pace_done for such a read: at most cap s apart instead of PACE_MAX_S. */
+double pace_done_max(struct pacer *pc, const struct source *src, double now, double cost_ms, double share, double cap);
+/* source_pace_next at most cap s ahead instead of PACE_MAX_S. */
+double source_pace_next_max(const struct source *src, double now, double cost_ms, double share, double cap);
 /* A fixed cadence: true when a read is due at now, and then the next one
  * is every s later. */
 bool pace_every(struct pacer *pc, double now, double every);

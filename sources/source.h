@@ -161,6 +161,10 @@ struct source {
 	 * (lock graph, statement digests) may take on average; 0: read them
 	 * on every refresh */
 	double budget_ms;
+	/* server time of the reads done at every refresh (ms, moving average;
+	 * set by the backend, 0: not measured): the paced reads share what is
+	 * left of budget_ms (source_pace_next) */
+	double fixed_ms;
 	double interval;         /* s between refreshes (set by the caller; 0: 1) */
 	double sub_every;        /* s between subsamples now (source_subsample) */
 	double sub_cost_ms;      /* a subsample's server cost, moving average */
@@ -279,13 +283,16 @@ enum { FIRST_LOCKS = 0, FIRST_DIGESTS, FIRST_SESSIONS, FIRST_SUMMARY, FIRST_WAIT
 #define FIRST_READ_NOTE "first read right after the first rates"
 
 /* Pacing of a costly read under --server-budget: a read that took cost_ms
- * may take share (0..1) of the budget per refresh. Returns the monotonic
+ * may take share (0..1) of the budget per refresh, of what is left of it
+ * after the reads of every refresh (src->fixed_ms; at least
+ * PACE_LEFT_MIN of it). Returns the monotonic
  * time of the next read: by the next refresh when it is cheap enough,
  * otherwise as many refreshes ahead as it takes to stay within its share
  * on average (at most PACE_MAX_S). 0 when there is no budget. */
 #define PACE_MAX_S 30.0
 #define PACE_MAX_TIMED_OUT_S 120.0   /* a lock read that timed out */
 #define PACE_SLACK_S 0.1
+#define PACE_LEFT_MIN 0.1
 double source_pace_next(const struct source *src, double now, double cost_ms, double share);
 /* Share of the budget of the lock graph and of the statement digests; the
  * sessions sampled between refreshes (sampled wait events and digests)
@@ -297,7 +304,7 @@ double source_pace_next(const struct source *src, double now, double cost_ms, do
  * server (MySQL / MariaDB: the statement and wait summaries, the
  * metadata-lock check): cheap on an ordinary server, so read at every
  * refresh; with thousands of sessions, every few. */
-#define PACE_SHARE_SUMMARY 0.25
+#define PACE_SHARE_SUMMARY 0.1
 #define PACE_SUB_FLOOR_MS 2.0   /* looks cheaper than this keep --sample-hz */
 #define PACE_SUB_MIN_HZ 2.0     /* the budget never slows the looks below this */
 

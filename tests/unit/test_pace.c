@@ -45,6 +45,39 @@ static void test_pace_next(void)
 	CHECK(near(source_pace_next(&src, 100, 30, 0.5), 100 + PACE_MAX_S - 0.1), "at 60 s: capped, never less often than 30 s");
 }
 
+/* The reads of every refresh come out of the budget first: the paced ones
+ * share what is left, never less than PACE_LEFT_MIN of it. */
+static void test_pace_fixed(void)
+{
+	struct source src;
+	memset(&src, 0, sizeof src);
+	src.budget_ms = 10;
+	src.fixed_ms = 6;
+	/* 4 ms left, half of it: 2 ms per refresh, a 30 ms read every 15 s */
+	CHECK(near(source_pace_next(&src, 100, 30, 0.5), 100 + 15 - 0.1), "6 of 10 ms spent at every refresh: every 15 s");
+	src.fixed_ms = 9.5;
+	/* 0.5 ms left is under the floor of 1 ms: 0.5 ms per refresh */
+	CHECK(near(source_pace_next(&src, 100, 5, 0.5), 100 + 10 - 0.1), "little left: the floor, PACE_LEFT_MIN of the budget");
+	src.fixed_ms = 40;
+	CHECK(near(source_pace_next(&src, 100, 5, 0.5), 100 + 10 - 0.1), "more spent than the budget: still the floor");
+	src.fixed_ms = 0;
+	CHECK(near(source_pace_next(&src, 100, 30, 0.5), 100 + 6 - 0.1), "nothing measured: the whole budget");
+	/* the summaries of every thread may wait longer than the other reads */
+	src.fixed_ms = 12;
+	CHECK(near(source_pace_next_max(&src, 100, 300, 0.1, PACE_MAX_SUMMARY_S), 100 + PACE_MAX_SUMMARY_S - 0.1),
+	      "a 300 ms summary with the budget spent: every PACE_MAX_SUMMARY_S");
+	CHECK(near(source_pace_next_max(&src, 100, 5, 0.1, PACE_MAX_SUMMARY_S), 100 + 50 - 0.1),
+	      "a 5 ms summary: as its share of the floor allows, under the cap");
+	struct pacer pc = {0};
+	CHECK(pace_done_max(&pc, &src, 100, 300, 0.1, PACE_MAX_SUMMARY_S) == 0 && pc.next == 0,
+	      "the second read at the next refresh whatever it costs");
+	CHECK(near(pace_done_max(&pc, &src, 101, 300, 0.1, PACE_MAX_SUMMARY_S), PACE_MAX_SUMMARY_S - 0.1 + 0.1),
+	      "then every PACE_MAX_SUMMARY_S, said in s between reads");
+	src.budget_ms = 0;
+	src.fixed_ms = 6;
+	CHECK(source_pace_next(&src, 100, 500, 0.5) == 0, "--server-budget 0: every refresh, whatever every refresh costs");
+}
+
 static struct lock_set *graph(enum lock_status st, double ms)
 {
 	struct lock_set *ls = lock_set_new();
@@ -337,6 +370,7 @@ int main(void)
 {
 	test_pacer();
 	test_pace_next();
+	test_pace_fixed();
 	test_subsample();
 	test_reuse();
 	test_first_reads();
