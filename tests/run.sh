@@ -101,14 +101,14 @@ layers_test() {
 }
 static_check && run_one "layers" layers_test
 
-# no function over 100 lines outside the tests (docs/architecture.md)
+# no function over 80 lines outside the tests (docs/architecture.md)
 sizes_test() {
     local msg
-    if msg=$(python3 scripts/function_sizes.py --max 100 --top 3); then
+    if msg=$(python3 scripts/function_sizes.py --max 80 --top 3); then
         echo "ok - function sizes: $(tail -n 1 <<<"$msg"); the longest: $(sed -n 2p <<<"$msg" | tr -s ' ')"
     else
         echo "$msg"
-        echo "not ok - function sizes: a function is over 100 lines"
+        echo "not ok - function sizes: a function is over 80 lines"
     fi
 }
 static_check && run_one "function sizes" sizes_test
