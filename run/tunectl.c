@@ -94,8 +94,10 @@ void tunectl_orphans_text(const struct tune_ctl *c, const struct model *m, struc
 {
 	const struct tune_view *tv = &c->tv;
 	char line[400];
-	str_printf(line, sizeof line, "A dbtop that ended without reverting left %d change(s) on this server "
-		   "(undo journal %s):", tv->orphans, tv->path);
+	str_printf(line, sizeof line,
+		   "A dbtop that ended without reverting left %d change(s) on this server "
+		   "(undo journal %s):",
+		   tv->orphans, tv->path);
 	sb_puts(b, line);
 	for (int i = 0; i < tv->nactive; i++) {
 		if (tv->active[i].seq >= tv->first_seq)
@@ -116,9 +118,10 @@ void tunectl_left_text(const struct tune_ctl *c, int n, bool read_only, char *ou
 {
 	const struct tune_view *tv = &c->tv;
 	str_printf(out, len, "%d setting change(s) are still in force (undo journal %s): %s", n, tv->path,
-		   tv->elsewhere ? "the dbtop that made them is still running and reverts them when it quits"
-		   : read_only ? "run dbtop without --read-only against this server to revert them"
-		   : tv->other_server ? tv->why : "run dbtop against this server to revert them");
+		   tv->elsewhere      ? "the dbtop that made them is still running and reverts them when it quits"
+		   : read_only        ? "run dbtop without --read-only against this server to revert them"
+		   : tv->other_server ? tv->why
+				      : "run dbtop against this server to revert them");
 }
 
 /* The changes found overwritten by someone else, for the exit message:
@@ -141,15 +144,18 @@ void tunectl_exit_text(const struct tune_ctl *c, int n, int sup0, int rc, const 
 	superseded_text(tv, sup0 < tv->nsuperseded ? sup0 : tv->nsuperseded, sup, sizeof sup);
 	int left = tv->nsuperseded - sup0;
 	if (rc >= 0 && tv->nactive == 0 && left > 0)
-		str_printf(out, len,
-			   "reverted %d setting change(s); %d NOT reverted, changed by someone else since dbtop set them "
-			   "(left as they are): %s", n - left, left, sup);
+		str_printf(
+			out, len,
+			"reverted %d setting change(s); %d NOT reverted, changed by someone else since dbtop set them "
+			"(left as they are): %s",
+			n - left, left, sup);
 	else if (rc >= 0 && tv->nactive == 0)
 		str_printf(out, len, "reverted %d setting change(s): %s", n, msg);
 	else
-		str_printf(out, len,
-			   "%d setting change(s) could NOT be reverted (%s): they stay in the undo journal %s; run dbtop "
-			   "against this server again to revert them%s%s", tv->nactive ? tv->nactive : n,
-			   msg[0] ? msg : "the server did not answer in time", tv->path,
-			   sup[0] ? ". Left as someone else set them: " : "", sup);
+		str_printf(
+			out, len,
+			"%d setting change(s) could NOT be reverted (%s): they stay in the undo journal %s; run dbtop "
+			"against this server again to revert them%s%s",
+			tv->nactive ? tv->nactive : n, msg[0] ? msg : "the server did not answer in time", tv->path,
+			sup[0] ? ". Left as someone else set them: " : "", sup);
 }

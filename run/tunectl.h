@@ -17,12 +17,12 @@
 #include "sampler.h"
 
 struct tune_ctl {
-	struct tune_view tv;   /* tuning state, copied from the worker */
+	struct tune_view tv; /* tuning state, copied from the worker */
 	unsigned tv_gen;
-	double next_probe;     /* monotonic s: the tunables are read again */
-	double next_expire;    /* monotonic s: next --tune-ttl check */
-	bool orphans_asked;    /* the changes an earlier dbtop left were offered for a revert */
-	bool foreign_told;     /* the changes of other servers were listed */
+	double next_probe;              /* monotonic s: the tunables are read again */
+	double next_expire;             /* monotonic s: next --tune-ttl check */
+	bool orphans_asked;             /* the changes an earlier dbtop left were offered for a revert */
+	bool foreign_told;              /* the changes of other servers were listed */
 	unsigned own_seen[JOURNAL_MAX]; /* dbtop's changes in force, logged as events */
 	struct jentry own_was[JOURNAL_MAX];
 	int nown;
