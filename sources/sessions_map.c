@@ -113,6 +113,11 @@ void sessions_pg_row(struct session_set *ss, const char *const *cell, int ncells
 	struct session *s = session_add(ss, int_or0(pid));
 	field(s->user, sizeof s->user, col(cell, ncells, SPG_USER));
 	field(s->db, sizeof s->db, col(cell, ncells, SPG_DB));
+	/* the role and database themselves (their names above are made safe
+	 * for a terminal) */
+	long long uid = int_or0(col(cell, ncells, SPG_USERID)), did = int_or0(col(cell, ncells, SPG_DBID));
+	s->user_oid = uid > 0 && uid <= 0xffffffffLL ? (unsigned)uid : 0;
+	s->db_oid = did > 0 && did <= 0xffffffffLL ? (unsigned)did : 0;
 	field(s->app, sizeof s->app, col(cell, ncells, SPG_APP));
 	field(s->type, sizeof s->type, col(cell, ncells, SPG_TYPE));
 	const char *addr = col(cell, ncells, SPG_ADDR), *port = col(cell, ncells, SPG_PORT);

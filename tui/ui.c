@@ -676,7 +676,10 @@ static bool sessions_tile(const struct ui *u)
 static void sessions_tick(struct ui *u)
 {
 	/* a recording keeps the list whatever shows, so its replay has it */
-	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->t->recording;
+	/* screen 5 on PostgreSQL: whose sessions wait on the WAL flush (the
+	 * scope a remedy is offered for) and which ones took a role's change */
+	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->t->recording ||
+		     (u->screen == TUNING_SCREEN && !u->o->replay && u->m->caps.engine == ENGINE_POSTGRESQL);
 	bool idle = (u->views[SESSIONS_SCREEN - 1].sort & SESSIONS_SHOW_IDLE) != 0;
 	for (int i = 0; i < u->ntg; i++) {
 		struct ui_tgt *t = &u->tg[i];
@@ -1620,7 +1623,7 @@ static void tune_answer(struct ui *u, bool yes)
 		set_msg(u, "read-only session (--read-only): nothing is changed");
 	else if (recording_refuses(u, what == SP_TUNE_KEEP ? "keeping a setting" : "changing a setting"))
 		;
-	else if (!sampler_tune(&u->t->sp, what, u->ask.id, u->ask.value))
+	else if (!sampler_tune_in(&u->t->sp, what, u->ask.id, u->ask.value, what == SP_TUNE_APPLY ? &u->ask.to : NULL))
 		set_msg(u, "another action is still running: nothing done");
 	else
 		set_msg(u, "%s ...", what == SP_TUNE_APPLY ? "applying" : what == SP_TUNE_KEEP ? "keeping" : "reverting");
@@ -2404,7 +2407,8 @@ static void own_events(struct ui_tgt *u)
 		u->own_seen[u->nown] = e->seq;
 		u->own_was[u->nown++] = *e;
 		if (e->seq >= tv->first_seq)
-			events_own(&u->ev, e->wall > 0 ? e->wall : now, e->name, e->was, e->val, false);
+			events_own_in(&u->ev, e->wall > 0 ? e->wall : now, e->name, e->was, e->val, false, (int)e->kind,
+				      e->target);
 	}
 	for (int k = 0; k < u->nown; k++) {
 		int i;
@@ -2417,7 +2421,7 @@ static void own_events(struct ui_tgt *u)
 		for (int j = 0; j < tv->nsuperseded; j++)
 			superseded |= tv->superseded[j].seq == e->seq;
 		if (!superseded)
-			events_own(&u->ev, now, e->name, e->val, e->was, true);
+			events_own_in(&u->ev, now, e->name, e->val, e->was, true, (int)e->kind, e->target);
 		u->own_seen[k] = u->own_seen[u->nown - 1];
 		u->own_was[k] = u->own_was[u->nown - 1];
 		u->nown--;
@@ -2466,7 +2470,7 @@ static bool tuning_tick(struct ui *u)
 			sb_puts(&b, line);
 			for (int i = 0; i < u->t->tv.nactive; i++) {
 				const struct jentry *e = &u->t->tv.active[i];
-				char rs[256], when[32];
+				char rs[320], when[32];
 				time_t t = (time_t)e->wall;
 				struct tm tm;
 				if (e->seq >= u->t->tv.first_seq)
@@ -2474,12 +2478,18 @@ static bool tuning_tick(struct ui *u)
 				localtime_r(&t, &tm);
 				strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
 				tuner_revert_sql(e, rs, sizeof rs);
-				const struct tunable *tt = tunable_find(e->name, u->m->caps.flavour, e->kind);
+				const struct tunable *tt =
+					tunable_find(e->name, u->m->caps.flavour, tune_kind_base(e->kind));
 				int ti = tt ? (int)(tt - tunables) : -1;
-				str_printf(line, sizeof line, "  [%u] %s set to %s at %s (was %s, now %s): revert with %s%s;", e->seq,
-					   e->name, e->val, when, e->was,
-					   ti >= 0 && u->t->tv.probed && u->t->tv.known[ti] ? u->t->tv.current[ti] : "?", rs,
-					   tune_needs_reload(e->kind) ? "; SELECT pg_reload_conf()" : "");
+				char what[200];
+				tuner_change_name(e, what, sizeof what);
+				str_printf(line, sizeof line,
+					   "  [%u] %s set to %s at %s (was %s, now %s): revert with %s%s;", e->seq,
+					   what, e->val, when, e->was,
+					   tune_kind_scoped(e->kind)                          ? "?"
+					   : ti >= 0 && u->t->tv.probed && u->t->tv.known[ti] ? u->t->tv.current[ti]
+											      : "?",
+					   rs, tune_needs_reload(e->kind) ? "; SELECT pg_reload_conf()" : "");
 				sb_puts(&b, line);
 			}
 			for (int i = 0; i < u->t->tv.nforeign; i++) {
@@ -2493,6 +2503,7 @@ static bool tuning_tick(struct ui *u)
 			u->ask.act = PA_TUNE_ORPHANS;
 			u->ask.id = 0;
 			str_copy(u->ask.what, sizeof u->ask.what, b.s);
+			text_sanitize(u->ask.what);
 			sb_free(&b);
 		}
 		changed = true;
@@ -2521,8 +2532,10 @@ static void superseded_text(const struct tune_view *tv, int from, char *buf, siz
 	for (int i = from; i < tv->nsuperseded; i++) {
 		const struct jentry *e = &tv->superseded[i];
 		size_t l = strlen(buf);
+		char what[200];
+		tuner_change_name(e, what, sizeof what);
 		str_printf(buf + l, len - l, "%s%s is %s now (someone set it while dbtop held %s; before dbtop: %s)",
-			   i > from ? "; " : "", e->name, e->now, e->val, e->was);
+			   i > from ? "; " : "", what, e->now, e->val, e->was);
 	}
 }
 
