@@ -396,7 +396,7 @@ void batch_json_events(const struct model *m, const char *host, int top, bool se
 	}
 	json_logdev(m, out);
 	json_host(m, out);
-	forecast_json(&m->outcome, out);
+	forecast_json_scoped(&m->outcome, m, out);
 	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
 		  m->last.nqueries);
 }

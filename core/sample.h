@@ -104,6 +104,18 @@ struct setting {
 	char value[64];
 };
 
+#define SCOPED_MAX 8
+/* A PostgreSQL role's or database's own value of a setting of the tuning
+ * table that may be narrower than the server (tunable.narrow), as
+ * pg_db_role_setting holds it (ALTER ROLE / ALTER DATABASE ... SET; a role
+ * in one database is left out). Read with the settings. */
+struct scoped_setting {
+	char name[48];
+	uint8_t scope;   /* 4 a role, 5 a database (tune_kind TK_PG_ROLE, TK_PG_DATABASE) */
+	char target[64]; /* the role's or the database's name, as the server has it */
+	char value[64];  /* sanitised */
+};
+
 struct notes {
 	int n;
 	char msg[NOTES_MAX][NOTE_LEN];
@@ -134,6 +146,9 @@ struct sample {
 				 * settings[] holds them all, changed ones new) */
 	int nsettings;
 	struct setting settings[SETTINGS_MAX];
+	bool scoped_read; /* scoped[] was read with settings[] (PostgreSQL) */
+	int nscoped;
+	struct scoped_setting scoped[SCOPED_MAX];
 	struct notes notes;     /* per-sample remarks (missing data and why) */
 	/* Statement digests read in this sample, or NULL. Owned by whoever
 	 * holds the sample: the consumer frees it with digest_set_free()

@@ -124,13 +124,14 @@ const struct tunable tunables[] = {
 		.flavours = TF_PG,
 		.usual = "on",
 		.remedy = "off",
-		.scope = PG_SCOPE " (sessions with their own SET / ALTER ROLE / ALTER DATABASE value keep it)",
+		.scope = PG_SCOPE " (a session's, role's or database's own value wins)",
 		.trade = "commits return before their WAL is flushed: a server or OS crash can lose up to "
 			 "3 x wal_writer_delay of committed transactions (no corruption)",
 		.priv = PG_PRIV,
 		.finding = "commit-fsync",
 		.forecast = FC_ASYNC_COMMIT,
 		.durability = true,
+		.narrow = true,
 	},
 	{
 		.name = "wal_writer_delay",
@@ -317,10 +318,72 @@ static int instrument_sql(const char *name, const char *pair, char *buf, size_t 
 	return 0;
 }
 
-int tune_sql_apply(const struct tunable *t, const char *value, char *buf, size_t len)
+int tune_sql_ident(const char *name, char *buf, size_t len)
 {
+	size_t n = name ? strlen(name) : 0, o = 0;
+	if (n == 0 || n > TUNE_TARGET_MAX || len < 3)
+		return -1;
+	buf[o++] = '"';
+	for (size_t i = 0; i < n; i++) {
+		if (o + (name[i] == '"' ? 2 : 1) + 2 > len)
+			return -1;
+		if (name[i] == '"')
+			buf[o++] = '"';
+		buf[o++] = name[i];
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+	return 0;
+}
+
+void tune_target_text(const char *target, char *buf, size_t len)
+{
+	bool bare = target && ((*target >= 'a' && *target <= 'z') || *target == '_');
+	for (const char *p = target; bare && *p; p++)
+		bare = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '$';
+	if (bare || tune_sql_ident(target, buf, len) < 0)
+		str_copy(buf, len, target ? target : "");
+	text_sanitize(buf);
+}
+
+bool tune_kind_scoped(enum tune_kind k)
+{
+	return k == TK_PG_ROLE || k == TK_PG_DATABASE;
+}
+
+enum tune_kind tune_kind_base(enum tune_kind k)
+{
+	return tune_kind_scoped(k) ? TK_PG_SYSTEM : k;
+}
+
+const char *tune_scope_name(enum tune_kind k)
+{
+	return k == TK_PG_ROLE ? "role" : k == TK_PG_DATABASE ? "database" : "server";
+}
+
+/* "ALTER ROLE "x"" / "ALTER DATABASE "x"" into buf; -1 when target is not
+ * a name dbtop quotes. */
+static int alter_head(enum tune_kind kind, const char *target, char *buf, size_t len)
+{
+	char id[2 * TUNE_TARGET_MAX + 3];
+	if (tune_sql_ident(target, id, sizeof id) < 0)
+		return -1;
+	str_printf(buf, len, "ALTER %s %s", kind == TK_PG_ROLE ? "ROLE" : "DATABASE", id);
+	return 0;
+}
+
+int tune_sql_apply_in(const struct tunable *t, enum tune_kind kind, const char *target, const char *value, char *buf,
+		      size_t len)
+{
+	char head[2 * TUNE_TARGET_MAX + 40];
 	if (!tune_value_safe(value))
 		return -1;
+	if (tune_kind_scoped(kind)) {
+		if (!t->narrow || t->kind != TK_PG_SYSTEM || alter_head(kind, target, head, sizeof head) < 0)
+			return -1;
+		str_printf(buf, len, "%s SET %s = '%s'", head, t->name, value);
+		return 0;
+	}
 	switch (t->kind) {
 	case TK_MY_GLOBAL:
 		str_printf(buf, len, "SET GLOBAL %s = %s", t->name, value);
@@ -330,12 +393,21 @@ int tune_sql_apply(const struct tunable *t, const char *value, char *buf, size_t
 	case TK_PG_SYSTEM:
 		str_printf(buf, len, "ALTER SYSTEM SET %s = '%s'", t->name, value);
 		return 0;
+	case TK_PG_ROLE:
+	case TK_PG_DATABASE: break;
 	}
 	return -1;
 }
 
-int tune_sql_revert(enum tune_kind kind, const char *name, const char *token, char *buf, size_t len)
+int tune_sql_apply(const struct tunable *t, const char *value, char *buf, size_t len)
 {
+	return tune_sql_apply_in(t, t->kind, NULL, value, buf, len);
+}
+
+int tune_sql_revert_in(enum tune_kind kind, const char *name, const char *target, const char *token, char *buf,
+		       size_t len)
+{
+	char head[2 * TUNE_TARGET_MAX + 40];
 	if (!name || !tune_value_safe(name) || !token)
 		return -1;
 	switch (kind) {
@@ -346,18 +418,28 @@ int tune_sql_revert(enum tune_kind kind, const char *name, const char *token, ch
 		return 0;
 	case TK_MY_INSTRUMENT:
 		return instrument_sql(name, token, buf, len);
-	case TK_PG_SYSTEM:
-		if (strcmp(token, "reset") == 0) {
-			str_printf(buf, len, "ALTER SYSTEM RESET %s", name);
-			return 0;
-		}
-		if (strncmp(token, "set:", 4) == 0 && tune_value_safe(token + 4)) {
-			str_printf(buf, len, "ALTER SYSTEM SET %s = '%s'", name, token + 4);
-			return 0;
-		}
-		return -1;
+	case TK_PG_SYSTEM: str_copy(head, sizeof head, "ALTER SYSTEM"); break;
+	case TK_PG_ROLE:
+	case TK_PG_DATABASE:
+		if (alter_head(kind, target, head, sizeof head) < 0)
+			return -1;
+		break;
+	default: return -1;
+	}
+	if (strcmp(token, "reset") == 0) {
+		str_printf(buf, len, "%s RESET %s", head, name);
+		return 0;
+	}
+	if (strncmp(token, "set:", 4) == 0 && tune_value_safe(token + 4)) {
+		str_printf(buf, len, "%s SET %s = '%s'", head, name, token + 4);
+		return 0;
 	}
 	return -1;
+}
+
+int tune_sql_revert(enum tune_kind kind, const char *name, const char *token, char *buf, size_t len)
+{
+	return tune_kind_scoped(kind) ? -1 : tune_sql_revert_in(kind, name, NULL, token, buf, len);
 }
 
 bool tune_needs_reload(enum tune_kind kind)
@@ -371,6 +453,8 @@ const char *tune_kind_name(enum tune_kind k)
 	case TK_MY_GLOBAL: return "global";
 	case TK_MY_INSTRUMENT: return "instrument";
 	case TK_PG_SYSTEM: return "system";
+	case TK_PG_ROLE: return "role";
+	case TK_PG_DATABASE: return "database";
 	}
 	return "?";
 }
@@ -383,6 +467,10 @@ enum tune_kind tune_kind_parse(const char *s)
 		return TK_MY_INSTRUMENT;
 	if (strcmp(s, "system") == 0)
 		return TK_PG_SYSTEM;
+	if (strcmp(s, "role") == 0)
+		return TK_PG_ROLE;
+	if (strcmp(s, "database") == 0)
+		return TK_PG_DATABASE;
 	return 0;
 }
 

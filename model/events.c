@@ -103,7 +103,13 @@ void event_text(const struct event *e, char *buf, size_t len)
 {
 	switch (e->kind) {
 	case EV_SETTING:
-		if (e->own)
+		if (e->own && e->scope) {
+			char who[2 * sizeof e->user + 2];
+			tune_target_text(e->user, who, sizeof who);
+			str_printf(buf, len, "%s %s -> %s for %s %s, its new sessions (%s)", e->name,
+				   e->old[0] ? e->old : "?", e->new, tune_scope_name((enum tune_kind)e->scope), who,
+				   e->detail[0] ? "dbtop reverted its change" : "by dbtop");
+		} else if (e->own)
 			str_printf(buf, len, "%s %s -> %s (%s)", e->name, e->old[0] ? e->old : "?", e->new,
 				   e->detail[0] ? "dbtop reverted its change" : "by dbtop");
 		else
@@ -140,7 +146,7 @@ static bool own_covers(const struct event_log *l, const char *name, const char *
 		const struct event *e = events_at(l, i);
 		if (e->wall < wall - OWN_WINDOW_S)
 			break;
-		if (e->kind == EV_SETTING && e->own && strcmp(e->name, name) == 0)
+		if (e->kind == EV_SETTING && e->own && !e->scope && strcmp(e->name, name) == 0)
 			return strcmp(e->new, value) == 0;
 	}
 	return false;
@@ -395,11 +401,21 @@ size_t events_update(struct event_log *l, const struct model *m, const struct sa
 
 void events_own(struct event_log *l, double wall, const char *name, const char *old, const char *new, bool revert)
 {
+	events_own_in(l, wall, name, old, new, revert, 0, NULL);
+}
+
+void events_own_in(struct event_log *l, double wall, const char *name, const char *old, const char *new, bool revert,
+		   int scope, const char *target)
+{
 	struct event e = ev_new(EV_SETTING, wall, SEV_WARN);
 	e.own = e.who_known = true;
 	str_copy(e.name, sizeof e.name, name);
 	str_copy(e.old, sizeof e.old, old);
 	str_copy(e.new, sizeof e.new, new);
+	if (tune_kind_scoped((enum tune_kind)scope) && target) {
+		e.scope = scope;
+		str_copy(e.user, sizeof e.user, target);
+	}
 	if (revert)
 		str_copy(e.detail, sizeof e.detail, "reverted");
 	log_add(l, &e);
@@ -488,6 +504,12 @@ void events_json(const struct event_log *l, unsigned long from, unsigned long to
 			json_change(out, "name", e);
 			sb_printf(out, ",\"by\":\"%s\",\"since\":%.3f",
 				  e->own ? "dbtop" : e->who_known ? "other" : "unknown", e->since);
+			if (e->scope) {
+				/* dbtop's change for one role or database */
+				sb_printf(out, ",\"scope\":\"%s\",\"scope_name\":",
+					  tune_scope_name((enum tune_kind)e->scope));
+				json_str(out, e->user);
+			}
 			break;
 		case EV_INCIDENT:
 			sb_puts(out, ",\"trigger\":");

@@ -53,7 +53,9 @@ struct event {
 	char name[48];           /* finding id, setting name */
 	char old[64], new[64];   /* EV_SETTING: values as the server prints them */
 	long long session;       /* lock chains: the root blocker's id */
-	char user[48];           /* ... its user */
+	char user[64];           /* ... its user; EV_SETTING with a scope: the role or the database */
+	int scope;               /* EV_SETTING: TK_PG_ROLE / TK_PG_DATABASE when dbtop's change was for one
+				  * role or one database (named in user), 0: the server */
 	int waiters;             /* ... sessions waiting on it (at the most) */
 	bool committing;         /* ... its root seen committing (not kept in recordings) */
 	char detail[200];        /* one line for people, sanitised, no password */
@@ -104,6 +106,11 @@ size_t events_update(struct event_log *l, const struct model *m, const struct sa
  * again. */
 void events_own(struct event_log *l, double wall, const char *name, const char *old, const char *new,
 		bool revert);
+/* The same for a change of kind scope (TK_PG_ROLE / TK_PG_DATABASE: for
+ * target only; such a change is never seen in the server's settings, so it
+ * covers no observed one; 0: events_own). */
+void events_own_in(struct event_log *l, double wall, const char *name, const char *old, const char *new, bool revert,
+		   int scope, const char *target);
 
 /* dbtop ended session id (term; else cancelled its statement) at wall,
  * as the server confirmed (the screen's x / c; done: the source's

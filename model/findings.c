@@ -153,6 +153,35 @@ static void remedy(const struct model *m, struct finding *f, const char *name, c
 		str_printf(sql + strlen(sql), sizeof sql - strlen(sql), "; SELECT pg_reload_conf()");
 	str_printf(f->suggestion, sizeof f->suggestion, "%s (screen 5, a; reverted on quit)%s%s. Risk: %s", sql,
 		   lead ? ": " : "", lead ? lead : "", t->trade);
+	/* one role's or one database's new sessions, when the evidence names one */
+	struct scope_pick p;
+	enum tune_kind k = findings_remedy_scope(m, t, &p);
+	if (!tune_kind_scoped(k) || tune_sql_apply_in(t, k, p.name, f->value, sql, sizeof sql) < 0)
+		return;
+	char who[2 * TUNE_TARGET_MAX + 3];
+	tune_target_text(p.name, who, sizeof who);
+	str_printf(f->suggestion, sizeof f->suggestion,
+		   "%s (screen 5, a; new sessions %s %s %s only, running ones keep theirs; reverted on quit)%s%s; it "
+		   "holds %s. Risk: %s",
+		   sql, k == TK_PG_ROLE ? "of" : "in", tune_scope_name(k), who, lead ? ": " : "", lead ? lead : "",
+		   p.figure, t->trade);
+	text_sanitize(f->suggestion);
+}
+
+enum tune_kind findings_remedy_scope(const struct model *m, const struct tunable *t, struct scope_pick *pick)
+{
+	struct scope_pick role, db;
+	if (!t || !t->narrow || m->caps.engine != ENGINE_POSTGRESQL) {
+		if (pick)
+			memset(pick, 0, sizeof *pick);
+		return t ? t->kind : 0;
+	}
+	double now = m->last.wall;
+	scope_evidence_pick(&m->scope, true, now, &role);
+	scope_evidence_pick(&m->scope, false, now, &db);
+	if (pick)
+		*pick = role.ok || !db.ok ? role : db;
+	return role.ok ? TK_PG_ROLE : db.ok ? TK_PG_DATABASE : t->kind;
 }
 
 /* Where a slow commit's time goes, from the same interval: the disk (the

@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/tunables.h"
+#include "scope.h"
+
 struct model;
 struct strbuf;
 
@@ -107,6 +110,13 @@ void findings_update(struct model *m);
 /* The tunables[] row the most severe finding with a setting remedy points
  * at (NULL when none): the row screen 5 opens with. */
 const struct tunable *findings_top_remedy(const struct finding *f, size_t n);
+/* How narrow tunable t's remedy should be (PostgreSQL, t->narrow): its
+ * kind TK_PG_ROLE when one role holds most of the sessions found waiting
+ * on the WAL flush (scope.h), else TK_PG_DATABASE for one database, else
+ * t's own kind (the whole server). The finding's suggestion and screen 5's
+ * a use the same. pick (may be NULL): the role's or the database's
+ * evidence, the role's when neither. */
+enum tune_kind findings_remedy_scope(const struct model *m, const struct tunable *t, struct scope_pick *pick);
 const char *finding_severity_name(enum finding_severity s);
 /* The JSON member ,"findings":[...] */
 void findings_json(const struct finding *f, size_t n, struct strbuf *out);

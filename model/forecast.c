@@ -334,11 +334,52 @@ static void start_outcome(struct model *m, const struct sample *s)
 	}
 }
 
+/* A role's or a database's own value in s of a narrow setting set to its
+ * remedy, new since the model's reading: the outcome starts, not judged
+ * (its new sessions only take it). True when one did. */
+static bool start_scoped(struct model *m, const struct sample *s)
+{
+	if (!s->scoped_read || !m->scoped_read)
+		return false; /* the first reading: what was there before dbtop looked */
+	for (int k = 0; k < s->nscoped; k++) {
+		const struct scoped_setting *x = &s->scoped[k];
+		const struct tunable *t = tunable_find(x->name, m->caps.flavour, TK_PG_SYSTEM);
+		if (!t || !t->narrow || !tune_value_same(x->value, t->remedy))
+			continue;
+		const char *was = NULL;
+		for (int i = 0; i < m->nscoped; i++)
+			if (m->scoped[i].scope == x->scope && strcmp(m->scoped[i].name, x->name) == 0 &&
+			    strcmp(m->scoped[i].target, x->target) == 0)
+				was = m->scoped[i].value;
+		if (was && tune_value_same(was, x->value))
+			continue;
+		struct fc_outcome *o = &m->outcome;
+		const char *server = value_in(m->settings, m->nsettings, t->name);
+		memset(o, 0, sizeof *o);
+		str_copy(o->name, sizeof o->name, t->name);
+		/* before: its own value, or the server's its sessions had */
+		str_copy(o->from, sizeof o->from, was ? was : server ? server : "?");
+		str_copy(o->to, sizeof o->to, x->value);
+		o->scope = x->scope;
+		str_copy(o->target, sizeof o->target, x->target);
+		o->wall = s->wall;
+		o->seen = m->intervals;
+		o->state = FCO_UNKNOWN; /* not judged: no forecast event either */
+		str_copy(o->fc.text, sizeof o->fc.text,
+			 "no forecast: its new sessions only take it (how many come is not known)");
+		str_copy(o->text, sizeof o->text, o->fc.text);
+		for (int i = 0; i < FC_ITEMS; i++)
+			o->after[i] = NAN;
+		return true;
+	}
+	return false;
+}
+
 void forecast_track(struct model *m, const struct sample *s)
 {
 	struct fc_outcome *o = &m->outcome;
 	bool pending = o->state == FCO_SETTLING || o->state == FCO_MEASURING;
-	if (pending && s->settings_fresh) {
+	if (pending && s->settings_fresh && !o->scope) {
 		const char *now = value_in(s->settings, (size_t)s->nsettings, o->name);
 		if (now && !tune_value_same(now, o->to)) {
 			o->state = FCO_UNKNOWN;
@@ -350,7 +391,7 @@ void forecast_track(struct model *m, const struct sample *s)
 			return;
 		}
 	}
-	if (s->settings_fresh && m->nsettings > 0)
+	if (s->settings_fresh && m->nsettings > 0 && !start_scoped(m, s))
 		start_outcome(m, s);
 	if (o->state != FCO_SETTLING && o->state != FCO_MEASURING)
 		return;
@@ -370,9 +411,34 @@ void forecast_track(struct model *m, const struct sample *s)
 
 void forecast_json(const struct fc_outcome *o, struct strbuf *out)
 {
+	forecast_json_scoped(o, NULL, out);
+}
+
+/* ,"scoped":[...]: the roles' and databases' own values */
+static void scoped_json(const struct model *m, struct strbuf *out)
+{
+	sb_puts(out, ",\"scoped\":[");
+	for (int i = 0; i < m->nscoped; i++) {
+		const struct scoped_setting *x = &m->scoped[i];
+		sb_puts(out, i ? ",{\"setting\":" : "{\"setting\":");
+		json_str(out, x->name);
+		sb_printf(out, ",\"scope\":\"%s\",\"scope_name\":", tune_scope_name((enum tune_kind)x->scope));
+		json_str(out, x->target);
+		sb_puts(out, ",\"value\":");
+		json_str(out, x->value);
+		sb_putc(out, '}');
+	}
+	sb_putc(out, ']');
+}
+
+void forecast_json_scoped(const struct fc_outcome *o, const struct model *m, struct strbuf *out)
+{
 	sb_puts(out, ",\"tuning\":{\"outcome\":");
 	if (o->state == FCO_NONE) {
-		sb_puts(out, "null}");
+		sb_puts(out, "null");
+		if (m && m->scoped_read)
+			scoped_json(m, out);
+		sb_putc(out, '}');
 		return;
 	}
 	sb_puts(out, "{\"setting\":");
@@ -381,6 +447,11 @@ void forecast_json(const struct fc_outcome *o, struct strbuf *out)
 	json_str(out, o->from);
 	sb_puts(out, ",\"to\":");
 	json_str(out, o->to);
+	if (o->scope) {
+		/* one role's or one database's own value */
+		sb_printf(out, ",\"scope\":\"%s\",\"scope_name\":", tune_scope_name((enum tune_kind)o->scope));
+		json_str(out, o->target);
+	}
 	sb_printf(out, ",\"seen\":%.3f,\"state\":\"%s\",\"forecast\":", o->wall, fc_state_name(o->state));
 	json_str(out, o->fc.text);
 	sb_puts(out, ",\"figures\":[");
@@ -400,5 +471,8 @@ void forecast_json(const struct fc_outcome *o, struct strbuf *out)
 	}
 	sb_puts(out, "],\"text\":");
 	json_str(out, o->text);
-	sb_puts(out, "}}");
+	sb_putc(out, '}');
+	if (m && m->scoped_read)
+		scoped_json(m, out);
+	sb_putc(out, '}');
 }

@@ -54,6 +54,9 @@ enum fc_state {
 struct fc_outcome {
 	enum fc_state state;
 	char name[64], from[TUNE_VALUE_LEN], to[TUNE_VALUE_LEN];
+	int scope; /* TK_PG_ROLE / TK_PG_DATABASE: the change was one role's or database's own
+				* value (pg_db_role_setting), for target; 0: the server's */
+	char target[64];
 	double wall;           /* the sample that saw the change */
 	unsigned long seen;    /* model interval that saw it */
 	unsigned long decided; /* model interval the outcome was decided (0: not yet) */
@@ -64,7 +67,9 @@ struct fc_outcome {
 
 /* The model's settings (before sample s is taken in) against s's reading:
  * a setting of the table changed to its remedy starts an outcome (the
- * forecast from the intervals before); each interval after moves it on:
+ * forecast from the intervals before; a role's or a database's own value
+ * set to it starts one with no forecast: only its new sessions take it,
+ * and how many come is not known); each interval after moves it on:
  * FC_SETTLE_INTERVALS settle, the next FC_MEASURE_INTERVALS are measured
  * and judged. Called by model_update, after the rates of s. */
 void forecast_track(struct model *m, const struct sample *s);
@@ -76,5 +81,9 @@ const char *fc_state_name(enum fc_state s);
 struct strbuf;
 /* The JSON member ,"tuning":{"outcome":...} (null when no change was seen). */
 void forecast_json(const struct fc_outcome *o, struct strbuf *out);
+/* The same with, when m read them (PostgreSQL), "scoped":[{"setting",
+ * "scope" (role / database),"scope_name","value"}]: the roles' and the
+ * databases' own values of the narrow settings (pg_db_role_setting). */
+void forecast_json_scoped(const struct fc_outcome *o, const struct model *m, struct strbuf *out);
 
 #endif

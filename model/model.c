@@ -117,6 +117,9 @@ void model_free(struct model *m)
 
 void model_set_caps(struct model *m, const struct caps *c)
 {
+	/* whose commits waited where: another server's do not count */
+	if (!m->have_caps || strcmp(m->caps.server_id, c->server_id) != 0)
+		scope_evidence_clear(&m->scope);
 	m->caps = *c;
 	m->have_caps = true;
 }
@@ -283,6 +286,8 @@ static void update_sessions(struct model *m, const struct sample *s)
 {
 	session_set_free(m->sessions);
 	m->sessions = s->state == STATE_UP && s->sessions ? session_set_copy(s->sessions) : NULL;
+	if (m->sessions && m->caps.engine == ENGINE_POSTGRESQL)
+		scope_evidence_add(&m->scope, m->sessions, s->wall);
 }
 
 /* The bound of the sampled estimates of the statements the digests miss
@@ -666,6 +671,9 @@ void model_update(struct model *m, const struct sample *s)
 	if (s->settings_fresh) {
 		m->nsettings = (size_t)s->nsettings;
 		memcpy(m->settings, s->settings, sizeof m->settings);
+		m->scoped_read = s->scoped_read;
+		m->nscoped = s->scoped_read ? s->nscoped : 0;
+		memcpy(m->scoped, s->scoped, sizeof m->scoped);
 	}
 	findings_update(m);
 }

@@ -15,6 +15,7 @@
 #include "logdev_rates.h"
 #include "hostload.h"
 #include "sessions.h"
+#include "scope.h"
 #include "waits.h"
 #include "replication.h"
 #include "release.h"
@@ -134,6 +135,9 @@ struct model {
 	struct ring hist_t;       /* wall time of each interval's end */
 	size_t nsettings;
 	struct setting settings[SETTINGS_MAX]; /* newest settings seen */
+	bool scoped_read; /* PostgreSQL: the roles' and databases' own values were read with them */
+	int nscoped;
+	struct scoped_setting scoped[SCOPED_MAX]; /* ... those values (pg_db_role_setting) */
 	unsigned long intervals;  /* model_update calls */
 	struct digest_table dg;   /* statement digests */
 	double dg_mono;           /* monotonic time of the last digest read, 0: none */
@@ -166,7 +170,8 @@ struct model {
 	struct host_view host;    /* the host's CPU pressure beside the server, this interval */
 	struct finding_set findings; /* in force at the newest sample (findings_update) */
 	struct run_window runs;   /* the benchmark runs behind M_RUN_S / M_RUN_FSYNCS */
-	struct fc_outcome outcome; /* the newest remedy seen applied: its forecast and outcome (forecast.h) */
+	struct fc_outcome outcome;   /* the newest remedy seen applied: its forecast and outcome (forecast.h) */
+	struct scope_evidence scope; /* PostgreSQL: whose sessions wait on the WAL flush (scope.h) */
 };
 
 /* history_len: intervals kept (>= 1). */

@@ -40,6 +40,8 @@ struct session {
 	long long id;            /* PostgreSQL pid / MySQL processlist id */
 	char user[SESSION_USER_LEN];
 	char db[SESSION_DB_LEN];       /* database (PG) / schema (MySQL), "" when none */
+	unsigned user_oid, db_oid;     /* PG usesysid / datid (the names above are made safe for a terminal:
+					* these find the real ones); 0 unknown, not kept in recordings */
 	char client[SESSION_CLIENT_LEN]; /* "10.0.0.5:51234", "[local]" / "localhost" (socket), "" unknown */
 	char app[SESSION_APP_LEN];     /* PG application_name; MySQL program_name from session_connect_attrs when readable */
 	char type[SESSION_TYPE_LEN];   /* PG backend_type ("client backend", "walwriter", ...); MySQL "FOREGROUND"/"BACKGROUND"/COMMAND of system threads */

@@ -12,20 +12,21 @@
 /* A command the screen's key table (tui/keys.c) passes to a pane; the
  * keys that send them are named there only. */
 enum pane_cmd {
-	PK_SORT = 1,         /* next sort order */
-	PK_CUMULATIVE,       /* per interval / cumulative (digests) */
-	PK_TERMINATE,        /* end the selected session (locks) */
-	PK_CANCEL,           /* cancel the selected session's statement (locks) */
-	PK_TUNE_APPLY,       /* apply / revert the selected setting (tuning) */
-	PK_TUNE_KEEP,        /* keep dbtop's change of it (tuning) */
-	PK_SHOW_OWN,         /* show dbtop's own statements too (digests) */
-	PK_REVERSE,          /* reverse the sort order (sessions) */
-	PK_SHOW_IDLE,        /* show / hide idle sessions (sessions) */
-	PK_SHOW_BACKGROUND,  /* show / hide server processes (sessions) */
-	PK_SESSIONS,         /* the sessions of the selected row (locks, digests): v->link */
-	PK_TAG,              /* tag / untag the selected session (sessions) */
-	PK_UNTAG_ALL,        /* untag every session (sessions) */
-	PK_COPY,             /* the selected statement's full text into v->copy (digests, locks, sessions) */
+	PK_SORT = 1,        /* next sort order */
+	PK_CUMULATIVE,      /* per interval / cumulative (digests) */
+	PK_TERMINATE,       /* end the selected session (locks) */
+	PK_CANCEL,          /* cancel the selected session's statement (locks) */
+	PK_TUNE_APPLY,      /* apply / revert the selected setting (tuning) */
+	PK_TUNE_KEEP,       /* keep dbtop's change of it (tuning) */
+	PK_SHOW_OWN,        /* show dbtop's own statements too (digests) */
+	PK_REVERSE,         /* reverse the sort order (sessions) */
+	PK_SHOW_IDLE,       /* show / hide idle sessions (sessions) */
+	PK_SHOW_BACKGROUND, /* show / hide server processes (sessions) */
+	PK_SESSIONS,        /* the sessions of the selected row (locks, digests): v->link */
+	PK_TAG,             /* tag / untag the selected session (sessions) */
+	PK_UNTAG_ALL,       /* untag every session (sessions) */
+	PK_COPY,            /* the selected statement's full text into v->copy (digests, locks, sessions) */
+	PK_TUNE_SCOPE,      /* the next scope the selected remedy may take: server, role, database (tuning) */
 };
 
 /* An action a pane asks the screen to confirm and run (locks pane). */
@@ -46,7 +47,8 @@ struct pane_ask {
 	long long id;        /* session id / tunable index / journal seq */
 	struct session_ident who; /* PA_TERMINATE / PA_CANCEL: the session as shown */
 	char value[64];      /* PA_TUNE_APPLY: the value */
-	char what[1600];     /* the confirmation text: whom, what, consequences */
+	struct tune_target to; /* PA_TUNE_APPLY: one role or database (kind 0: server-wide) */
+	char what[1600];       /* the confirmation text: whom, what, consequences */
 	/* PA_TERMINATE / PA_CANCEL on tagged sessions: the others after id,
 	 * each acted on (and checked) in turn */
 	int nmore;
@@ -108,6 +110,8 @@ struct pane_view {
 	unsigned hide;       /* columns the user left out (config "hide"): bit c of column c */
 	bool frozen;         /* the view is paused (space): no refresh comes until it resumes */
 	char *copy;          /* set by PK_COPY: the text to copy (owned; the screen sends and frees it) */
+	int scope;           /* tuning: the scope chosen with PK_TUNE_SCOPE (a tune_kind; 0: the one the
+			      * evidence offers, findings_remedy_scope) */
 };
 
 /* PK_COPY's common part: text (NULL: none) into v->copy, or why not

@@ -75,6 +75,9 @@ enum { S_HOSTLOAD = 36 };
 /* the lock graph's age when it was not read this sample (paced): f64 its
  * age, f64 the age of the reading that gated it (written when either > 0) */
 enum { S_LOCK_AGE = 37 };
+/* PostgreSQL: the roles' and databases' own values of the narrow settings,
+ * read with the settings (scoped_io; written when read, an empty list too) */
+enum { S_SCOPED = 38 };
 
 /* S_LOCK_SESSION / S_LOCK_EDGE flags */
 #define LKS_QUERY_LAST 1u
@@ -424,6 +427,22 @@ static void setting_io(struct fio *c, struct setting *st)
 {
 	fio_short(c, st->name, sizeof st->name);
 	fio_rest(c, st->value, sizeof st->value);
+}
+
+/* S_SCOPED: u8 count, then each: u8 scope (4 role, 5 database), name,
+ * role or database, value (shorts). */
+static void scoped_io(struct fio *c, int *count, struct scoped_setting *list)
+{
+	uint8_t n = (uint8_t)(*count < 0 ? 0 : *count > SCOPED_MAX ? SCOPED_MAX : *count);
+	fio_u8(c, &n);
+	*count = n > SCOPED_MAX ? SCOPED_MAX : n;
+	for (int i = 0; i < *count && !c->bad; i++) {
+		struct scoped_setting *x = &list[i];
+		fio_u8(c, &x->scope);
+		fio_short(c, x->name, sizeof x->name);
+		fio_short(c, x->target, sizeof x->target);
+		fio_short(c, x->value, sizeof x->value);
+	}
 }
 
 /* S_DIGEST_META: u8 DGM_* flags, f64 samples per second, u64 digests
@@ -1092,7 +1111,8 @@ static void put_sessions(struct recorder *r, struct strbuf *b, const struct sess
 /* S_TUNING: u8 TSNAP_* flags, f64 ttl (s), why, note (shorts), u8 rows,
  * then per row: name, now, what a sets (shorts), u8 TSROW_* flags, the
  * value before and the value dbtop set (shorts), f64 when it was set, the
- * revert token (short). */
+ * revert token (short); then for each row flagged TSROW_SCOPED, in order:
+ * u8 its scope (TK_PG_ROLE / TK_PG_DATABASE), its role or database (short). */
 static void tuning_io(struct fio *c, struct tune_snap *t)
 {
 	uint8_t n = (uint8_t)(t->n > TUNABLES_MAX ? TUNABLES_MAX : t->n < 0 ? 0 : t->n);
@@ -1112,6 +1132,15 @@ static void tuning_io(struct fio *c, struct tune_snap *t)
 		fio_short(c, r->val, sizeof r->val);
 		fio_f64(c, &r->since);
 		fio_short(c, r->undo, sizeof r->undo);
+	}
+	/* the rows changed for one role or database: their scope and target,
+	 * after the rows (written only when there is one) */
+	for (int i = 0; i < t->n && !c->bad; i++) {
+		struct tune_snap_row *r = &t->row[i];
+		if (!(r->flags & TSROW_SCOPED))
+			continue;
+		fio_u8(c, &r->scope);
+		fio_short(c, r->target, sizeof r->target);
 	}
 }
 
@@ -1141,13 +1170,15 @@ static void read_tuning(struct sample *s, const unsigned char *d, size_t n)
 }
 
 /* One event of S_EVENTS: u8 kind, u8 severity, u8 flags (1: dbtop's own,
- * 2: who is known),
+ * 2: who is known, 4 / 8: a setting changed for one role / one database,
+ * named in user),
  * f64 wall, f64 since, i64 session, u32 waiters, then name, old, new,
  * user and detail (shorts; the detail redacted under --redact). */
 static void event_io(struct fio *c, struct event *e)
 {
 	uint8_t kind = (uint8_t)e->kind, sev = (uint8_t)e->severity;
-	uint8_t flags = (uint8_t)((e->own ? 1 : 0) | (e->who_known ? 2 : 0));
+	uint8_t flags = (uint8_t)((e->own ? 1 : 0) | (e->who_known ? 2 : 0) | (e->scope == TK_PG_ROLE ? 4 : 0) |
+				  (e->scope == TK_PG_DATABASE ? 8 : 0));
 	uint32_t w = (uint32_t)(e->waiters < 0 ? 0 : e->waiters);
 	fio_u8(c, &kind);
 	fio_u8(c, &sev);
@@ -1171,6 +1202,7 @@ static void event_io(struct fio *c, struct event *e)
 	e->severity = sev <= SEV_CRIT ? (enum finding_severity)sev : SEV_INFO;
 	e->own = flags & 1;
 	e->who_known = flags & 2;
+	e->scope = flags & 4 ? TK_PG_ROLE : flags & 8 ? TK_PG_DATABASE : 0;
 	e->waiters = w > 1000000 ? 1000000 : (int)w;
 }
 
@@ -1350,6 +1382,14 @@ static void put_counters(struct strbuf *b, struct strbuf *f, const struct sample
 		c = fio_writer(f, false);
 		setting_io(&c, (struct setting *)&s->settings[i]);
 		put_field(b, S_SETTING, f->s, f->len);
+	}
+	if (s->settings_fresh && s->scoped_read) {
+		struct scoped_setting list[SCOPED_MAX];
+		int n = s->nscoped;
+		memcpy(list, s->scoped, sizeof list);
+		c = fio_writer(f, false);
+		scoped_io(&c, &n, list);
+		put_field(b, S_SCOPED, f->s, f->len);
 	}
 }
 
@@ -1790,6 +1830,14 @@ static void sample_field(void *ctx, int tag, const unsigned char *d, size_t n)
 		break;
 	case S_WAIT_META: case S_WAIT: read_waits(s, tag, d, n); break;
 	case S_TUNING: read_tuning(s, d, n); break;
+	case S_SCOPED: {
+		struct fio io = fio_reader(d, n);
+		scoped_io(&io, &s->nscoped, s->scoped);
+		s->scoped_read = fio_whole(&io);
+		if (!s->scoped_read)
+			s->nscoped = 0;
+		break;
+	}
 	case S_EVENTS: read_events(s, d, n); break;
 	case S_LOGDEV: {
 		struct logdev_sample ls;

@@ -45,7 +45,8 @@ static void publish_tuning(struct sampler *sp)
 }
 
 /* Run a tuning request on this thread. */
-static int tune_action(struct sampler *sp, int what, long long id, const char *value, char *msg, size_t len)
+static int tune_action(struct sampler *sp, int what, long long id, const char *value, const struct tune_target *to,
+		       char *msg, size_t len)
 {
 	int rc;
 	if (!sp->tuner) {
@@ -53,13 +54,16 @@ static int tune_action(struct sampler *sp, int what, long long id, const char *v
 		return -1;
 	}
 	switch (what) {
-	case SP_TUNE_APPLY: rc = tuner_apply(sp->tuner, (int)id, value, msg, len); break;
+	case SP_TUNE_APPLY: rc = tuner_apply_in(sp->tuner, (int)id, value, to, msg, len); break;
 	case SP_TUNE_UNDO: rc = tuner_revert(sp->tuner, false, msg, len); break;
 	case SP_TUNE_UNDO_ALL: rc = tuner_revert(sp->tuner, true, msg, len); break;
 	case SP_TUNE_KEEP: rc = tuner_keep(sp->tuner, (unsigned)id, msg, len); break;
 	case SP_TUNE_EXPIRE: rc = tuner_expire(sp->tuner, clock_mono(), msg, len); break;
 	default: str_copy(msg, len, "unknown request"); rc = -1; break;
 	}
+	/* the SQL in it may name a role or database with any bytes: the
+	 * message goes to the screen and to stderr at exit */
+	text_sanitize(msg);
 	publish_tuning(sp);
 	/* the settings the rates pane shows: read again at the next sample,
 	 * so that it and the tuning pane agree at once */
@@ -127,11 +131,12 @@ static void do_action(struct sampler *sp, double *next)
 	long long id = sp->act_id;
 	struct session_ident who = sp->act_who;
 	char msg[NOTE_LEN], value[TUNE_VALUE_LEN];
+	struct tune_target to = sp->act_to;
 	str_copy(value, sizeof value, sp->act_value);
 	pthread_mutex_unlock(&sp->mu);
 	struct source *src = sp->src;
 	if (what >= SP_TUNE_APPLY)
-		rc = tune_action(sp, what, id, value, msg, sizeof msg);
+		rc = tune_action(sp, what, id, value, &to, msg, sizeof msg);
 	else if (!src->ops->act)
 		str_copy(msg, sizeof msg, "this source cannot act on sessions");
 	else if (!src->connected)
@@ -329,6 +334,11 @@ bool sampler_request(struct sampler *sp, int what, long long id, const struct se
 
 bool sampler_tune(struct sampler *sp, int what, long long id, const char *value)
 {
+	return sampler_tune_in(sp, what, id, value, NULL);
+}
+
+bool sampler_tune_in(struct sampler *sp, int what, long long id, const char *value, const struct tune_target *to)
+{
 	bool ok;
 	pthread_mutex_lock(&sp->mu);
 	ok = sp->act == 0;
@@ -336,6 +346,9 @@ bool sampler_tune(struct sampler *sp, int what, long long id, const char *value)
 		sp->act = what;
 		sp->act_id = id;
 		str_copy(sp->act_value, sizeof sp->act_value, value ? value : "");
+		memset(&sp->act_to, 0, sizeof sp->act_to);
+		if (to)
+			sp->act_to = *to;
 		sp->act_done = false;
 		pthread_cond_broadcast(&sp->cv);
 	}

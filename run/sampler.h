@@ -49,6 +49,7 @@ struct sampler {
 	int act_rc;
 	char act_msg[NOTE_LEN];
 	char act_value[TUNE_VALUE_LEN]; /* SP_TUNE_APPLY: the value */
+	struct tune_target act_to;      /* SP_TUNE_APPLY: one role or database (kind 0: server-wide) */
 	/* tuning: the worker owns the tuner while it runs */
 	struct tuner *tuner;     /* NULL: no tuning */
 	bool probe_wanted;       /* read the tunables again (the screen shows them) */
@@ -94,6 +95,9 @@ bool sampler_pop(struct sampler *sp, struct sampler_msg *out);
 bool sampler_request(struct sampler *sp, int what, long long id, const struct session_ident *who);
 /* A tuning request (SP_TUNE_*); value for SP_TUNE_APPLY. */
 bool sampler_tune(struct sampler *sp, int what, long long id, const char *value);
+/* SP_TUNE_APPLY for one role or one database (to; NULL or kind 0:
+ * server-wide). */
+bool sampler_tune_in(struct sampler *sp, int what, long long id, const char *value, const struct tune_target *to);
 /* Ask for a fresh probe of the tunables. */
 void sampler_want_probe(struct sampler *sp);
 /* Copy the tuning view into out when it changed since *gen; true then. */

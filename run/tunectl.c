@@ -24,7 +24,8 @@ static void own_events(struct tune_ctl *c, struct event_log *ev)
 		c->own_seen[c->nown] = e->seq;
 		c->own_was[c->nown++] = *e;
 		if (e->seq >= tv->first_seq)
-			events_own(ev, e->wall > 0 ? e->wall : now, e->name, e->was, e->val, false);
+			events_own_in(ev, e->wall > 0 ? e->wall : now, e->name, e->was, e->val, false, (int)e->kind,
+				      e->target);
 	}
 	for (int k = 0; k < c->nown; k++) {
 		int i;
@@ -37,7 +38,7 @@ static void own_events(struct tune_ctl *c, struct event_log *ev)
 		for (int j = 0; j < tv->nsuperseded; j++)
 			superseded |= tv->superseded[j].seq == e->seq;
 		if (!superseded)
-			events_own(ev, now, e->name, e->val, e->was, true);
+			events_own_in(ev, now, e->name, e->val, e->was, true, (int)e->kind, e->target);
 		c->own_seen[k] = c->own_seen[c->nown - 1];
 		c->own_was[k] = c->own_was[c->nown - 1];
 		c->nown--;
@@ -77,17 +78,22 @@ void tunectl_probe(struct tune_ctl *c, struct sampler *sp, bool wanted, double n
 static void orphan_line(const struct tune_view *tv, const struct jentry *e, const struct model *m, char *line,
 			size_t len)
 {
-	char rs[256], when[32];
+	char rs[320], when[32], what[200];
 	time_t t = (time_t)e->wall;
 	struct tm tm;
 	localtime_r(&t, &tm);
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
 	tuner_revert_sql(e, rs, sizeof rs);
-	const struct tunable *tt = tunable_find(e->name, m->caps.flavour, e->kind);
+	const struct tunable *tt = tunable_find(e->name, m->caps.flavour, tune_kind_base(e->kind));
 	int ti = tt ? (int)(tt - tunables) : -1;
-	str_printf(line, len, "  [%u] %s set to %s at %s (was %s, now %s): revert with %s%s;", e->seq, e->name, e->val,
-		   when, e->was, ti >= 0 && tv->probed && tv->known[ti] ? tv->current[ti] : "?", rs,
-		   tune_needs_reload(e->kind) ? "; SELECT pg_reload_conf()" : "");
+	tuner_change_name(e, what, sizeof what);
+	/* a role's or a database's own value is not what the server's probe reads */
+	str_printf(line, len, "  [%u] %s set to %s at %s (was %s, now %s): revert with %s%s;", e->seq, what, e->val,
+		   when, e->was,
+		   tune_kind_scoped(e->kind)                ? "?"
+		   : ti >= 0 && tv->probed && tv->known[ti] ? tv->current[ti]
+							    : "?",
+		   rs, tune_needs_reload(e->kind) ? "; SELECT pg_reload_conf()" : "");
 }
 
 void tunectl_orphans_text(const struct tune_ctl *c, const struct model *m, struct strbuf *b)
@@ -132,8 +138,10 @@ static void superseded_text(const struct tune_view *tv, int from, char *buf, siz
 	for (int i = from; i < tv->nsuperseded; i++) {
 		const struct jentry *e = &tv->superseded[i];
 		size_t l = strlen(buf);
+		char what[200];
+		tuner_change_name(e, what, sizeof what);
 		str_printf(buf + l, len - l, "%s%s is %s now (someone set it while dbtop held %s; before dbtop: %s)",
-			   i > from ? "; " : "", e->name, e->now, e->val, e->was);
+			   i > from ? "; " : "", what, e->now, e->val, e->was);
 	}
 }
 

@@ -1010,6 +1010,8 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 		sb_puts(q, PG_SETTINGS_SQL);
 		/* pg_monitor granted or revoked since the connection's probe */
 		sb_puts(q, "; SELECT pg_has_role(current_user, 'pg_monitor', 'MEMBER')");
+		/* a role's or a database's own durability value (screen 5's scopes) */
+		sb_puts(q, "; " PG_SCOPED_SETTINGS_SQL);
 	}
 	/* the standbys, between two readings of the server's clock */
 	f->repl = want_settings || p->repl_rows || p->sync_names;
@@ -1222,6 +1224,20 @@ static int pg_refresh_settings(struct source *src, struct sample *out, bool want
 				((struct pg_priv *)src->priv)->sync_names = cell(r, i, 1) && cell(r, i, 1)[0];
 		}
 	out->settings_fresh = true;
+	const PGresult *sc = f->rs.n > next + 2 ? f->rs.r[next + 2] : NULL;
+	/* (a result of 4 columns: not a standby's, which follow) */
+	out->scoped_read = sc && PQnfields(sc) == 4;
+	for (int i = 0; out->scoped_read && i < PQntuples(sc) && out->nscoped < SCOPED_MAX; i++) {
+		const char *n = cell(sc, i, 0), *k = cell(sc, i, 1), *t = cell(sc, i, 2), *v = cell(sc, i, 3);
+		if (!n || !k || !t || !v)
+			continue;
+		struct scoped_setting *x = &out->scoped[out->nscoped++];
+		str_copy(x->name, sizeof x->name, n);
+		x->scope = (uint8_t)(strcmp(k, "role") == 0 ? TK_PG_ROLE : TK_PG_DATABASE);
+		str_copy(x->target, sizeof x->target, t);
+		str_copy(x->value, sizeof x->value, v);
+		text_sanitize(x->value);
+	}
 	const char *mon = f->rs.n > next + 1 ? cell(f->rs.r[next + 1], 0, 0) : NULL;
 	if (mon && !c->superuser && (mon[0] == 't') != c->pg_monitor) {
 		/* what this role may see changed: probe again on a new
@@ -1392,6 +1408,70 @@ static int pg_tune_probe(struct source *src, struct tune_call *c)
 	return 0;
 }
 
+/* Tuning, TC_PREV for one role or one database (c->kind, c->target): its
+ * own line of c->t in pg_db_role_setting (ALTER ROLE r SET with no
+ * database, ALTER DATABASE d SET with no role), restored exactly; was: that
+ * value, else the server's (what its new sessions got); "gone" when no
+ * role or database has that name. */
+static int pg_tune_prev_scoped(struct source *src, struct tune_call *c)
+{
+	struct pg_priv *p = src->priv;
+	struct pg_results rs;
+	struct qres qr;
+	struct strbuf q;
+	const char *n = c->t->name;
+	bool role = c->kind == TK_PG_ROLE;
+	const char *col = role ? "rolname" : "datname", *cat = role ? "pg_roles" : "pg_database";
+	char *lit = PQescapeLiteral(p->db, c->target, strlen(c->target)), cond[48];
+	if (!lit) {
+		str_copy(c->err, sizeof c->err, "the name could not be quoted");
+		return -1;
+	}
+	/* by its oid when known (the session list's names are made safe for a
+	 * terminal: the real one is read here), else by its name */
+	if (c->target_oid)
+		str_printf(cond, sizeof cond, "oid = %u", c->target_oid);
+	sb_init(&q);
+	sb_printf(&q,
+		  "WITH t AS (SELECT oid, %s AS name FROM %s WHERE %s%s%s) SELECT current_setting('%s'), "
+		  "EXISTS (SELECT FROM t), (SELECT substr(c, %zu) FROM pg_db_role_setting s, unnest(s.setconfig) c "
+		  "WHERE s.setrole = %s AND s.setdatabase = %s AND split_part(c, '=', 1) = '%s' LIMIT 1), "
+		  "(SELECT name FROM t)",
+		  col, cat, c->target_oid ? cond : col, c->target_oid ? "" : " = ", c->target_oid ? "" : lit, n,
+		  strlen(n) + 2, role ? "(SELECT oid FROM t)" : "0", role ? "0" : "(SELECT oid FROM t)", n);
+	PQfreemem(lit);
+	int rc = pg_run(src, q.s, &rs, &qr);
+	sb_free(&q);
+	p->own_xacts++;
+	if (rc < 0) {
+		str_copy(c->err, sizeof c->err, qr.err);
+		return -1;
+	}
+	const PGresult *r = rs.n > 0 ? rs.r[0] : NULL;
+	const char *cur = cell(r, 0, 0), *found = cell(r, 0, 1), *line = cell(r, 0, 2);
+	if (!cur || !found) {
+		pg_results_clear(&rs);
+		str_copy(c->err, sizeof c->err, "the server returned no value");
+		return -1;
+	}
+	const char *name = cell(r, 0, 3);
+	if (found[0] != 't' || !name) {
+		str_copy(c->undo, sizeof c->undo, "gone");
+		str_copy(c->was, sizeof c->was, cur);
+	} else if (line) {
+		str_printf(c->undo, sizeof c->undo, "set:%s", line);
+		str_copy(c->was, sizeof c->was, line);
+	} else {
+		str_copy(c->undo, sizeof c->undo, "reset");
+		str_copy(c->was, sizeof c->was, cur);
+	}
+	if (name && found[0] == 't')
+		str_copy(c->target, sizeof c->target, name);
+	text_sanitize(c->was);
+	pg_results_clear(&rs);
+	return 0;
+}
+
 /* Tuning, TC_PREV: the running value and the postgresql.auto.conf line of
  * c->t (what ALTER SYSTEM wrote before, if anything): restored exactly. */
 static int pg_tune_prev(struct source *src, struct tune_call *c)
@@ -1401,6 +1481,8 @@ static int pg_tune_prev(struct source *src, struct tune_call *c)
 	struct qres qr;
 	char q[640];
 	const char *n = c->t->name;
+	if (tune_kind_scoped(c->kind))
+		return pg_tune_prev_scoped(src, c);
 	str_printf(q, sizeof q,
 		   "SELECT current_setting('%s'), (SELECT setting FROM pg_file_settings WHERE name = '%s' "
 		   "AND sourcefile LIKE '%%/postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1), "

@@ -48,6 +48,16 @@ enum {
 	"'wal_sync_method','full_page_writes','fsync','track_wal_io_timing','wal_level'," \
 	"'synchronous_standby_names') ORDER BY name"
 
+/* The role's and the database's own values of the tuning table's narrow
+ * settings (pg_db_role_setting, a role in one database left out): name,
+ * scope ('role' / 'database'), the role's or the database's name, value. */
+#define PG_SCOPED_SETTINGS_SQL \
+	"SELECT split_part(c, '=', 1), CASE WHEN s.setrole <> 0 THEN 'role' ELSE 'database' END, " \
+	"coalesce(r.rolname, d.datname), substr(c, strpos(c, '=') + 1) FROM pg_db_role_setting s CROSS JOIN " \
+	"unnest(s.setconfig) c LEFT JOIN pg_roles r ON r.oid = s.setrole LEFT JOIN pg_database d ON " \
+	"d.oid = s.setdatabase WHERE (s.setrole = 0) <> (s.setdatabase = 0) AND split_part(c, '=', 1) IN " \
+	"('synchronous_commit') ORDER BY 1, 2, 3 LIMIT 8"
+
 /* Fill c from the probe row (NULL cells for SQL NULL; booleans "t"/"f"). */
 void pg_caps_probe(struct caps *c, const char *const cell[PGP__COUNT]);
 /* Choose the WAL statistics source and write the notes; io_has_wal is the

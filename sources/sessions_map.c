@@ -95,6 +95,20 @@ static bool over_limit(struct session_set *ss)
 	return true;
 }
 
+/* pg_blocking_pids' array ("{12,34}"): the first blocker and how many. */
+static void pg_blockers(struct session *s, const char *bl)
+{
+	if (!bl)
+		return;
+	for (const char *p = bl; *p; p++) {
+		if (isdigit((unsigned char)*p) && (p == bl || !isdigit((unsigned char)p[-1]))) {
+			if (!s->nblockers)
+				s->blocked_by = strtoll(p, NULL, 10);
+			s->nblockers++;
+		}
+	}
+}
+
 /* PostgreSQL: who may not see others' sessions, found in the rows. */
 #define PG_HIDDEN "<insufficient privilege>"
 
@@ -113,6 +127,11 @@ void sessions_pg_row(struct session_set *ss, const char *const *cell, int ncells
 	struct session *s = session_add(ss, int_or0(pid));
 	field(s->user, sizeof s->user, col(cell, ncells, SPG_USER));
 	field(s->db, sizeof s->db, col(cell, ncells, SPG_DB));
+	/* the role and database themselves (their names above are made safe
+	 * for a terminal) */
+	long long uid = int_or0(col(cell, ncells, SPG_USERID)), did = int_or0(col(cell, ncells, SPG_DBID));
+	s->user_oid = uid > 0 && uid <= 0xffffffffLL ? (unsigned)uid : 0;
+	s->db_oid = did > 0 && did <= 0xffffffffLL ? (unsigned)did : 0;
 	field(s->app, sizeof s->app, col(cell, ncells, SPG_APP));
 	field(s->type, sizeof s->type, col(cell, ncells, SPG_TYPE));
 	const char *addr = col(cell, ncells, SPG_ADDR), *port = col(cell, ncells, SPG_PORT);
@@ -143,17 +162,7 @@ void sessions_pg_row(struct session_set *ss, const char *const *cell, int ncells
 		str_printf(s->digest, sizeof s->digest, "%s:%s:%s:t", col(cell, ncells, SPG_USERID) ? col(cell, ncells, SPG_USERID) : "",
 			   col(cell, ncells, SPG_DBID) ? col(cell, ncells, SPG_DBID) : "", qid);
 	text_sanitize(s->digest);
-	const char *bl = col(cell, ncells, SPG_BLOCKERS);
-	if (bl) {
-		/* "{12,34}" */
-		for (const char *p = bl; *p; p++) {
-			if (isdigit((unsigned char)*p) && (p == bl || !isdigit((unsigned char)p[-1]))) {
-				if (!s->nblockers)
-					s->blocked_by = strtoll(p, NULL, 10);
-				s->nblockers++;
-			}
-		}
-	}
+	pg_blockers(s, col(cell, ncells, SPG_BLOCKERS));
 	const char *self = col(cell, ncells, SPG_SELF);
 	s->self = self && self[0] == 't';
 	const char *bus = col(cell, ncells, SPG_START_US);

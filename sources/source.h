@@ -24,11 +24,12 @@ struct source;
 
 /* One tuning step asked of a backend. */
 enum tune_call_what {
-	TC_PROBE = 1,   /* current value and privilege of every tunable of this flavour */
-	TC_PREV,        /* the state to restore for c->t: undo token and running value */
-	TC_EXEC,        /* run c->sql (PostgreSQL: then pg_reload_conf() when c->reload) */
-	TC_LOCK,        /* try the server-wide tuning lock on this session: c->got, else c->holder */
-	TC_UNLOCK,      /* release it */
+	TC_PROBE = 1, /* current value and privilege of every tunable of this flavour */
+	TC_PREV,      /* the state to restore for c->t (c->kind: server-wide, or for role /
+			 * database c->target): undo token and running value */
+	TC_EXEC,      /* run c->sql (PostgreSQL: then pg_reload_conf() when c->reload) */
+	TC_LOCK,      /* try the server-wide tuning lock on this session: c->got, else c->holder */
+	TC_UNLOCK,    /* release it */
 };
 
 /* The tuning lock: one dbtop tunes a server at a time. MySQL / MariaDB
@@ -41,6 +42,11 @@ enum tune_call_what {
 struct tune_call {
 	enum tune_call_what what;
 	const struct tunable *t;              /* TC_PREV */
+	enum tune_kind kind;                  /* TC_PREV: TK_PG_ROLE / TK_PG_DATABASE for c->target;
+					       * anything else: t's own (server-wide) */
+	char target[TUNE_TARGET_MAX + 1];     /* TC_PREV in: the name; out: the role's or database's
+					       * real name (found by target_oid when set) */
+	unsigned target_oid;                  /* TC_PREV in: its oid, 0: find it by name */
 	/* TC_PROBE out, indexed like tunables[] */
 	bool known[TUNABLES_MAX];
 	char current[TUNABLES_MAX][TUNE_VALUE_LEN];
@@ -51,7 +57,10 @@ struct tune_call {
 	 * (pending edits or errors of the configuration files), or that it
 	 * could not be checked; "": nothing */
 	char pending[TUNE_PENDING_LEN];
-	/* TC_PREV out */
+	/* TC_PREV out. A role or a database: undo "set:VALUE" / "reset" from
+	 * its own line in pg_db_role_setting, was that value or else the
+	 * server's (what its new sessions got); undo "gone" when there is no
+	 * such role or database */
 	char undo[80];
 	char was[TUNE_VALUE_LEN];
 	/* TC_EXEC in */

@@ -10,6 +10,8 @@
 #include "../panes/pane.h"
 #include "../util/util.h"
 
+/* a table laid out by hand, one binding a row */
+/* clang-format off */
 const struct key_bind key_binds[] = {
 	{{'q', 'Q'}, KA_QUIT, 0, KW_EVERY, false, "q", "q Quit",
 	 "quit (reverts the setting changes dbtop made; closes the recording)"},
@@ -24,6 +26,10 @@ const struct key_bind key_binds[] = {
 	{{'a'}, KA_PANE, PK_TUNE_APPLY, KW_SCREEN(5), true, "a", "a Apply",
 	 "apply the selected setting's remedy (or revert dbtop's change of it), after a confirmation that "
 	 "shows the exact SQL, the risk and the revert"},
+	{{'s'}, KA_PANE, PK_TUNE_SCOPE, KW_SCREEN(5), false, "s", "s Scope",
+	 "tuning: the scope of the selected remedy's change: the server, or (PostgreSQL synchronous_commit) the "
+	 "role or the database holding most of the sessions found waiting on the WAL flush (ALTER ROLE / "
+	 "ALTER DATABASE ... SET: its new sessions only); a applies it"},
 	{{'K'}, KA_PANE, PK_TUNE_KEEP, KW_SCREEN(5), true, "K", NULL,
 	 "keep dbtop's change of the selected setting after dbtop exits (asks first)"},
 	{{' '}, KA_PAUSE, 0, KW_EVERY, false, "space", "space Pause",
@@ -118,6 +124,7 @@ const struct key_bind key_binds[] = {
 	{{KEY_HOME, 'g'}, KA_HOME, 0, KW_EVERY, false, "Home g", NULL, "the first row (frozen, Home: the oldest sample kept)"},
 	{{KEY_END, 'G'}, KA_END, 0, KW_EVERY, false, "End G", NULL, "the last row (frozen, End: back to live)"},
 };
+/* clang-format on */
 const size_t key_nbinds = sizeof key_binds / sizeof key_binds[0];
 
 bool key_fleet_only(const struct key_bind *b)

@@ -670,7 +670,10 @@ static bool sessions_tile(const struct ui *u)
 static void sessions_tick(struct ui *u)
 {
 	/* a recording keeps the list whatever shows, so its replay has it */
-	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->t->run.recording;
+	/* screen 5 on PostgreSQL: whose sessions wait on the WAL flush (the
+	 * scope a remedy is offered for) and which ones took a role's change */
+	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->t->run.recording ||
+		     (u->screen == TUNING_SCREEN && !u->o->replay && u->m->caps.engine == ENGINE_POSTGRESQL);
 	bool idle = (u->views[SESSIONS_SCREEN - 1].sort & SESSIONS_SHOW_IDLE) != 0;
 	for (int i = 0; i < u->ntg; i++) {
 		struct ui_tgt *t = &u->tg[i];
@@ -1634,7 +1637,7 @@ static void tune_answer(struct ui *u, bool yes)
 		set_msg(u, "read-only session (--read-only): nothing is changed");
 	else if (recording_refuses(u, what == SP_TUNE_KEEP ? "keeping a setting" : "changing a setting"))
 		;
-	else if (!sampler_tune(&u->t->sp, what, u->ask.id, u->ask.value))
+	else if (!sampler_tune_in(&u->t->sp, what, u->ask.id, u->ask.value, what == SP_TUNE_APPLY ? &u->ask.to : NULL))
 		set_msg(u, "another action is still running: nothing done");
 	else
 		set_msg(u, "%s ...", what == SP_TUNE_APPLY ? "applying" : what == SP_TUNE_KEEP ? "keeping" : "reverting");
@@ -2387,6 +2390,7 @@ static void ask_orphans(struct ui *u)
 	u->ask.act = PA_TUNE_ORPHANS;
 	u->ask.id = 0;
 	str_copy(u->ask.what, sizeof u->ask.what, b.s);
+	text_sanitize(u->ask.what);
 	sb_free(&b);
 }
 

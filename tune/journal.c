@@ -112,7 +112,7 @@ static bool get_field(const char *tok, char *out, size_t len)
 
 int journal_parse_line(const char *line, struct jentry *e, enum jstate *st)
 {
-	char buf[JOURNAL_LINE_MAX], *tok[12], *save = NULL, *p;
+	char buf[JOURNAL_LINE_MAX], *tok[13], *save = NULL, *p;
 	int nt = 0;
 	size_t n = strlen(line);
 	const char *hash = strstr(line, " #");
@@ -125,10 +125,11 @@ int journal_parse_line(const char *line, struct jentry *e, enum jstate *st)
 		return 0;
 	memcpy(buf, line, (size_t)(hash - line));
 	buf[hash - line] = '\0';
-	for (p = strtok_r(buf, " ", &save); p && nt < 12; p = strtok_r(NULL, " ", &save))
+	for (p = strtok_r(buf, " ", &save); p && nt < 13; p = strtok_r(NULL, " ", &save))
 		tok[nt++] = p;
-	/* 9 fields: version 1 (no server); 11: version 2 */
-	if ((nt == 9 || nt == 11) && strcmp(tok[0], "A") == 0) {
+	/* 9 fields: version 1 (no server); 11: version 2; 12: version 2 for a
+	 * role or a database (its name last) */
+	if ((nt == 9 || nt == 11 || nt == 12) && strcmp(tok[0], "A") == 0) {
 		memset(e, 0, sizeof *e);
 		e->seq = (unsigned)strtoul(tok[1], &end, 10);
 		if (*end || !e->seq)
@@ -142,8 +143,12 @@ int journal_parse_line(const char *line, struct jentry *e, enum jstate *st)
 		    !get_field(tok[7], e->val, sizeof e->val))
 			return 0;
 		/* tok[8] is the owner's pid: informative */
-		if (nt == 11 && (!get_field(tok[9], e->sid, sizeof e->sid) || !e->sid[0] ||
+		if (nt >= 11 && (!get_field(tok[9], e->sid, sizeof e->sid) || !e->sid[0] ||
 				 !get_field(tok[10], e->slabel, sizeof e->slabel)))
+			return 0;
+		/* a target with a scoped kind, never without */
+		if ((nt == 12) != tune_kind_scoped(e->kind) ||
+		    (nt == 12 && (!get_field(tok[11], e->target, sizeof e->target) || !e->target[0])))
 			return 0;
 		e->state = JS_ACTIVE;
 		return 'A';
@@ -475,6 +480,10 @@ int journal_begin(struct journal *j, struct jentry *e, char *err, size_t errlen)
 		str_copy(err, errlen, "refused: not a setting dbtop knows");
 		return -1;
 	}
+	if (tune_kind_scoped(e->kind) != (e->target[0] != '\0')) {
+		str_copy(err, errlen, "refused: a role's or a database's change names it, and only such a change");
+		return -1;
+	}
 	if (journal_create(j, err, errlen) < 0)
 		return -1;
 	e->seq = j->next_seq;
@@ -490,6 +499,8 @@ int journal_begin(struct journal *j, struct jentry *e, char *err, size_t errlen)
 	sb_puts(&b, num);
 	put_field(&b, e->sid[0] ? e->sid : j->sid);
 	put_field(&b, e->slabel[0] ? e->slabel : j->label);
+	if (tune_kind_scoped(e->kind))
+		put_field(&b, e->target);
 	if (b.len + 16 >= JOURNAL_LINE_MAX) {
 		/* it could not be read back: never written */
 		sb_free(&b);

@@ -10,12 +10,15 @@
  *
  *   dbtop-undo 2 <server-id> <server-label>
  *   A <seq> <wall> <kind> <name> <undo-token> <was> <new> <pid> <server-id> <server-label> #<sum>
+ *   A <seq> <wall> role|database <name> <undo-token> <was> <new> <pid> <server-id> <server-label> <target> #<sum>
  *   E <seq> reverted|kept|failed #<sum>
  *   E <seq> superseded <value-found> #<sum>
  *
  * Version 1 files (address-keyed, no server identity: "dbtop-undo 1
  * <label>", A lines without the last two fields) are still read: their
  * entries carry an empty server id, and are never reverted automatically.
+ * A change for one PostgreSQL role or database (ALTER ROLE / ALTER DATABASE
+ * ... SET) names it last: <target>, escaped like every field.
  */
 #ifndef DBTOP_JOURNAL_H
 #define DBTOP_JOURNAL_H
@@ -44,6 +47,7 @@ struct jentry {
 	char sid[JOURNAL_ID_LEN];/* the server it was set on ("": a version 1 record) */
 	char slabel[JOURNAL_LABEL_LEN]; /* that server, for people */
 	char now[TUNE_VALUE_LEN];/* JS_SUPERSEDED: the value found in its place */
+	char target[TUNE_TARGET_MAX + 1]; /* TK_PG_ROLE / TK_PG_DATABASE: the role or database ("" otherwise) */
 	enum jstate state;
 };
 

@@ -247,8 +247,45 @@ void tuner_probe(struct tuner *tu)
 
 void tuner_revert_sql(const struct jentry *e, char *buf, size_t len)
 {
-	if (tune_sql_revert(e->kind, e->name, e->undo, buf, len) < 0)
+	if (tune_sql_revert_in(e->kind, e->name, e->target, e->undo, buf, len) < 0)
 		buf[0] = '\0';
+}
+
+void tuner_change_name(const struct jentry *e, char *buf, size_t len)
+{
+	char who[2 * TUNE_TARGET_MAX + 3];
+	if (!tune_kind_scoped(e->kind)) {
+		str_copy(buf, len, e->name);
+		return;
+	}
+	tune_target_text(e->target, who, sizeof who);
+	str_printf(buf, len, "%s for %s %s", e->name, tune_scope_name(e->kind), who);
+}
+
+enum tune_verdict tune_revert_verdict(enum tune_kind kind, const char *val, const char *undo, const char *now_undo,
+				      const char *now_was, char *now, size_t len)
+{
+	bool still, back;
+	if (kind == TK_PG_SYSTEM || tune_kind_scoped(kind)) {
+		/* the line dbtop wrote (postgresql.auto.conf, pg_db_role_setting) */
+		bool line = strncmp(now_undo, "set:", 4) == 0;
+		still = line && tune_value_same(now_undo + 4, val);
+		back = tune_value_same(now_undo, undo);
+		if (line)
+			str_copy(now, len, now_undo + 4);
+		else if (strcmp(now_undo, "gone") == 0)
+			str_printf(now, len, "gone (no such %s any more)", tune_scope_name(kind));
+		else
+			str_printf(now, len, "%s (no %s line)", now_was,
+				   kind == TK_PG_SYSTEM ? "ALTER SYSTEM"
+				   : kind == TK_PG_ROLE ? "ALTER ROLE"
+							: "ALTER DATABASE");
+	} else {
+		still = tune_value_same(now_was, val);
+		back = tune_value_same(now_undo, undo);
+		str_copy(now, len, now_was);
+	}
+	return still ? TV_REVERT : back ? TV_BACK_ALREADY : TV_SUPERSEDED;
 }
 
 /* Send one statement (and the reload it needs). On failure *unsure says
@@ -285,11 +322,15 @@ static void note_superseded(struct tuner *tu, const struct jentry *e)
  * value since: left as it is, ended as such), -1 failure. */
 /* The state of t on the server now (TC_PREV: its value and undo token),
  * to be freed; NULL with the reason in err when it cannot be read. */
-static struct tune_call *read_prev(struct tuner *tu, const struct tunable *t, char *err, size_t errlen)
+static struct tune_call *read_prev(struct tuner *tu, const struct tunable *t, enum tune_kind kind, const char *target,
+				   unsigned oid, char *err, size_t errlen)
 {
 	struct tune_call *c = xcalloc(1, sizeof *c);
 	c->what = TC_PREV;
 	c->t = t;
+	c->kind = kind;
+	str_copy(c->target, sizeof c->target, tune_kind_scoped(kind) && target ? target : "");
+	c->target_oid = tune_kind_scoped(kind) ? oid : 0;
 	if (tu->src->ops->tune(tu->src, c) < 0) {
 		str_copy(err, errlen, c->err);
 		free(c);
@@ -301,74 +342,65 @@ static struct tune_call *read_prev(struct tuner *tu, const struct tunable *t, ch
 static int revert_one(struct tuner *tu, int i, char *msg, size_t len)
 {
 	struct jentry *e = &tu->j.e[i];
-	const struct tunable *t = tunable_find(e->name, tu->src->caps.flavour, e->kind);
+	const struct tunable *t = tunable_find(e->name, tu->src->caps.flavour, tune_kind_base(e->kind));
 	struct tune_call *c;
-	char sql[256], err[NOTE_LEN], now[TUNE_VALUE_LEN];
-	bool still, back;
+	char sql[320], err[NOTE_LEN], now[TUNE_VALUE_LEN + 40], what[160];
+	tuner_change_name(e, what, sizeof what);
 	if (!ours(tu, e)) {
-		str_printf(msg, len, "not reverted: %s = %s was set on another server (%s): left alone", e->name, e->val,
+		str_printf(msg, len, "not reverted: %s = %s was set on another server (%s): left alone", what, e->val,
 			   e->slabel[0] ? e->slabel : "unknown");
 		return -1;
 	}
-	if (tune_sql_revert(e->kind, e->name, e->undo, sql, sizeof sql) < 0 || !t) {
+	if (tune_sql_revert_in(e->kind, e->name, e->target, e->undo, sql, sizeof sql) < 0 || !t) {
 		str_printf(msg, len, "cannot revert %s: the journal entry is not valid here (restore it by hand)",
-			   e->name);
+			   what);
 		return -1;
 	}
 	if (!server_check(tu, msg, len))
 		return -1;
 	if (take_lock(tu, err, sizeof err) < 0) {
-		str_printf(msg, len, "%s not reverted: %s", e->name, err);
+		str_printf(msg, len, "%s not reverted: %s", what, err);
 		return -1;
 	}
 	/* compare, then revert */
-	if (!(c = read_prev(tu, t, err, sizeof err))) {
-		str_printf(msg, len, "%s not reverted: its value now cannot be read (%s)", e->name, err);
+	if (!(c = read_prev(tu, t, e->kind, e->target, 0, err, sizeof err))) {
+		str_printf(msg, len, "%s not reverted: its value now cannot be read (%s)", what, err);
 		return -1;
 	}
-	if (e->kind == TK_PG_SYSTEM) {
-		bool line = strncmp(c->undo, "set:", 4) == 0;
-		still = line && tune_value_same(c->undo + 4, e->val);
-		back = tune_value_same(c->undo, e->undo);
-		if (line)
-			str_copy(now, sizeof now, c->undo + 4);
-		else
-			str_printf(now, sizeof now, "%s (no ALTER SYSTEM line)", c->was);
-	} else {
-		still = tune_value_same(c->was, e->val);
-		back = tune_value_same(c->undo, e->undo);
-		str_copy(now, sizeof now, c->was);
-	}
+	enum tune_verdict v = tune_revert_verdict(e->kind, e->val, e->undo, c->undo, c->was, now, sizeof now);
 	free(c);
-	if (!still && back) {
+	if (v == TV_BACK_ALREADY) {
 		/* the state before dbtop is in force already (a change in doubt
 		 * that did not take, or undone by hand): nothing to send */
 		if (journal_end(&tu->j, e->seq, JS_REVERTED, err, sizeof err) < 0) {
-			str_printf(msg, len, "%s is back at %s, but %s", e->name, e->was, err);
+			str_printf(msg, len, "%s is back at %s, but %s", what, e->was, err);
 			return -1;
 		}
-		str_printf(msg, len, "%s is back at its earlier value %s already: nothing to revert", e->name, e->was);
+		str_printf(msg, len, "%s is back at its earlier value %s already: nothing to revert", what, e->was);
 		return 0;
 	}
-	if (!still) {
+	if (v == TV_SUPERSEDED) {
 		if (journal_end_value(&tu->j, e->seq, JS_SUPERSEDED, now, err, sizeof err) < 0) {
-			str_printf(msg, len, "%s was changed by someone else, but %s", e->name, err);
+			str_printf(msg, len, "%s was changed by someone else, but %s", what, err);
 			return -1;
 		}
 		note_superseded(tu, e);
-		str_printf(msg, len, "not reverted: %s is %s now (set by someone else while dbtop held %s; before dbtop: %s)",
-			   e->name, now, e->val, e->was);
+		str_printf(msg, len,
+			   "not reverted: %s is %s now (set by someone else while dbtop held %s; before dbtop: %s)",
+			   what, now, e->val, e->was);
 		return 1;
 	}
 	if (exec_sql(tu, sql, e->kind, err, sizeof err, NULL) < 0) {
-		str_printf(msg, len, "revert of %s failed: %s", e->name, err);
+		str_printf(msg, len, "revert of %s failed: %s", what, err);
+		text_sanitize(msg);
 		return -1;
 	}
 	if (journal_end(&tu->j, e->seq, JS_REVERTED, err, sizeof err) < 0) {
-		str_printf(msg, len, "%s reverted, but %s", e->name, err);
+		str_printf(msg, len, "%s reverted, but %s", what, err);
 		return -1;
 	}
 	str_printf(msg, len, "reverted: %s%s", sql, tune_needs_reload(e->kind) ? "; SELECT pg_reload_conf()" : "");
+	text_sanitize(msg); /* a role's name may hold anything */
 	return 0;
 }
 
@@ -466,9 +498,12 @@ int tuner_keep(struct tuner *tu, unsigned seq, char *msg, size_t len)
 			str_copy(msg, len, err);
 			return -1;
 		}
-		str_printf(msg, len, "kept: %s = %s stays after dbtop exits%s", e->name, e->val,
-			   e->kind == TK_PG_SYSTEM ? " (in postgresql.auto.conf)"
-						   : " (until the server restarts: my.cnf is not edited)");
+		char what[160];
+		tuner_change_name(e, what, sizeof what);
+		str_printf(msg, len, "kept: %s = %s stays after dbtop exits%s", what, e->val,
+			   e->kind == TK_PG_SYSTEM     ? " (in postgresql.auto.conf)"
+			   : tune_kind_scoped(e->kind) ? " (in pg_db_role_setting)"
+						       : " (until the server restarts: my.cnf is not edited)");
 		release_when_idle(tu);
 		publish(tu);
 		return 0;
@@ -503,17 +538,39 @@ static bool toggle_is_undo(struct tuner *tu, const struct tunable *t, int *rc, c
 
 /* The journal entry of setting t to value, with the state to restore read
  * now (not from the last probe). 0, or -1 said in msg. */
-static int entry_for(struct tuner *tu, const struct tunable *t, const char *value, struct jentry *e, char *msg,
-		     size_t len)
+static int entry_for(struct tuner *tu, const struct tunable *t, enum tune_kind kind, const struct tune_target *to,
+		     const char *value, struct jentry *e, char *msg, size_t len)
 {
-	char err[NOTE_LEN];
-	struct tune_call *c = read_prev(tu, t, err, sizeof err);
+	char err[NOTE_LEN], who[2 * TUNE_TARGET_MAX + 3] = "", real[2 * TUNE_TARGET_MAX + 3];
+	bool scoped = tune_kind_scoped(kind) && to;
+	struct tune_call *c = read_prev(tu, t, kind, scoped ? to->name : NULL, scoped ? to->oid : 0, err, sizeof err);
 	if (!c) {
 		str_printf(msg, len, "cannot read the current state of %s: %s: nothing was done", t->name, err);
 		return -1;
 	}
+	if (scoped)
+		tune_target_text(to->name, who, sizeof who);
+	if (strcmp(c->undo, "gone") == 0) {
+		str_printf(msg, len, "there is no %s %s on this server%s: nothing was done", tune_scope_name(kind), who,
+			   scoped && to->oid ? " any more" : "");
+		free(c);
+		return -1;
+	}
+	/* found by its oid: its real name, which must look like the one shown
+	 * (else the oid names another role now) */
+	if (scoped) {
+		tune_target_text(c->target, real, sizeof real);
+		if (strcmp(real, who) != 0) {
+			str_printf(msg, len, "the %s shown as %s is %s now: nothing was done", tune_scope_name(kind),
+				   who, real);
+			free(c);
+			return -1;
+		}
+	}
 	memset(e, 0, sizeof *e);
-	e->kind = t->kind;
+	e->kind = kind;
+	if (scoped)
+		str_copy(e->target, sizeof e->target, c->target);
 	e->wall = clock_wall();
 	e->mono = clock_mono();
 	str_copy(e->name, sizeof e->name, t->name);
@@ -528,16 +585,72 @@ static int entry_for(struct tuner *tu, const struct tunable *t, const char *valu
 
 int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t len)
 {
+	return tuner_apply_in(tu, idx, value, NULL, msg, len);
+}
+
+/* What the change's message adds: when a scoped change takes effect. */
+static void takes_effect(enum tune_kind kind, const char *target, char *buf, size_t len)
+{
+	char who[2 * TUNE_TARGET_MAX + 3];
+	buf[0] = '\0';
+	if (!tune_kind_scoped(kind))
+		return;
+	tune_target_text(target, who, sizeof who);
+	str_printf(buf, len, " (new sessions %s %s %s only; running sessions keep their value)",
+		   kind == TK_PG_ROLE ? "of" : "in", tune_scope_name(kind), who);
+}
+
+/* The change journaled, then sent: the message says what was done, or
+ * why not (an outcome in doubt stays in the journal: reverting it is
+ * harmless). */
+static int apply_run(struct tuner *tu, struct jentry *e, enum tune_kind kind, const char *sql, const char *when,
+		     char *msg, size_t len)
+{
+	char err[NOTE_LEN];
+	if (journal_begin(&tu->j, e, err, sizeof err) < 0) {
+		str_printf(msg, len, "refused: %s: nothing was sent to the server", err);
+		release_when_idle(tu);
+		publish(tu);
+		return -1;
+	}
+	bool unsure = false;
+	if (exec_sql(tu, sql, kind, err, sizeof err, &unsure) < 0) {
+		char e2[NOTE_LEN];
+		/* an outcome in doubt stays in the journal: reverting it is harmless */
+		if (!unsure)
+			journal_end(&tu->j, e->seq, JS_FAILED, e2, sizeof e2);
+		str_printf(msg, len, "failed: %s: %s%s", sql, err,
+			   unsure ? " (it may have taken effect: it stays in the undo journal and is reverted)" : "");
+		text_sanitize(msg);
+		release_when_idle(tu);
+		publish(tu);
+		tuner_probe(tu);
+		return -1;
+	}
+	str_printf(msg, len, "done: %s%s%s (undo: u)", sql, tune_needs_reload(kind) ? "; SELECT pg_reload_conf()" : "",
+		   when);
+	text_sanitize(msg);
+	publish(tu);
+	tuner_probe(tu);
+	return 0;
+}
+
+int tuner_apply_in(struct tuner *tu, int idx, const char *value, const struct tune_target *to, char *msg, size_t len)
+{
 	const struct tunable *t;
 	struct jentry e;
-	char sql[256], rsql[256], err[NOTE_LEN];
+	char sql[320], rsql[320], err[NOTE_LEN], when[200];
 	int rc;
+	enum tune_kind kind = to ? (enum tune_kind)to->kind : 0;
+	const char *target = to ? to->name : NULL;
 
 	if (idx < 0 || (size_t)idx >= ntunables) {
 		str_copy(msg, len, "no such setting");
 		return -1;
 	}
 	t = &tunables[idx];
+	if (!kind)
+		kind = t->kind;
 	if (!tunable_applies(t, tu->src->caps.flavour)) {
 		str_printf(msg, len, "%s does not exist on this server", t->name);
 		return -1;
@@ -546,12 +659,22 @@ int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t 
 		return rc;
 	if (!writable(tu, msg, len))
 		return -1;
-	if (tu->v.probed && !tu->v.allowed[idx]) {
+	if (kind != t->kind && !(t->narrow && tune_kind_scoped(kind))) {
+		str_printf(msg, len, "refused: %s is changed for the whole server only", t->name);
+		return -1;
+	}
+	/* the probe read ALTER SYSTEM's privilege; a role's or a database's
+	 * (CREATEROLE, the owner) is the server's to judge */
+	if (tu->v.probed && !tu->v.allowed[idx] && !tune_kind_scoped(kind)) {
 		str_printf(msg, len, "not allowed: %s needs %s", t->name, t->priv);
 		return -1;
 	}
-	if (tune_sql_apply(t, value, sql, sizeof sql) < 0) {
-		str_printf(msg, len, "refused: '%s' is not a value dbtop writes", value);
+	if (tune_sql_apply_in(t, kind, target, value, sql, sizeof sql) < 0) {
+		if (tune_kind_scoped(kind) && tune_value_safe(value))
+			str_printf(msg, len, "refused: the %s name is empty or longer than %d bytes",
+				   tune_scope_name(kind), TUNE_TARGET_MAX);
+		else
+			str_printf(msg, len, "refused: '%s' is not a value dbtop writes", value);
 		return -1;
 	}
 	/* one tuner per server: the lock before the first change */
@@ -559,44 +682,29 @@ int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t 
 		str_printf(msg, len, "refused: %s: nothing was done", err);
 		return -1;
 	}
-	if (entry_for(tu, t, value, &e, msg, len) < 0) {
+	if (entry_for(tu, t, kind, to, value, &e, msg, len) < 0) {
 		release_when_idle(tu);
 		return -1;
 	}
-	if (tune_value_same(e.was, value)) {
-		str_printf(msg, len, "%s is %s already: nothing was done", t->name, value);
+	/* the statement for the role's or database's real name */
+	if (tune_sql_apply_in(t, kind, e.target, value, sql, sizeof sql) < 0) {
+		str_printf(msg, len, "refused: the %s's name cannot be quoted", tune_scope_name(kind));
 		release_when_idle(tu);
 		return -1;
 	}
-	if (tune_sql_revert(e.kind, e.name, e.undo, rsql, sizeof rsql) < 0) {
+	takes_effect(kind, e.target, when, sizeof when);
+	if (tune_value_same(e.was, value) && (!tune_kind_scoped(kind) || strncmp(e.undo, "set:", 4) == 0)) {
+		str_printf(msg, len, "%s is %s already%s: nothing was done", t->name, value, when);
+		release_when_idle(tu);
+		return -1;
+	}
+	if (tune_sql_revert_in(e.kind, e.name, e.target, e.undo, rsql, sizeof rsql) < 0) {
 		str_printf(msg, len, "refused: the present state of %s ('%s') could not be restored exactly", t->name,
 			   e.undo);
 		release_when_idle(tu);
 		return -1;
 	}
-	if (journal_begin(&tu->j, &e, err, sizeof err) < 0) {
-		str_printf(msg, len, "refused: %s: nothing was sent to the server", err);
-		release_when_idle(tu);
-		publish(tu);
-		return -1;
-	}
-	bool unsure = false;
-	if (exec_sql(tu, sql, t->kind, err, sizeof err, &unsure) < 0) {
-		char e2[NOTE_LEN];
-		/* an outcome in doubt stays in the journal: reverting it is harmless */
-		if (!unsure)
-			journal_end(&tu->j, e.seq, JS_FAILED, e2, sizeof e2);
-		str_printf(msg, len, "failed: %s: %s%s", sql, err,
-			   unsure ? " (it may have taken effect: it stays in the undo journal and is reverted)" : "");
-		release_when_idle(tu);
-		publish(tu);
-		tuner_probe(tu);
-		return -1;
-	}
-	str_printf(msg, len, "done: %s%s (undo: u)", sql, tune_needs_reload(t->kind) ? "; SELECT pg_reload_conf()" : "");
-	publish(tu);
-	tuner_probe(tu);
-	return 0;
+	return apply_run(tu, &e, kind, sql, when, msg, len);
 }
 
 void tuner_close(struct tuner *tu)
@@ -631,7 +739,12 @@ void tune_view_snap(const struct tune_view *tv, struct tune_snap *out)
 			const struct jentry *e = &tv->active[k];
 			if (strcmp(e->name, t->name) != 0)
 				continue;
-			r->flags |= TSROW_CHANGED | (e->seq < tv->first_seq ? TSROW_EARLIER : 0);
+			r->flags |= TSROW_CHANGED | (e->seq < tv->first_seq ? TSROW_EARLIER : 0) |
+				    (tune_kind_scoped(e->kind) ? TSROW_SCOPED : 0);
+			if (tune_kind_scoped(e->kind)) {
+				r->scope = (uint8_t)e->kind;
+				str_copy(r->target, sizeof r->target, e->target);
+			}
 			str_copy(r->was, sizeof r->was, e->was);
 			str_copy(r->val, sizeof r->val, e->val);
 			str_copy(r->undo, sizeof r->undo, e->undo);
@@ -668,6 +781,11 @@ void tune_view_from_snap(const struct tune_snap *s, double at_wall, struct tune_
 				e->seq = r->flags & TSROW_EARLIER ? 0 : 1;
 				e->wall = r->since;
 				e->kind = t->kind;
+				if ((r->flags & TSROW_SCOPED) && tune_kind_scoped((enum tune_kind)r->scope) &&
+				    r->target[0]) {
+					e->kind = (enum tune_kind)r->scope;
+					str_copy(e->target, sizeof e->target, r->target);
+				}
 				str_copy(e->name, sizeof e->name, t->name);
 				str_copy(e->was, sizeof e->was, r->was);
 				str_copy(e->val, sizeof e->val, r->val);

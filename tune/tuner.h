@@ -82,6 +82,12 @@ void tuner_probe(struct tuner *tu);
  * server. Returns 0 or -1; msg says what happened. Toggling a setting that
  * dbtop changed already reverts that change instead. */
 int tuner_apply(struct tuner *tu, int idx, const char *value, char *msg, size_t len);
+/* The same for to (NULL or kind 0: the tunable's own, server-wide;
+ * TK_PG_ROLE / TK_PG_DATABASE for the tunable's narrow scope: ALTER ROLE /
+ * DATABASE SET for the role or database to names, found by its oid when
+ * given (its real name is the one used and journaled, and must look like
+ * the one shown), its state to restore read from pg_db_role_setting). */
+int tuner_apply_in(struct tuner *tu, int idx, const char *value, const struct tune_target *to, char *msg, size_t len);
 /* Revert the newest active change (all: every one), newest first; stops at
  * the first failure. A change someone else overwrote since is not reverted
  * but ended as superseded (listed in v.superseded). Returns how many were
@@ -105,5 +111,19 @@ void tune_view_from_snap(const struct tune_snap *s, double at_wall, struct tune_
 
 /* The revert statement of an entry, for the screen ("" when invalid). */
 void tuner_revert_sql(const struct jentry *e, char *buf, size_t len);
+/* What an entry changed, for people: "synchronous_commit", or
+ * "synchronous_commit for role app" (the name quoted as SQL would when it
+ * is not a plain lower-case name, then made safe for a terminal). */
+void tuner_change_name(const struct jentry *e, char *buf, size_t len);
+
+/* Compare-then-revert: what to do with dbtop's change to val (undo: the
+ * state saved before it) now that the server shows now_undo / now_was
+ * (TC_PREV's undo and was). TV_REVERT: dbtop's value is in force;
+ * TV_BACK_ALREADY: the state before dbtop is (nothing to send);
+ * TV_SUPERSEDED: someone set something else since (left alone). now gets
+ * what is in force, for the message and the journal. */
+enum tune_verdict { TV_REVERT, TV_BACK_ALREADY, TV_SUPERSEDED };
+enum tune_verdict tune_revert_verdict(enum tune_kind kind, const char *val, const char *undo, const char *now_undo,
+				      const char *now_was, char *now, size_t len);
 
 #endif

@@ -13,10 +13,15 @@
 # 3. both logs slow (seed 000 with both syncs): flush=2, then sync_binlog=0
 #    once the first outcome is in: each remedy's outcome is met, each
 #    logged once.
+# 4. PostgreSQL 15, the WAL writer (seed 004): synchronous_commit=off and
+#    wal_writer_delay=10ms under pgbench; wal_writer_delay=1s set under a
+#    watching dbtop --batch: WAL syncs/s fall to about one a second, the
+#    outcome is met.
 # No timing is asserted: each run compares its own figures before and after.
 . tests/lib.sh
 tmp=$(mktemp -d)
 M=$DBTOP_MARIADB_CLIENT
+P=$DBTOP_PG15_PSQL
 shim=build/tests/slowsync.so
 slowed=
 lp=
@@ -24,6 +29,8 @@ cleanup() {
     [ -n "$lp" ] && kill "$lp" 2>/dev/null
     [ -n "$slowed" ] && tests/sandbox.sh restart mariadb >/dev/null 2>&1
     $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1" 2>/dev/null
+    $P -qc "ALTER SYSTEM RESET synchronous_commit" -qc "ALTER SYSTEM RESET wal_writer_delay" \
+        -qc "SELECT pg_reload_conf()" >/dev/null 2>&1
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -90,5 +97,32 @@ check "both slow: one forecast event for each remedy, flush first" \
     jq -e 'length == 2 and .[0].setting == "innodb_flush_log_at_trx_commit" and .[1].setting == "sync_binlog"' <<<"$ev"
 check "both slow: flush=2's outcome is met" jq -e '.[0].outcome == "met"' <<<"$ev"
 check "both slow: then sync_binlog=0's outcome is met" jq -e '.[1].outcome == "met"' <<<"$ev"
+
+# PostgreSQL: the WAL writer flushing asynchronous commits every 10 ms
+$P -qc "ALTER SYSTEM SET synchronous_commit = off" -qc "ALTER SYSTEM SET wal_writer_delay = '10ms'" \
+    -qc "SELECT pg_reload_conf()" >/dev/null
+tests/load.sh pgbench pg15 --rate 300 --time 45 --clients 4 2>/dev/null &
+lp=$!
+sleep 1
+"$DBTOP" --batch --count 34 --interval 1 --format json "$DBTOP_PG15_URI" >"$tmp/pg.json" 2>/dev/null &
+mon=$!
+sleep 10
+$P -qc "ALTER SYSTEM SET wal_writer_delay = '1s'" -qc "SELECT pg_reload_conf()" >/dev/null
+wait "$mon"
+kill "$lp" 2>/dev/null
+wait "$lp" 2>/dev/null
+lp=
+$P -qc "ALTER SYSTEM RESET synchronous_commit" -qc "ALTER SYSTEM RESET wal_writer_delay" -qc "SELECT pg_reload_conf()" >/dev/null
+o=$(outcome "$tmp/pg.json")
+echo "# pg15 async commits, wal_writer_delay 10ms -> 1s: $o"
+check "pg15: the outcome is of wal_writer_delay 10ms -> 1s" \
+    jq -e '.setting == "wal_writer_delay" and .from == "10ms" and .to == "1s" and (has("scope") | not)' <<<"$o"
+check "pg15: a forecast of the WAL syncs was made ($(jq -r .forecast <<<"$o"))" \
+    jq -e '.figures | length == 1 and .[0].metric == "wal_syncs_per_s"' <<<"$o"
+check "pg15: the outcome is met ($(jq -r .text <<<"$o"))" jq -e '.state == "met"' <<<"$o"
+check "pg15: WAL syncs/s fell (before > after, both measured)" \
+    jq -e '.figures[0].after != null and .figures[0].before > .figures[0].after' <<<"$o"
+n=$(jq -s '[.[] | .events[]? | select(.kind == "forecast")] | length' "$tmp/pg.json")
+check "pg15: the outcome logged once as a forecast event ($n)" test "$n" = 1
 
 done_tests

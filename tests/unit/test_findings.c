@@ -214,6 +214,31 @@ static void test_commit_walsync_pg(void)
 		      strcmp(f[0].value, "off") == 0 &&
 		      strstr(f[0].suggestion, "ALTER SYSTEM SET synchronous_commit = 'off'; SELECT pg_reload_conf()"),
 	      "PG: names the event, the sync time, and the synchronous_commit row's SQL");
+	/* the sessions found waiting on the WAL flush are role app's: its scope */
+	{
+		struct session_set *ss = session_set_new();
+		const char *who[10] = {"app", "app", "app", "app", "app", "app", "app", "app", "reader", "app"};
+		for (int i = 0; i < 10; i++) {
+			struct session *x = session_add(ss, 100 + i);
+			str_copy(x->user, sizeof x->user, who[i]);
+			str_copy(x->db, sizeof x->db, "shop");
+			str_copy(x->wait, sizeof x->wait, i % 2 ? "IO:WALSync" : "LWLock:WALWrite");
+			x->cls = SC_ACTIVE;
+		}
+		m.last.wall = 5000;
+		scope_evidence_add(&m.scope, ss, 4999);
+		CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 &&
+			      strstr(f[0].suggestion, "ALTER ROLE \"app\" SET synchronous_commit = 'off' (screen 5, a; new "
+						      "sessions of role app only, running ones keep theirs") &&
+			      strstr(f[0].suggestion, "it holds 9 of the 10 sessions found waiting on the WAL flush in 1 read"),
+		      tname("PG: one role holds 9 of 10 flush waits: the remedy is for that role: %s", f[0].suggestion));
+		m.last.wall = 5061;
+		CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && strstr(f[0].suggestion, "ALTER SYSTEM SET"),
+		      "PG: that read older than a minute: the whole server again");
+		scope_evidence_clear(&m.scope);
+		session_set_free(ss);
+		m.last.wall = 0;
+	}
 	set_rate(&m, M_WAL_SYNC_MS, 0.2);
 	CHECK_STR(ids(&m, f, &n), "", "PG healthy: WAL sync 0.2 ms with IO:WALSync leading: quiet");
 	m.cur[M_WAL_SYNC_MS].st = RATE_INIT;

@@ -423,8 +423,12 @@ static void test_pane(void)
 	m.have_caps = true;
 	for (size_t i = 0; i < ntunables && i < TUNABLES_MAX; i++)
 		str_copy(tv.current[i], sizeof tv.current[i], tunables[i].usual);
-	CHECK(drawn(&m, &v, "scope: server; ALTER SYSTEM") >= 0 && drawn(&m, &v, "no forecast: no WAL sync count") >= 0,
-	      "screen 5, PostgreSQL: scope server; no forecast says what is missing");
+	CHECK(drawn(&m, &v, "scope: server, role or database (s picks); ALTER SYSTEM") >= 0 &&
+		      drawn(&m, &v, "no forecast: no WAL sync count") >= 0,
+	      "screen 5, PostgreSQL: synchronous_commit's scope server, role or database; no forecast says what is missing");
+	v.sel = 1;
+	CHECK(drawn(&m, &v, "scope: server; ALTER SYSTEM") >= 0, "screen 5, PostgreSQL: wal_writer_delay's scope is the server");
+	v.sel = 0;
 	model_free(&m);
 }
 

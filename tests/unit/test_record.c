@@ -19,6 +19,7 @@
 
 #include "../../core/tunables.h"
 #include "../../model/digests.h"
+#include "../../model/events.h"
 #include "../../model/locks.h"
 #include "../../model/sessions.h"
 #include "../../model/waits.h"
@@ -1711,6 +1712,98 @@ static void test_tuning_field(void)
 	CHECK(got == 2 && without == 1, tname("tuning: a sample without field 32 reads back without one (%d samples)", got));
 }
 
+/* One PostgreSQL role's change: its row of field 32 (scope and role
+ * after the rows), field 38 (the roles' and databases' own values), and
+ * the event of field 31 with its scope, read back whole. */
+static void test_scoped_fields(void)
+{
+	struct recorder r;
+	struct rec_reader rd;
+	struct rec_item it;
+	struct sample smp;
+	char err[256];
+	const char *path = tpath("scoped.dbrec");
+	struct tune_snap t;
+	struct event_list el = {0};
+	struct event e;
+	int got = 0;
+
+	memset(&t, 0, sizeof t);
+	t.flags = TSNAP_PROBED | TSNAP_AVAILABLE;
+	t.n = 2;
+	str_copy(t.row[0].name, sizeof t.row[0].name, "synchronous_commit");
+	t.row[0].flags = TSROW_KNOWN | TSROW_ALLOWED | TSROW_CHANGED | TSROW_SCOPED;
+	str_copy(t.row[0].was, sizeof t.row[0].was, "on");
+	str_copy(t.row[0].val, sizeof t.row[0].val, "off");
+	str_copy(t.row[0].undo, sizeof t.row[0].undo, "reset");
+	t.row[0].scope = TK_PG_ROLE;
+	str_copy(t.row[0].target, sizeof t.row[0].target, "app \"one\"");
+	str_copy(t.row[1].name, sizeof t.row[1].name, "wal_writer_delay");
+	memset(&e, 0, sizeof e);
+	e.kind = EV_SETTING;
+	e.own = e.who_known = true;
+	e.scope = TK_PG_DATABASE;
+	str_copy(e.name, sizeof e.name, "synchronous_commit");
+	str_copy(e.user, sizeof e.user, "logs");
+	event_list_add(&el, &e);
+	if (rec_open_write(&r, path, &g_hdr, false, err, sizeof err) < 0) {
+		CHECK(0, "scoped: open for writing");
+		return;
+	}
+	rec_write_caps(&r, &g_caps[0], g_gen[0], err, sizeof err);
+	memset(&smp, 0, sizeof smp);
+	smp.state = STATE_UP;
+	smp.conn_gen = g_gen[0];
+	smp.tuning = &t;
+	smp.events = &el;
+	smp.settings_fresh = smp.scoped_read = true;
+	smp.nscoped = 2;
+	str_copy(smp.scoped[0].name, sizeof smp.scoped[0].name, "synchronous_commit");
+	smp.scoped[0].scope = TK_PG_ROLE;
+	str_copy(smp.scoped[0].target, sizeof smp.scoped[0].target, "app \"one\"");
+	str_copy(smp.scoped[0].value, sizeof smp.scoped[0].value, "off");
+	str_copy(smp.scoped[1].name, sizeof smp.scoped[1].name, "synchronous_commit");
+	smp.scoped[1].scope = TK_PG_DATABASE;
+	str_copy(smp.scoped[1].target, sizeof smp.scoped[1].target, "logs");
+	str_copy(smp.scoped[1].value, sizeof smp.scoped[1].value, "local");
+	rec_write_sample(&r, &smp, err, sizeof err);
+	smp.tuning = NULL;
+	smp.events = NULL;
+	smp.scoped_read = false;
+	rec_write_sample(&r, &smp, err, sizeof err);
+	rec_close(&r);
+	free(el.ev);
+	if (rec_open_read(&rd, path, NULL, 0, err, sizeof err) < 0) {
+		CHECK(0, "scoped: open for reading");
+		return;
+	}
+	while (rec_next(&rd, &it) == 1) {
+		if (it.type != REC_SAMPLE)
+			continue;
+		const struct sample *b = &it.sample;
+		if (got == 0) {
+			CHECK(b->tuning && b->tuning->n == 2 && (b->tuning->row[0].flags & TSROW_SCOPED) &&
+				      b->tuning->row[0].scope == TK_PG_ROLE &&
+				      strcmp(b->tuning->row[0].target, "app \"one\"") == 0 && !b->tuning->row[1].flags,
+			      "scoped: the tuning row's scope and role read back");
+			CHECK(b->scoped_read && b->nscoped == 2 && b->scoped[0].scope == TK_PG_ROLE &&
+				      strcmp(b->scoped[0].target, "app \"one\"") == 0 && strcmp(b->scoped[0].value, "off") == 0 &&
+				      b->scoped[1].scope == TK_PG_DATABASE && strcmp(b->scoped[1].target, "logs") == 0 &&
+				      strcmp(b->scoped[1].value, "local") == 0,
+			      "scoped: field 38, the role's and the database's own values, read back");
+			CHECK(b->events && b->events->n == 1 && b->events->ev[0].scope == TK_PG_DATABASE &&
+				      strcmp(b->events->ev[0].user, "logs") == 0 && b->events->ev[0].own,
+			      "scoped: the event's scope and database read back");
+		} else {
+			CHECK(!b->scoped_read && b->nscoped == 0 && !b->tuning, "scoped: a sample without them reads without");
+		}
+		got++;
+		sample_release(&it.sample);
+	}
+	rec_reader_close(&rd);
+	CHECK(got == 2, "scoped: both samples read");
+}
+
 int main(void)
 {
 	str_copy(tmpdir, sizeof tmpdir, "/tmp/dbtop-test-record.XXXXXX");
@@ -1723,6 +1816,7 @@ int main(void)
 	test_sampled_digests();
 	test_sessions_fields();
 	test_tuning_field();
+	test_scoped_fields();
 	test_logdev_fields();
 	test_mode();
 	test_truncation();

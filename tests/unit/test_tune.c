@@ -255,6 +255,15 @@ static bool fail_unsure;
 static int nexec;
 static char values[TUNABLES_MAX][TUNE_VALUE_LEN];
 static char journal_at_exec[1024];
+/* a PostgreSQL role's own synchronous_commit line ("": none), and whether
+ * the role exists; the target the last TC_PREV asked about */
+static char role_line[64];
+static bool role_exists = true;
+static char last_target[80];
+static void strset_last_target(const char *t)
+{
+	str_copy(last_target, sizeof last_target, t);
+}
 static const char *jpath;
 static bool lock_other;        /* another session holds the server's tuning lock */
 static int lock_ours;          /* this session's holds (GET_LOCK counts them) */
@@ -283,6 +292,22 @@ static int fake_tune(struct source *src, struct tune_call *c)
 		}
 		return 0;
 	}
+	if (c->what == TC_PREV && tune_kind_scoped(c->kind)) {
+		/* one role's line in pg_db_role_setting; by oid: its real name */
+		if (c->target_oid == 42)
+			str_copy(c->target, sizeof c->target, "ev\"il\x1b[2J");
+		else if (c->target_oid == 43)
+			str_copy(c->target, sizeof c->target, "someone else");
+		strset_last_target(c->target);
+		if (!role_exists)
+			str_copy(c->undo, sizeof c->undo, "gone");
+		else if (role_line[0])
+			str_printf(c->undo, sizeof c->undo, "set:%s", role_line);
+		else
+			str_copy(c->undo, sizeof c->undo, "reset");
+		str_copy(c->was, sizeof c->was, role_line[0] ? role_line : values[(int)(c->t - tunables)]);
+		return 0;
+	}
 	if (c->what == TC_PREV) {
 		int i = (int)(c->t - tunables);
 		str_copy(c->was, sizeof c->was, values[i]);
@@ -299,6 +324,11 @@ static int fake_tune(struct source *src, struct tune_call *c)
 	str_printf(log_sql + strlen(log_sql), sizeof log_sql - strlen(log_sql), "%s\n", c->sql);
 	/* apply the statement to the fake values */
 	char name[64], val[64];
+	const char *set = strstr(c->sql, " SET synchronous_commit = '"), *reset = strstr(c->sql, " RESET synchronous_commit");
+	if (strncmp(c->sql, "ALTER ROLE ", 11) == 0 && set && sscanf(set, " SET synchronous_commit = '%63[^']'", val) == 1)
+		str_copy(role_line, sizeof role_line, val);
+	else if (strncmp(c->sql, "ALTER ROLE ", 11) == 0 && reset)
+		role_line[0] = '\0';
 	if (sscanf(c->sql, "SET GLOBAL %63s = %63s", name, val) == 2)
 		for (size_t i = 0; i < ntunables; i++)
 			if (strcmp(tunables[i].name, name) == 0)
@@ -758,6 +788,235 @@ static void test_tuner_trust(void)
 	unsetenv("XDG_STATE_HOME");
 }
 
+/* A role's target as the screen passes it (oid 0: found by name). */
+#define TO(n_) (&(struct tune_target){.kind = TK_PG_ROLE, .name = n_})
+static struct tune_target role_to(const char *name, unsigned oid)
+{
+	struct tune_target t = {.kind = TK_PG_ROLE, .oid = oid};
+	str_copy(t.name, sizeof t.name, name);
+	return t;
+}
+
+/* One role's or database's scope (ALTER ROLE / ALTER DATABASE ... SET):
+ * the SQL and its quoting, the journal record with its target, apply,
+ * compare-then-revert on the role's own line, an operator's value left. */
+static void test_scoped(void)
+{
+	char buf[400], err[NOTE_LEN], msg[NOTE_LEN], xdg[300], path[512];
+	const struct tunable *sc = tunable_find("synchronous_commit", FLAVOUR_POSTGRESQL, 0);
+	const struct tunable *ww = tunable_find("wal_writer_delay", FLAVOUR_POSTGRESQL, 0);
+	CHECK(sc->narrow && !ww->narrow, "synchronous_commit may be narrowed, wal_writer_delay (sighup) may not");
+
+	/* identifiers: quoted, quotes doubled, whatever else inside */
+	CHECK(tune_sql_ident("app", buf, sizeof buf) == 0 && strcmp(buf, "\"app\"") == 0, "ident: app quoted");
+	CHECK(tune_sql_ident("a\"b", buf, sizeof buf) == 0 && strcmp(buf, "\"a\"\"b\"") == 0, "ident: a quote doubled");
+	CHECK(tune_sql_ident("x\"; DROP ROLE postgres; --", buf, sizeof buf) == 0 &&
+		      strcmp(buf, "\"x\"\"; DROP ROLE postgres; --\"") == 0,
+	      "ident: a name that closes the quote stays one identifier");
+	CHECK(tune_sql_ident("line\nbreak\x1b[2J", buf, sizeof buf) == 0 && strcmp(buf, "\"line\nbreak\x1b[2J\"") == 0,
+	      "ident: control characters stay inside the quotes (the server takes them as they are)");
+	char n63[64], n64[65];
+	memset(n63, 'r', 63);
+	n63[63] = '\0';
+	memset(n64, 'r', 64);
+	n64[64] = '\0';
+	CHECK(tune_sql_ident(n63, buf, sizeof buf) == 0 && tune_sql_ident(n64, buf, sizeof buf) < 0 &&
+		      tune_sql_ident("", buf, sizeof buf) < 0,
+	      "ident: 63 bytes kept; 64 refused (the server would cut it to another name); empty refused");
+	char q63[64];
+	memset(q63, '"', 63);
+	q63[63] = '\0';
+	CHECK(tune_sql_ident(q63, buf, sizeof buf) == 0 && strlen(buf) == 128 && tune_sql_ident(q63, buf, 100) < 0,
+	      "ident: 63 quotes fit in 128 bytes; a buffer too small refuses");
+
+	/* apply and revert SQL */
+	CHECK(tune_sql_apply_in(sc, TK_PG_ROLE, "app", "off", buf, sizeof buf) == 0 &&
+		      strcmp(buf, "ALTER ROLE \"app\" SET synchronous_commit = 'off'") == 0,
+	      "ALTER ROLE \"app\" SET synchronous_commit = 'off'");
+	CHECK(tune_sql_apply_in(sc, TK_PG_DATABASE, "logs db", "off", buf, sizeof buf) == 0 &&
+		      strcmp(buf, "ALTER DATABASE \"logs db\" SET synchronous_commit = 'off'") == 0,
+	      "ALTER DATABASE \"logs db\" SET synchronous_commit = 'off'");
+	CHECK(tune_sql_apply_in(ww, TK_PG_ROLE, "app", "1s", buf, sizeof buf) < 0,
+	      "a setting of the whole server (wal_writer_delay) is never set for a role");
+	CHECK(tune_sql_apply_in(sc, TK_PG_ROLE, "app", "off'", buf, sizeof buf) < 0 &&
+		      tune_sql_apply_in(sc, TK_PG_ROLE, "", "off", buf, sizeof buf) < 0 &&
+		      tune_sql_apply_in(sc, TK_PG_ROLE, NULL, "off", buf, sizeof buf) < 0,
+	      "unsafe value, empty or missing role: refused");
+	CHECK(tune_sql_apply_in(sc, TK_PG_SYSTEM, "ignored", "off", buf, sizeof buf) == 0 &&
+		      strcmp(buf, "ALTER SYSTEM SET synchronous_commit = 'off'") == 0,
+	      "the server's own kind ignores a target");
+	CHECK(tune_sql_revert_in(TK_PG_ROLE, "synchronous_commit", "app", "reset", buf, sizeof buf) == 0 &&
+		      strcmp(buf, "ALTER ROLE \"app\" RESET synchronous_commit") == 0,
+	      "revert without an earlier line: ALTER ROLE ... RESET");
+	CHECK(tune_sql_revert_in(TK_PG_DATABASE, "synchronous_commit", "lo\"gs", "set:local", buf, sizeof buf) == 0 &&
+		      strcmp(buf, "ALTER DATABASE \"lo\"\"gs\" SET synchronous_commit = 'local'") == 0,
+	      "revert to the earlier line: ALTER DATABASE ... SET the value it had");
+	CHECK(tune_sql_revert_in(TK_PG_ROLE, "synchronous_commit", "app", "set:o'ff", buf, sizeof buf) < 0 &&
+		      tune_sql_revert_in(TK_PG_ROLE, "synchronous_commit", "app", "gone", buf, sizeof buf) < 0 &&
+		      tune_sql_revert(TK_PG_ROLE, "synchronous_commit", "reset", buf, sizeof buf) < 0,
+	      "revert: an earlier value that cannot be restored exactly, no role, no target: refused");
+	CHECK(strcmp(tune_kind_name(TK_PG_ROLE), "role") == 0 && tune_kind_parse("database") == TK_PG_DATABASE &&
+		      tune_kind_base(TK_PG_ROLE) == TK_PG_SYSTEM && !tune_needs_reload(TK_PG_ROLE),
+	      "kinds: names, base kind, no reload");
+	tune_target_text("app", buf, sizeof buf);
+	CHECK(strcmp(buf, "app") == 0, "shown: a plain name as it is");
+	tune_target_text("My \"App\"\x1b[31m", buf, sizeof buf);
+	CHECK(strcmp(buf, "\"My \"\"App\"\"?[31m\"") == 0, tname("shown: quoted, the escape made harmless: %s", buf));
+
+	/* the compare-then-revert decision on the role's own line */
+	char now[80];
+	CHECK(tune_revert_verdict(TK_PG_ROLE, "off", "reset", "set:off", "off", now, sizeof now) == TV_REVERT,
+	      "verdict: dbtop's off still the role's line: revert");
+	CHECK(tune_revert_verdict(TK_PG_ROLE, "off", "reset", "set:local", "local", now, sizeof now) == TV_SUPERSEDED &&
+		      strcmp(now, "local") == 0, "verdict: the operator's local in its place: left alone");
+	CHECK(tune_revert_verdict(TK_PG_ROLE, "off", "reset", "reset", "on", now, sizeof now) == TV_BACK_ALREADY,
+	      "verdict: no line, as before dbtop: nothing to send");
+	CHECK(tune_revert_verdict(TK_PG_ROLE, "off", "set:on", "reset", "on", now, sizeof now) == TV_SUPERSEDED &&
+		      strstr(now, "no ALTER ROLE line"), "verdict: the earlier line removed by someone: left alone, said so");
+	CHECK(tune_revert_verdict(TK_PG_DATABASE, "off", "reset", "gone", "on", now, sizeof now) == TV_SUPERSEDED &&
+		      strstr(now, "no such database"), "verdict: the database dropped: nothing to revert, said so");
+	CHECK(tune_revert_verdict(TK_MY_GLOBAL, "2", "1", "0", "0", now, sizeof now) == TV_SUPERSEDED &&
+		      strcmp(now, "0") == 0, "verdict: MySQL compares the running value");
+
+	/* the journal keeps the target, escaped, and reads it back whole */
+	str_printf(path, sizeof path, "%s/scoped.journal", dir);
+	struct journal j, k;
+	int idx[8];
+	const char *hostile = "x \"y\"%0A\n#z";
+	CHECK(journal_open(&j, path, "s:1", "L", false, err, sizeof err) == 0, "scoped journal: fresh");
+	struct jentry e = entry("synchronous_commit", TK_PG_ROLE, "reset", "on", "off");
+	CHECK(journal_begin(&j, &e, err, sizeof err) < 0 && strstr(err, "names it"), "a role's change without its role: refused");
+	str_copy(e.target, sizeof e.target, hostile);
+	CHECK(journal_begin(&j, &e, err, sizeof err) == 0, "a role's change journaled");
+	struct jentry e2 = entry("synchronous_commit", TK_PG_SYSTEM, "reset", "on", "off");
+	str_copy(e2.target, sizeof e2.target, "app");
+	CHECK(journal_begin(&j, &e2, err, sizeof err) < 0, "a server-wide change with a target: refused");
+	int fd = j.fd;
+	j.fd = -1;
+	close(fd);
+	CHECK(strstr(slurp(path), " role synchronous_commit reset on off ") && !strstr(slurp(path), "\"y\"") &&
+		      strstr(slurp(path), "x%20%22y%22%250A%0A%23z #"),
+	      "the role is the last field, escaped (blanks, quotes, %, a newline, #)");
+	CHECK(journal_open(&k, path, "s:1", "L", false, err, sizeof err) == 0 && k.damaged == 0 &&
+		      journal_active(&k, idx, 8) == 1 && k.e[idx[0]].kind == TK_PG_ROLE &&
+		      strcmp(k.e[idx[0]].target, hostile) == 0,
+	      "read back: the role and its name whole");
+	journal_close(&k);
+	unlink(path);
+	{
+		/* a target on a server-wide record, none on a role's: damaged */
+		struct jentry x;
+		enum jstate st;
+		char line[300];
+		const char *bad[] = {"A 1 1.000 system synchronous_commit reset on off 1 s:1 L app",
+				     "A 1 1.000 role synchronous_commit reset on off 1 s:1 L"};
+		for (int i = 0; i < 2; i++) {
+			unsigned h = 2166136261u;
+			for (const char *q = bad[i]; *q; q++) {
+				h ^= (unsigned char)*q;
+				h *= 16777619u;
+			}
+			str_printf(line, sizeof line, "%s #%08x", bad[i], h);
+			CHECK(journal_parse_line(line, &x, &st) == 0, tname("damaged: %s", bad[i]));
+		}
+	}
+
+	/* the tuner against a scripted PostgreSQL */
+	struct source src;
+	struct tuner tu;
+	int si = (int)(sc - tunables), wi = (int)(ww - tunables);
+	for (size_t i = 0; i < ntunables; i++)
+		str_copy(values[i], TUNE_VALUE_LEN, tunables[i].usual);
+	memset(&src, 0, sizeof src);
+	src.ops = &fake_ops;
+	src.connected = true;
+	src.conn_gen = 1;
+	src.caps.flavour = FLAVOUR_POSTGRESQL;
+	src.caps.engine = ENGINE_POSTGRESQL;
+	str_copy(src.caps.server_id, sizeof src.caps.server_id, "postgresql:1:5432");
+	str_copy(src.caps.server_label, sizeof src.caps.server_label, "PostgreSQL system 1, port 5432");
+	str_printf(xdg, sizeof xdg, "%s/xdg3", dir);
+	setenv("XDG_STATE_HOME", xdg, 1);
+	lock_other = false;
+	lock_ours = 0;
+	fail_on = 0;
+	role_line[0] = '\0';
+	role_exists = true;
+	tuner_init(&tu, &src, NULL, false, 0);
+	jpath = tu.v.path;
+	tuner_probe(&tu);
+	log_sql[0] = '\0';
+	CHECK(tuner_apply_in(&tu, wi, "1s", TO("app"), msg, sizeof msg) < 0 && strstr(msg, "whole server only") &&
+		      !log_sql[0], "wal_writer_delay for a role: refused before any SQL");
+	CHECK(tuner_apply_in(&tu, si, "off", TO("app"), msg, sizeof msg) == 0 && strcmp(role_line, "off") == 0 &&
+		      strcmp(values[si], "on") == 0 && lock_ours == 1,
+	      tname("applied for role app only, under the lock: %s", msg));
+	CHECK(strstr(msg, "ALTER ROLE \"app\" SET synchronous_commit = 'off'") &&
+		      strstr(msg, "new sessions of role app only; running sessions keep their value") &&
+		      !strstr(msg, "pg_reload_conf"), "the message names the SQL and when it takes effect; no reload");
+	CHECK(strstr(journal_at_exec, " role synchronous_commit reset on off ") && strstr(journal_at_exec, " app #"),
+	      "journaled with its role before the SQL was sent");
+	CHECK(tu.v.nactive == 1 && tu.v.active[0].kind == TK_PG_ROLE && strcmp(tu.v.active[0].target, "app") == 0,
+	      "the view lists it with its role");
+	char what[200];
+	tuner_change_name(&tu.v.active[0], what, sizeof what);
+	CHECK(strcmp(what, "synchronous_commit for role app") == 0, what);
+	tuner_revert_sql(&tu.v.active[0], buf, sizeof buf);
+	CHECK(strcmp(buf, "ALTER ROLE \"app\" RESET synchronous_commit") == 0, "its revert: RESET (no line before)");
+	CHECK(tuner_revert(&tu, true, msg, sizeof msg) == 1 && !role_line[0] && strcmp(last_target, "app") == 0 &&
+		      lock_ours == 0, "U: the role's line read again (compare), then RESET; the lock released");
+
+	/* an earlier line of the role's own: restored exactly */
+	str_copy(role_line, sizeof role_line, "local");
+	CHECK(tuner_apply_in(&tu, si, "off", TO("app"), msg, sizeof msg) == 0 && strcmp(role_line, "off") == 0 &&
+		      strcmp(tu.v.active[0].was, "local") == 0, "over an earlier line: was local");
+	CHECK(tuner_revert(&tu, true, msg, sizeof msg) == 1 && strcmp(role_line, "local") == 0,
+	      "reverted to the role's own local");
+	/* the operator's own ALTER ROLE meanwhile: left alone, said so */
+	role_line[0] = '\0';
+	tuner_apply_in(&tu, si, "off", TO("app"), msg, sizeof msg);
+	str_copy(role_line, sizeof role_line, "remote_apply");
+	log_sql[0] = '\0';
+	CHECK(tuner_revert(&tu, true, msg, sizeof msg) == 1 && strcmp(role_line, "remote_apply") == 0 && !log_sql[0] &&
+		      tu.v.nsuperseded >= 1 && strcmp(tu.v.superseded[tu.v.nsuperseded - 1].now, "remote_apply") == 0,
+	      "the operator's remote_apply is left: no statement sent");
+	CHECK(strstr(msg, "not reverted: synchronous_commit for role app is remote_apply now"), msg);
+	/* no such role: refused before the journal */
+	role_line[0] = '\0';
+	role_exists = false;
+	log_sql[0] = '\0';
+	CHECK(tuner_apply_in(&tu, si, "off", TO("ghost"), msg, sizeof msg) < 0 && strstr(msg, "no role ghost") &&
+		      !log_sql[0] && tu.v.nactive == 0, "a role that does not exist: nothing done");
+	role_exists = true;
+	/* a role's value already the remedy: nothing done */
+	str_copy(role_line, sizeof role_line, "off");
+	CHECK(tuner_apply_in(&tu, si, "off", TO("app"), msg, sizeof msg) < 0 && strstr(msg, "already"),
+	      "the role has off already: nothing done");
+	role_line[0] = '\0';
+	/* a hostile role name reaches the server as one identifier */
+	log_sql[0] = '\0';
+	CHECK(tuner_apply_in(&tu, si, "off", TO("a\"; DROP ROLE x; --"), msg, sizeof msg) == 0 &&
+		      strstr(log_sql, "ALTER ROLE \"a\"\"; DROP ROLE x; --\" SET synchronous_commit = 'off'"), log_sql);
+	tuner_revert(&tu, true, msg, sizeof msg);
+	/* found by its oid: the real name (the session list shows it made
+	 * safe) is the one sent and journaled */
+	struct tune_target shown = role_to("ev\"il?[2J", 42);
+	log_sql[0] = '\0';
+	CHECK(tuner_apply_in(&tu, si, "off", &shown, msg, sizeof msg) == 0 &&
+		      strstr(log_sql, "ALTER ROLE \"ev\"\"il\x1b[2J\" SET synchronous_commit = 'off'") &&
+		      strcmp(tu.v.active[0].target, "ev\"il\x1b[2J") == 0 && !strchr(msg, '\x1b'),
+	      "by oid: the role's real name is sent and journaled; the message is harmless");
+	tuner_revert(&tu, true, msg, sizeof msg);
+	CHECK(strstr(log_sql, "ALTER ROLE \"ev\"\"il\x1b[2J\" RESET synchronous_commit") != NULL,
+	      "and reverted by that name");
+	shown = role_to("app", 43);
+	log_sql[0] = '\0';
+	CHECK(tuner_apply_in(&tu, si, "off", &shown, msg, sizeof msg) < 0 && strstr(msg, "is \"someone else\" now") &&
+		      !log_sql[0], "the oid names another role now: nothing done");
+	tuner_close(&tu);
+	unsetenv("XDG_STATE_HOME");
+}
+
 int main(void)
 {
 	str_printf(dir, sizeof dir, "/tmp/dbtop-test-tune.%d", (int)getpid());
@@ -767,6 +1026,7 @@ int main(void)
 	test_journal_v2();
 	test_tuner();
 	test_tuner_trust();
+	test_scoped();
 	char cmd[300];
 	str_printf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
