@@ -135,6 +135,20 @@ static const struct wait_entry *wait_named(const struct model *m, const char *na
 	return NULL;
 }
 
+/* Does role or database target (scope k) hold value for tunable t in
+ * pg_db_role_setting already (dbtop's change or an operator's)? */
+static bool scoped_in_force(const struct model *m, const struct tunable *t, enum tune_kind k, const char *target,
+			    const char *value)
+{
+	for (int i = 0; m->scoped_read && i < m->nscoped; i++) {
+		const struct scoped_setting *x = &m->scoped[i];
+		if (x->scope == k && strcmp(x->name, t->name) == 0 && strcmp(x->target, target) == 0 &&
+		    strcasecmp(x->value, value) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Point f at tunable name (flavour of m) and write the suggestion from that
  * row: the value a sets there (tunable_toggle of the value read now), the
  * exact SQL, the trade. One table entry, one remedy: screen 5 shows and
@@ -160,11 +174,20 @@ static void remedy(const struct model *m, struct finding *f, const char *name, c
 		return;
 	char who[2 * TUNE_TARGET_MAX + 3];
 	tune_target_text(p.name, who, sizeof who);
-	str_printf(f->suggestion, sizeof f->suggestion,
-		   "%s (screen 5, a; new sessions %s %s %s only, running ones keep theirs; reverted on quit)%s%s; it "
-		   "holds %s. Risk: %s",
-		   sql, k == TK_PG_ROLE ? "of" : "in", tune_scope_name(k), who, lead ? ": " : "", lead ? lead : "",
-		   p.figure, t->trade);
+	if (scoped_in_force(m, t, k, p.name, f->value))
+		str_printf(f->suggestion, sizeof f->suggestion,
+			   "%s %s already has %s = %s (pg_db_role_setting): only its sessions started since take it; "
+			   "the ones still waiting started before and keep %s until they reconnect (a pool's recycle); "
+			   "it holds %s. The whole server instead: screen 5, s. Risk: %s",
+			   tune_scope_name(k), who, t->name, f->value,
+			   model_setting(m, t->name) ? model_setting(m, t->name) : "theirs", p.figure, t->trade);
+	else
+		str_printf(
+			f->suggestion, sizeof f->suggestion,
+			"%s (screen 5, a; new sessions %s %s %s only, running ones keep theirs; reverted on quit)%s%s; it "
+			"holds %s. Risk: %s",
+			sql, k == TK_PG_ROLE ? "of" : "in", tune_scope_name(k), who, lead ? ": " : "", lead ? lead : "",
+			p.figure, t->trade);
 	text_sanitize(f->suggestion);
 }
 

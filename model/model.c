@@ -480,9 +480,26 @@ static void commit_window_push(struct model *m, double dt)
 	unsigned i = m->cwin.head;
 	m->cwin.ms[i] = seen ? d->rate[DG_TOTAL_NS] / 1e6 * dt : 0;
 	m->cwin.commits[i] = commits * dt;
-	m->cwin.head = (i + 1) % COMMIT_EST_READS;
-	if (m->cwin.n < COMMIT_EST_READS)
+	m->cwin.head = (i + 1) % COMMIT_EST_KEEP;
+	if (m->cwin.n < COMMIT_EST_KEEP)
 		m->cwin.n++;
+}
+
+/* The pooled latency of the sampled COMMIT's last reads (ms a commit):
+ * their sampled time over their commits, from the newest read back over
+ * COMMIT_EST_READS reads, further back to the newest read that found a
+ * session in COMMIT when none of those did; NaN when no kept read did. */
+static double commit_window_ms(const struct model *m)
+{
+	double ms = 0, n = 0;
+	for (unsigned k = 0; k < m->cwin.n; k++) {
+		unsigned i = (m->cwin.head + COMMIT_EST_KEEP - 1 - k) % COMMIT_EST_KEEP;
+		ms += m->cwin.ms[i];
+		n += m->cwin.commits[i];
+		if (k + 1 >= COMMIT_EST_READS && ms > 0)
+			break;
+	}
+	return ms > 0 && n > 0 ? ms / n : NAN;
 }
 
 /* MySQL / MariaDB: COMMIT sent as a prepared statement (sysbench's
@@ -491,35 +508,33 @@ static void commit_window_push(struct model *m, double dt)
  * sampled sessions found in COMMIT (their time, scaled to what the server
  * measured) over the counted commits (Com_commit over the same interval as
  * the sampled time, else the commits now), Little's law, and said to be an
- * estimate instead of calling a busy server idle. A read whose looks found
- * no session in COMMIT (short commits, a few looks a second) pools the
- * last COMMIT_EST_READS reads: their sampled time over their commits; no
- * latency when none of them saw one. */
+ * estimate instead of calling a busy server idle. The same when the COMMIT
+ * timer has no figure this interval for another reason (not provided, a
+ * reset, a read left out). A read whose looks found no session in COMMIT
+ * (short commits, a few looks a second) pools the last reads
+ * (commit_window_ms); no latency when none of them saw one. */
 static void commit_latency_estimate(struct model *m)
 {
 	struct rate *r = &m->cur[M_COMMIT_MS];
 	double commits = m->cur[M_COMMITS].st == RATE_OK ? m->cur[M_COMMITS].v : NAN;
 	/* an estimate held from an earlier interval (the COMMIT counters are
 	 * read every few refreshes) is made again from this one's figures */
-	if (m->caps.engine != ENGINE_MYSQL || !(r->st == RATE_UNDEF || (r->st == RATE_OK && r->est)) || !(commits >= 1))
+	if (m->caps.engine != ENGINE_MYSQL || (r->st == RATE_OK && !r->est) || !(commits >= 1))
 		return;
 	const struct digest_entry *d = digest_table_commit(&m->dg);
+	double v;
 	if (d && d->known && digest_is_estimate(&m->dg, d) && d->rate[DG_TOTAL_NS] > 0) {
 		/* the COMMIT estimate's calls counted (Com_commit over the
 		 * digests' interval): its average; else the commits counted now */
-		r->v = d->counted_kind == DGK_COMMIT + 1 && isfinite(d->avg_ms)
-			       ? d->avg_ms
-			       : d->rate[DG_TOTAL_NS] / 1e9 / commits * 1000;
+		v = d->counted_kind == DGK_COMMIT + 1 && isfinite(d->avg_ms)
+			    ? d->avg_ms
+			    : d->rate[DG_TOTAL_NS] / 1e9 / commits * 1000;
 	} else {
-		double ms = 0, n = 0;
-		for (unsigned i = 0; i < m->cwin.n; i++) {
-			ms += m->cwin.ms[i];
-			n += m->cwin.commits[i];
-		}
-		if (!(ms > 0 && n > 0))
-			return;
-		r->v = ms / n;
+		v = commit_window_ms(m);
 	}
+	if (!isfinite(v))
+		return;
+	r->v = v;
 	r->st = RATE_OK;
 	r->est = true;
 	ring_set_last(&m->hist[M_COMMIT_MS], r->v);

@@ -113,8 +113,11 @@ struct run_window {
 };
 
 /* the reads of the sampled COMMIT estimate pooled when the newest read
- * saw no session in COMMIT */
+ * saw no session in COMMIT, and the reads kept: when none of the newest
+ * COMMIT_EST_READS saw one, the pool reaches back to the newest read that
+ * did, at most COMMIT_EST_KEEP reads */
 #define COMMIT_EST_READS 5
+#define COMMIT_EST_KEEP 20
 
 struct model {
 	struct caps caps;         /* of the current connection */
@@ -162,7 +165,7 @@ struct model {
 	 * interval, oldest first overwritten; a read whose looks found no
 	 * session in COMMIT counts with no time (commit_latency_estimate) */
 	struct {
-		double ms[COMMIT_EST_READS], commits[COMMIT_EST_READS];
+		double ms[COMMIT_EST_KEEP], commits[COMMIT_EST_KEEP];
 		unsigned n, head;
 	} cwin;
 	struct repl_model repl;   /* synchronous replication (model/replication.h) */

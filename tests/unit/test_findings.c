@@ -232,6 +232,26 @@ static void test_commit_walsync_pg(void)
 						      "sessions of role app only, running ones keep theirs") &&
 			      strstr(f[0].suggestion, "it holds 9 of the 10 sessions found waiting on the WAL flush in 1 read"),
 		      tname("PG: one role holds 9 of 10 flush waits: the remedy is for that role: %s", f[0].suggestion));
+		/* the role has the value already (pg_db_role_setting): the
+		 * finding says so and who still waits, never offers it again */
+		m.scoped_read = true;
+		m.nscoped = 1;
+		str_copy(m.scoped[0].name, sizeof m.scoped[0].name, "synchronous_commit");
+		str_copy(m.scoped[0].target, sizeof m.scoped[0].target, "app");
+		str_copy(m.scoped[0].value, sizeof m.scoped[0].value, "off");
+		m.scoped[0].scope = TK_PG_ROLE;
+		CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 &&
+			      strstr(f[0].suggestion, "role app already has synchronous_commit = off (pg_db_role_setting): "
+						      "only its sessions started since take it; the ones still waiting "
+						      "started before and keep on until they reconnect") &&
+			      !strstr(f[0].suggestion, "ALTER ROLE"),
+		      tname("PG: role app has it already: said, not offered again: %s", f[0].suggestion));
+		m.scoped[0].scope = TK_PG_DATABASE;
+		CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 &&
+			      strstr(f[0].suggestion, "ALTER ROLE \"app\" SET synchronous_commit = 'off' (screen 5, a;"),
+		      "PG: a database named app with the value is not role app: the role's remedy offered");
+		m.nscoped = 0;
+		m.scoped_read = false;
 		m.last.wall = 5061;
 		CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && strstr(f[0].suggestion, "ALTER SYSTEM SET"),
 		      "PG: that read older than a minute: the whole server again");
