@@ -35,9 +35,9 @@ LDLIBS := $(BASE_LIBS)
 BUILD ?= build
 BIN ?= dbtop
 CORE_SRC := util/util.c util/redact.c core/tunables.c core/durability.c core/fixes.c core/sample.c \
-	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/replication.c model/findings.c model/events.c model/release.c model/logdev_rates.c model/hostload.c model/forecast.c model/scope.c \
-	config/target.c config/fleet.c config/userconf.c \
-	sources/source.c sources/hostio.c sources/hostload.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
+	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/replication.c model/findings.c model/events.c model/release.c model/logdev_rates.c model/host_rates.c model/forecast.c model/scope.c \
+	config/dsn.c config/targets.c config/userconf.c \
+	sources/source.c sources/hostio.c sources/host_read.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
 	record/record.c record/replay.c record/history.c record/triggers.c record/incidents.c record/incidents_sum.c \
 	tune/journal.c tune/tuner.c \
 	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c panes/events.c panes/fleet.c \

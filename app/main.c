@@ -16,7 +16,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "../config/fleet.h"
+#include "../config/targets.h"
 #include "../config/userconf.h"
 #include "../panes/pane.h"
 #include "../model/digests.h"

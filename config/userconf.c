@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../util/util.h"
-#include "fleet.h"
+#include "targets.h"
 
 const struct uconf_key uconf_dbtop_keys[] = {
 	/* the options (same names, same values) */

@@ -54,7 +54,7 @@ struct caps {
 	/* Where the server's process is, when it runs on this host (never
 	 * recorded): MySQL / MariaDB @@pid_file, PostgreSQL dbtop's own
 	 * backend (pg_backend_pid()). The driver finds the process from them
-	 * for the host's CPU figures (sources/hostload.c). */
+	 * for the host's CPU figures (sources/host_read.c). */
 	char pid_file[160];
 	long backend_pid;
 };

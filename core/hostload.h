@@ -1,6 +1,6 @@
 /* hostload.h - the host's CPU pressure beside the server, read by the
  * driver once per refresh when the server runs on this host
- * (sources/hostload.c): the kernel's pressure stall figure for the CPU
+ * (sources/host_read.c): the kernel's pressure stall figure for the CPU
  * (/proc/pressure/cpu, Linux 4.20+ with PSI), the run queue against the
  * cores (/proc/stat, /proc/loadavg), and how long the server's own threads
  * waited for a CPU each time they ran (/proc/PID/task/TID/schedstat).

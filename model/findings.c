@@ -42,7 +42,7 @@
 #define SYNCREP_MIN_AAS 0.5
 #define SYNCREP_SHARE 0.5
 #define SYNCREP_SLOW_MS 5.0       /* IPC:SyncRep time per commit: a loopback standby ~1 ms, a stalled one seconds */
-/* On a busy host (model/hostload.h) with a log device that flushes fast,
+/* On a busy host (model/host_rates.h) with a log device that flushes fast,
  * a sync that takes less than this above the device's flush is the
  * host's: a woken thread waits for a CPU (seen: 1.2-2.4 ms on a 2-core
  * host under a test run and 16 clients, the server's tasks waiting 52-81 %

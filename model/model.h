@@ -13,7 +13,7 @@
 #include "forecast.h"
 #include "locks.h"
 #include "logdev_rates.h"
-#include "hostload.h"
+#include "host_rates.h"
 #include "sessions.h"
 #include "scope.h"
 #include "waits.h"

@@ -80,7 +80,7 @@ char *rates_format(enum metric_id id, const struct rate *r, char *buf, size_t le
 /* The log device's row (not a metric: the device's own figures, beside the
  * server's sync latency, model/logdev_rates.h). */
 #define ROW_LOGDEV M__COUNT
-/* The host's CPU beside the server (model/hostload.h): shown when dbtop
+/* The host's CPU beside the server (model/host_rates.h): shown when dbtop
  * runs on the server's host. */
 #define ROW_HOST (M__COUNT + 1)
 

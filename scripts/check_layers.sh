@@ -15,6 +15,8 @@
 #   - a function declared in a header of one folder and defined in another
 #     fails (each layer defines what it declares: gcc -aux-info names the
 #     header line).
+# Names: a header's name is in one folder only (two headers of one name
+#   mislead readers, #include lines and tools).
 # Prints one line per fault (file, symbol, both layers) and exits 1 when
 # there is any; prints "layers: N files, every include goes downward; ..."
 # and exits 0 otherwise; 2 when the sources cannot be compiled. A folder not
@@ -75,6 +77,26 @@ for dir in */; do
 done
 if [ "$bad" -gt 0 ]; then
 	echo "layers: $bad include(s) go upward or outside the layers"
+	exit 1
+fi
+
+# --- names: one header of a name across the layers ---
+declare -A hname
+dup=0
+for l in "${LAYERS[@]}"; do
+	for f in "$l"/*.h; do
+		[ -e "$f" ] || continue
+		b=${f##*/}
+		if [ -n "${hname[$b]+x}" ]; then
+			echo "$f: a header of this name is also ${hname[$b]}: one name, one header"
+			dup=$((dup + 1))
+		else
+			hname[$b]=$f
+		fi
+	done
+done
+if [ "$dup" -gt 0 ]; then
+	echo "layers: $dup header name(s) used twice"
 	exit 1
 fi
 

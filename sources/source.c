@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "hostio.h"
-#include "hostload.h"
+#include "host_read.h"
 #include "../model/digests.h"
 #include "../model/locks.h"
 #include "../model/waits.h"

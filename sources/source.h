@@ -13,8 +13,8 @@
 #include "../core/tunables.h"
 #include "../core/caps.h"
 #include "../core/sample.h"
-#include "../config/target.h"
-#include "hostload.h"
+#include "../config/dsn.h"
+#include "host_read.h"
 
 struct source;
 
@@ -212,7 +212,7 @@ struct source {
 	 * /proc/diskstats counters are read with every sample */
 	bool host_io;
 	/* the server runs on this host: the host's CPU pressure and its
-	 * tasks' CPU waits are read with every sample (sources/hostload.c) */
+	 * tasks' CPU waits are read with every sample (sources/host_read.c) */
 	bool host_load;
 	struct hostload_state hl;
 	/* the first frame first (the screen): the costly first reads of a

@@ -82,9 +82,9 @@ layers_test() {
     printf '%s\n' 'int target_planted(void);' 'void target_init(void *t);' \
         'int target_planted(void) { target_init(0); return 0; }' >>"$t/model/ring.c"
     msg=$(scripts/check_layers.sh "$t")
-    if [ $? = 1 ] && grep -q '^model/ring.c: calls target_init(), defined in config/target.c: config is above model$' <<<"$msg" &&
+    if [ $? = 1 ] && grep -q '^model/ring.c: calls target_init(), defined in config/dsn.c: config is above model$' <<<"$msg" &&
         ! grep -q '^circle' <<<"$msg"; then
-        echo "ok - layers: a planted upward call (model/ring.c -> target_init() of config/target.c) is caught"
+        echo "ok - layers: a planted upward call (model/ring.c -> target_init() of config/dsn.c) is caught"
     else
         echo "not ok - layers: the planted upward call was not caught (or a circle was seen): $msg"
     fi
@@ -96,6 +96,28 @@ layers_test() {
         echo "ok - layers: a planted circle (model/ring.c -> source_host_local() -> the model) is caught: $(grep '^circle' <<<"$msg" | cut -c1-160)"
     else
         echo "not ok - layers: the planted circle was not caught: $msg"
+    fi
+    # a function declared at a line of core/sample.h (a #line directive:
+    # gcc -aux-info then names that header line, and no header changes, so
+    # nothing else is compiled again) and defined in sources/
+    cp model/ring.c "$t/model/ring.c"
+    cp sources/source.c "$t/sources/source.c"
+    printf '%s\n' '#line 900 "sources/../core/sample.h"' 'int planted_decl(void);' \
+        '#line 2000 "sources/source.c"' 'int planted_decl(void) { return 0; }' >>"$t/sources/source.c"
+    msg=$(scripts/check_layers.sh "$t")
+    if [ $? = 1 ] && grep -q '^core/sample.h:900: declares planted_decl(), defined in sources/source.c: core/ defines what it declares$' <<<"$msg"; then
+        echo "ok - layers: a planted function declared in core/sample.h and defined in sources/source.c is caught"
+    else
+        echo "not ok - layers: the function declared in core/ and defined in sources/ was not caught: $msg"
+    fi
+    cp sources/source.c "$t/sources/source.c"
+    # two headers of one name
+    : >"$t/panes/sample.h"
+    msg=$(scripts/check_layers.sh "$t")
+    if [ $? = 1 ] && grep -q '^panes/sample.h: a header of this name is also core/sample.h' <<<"$msg"; then
+        echo "ok - layers: a planted second sample.h (panes/ beside core/) is caught"
+    else
+        echo "not ok - layers: the second header named sample.h was not caught: $msg"
     fi
     rm -rf "$t"
 }

@@ -68,7 +68,7 @@ struct ui_target {
 	struct recorder *rec;   /* open recording or NULL */
 };
 
-/* Targets one screen watches at most (config/fleet.h FLEET_MAX). */
+/* Targets one screen watches at most (config/targets.h FLEET_MAX). */
 #define FLEET_TARGETS_MAX 64
 
 struct ui;

@@ -1,5 +1,5 @@
 /* fuzz_mycnf.c - libFuzzer target for the MySQL option file reader
- * (config/target.c: target_read_option_file, the ~/.my.cnf and
+ * (config/dsn.c: target_read_option_file, the ~/.my.cnf and
  * --defaults-file parser with its [client] / [dbtop] groups, quoting and
  * !include / !includedir). The reader takes a path, so each input is
  * written to a file first. The fuzzer works in a directory of its own
@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../config/target.h"
+#include "../../config/dsn.h"
 #include "../../util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

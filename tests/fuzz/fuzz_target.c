@@ -1,5 +1,5 @@
 /* fuzz_target.c - libFuzzer target for connection targets
- * (config/target.c): target_parse (mysql:// and mariadb:// URIs with
+ * (config/dsn.c): target_parse (mysql:// and mariadb:// URIs with
  * %-escapes, [v6] hosts and ?socket= / ?connect_timeout=, postgres:// URIs
  * and libpq key=value strings), target_make_label and target_scrub_arg.
  * The input is the TARGET argument (up to the first NUL); an optional
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../config/target.h"
+#include "../../config/dsn.h"
 #include "../../util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

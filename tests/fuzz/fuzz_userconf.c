@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../config/fleet.h"
+#include "../../config/targets.h"
 #include "../../config/userconf.h"
 #include "../../util/util.h"
 

@@ -140,8 +140,11 @@ check "mariadb slow disk: the JSON names the same setting and value (innodb_flus
     jq -se --argjson a "$t1" '[.[] | select(.ts < $a) | .findings[]? | select(.id == "commit-fsync")] | length > 0 and all(.[]; .setting == "innodb_flush_log_at_trx_commit" and .value == "2")' "$J"
 check "mariadb: after flush=2 the finding names sync_binlog = 0" \
     jq -se --argjson a "$t2" --argjson b "$t3" '[.[] | select(.ts > $a + 2 and .ts < $b) | .findings[]? | select(.id == "commit-fsync")] | length > 0 and all(.[]; .setting == "sync_binlog" and .value == "0")' "$J"
-check "mariadb: flush=2 cut the COMMIT latency by >= 35 % (one of two 5 ms syncs: $before -> $mid ms)" \
-    awk -v b="$before" -v a="$mid" 'BEGIN { exit !(b > 0 && a != "null" && a <= b * 0.65) }'
+# one of the two 5 ms syncs leaves each commit: >= 35 % of an idle host's
+# COMMIT, or >= 3.5 ms of it (on a busy host the CPU waits beside the syncs
+# stay: 19.8 -> 14.2 ms with two CPU hogs is one sync gone, 28 %)
+check "mariadb: flush=2 cut the COMMIT latency by >= 35 % or by >= 3.5 ms (one of two 5 ms syncs: $before -> $mid ms)" \
+    awk -v b="$before" -v a="$mid" 'BEGIN { exit !(b > 0 && a != "null" && (a <= b * 0.65 || b - a >= 3.5)) }'
 check "mariadb: with both remedies COMMIT fell by half or more ($before -> $after ms)" \
     awk -v b="$before" -v a="$after" 'BEGIN { exit !(b > 0 && a != "null" && a <= b * 0.5) }'
 late=$(jq -s --argjson a "$t4" --argjson b "$t5" '[.[] | select(.ts > $a + 3 and .ts < $b)] | [.[] | select([.findings[]?.id] | index("commit-fsync"))] | length' "$J")

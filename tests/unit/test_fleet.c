@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../config/fleet.h"
+#include "../../config/targets.h"
 #include "../../util/util.h"
 #include "tap.h"
 

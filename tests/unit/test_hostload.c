@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../model/hostload.h"
-#include "../../sources/hostload.h"
+#include "../../model/host_rates.h"
+#include "../../sources/host_read.h"
 #include "../../util/util.h"
 #include "tap.h"
 

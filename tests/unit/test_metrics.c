@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../../app/metrics.h"
-#include "../../config/target.h"
+#include "../../config/dsn.h"
 #include "../../model/locks.h"
 #include "../../model/waits.h"
 #include "../../util/util.h"

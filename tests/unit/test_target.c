@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../config/target.h"
+#include "../../config/dsn.h"
 #include "../../util/util.h"
 #include "tap.h"
 

@@ -1,6 +1,6 @@
-/* fleet.c - several targets: the list of TARGET arguments and of a
+/* targets.c - several targets: the list of TARGET arguments and of a
  * --targets file. */
-#include "fleet.h"
+#include "targets.h"
 
 #include <ctype.h>
 #include <errno.h>

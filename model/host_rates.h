@@ -1,4 +1,4 @@
-/* hostload.h - the host's CPU pressure beside the server per interval,
+/* host_rates.h - the host's CPU pressure beside the server per interval,
  * from two readings (core/hostload.h): the kernel's CPU pressure, the run
  * queue against the cores, and how long the server's own tasks waited for
  * a CPU each time they ran. It tells a commit that waits on the disk from

@@ -1,6 +1,6 @@
-/* target.c - connection targets: URIs, libpq strings, MySQL option files
+/* dsn.c - connection targets: URIs, libpq strings, MySQL option files
  * and environment. No database headers: pure string work, unit-tested. */
-#include "target.h"
+#include "dsn.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -1,5 +1,5 @@
-/* hostload.c - the host's CPU pressure beside the server. See hostload.h. */
-#include "hostload.h"
+/* host_read.c - the host's CPU pressure beside the server. See host_read.h. */
+#include "host_read.h"
 
 #include <ctype.h>
 #include <dirent.h>

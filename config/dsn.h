@@ -1,8 +1,8 @@
-/* target.h - where to connect: URI / libpq strings, flags, MySQL option
+/* dsn.h - where to connect: URI / libpq strings, flags, MySQL option
  * files and environment, merged by each ecosystem's precedence rules.
  * Functions returning int give 0 on success, -1 with a message in err. */
-#ifndef DBTOP_TARGET_H
-#define DBTOP_TARGET_H
+#ifndef DBTOP_DSN_H
+#define DBTOP_DSN_H
 
 #include <stdbool.h>
 #include <stddef.h>

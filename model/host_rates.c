@@ -1,5 +1,5 @@
-/* hostload.c - the host's CPU pressure per interval. See hostload.h. */
-#include "hostload.h"
+/* host_rates.c - the host's CPU pressure per interval. See host_rates.h. */
+#include "host_rates.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* hostload.h - the host's CPU pressure beside the server (core/hostload.h):
+/* host_read.h - the host's CPU pressure beside the server (core/hostload.h):
  * finding the server's process once per connection and reading the
  * pressure, the run queue and the server tasks' CPU waits once per
  * refresh. The parsers are pure (tests/unit/test_hostload.c); the readers

@@ -1,10 +1,10 @@
-/* fleet.h - several targets: the TARGET arguments and --targets FILE (one
+/* targets.h - several targets: the TARGET arguments and --targets FILE (one
  * target a line, '#' comments, blank lines, "NAME = TARGET" names). Only
  * the text of each target is kept here; target_parse() reads it later,
  * each target on its own. Nothing here prints a target's text: it may
  * hold a password. */
-#ifndef DBTOP_FLEET_H
-#define DBTOP_FLEET_H
+#ifndef DBTOP_TARGETS_H
+#define DBTOP_TARGETS_H
 
 #include <stdbool.h>
 #include <stddef.h>
