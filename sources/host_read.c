@@ -9,9 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../util/util.h"
+
+/* schedstat files kept open by every hostload_state (__atomic) */
+static int kept_files;
 
 static const char *proc_of(const char *root)
 {
@@ -134,9 +138,93 @@ static void comm_of(const char *procroot, long pid, char *out, size_t len)
 	out[strcspn(out, "\n")] = '\0';
 }
 
+void hostload_close(struct hostload_state *st)
+{
+	for (int i = 0; i < st->nfd; i++)
+		close(st->fds[i].fd);
+	__atomic_sub_fetch(&kept_files, st->nfd, __ATOMIC_RELAXED);
+	st->nfd = 0;
+}
+
+int hostload_open_files(void)
+{
+	return __atomic_load_n(&kept_files, __ATOMIC_RELAXED);
+}
+
+/* (the files of an earlier connection were closed with it: source.c) */
 static void st_reset(struct hostload_state *st)
 {
 	memset(st, 0, sizeof *st);
+}
+
+/* May one more schedstat file stay open? A quarter of the soft file
+ * limit over the process (the fleet's connections and their sockets
+ * keep the rest). */
+static bool keep_budget(void)
+{
+	static int limit = -1;
+	int l = __atomic_load_n(&limit, __ATOMIC_RELAXED);
+	if (l < 0) {
+		struct rlimit r;
+		l = getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur != RLIM_INFINITY ? (int)(r.rlim_cur / 4) : 256;
+		__atomic_store_n(&limit, l, __ATOMIC_RELAXED);
+	}
+	if (__atomic_add_fetch(&kept_files, 1, __ATOMIC_RELAXED) <= l)
+		return true;
+	__atomic_sub_fetch(&kept_files, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+/* A task's schedstat into buf (NUL-terminated): from its file kept open in
+ * st (hint: where to look first), else opened at path and kept in kept[]
+ * while room and budget allow, else read whole and closed. The file kept
+ * for the task moves to kept[*nkept]. Returns the length or -1. */
+static ssize_t task_stat(struct hostload_state *st, int tid, const char *path, char *buf, size_t len,
+			 struct hostload_fd *kept, int *nkept, int *hint)
+{
+	for (int k = 0; k < st->nfd; k++) {
+		int i = (*hint + k) % st->nfd;
+		if (st->fds[i].tid != tid || st->fds[i].fd < 0)
+			continue;
+		*hint = i + 1;
+		int fd = st->fds[i].fd;
+		st->fds[i].fd = -1;
+		ssize_t r = pread(fd, buf, len - 1, 0);
+		if (r > 0) {
+			buf[r] = '\0';
+			kept[(*nkept)++] = (struct hostload_fd){tid, fd};
+			return r;
+		}
+		close(fd);
+		__atomic_sub_fetch(&kept_files, 1, __ATOMIC_RELAXED);
+		break;
+	}
+	if (*nkept >= HOSTLOAD_FDS_MAX || !keep_budget())
+		return slurp(path, buf, len);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r = fd < 0 ? -1 : pread(fd, buf, len - 1, 0);
+	if (r <= 0) {
+		if (fd >= 0)
+			close(fd);
+		__atomic_sub_fetch(&kept_files, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	buf[r] = '\0';
+	kept[(*nkept)++] = (struct hostload_fd){tid, fd};
+	return r;
+}
+
+/* The files of tasks gone since the last refresh are closed; kept[] (the
+ * files of this refresh's tasks) becomes st's. */
+static void keep_files(struct hostload_state *st, const struct hostload_fd *kept, int nkept)
+{
+	for (int i = 0; i < st->nfd; i++)
+		if (st->fds[i].fd >= 0) {
+			close(st->fds[i].fd);
+			__atomic_sub_fetch(&kept_files, 1, __ATOMIC_RELAXED);
+		}
+	memcpy(st->fds, kept, (size_t)nkept * sizeof *kept);
+	st->nfd = nkept;
 }
 
 void hostload_find_mysql(struct hostload_state *st, const char *procroot, const char *pid_file)
@@ -268,18 +356,20 @@ int hostload_read(struct hostload_state *st, const char *procroot, struct hostlo
 	if (st && st->pid > 0) {
 		int ids[HOSTLOAD_TASKS_MAX];
 		struct hostload_task cur[HOSTLOAD_TASKS_MAX] = {{0}};
-		int n = task_ids(st, procroot, ids, HOSTLOAD_TASKS_MAX), k = 0;
+		int n = task_ids(st, procroot, ids, HOSTLOAD_TASKS_MAX), k = 0, nkept = 0, hint = 0;
+		struct hostload_fd kept[HOSTLOAD_FDS_MAX];
 		for (int i = 0; i < n; i++) {
 			if (st->threads)
 				str_printf(path, sizeof path, "%s/%d/task/%d/schedstat", pr, st->pid, ids[i]);
 			else
 				str_printf(path, sizeof path, "%s/%d/schedstat", pr, ids[i]);
-			if (slurp(path, buf, sizeof buf) <= 0)
+			if (task_stat(st, ids[i], path, buf, sizeof buf, kept, &nkept, &hint) <= 0)
 				continue;
 			cur[k].tid = ids[i];
 			if (hostload_parse_schedstat(buf, &cur[k].run, &cur[k].delay, &cur[k].slices) == 0)
 				k++;
 		}
+		keep_files(st, kept, nkept);
 		if (n < 0) {
 			str_copy(st->why, sizeof st->why, "the server's process ended (a restart)");
 			str_copy(out->srv_why, sizeof out->srv_why, st->why);

@@ -11,6 +11,8 @@
 
 #include "../core/hostload.h"
 
+#define HOSTLOAD_FDS_MAX 64
+
 /* One server task between two readings. */
 struct hostload_task {
 	int tid;
@@ -25,6 +27,14 @@ struct hostload_state {
 	int nprev;
 	struct hostload_task prev[HOSTLOAD_TASKS_MAX];
 	uint64_t run, delay, slices; /* cumulative since the connection */
+	/* the tasks' schedstat files kept open between refreshes (read again
+	 * with pread at 0: no path walk, no open / close each refresh), at
+	 * most HOSTLOAD_FDS_MAX a connection and a quarter of the process's
+	 * file limit over all connections; the rest are opened each time */
+	int nfd;
+	struct hostload_fd {
+		int tid, fd;
+	} fds[HOSTLOAD_FDS_MAX];
 };
 
 /* "some avg10=.. avg60=.. avg300=.. total=N" (the first line of
@@ -41,12 +51,18 @@ int hostload_parse_schedstat(const char *text, uint64_t *run, uint64_t *delay, u
  * back, a reused id, adds nothing); then cur becomes st->prev. */
 void hostload_account(struct hostload_state *st, const struct hostload_task *cur, int n);
 
-/* Find the server: MySQL / MariaDB from its pid file (@@pid_file), checked
+/* Find the server (st starts again: hostload_close() it first when it
+ * keeps files): MySQL / MariaDB from its pid file (@@pid_file), checked
  * to be a mariadbd / mysqld process; PostgreSQL from dbtop's own backend
  * (pg_backend_pid()): its parent, the postmaster. On failure st->pid is 0
  * and st->why says why. */
 void hostload_find_mysql(struct hostload_state *st, const char *procroot, const char *pid_file);
 void hostload_find_pg(struct hostload_state *st, const char *procroot, long backend_pid);
+
+/* Close the files st keeps open (a connection's end; st stays usable). */
+void hostload_close(struct hostload_state *st);
+/* The files kept open by every hostload_state of the process. */
+int hostload_open_files(void);
 
 /* One refresh into out: the host's figures always (out->read), the server
  * tasks' when st->pid is found. Returns 0, or -1 when nothing was read. */

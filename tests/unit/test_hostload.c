@@ -88,6 +88,7 @@ static void test_fake_proc(void)
 	put(root, "loadavg", "1.50 1.00 0.50 3/90 1\n");
 	struct hostload_state st;
 	struct hostload_sample s1, s2;
+	memset(&st, 0, sizeof st);
 	hostload_find_mysql(&st, root, pidf);
 	CHECK(st.pid == 4242 && st.threads == 1, "MariaDB: the pid file's process, a mariadbd");
 	CHECK(hostload_read(&st, root, &s1) == 0 && s1.read && s1.has_psi && s1.procs_running == 3 &&
@@ -99,6 +100,20 @@ static void test_fake_proc(void)
 	CHECK(hostload_read(&st, root, &s2) == 0 && s2.srv_run_ns == 2500000 && s2.srv_delay_ns == 3000000 &&
 		      s2.srv_slices == 12,
 	      "the second reading: the threads' run, delay and slices in between");
+	CHECK(st.nfd == 2 && hostload_open_files() == 2,
+	      "the two threads' schedstat files stay open between readings (read again at 0)");
+	{
+		char cmd[700];
+		str_printf(cmd, sizeof cmd, "rm -rf '%s/4242/task/4250'", root);
+		CHECK(system(cmd) == 0, "thread 4250 ends");
+	}
+	put(root, "4242/task/4242/schedstat", "1600000 0 13\n");
+	struct hostload_sample s3;
+	CHECK(hostload_read(&st, root, &s3) == 0 && s3.srv_tasks == 1 && st.nfd == 1 && hostload_open_files() == 1,
+	      "a thread gone: its file closed, the other's kept");
+	CHECK(s3.srv_run_ns == 2600000 && s3.srv_slices == 13, "... and the one left still counts (0.1 ms, 1 slice more)");
+	hostload_close(&st);
+	CHECK(st.nfd == 0 && hostload_open_files() == 0, "the connection's end closes them");
 	struct host_view v;
 	memset(&v, 0, sizeof v);
 	host_view_update(&v, NULL, &s1, 1);
@@ -165,6 +180,21 @@ static void test_this_host(void)
 	struct hostload_sample s;
 	CHECK(hostload_read(NULL, NULL, &s) == 0 && s.read && s.ncpu > 0 && s.procs_running >= 1,
 	      "this machine's /proc: read, at least one CPU and one runnable task (this one)");
+	/* this process as the server: its thread's schedstat kept open and
+	 * read again at 0 gives the kernel's new figures, not the first ones */
+	struct hostload_state st;
+	memset(&st, 0, sizeof st);
+	st.pid = (int)getpid();
+	st.threads = 1;
+	struct hostload_sample a, b;
+	CHECK(hostload_read(&st, NULL, &a) == 0 && a.srv_tasks >= 1 && st.nfd >= 1, "this process's thread: read, kept open");
+	volatile double x = 0;
+	for (long i = 0; i < 20000000; i++)
+		x += (double)i * 1e-9;
+	CHECK(hostload_read(&st, NULL, &b) == 0 && b.srv_run_ns > a.srv_run_ns && b.srv_slices >= a.srv_slices,
+	      tname("read again at 0 from the kept file: its run time grew (%.2f ms) after a busy loop",
+		    (double)(b.srv_run_ns - a.srv_run_ns) / 1e6));
+	hostload_close(&st);
 }
 
 int main(void)
