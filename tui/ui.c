@@ -26,6 +26,7 @@
 #include "../model/findings.h"
 #include "../panes/fleet.h"
 #include "../panes/pane.h"
+#include "../panes/timeline.h"
 #include "../record/history.h"
 #include "../util/redact.h"
 #include "../util/util.h"
@@ -1215,88 +1216,16 @@ static bool timeline_shown(const struct ui *u)
 	return LINES >= 30 || u->screen == EVENTS_SCREEN;
 }
 
-/* A mark's letter, role and weight (the heavier wins a shared cell). */
-static int mark_cell(const struct event *e, const char **ch, enum role *r)
-{
-	switch (e->kind) {
-	case EV_INCIDENT: *ch = "I"; *r = R_CRIT; return 7;   /* an incident file's trigger */
-	case EV_RESTART: *ch = "R"; *r = R_CRIT; return 6;
-	case EV_DOWN: *ch = "D"; *r = R_CRIT; return 5;
-	case EV_STALLED: *ch = "T"; *r = R_CRIT; return 5;
-	case EV_LOCK_CHAIN: *ch = "L"; *r = e->severity == SEV_CRIT ? R_CRIT : R_WARN; return 4;
-	case EV_SETTING: *ch = "S"; *r = R_WARN; return 3;
-	case EV_FINDING:
-		*ch = "F";
-		*r = e->severity == SEV_CRIT ? R_CRIT : e->severity == SEV_WARN ? R_WARN : R_VALUE;
-		return e->severity == SEV_CRIT ? 4 : 2;
-	default: return 0;
-	}
-}
-
-/* The span the timeline covers (run/travel.h). */
-static void timeline_range(const struct ui *u, double *t0, double *t1)
-{
-	travel_timeline(&u->tr, &u->t->run.ev, u->t->run.ev_start, t0, t1);
-}
-
-/* One line: start time, the span with its marks (DOWN / STALLED periods as
- * a run of #), the end ("now"); the mark { } chose shown selected. */
+/* The timeline (panes/timeline.c) over the span time travel covers
+ * (run/travel.h); the cursor: the moment shown while frozen, else the
+ * mark chosen. */
 static void draw_timeline(struct ui *u, int y)
 {
 	struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
-	char a[16], b[16];
 	double t0, t1;
-	timeline_range(u, &t0, &t1);
-	event_time_text(t0, false, a, sizeof a);
-	str_copy(b, sizeof b, u->o->replay ? "end" : "now");
-	int x0 = cv_text(&cv, 0, 0, R_LABEL, a) + 1, w = COLS - x0 - 1 - (int)strlen(b);
-	if (w < 10)
-		return;
-	cv_text_right(&cv, 0, COLS, R_LABEL, b);
-	static const char *cell[512];
-	static enum role role[512];
-	static int weight[512];
-	if (w > 512)
-		w = 512;
-	double span = t1 - t0 > 1 ? t1 - t0 : 1;
-	for (int i = 0; i < w; i++) {
-		cell[i] = u->utf8 ? "\xc2\xb7" : ".";
-		role[i] = R_LABEL;
-		weight[i] = 0;
-	}
-	double down_since = -1;
-	for (size_t i = 0; i <= u->t->run.ev.n; i++) {
-		const struct event *e = events_at(&u->t->run.ev, i);
-		bool ends = !e || e->kind == EV_UP || (down_since >= 0 && (e->kind == EV_DOWN || e->kind == EV_STALLED));
-		if (ends && down_since >= 0) {
-			int c0 = (int)((down_since - t0) / span * (w - 1)), c1 = (int)(((e ? e->wall : t1) - t0) / span * (w - 1));
-			for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < w; c++)
-				if (weight[c] < 1) {
-					cell[c] = "#";
-					role[c] = R_CRIT;
-					weight[c] = 1;
-				}
-			down_since = -1;
-		}
-		if (!e)
-			break;
-		if (e->kind == EV_DOWN || e->kind == EV_STALLED)
-			down_since = e->wall;
-		const char *ch;
-		enum role r;
-		int wt = mark_cell(e, &ch, &r);
-		int c = (int)((e->wall - t0) / span * (w - 1));
-		if (wt && c >= 0 && c < w && wt >= weight[c]) {
-			cell[c] = ch;
-			role[c] = r;
-			weight[c] = wt;
-		}
-	}
-	/* the cursor: the moment shown while frozen, else the mark chosen */
+	travel_timeline(&u->tr, &u->t->run.ev, u->t->run.ev_start, &t0, &t1);
 	double at = u->tr.paused && u->tr.m->intervals ? u->tr.m->last.wall : u->tr.tl_cursor;
-	int cur = at > 0 ? (int)((at - t0) / span * (w - 1)) : -1;
-	for (int i = 0; i < w; i++)
-		cv_text(&cv, 0, x0 + i, i == cur ? R_SELECTED : role[i], cell[i]);
+	timeline_draw(&cv, &u->t->run.ev, t0, t1, at, u->o->replay ? "end" : "now");
 }
 
 /* Go to event e's moment: the view freezes on the kept sample nearest it
