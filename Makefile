@@ -40,11 +40,11 @@ CORE_SRC := util/util.c util/redact.c core/tunables.c core/durability.c core/fix
 	sources/source.c sources/hostio.c sources/host_read.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
 	record/record.c record/replay.c record/history.c record/triggers.c record/incidents.c record/incidents_sum.c \
 	tune/journal.c tune/tuner.c \
-	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c panes/events.c panes/fleet.c \
+	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c panes/events.c panes/fleet.c panes/timeline.c \
 	tui/theme_parse.c app/batch.c app/metrics.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := app/main.c app/listen.c app/tour.c app/service.c app/version.c tui/incident_list.c tui/ui.c tui/keys.c run/sampler.c run/target.c run/tunectl.c tui/theme_curses.c
+MAIN_SRC := app/main.c app/listen.c app/tour.c app/service.c app/version.c tui/incident_list.c tui/ui.c tui/keys.c run/sampler.c run/target.c run/tunectl.c run/travel.c run/sessact.c run/tourseq.c tui/theme_curses.c
 # the incident recordings bundled into the binary for --demo (app/tour.c)
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec recordings/mariadb-upsert-gap-lock.dbrec \
 	recordings/mariadb-slap-flush.dbrec recordings/pg-lock-chain.dbrec recordings/pg-wal-writer.dbrec
@@ -109,6 +109,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_OBJ)
 # test_keys includes the key table's source (its key codes are curses.h
 # constants; nothing of curses is linked)
 $(BUILD)/tests/test_keys: tui/keys.c tui/keys.h
+# test_travel, test_sessact and test_tourseq include their run/ unit's source
+# (the sampler is each test's stand-in)
+$(BUILD)/tests/test_travel: run/travel.c run/travel.h
+$(BUILD)/tests/test_sessact: run/sessact.c run/sessact.h
+$(BUILD)/tests/test_tourseq: run/tourseq.c run/tourseq.h run/travel.c run/target.c
 
 # the fuzz targets' corpora replayed without libFuzzer (any compiler, the
 # sanitizer build too): tests/fuzz/replay.c is their main()

@@ -2,6 +2,7 @@
  * probes, and what the questions and the exit message say. */
 #include "tunectl.h"
 
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 
@@ -166,4 +167,67 @@ void tunectl_exit_text(const struct tune_ctl *c, int n, int sup0, int rc, const 
 			"against this server again to revert them%s%s",
 			tv->nactive ? tv->nactive : n, msg[0] ? msg : "the server did not answer in time", tv->path,
 			sup[0] ? ". Left as someone else set them: " : "", sup);
+}
+
+/* One wait of the exit: msg shown, 100 ms on the sampler, its samples
+ * taken. */
+static void exit_wait(struct sampler *sp, const struct tunectl_waiter *w, const char *msg)
+{
+	w->show(w->arg, msg);
+	struct pollfd pf = {.fd = sp->wake[0], .events = POLLIN};
+	poll(&pf, 1, 100);
+	w->take(w->arg);
+}
+
+/* An apply (or another action) still running at exit: its outcome first,
+ * until end. True when it is still running. */
+static bool exit_await_action(struct tune_ctl *c, struct sampler *sp, const struct tunectl_waiter *w, double end)
+{
+	bool inflight = sampler_busy(sp);
+	while (inflight && clock_mono() < end) {
+		int arc;
+		char amsg[NOTE_LEN];
+		if (sampler_action_result(sp, &arc, amsg, sizeof amsg) || !sampler_busy(sp))
+			break;
+		exit_wait(sp, w, "waiting for the change being applied before quitting ...");
+	}
+	sampler_tune_view(sp, &c->tv_gen, &c->tv);
+	return inflight && sampler_busy(sp);
+}
+
+void tunectl_revert_at_exit(struct tune_ctl *c, struct sampler *sp, double query_timeout, bool read_only,
+			    const struct tunectl_waiter *w, char *out, size_t len)
+{
+	int rc = -1;
+	char msg[NOTE_LEN] = "", wait[96];
+	double limit = 3 * query_timeout + 2;
+	if (limit < 5)
+		limit = 5;
+	if (exit_await_action(c, sp, w, clock_mono() + limit)) {
+		str_printf(
+			out, len,
+			"a setting change was still being applied when dbtop quit (no answer in %.0f s): it may be in "
+			"force; it is in the undo journal %s: run dbtop against this server again to revert it",
+			limit, c->tv.path);
+		return;
+	}
+	int n = c->tv.nactive, sup0 = c->tv.nsuperseded;
+	if (n == 0)
+		return;
+	if (read_only || !c->tv.available) {
+		tunectl_left_text(c, n, read_only, out, len);
+		return;
+	}
+	bool sent = false;
+	double end = clock_mono() + limit;
+	str_printf(wait, sizeof wait, "reverting %d setting change(s) before quitting ...", n);
+	while (clock_mono() < end) {
+		if (!sent)
+			sent = sampler_tune(sp, SP_TUNE_UNDO_ALL, 0, NULL);
+		if (sent && sampler_action_result(sp, &rc, msg, sizeof msg))
+			break;
+		exit_wait(sp, w, wait);
+	}
+	sampler_tune_view(sp, &c->tv_gen, &c->tv);
+	tunectl_exit_text(c, n, sup0, rc, msg, out, len);
 }

@@ -47,4 +47,21 @@ void tunectl_left_text(const struct tune_ctl *c, int n, bool read_only, char *ou
  * was not and why. */
 void tunectl_exit_text(const struct tune_ctl *c, int n, int sup0, int rc, const char *msg, char *out, size_t len);
 
+/* What the screen does while a revert at exit waits on the sampler: show
+ * says what it waits for (the screen draws it), take takes the samples
+ * the sampler queued meanwhile (after each wait of 100 ms). */
+struct tunectl_waiter {
+	void (*show)(void *arg, const char *msg);
+	void (*take)(void *arg);
+	void *arg;
+};
+
+/* At exit (live, not a replay): an action still running on sampler sp
+ * first (its outcome awaited), then dbtop's changes in force reverted
+ * through sp (read_only or no tuning here: said instead), each wait at
+ * most 3 * query_timeout + 2 s (5 s at least), w told meanwhile. out:
+ * what happened ("" when nothing was in force). */
+void tunectl_revert_at_exit(struct tune_ctl *c, struct sampler *sp, double query_timeout, bool read_only,
+			    const struct tunectl_waiter *w, char *out, size_t len);
+
 #endif

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../run/travel.h"
+
 #define KEY_ESC 27
 
 /* What a binding does. KA_PANE passes cmd (PK_* of pane.h) to the pane. */
@@ -48,8 +50,7 @@ enum key_act {
 	KA_MARK_NEXT,        /* ... next mark */
 };
 
-/* Time travel moves (KA_TRAVEL's cmd). */
-enum { TR_PREV = 1, TR_NEXT, TR_PREV_MIN, TR_NEXT_MIN, TR_OLDEST, TR_LIVE };
+/* Time travel moves (KA_TRAVEL's cmd): TR_* of run/travel.h. */
 
 /* Where a binding applies: the overview (screen 0) and screens 1..7. */
 #define SCREEN_MAX 7

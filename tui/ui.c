@@ -26,12 +26,16 @@
 #include "../model/findings.h"
 #include "../panes/fleet.h"
 #include "../panes/pane.h"
+#include "../panes/timeline.h"
 #include "../record/history.h"
 #include "../util/redact.h"
 #include "../util/util.h"
 #include "keys.h"
 #include "../run/sampler.h"
+#include "../run/sessact.h"
 #include "../run/target.h"
+#include "../run/travel.h"
+#include "../run/tourseq.h"
 #include "../run/tunectl.h"
 #include "theme.h"
 
@@ -42,6 +46,8 @@
 #define TUNING_SCREEN 5   /* the safe tuning pane's screen number */
 #define SESSIONS_SCREEN 6 /* the sessions pane's */
 #define EVENTS_SCREEN 7   /* the event log's */
+
+_Static_assert(SESSACT_MAX >= PANE_TAGS_MAX, "every tagged session is acted on");
 
 static const struct pane_ops *const panes[NPANES] = {
 	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane, &sessions_pane, &events_pane,
@@ -65,31 +71,11 @@ struct ui_tgt {
 	struct pane_plan plan; /* the newest explain of a session (the sessions pane shows it) */
 	bool sessions_wanted;  /* the sampler was last told the session list shows */
 	bool sessions_idle;    /* ... with idle sessions listed (i) */
-	struct pane_ask batch; /* x / c on tagged sessions: the ones still to act on */
-	int batch_next;        /* next of batch.more_id[] to send; batch.act 0: none */
-	int batch_ok, batch_sent;
-	int act_what;          /* the session action the sampler runs (SRC_ACT_*), 0: none */
-	long long act_id;
+	struct sess_act sa;    /* x / c: the action its sampler runs, the tagged sessions still to act on */
 };
 
 struct ui {
-	/* the model drawn: the shown target's live model (t->m), or travel
-	 * while frozen in the past; the one "what is drawn" pointer */
-	struct model *m;
-	struct model *live;    /* the model the shown target's samples go into (t->m) */
-	struct model travel;   /* rebuilt at the moment shown while frozen */
-	bool travel_init;
-	uint64_t at_seq;       /* frozen: the kept sample shown (history sequence number) */
-	double at_wall;        /* ... its wall time */
-	bool at_built;         /* travel holds at_seq (else the live model is it) */
-	int pull_n;            /* frozen replay: samples still to take for a step forward */
-	double pull_wall;      /* ... or up to this wall time (0: none) */
-	double pull_to;        /* ... then land nearest this wall time (0: the newest) */
-	unsigned long steps;   /* travel keys drawn (rebuild + frame) and their time, s */
-	double step_total, step_max;
-	double step_t0;        /* monotonic s of the travel key not drawn yet, 0: none */
-	unsigned long rebuilds; /* models rebuilt and their time, s */
-	double rebuild_total, rebuild_max;
+	struct travel tr; /* the model drawn, frozen or live, time travel (run/travel.h) */
 	struct ui_opts *o;
 	struct ui_tgt *tg;     /* every target (ntg >= 1) */
 	int ntg;
@@ -98,7 +84,7 @@ struct ui {
 	int screen;            /* 0 overview, 1..6 one pane, SCREEN_FLEET the fleet */
 	int focus;             /* focused pane in the overview */
 	struct pane_view views[NPANES];
-	bool paused, help, ended, quit;
+	bool help, quit;
 	int help_top;          /* first help row shown */
 	int help_rows;         /* rows of the help in the last frame */
 	int help_shown;        /* of them shown at once */
@@ -117,19 +103,10 @@ struct ui {
 	double frame_total, frame_max; /* s */
 	struct pane_ask ask;   /* an action waiting for y / n */
 	double first_full;     /* monotonic s of the first frame with rates, 0: none yet */
-	double tl_cursor;      /* the mark { } or Enter chose (wall s), 0: none */
-	unsigned long tl_seq;  /* ... its event */
-	double tour_end;       /* monotonic s the tour's incident ended, 0: playing */
+	struct tour_seq ts;    /* the demo tour: the incident playing (run/tourseq.h) */
 };
 
 static void show_target(struct ui *u, struct ui_tgt *t);
-
-/* Ask a replay for its samples up to wall time at at once (0: none);
- * its sampler thread reads src->seek_to, so the store is atomic. */
-static void seek_set(struct source *src, double at)
-{
-	__atomic_store(&src->seek_to, &at, __ATOMIC_RELEASE);
-}
 
 /* Changes in force (for the crash message). */
 static volatile sig_atomic_t tuned_active;
@@ -313,7 +290,7 @@ static void fmt_uptime(double s, char *buf, size_t len)
  * and PAUSED when they hold. */
 static void header_state(const struct ui *u, char *state, size_t len)
 {
-	const struct model *m = u->m;
+	const struct model *m = u->tr.m;
 	const struct sample *s = &m->last;
 	if (m->intervals == 0)
 		str_copy(state, len, "CONNECTING");
@@ -330,26 +307,26 @@ static void header_state(const struct ui *u, char *state, size_t len)
 		str_copy(state, len, "UP");
 	if (u->o->replay) {
 		size_t l = strlen(state);
-		str_printf(state + l, len - l, u->ended ? "  REPLAY ended" : "  REPLAY x%g", u->o->speed);
+		str_printf(state + l, len - l, u->tr.ended ? "  REPLAY ended" : "  REPLAY x%g", u->o->speed);
 	}
-	if (u->paused) {
+	if (u->tr.paused) {
 		size_t l = strlen(state);
 		str_printf(state + l, len - l, "  PAUSED");
 	}
-	if (u->paused && u->o->hist && u->at_wall > 0) {
+	if (u->tr.paused && u->o->hist && u->tr.at_wall > 0) {
 		/* the moment shown and how far back from now (a replay: from
 		 * the newest sample it has reached) */
 		double oldest, newest, ago;
 		char at[16];
-		time_t t = (time_t)u->at_wall;
+		time_t t = (time_t)u->tr.at_wall;
 		struct tm tm;
 		localtime_r(&t, &tm);
 		strftime(at, sizeof at, "%H:%M:%S", &tm);
 		if (!hist_range(u->o->hist, &oldest, &newest))
-			newest = u->at_wall;
-		if (u->live->intervals > 0 && u->live->last.wall > newest)
-			newest = u->live->last.wall;   /* (the history stopped: the replay went on) */
-		ago = (u->o->replay ? newest : clock_wall()) - u->at_wall;
+			newest = u->tr.at_wall;
+		if (u->tr.live->intervals > 0 && u->tr.live->last.wall > newest)
+			newest = u->tr.live->last.wall; /* (the history stopped: the replay went on) */
+		ago = (u->o->replay ? newest : clock_wall()) - u->tr.at_wall;
 		long a = ago > 0 ? (long)(ago + 0.5) : 0;
 		size_t l = strlen(state);
 		if (a >= 60)
@@ -421,7 +398,7 @@ static bool header_fit(const char *const fields[4], bool on[4], char *right, siz
 
 static void draw_header(struct ui *u)
 {
-	const struct model *m = u->m;
+	const struct model *m = u->tr.m;
 	const struct sample *s = &m->last;
 	struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
 	char right[128], state[160], up[32], clock[16];
@@ -547,14 +524,14 @@ static void draw_title(struct ui *u, struct canvas *cv, int idx, bool focused)
 	}
 	if (u->zoom && u->screen == 0 && focused)
 		x += cv_text(cv, 0, x, R_SELECTED, "  zoomed (z)");
-	if (idx == 0 && u->m->nsettings == 0 && u->m->intervals > 0)
+	if (idx == 0 && u->tr.m->nsettings == 0 && u->tr.m->intervals > 0)
 		cv_text(cv, 0, x, R_TITLE, "");
 }
 
 /* Notes of the connection (what is missing and how to fix it). */
 static int draw_notes(struct ui *u, struct canvas *cv, int y)
 {
-	const struct caps *c = &u->m->caps;
+	const struct caps *c = &u->tr.m->caps;
 	int i;
 	for (i = 0; i < c->notes.n && y < cv->h; i++) {
 		char t[NOTE_LEN + 8];
@@ -574,21 +551,21 @@ static void draw_tile(struct ui *u, int idx, int y, int x, int h, int w, bool fo
 		return;
 	v->focused = focused;
 	v->full = u->screen != 0;
-	v->frozen = u->paused;
+	v->frozen = u->tr.paused;
 	v->nshown = v->nrows = 0;
 	if (panes[idx] == &digests_pane)   /* o in the digests pane: dbtop's own statements too */
-		digest_table_show_own(&u->m->dg, (v->sort & DIGESTS_SHOW_OWN) != 0);
+		digest_table_show_own(&u->tr.m->dg, (v->sort & DIGESTS_SHOW_OWN) != 0);
 	if (body.h > 0)
-		panes[idx]->draw(u->m, v, &body);   /* first: it counts the rows the title shows */
+		panes[idx]->draw(u->tr.m, v, &body); /* first: it counts the rows the title shows */
 	draw_title(u, &cv, idx, focused);
 }
 
 /* The down / stalled reason across the content area's first line. */
 static int draw_state_line(struct ui *u, int y)
 {
-	const struct sample *s = &u->m->last;
+	const struct sample *s = &u->tr.m->last;
 	struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
-	if (u->m->intervals == 0 || s->state == STATE_UP || !s->error[0])
+	if (u->tr.m->intervals == 0 || s->state == STATE_UP || !s->error[0])
 		return y;
 	cv_printf(&cv, 0, 0, R_CRIT, "%s: %s", s->state == STATE_DOWN ? "DOWN" : "STALLED", s->error);
 	return y + 1;
@@ -598,13 +575,13 @@ static int draw_state_line(struct ui *u, int y)
  * belong to it; at most max lines. Returns the next free row. */
 static int draw_findings(struct ui *u, int y, const char *pane, int max)
 {
-	const struct finding *f = u->m->findings.f;
-	size_t n = u->m->findings.n, mine = 0;
+	const struct finding *f = u->tr.m->findings.f;
+	size_t n = u->tr.m->findings.n, mine = 0;
 	for (size_t i = 0; i < n; i++)
 		mine += !pane || strcmp(f[i].pane, pane) == 0;
 	/* the overview keeps the rows of a finding cleared a moment ago
 	 * (findings.recent), so the panes do not jump when it comes back */
-	size_t keep = !pane && u->m->findings.recent > mine ? u->m->findings.recent : mine;
+	size_t keep = !pane && u->tr.m->findings.recent > mine ? u->tr.m->findings.recent : mine;
 	/* the overview: a finding may take two lines when all of them can */
 	int each = !pane && (int)keep * 2 <= max ? 2 : 1;
 	for (size_t i = 0; i < n && max > 0; i++) {
@@ -662,7 +639,7 @@ static int draw_findings(struct ui *u, int y, const char *pane, int max)
  * list), or a recording that holds session lists. */
 static bool sessions_tile(const struct ui *u)
 {
-	return !u->o->replay || u->m->sessions != NULL;
+	return !u->o->replay || u->tr.m->sessions != NULL;
 }
 
 /* Tell the sampler whether the session list shows (screen 6 or its tile):
@@ -673,7 +650,7 @@ static void sessions_tick(struct ui *u)
 	/* screen 5 on PostgreSQL: whose sessions wait on the WAL flush (the
 	 * scope a remedy is offered for) and which ones took a role's change */
 	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->t->run.recording ||
-		     (u->screen == TUNING_SCREEN && !u->o->replay && u->m->caps.engine == ENGINE_POSTGRESQL);
+		     (u->screen == TUNING_SCREEN && !u->o->replay && u->tr.m->caps.engine == ENGINE_POSTGRESQL);
 	bool idle = (u->views[SESSIONS_SCREEN - 1].sort & SESSIONS_SHOW_IDLE) != 0;
 	for (int i = 0; i < u->ntg; i++) {
 		struct ui_tgt *t = &u->tg[i];
@@ -726,7 +703,7 @@ static void sessions_explain(struct ui *u)
 {
 	struct pane_view *sv = &u->views[SESSIONS_SCREEN - 1];
 	char why[200];
-	const struct session *s = sessions_selected(u->m, sv, why, sizeof why);
+	const struct session *s = sessions_selected(u->tr.m, sv, why, sizeof why);
 	if (!s) {
 		set_msg(u, "no plan: %s", why);
 		return;
@@ -771,41 +748,6 @@ static bool sessions_plan_tick(struct ui *u)
 	return any;
 }
 
-/* y on x / c with tagged sessions: the first was sent; keep the others
- * to send one by one as each result comes (one action at a time). */
-static void sessions_batch_start(struct ui *u)
-{
-	u->t->batch.act = PA_NONE;
-	if (u->ask.nmore <= 0)
-		return;
-	u->t->batch = u->ask;
-	u->t->batch_next = 0;
-	u->t->batch_ok = 0;
-	u->t->batch_sent = 1;
-	u->views[SESSIONS_SCREEN - 1].ntags = 0;   /* acted on: untagged */
-}
-
-/* An action's result while a batch runs: count it, send the next one. */
-static void sessions_batch_next(struct ui *u, struct ui_tgt *t, int rc, const char *msg)
-{
-	if (!t->batch.act)
-		return;
-	t->batch_ok += rc == 0 && !strstr(msg, "nothing was done");
-	if (t->batch_next >= t->batch.nmore) {
-		set_msg(u, "%s %d of %d tagged sessions (the others were not the sessions shown, or failed); last: %s",
-			t->batch.act == PA_TERMINATE ? "ended" : "cancelled the statements of", t->batch_ok, t->batch_sent, msg);
-		u->msg_until = clock_mono() + 10;
-		t->batch.act = PA_NONE;
-		return;
-	}
-	int what = t->batch.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL, k = t->batch_next++;
-	if (sampler_request(&t->sp, what, t->batch.more_id[k], &t->batch.more_who[k])) {
-		t->batch_sent++;
-		t->act_what = what;
-		t->act_id = t->batch.more_id[k];
-	}
-}
-
 /* Overview priority of a pane: lower goes first for rows beyond the
  * minimums: the focused pane after Tab, the lock tree while sessions wait
  * (min > 1), then rates, digests, waits, tuning. */
@@ -829,7 +771,7 @@ static void plan_column(struct ui *u, const int *list, int n, int w, int h, int 
 	for (i = 0; i < n; i++) {
 		const struct pane_ops *p = panes[list[i]];
 		min[i] = 1;
-		need[i] = p->need ? p->need(u->m, &u->views[list[i]], w, &min[i]) : p->min_h;
+		need[i] = p->need ? p->need(u->tr.m, &u->views[list[i]], w, &min[i]) : p->min_h;
 		if (min[i] < 1)
 			min[i] = 1;
 		if (u->zoom && list[i] != u->focus)
@@ -878,7 +820,7 @@ static void plan_column(struct ui *u, const int *list, int n, int w, int h, int 
 	for (i = 0; i < n && used < h; i++) {
 		int j = order[i];
 		const struct pane_ops *p = panes[list[j]];
-		int more = p->want ? 1 + p->want(u->m, &u->views[list[j]], w) - out[j] : 0;
+		int more = p->want ? 1 + p->want(u->tr.m, &u->views[list[j]], w) - out[j] : 0;
 		if (more > h - used)
 			more = h - used;
 		if (more > 0) {
@@ -906,7 +848,7 @@ static int column_need(struct ui *u, const int *list, int n, int w)
 	int sum = 0, min;
 	for (int i = 0; i < n; i++) {
 		int p = list[i];
-		sum += 1 + (panes[p]->need ? panes[p]->need(u->m, &u->views[p], w, &min) : panes[p]->min_h);
+		sum += 1 + (panes[p]->need ? panes[p]->need(u->tr.m, &u->views[p], w, &min) : panes[p]->min_h);
 	}
 	return sum;
 }
@@ -917,7 +859,8 @@ static bool column_cuts(struct ui *u, int h)
 	int sum = 0, min;
 	for (int i = 0; i < NTILES; i++)
 		if (i != SESSIONS_SCREEN - 1 || sessions_tile(u))
-			sum += 1 + (panes[i]->need ? panes[i]->need(u->m, &u->views[i], COLS, &min) : panes[i]->min_h);
+			sum += 1 +
+			       (panes[i]->need ? panes[i]->need(u->tr.m, &u->views[i], COLS, &min) : panes[i]->min_h);
 	return sum > h;
 }
 
@@ -1067,20 +1010,21 @@ static void draw_ask(struct ui *u)
  * track at the recording's time (its end: what the keys do). */
 static void tour_caption(const struct ui *u, char *buf, size_t len)
 {
-	const struct tour_stop *t = &u->o->tour[u->o->tour_at];
-	double at = u->m->intervals > 0 ? u->m->last.wall - u->t->run.src->start_wall : 0;
+	const struct tour_stop *t = &u->o->tour[u->ts.at];
+	double at = u->tr.m->intervals > 0 ? u->tr.m->last.wall - u->t->run.src->start_wall : 0;
 	const char *text = "";
 	for (const struct tour_caption *c = t->cap; c && c->text; c++)
 		if (c->at <= at)
 			text = c->text;
-	if (u->ended)
-		text = u->o->tour_at + 1 < u->o->tour_n
-			       ? (u->o->speed > 0 ? "end of this incident: the next one follows (> now, < back, q quits)"
-						  : "end of this incident: > the next one, < the previous, q quits")
+	if (u->tr.ended)
+		text = u->ts.at + 1 < u->ts.n
+			       ? (u->o->speed > 0
+					  ? "end of this incident: the next one follows (> now, < back, q quits)"
+					  : "end of this incident: > the next one, < the previous, q quits")
 			       : "end of the tour: < the previous incident, q quits";
 	/* the incident's name when the line has room for it */
 	bool named = (int)(strlen(t->name) + strlen(text)) + 8 <= COLS;
-	str_printf(buf, len, " %d/%d %s  %s", u->o->tour_at + 1, u->o->tour_n, named ? t->name : "", text);
+	str_printf(buf, len, " %d/%d %s  %s", u->ts.at + 1, u->ts.n, named ? t->name : "", text);
 }
 
 static bool timeline_shown(const struct ui *u);
@@ -1105,7 +1049,6 @@ static int draw_caption(struct ui *u)
 	cv_wrap(&cc, 0, 0, R_SELECTED, cap, rows);
 	return rows;
 }
-static void travel_live(struct ui *u);
 /* ---- the fleet screen ---- */
 
 /* Its header: how many servers and in what state, the interval, the clock. */
@@ -1139,7 +1082,7 @@ static void draw_fleet_header(struct ui *u, const struct fleet_row *rows)
 		str_printf(t, sizeof t, ", %d CONNECTING", u->ntg - up - bad);
 		x += cv_text(&cv, 0, x, R_HEADER, t);
 	}
-	str_printf(t, sizeof t, "  every %gs%s  %s ", u->interval, u->paused ? "  PAUSED" : "", clock);
+	str_printf(t, sizeof t, "  every %gs%s  %s ", u->interval, u->tr.paused ? "  PAUSED" : "", clock);
 	if (x + text_cols(t) <= COLS)
 		cv_text_right(&cv, 0, COLS, R_HEADER, t);
 }
@@ -1151,7 +1094,7 @@ static void fleet_rows(struct ui *u, struct fleet_row *rows)
 	for (int i = 0; i < u->ntg; i++) {
 		struct ui_tgt *t = &u->tg[i];
 		/* no sample for this long while UP: a query has not come back */
-		double stale = u->o->replay || u->paused ? 0 : 2 * u->interval + t->run.src->query_timeout + 1;
+		double stale = u->o->replay || u->tr.paused ? 0 : 2 * u->interval + t->run.src->query_timeout + 1;
 		fleet_row_fill(&rows[i], i, t->run.name, t->run.host, t->run.m,
 			       t->run.down_since_set ? t->run.down_since : 0, stale, now);
 	}
@@ -1191,9 +1134,9 @@ static void draw_one_pane(struct ui *u, int top, int h)
 	int idx = u->screen - 1;
 	struct canvas cv = screen_canvas(u, top, 0, h, COLS);
 	int note_rows = 0;
-	for (int k = 0; idx == 0 && k < u->m->caps.notes.n; k++) {
+	for (int k = 0; idx == 0 && k < u->tr.m->caps.notes.n; k++) {
 		char t[NOTE_LEN + 8];
-		str_printf(t, sizeof t, "note: %s", u->m->caps.notes.msg[k]);
+		str_printf(t, sizeof t, "note: %s", u->tr.m->caps.notes.msg[k]);
 		note_rows += wrap_rows(t, COLS);
 	}
 	int body_h = h - 1 - note_rows;
@@ -1210,20 +1153,13 @@ static void draw_one_pane(struct ui *u, int top, int h)
  * key's, from the key to the frame drawn. */
 static void frame_timed(struct ui *u, double t0, double dt)
 {
-	if (!u->first_full && u->m->intervals >= 2 && u->m->last.state == STATE_UP)
+	if (!u->first_full && u->tr.m->intervals >= 2 && u->tr.m->last.state == STATE_UP)
 		u->first_full = t0 + dt;
 	u->frames++;
 	u->frame_total += dt;
 	if (dt > u->frame_max)
 		u->frame_max = dt;
-	if (u->step_t0 > 0 && !u->pull_n && !u->pull_wall) {
-		dt = clock_mono() - u->step_t0;
-		u->step_t0 = 0;
-		u->steps++;
-		u->step_total += dt;
-		if (dt > u->step_max)
-			u->step_max = dt;
-	}
+	travel_drawn(&u->tr);
 }
 
 static void draw_frame(struct ui *u)
@@ -1280,119 +1216,26 @@ static bool timeline_shown(const struct ui *u)
 	return LINES >= 30 || u->screen == EVENTS_SCREEN;
 }
 
-/* Events the timeline marks and { } visit. */
-static bool is_mark(const struct event *e)
-{
-	switch (e->kind) {
-	case EV_FINDING: case EV_SETTING: case EV_RESTART: case EV_DOWN: case EV_STALLED: case EV_LOCK_CHAIN:
-	case EV_INCIDENT:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* A mark's letter, role and weight (the heavier wins a shared cell). */
-static int mark_cell(const struct event *e, const char **ch, enum role *r)
-{
-	switch (e->kind) {
-	case EV_INCIDENT: *ch = "I"; *r = R_CRIT; return 7;   /* an incident file's trigger */
-	case EV_RESTART: *ch = "R"; *r = R_CRIT; return 6;
-	case EV_DOWN: *ch = "D"; *r = R_CRIT; return 5;
-	case EV_STALLED: *ch = "T"; *r = R_CRIT; return 5;
-	case EV_LOCK_CHAIN: *ch = "L"; *r = e->severity == SEV_CRIT ? R_CRIT : R_WARN; return 4;
-	case EV_SETTING: *ch = "S"; *r = R_WARN; return 3;
-	case EV_FINDING:
-		*ch = "F";
-		*r = e->severity == SEV_CRIT ? R_CRIT : e->severity == SEV_WARN ? R_WARN : R_VALUE;
-		return e->severity == SEV_CRIT ? 4 : 2;
-	default: return 0;
-	}
-}
-
-/* The span the timeline covers: the samples the history keeps (without
- * one, --history 0: the session's first sample to now). */
-static void timeline_range(const struct ui *u, double *t0, double *t1)
-{
-	if (ui_history_range(u, t0, t1) && *t1 > *t0)
-		return;
-	*t1 = u->live->intervals ? u->live->last.wall : clock_wall();
-	*t0 = u->t->run.ev_start > 0 ? u->t->run.ev_start : *t1;
-	if (u->t->run.ev.n && events_at(&u->t->run.ev, 0)->wall < *t0)
-		*t0 = events_at(&u->t->run.ev, 0)->wall;
-}
-
-/* One line: start time, the span with its marks (DOWN / STALLED periods as
- * a run of #), the end ("now"); the mark { } chose shown selected. */
+/* The timeline (panes/timeline.c) over the span time travel covers
+ * (run/travel.h); the cursor: the moment shown while frozen, else the
+ * mark chosen. */
 static void draw_timeline(struct ui *u, int y)
 {
 	struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
-	char a[16], b[16];
 	double t0, t1;
-	timeline_range(u, &t0, &t1);
-	event_time_text(t0, false, a, sizeof a);
-	str_copy(b, sizeof b, u->o->replay ? "end" : "now");
-	int x0 = cv_text(&cv, 0, 0, R_LABEL, a) + 1, w = COLS - x0 - 1 - (int)strlen(b);
-	if (w < 10)
-		return;
-	cv_text_right(&cv, 0, COLS, R_LABEL, b);
-	static const char *cell[512];
-	static enum role role[512];
-	static int weight[512];
-	if (w > 512)
-		w = 512;
-	double span = t1 - t0 > 1 ? t1 - t0 : 1;
-	for (int i = 0; i < w; i++) {
-		cell[i] = u->utf8 ? "\xc2\xb7" : ".";
-		role[i] = R_LABEL;
-		weight[i] = 0;
-	}
-	double down_since = -1;
-	for (size_t i = 0; i <= u->t->run.ev.n; i++) {
-		const struct event *e = events_at(&u->t->run.ev, i);
-		bool ends = !e || e->kind == EV_UP || (down_since >= 0 && (e->kind == EV_DOWN || e->kind == EV_STALLED));
-		if (ends && down_since >= 0) {
-			int c0 = (int)((down_since - t0) / span * (w - 1)), c1 = (int)(((e ? e->wall : t1) - t0) / span * (w - 1));
-			for (int c = c0 < 0 ? 0 : c0; c <= c1 && c < w; c++)
-				if (weight[c] < 1) {
-					cell[c] = "#";
-					role[c] = R_CRIT;
-					weight[c] = 1;
-				}
-			down_since = -1;
-		}
-		if (!e)
-			break;
-		if (e->kind == EV_DOWN || e->kind == EV_STALLED)
-			down_since = e->wall;
-		const char *ch;
-		enum role r;
-		int wt = mark_cell(e, &ch, &r);
-		int c = (int)((e->wall - t0) / span * (w - 1));
-		if (wt && c >= 0 && c < w && wt >= weight[c]) {
-			cell[c] = ch;
-			role[c] = r;
-			weight[c] = wt;
-		}
-	}
-	/* the cursor: the moment shown while frozen, else the mark chosen */
-	double at = u->paused && u->m->intervals ? u->m->last.wall : u->tl_cursor;
-	int cur = at > 0 ? (int)((at - t0) / span * (w - 1)) : -1;
-	for (int i = 0; i < w; i++)
-		cv_text(&cv, 0, x0 + i, i == cur ? R_SELECTED : role[i], cell[i]);
+	travel_timeline(&u->tr, &u->t->run.ev, u->t->run.ev_start, &t0, &t1);
+	double at = u->tr.paused && u->tr.m->intervals ? u->tr.m->last.wall : u->tr.tl_cursor;
+	timeline_draw(&cv, &u->t->run.ev, t0, t1, at, u->o->replay ? "end" : "now");
 }
 
 /* Go to event e's moment: the view freezes on the kept sample nearest it
- * (ui_travel_to: every pane shows that moment, the header says AT), the
+ * (travel_to_event: every pane shows that moment, the header says AT), the
  * timeline's cursor on it, its line in the message line; on the event
  * log its row selected. The one place Enter and { } travel from. */
-static void travel_to(struct ui *u, const struct event *e)
+static void event_go(struct ui *u, const struct event *e)
 {
 	char t[16], line[400];
-	u->tl_cursor = e->wall;
-	u->tl_seq = e->seq;
-	if (u->o->hist && u->o->hist->n)
-		ui_travel_to(u, e->wall);
+	travel_to_event(&u->tr, e, u->interval);
 	event_time_text(e->wall, false, t, sizeof t);
 	event_text(e, line, sizeof line);
 	set_msg(u, "%s %s: %s", t, event_kind_name(e->kind), line);
@@ -1414,24 +1257,11 @@ static void travel_to(struct ui *u, const struct event *e)
  * none); past the newest, back to now. */
 static void jump_mark(struct ui *u, bool next)
 {
-	const struct event *best = NULL;
-	if (!u->paused && u->o->hist)
-		u->tl_seq = 0;   /* live again: from now */
-	for (size_t i = 0; i < u->t->run.ev.n; i++) {
-		const struct event *e = events_at(&u->t->run.ev, i);
-		if (!is_mark(e))
-			continue;
-		if (next ? u->tl_seq && e->seq > u->tl_seq && !best : !u->tl_seq || e->seq < u->tl_seq)
-			best = e;
-	}
+	const struct event *best = travel_mark(&u->tr, &u->t->run.ev, next);
 	if (best) {
-		travel_to(u, best);
+		event_go(u, best);
 		return;
 	}
-	u->tl_cursor = 0;
-	u->tl_seq = 0;
-	if (next && u->paused)
-		travel_live(u);
 	set_msg(u, next             ? "no later mark: back to now"
 		   : u->t->run.ev.n ? "no earlier mark"
 				    : "no mark yet on the timeline");
@@ -1465,7 +1295,7 @@ static void snapshot(struct ui *u)
 	const char *dir = u->o->snapshot_dir && *u->o->snapshot_dir ? u->o->snapshot_dir : ".";
 	char stamp[48], txt[600], err[160] = "";
 	struct strbuf st, sj;
-	time_t t = (time_t)(u->m->intervals ? u->m->last.wall : clock_wall());
+	time_t t = (time_t)(u->tr.m->intervals ? u->tr.m->last.wall : clock_wall());
 	struct tm tm;
 	if (!localtime_r(&t, &tm) || !strftime(stamp, sizeof stamp, "dbtop-snapshot-%Y%m%d-%H%M%S", &tm))
 		str_copy(stamp, sizeof stamp, "dbtop-snapshot");
@@ -1477,11 +1307,11 @@ static void snapshot(struct ui *u)
 	if (u->o->snapshot_json) {
 		/* the events of the interval shown: live, the newest interval's */
 		unsigned long from = u->t->run.ev_from, to = ULONG_MAX;
-		if (u->m != u->live)
+		if (u->tr.m != u->tr.live)
 			events_between(&u->t->run.ev,
-				       u->m->last.wall - (isfinite(u->m->interval_s) ? u->m->interval_s : 0),
-				       u->m->last.wall, &from, &to);
-		u->o->snapshot_json(u->m, u->t->run.host, &u->t->run.ev, from, to, &sj);
+				       u->tr.m->last.wall - (isfinite(u->tr.m->interval_s) ? u->tr.m->interval_s : 0),
+				       u->tr.m->last.wall, &from, &to);
+		u->o->snapshot_json(u->tr.m, u->t->run.host, &u->t->run.ev, from, to, &sj);
 	}
 	sb_putc(&sj, '\n');
 	if (files_write_pair(dir, stamp, "txt", "json", st.s, st.len, sj.s, sj.len, txt, sizeof txt, err, sizeof err) < 0)
@@ -1663,7 +1493,7 @@ static void undo_changes(struct ui *u, bool all)
  * on (the finding and a then name the same setting and value). */
 static void select_remedy(struct ui *u)
 {
-	int r = tuning_row_of(u->m, findings_top_remedy(u->m->findings.f, u->m->findings.n));
+	int r = tuning_row_of(u->tr.m, findings_top_remedy(u->tr.m->findings.f, u->tr.m->findings.n));
 	if (r >= 0)
 		u->views[TUNING_SCREEN - 1].sel = r;
 }
@@ -1675,12 +1505,12 @@ static void session_answer(struct ui *u, bool yes)
 		int what = u->ask.act == PA_TERMINATE ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL;
 		if (recording_refuses(u, what == SRC_ACT_TERMINATE ? "ending a session" : "cancelling a statement")) {
 			/* (said here: a paused replay's worker waits in its clock) */
-		} else if (sampler_request(&u->t->sp, what, u->ask.id, &u->ask.who)) {
+		} else if (sessact_send(&u->t->sa, &u->t->sp, what, u->ask.id, &u->ask.who, u->ask.nmore,
+					u->ask.more_id, u->ask.more_who)) {
 			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 				u->ask.id);
-			u->t->act_what = what;
-			u->t->act_id = u->ask.id;
-			sessions_batch_start(u);
+			if (u->ask.nmore > 0)
+				u->views[SESSIONS_SCREEN - 1].ntags = 0; /* acted on: untagged */
 		} else
 			set_msg(u, "another action is still running: nothing done");
 	} else {
@@ -1765,7 +1595,7 @@ static void act_pane(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
 	struct pane_view *v = k->v;
-	if (!panes[k->idx]->key || !panes[k->idx]->key(u->m, v, k->b->cmd)) {
+	if (!panes[k->idx]->key || !panes[k->idx]->key(u->tr.m, v, k->b->cmd)) {
 		set_msg(u, "%s: not in the %s pane", k->b->name, panes[k->idx]->name);
 		clamp_sel(v);
 		return;
@@ -1802,175 +1632,38 @@ static void act_mark(const struct key_ctx *k) { jump_mark(k->u, k->b->act == KA_
 
 /* ---- time travel ---- */
 
-/* Show kept sample i (history index): the live model when it is the
- * newest one the live model holds, else the model rebuilt there. */
-static void travel_land_at(struct ui *u, long i, bool force)
-{
-	struct history *h = u->o->hist;
-	char err[256];
-	double t0 = clock_mono();
-	if (!h || i < 0 || (size_t)i >= h->n)
-		return;
-	u->at_seq = h->e[i].seq;
-	u->at_wall = h->e[i].wall;
-	if (!force && (size_t)i == h->n - 1 && u->live->intervals > 0 && u->live->last.wall == h->e[i].wall) {
-		u->m = u->live;
-		u->at_built = false;
-		return;
-	}
-	if (!u->travel_init) {
-		model_init(&u->travel, u->live->hist_t.cap);
-		u->travel_init = true;
-	}
-	if (hist_step(h, (size_t)i, &u->travel, u->live, err, sizeof err) < 0) {
-		set_msg(u, "history: %s", err);
-		u->m = u->live;
-		u->at_built = false;
-		return;
-	}
-	u->m = &u->travel;
-	u->at_built = true;
-	u->rebuilds++;
-	double dt = clock_mono() - t0;
-	u->rebuild_total += dt;
-	if (dt > u->rebuild_max)
-		u->rebuild_max = dt;
-}
-
-static void travel_land(struct ui *u, long i)
-{
-	travel_land_at(u, i, false);
-}
-
-/* Freeze the view (a replay's clock stops) at the newest sample. */
-static void travel_freeze(struct ui *u)
-{
-	if (u->paused)
-		return;
-	u->paused = true;
-	sampler_pause(&u->t->sp, true);
-	u->pull_n = 0;
-	u->pull_wall = 0;
-	u->pull_to = 0;
-	u->at_wall = 0;
-	if (u->o->hist && u->o->hist->n)
-		travel_land(u, (long)u->o->hist->n - 1);
-}
-
-/* Back to live (a replay goes on from where it stood: nothing skipped). */
-static void travel_live(struct ui *u)
-{
-	u->paused = false;
-	u->m = u->live;
-	u->at_built = false;
-	u->at_wall = 0;
-	u->pull_n = 0;
-	u->pull_wall = 0;
-	u->pull_to = 0;
-	seek_set(u->t->run.src, 0);
-	sampler_pause(&u->t->sp, false);
-}
-
-/* The index of the sample shown, -1: none kept. */
-static long travel_index(const struct ui *u)
-{
-	struct history *h = u->o->hist;
-	long i = hist_find_seq(h, u->at_seq);
-	if (i < 0 && h && h->n)
-		i = u->at_seq < h->e[0].seq ? 0 : (long)h->n - 1;
-	return i;
-}
-
-/* Move by n samples (n != 0) or to wall time (n == 0); past the newest
- * sample of a replay, the replay is read on to there (a seek). */
-static void travel_move(struct ui *u, int n, double wall)
-{
-	struct history *h = u->o->hist;
-	if (!h || !h->n) {
-		set_msg(u, u->ntg > 1 ? "no history kept: it is kept with one target only" : "no history kept (--history 0)");
-		return;
-	}
-	long i = travel_index(u), last = (long)h->n - 1;
-	long to = n ? i + n : hist_nearest(h, wall);
-	if (n == 0 && wall > h->e[last].wall)
-		to = last + 1;
-	if (to < 0) {
-		to = 0;
-		if (i == 0)
-			set_msg(u, "the oldest sample kept (--history %gm)", h->keep / 60);
-	}
-	if (to > last) {
-		if (u->o->replay && !u->ended) {
-			/* read on: the samples queued first, then the source's */
-			if (n) {
-				u->pull_n = (int)(to - last);
-				__atomic_add_fetch(&u->t->run.src->seek_steps, u->pull_n, __ATOMIC_ACQ_REL);
-			} else {
-				/* the samples up to the one at or just after wall come at once */
-				double iv = isfinite(u->live->interval_s) && u->live->interval_s > 0 ? u->live->interval_s
-													: u->interval;
-				u->pull_wall = wall;
-				u->pull_to = wall;
-				seek_set(u->t->run.src, wall + iv);
-			}
-			return;
-		}
-		to = last;
-		if (!u->o->replay)
-			set_msg(u, "the newest sample: End or space goes live");
-		else
-			set_msg(u, "the end of the recording");
-	}
-	travel_land(u, to);
-}
-
 /* Space: freeze, or back to live. */
 static void act_pause(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
-	if (u->paused)
-		travel_live(u);
+	if (u->tr.paused)
+		travel_live(&u->tr);
 	else
-		travel_freeze(u);
-	set_msg(u, u->paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)  "
-					      "Left Right [ ] step through time"
-					    : "paused: data frozen (space resumes)  Left Right [ ] step through time"
-			     : "resumed");
+		travel_freeze(&u->tr);
+	set_msg(u, u->tr.paused ? u->o->replay ? "paused: data frozen, the replay clock stopped (space resumes)  "
+						 "Left Right [ ] step through time"
+					       : "paused: data frozen (space resumes)  Left Right [ ] step through time"
+				: "resumed");
 }
 
 /* Left Right [ ] (and PgUp PgDn Home End while frozen): travel. */
 static void act_travel(const struct key_ctx *k)
 {
-	struct ui *u = k->u;
-	int cmd = k->b->cmd;
-	if (!u->step_t0)
-		u->step_t0 = clock_mono();
-	if (!u->paused) {
-		if (cmd == TR_NEXT || cmd == TR_NEXT_MIN || cmd == TR_LIVE)
-			return;   /* live already */
-		travel_freeze(u);
-	}
-	double at = u->at_wall;
-	switch (cmd) {
-	case TR_PREV: travel_move(u, -1, 0); break;
-	case TR_NEXT: travel_move(u, +1, 0); break;
-	case TR_PREV_MIN: travel_move(u, 0, at - 60); break;
-	case TR_NEXT_MIN: travel_move(u, 0, at + 60); break;
-	case TR_OLDEST: travel_move(u, 0, -1); break;
-	case TR_LIVE: travel_live(u); set_msg(u, "live"); break;
-	default: break;
-	}
+	const char *msg = travel_command(&k->u->tr, k->b->cmd, k->u->interval);
+	if (msg)
+		set_msg(k->u, "%s", msg);
 }
 
 void ui_travel_to(struct ui *u, double wall)
 {
-	travel_freeze(u);
-	travel_move(u, 0, wall);
+	const char *msg = travel_to(&u->tr, wall, u->interval);
+	if (msg)
+		set_msg(u, "%s", msg);
 }
 
 bool ui_history_range(const struct ui *u, double *oldest, double *newest)
 {
-	return hist_range(u->o->hist, oldest, newest);
+	return travel_range(&u->tr, oldest, newest);
 }
 
 static void act_filter(const struct key_ctx *k)
@@ -2007,8 +1700,8 @@ static void act_enter(const struct key_ctx *k)
 	if (u->screen == 0)
 		u->screen = u->focus + 1;
 	else if (u->screen == EVENTS_SCREEN && !k->v->details && events_selected(k->v)) {
-		travel_to(u, events_selected(k->v));
-		if (u->paused) {   /* landed: every pane at that moment */
+		event_go(u, events_selected(k->v));
+		if (u->tr.paused) { /* landed: every pane at that moment */
 			u->screen = 0;
 			str_printf(u->msg + strlen(u->msg), sizeof u->msg - strlen(u->msg), "  (7: the event log)");
 		}
@@ -2111,7 +1804,7 @@ static void act_fleet_sort(const struct key_ctx *k)
 static void act_move(const struct key_ctx *k)
 {
 	struct pane_view *v = k->v;
-	if (k->u->paused && k->u->o->hist && k->b->act >= KA_PGUP && k->b->act <= KA_END &&
+	if (k->u->tr.paused && k->u->o->hist && k->b->act >= KA_PGUP && k->b->act <= KA_END &&
 	    (k->ch == KEY_PPAGE || k->ch == KEY_NPAGE || k->ch == KEY_HOME || k->ch == KEY_END)) {
 		/* frozen: PgUp PgDn a minute, Home the oldest, End live (g and G
 		 * still select the first and last row) */
@@ -2142,34 +1835,11 @@ static void act_move(const struct key_ctx *k)
  * incident forgotten). */
 static void tour_go(struct ui *u, int to)
 {
-	if (!sampler_stop(&u->t->sp, 2) || u->o->tour_open(u->o->tour_ctx, to) < 0) {
+	if (!tourseq_go(&u->ts, to, &u->t->run, &u->t->sp, &u->t->tc, &u->tr, u->o->interval)) {
 		u->quit = true;
 		return;
 	}
-	u->o->tour_at = to;
-	/* playing, not frozen: the history started again with the incident
-	 * (tour_open), so the moment shown and the model rebuilt are gone */
-	u->m = u->live = u->t->run.m;
-	u->ended = false;
-	u->tour_end = 0;
-	u->paused = false;
-	u->at_seq = 0;
-	u->at_wall = 0;
-	u->at_built = false;
-	u->pull_n = 0;
-	u->pull_wall = 0;
-	u->pull_to = 0;
-	u->tl_cursor = 0;
-	u->tl_seq = 0;
-	if (u->travel_init) {
-		model_free(&u->travel);
-		u->travel_init = false;
-	}
-	memset(&u->t->tc.tv, 0, sizeof u->t->tc.tv);
-	u->t->tc.tv_gen = 0;
 	u->t->sessions_wanted = false;
-	/* the event log and the timeline start again with the incident */
-	target_run_restart(&u->t->run, false);
 	u->ask.act = PA_NONE;
 	u->msg[0] = '\0';
 	for (int p = 0; p < NPANES; p++) {
@@ -2178,21 +1848,18 @@ static void tour_go(struct ui *u, int to)
 		u->views[p].sel_id = 0;
 		u->views[p].ntags = 0;
 	}
-	if (sampler_start(&u->t->sp, u->t->run.src, u->o->interval, true, NULL) < 0)
-		u->quit = true;
 }
 
 /* > / <: the next or previous incident of the demo tour. */
 static void act_tour(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
-	int to = u->o->tour_at + (k->b->act == KA_TOUR_NEXT ? 1 : -1);
+	int to;
+	const char *none = tourseq_step(&u->ts, k->b->act == KA_TOUR_NEXT ? 1 : -1, &to);
 	if (!u->o->tour)
 		set_msg(u, "%s: only in the demo tour (dbtop --demo)", k->b->name);
-	else if (to < 0)
-		set_msg(u, "this is the first incident of the tour: > goes to the next");
-	else if (to >= u->o->tour_n)
-		set_msg(u, "this is the last incident of the tour: < goes back, q quits");
+	else if (none)
+		set_msg(u, "%s", none);
 	else
 		tour_go(u, to);
 }
@@ -2261,7 +1928,7 @@ static void handle_key(struct ui *u, int ch)
 		unbound_key(u, ch);
 		return;
 	}
-	if (b->acts && u->paused && u->at_built) {
+	if (b->acts && u->tr.paused && u->tr.at_built) {
 		/* the screen shows a past moment: the session or setting may be
 		 * another now */
 		set_msg(u, "%s acts on the server as it is now, not at the moment shown: End goes live first",
@@ -2279,14 +1946,8 @@ static void handle_key(struct ui *u, int ch)
  * True when a seek was pulling. */
 static bool take_end(struct ui *u)
 {
-	u->ended = true;
-	u->tour_end = clock_mono();
-	if (u->pull_n > 0 || u->pull_wall > 0) {
-		u->pull_n = 0;
-		u->pull_wall = 0;
-		return true;
-	}
-	return false;
+	u->ts.end = clock_mono();
+	return travel_end(&u->tr);
 }
 
 /* What the screen adds before target t ingests s: the tuning screen as it
@@ -2301,24 +1962,13 @@ static void take_prepare(struct ui *u, struct ui_tgt *t, struct sample *s)
 		s->tuning = xmalloc(sizeof *s->tuning);
 		tune_view_snap(&t->tc.tv, s->tuning);
 	}
-	if (h && u->paused && !u->at_built && u->m == u->live && u->at_wall > 0) {
-		long i = hist_find_seq(h, u->at_seq);
-		if (i >= 0)
-			travel_land_at(u, i, true);
+	if (h) {
+		const char *m = travel_follow(&u->tr);
+		if (m)
+			set_msg(u, "%s", m);
 	}
 	if (u->o->replay && s->tuning)
 		tune_view_from_snap(s->tuning, s->wall, &t->tc.tv);
-}
-
-/* A step forward of a frozen replay took one more sample; true when it
- * has all it asked for. */
-static bool take_pulled(struct ui *u)
-{
-	if (u->pull_n > 0)
-		u->pull_n--;
-	if (u->pull_wall > 0 && u->live->last.wall >= u->pull_wall)
-		u->pull_wall = 0;
-	return !u->pull_n && !u->pull_wall;
 }
 
 /* Apply the samples target t's worker has queued (to its own model,
@@ -2330,7 +1980,7 @@ static bool take_target_samples(struct ui *u, struct ui_tgt *t)
 	struct history *h = t->run.hist;
 	/* a paused replay: the samples wait in the queue, none is dropped;
 	 * a step forward takes them one by one */
-	while ((!(u->paused && u->o->replay) || u->pull_n > 0 || u->pull_wall > 0) && sampler_pop(&t->sp, msg)) {
+	while (travel_takes(&u->tr) && sampler_pop(&t->sp, msg)) {
 		any = true;
 		if (msg->end) {
 			if (msg->has_caps)
@@ -2342,24 +1992,22 @@ static bool take_target_samples(struct ui *u, struct ui_tgt *t)
 		take_prepare(u, t, &msg->s);
 		/* (no history: a live pause drops the samples, as it always did) */
 		if (target_ingest(&t->run, &msg->s, msg->has_caps ? &msg->caps : NULL, msg->conn_gen,
-				  h || !u->paused)) {
+				  h || !u->tr.paused)) {
 			set_msg(u, "%s", t->run.note);
 			if (t->run.note_kind == TN_HISTORY)
 				u->msg_until = clock_mono() + 30;   /* (said once: it stays a while) */
 		}
 		sample_release(&msg->s);
-		if (u->pull_n > 0 || u->pull_wall > 0) {
+		if (travel_pulling(&u->tr)) {
 			pulled = true;
-			if (take_pulled(u))
+			if (travel_pulled_one(&u->tr))
 				break;
 		}
 	}
 	free(msg);
-	if (pulled && u->paused && h && h->n && !u->pull_n && !u->pull_wall) {
-		seek_set(u->t->run.src, 0);
-		travel_land(u, u->pull_to > 0 ? hist_nearest(h, u->pull_to) : (long)h->n - 1);
-		u->pull_to = 0;
-	}
+	const char *said = pulled && h ? travel_pull_done(&u->tr) : NULL;
+	if (said)
+		set_msg(u, "%s", said);
 	return any;
 }
 
@@ -2385,7 +2033,7 @@ static void ask_orphans(struct ui *u)
 	}
 	struct strbuf b;
 	sb_init(&b);
-	tunectl_orphans_text(&u->t->tc, u->m, &b);
+	tunectl_orphans_text(&u->t->tc, u->tr.m, &b);
 	u->t->tc.foreign_told = true;
 	u->ask.act = PA_TUNE_ORPHANS;
 	u->ask.id = 0;
@@ -2410,7 +2058,7 @@ static bool tuning_tick(struct ui *u)
 		active += t->tc.tv.nactive > 0;
 	}
 	tuned_active = active > 0;
-	bool askable = !u->ask.act && u->m->intervals > 0 && u->screen != SCREEN_FLEET;
+	bool askable = !u->ask.act && u->tr.m->intervals > 0 && u->screen != SCREEN_FLEET;
 	if (!u->t->tc.orphans_asked && u->t->tc.tv.orphans > 0 && askable) {
 		ask_orphans(u);
 		changed = true;
@@ -2427,61 +2075,29 @@ static bool tuning_tick(struct ui *u)
 	return changed;
 }
 
+/* While the revert at exit waits: its message drawn, the samples taken. */
+static void exit_show(void *arg, const char *msg)
+{
+	struct ui *u = arg;
+	set_msg(u, "%s", msg);
+	draw_frame(u);
+}
+
+static void exit_take(void *arg)
+{
+	take_samples(arg);
+}
+
 /* Quitting (q, a signal): wait (bounded) for an action still running (an
  * apply in flight), then revert every change in force before the worker
- * stops, drawing meanwhile; the outcome goes to o->exit_msg. */
+ * stops (run/tunectl.c), drawing meanwhile; the outcome goes to out. */
 static void revert_target_on_exit(struct ui *u, char *out, size_t outlen)
 {
-	int rc = -1;
-	char msg[NOTE_LEN] = "";
-	double limit = 3 * u->t->run.src->query_timeout + 2, end = clock_mono() + (limit < 5 ? 5 : limit);
-	bool inflight = sampler_busy(&u->t->sp);
 	if (u->o->replay)   /* the recorded changes are not this dbtop's */
 		return;
 	ui_signal = 0;
-	/* an apply (or another action) still running: its outcome first */
-	while (inflight && clock_mono() < end) {
-		int arc;
-		char amsg[NOTE_LEN];
-		if (sampler_action_result(&u->t->sp, &arc, amsg, sizeof amsg) || !sampler_busy(&u->t->sp))
-			break;
-		set_msg(u, "waiting for the change being applied before quitting ...");
-		draw_frame(u);
-		struct pollfd pf = {.fd = u->t->sp.wake[0], .events = POLLIN};
-		poll(&pf, 1, 100);
-		take_samples(u);
-	}
-	sampler_tune_view(&u->t->sp, &u->t->tc.tv_gen, &u->t->tc.tv);
-	if (inflight && sampler_busy(&u->t->sp)) {
-		str_printf(
-			out, outlen,
-			"a setting change was still being applied when dbtop quit (no answer in %.0f s): it may be in "
-			"force; it is in the undo journal %s: run dbtop against this server again to revert it",
-			limit < 5 ? 5 : limit, u->t->tc.tv.path);
-		return;
-	}
-	int n = u->t->tc.tv.nactive, sup0 = u->t->tc.tv.nsuperseded;
-	if (n == 0)
-		return;
-	if (u->o->read_only || !u->t->tc.tv.available) {
-		tunectl_left_text(&u->t->tc, n, u->o->read_only, out, outlen);
-		return;
-	}
-	bool sent = false;
-	end = clock_mono() + (limit < 5 ? 5 : limit);
-	while (clock_mono() < end) {
-		if (!sent)
-			sent = sampler_tune(&u->t->sp, SP_TUNE_UNDO_ALL, 0, NULL);
-		if (sent && sampler_action_result(&u->t->sp, &rc, msg, sizeof msg))
-			break;
-		set_msg(u, "reverting %d setting change(s) before quitting ...", n);
-		draw_frame(u);
-		struct pollfd pf = {.fd = u->t->sp.wake[0], .events = POLLIN};
-		poll(&pf, 1, 100);
-		take_samples(u);
-	}
-	sampler_tune_view(&u->t->sp, &u->t->tc.tv_gen, &u->t->tc.tv);
-	tunectl_exit_text(&u->t->tc, n, sup0, rc, msg, out, outlen);
+	const struct tunectl_waiter w = {.show = exit_show, .take = exit_take, .arg = u};
+	tunectl_revert_at_exit(&u->t->tc, &u->t->sp, u->t->run.src->query_timeout, u->o->read_only, &w, out, outlen);
 }
 
 /* Quitting: revert_target_on_exit() for every target, the shown one
@@ -2490,12 +2106,12 @@ static void revert_target_on_exit(struct ui *u, char *out, size_t outlen)
 static void revert_on_exit(struct ui *u)
 {
 	struct ui_tgt *shown = u->t;
-	struct model *drawn = u->m;
+	struct model *drawn = u->tr.m;
 	for (int i = 0; i < u->ntg; i++) {
 		char one[sizeof u->o->exit_msg];
 		one[0] = '\0';
 		u->t = &u->tg[i];
-		u->m = u->t == shown ? drawn : u->t->run.m;
+		u->tr.m = u->t == shown ? drawn : u->t->run.m;
 		revert_target_on_exit(u, one, sizeof one);
 		if (!one[0])
 			continue;
@@ -2507,7 +2123,7 @@ static void revert_on_exit(struct ui *u)
 				   u->t->run.name, one);
 	}
 	u->t = shown;
-	u->m = drawn;
+	u->tr.m = drawn;
 }
 
 /* Write the frame-time figures where DBTOP_FRAME_STATS says. */
@@ -2522,11 +2138,13 @@ static void write_frame_stats(const struct ui *u)
 		return;
 	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f samples %lu\n", u->frames, COLS,
 		LINES, u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
-		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->live->intervals);
-	if (u->steps)
-		fprintf(f, "steps %lu step_avg_ms %.4f step_max_ms %.4f rebuilds %lu rebuild_avg_ms %.4f rebuild_max_ms %.4f\n",
-			u->steps, u->step_total / (double)u->steps * 1000, u->step_max * 1000, u->rebuilds,
-			u->rebuilds ? u->rebuild_total / (double)u->rebuilds * 1000 : 0, u->rebuild_max * 1000);
+		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->tr.live->intervals);
+	if (u->tr.steps)
+		fprintf(f,
+			"steps %lu step_avg_ms %.4f step_max_ms %.4f rebuilds %lu rebuild_avg_ms %.4f rebuild_max_ms %.4f\n",
+			u->tr.steps, u->tr.step_total / (double)u->tr.steps * 1000, u->tr.step_max * 1000,
+			u->tr.rebuilds, u->tr.rebuilds ? u->tr.rebuild_total / (double)u->tr.rebuilds * 1000 : 0,
+			u->tr.rebuild_max * 1000);
 	fclose(f);
 }
 
@@ -2599,11 +2217,11 @@ static bool action_result(struct ui *u)
 				: "failed: ",
 			act_msg);
 		u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
-		if (t->act_what && act_rc == 0 && !strstr(act_msg, "nothing was done") && !strstr(act_msg, "returned false"))
-			events_session_act(&t->run.ev, clock_wall(), t->act_what == SRC_ACT_TERMINATE, t->act_id,
-					   act_msg);
-		t->act_what = 0;
-		sessions_batch_next(u, t, act_rc, act_msg);
+		char done[400];
+		if (sessact_result(&t->sa, &t->sp, &t->run.ev, act_rc, act_msg, done, sizeof done)) {
+			set_msg(u, "%s", done); /* the tagged sessions: how many were done */
+			u->msg_until = clock_mono() + 10;
+		}
 		any = true;
 	}
 	return any;
@@ -2618,8 +2236,7 @@ static void screen_loop(struct ui *u)
 	while (!u->quit && !ui_signal) {
 		pf[0] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
 		for (int i = 0; i < u->ntg; i++)
-			pf[1 + i] = (struct pollfd){.fd = u->paused && u->o->replay && !u->pull_n && !u->pull_wall
-								 ? -1 : u->tg[i].sp.wake[0],
+			pf[1 + i] = (struct pollfd){.fd = !travel_takes(&u->tr) ? -1 : u->tg[i].sp.wake[0],
 						    .events = POLLIN};
 		bool dirty = false;
 		int ch, pr = poll(pf, (nfds_t)(1 + u->ntg), 1000);
@@ -2631,10 +2248,9 @@ static void screen_loop(struct ui *u)
 			dirty = true;
 		if (tuning_tick(u))
 			dirty = true;
-		if (u->o->tour && u->ended && u->o->speed > 0 && !u->paused && u->o->tour_at + 1 < u->o->tour_n &&
-		    clock_mono() - u->tour_end >= 4) {
+		if (u->o->tour && tourseq_due(&u->ts, &u->tr, u->o->speed, clock_mono())) {
 			/* the tour goes on by itself a moment after an incident ends */
-			tour_go(u, u->o->tour_at + 1);
+			tour_go(u, u->ts.at + 1);
 			dirty = true;
 		}
 		sessions_tick(u);
@@ -2677,8 +2293,7 @@ static void show_target(struct ui *u, struct ui_tgt *t)
 			pane_sel_reset(&u->views[p]);
 	}
 	u->t = t;
-	u->m = t->run.m;
-	u->live = t->run.m;
+	travel_show(&u->tr, t->run.m, t->run.src, &t->sp);
 	for (int p = 0; p < NPANES; p++)
 		u->views[p].tune = &t->tc.tv;
 	u->views[SESSIONS_SCREEN - 1].plan = &t->plan;
@@ -2716,9 +2331,10 @@ static struct ui *ui_new(const struct ui_target *tgts, int n, struct ui_opts *o)
 		t->run.publish_arg = o;
 	}
 	u->t = &u->tg[0];
-	u->m = u->t->run.m;
-	u->live = u->t->run.m;
+	travel_init(&u->tr, o->hist, o->replay, n > 1);
+	travel_show(&u->tr, u->t->run.m, u->t->run.src, &u->t->sp);
 	u->interval = o->interval;
+	u->ts = (struct tour_seq){.n = o->tour_n, .at = o->tour_at, .open = o->tour_open, .ctx = o->tour_ctx};
 	for (int i = 0; i < NPANES; i++) {
 		u->views[i].read_only = o->read_only;
 		u->views[i].replay = o->replay;
@@ -2756,8 +2372,7 @@ static void ui_free(struct ui *u)
 		pane_filter_free(&u->views[i]);
 	pane_filter_free(&u->fleet_view);
 	free(u->tg);
-	if (u->travel_init)
-		model_free(&u->travel);
+	travel_free(&u->tr);
 	free(u);
 }
 
