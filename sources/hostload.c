@@ -239,6 +239,79 @@ static int task_ids(const struct hostload_state *st, const char *procroot, int *
 	return n;
 }
 
+void hostload_close(struct hostload_state *st)
+{
+	for (int j = 0; j < st->nfds; j++)
+		if (st->fds[j] > 0)
+			close(st->fds[j] - 1);
+	st->nfds = 0;
+}
+
+/* A task's schedstat into buf through its file kept open (opened at
+ * path when it is not, or when the kept one no longer reads: a task that
+ * ended). The file stays open in keep (fd + 1) when read. Returns the
+ * length or -1. */
+static ssize_t task_read(struct hostload_state *st, const char *path, int tid, char *buf, size_t len, int *keep)
+{
+	int fd = -1;
+	ssize_t r = -1;
+	*keep = 0;
+	for (int j = 0; j < st->nfds; j++)
+		if (st->fds[j] > 0 && st->fd_tid[j] == tid) {
+			fd = st->fds[j] - 1;
+			st->fds[j] = 0; /* taken */
+			break;
+		}
+	for (int tries = 0; tries < 2 && r <= 0; tries++) {
+		if (fd < 0 && tries == 1)
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		do
+			r = pread(fd, buf, len - 1, 0);
+		while (r < 0 && errno == EINTR);
+		if (r <= 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (r <= 0)
+		return -1;
+	buf[r] = '\0';
+	*keep = fd + 1;
+	return r;
+}
+
+/* The server's tasks' schedstat into cur (the files kept open for the
+ * next refresh, the others closed). Returns the tasks read, or -1 when
+ * the server's task list is gone. */
+static int tasks_read(struct hostload_state *st, const char *procroot, struct hostload_task *cur)
+{
+	char path[PATH_MAX], buf[256];
+	const char *pr = proc_of(procroot);
+	int ids[HOSTLOAD_TASKS_MAX], keep[HOSTLOAD_TASKS_MAX], keep_tid[HOSTLOAD_TASKS_MAX], nkeep = 0;
+	int n = task_ids(st, procroot, ids, HOSTLOAD_TASKS_MAX), k = 0;
+	for (int i = 0; i < n; i++) {
+		if (st->threads)
+			str_printf(path, sizeof path, "%s/%d/task/%d/schedstat", pr, st->pid, ids[i]);
+		else
+			str_printf(path, sizeof path, "%s/%d/schedstat", pr, ids[i]);
+		int fd1;
+		if (task_read(st, path, ids[i], buf, sizeof buf, &fd1) <= 0)
+			continue;
+		keep[nkeep] = fd1;
+		keep_tid[nkeep++] = ids[i];
+		cur[k].tid = ids[i];
+		if (hostload_parse_schedstat(buf, &cur[k].run, &cur[k].delay, &cur[k].slices) == 0)
+			k++;
+	}
+	hostload_close(st); /* the tasks not read now */
+	memcpy(st->fds, keep, (size_t)nkeep * sizeof *keep);
+	memcpy(st->fd_tid, keep_tid, (size_t)nkeep * sizeof *keep_tid);
+	st->nfds = nkeep;
+	return n < 0 ? -1 : k;
+}
+
 int hostload_read(struct hostload_state *st, const char *procroot, struct hostload_sample *out)
 {
 	char path[PATH_MAX], buf[4096];
@@ -266,21 +339,9 @@ int hostload_read(struct hostload_state *st, const char *procroot, struct hostlo
 		str_copy(out->srv_why, sizeof out->srv_why,
 			 st->why[0] ? st->why : "the server's process was not found");
 	if (st && st->pid > 0) {
-		int ids[HOSTLOAD_TASKS_MAX];
 		struct hostload_task cur[HOSTLOAD_TASKS_MAX] = {{0}};
-		int n = task_ids(st, procroot, ids, HOSTLOAD_TASKS_MAX), k = 0;
-		for (int i = 0; i < n; i++) {
-			if (st->threads)
-				str_printf(path, sizeof path, "%s/%d/task/%d/schedstat", pr, st->pid, ids[i]);
-			else
-				str_printf(path, sizeof path, "%s/%d/schedstat", pr, ids[i]);
-			if (slurp(path, buf, sizeof buf) <= 0)
-				continue;
-			cur[k].tid = ids[i];
-			if (hostload_parse_schedstat(buf, &cur[k].run, &cur[k].delay, &cur[k].slices) == 0)
-				k++;
-		}
-		if (n < 0) {
+		int k = tasks_read(st, procroot, cur);
+		if (k < 0) {
 			str_copy(st->why, sizeof st->why, "the server's process ended (a restart)");
 			str_copy(out->srv_why, sizeof out->srv_why, st->why);
 			st->pid = 0;

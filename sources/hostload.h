@@ -25,6 +25,11 @@ struct hostload_state {
 	int nprev;
 	struct hostload_task prev[HOSTLOAD_TASKS_MAX];
 	uint64_t run, delay, slices; /* cumulative since the connection */
+	/* the tasks' schedstat files kept open between refreshes (read again
+	 * from their start: the kernel rebuilds them), fd + 1 (0: none) by
+	 * task id; closed by hostload_close */
+	int nfds;
+	int fds[HOSTLOAD_TASKS_MAX], fd_tid[HOSTLOAD_TASKS_MAX];
 };
 
 /* "some avg10=.. avg60=.. avg300=.. total=N" (the first line of
@@ -47,6 +52,10 @@ void hostload_account(struct hostload_state *st, const struct hostload_task *cur
  * and st->why says why. */
 void hostload_find_mysql(struct hostload_state *st, const char *procroot, const char *pid_file);
 void hostload_find_pg(struct hostload_state *st, const char *procroot, long backend_pid);
+
+/* Close the files st keeps open (before a hostload_find_* that reuses st,
+ * and when the connection ends). */
+void hostload_close(struct hostload_state *st);
 
 /* One refresh into out: the host's figures always (out->read), the server
  * tasks' when st->pid is found. Returns 0, or -1 when nothing was read. */

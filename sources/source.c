@@ -96,6 +96,7 @@ int source_open(struct source *src, char *err, size_t errlen)
 	src->host_load = false;
 	if (src->caps.logdev.state == LDS_OK || src->caps.logdev.state == LDS_NOBLOCK ||
 	    src->caps.logdev.state == LDS_ZFS || src->caps.backend_pid > 0) {
+		hostload_close(&src->hl);
 		if (src->caps.engine == ENGINE_POSTGRESQL)
 			hostload_find_pg(&src->hl, NULL, src->caps.backend_pid);
 		else
@@ -234,6 +235,7 @@ void source_close(struct source *src)
 	if (src->connected && src->ops)
 		src->ops->close(src);
 	src->connected = false;
+	hostload_close(&src->hl);
 	lock_set_free(src->lk_last);
 	src->lk_last = NULL;
 	source_sessions_forget(src);
