@@ -289,7 +289,7 @@ static int tasks_read(struct hostload_state *st, const char *procroot, struct ho
 {
 	char path[PATH_MAX], buf[256];
 	const char *pr = proc_of(procroot);
-	int ids[HOSTLOAD_TASKS_MAX], keep[HOSTLOAD_TASKS_MAX], keep_tid[HOSTLOAD_TASKS_MAX], nkeep = 0;
+	int ids[HOSTLOAD_TASKS_MAX], keep[HOSTLOAD_TASKS_MAX] = {0}, keep_tid[HOSTLOAD_TASKS_MAX] = {0}, nkeep = 0;
 	int n = task_ids(st, procroot, ids, HOSTLOAD_TASKS_MAX), k = 0;
 	for (int i = 0; i < n; i++) {
 		if (st->threads)
