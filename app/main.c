@@ -1459,6 +1459,7 @@ static int run_fleet(const struct opts *o, struct target *tmpl, double start_mon
 	 * read freed: blocks of 64 KB and more (query results, digest sets)
 	 * go back to the system when freed (about -0.3 MiB per target) */
 	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 128 * 1024); /* the default again (keep_big_blocks raised it) */
 	struct watched *w = xcalloc((size_t)n, sizeof *w);
 	if (!o->batch && !ui_possible(err, sizeof err)) {
 		fprintf(stderr, "dbtop: %s\n", err);
@@ -1530,6 +1531,19 @@ static void protect_memory(void)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	struct rlimit no_core = {0, 0};
 	setrlimit(RLIMIT_CORE, &no_core);
+}
+
+/* The big blocks of a large server's reads (10,000 digest rows: 4.8 MB a
+ * whole read, the result they come from) from the heap, and kept there
+ * between reads, instead of fresh pages from the kernel each time (a page
+ * fault per 4 KB: 20 % of the client CPU at 10,000 digests). Up to 16 MB;
+ * a small server never allocates blocks that big. */
+static void keep_big_blocks(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, 16 << 20);
+	mallopt(M_TRIM_THRESHOLD, 16 << 20);
+#endif
 }
 
 /* --demo NAME: list the incidents (0), or pick one (-1: go on), or say
@@ -1648,6 +1662,7 @@ int main(int argc, char **argv)
 
 	double start_mono = clock_mono();
 	protect_memory();
+	keep_big_blocks();
 	/* parse a copy and scrub the arguments ps shows at once: a password
 	 * never stays there, not even until a usage error */
 	args = xcalloc((size_t)argc + 1, sizeof *args);

@@ -306,6 +306,23 @@ static struct digest_entry *find(const struct digest_table *t, const char *key)
 	return i ? &t->e[*i] : NULL;
 }
 
+/* Before the first set's rows go in: room for all of them at once (the
+ * first read of a big server brings 10,000: growing by half on the way
+ * copied the entries and the key slots a dozen times). */
+static void reserve_first(struct digest_table *t, const struct digest_set *s)
+{
+	size_t want = s->n < DG_MAX_ENTRIES ? s->n : DG_MAX_ENTRIES, slots = 256;
+	if (t->n || want <= t->cap || want <= 64)
+		return;
+	t->cap = want;
+	t->e = xrealloc(t->e, t->cap * sizeof *t->e);
+	if (!t->slots.val_size) {
+		while (slots < want * 2)
+			slots *= 2;
+		hmap_init(&t->slots, false, sizeof(uint32_t), slots);
+	}
+}
+
 /* A new zeroed entry for key (not present); the entries grow by half. */
 static struct digest_entry *add_entry(struct digest_table *t, const char *key)
 {
@@ -640,6 +657,7 @@ void digest_table_update(struct digest_table *t, const struct digest_set *s, dou
 	t->sample_hz = s->sample_hz;
 	if (!s->estimates_only)
 		str_copy(t->source, sizeof t->source, s->source);
+	reserve_first(t, s);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct digest_row *r = &s->rows[i];
 		if (!r->key[0])

@@ -32,6 +32,7 @@ struct lock_set *lock_set_copy(const struct lock_set *ls)
 	*c = *ls;
 	c->cap_s = ls->ns;
 	c->cap_e = ls->ne;
+	c->texts = NULL;
 	c->s = xmalloc((ls->ns ? ls->ns : 1) * sizeof *c->s);
 	c->e = xmalloc((ls->ne ? ls->ne : 1) * sizeof *c->e);
 	if (ls->ns)
@@ -61,12 +62,17 @@ int lock_session_get(struct lock_set *ls, long long id)
 	return (int)ls->ns++;
 }
 
-void lock_session_query(struct lock_session *s, const char *q, bool is_last)
+void lock_session_query_from(struct lock_session *s, struct text_cache *tc, const char *q, bool is_last)
 {
 	free(s->query);
 	s->query = NULL;
 	s->query_is_last = is_last;
-	s->query = statement_keep(q, LOCK_QUERY_MAX - 1);
+	s->query = statement_keep_cached(tc, q, LOCK_QUERY_MAX - 1);
+}
+
+void lock_session_query(struct lock_session *s, const char *q, bool is_last)
+{
+	lock_session_query_from(s, NULL, q, is_last);
 }
 
 struct lock_edge *lock_edge_add(struct lock_set *ls, long long waiter, long long blocker)

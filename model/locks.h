@@ -82,6 +82,8 @@ enum lock_status {
 	LOCKS_PENDING,           /* sessions wait, the graph's first read is still to come (note) */
 };
 
+struct text_cache; /* util/redact.h */
+
 struct lock_set {
 	enum lock_status status;
 	unsigned waiting;        /* sessions waiting on a lock by the cheap check */
@@ -99,6 +101,9 @@ struct lock_set {
 	/* analysis */
 	int nroots;
 	int ncycles;             /* sessions found on cycles */
+	/* while the source fills it: the source's statement texts kept once
+	 * per text (borrowed, NULL outside the read) */
+	struct text_cache *texts;
 };
 
 struct lock_set *lock_set_new(void);
@@ -109,6 +114,8 @@ struct lock_set *lock_set_copy(const struct lock_set *ls);
 int lock_session_get(struct lock_set *ls, long long id);
 /* Set a session's statement (sanitised, cut at LOCK_QUERY_MAX). */
 void lock_session_query(struct lock_session *s, const char *q, bool is_last);
+/* The same through the text cache tc (NULL: none). */
+void lock_session_query_from(struct lock_session *s, struct text_cache *tc, const char *q, bool is_last);
 /* Add an edge waiter -> blocker (session ids, both added as sessions when
  * new); returns it for the lock fields (all ""), or NULL when waiter ==
  * blocker. One edge per pair of locks: a blocker holding two conflicting

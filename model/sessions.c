@@ -34,6 +34,7 @@ struct session_set *session_set_copy(const struct session_set *ss)
 	struct session_set *c = xmalloc(sizeof *c);
 	*c = *ss;
 	c->cap = ss->n;
+	c->texts = NULL;
 	c->s = xmalloc((ss->n ? ss->n : 1) * sizeof *c->s);
 	if (ss->n)
 		memcpy(c->s, ss->s, ss->n * sizeof *c->s);
@@ -57,12 +58,17 @@ struct session *session_add(struct session_set *ss, long long id)
 	return s;
 }
 
-void session_set_query(struct session *s, const char *q, bool is_last)
+void session_set_query_from(struct session *s, struct text_cache *tc, const char *q, bool is_last)
 {
 	free(s->query);
 	s->query = NULL;
 	s->query_is_last = is_last;
-	s->query = statement_keep(q, SESSION_QUERY_MAX - 1);
+	s->query = statement_keep_cached(tc, q, SESSION_QUERY_MAX - 1);
+}
+
+void session_set_query(struct session *s, const char *q, bool is_last)
+{
+	session_set_query_from(s, NULL, q, is_last);
 }
 
 struct session *session_find(const struct session_set *ss, long long id)

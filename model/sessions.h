@@ -77,6 +77,9 @@ struct session_set {
 	unsigned idle_unread;    /* idle sessions (SC_IDLE) counted but not listed: the screen hides idle ones */
 	struct session *s;
 	size_t n, cap;
+	/* while the source fills it: the source's statement texts kept once
+	 * per text (borrowed, NULL outside the read) */
+	struct text_cache *texts;
 };
 
 struct session_set *session_set_new(void);
@@ -88,6 +91,8 @@ struct session *session_add(struct session_set *ss, long long id);
  * sequences), literals redacted like every statement text, cut at
  * SESSION_QUERY_MAX. */
 void session_set_query(struct session *s, const char *q, bool is_last);
+/* The same through the text cache tc (NULL: none). */
+void session_set_query_from(struct session *s, struct text_cache *tc, const char *q, bool is_last);
 /* Fill blocked_by / nblockers from a lock graph where the source could not
  * (MySQL / MariaDB), and SC_LOCK_WAIT for sessions the graph shows waiting. */
 void session_set_link_locks(struct session_set *ss, const struct lock_set *ls);

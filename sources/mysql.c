@@ -54,6 +54,7 @@ struct my_priv {
 	uint64_t restarts;       /* bumps when Uptime goes down */
 	char last_seen[40];      /* newest digest LAST_SEEN read, as the server prints it */
 	struct strset texts;     /* digest keys whose text we have */
+	struct text_cache sess_texts; /* the session list's statement texts, kept once per text */
 	bool fb_on;              /* sampled digests: no performance_schema digests */
 	/* the digests' gap (issue 25): server-side prepared statements have no
 	 * digest row; their sessions (COMMAND Execute) are sampled instead, in
@@ -310,6 +311,7 @@ static void my_close(struct source *src)
 	if (p->db)
 		mysql_close(p->db);
 	strset_clear(&p->texts);
+	text_cache_free(&p->sess_texts);
 	strset_clear(&p->own_keys);
 	strset_clear(&p->own_checked);
 	for (size_t i = 0; i < p->nown_sig; i++)
@@ -1195,6 +1197,7 @@ static int my_read_sessions(struct source *src, struct sample *out, bool busy)
 		return 0;
 	}
 	unsigned nf = res ? mysql_num_fields(res) : 0;
+	ss->texts = &((struct my_priv *)src->priv)->sess_texts;
 	while (res && (row = mysql_fetch_row(res))) {
 		const char *cl[SMY__COUNT];
 		for (int i = 0; i < SMY__COUNT; i++)
@@ -1207,6 +1210,8 @@ static int my_read_sessions(struct source *src, struct sample *out, bool busy)
 		}
 		sessions_my_row(ss, c->flavour, cl, SMY__COUNT);
 	}
+	text_cache_sweep(ss->texts);
+	ss->texts = NULL;
 	if (res)
 		mysql_free_result(res);
 	sessions_my_trx_free(&ts);

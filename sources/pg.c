@@ -31,6 +31,9 @@ struct pg_priv {
 	PGconn *dg_db;
 	uint64_t own_xacts;     /* transactions dbtop ran on this connection */
 	struct strset texts;    /* digest keys whose text we have */
+	/* the session list's and the lock graph's statement texts, kept once
+	 * per text: each holds its last read's texts (swept after each) */
+	struct text_cache sess_texts, lock_texts;
 	struct pg_own own;      /* the statements dbtop sent; the digests that are its own */
 	bool fb_on;             /* sampled digests: no pg_stat_statements */
 	struct hmap calls;      /* calls per digest at its last read, by key hash (uint64_t) */
@@ -256,6 +259,8 @@ static void pg_close(struct source *src)
 	if (p->dg_db)
 		PQfinish(p->dg_db);
 	strset_clear(&p->texts);
+	text_cache_free(&p->sess_texts);
+	text_cache_free(&p->lock_texts);
 	pg_own_free(&p->own);
 	fallback_free(&p->fb);
 	free(p);
@@ -851,11 +856,14 @@ static int pg_read_locks(struct source *src, struct sample *out, unsigned waitin
 	}
 	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
 	int n = r ? PQntuples(r) : 0;
+	ls->texts = &((struct pg_priv *)src->priv)->lock_texts;
 	for (int i = 0; i < n; i++) {
 		const char *cl[PGL__COUNT];
 		pg_cells(r, i, cl, PGL__COUNT);
 		pg_locks_map_row(ls, cl, PGL__COUNT);
 	}
+	text_cache_sweep(ls->texts);
+	ls->texts = NULL;
 	pg_results_clear(&rs);
 	source_locks_end(src, ls, true, now);
 	return 0;
@@ -901,6 +909,7 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy, u
 	}
 	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
 	int n = r ? PQntuples(r) : 0;
+	ss->texts = &p->sess_texts;
 	for (int i = 0; i < n; i++) {
 		const char *cl[SPG__COUNT];
 		pg_cells(r, i, cl, SPG__COUNT);
@@ -910,6 +919,8 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy, u
 		}
 		sessions_pg_row(ss, cl, SPG__COUNT);
 	}
+	text_cache_sweep(ss->texts);
+	ss->texts = NULL;
 	pg_results_clear(&rs);
 	sessions_pg_finish(ss, PQuser(p->db));
 	source_sessions_read(src, ss, qr.ms, now);

@@ -261,8 +261,8 @@ static void ident_fill(struct session_ident *id, const char *start, const char *
 /* Fill session s from the columns starting at user (PGL_W_USER or
  * PGL_B_USER; both groups are in the same order, the waiter's with the
  * wait in between). */
-static void session_fill(struct lock_session *s, const char *user, const char *state, const char *state_s,
-			 const char *xact_s, const char *backend, const char *query)
+static void session_fill(struct lock_session *s, struct text_cache *texts, const char *user, const char *state,
+			 const char *state_s, const char *xact_s, const char *backend, const char *query)
 {
 	if (backend && *backend && strcmp(backend, "client backend") != 0) {
 		/* autovacuum worker, parallel worker, ...: say so beside the user */
@@ -278,7 +278,7 @@ static void session_fill(struct lock_session *s, const char *user, const char *s
 	s->state_s = cell_secs(state_s);
 	s->trx_age_s = cell_secs(xact_s);
 	/* an idle session's query is the last statement it ran */
-	lock_session_query(s, query, state && strncmp(state, "idle", 4) == 0);
+	lock_session_query_from(s, texts, query, state && strncmp(state, "idle", 4) == 0);
 }
 
 void pg_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells)
@@ -314,12 +314,12 @@ void pg_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells)
 	/* every row of a session carries the same activity columns: read
 	 * them once */
 	if (wnew) {
-		session_fill(&ls->s[wi], c[PGL_W_USER], c[PGL_W_STATE], c[PGL_W_STATE_S], c[PGL_W_XACT_S],
+		session_fill(&ls->s[wi], ls->texts, c[PGL_W_USER], c[PGL_W_STATE], c[PGL_W_STATE_S], c[PGL_W_XACT_S],
 			     c[PGL_W_BACKEND], c[PGL_W_QUERY]);
 		ident_fill(&ls->s[wi].ident, c[PGL_W_START_US], c[PGL_W_XACT_US], c[PGL_W_QUERY_US]);
 	}
 	if (bnew) {
-		session_fill(&ls->s[bi], c[PGL_B_USER], c[PGL_B_STATE], c[PGL_B_STATE_S], c[PGL_B_XACT_S],
+		session_fill(&ls->s[bi], ls->texts, c[PGL_B_USER], c[PGL_B_STATE], c[PGL_B_STATE_S], c[PGL_B_XACT_S],
 			     c[PGL_B_BACKEND], c[PGL_B_QUERY]);
 		ident_fill(&ls->s[bi].ident, c[PGL_B_START_US], c[PGL_B_XACT_US], c[PGL_B_QUERY_US]);
 	}

@@ -156,7 +156,7 @@ void sessions_pg_row(struct session_set *ss, const char *const *cell, int ncells
 		ss->status = SESS_PARTIAL;
 		q = NULL;
 	}
-	session_set_query(s, q && q[0] ? q : NULL, !active);
+	session_set_query_from(s, ss->texts, q && q[0] ? q : NULL, !active);
 	const char *qid = col(cell, ncells, SPG_QUERY_ID);
 	if (qid && strcmp(qid, "0") != 0)
 		str_printf(s->digest, sizeof s->digest, "%s:%s:%s:t", col(cell, ncells, SPG_USERID) ? col(cell, ncells, SPG_USERID) : "",
@@ -363,7 +363,7 @@ void sessions_my_row(struct session_set *ss, enum flavour fl, const char *const 
 	const char *info = col(cell, ncells, SMY_INFO), *done = col(cell, ncells, SMY_STMT_DONE);
 	bool is_last = sleeping || (done && done[0] == '1');
 	if (info && info[0])
-		session_set_query(s, info, is_last);
+		session_set_query_from(s, ss->texts, info, is_last);
 	const char *stmt_s = col(cell, ncells, SMY_STMT_S);
 	if (!is_last)
 		s->query_s = stmt_s ? num(stmt_s) : s->state_s;

@@ -248,6 +248,105 @@ char *statement_keep(const char *q, size_t max)
 	return s;
 }
 
+struct tc_entry {
+	uint64_t h;
+	size_t max;       /* the cut it was kept with */
+	bool used;        /* asked for since the last sweep */
+	char *raw, *kept; /* raw bytes as read (cut), statement_keep's text */
+};
+
+/* The slot of (h, raw, max): its entry's or the empty one where it goes. */
+static size_t tc_slot(const struct text_cache *c, uint64_t h, const char *raw, size_t n, size_t max)
+{
+	size_t i = (size_t)h & (c->cap - 1);
+	for (;; i = (i + 1) & (c->cap - 1)) {
+		const struct tc_entry *e = c->e[i];
+		if (!e || (e->h == h && e->max == max && strncmp(e->raw, raw, n) == 0 && e->raw[n] == '\0'))
+			return i;
+	}
+}
+
+/* Room for one more entry: at most half the slots used. */
+static void tc_grow(struct text_cache *c)
+{
+	if ((c->n + 1) * 2 <= c->cap)
+		return;
+	size_t ncap = c->cap ? c->cap * 2 : 256;
+	struct tc_entry **old = c->e;
+	size_t ocap = c->cap;
+	c->e = xcalloc(ncap, sizeof *c->e);
+	c->cap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i])
+			c->e[tc_slot(c, old[i]->h, old[i]->raw, strlen(old[i]->raw), old[i]->max)] = old[i];
+	free(old);
+}
+
+char *statement_keep_cached(struct text_cache *c, const char *q, size_t max)
+{
+	if (!c || !q)
+		return statement_keep(q, max);
+	size_t n = utf8_cut_len(q, max);
+	uint64_t h = hash_bytes(hash_bytes(HASH_SEED, &max, sizeof max), q, n);
+	tc_grow(c);
+	size_t i = tc_slot(c, h, q, n, max);
+	struct tc_entry *e = c->e[i];
+	if (e) {
+		c->hits++;
+	} else {
+		c->misses++;
+		e = xcalloc(1, sizeof *e);
+		e->h = h;
+		e->max = max;
+		e->raw = xmalloc(n + 1);
+		memcpy(e->raw, q, n);
+		e->raw[n] = '\0';
+		e->kept = statement_keep(e->raw, max);
+		c->e[i] = e;
+		c->n++;
+	}
+	e->used = true;
+	return xstrdup(e->kept);
+}
+
+static void tc_entry_free(struct tc_entry *e)
+{
+	free(e->raw);
+	free(e->kept);
+	free(e);
+}
+
+void text_cache_sweep(struct text_cache *c)
+{
+	struct tc_entry **old = c->e;
+	size_t ocap = c->cap;
+	c->e = NULL;
+	c->n = c->cap = 0;
+	for (size_t i = 0; i < ocap; i++) {
+		struct tc_entry *e = old[i];
+		if (!e)
+			continue;
+		if (!e->used) {
+			tc_entry_free(e);
+			continue;
+		}
+		e->used = false;
+		tc_grow(c);
+		c->e[tc_slot(c, e->h, e->raw, strlen(e->raw), e->max)] = e;
+		c->n++;
+	}
+	free(old);
+}
+
+void text_cache_free(struct text_cache *c)
+{
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->e[i])
+			tc_entry_free(c->e[i]);
+	free(c->e);
+	memset(c, 0, sizeof *c);
+}
+
 void json_statement(struct strbuf *out, const char *q)
 {
 	char t[201];

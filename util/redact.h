@@ -21,6 +21,25 @@ char *redact_secrets(const char *s);
  * control characters and escape sequences made harmless (text_sanitize).
  * New string, NULL when q is NULL. */
 char *statement_keep(const char *q, size_t max);
+/* Statement texts kept once per text: a session list or lock graph read
+ * every refresh brings the same texts again (500 sessions waiting on one
+ * UPDATE bring one text 500 times). An entry holds the raw bytes (cut at
+ * max) and what statement_keep made of them; a text whose raw bytes
+ * changed is a new entry, kept anew. text_cache_sweep drops the entries
+ * not asked for since the previous sweep (call it after each whole read):
+ * the cache holds at most one read's texts. Zeroed it is empty. */
+struct text_cache {
+	struct tc_entry **e; /* open addressing by hash, cap slots (power of two) */
+	size_t n, cap;
+	size_t hits, misses; /* cumulative, for tests and benchmarks */
+};
+/* statement_keep(q, max) from the cache (the cleaning done once per raw
+ * text); c NULL: statement_keep. New string, NULL when q is NULL. */
+char *statement_keep_cached(struct text_cache *c, const char *q, size_t max);
+/* Drop the entries not used since the previous sweep. */
+void text_cache_sweep(struct text_cache *c);
+void text_cache_free(struct text_cache *c);
+
 /* Length of q cut at max bytes, never inside a UTF-8 sequence. */
 size_t utf8_cut_len(const char *q, size_t max);
 

@@ -167,6 +167,15 @@ static void test_fake_proc(void)
 	hostload_find_pg(&st, root, 777);
 	CHECK(st.pid == 700 && st.threads == 0, "PostgreSQL: the postmaster, dbtop's backend's parent");
 	CHECK(hostload_read(&st, root, &s1) == 0 && s1.srv_tasks == 3, "PostgreSQL: its three children read");
+	CHECK(st.nfd == 3, "their three files kept open for the next refresh");
+	put(root, "701/schedstat", "400 40 4\n");
+	put(root, "700/task/700/children", "701 ");
+	CHECK(hostload_read(&st, root, &s2) == 0 && s2.srv_tasks == 1 && s2.srv_run_ns - s1.srv_run_ns == 300 &&
+		      s2.srv_slices - s1.srv_slices == 3,
+	      "a kept file read again gives the task's new figures");
+	CHECK(st.nfd == 1, "the files of the tasks that ended are closed");
+	hostload_close(&st);
+	CHECK(st.nfd == 0, "hostload_close: none left open");
 	hostload_find_pg(&st, root, 999);
 	CHECK(st.pid == 0 && strstr(st.why, "another process namespace"), "a backend pid not here: said why");
 	char cmd[600];

@@ -392,6 +392,88 @@ static void test_big(void)
 	}
 }
 
+/* The text cache: what statement_keep gives, cleaned once per raw text; a
+ * text whose raw bytes change is cleaned again; a hostile text stays
+ * sanitised on every read; a sweep keeps only the texts of the last read;
+ * a 1 MiB text is cut as statement_keep cuts it. */
+static void test_text_cache(void)
+{
+	struct text_cache c = {0};
+	const char *hostile = "SELECT 1 /* \x1b]0;pwned\x07 \x1b[2J */ FROM t\r\n";
+	char *a = statement_keep_cached(&c, hostile, 1023), *b = statement_keep_cached(&c, hostile, 1023);
+	char *want = statement_keep(hostile, 1023);
+	CHECK_STR(a, want, "cache: first read as statement_keep");
+	CHECK_STR(b, want, "cache: second read (from the cache) as statement_keep");
+	CHECK(!strchr(b, 0x1b) && !strchr(b, 0x07) && !strchr(b, '\r'), "cache: escape sequences cleaned on the second read");
+	CHECK(c.misses == 1 && c.hits == 1, "cache: the second read is a hit");
+	CHECK(a != b, "cache: each read gets its own copy");
+	free(a);
+	free(b);
+	free(want);
+
+	/* the same id, other raw bytes: cleaned again, not the old text */
+	char buf[64];
+	strcpy(buf, "UPDATE t SET v = 1");
+	a = statement_keep_cached(&c, buf, 1023);
+	buf[17] = '\x1b';
+	b = statement_keep_cached(&c, buf, 1023);
+	CHECK_STR(a, "UPDATE t SET v = 1", "cache: a text kept");
+	CHECK_STR(b, "UPDATE t SET v = ?", "cache: its raw bytes changed: cleaned again");
+	CHECK(c.misses == 3, "cache: a changed text is a miss");
+	free(a);
+	free(b);
+
+	/* secrets go on a hit too */
+	a = statement_keep_cached(&c, "ALTER ROLE x PASSWORD 'hunter2'", 1023);
+	b = statement_keep_cached(&c, "ALTER ROLE x PASSWORD 'hunter2'", 1023);
+	CHECK(!strstr(a, "hunter2") && !strstr(b, "hunter2"), "cache: a password never comes back");
+	free(a);
+	free(b);
+
+	/* other cuts are other entries */
+	a = statement_keep_cached(&c, "SELECT abcdef", 8);
+	b = statement_keep_cached(&c, "SELECT abcdef", 1023);
+	CHECK_STR(a, "SELECT a", "cache: cut at 8");
+	CHECK_STR(b, "SELECT abcdef", "cache: the same text at another cut");
+	free(a);
+	free(b);
+
+	/* a sweep keeps the texts used since the last one; the next drops them */
+	size_t before = c.n;
+	text_cache_sweep(&c);
+	CHECK(c.n == before, "sweep: every text used since the start kept");
+	for (int i = 0; i < 1000; i++) {
+		char q[64];
+		snprintf(q, sizeof q, "SELECT %d", i);
+		free(statement_keep_cached(&c, q, 1023));
+	}
+	free(statement_keep_cached(&c, "SELECT abcdef", 8));
+	text_cache_sweep(&c);
+	CHECK(c.n == 1001, "sweep: the old texts not read again are gone");
+	free(statement_keep_cached(&c, "SELECT abcdef", 8));
+	text_cache_sweep(&c);
+	CHECK(c.n == 1, "sweep: the cache holds the last read's texts only");
+	size_t m = c.misses;
+	a = statement_keep_cached(&c, "SELECT abcdef", 8);
+	CHECK(c.misses == m && strcmp(a, "SELECT a") == 0, "sweep: a kept text still answers from the cache");
+	free(a);
+
+	/* a 1 MiB text: cut like statement_keep, the entry no bigger */
+	char *big = malloc(BIG + 1);
+	memset(big, 'x', BIG);
+	big[BIG] = '\0';
+	big[100] = '\x1b';
+	a = statement_keep_cached(&c, big, 4095);
+	b = statement_keep_cached(&c, big, 4095);
+	CHECK(strlen(a) == 4095 && strlen(b) == 4095 && !strchr(b, 0x1b), "cache: a 1 MiB text cut at 4,095 bytes, sanitised");
+	free(a);
+	free(b);
+	free(big);
+	CHECK(statement_keep_cached(&c, NULL, 10) == NULL, "cache: NULL stays NULL");
+	text_cache_free(&c);
+	CHECK(c.n == 0 && c.cap == 0, "cache: freed");
+}
+
 int main(void)
 {
 	test_numbers();
@@ -407,5 +489,6 @@ int main(void)
 	test_no_literals();
 	test_secrets();
 	test_big();
+	test_text_cache();
 	return TAP_DONE();
 }
