@@ -133,9 +133,17 @@ echo "# findings base: $(jq -s -r '[.[] | .findings[]? | .id] | group_by(.) | ma
 # other five): a competing writer on the log device makes its flushes slow:
 # commit-fsync, the disk named as the cause, in >= 90 % of the records after
 # the first five
+# (when the writer made the commits' syncs slow: the server's WAL sync at
+# 2 ms or more over the phase, the product's bar for a slow sync; beside a
+# CI run the writer once took loop0 to 1.22 ms a flush under a 1.58 ms sync:
+# a healthy sync, rightly not a finding; then skipped with the figures)
 cf=$(jq -s '.[5:] | "\([.[] | select([.findings[]?.id] | index("commit-fsync"))] | length)/\(length)"' -r "$work/slow.jsonl")
-check "matrix writer pg: commit-fsync in >= 90% of the records after the first five ($cf; device flush ${slow_dev} ms, WAL sync ${slow_srv} ms)" \
-    awk -v f="$cf" 'BEGIN { split(f, a, "/"); exit !(a[2] > 0 && a[1] * 100 >= 90 * a[2]) }'
+if awk -v s="$slow_srv" 'BEGIN { exit !(s != "null" && s >= 2) }'; then
+    check "matrix writer pg: commit-fsync in >= 90% of the records after the first five ($cf; device flush ${slow_dev} ms, WAL sync ${slow_srv} ms)" \
+        awk -v f="$cf" 'BEGIN { split(f, a, "/"); exit !(a[2] > 0 && a[1] * 100 >= 90 * a[2]) }'
+else
+    skip "matrix writer pg: commit-fsync in >= 90% of the records" "the writer left the WAL sync below the 2 ms of a slow sync: ${slow_srv} ms (device flush ${slow_dev} ms; commit-fsync in $cf)"
+fi
 # the records whose device is slow by the product's rule: a flush of 2 ms,
 # or of 1 ms that is at least half the server's sync (a mild slowdown:
 # beside the CI's own run the writer took loop0 to 1.6 ms a flush only)
