@@ -450,9 +450,8 @@ static void update_runs(struct model *m)
 		}
 	}
 	/* the loop of model_update pushed a placeholder for this interval */
-	m->hist[M_RUN_S].v[(m->hist[M_RUN_S].head + m->hist[M_RUN_S].cap - 1) % m->hist[M_RUN_S].cap] = rs->v;
-	m->hist[M_RUN_FSYNCS].v[(m->hist[M_RUN_FSYNCS].head + m->hist[M_RUN_FSYNCS].cap - 1) % m->hist[M_RUN_FSYNCS].cap] =
-		rf->v;
+	ring_set_last(&m->hist[M_RUN_S], rs->v);
+	ring_set_last(&m->hist[M_RUN_FSYNCS], rf->v);
 }
 
 /* The end of the newest interval into the history, and what is derived
@@ -693,20 +692,6 @@ void model_update(struct model *m, const struct sample *s)
 	findings_update(m);
 }
 
-/* Ring src without its skip newest values into dst (reset). */
-static void ring_copy_upto(struct ring *dst, const struct ring *src, size_t skip)
-{
-	if (dst->cap == src->cap) {
-		memcpy(dst->v, src->v, src->cap * sizeof *src->v);
-		dst->head = (src->head + src->cap - skip % src->cap) % src->cap;
-		dst->len = src->len - skip;
-		return;
-	}
-	dst->head = dst->len = 0;
-	for (size_t i = src->len; i-- > skip;)
-		ring_push(dst, ring_get(src, i));
-}
-
 void model_copy_history(struct model *dst, const struct model *src, double wall)
 {
 	size_t skip = 0;
@@ -715,10 +700,10 @@ void model_copy_history(struct model *dst, const struct model *src, double wall)
 	if (skip >= src->hist_t.len || !dst->hist_t.cap)
 		return;
 	for (int i = 0; i < M__COUNT; i++)
-		ring_copy_upto(&dst->hist[i], &src->hist[i], skip);
-	ring_copy_upto(&dst->hist_t, &src->hist_t, skip);
+		ring_copy(&dst->hist[i], &src->hist[i], skip);
+	ring_copy(&dst->hist_t, &src->hist_t, skip);
 	if (src->lock_waiting.len == src->hist_t.len) {
-		ring_copy_upto(&dst->lock_waiting, &src->lock_waiting, skip);
-		ring_copy_upto(&dst->lock_wait_ms, &src->lock_wait_ms, skip);
+		ring_copy(&dst->lock_waiting, &src->lock_waiting, skip);
+		ring_copy(&dst->lock_wait_ms, &src->lock_wait_ms, skip);
 	}
 }

@@ -5,13 +5,14 @@
 #include <stddef.h>
 
 struct ring {
-	double *v;
+	double *v;    /* NULL: no known value pushed yet (all NaN) */
 	size_t cap;   /* slots */
 	size_t head;  /* index of the next write */
 	size_t len;   /* values held, <= cap */
 };
 
-/* Allocate cap slots (cap >= 1). */
+/* A ring of cap slots (cap >= 1), taken from the heap at the first known
+ * value: until then every value is NaN and costs no memory. */
 void ring_init(struct ring *r, size_t cap);
 void ring_free(struct ring *r);
 void ring_push(struct ring *r, double v);
@@ -19,5 +20,8 @@ void ring_push(struct ring *r, double v);
 double ring_get(const struct ring *r, size_t i);
 /* Replace the newest value (nothing when the ring is empty). */
 void ring_set_last(struct ring *r, double v);
+/* dst := src without its skip newest values (same cap: the slots copied;
+ * else pushed one by one, the newest dst->cap kept). */
+void ring_copy(struct ring *dst, const struct ring *src, size_t skip);
 
 #endif

@@ -19,6 +19,36 @@ static const char *nm(const char *prefix, int i)
 	return name_buf;
 }
 
+/* Slots only once a value is known; the unknown ones before read NaN. */
+static void test_ring_lazy(void)
+{
+	struct ring r, c;
+	ring_init(&r, 5);
+	for (int i = 0; i < 7; i++)
+		ring_push(&r, NAN);
+	ring_set_last(&r, NAN);
+	CHECK(!r.v && r.len == 5 && isnan(ring_get(&r, 0)) && isnan(ring_get(&r, 4)),
+	      "ring: unknown values only take no slots, and read NaN");
+	ring_init(&c, 5);
+	ring_push(&c, 1);
+	ring_copy(&c, &r, 1);
+	CHECK(!c.v && c.len == 4 && isnan(ring_get(&c, 0)), "ring: a copy of an all-unknown ring drops its slots");
+	ring_push(&r, 9);
+	CHECK(r.v && r.len == 5 && ring_get(&r, 0) == 9 && isnan(ring_get(&r, 1)) && isnan(ring_get(&r, 4)),
+	      "ring: the first known value takes the slots, the values before it NaN");
+	ring_push(&r, NAN);
+	ring_set_last(&r, 3);
+	ring_copy(&c, &r, 1);
+	CHECK(c.v && c.len == 4 && ring_get(&c, 0) == 9 && isnan(ring_get(&c, 1)), "ring: a copy without the newest");
+	ring_free(&c);
+	ring_init(&c, 3);
+	ring_copy(&c, &r, 0);
+	CHECK(c.len == 3 && ring_get(&c, 0) == 3 && ring_get(&c, 1) == 9 && isnan(ring_get(&c, 2)),
+	      "ring: a copy into a smaller ring keeps the newest");
+	ring_free(&c);
+	ring_free(&r);
+}
+
 static void test_ring(void)
 {
 	struct ring r;
@@ -59,6 +89,7 @@ static void test_ring(void)
 			ok = 0;
 	CHECK(ok, "ring: 600 slots after 1500 pushes hold the newest 600 in order");
 	ring_free(&r);
+	test_ring_lazy();
 }
 
 /* Caps of a connection to engine e. */
