@@ -2229,9 +2229,22 @@ static bool action_result(struct ui *u)
 
 /* The screen's loop: samples, action results, tuning upkeep and keys,
  * until q, a signal or the terminal going away. */
+/* How long to wait for input or a sample, ms. The idle redraw keeps the
+ * clock and the ages moving once a second; when the next sample is due
+ * just after that second it is waited for instead, so a 1 s refresh draws
+ * one frame a second, not a second one a few ms before each sample. */
+static int idle_wait_ms(const struct ui *u, double last_take, double now)
+{
+	double due = last_take + u->interval - now; /* s until the next sample */
+	if (last_take > 0 && !u->o->replay && due > 0 && due < 1.15)
+		return (int)(due * 1000) + 150;
+	return 1000;
+}
+
 static void screen_loop(struct ui *u)
 {
 	int input_empty = 0;
+	double last_take = 0; /* monotonic s the newest sample came */
 	struct pollfd pf[1 + FLEET_TARGETS_MAX];
 	while (!u->quit && !ui_signal) {
 		pf[0] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
@@ -2239,11 +2252,13 @@ static void screen_loop(struct ui *u)
 			pf[1 + i] = (struct pollfd){.fd = !travel_takes(&u->tr) ? -1 : u->tg[i].sp.wake[0],
 						    .events = POLLIN};
 		bool dirty = false;
-		int ch, pr = poll(pf, (nfds_t)(1 + u->ntg), 1000);
+		int ch, pr = poll(pf, (nfds_t)(1 + u->ntg), idle_wait_ms(u, last_take, clock_mono()));
 		if (pr < 0 && errno != EINTR)
 			break;
-		if (take_samples(u))
+		if (take_samples(u)) {
 			dirty = true;
+			last_take = clock_mono();
+		}
 		if (action_result(u))
 			dirty = true;
 		if (tuning_tick(u))
