@@ -61,6 +61,14 @@ int text_cols(const char *s)
 	return cols;
 }
 
+int text_code_points(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
 /* Cut s (in place) to at most maxcols columns; returns the columns kept.
  * *cut (when not NULL) says whether a character had to be left out. */
 static int clip_cols_at(char *s, int maxcols, bool *cut)

@@ -1,5 +1,5 @@
 /* canvas.h - what panes draw on: a clipped rectangle of character cells
- * with semantic roles. The screen (tui/ui.c) implements it with curses;
+ * with semantic roles. The screen (tui/curses_canvas.c) implements it with curses;
  * tests implement it with a text grid. Text is sanitised before drawing. */
 #ifndef DBTOP_CANVAS_H
 #define DBTOP_CANVAS_H
@@ -55,5 +55,7 @@ void text_fit(char *out, size_t len, const char *s, int w, bool utf8);
 void text_pad(char *out, size_t len, const char *s, int w, bool right, bool utf8);
 /* Columns text occupies on the terminal (UTF-8 aware). */
 int text_cols(const char *s);
+/* Code points in s (UTF-8). */
+int text_code_points(const char *s);
 
 #endif

@@ -1,7 +1,7 @@
 /* ui.c - the full-screen interface: header, screens of panes, key bar,
  * help and key bar generated from the key table (keys.c), filter prompt,
  * pause, themes.
- * The only file besides theme_curses.c that includes curses.h. */
+ * With curses_canvas.c and theme_curses.c, the files that include curses.h. */
 #include "ui.h"
 
 #define NCURSES_WIDECHAR 1   /* mvinnwstr: the snapshot reads the screen back */
@@ -24,12 +24,19 @@
 
 #include "../model/digests.h"
 #include "../model/findings.h"
+#include "../panes/ask.h"
+#include "../panes/caption.h"
 #include "../panes/fleet.h"
+#include "../panes/fleetrows.h"
+#include "../panes/frame.h"
+#include "../panes/header.h"
 #include "../panes/pane.h"
 #include "../panes/timeline.h"
 #include "../record/history.h"
 #include "../util/redact.h"
 #include "../util/util.h"
+#include "curses_canvas.h"
+#include "help.h"
 #include "keys.h"
 #include "../run/sampler.h"
 #include "../run/sessact.h"
@@ -202,63 +209,6 @@ bool ui_possible(char *why, size_t len)
 	return true;
 }
 
-/* ---- the curses canvas ---- */
-
-/* A character wider (or narrower) than one column was drawn since the
- * screen was last erased: cells may belong to a wide character. */
-static bool frame_has_wide;
-
-/* Code points in s (UTF-8). */
-static int code_points(const char *s)
-{
-	int n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
-static void curses_put(struct canvas *cv, int y, int x, enum role r, const char *s, int ncols)
-{
-	(void)cv;
-	attr_t a = (attr_t)theme_attr(r);
-	chtype cells[512];
-	int n = 0;
-	/* Printable ASCII over single-column cells: store the cells directly.
-	 * They come out as waddstr would make them (the character with the
-	 * attributes and colour pair set; the background is the default blank),
-	 * without its per-character work. */
-	if (!frame_has_wide && ncols < (int)(sizeof cells / sizeof cells[0]) && x + ncols <= COLS) {
-		while (n < ncols && (unsigned char)s[n] >= 0x20 && (unsigned char)s[n] < 0x7f) {
-			cells[n] = (chtype)(unsigned char)s[n] | a;
-			n++;
-		}
-	}
-	attrset(a);
-	if (n == ncols && !s[n] && n > 0) {
-		mvaddchnstr(y, x, cells, n);
-		/* the cursor where waddstr leaves it */
-		if (x + n < COLS)
-			move(y, x + n);
-		else if (y + 1 < LINES)
-			move(y + 1, 0);
-		else
-			move(y, COLS - 1);
-		return;
-	}
-	mvaddstr(y, x, s);
-	if (!frame_has_wide && code_points(s) != ncols)
-		frame_has_wide = true;
-}
-
-static const struct canvas_ops curses_canvas = {.put = curses_put};
-
-/* A canvas for the screen rectangle. */
-static struct canvas screen_canvas(const struct ui *u, int y, int x, int h, int w)
-{
-	struct canvas cv = {.ops = &curses_canvas, .y0 = y, .x0 = x, .h = h, .w = w, .utf8 = u->utf8};
-	return cv;
-}
-
 /* ---- drawing ---- */
 
 static void set_msg(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -270,367 +220,6 @@ static void set_msg(struct ui *u, const char *fmt, ...)
 	va_end(ap);
 	text_sanitize(u->msg);
 	u->msg_until = clock_mono() + 4;
-}
-
-/* "3d 04h", "5h 12m", "42m 10s". */
-static void fmt_uptime(double s, char *buf, size_t len)
-{
-	long t = (long)s;
-	if (s <= 0)
-		str_copy(buf, len, "?");
-	else if (t >= 86400)
-		str_printf(buf, len, "%ldd %02ldh", t / 86400, t % 86400 / 3600);
-	else if (t >= 3600)
-		str_printf(buf, len, "%ldh %02ldm", t / 3600, t % 3600 / 60);
-	else
-		str_printf(buf, len, "%ldm %02lds", t / 60, t % 60);
-}
-
-/* The header's state: CONNECTING, UP, DOWN ..., STALLED ..., then REPLAY
- * and PAUSED when they hold. */
-static void header_state(const struct ui *u, char *state, size_t len)
-{
-	const struct model *m = u->tr.m;
-	const struct sample *s = &m->last;
-	if (m->intervals == 0)
-		str_copy(state, len, "CONNECTING");
-	else if (s->state == STATE_DOWN && !u->o->replay && s->mono + s->retry_in <= clock_mono())
-		/* the attempt is under way (up to --connect-timeout): no new
-		 * sample until it ends */
-		str_copy(state, len, "DOWN - reconnecting");
-	else if (s->state == STATE_DOWN)
-		str_printf(state, len, "DOWN - retrying in %.0fs",
-			   d_ceil(u->o->replay ? s->retry_in : s->mono + s->retry_in - clock_mono()));
-	else if (s->state == STATE_STALLED)
-		str_printf(state, len, "STALLED: query exceeded %.1fs", u->t->run.src->query_timeout);
-	else
-		str_copy(state, len, "UP");
-	if (u->o->replay) {
-		size_t l = strlen(state);
-		str_printf(state + l, len - l, u->tr.ended ? "  REPLAY ended" : "  REPLAY x%g", u->o->speed);
-	}
-	if (u->tr.paused) {
-		size_t l = strlen(state);
-		str_printf(state + l, len - l, "  PAUSED");
-	}
-	if (u->tr.paused && u->o->hist && u->tr.at_wall > 0) {
-		/* the moment shown and how far back from now (a replay: from
-		 * the newest sample it has reached) */
-		double oldest, newest, ago;
-		char at[16];
-		time_t t = (time_t)u->tr.at_wall;
-		struct tm tm;
-		localtime_r(&t, &tm);
-		strftime(at, sizeof at, "%H:%M:%S", &tm);
-		if (!hist_range(u->o->hist, &oldest, &newest))
-			newest = u->tr.at_wall;
-		if (u->tr.live->intervals > 0 && u->tr.live->last.wall > newest)
-			newest = u->tr.live->last.wall; /* (the history stopped: the replay went on) */
-		ago = (u->o->replay ? newest : clock_wall()) - u->tr.at_wall;
-		long a = ago > 0 ? (long)(ago + 0.5) : 0;
-		size_t l = strlen(state);
-		if (a >= 60)
-			str_printf(state + l, len - l, "  AT %s  -%ldm%02lds", at, a / 60, a % 60);
-		else
-			str_printf(state + l, len - l, "  AT %s  -%lds", at, a);
-	}
-}
-
-/* " TUNED n age[, reverts in ...] " while dbtop's setting changes are in
- * force, else "". */
-static void header_tuned(const struct ui *u, char *tuned, size_t len)
-{
-	tuned[0] = '\0';
-	if (u->t->tc.tv.nactive <= 0)
-		return;
-	double now = u->t->tc.tv.at_wall > 0 ? u->t->tc.tv.at_wall : clock_wall();
-	double oldest = u->t->tc.tv.active[u->t->tc.tv.nactive - 1].wall, age = now - oldest;
-	long a = age > 0 ? (long)age : 0;
-	str_printf(tuned, len, " TUNED %d %ldm%02lds ", u->t->tc.tv.nactive, a / 60, a % 60);
-	/* --tune-ttl counts on the monotonic clock (a wall clock step moves
-	 * neither the revert nor this countdown) */
-	double first = 0;
-	for (int i = 0; i < u->t->tc.tv.nactive; i++)
-		if (u->t->tc.tv.active[i].mono > 0 && (first == 0 || u->t->tc.tv.active[i].mono < first))
-			first = u->t->tc.tv.active[i].mono;
-	if (u->t->tc.tv.ttl > 0 && first > 0) {
-		long left = (long)(u->t->tc.tv.ttl - (clock_mono() - first));
-		size_t l = strlen(tuned);
-		str_printf(tuned + l - 1, len - l + 1, ", reverts in %ldm%02lds ", left > 0 ? left / 60 : 0,
-			   left > 0 ? left % 60 : 0);
-	}
-}
-
-/* Which of the header's fields (engine, host, uptime, interval) fit in
- * room columns beside the right part (cost and clock, or the clock alone
- * when short: right is rewritten then), by priority: the host, the
- * engine, the right part, the interval, the uptime. Sets on[]; true when
- * the right part shows. */
-static bool header_fit(const char *const fields[4], bool on[4], char *right, size_t rlen, const char *clock,
-		       int room)
-{
-	static const int prio[] = {1, 0, 4, 3};   /* fields[] by priority: host, engine, (clock), every, up */
-	int rw = text_cols(right);
-	bool show_right = false;
-	for (int p = 0; p < 5; p++) {
-		if (p == 2) {
-			if (room < rw) {
-				/* the clock alone, without the cost */
-				str_printf(right, rlen, "  %s ", clock);
-				rw = text_cols(right);
-			}
-			if (room >= rw) {
-				show_right = true;
-				room -= rw;
-			}
-			continue;
-		}
-		for (int i = 0; i < 4; i++) {
-			int c = text_cols(fields[i]);
-			if (prio[i] != p || !c || c > room)
-				continue;
-			on[i] = true;
-			room -= c;
-		}
-	}
-	return show_right;
-}
-
-static void draw_header(struct ui *u)
-{
-	const struct model *m = u->tr.m;
-	const struct sample *s = &m->last;
-	struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
-	char right[128], state[160], up[32], clock[16];
-	bool bad = m->intervals > 0 && s->state != STATE_UP;
-	time_t t = (time_t)(m->intervals ? s->wall : time(NULL));
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(clock, sizeof clock, "%H:%M:%S", &tm);
-	header_state(u, state, sizeof state);
-	char tuned[96];
-	header_tuned(u, tuned, sizeof tuned);
-	/* version without the distribution suffix: "10.11.19", "15.18" */
-	char ver[32];
-	str_copy(ver, sizeof ver, m->caps.version);
-	ver[strspn(ver, "0123456789.")] = '\0';
-	if (s->uptime_s > 0) {
-		char u2[32];
-		fmt_uptime(s->uptime_s, u2, sizeof u2);
-		str_printf(up, sizeof up, "  up %s", u2);
-	} else {
-		up[0] = '\0';
-	}
-	str_printf(right, sizeof right, "  cost %.1fms  %s ", s->query_ms, clock);
-	cv_fill(&cv, 0, 0, COLS, bad ? R_HEADER_DOWN : R_HEADER);
-	/* the state first: it matters most, and must survive a narrow terminal */
-	int x = cv_text(&cv, 0, 0, R_HEADER, " dbtop ");
-	x += cv_text(&cv, 0, x, bad ? R_HEADER_DOWN : R_HEADER, state);
-	if (tuned[0]) {
-		x += cv_text(&cv, 0, x, R_HEADER, " ");
-		x += cv_text(&cv, 0, x, R_CRIT, tuned);
-	}
-	/* then as many whole fields as fit; the host may be shortened, with a mark */
-	char every[32], eng[64];
-	str_printf(every, sizeof every, "  every %gs",
-		   u->o->replay && isfinite(m->interval_s) ? d_round(m->interval_s * 100) / 100 : u->interval);
-	str_printf(eng, sizeof eng, "  %s %s", flavour_name(m->caps.flavour), ver);
-	/* then as many whole fields as fit, by priority: the host, the engine,
-	 * the cost and clock (or the clock alone), the interval, the uptime;
-	 * the host is cut (marked) only when nothing else is left beside the
-	 * state */
-	char host[160];
-	if (u->ntg > 1)   /* several servers: the one shown, by its name */
-		str_printf(host, sizeof host, "  [%d/%d] %s (%s)", (int)(u->t - u->tg) + 1, u->ntg, u->t->run.name,
-			   u->t->run.host);
-	else
-		str_printf(host, sizeof host, "  %s", u->t->run.host);
-	const char *fields[4] = {eng, host, up, every};
-	bool on[4] = {false};
-	bool show_right = header_fit(fields, on, right, sizeof right, clock, COLS - x);
-	for (int i = 0; i < 4; i++)
-		if (on[i])
-			x += cv_text(&cv, 0, x, R_HEADER, fields[i]);
-	if (!on[1] && COLS - x > 8) {
-		/* not even the host fits whole: its start, with the cut marked */
-		char cut[200];
-		str_printf(cut, sizeof cut, "  %s", u->ntg > 1 ? u->t->run.name : u->t->run.host);
-		struct canvas hc = cv_sub(&cv, 0, x, 1, COLS - x);
-		cv_text(&hc, 0, 0, R_HEADER, cut);
-	}
-	if (show_right)
-		cv_text_right(&cv, 0, COLS, R_HEADER, right);
-}
-
-static void draw_keybar(struct ui *u)
-{
-	struct canvas cv = screen_canvas(u, LINES - 1, 0, 1, COLS);
-	int x = 0;
-	size_t i;
-	if (u->filtering) {
-		x = cv_text(&cv, 0, 0, R_KEY, "filter /");
-		x += cv_text(&cv, 0, x, R_NORMAL, u->fbuf);
-		x += cv_text(&cv, 0, x, R_SELECTED, " ");
-		if (u->ferr[0])
-			cv_text(&cv, 0, x + 2, R_CRIT, u->ferr);
-		else
-			cv_text(&cv, 0, x + 2, R_KEYTEXT, "Enter apply  Esc cancel");
-		return;
-	}
-	if (u->ask.act) {
-		/* a confirmation is open: its answer, not an older message */
-		cv_text(&cv, 0, 0, R_KEY, "y");
-		cv_text(&cv, 0, 1, R_KEYTEXT, " does it, any other key declines");
-		return;
-	}
-	if (u->msg[0] && clock_mono() < u->msg_until) {
-		cv_text(&cv, 0, 0, R_NOTE, u->msg);
-		return;
-	}
-	/* the bindings of this screen that have a bar label, whole ones only */
-	for (i = 0; i < key_nbinds && x < COLS; i++) {
-		const struct key_bind *b = &key_binds[i];
-		if (!b->bar || !(b->where & KW_SCREEN(u->screen)) || (u->ntg < 2 && key_fleet_only(b)))
-			continue;
-		const char *sp = strchr(b->bar, ' ');
-		char k[16];
-		str_printf(k, sizeof k, "%.*s", (int)(sp - b->bar), b->bar);
-		if (x + text_cols(b->bar) > COLS)
-			break;
-		x += cv_text(&cv, 0, x, R_KEY, k);
-		x += cv_text(&cv, 0, x, R_KEYTEXT, sp);
-		x += cv_text(&cv, 0, x, R_KEYTEXT, "  ");
-	}
-}
-
-/* Title line of a pane: number, title, filter, status. */
-static void draw_title(struct ui *u, struct canvas *cv, int idx, bool focused)
-{
-	struct pane_view *v = &u->views[idx];
-	char t[256];
-	int x;
-	cv_fill(cv, 0, 0, cv->w, focused ? R_SELECTED : R_TITLE);
-	str_printf(t, sizeof t, "[%d] %s", idx + 1, panes[idx]->title);
-	x = cv_text(cv, 0, 0, focused ? R_SELECTED : R_TITLE, t);
-	if (v->filter_text[0]) {
-		str_printf(t, sizeof t, "  filter /%s/ (%d rows)", v->filter_text, v->nrows);
-		x += cv_text(cv, 0, x, focused ? R_SELECTED : R_TITLE, t);
-	}
-	if (v->nshown < v->nrows && !v->details) {
-		/* the pane is cut: say how much shows */
-		str_printf(t, sizeof t, "  %d of %d rows", v->nshown, v->nrows);
-		x += cv_text(cv, 0, x, focused ? R_SELECTED : R_TITLE, t);
-	}
-	if (u->zoom && u->screen == 0 && focused)
-		x += cv_text(cv, 0, x, R_SELECTED, "  zoomed (z)");
-	if (idx == 0 && u->tr.m->nsettings == 0 && u->tr.m->intervals > 0)
-		cv_text(cv, 0, x, R_TITLE, "");
-}
-
-/* Notes of the connection (what is missing and how to fix it). */
-static int draw_notes(struct ui *u, struct canvas *cv, int y)
-{
-	const struct caps *c = &u->tr.m->caps;
-	int i;
-	for (i = 0; i < c->notes.n && y < cv->h; i++) {
-		char t[NOTE_LEN + 8];
-		str_printf(t, sizeof t, "note: %s", c->notes.msg[i]);
-		y = cv_wrap(cv, y, 0, R_NOTE, t, cv->h);
-	}
-	return y;
-}
-
-/* A pane with its title line in the rectangle. */
-static void draw_tile(struct ui *u, int idx, int y, int x, int h, int w, bool focused)
-{
-	struct canvas cv = screen_canvas(u, y, x, h, w);
-	struct canvas body = cv_sub(&cv, 1, 0, h - 1, w);
-	struct pane_view *v = &u->views[idx];
-	if (h < 1 || w < 1)
-		return;
-	v->focused = focused;
-	v->full = u->screen != 0;
-	v->frozen = u->tr.paused;
-	v->nshown = v->nrows = 0;
-	if (panes[idx] == &digests_pane)   /* o in the digests pane: dbtop's own statements too */
-		digest_table_show_own(&u->tr.m->dg, (v->sort & DIGESTS_SHOW_OWN) != 0);
-	if (body.h > 0)
-		panes[idx]->draw(u->tr.m, v, &body); /* first: it counts the rows the title shows */
-	draw_title(u, &cv, idx, focused);
-}
-
-/* The down / stalled reason across the content area's first line. */
-static int draw_state_line(struct ui *u, int y)
-{
-	const struct sample *s = &u->tr.m->last;
-	struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
-	if (u->tr.m->intervals == 0 || s->state == STATE_UP || !s->error[0])
-		return y;
-	cv_printf(&cv, 0, 0, R_CRIT, "%s: %s", s->state == STATE_DOWN ? "DOWN" : "STALLED", s->error);
-	return y + 1;
-}
-
-/* Findings: on the overview the most severe ones, on a pane the ones that
- * belong to it; at most max lines. Returns the next free row. */
-static int draw_findings(struct ui *u, int y, const char *pane, int max)
-{
-	const struct finding *f = u->tr.m->findings.f;
-	size_t n = u->tr.m->findings.n, mine = 0;
-	for (size_t i = 0; i < n; i++)
-		mine += !pane || strcmp(f[i].pane, pane) == 0;
-	/* the overview keeps the rows of a finding cleared a moment ago
-	 * (findings.recent), so the panes do not jump when it comes back */
-	size_t keep = !pane && u->tr.m->findings.recent > mine ? u->tr.m->findings.recent : mine;
-	/* the overview: a finding may take two lines when all of them can */
-	int each = !pane && (int)keep * 2 <= max ? 2 : 1;
-	for (size_t i = 0; i < n && max > 0; i++) {
-		if (pane && strcmp(f[i].pane, pane) != 0)
-			continue;
-		enum role r = f[i].severity == SEV_INFO ? R_NOTE : f[i].severity == SEV_WARN ? R_WARN : R_CRIT;
-		char line[900], held[112] = "";
-		/* held by the hysteresis: its evidence is of that many refreshes
-		 * ago; or the rule holds under another cause not yet confirmed */
-		if (f[i].pending)
-			str_printf(held, sizeof held, " (%d of %d refreshes point at %s)", f[i].pending_run,
-				   hold_rule_for(f[i].id)->cause_run, f[i].pending);
-		else if (f[i].quiet > 0)
-			str_printf(held, sizeof held, " (not seen the last %d refresh%s)", f[i].quiet,
-				   f[i].quiet == 1 ? "" : "es");
-		/* the overview: what and what to do; the pane: the evidence too */
-		struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
-		cv_fill(&cv, 0, 0, COLS, R_NORMAL);
-		if (!pane || max < 2) {
-			str_printf(line, sizeof line, "%s %s%s -> %s", f[i].severity == SEV_CRIT ? "!!" : "!",
-				   f[i].summary, held, f[i].suggestion);
-			if (each == 2 && wrap_rows(line, COLS) > 1) {
-				struct canvas two = screen_canvas(u, y, 0, 2, COLS);
-				cv_fill(&two, 1, 0, COLS, R_NORMAL);
-				cv_wrap(&two, 0, 0, r, line, 2);
-				y += 2;
-				max -= 2;
-				continue;
-			}
-			cv_text(&cv, 0, 0, r, line);
-			y++;
-			max--;
-			continue;
-		}
-		str_printf(line, sizeof line, "%s %s%s: %s", f[i].severity == SEV_CRIT ? "!!" : "!", f[i].summary, held,
-			   f[i].evidence);
-		cv_text(&cv, 0, 0, r, line);
-		struct canvas cv2 = screen_canvas(u, y + 1, 0, 1, COLS);
-		cv_fill(&cv2, 0, 0, COLS, R_NORMAL);
-		str_printf(line, sizeof line, "   -> %s", f[i].suggestion);
-		cv_text(&cv2, 0, 0, R_NOTE, line);
-		y += 2;
-		max -= 2;
-	}
-	for (int extra = (int)(keep - mine) * each; extra > 0 && max > 0; extra--, max--, y++) {
-		struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
-		cv_fill(&cv, 0, 0, COLS, R_NORMAL);
-	}
-	return y;
 }
 
 /* ---- the sessions screen (6) and its tile ---- */
@@ -748,405 +337,120 @@ static bool sessions_plan_tick(struct ui *u)
 	return any;
 }
 
-/* Overview priority of a pane: lower goes first for rows beyond the
- * minimums: the focused pane after Tab, the lock tree while sessions wait
- * (min > 1), then rates, digests, waits, tuning. */
-static int tile_prio(const struct ui *u, int idx, int min)
-{
-	static const int prio[NPANES] = {1, 2, 0, 3, 4, 6, 7};
-	if (idx == u->focus && (u->focus_moved || u->zoom))
-		return -1;
-	return idx == 2 && min <= 1 ? 5 : prio[idx];
-}
-
-/* Heights (title row included) of the n panes list[] stacked in h rows of
- * width w: every pane first gets the rows of its minimum (a pane with
- * nothing to show: its one-line summary), then the rest goes by priority up
- * to each one's need; when even the minimums do not fit, the lowest
- * priority give way first. Zoomed: the focused pane goes first and the
- * others' minimum is their one-line summary. */
-static void plan_column(struct ui *u, const int *list, int n, int w, int h, int *out)
-{
-	int need[NPANES], min[NPANES], order[NPANES], used = 0, i, k;
-	for (i = 0; i < n; i++) {
-		const struct pane_ops *p = panes[list[i]];
-		min[i] = 1;
-		need[i] = p->need ? p->need(u->tr.m, &u->views[list[i]], w, &min[i]) : p->min_h;
-		if (min[i] < 1)
-			min[i] = 1;
-		if (u->zoom && list[i] != u->focus)
-			min[i] = 1;   /* zoomed: the others keep their one-line summary */
-		if (need[i] < min[i])
-			need[i] = min[i];
-		out[i] = 1 + min[i];
-		used += out[i];
-		order[i] = i;
-	}
-	/* priority order, highest first */
-	for (i = 1; i < n; i++)
-		for (k = i; k > 0 && tile_prio(u, list[order[k - 1]], min[order[k - 1]]) >
-				    tile_prio(u, list[order[k]], min[order[k]]); k--) {
-			int t = order[k];
-			order[k] = order[k - 1];
-			order[k - 1] = t;
-		}
-	/* too short for the minimums: the lowest priority shrink to their
-	 * summary first, then to their title; the first in priority last */
-	static const int pass[4][2] = {{2, 1}, {1, 1}, {2, 0}, {1, 0}};   /* floor, panes kept out */
-	for (int p = 0; p < 4 && used > h; p++)
-		for (i = n - 1; i >= pass[p][1] && used > h; i--) {
-			/* cppcheck-suppress uninitvar ; order[0..n) is set by the first loop, i < n */
-			int j = order[i];
-			int cut = out[j] - pass[p][0];
-			if (cut <= 0)
-				continue;
-			if (cut > used - h)
-				cut = used - h;
-			out[j] -= cut;
-			used -= cut;
-		}
-	/* the rest by priority and need */
-	for (i = 0; i < n && used < h; i++) {
-		int j = order[i], more = 1 + need[j] - out[j];
-		if (more > h - used)
-			more = h - used;
-		if (more > 0) {
-			out[j] += more;
-			used += more;
-		}
-	}
-	/* every need met: what is left goes to a pane that can use it (a lock
-	 * tree wrapped, pane_ops.want), then to the last pane */
-	for (i = 0; i < n && used < h; i++) {
-		int j = order[i];
-		const struct pane_ops *p = panes[list[j]];
-		int more = p->want ? 1 + p->want(u->tr.m, &u->views[list[j]], w) - out[j] : 0;
-		if (more > h - used)
-			more = h - used;
-		if (more > 0) {
-			out[j] += more;
-			used += more;
-		}
-	}
-	if (used < h && n > 0)
-		out[n - 1] += h - used;
-}
-
-static void draw_column(struct ui *u, const int *list, int n, int top, int x, int w, int h)
-{
-	int hh[NPANES], y = top;
-	plan_column(u, list, n, w, h, hh);
-	for (int i = 0; i < n; i++) {
-		draw_tile(u, list[i], y, x, hh[i], w, u->focus == list[i]);
-		y += hh[i];
-	}
-}
-
-/* The rows the n panes of list need stacked at width w, titles included. */
-static int column_need(struct ui *u, const int *list, int n, int w)
-{
-	int sum = 0, min;
-	for (int i = 0; i < n; i++) {
-		int p = list[i];
-		sum += 1 + (panes[p]->need ? panes[p]->need(u->tr.m, &u->views[p], w, &min) : panes[p]->min_h);
-	}
-	return sum;
-}
-
-/* True when the panes stacked at full width need more than h rows. */
-static bool column_cuts(struct ui *u, int h)
-{
-	int sum = 0, min;
-	for (int i = 0; i < NTILES; i++)
-		if (i != SESSIONS_SCREEN - 1 || sessions_tile(u))
-			sum += 1 +
-			       (panes[i]->need ? panes[i]->need(u->tr.m, &u->views[i], COLS, &min) : panes[i]->min_h);
-	return sum > h;
-}
-
-static void draw_overview(struct ui *u, int top, int h)
-{
-	/* two columns on a wide terminal when one would cut a pane */
-	if (COLS >= 140 && column_cuts(u, h)) {
-		/* rates and digests on the left, the rest on the right, a rule
-		 * between; the sessions go left when all of them fit there */
-		static const int left[] = {0, 1, 5}, right[] = {2, 3, 4, 5};
-		int lw = COLS * 11 / 20, rw = COLS - lw - 1;
-		struct canvas cv = screen_canvas(u, top, lw, h, 1);
-		bool sess = sessions_tile(u);
-		bool sess_left = sess && column_need(u, left, 3, lw) <= h;
-		draw_column(u, left, 2 + sess_left, top, 0, lw, h);
-		draw_column(u, right, 3 + (sess && !sess_left), top, lw + 1, rw, h);
-		for (int y = 0; y < h; y++)
-			cv_text(&cv, y, 0, R_LABEL, u->utf8 ? "\xe2\x94\x82" : "|");
-		return;
-	}
-	static const int all[] = {0, 1, 2, 3, 4, 5};
-	draw_column(u, all, NTILES - !sessions_tile(u), top, 0, COLS, h);
-}
-
-/* text from row y, column x of cv, wrapped at spaces to the width left;
- * rows outside cv are clipped (y may be negative), none is cut short.
- * Returns the next row. (The key table's texts are ASCII.) */
-static int help_wrap(struct canvas *cv, int y, int x, enum role r, const char *text)
-{
-	int w = cv->w - x > 8 ? cv->w - x : 8;
-	while (*text) {
-		int n = (int)strlen(text), cut = n;
-		if (n > w) {
-			for (cut = w; cut > 0 && text[cut] != ' '; cut--)
-				;
-			if (cut == 0)
-				cut = w;
-		}
-		char line[256];
-		str_printf(line, sizeof line, "%.*s", cut, text);
-		cv_text(cv, y++, x, r, line);
-		text += cut;
-		while (*text == ' ')
-			text++;
-	}
-	return y;
-}
-
-/* Help rows from row y of cv (rows outside it are clipped: y may be
- * negative when scrolled) for the bindings of this screen (mine) or of
- * the others; returns the next row. */
-static int help_section(struct ui *u, struct canvas *cv, int y, bool mine)
-{
-	static const char *const heads[] = {"on this screen", "on other screens"};
-	char where[64], title[96];
-	bool any = false;
-	for (size_t i = 0; i < key_nbinds; i++) {
-		const struct key_bind *b = &key_binds[i];
-		if (!!(b->where & KW_SCREEN(u->screen)) != mine || (u->ntg < 2 && key_fleet_only(b)))
-			continue;
-		if (!any) {
-			if (u->screen == 0 || !mine)
-				str_copy(title, sizeof title, heads[!mine]);
-			else if (u->screen == SCREEN_FLEET)
-				str_printf(title, sizeof title, "%s (the fleet)", heads[0]);
-			else
-				str_printf(title, sizeof title, "%s (%d %s)", heads[0], u->screen, panes[u->screen - 1]->title);
-			y++;   /* a blank row before the section */
-			cv_text(cv, y++, 1, R_TITLE, title);
-			any = true;
-		}
-		key_where_text(b, where, sizeof where);
-		cv_text(cv, y, 1, R_KEY, b->name);
-		cv_text(cv, y, 12, R_LABEL, where);
-		y = help_wrap(cv, y, 28, R_KEYTEXT, b->help);
-	}
-	return y;
-}
-
-/* The help: every binding of the key table, this screen's first, in a box
- * over a screen blanked edge to edge; it scrolls (u->help_top). */
-static void draw_help(struct ui *u)
-{
-	int w = COLS - 2 < 100 ? COLS - 2 : 100, body = LINES - 3, x0 = (COLS - w) / 2;
-	struct canvas under = screen_canvas(u, 1, 0, LINES - 1, COLS);
-	/* blank every row under the box edge to edge, the key bar too */
-	for (int i = 0; i < LINES - 1; i++)
-		cv_fill(&under, i, 0, COLS, R_NORMAL);
-	/* count the rows on a canvas that shows none */
-	struct canvas none = screen_canvas(u, 1, x0, 0, w);
-	int total = help_section(u, &none, help_section(u, &none, 1, true), false);
-	if (u->help_top > total - body)
-		u->help_top = total - body;
-	if (u->help_top < 0)
-		u->help_top = 0;
-	u->help_rows = total;
-	u->help_shown = body;
-	struct canvas box = screen_canvas(u, 1, x0, body, w);
-	cv_text(&box, -u->help_top, 1, R_TITLE, "dbtop keys");
-	help_section(u, &box, help_section(u, &box, 1 - u->help_top, true), false);
-	struct canvas tail = screen_canvas(u, 1 + body, x0, 1, w);
-	cv_text(&tail, 0, 1, R_UNKNOWN, "unknown values show as '-' with the reason, never as 0");
-	struct canvas foot = screen_canvas(u, LINES - 1, 0, 1, COLS);
-	char f[160];
-	str_printf(f, sizeof f, "help %d-%d of %d  j k Up Down PgUp PgDn scroll  any other key closes",
-		   u->help_top + 1, u->help_top + body < total ? u->help_top + body : total, total);
-	cv_text(&foot, 0, 0, R_KEYTEXT, f);
-}
-
-/* The confirmation of a pane's action: a framed box in the middle, its
- * rows blanked across the screen, y / n. */
-static void draw_ask(struct ui *u)
-{
-	int w = COLS - 4 < 90 ? COLS - 4 : 90, x0 = (COLS - w) / 2;
-	int need = wrap_rows(u->ask.what, w - 4) + 4, h = need < LINES - 2 ? need : LINES - 2, y0 = (LINES - h) / 2;
-	/* its rows and one above and below blanked edge to edge: nothing of
-	 * the screen runs into the frame */
-	struct canvas m = screen_canvas(u, y0 - 1, 0, h + 2, COLS);
-	for (int i = 0; i < h + 2; i++)
-		cv_fill(&m, i, 0, COLS, R_NORMAL);
-	struct canvas cv = screen_canvas(u, y0, x0, h, w);
-	const char *hz = u->utf8 ? "\xe2\x94\x80" : "-", *vt = u->utf8 ? "\xe2\x94\x82" : "|";
-	char rule[90 * 3 + 1] = "";
-	for (int i = 0; i < w - 2; i++)
-		strcat(rule, hz);
-	cv_printf(&cv, 0, 0, R_LABEL, "%s%s%s", u->utf8 ? "\xe2\x94\x8c" : "+", rule, u->utf8 ? "\xe2\x94\x90" : "+");
-	cv_printf(&cv, h - 1, 0, R_LABEL, "%s%s%s", u->utf8 ? "\xe2\x94\x94" : "+", rule, u->utf8 ? "\xe2\x94\x98" : "+");
-	for (int i = 1; i < h - 1; i++) {
-		cv_text(&cv, i, 0, R_LABEL, vt);
-		cv_text(&cv, i, w - 1, R_LABEL, vt);
-	}
-	struct canvas in = cv_sub(&cv, 1, 2, h - 2, w - 4);
-	const char *title = u->ask.act == PA_TERMINATE ? "End this session?"
-			    : u->ask.act == PA_CANCEL ? "Cancel this statement?"
-			    : u->ask.act == PA_TUNE_APPLY ? "Change this setting?"
-			    : u->ask.act == PA_TUNE_KEEP ? "Keep this change?"
-						     : "Revert the changes an earlier dbtop left in force?";
-	/* a recording has no server to act on: said before any key, not after y */
-	int x = cv_text(&in, 0, 0, R_CRIT, title);
-	if (u->o->replay)
-		cv_text(&in, 0, x + 1, R_WARN, "(a recording: nothing will be done; live, it would ask this)");
-	cv_wrap(&in, 1, 0, R_NORMAL, u->ask.what, in.h - 1);
-	cv_text(&in, in.h - 1, 0, R_KEY, u->o->replay ? "any key closes: a recording cannot act" : "y: do it    any other key: no");
-}
-
-/* The tour's caption now: the incident, then the newest caption of its
- * track at the recording's time (its end: what the keys do). */
-static void tour_caption(const struct ui *u, char *buf, size_t len)
-{
-	const struct tour_stop *t = &u->o->tour[u->ts.at];
-	double at = u->tr.m->intervals > 0 ? u->tr.m->last.wall - u->t->run.src->start_wall : 0;
-	const char *text = "";
-	for (const struct tour_caption *c = t->cap; c && c->text; c++)
-		if (c->at <= at)
-			text = c->text;
-	if (u->tr.ended)
-		text = u->ts.at + 1 < u->ts.n
-			       ? (u->o->speed > 0
-					  ? "end of this incident: the next one follows (> now, < back, q quits)"
-					  : "end of this incident: > the next one, < the previous, q quits")
-			       : "end of the tour: < the previous incident, q quits";
-	/* the incident's name when the line has room for it */
-	bool named = (int)(strlen(t->name) + strlen(text)) + 8 <= COLS;
-	str_printf(buf, len, " %d/%d %s  %s", u->ts.at + 1, u->ts.n, named ? t->name : "", text);
-}
+/* ---- the frame: what each part shows, drawn on the screen's canvas ---- */
 
 static bool timeline_shown(const struct ui *u);
 static void draw_timeline(struct ui *u, int y);
-
-/* The tour's caption (or --caption) above the key bar (and the timeline),
- * wrapped to a second row when one would cut it (from 20 rows). Returns
- * the rows it takes: 0 without a caption. */
-static int draw_caption(struct ui *u)
-{
-	char cap[400];
-	if (!u->o->tour && !u->o->caption)
-		return 0;
-	if (u->o->tour)
-		tour_caption(u, cap, sizeof cap);
-	else
-		str_printf(cap, sizeof cap, " %s", u->o->caption);
-	int rows = LINES >= 20 && wrap_rows(cap, COLS) > 1 ? 2 : 1;
-	struct canvas cc = screen_canvas(u, LINES - 1 - timeline_shown(u) - rows, 0, rows, COLS);
-	for (int i = 0; i < rows; i++)
-		cv_fill(&cc, i, 0, COLS, R_SELECTED);
-	cv_wrap(&cc, 0, 0, R_SELECTED, cap, rows);
-	return rows;
-}
-/* ---- the fleet screen ---- */
-
-/* Its header: how many servers and in what state, the interval, the clock. */
-static void draw_fleet_header(struct ui *u, const struct fleet_row *rows)
-{
-	struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
-	int up = 0, bad = 0, down = 0;
-	char t[200], clock[16];
-	time_t now = time(NULL);
-	struct tm tm;
-	for (int i = 0; i < u->ntg; i++) {
-		up += strcmp(rows[i].state, "UP") == 0;
-		bad += rows[i].bad;
-		down += rows[i].bad && strcmp(rows[i].state, "DOWN") == 0;
-	}
-	localtime_r(&now, &tm);
-	strftime(clock, sizeof clock, "%H:%M:%S", &tm);
-	cv_fill(&cv, 0, 0, COLS, bad ? R_HEADER_DOWN : R_HEADER);
-	int x = cv_text(&cv, 0, 0, R_HEADER, " dbtop ");
-	str_printf(t, sizeof t, "FLEET %d servers: %d UP", u->ntg, up);
-	x += cv_text(&cv, 0, x, R_HEADER, t);
-	if (down) {
-		str_printf(t, sizeof t, ", %d DOWN", down);
-		x += cv_text(&cv, 0, x, R_HEADER_DOWN, t);
-	}
-	if (bad > down) {
-		str_printf(t, sizeof t, ", %d STALLED", bad - down);
-		x += cv_text(&cv, 0, x, R_HEADER_DOWN, t);
-	}
-	if (up + bad < u->ntg) {
-		str_printf(t, sizeof t, ", %d CONNECTING", u->ntg - up - bad);
-		x += cv_text(&cv, 0, x, R_HEADER, t);
-	}
-	str_printf(t, sizeof t, "  every %gs%s  %s ", u->interval, u->tr.paused ? "  PAUSED" : "", clock);
-	if (x + text_cols(t) <= COLS)
-		cv_text_right(&cv, 0, COLS, R_HEADER, t);
-}
 
 /* Every target's fleet row (rows: u->ntg of them). */
 static void fleet_rows(struct ui *u, struct fleet_row *rows)
 {
 	double now = clock_wall();
-	for (int i = 0; i < u->ntg; i++) {
-		struct ui_tgt *t = &u->tg[i];
-		/* no sample for this long while UP: a query has not come back */
-		double stale = u->o->replay || u->tr.paused ? 0 : 2 * u->interval + t->run.src->query_timeout + 1;
-		fleet_row_fill(&rows[i], i, t->run.name, t->run.host, t->run.m,
-			       t->run.down_since_set ? t->run.down_since : 0, stale, now);
-	}
+	for (int i = 0; i < u->ntg; i++)
+		fleet_row_of(&rows[i], i, &u->tg[i].run, u->interval, u->o->replay || u->tr.paused, now);
 }
 
-/* The fleet screen: one row per server (panes/fleet.c). */
-static void draw_fleet(struct ui *u)
+/* The fleet screen: its header and one row per server (panes/fleetrows.c,
+ * panes/fleet.c). */
+static void draw_fleet(struct ui *u, struct canvas *scr)
 {
 	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
 	fleet_rows(u, rows);
-	draw_fleet_header(u, rows);
-	struct canvas cv = screen_canvas(u, 1, 0, LINES - 2, COLS);
+	struct canvas head = cv_sub(scr, 0, 0, 1, COLS), cv = cv_sub(scr, 1, 0, LINES - 2, COLS);
+	fleet_header_draw(&head, rows, u->ntg, u->interval, u->tr.paused, clock_wall());
 	fleet_draw(rows, u->ntg, &u->fleet_view, &cv);
 	free(rows);
 }
 
-/* A terminal too small: the longest message that fits. */
-static void draw_too_small(struct ui *u)
+/* The shown server's header (panes/header.c). */
+static void draw_header(struct ui *u, struct canvas *scr)
 {
-	struct canvas cv = screen_canvas(u, 0, 0, 1, COLS);
-	char t[120];
-	str_printf(t, sizeof t, "enlarge the terminal to %dx%d (now %dx%d); q quits", MIN_W, MIN_H, COLS, LINES);
-	if ((int)strlen(t) > COLS)
-		str_printf(t, sizeof t, "enlarge the terminal to %dx%d (now %dx%d)", MIN_W, MIN_H, COLS, LINES);
-	if ((int)strlen(t) > COLS)
-		str_printf(t, sizeof t, "enlarge to %dx%d; q quits", MIN_W, MIN_H);
-	if ((int)strlen(t) > COLS)
-		str_printf(t, sizeof t, "need %dx%d", MIN_W, MIN_H);
-	cv_text(&cv, 0, 0, R_WARN, t);
-	refresh();
+	const struct header_in h = {.m = u->tr.m,
+				    .live = u->tr.live,
+				    .hist = u->o->hist,
+				    .tv = &u->t->tc.tv,
+				    .name = u->t->run.name,
+				    .host = u->t->run.host,
+				    .idx = (int)(u->t - u->tg),
+				    .n = u->ntg,
+				    .query_timeout = u->t->run.src->query_timeout,
+				    .interval = u->interval,
+				    .speed = u->o->speed,
+				    .at_wall = u->tr.at_wall,
+				    .now_mono = clock_mono(),
+				    .now_wall = clock_wall(),
+				    .replay = u->o->replay,
+				    .ended = u->tr.ended,
+				    .paused = u->tr.paused};
+	struct canvas cv = cv_sub(scr, 0, 0, 1, COLS);
+	header_draw(&cv, &h);
 }
 
-/* One pane on the whole body (rows top .. top + h); the rates pane with
- * the notes under it when they fit. */
-static void draw_one_pane(struct ui *u, int top, int h)
+/* The key bar (tui/keybar.c); the message while it lasts. */
+static void draw_keybar(struct ui *u, struct canvas *scr)
 {
-	int idx = u->screen - 1;
-	struct canvas cv = screen_canvas(u, top, 0, h, COLS);
-	int note_rows = 0;
-	for (int k = 0; idx == 0 && k < u->tr.m->caps.notes.n; k++) {
-		char t[NOTE_LEN + 8];
-		str_printf(t, sizeof t, "note: %s", u->tr.m->caps.notes.msg[k]);
-		note_rows += wrap_rows(t, COLS);
+	const struct keybar_in k = {.screen = u->screen,
+				    .several = u->ntg > 1,
+				    .filtering = u->filtering,
+				    .fbuf = u->fbuf,
+				    .ferr = u->ferr,
+				    .asking = u->ask.act != PA_NONE,
+				    .msg = clock_mono() < u->msg_until ? u->msg : NULL};
+	struct canvas cv = cv_sub(scr, LINES - 1, 0, 1, COLS);
+	keybar_draw(&cv, &k);
+}
+
+/* The help over the screen (tui/help.c); it scrolls (u->help_top). */
+static void draw_help(struct ui *u, struct canvas *scr)
+{
+	const struct help_in h = {.screen = u->screen,
+				  .several = u->ntg > 1,
+				  .top = u->help_top,
+				  .title = u->screen > 0 && u->screen <= NPANES ? panes[u->screen - 1]->title : ""};
+	u->help_top = help_draw(scr, &h, &u->help_rows, &u->help_shown);
+}
+
+/* The tour's caption (or --caption) above the key bar and the timeline
+ * (panes/caption.c): the incident, then the newest caption of its track
+ * at the recording's time. Returns the rows it takes: 0 without one. */
+static int draw_caption(struct ui *u, struct canvas *scr)
+{
+	char cap[400];
+	if (!u->o->tour && !u->o->caption)
+		return 0;
+	if (u->o->tour) {
+		const struct tour_stop *t = &u->o->tour[u->ts.at];
+		double at = u->tr.m->intervals > 0 ? u->tr.m->last.wall - u->t->run.src->start_wall : 0;
+		const char *text = "";
+		for (const struct tour_caption *c = t->cap; c && c->text; c++)
+			if (c->at <= at)
+				text = c->text;
+		caption_tour_text(cap, sizeof cap, u->ts.at, u->ts.n, t->name, text, u->tr.ended, u->o->speed, COLS);
+	} else {
+		str_printf(cap, sizeof cap, " %s", u->o->caption);
 	}
-	int body_h = h - 1 - note_rows;
-	if (body_h < 3)
-		body_h = h - 1;
-	draw_tile(u, idx, top, 0, 1 + body_h, COLS, true);
-	if (idx == 0 && body_h < h - 1) {
-		struct canvas notes = cv_sub(&cv, 1 + body_h, 0, h - 1 - body_h, COLS);
-		draw_notes(u, &notes, 0);
-	}
+	return caption_draw(scr, LINES - 1 - timeline_shown(u), cap);
+}
+
+/* The body of a server's screen: its panes and their views
+ * (panes/frame.c). */
+static void draw_body(struct ui *u, struct canvas *scr, int top, int h)
+{
+	const struct frame_in f = {.m = u->tr.m,
+				   .panes = panes,
+				   .views = u->views,
+				   .ntiles = NTILES,
+				   .sessions = SESSIONS_SCREEN - 1,
+				   .sessions_tile = sessions_tile(u),
+				   .screen = u->screen,
+				   .focus = u->focus,
+				   .zoom = u->zoom,
+				   .focus_moved = u->focus_moved,
+				   .frozen = u->tr.paused};
+	if (u->screen == 0)
+		frame_overview(scr, &f, top, h);
+	else
+		frame_one_pane(scr, &f, top, h);
 }
 
 /* The frame-time figures of a frame that took dt s from t0, and a travel
@@ -1165,18 +469,18 @@ static void frame_timed(struct ui *u, double t0, double dt)
 static void draw_frame(struct ui *u)
 {
 	double t0 = clock_mono();
-	int top = 1, h;
-	erase();
-	frame_has_wide = false;
+	struct canvas scr = curses_canvas_at(u->utf8, 0, 0, LINES, COLS);
+	curses_canvas_erase();
 	if (COLS < MIN_W || LINES < MIN_H) {
-		draw_too_small(u);
+		header_too_small(&scr, MIN_W, MIN_H);
+		refresh();
 		return;
 	}
 	if (u->screen == SCREEN_FLEET) {
-		draw_fleet(u);
-		draw_keybar(u);
+		draw_fleet(u, &scr);
+		draw_keybar(u, &scr);
 		if (u->help)
-			draw_help(u);
+			draw_help(u, &scr);
 		refresh();
 		u->frames++;
 		double dt = clock_mono() - t0;
@@ -1185,23 +489,22 @@ static void draw_frame(struct ui *u)
 			u->frame_max = dt;
 		return;
 	}
-	draw_header(u);
-	top = draw_state_line(u, top);
-	top = draw_findings(u, top, u->screen == 0 ? NULL : panes[u->screen - 1]->name,
-			    LINES >= 30 ? 3 : LINES >= 20 ? 2 : 1);
-	int caprows = draw_caption(u);
-	h = LINES - 1 - top - timeline_shown(u) - caprows;
+	draw_header(u, &scr);
+	int top = frame_state_line(&scr, u->tr.m, 1);
+	top = frame_findings(&scr, u->tr.m, top, u->screen == 0 ? NULL : panes[u->screen - 1]->name,
+			     LINES >= 30   ? 3
+			     : LINES >= 20 ? 2
+					   : 1);
+	int caprows = draw_caption(u, &scr);
+	int h = LINES - 1 - top - timeline_shown(u) - caprows;
 	if (timeline_shown(u))
 		draw_timeline(u, LINES - 2);
-	if (u->screen == 0)
-		draw_overview(u, top, h);
-	else
-		draw_one_pane(u, top, h);
-	draw_keybar(u);
+	draw_body(u, &scr, top, h);
+	draw_keybar(u, &scr);
 	if (u->help)
-		draw_help(u);
+		draw_help(u, &scr);
 	if (u->ask.act)
-		draw_ask(u);
+		ask_draw(&scr, &u->ask, u->o->replay);
 	refresh();
 	frame_timed(u, t0, clock_mono() - t0);
 }
@@ -1221,7 +524,7 @@ static bool timeline_shown(const struct ui *u)
  * mark chosen. */
 static void draw_timeline(struct ui *u, int y)
 {
-	struct canvas cv = screen_canvas(u, y, 0, 1, COLS);
+	struct canvas cv = curses_canvas_at(u->utf8, y, 0, 1, COLS);
 	double t0, t1;
 	travel_timeline(&u->tr, &u->t->run.ev, u->t->run.ev_start, &t0, &t1);
 	double at = u->tr.paused && u->tr.m->intervals ? u->tr.m->last.wall : u->tr.tl_cursor;
