@@ -94,6 +94,40 @@ int hostload_parse_loadavg(const char *text, uint32_t *x100)
 	return 0;
 }
 
+int hostload_parse_loadavg_running(const char *text, uint32_t *n)
+{
+	const char *p = text;
+	for (int f = 0; f < 3 && p; f++) {
+		p = strchr(p, ' ');
+		if (p)
+			p += strspn(p, " ");
+	}
+	if (!p || !isdigit((unsigned char)*p))
+		return -1;
+	char *end;
+	unsigned long v = strtoul(p, &end, 10);
+	if (*end != '/' || v > UINT32_MAX)
+		return -1;
+	*n = (uint32_t)v;
+	return 0;
+}
+
+/* The processors online (sysconf reads /sys each time): looked at again
+ * every ONLINE_CPUS_S, whichever target's thread asks. */
+#define ONLINE_CPUS_S 10
+static long online_cpus(void)
+{
+	static long n, at;
+	long now = (long)clock_mono(), was = __atomic_load_n(&at, __ATOMIC_RELAXED);
+	long v = __atomic_load_n(&n, __ATOMIC_RELAXED);
+	if (v > 0 && now - was < ONLINE_CPUS_S)
+		return v;
+	v = sysconf(_SC_NPROCESSORS_ONLN);
+	__atomic_store_n(&n, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&at, now, __ATOMIC_RELAXED);
+	return v;
+}
+
 int hostload_parse_schedstat(const char *text, uint64_t *run, uint64_t *delay, uint64_t *slices)
 {
 	unsigned long long a, b, c;
@@ -335,17 +369,20 @@ int hostload_read(struct hostload_state *st, const char *procroot, struct hostlo
 	str_printf(path, sizeof path, "%s/pressure/cpu", pr);
 	if (slurp(path, buf, sizeof buf) > 0 && hostload_parse_psi(buf, &out->psi_cpu_some_us) == 0)
 		out->has_psi = true;
-	str_printf(path, sizeof path, "%s/stat", pr);
-	{
+	str_printf(path, sizeof path, "%s/loadavg", pr);
+	bool running = false;
+	if (slurp(path, buf, sizeof buf) > 0) {
+		(void)hostload_parse_loadavg(buf, &out->load1_x100);
+		running = hostload_parse_loadavg_running(buf, &out->procs_running) == 0;
+	}
+	if (!running) {
 		/* procs_running is near the end of /proc/stat: read it whole */
 		char big[65536];
+		str_printf(path, sizeof path, "%s/stat", pr);
 		if (slurp(path, big, sizeof big) > 0)
 			(void)hostload_parse_running(big, &out->procs_running);
 	}
-	str_printf(path, sizeof path, "%s/loadavg", pr);
-	if (slurp(path, buf, sizeof buf) > 0)
-		(void)hostload_parse_loadavg(buf, &out->load1_x100);
-	long nc = sysconf(_SC_NPROCESSORS_ONLN);
+	long nc = online_cpus();
 	out->ncpu = nc > 0 ? (uint32_t)nc : 0;
 	if (!out->has_psi && !out->procs_running && !out->load1_x100)
 		return -1;

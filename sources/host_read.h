@@ -44,6 +44,10 @@ int hostload_parse_psi(const char *text, uint64_t *us);
 int hostload_parse_running(const char *text, uint32_t *n);
 /* The first figure of /proc/loadavg x 100. Returns 0 or -1. */
 int hostload_parse_loadavg(const char *text, uint32_t *x100);
+/* /proc/loadavg's runnable tasks (its fourth field, "4/99": 4), the
+ * kernel's same count as /proc/stat's procs_running, in a file of a
+ * line instead of one of a line per CPU and interrupt. 0 or -1. */
+int hostload_parse_loadavg_running(const char *text, uint32_t *n);
 /* "RUN_NS DELAY_NS SLICES" of a task's schedstat. Returns 0 or -1. */
 int hostload_parse_schedstat(const char *text, uint64_t *run, uint64_t *delay, uint64_t *slices);
 /* Add the tasks of this reading (cur, n) to the cumulative sums: each

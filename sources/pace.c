@@ -15,6 +15,20 @@ bool pace_due(const struct pacer *pc, double now, bool busy)
 	return pace_due_at(pc->next, now, busy);
 }
 
+bool pace_due_shown(const struct pacer *pc, const struct source *src, double now, bool busy)
+{
+	if (!pace_due(pc, now, busy))
+		return false;
+	return pc->reads < 2 || !__atomic_load_n(&src->background, __ATOMIC_RELAXED) ||
+	       now >= pc->last + PACE_BACKGROUND_S - PACE_SLACK_S;
+}
+
+double pace_every_shown(const struct source *src, double every)
+{
+	return __atomic_load_n(&src->background, __ATOMIC_RELAXED) && every < PACE_BACKGROUND_S ? PACE_BACKGROUND_S
+												: every;
+}
+
 double pace_done(struct pacer *pc, const struct source *src, double now, double cost_ms, double share)
 {
 	return pace_done_max(pc, src, now, cost_ms, share, PACE_MAX_S);
@@ -22,6 +36,7 @@ double pace_done(struct pacer *pc, const struct source *src, double now, double 
 
 double pace_done_max(struct pacer *pc, const struct source *src, double now, double cost_ms, double share, double cap)
 {
+	pc->last = now;
 	pc->next = pc->reads++ ? source_pace_next_max(src, now, cost_ms, share, cap) : 0;
 	return pc->next > now + 0.5 ? pc->next - now + 0.1 : 0;
 }

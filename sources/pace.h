@@ -19,7 +19,16 @@
 struct pacer {
 	double next;             /* monotonic s of the next read (0: now) */
 	unsigned reads;          /* reads done */
+	double last;             /* monotonic s of the last read (pace_done) */
 };
+
+/* s between two reads of what only a target's own screen shows (its
+ * statement digests) while the target is in the background
+ * (src->background: one of several targets, its fleet row alone on the
+ * screen, or the fleet's --batch): the row's figures come from the
+ * counters of every refresh; opening the target reads them at its next
+ * refresh. */
+#define PACE_BACKGROUND_S 10.0
 
 /* True when a read due at next is due at now; busy: this refresh paid for
  * another costly read already, so one just due waits up to 1 s more (the
@@ -27,6 +36,13 @@ struct pacer {
 bool pace_due_at(double next, double now, bool busy);
 /* pace_due_at for a pacer. */
 bool pace_due(const struct pacer *pc, double now, bool busy);
+/* pace_due for a read that only the target's own screen shows: in the
+ * background also PACE_BACKGROUND_S after the last read (the first two
+ * come at once: the first rates need them). */
+bool pace_due_shown(const struct pacer *pc, const struct source *src, double now, bool busy);
+/* The s between such reads for the note: every (pace_done's), or
+ * PACE_BACKGROUND_S in the background when that is longer. */
+double pace_every_shown(const struct source *src, double every);
 /* After a read that cost cost_ms at now: the next one as far ahead as
  * share of --server-budget allows (source_pace_next); the second read
  * comes at the next refresh whatever the cost (the first rates need two).

@@ -975,7 +975,7 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 	/* A large pg_stat_statements (its function builds every entry, however
 	 * few are asked for) is read every few refreshes under --server-budget;
 	 * the digest rates cover the time between reads. */
-	f->dg_read = f->dsql && pace_due(&p->dg_pace, clock_mono(), false) &&
+	f->dg_read = f->dsql && pace_due_shown(&p->dg_pace, src, clock_mono(), false) &&
 		     !source_first_reads_wait(src, FIRST_DIGESTS);
 	if (f->dsql && !f->dg_read) {
 		f->dsql = NULL;
@@ -1193,7 +1193,7 @@ static int pg_digest_set(struct source *src, struct sample *out, struct pg_refre
 		cost = out->query_ms > p->base_ms ? out->query_ms - p->base_ms : out->query_ms;
 	else
 		cost += out->query_ms - q0;
-	double every = pace_done(&p->dg_pace, src, clock_mono(), cost, PACE_SHARE_DIGESTS);
+	double every = pace_every_shown(src, pace_done(&p->dg_pace, src, clock_mono(), cost, PACE_SHARE_DIGESTS));
 	if (every > 0)
 		str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s, read every %.0f s",
 			   c->pgss_version / 100, c->pgss_version % 100, where, every);

@@ -68,6 +68,24 @@ done
 [ "$(jq -r 'select(.server=="pg18") | .engine' "$tmp/b.json" | head -1)" = postgresql ] &&
     [ "$(jq -r 'select(.server=="maria") | .engine' "$tmp/b.json" | head -1)" = mariadb ] &&
     ok "batch: each server's record its own engine" || nok "batch engines"
+# a target in the background reads its digests at most every 10 s (its
+# row's figures from every refresh's counters): pg15 on the fleet screen
+# and in the batch; its digest source says so; the record rates every time
+for i in $(seq 1 150); do
+    [ "$(jq -r 'select(.server=="pg15" and .digests_fresh) | .ts' "$tmp/b.json" 2>/dev/null | wc -l)" -ge 3 ] && break
+    sleep 0.1
+done
+fr=$(jq -r 'select(.server=="pg15" and .digests_fresh) | .ts' "$tmp/b.json" |
+    awk 'NR > 2 { g = $1 - p; if (m == "" || g < m) m = g } { p = $1 } END { printf "%.1f", m == "" ? -1 : m }')
+nrec=$(jq -r 'select(.server=="pg15") | .ts' "$tmp/b.json" | wc -l)
+nc=$(jq -r 'select(.server=="pg15") | .rates.commits_per_s | numbers' "$tmp/b.json" | wc -l)
+src=$(jq -r 'select(.server=="pg15" and .digests_fresh) | .digests_source' "$tmp/b.json" | tail -1)
+if awk -v g="$fr" 'BEGIN { exit !(g >= 9.5) }' && grep -qE 'read every ([1-9][0-9]|[1-9][0-9][0-9]) s' <<<"$src" &&
+    [ "$nc" -ge $((nrec - 2)) ]; then
+    ok "batch: pg15's digests read ${fr}s apart at least (\"$src\"), commits in $nc of $nrec records"
+else
+    nok "batch: pg15's digests ${fr}s apart (\"$src\"), commits in $nc of $nrec records"
+fi
 # the endpoint beside the fleet screen: one slot per server, each under its name
 for i in $(seq 1 100); do
     [ "$(curl -sf "127.0.0.1:$FPORT/metrics" 2>/dev/null | grep -c '^dbtop_up{server="\(maria\|pg15\|pg18\)"} 1$')" = 3 ] && break
@@ -192,6 +210,11 @@ stalled=$(jq -r --argjson a "$ts" 'select(.server=="maria" and .ts >= $a and .st
 # ---- keys ----
 T send-keys -t s Home Down Enter
 wait_re '\[2/3\] pg15 \(127\.0\.0\.1:' 5 && ok "Enter on the 2nd row: pg15's overview, named in the header" || nok "Enter: $(screen)"
+T send-keys -t s 2
+wait_re '^pg_stat_statements [0-9.]+(, read every [0-9]+ s)?  per interval' 5 &&
+    ok "2: pg15 opened shows its digests (pg_stat_statements, $(T capture-pane -p -t s | grep -o 'read every [0-9]* s' || echo 'every refresh'))" ||
+    nok "2 on pg15: $(screen)"
+T send-keys -t s 0
 T send-keys -t s n
 wait_re '\[3/3\] pg18 \(' 5 && ok "n: the next server (pg18)" || nok "n: $(screen)"
 T send-keys -t s n

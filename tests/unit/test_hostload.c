@@ -29,6 +29,11 @@ static void test_parsers(void)
 	CHECK(hostload_parse_running("cpu  1 2 3\n", &n) < 0, "/proc/stat without procs_running: not read");
 	CHECK(hostload_parse_loadavg("2.77 0.96 0.34 4/99 7572\n", &l) == 0 && l == 277, "/proc/loadavg: 2.77 -> 277");
 	CHECK(hostload_parse_loadavg("-1 0 0", &l) < 0, "/proc/loadavg: a negative load: not read");
+	CHECK(hostload_parse_loadavg_running("2.77 0.96 0.34 4/99 7572\n", &n) == 0 && n == 4,
+	      "/proc/loadavg: 4 runnable of 99");
+	CHECK(hostload_parse_loadavg_running("2.77 0.96 0.34\n", &n) < 0 &&
+		      hostload_parse_loadavg_running("2.77 0.96 0.34 x/99 1\n", &n) < 0,
+	      "/proc/loadavg without its runnable count: not read");
 	CHECK(hostload_parse_schedstat("5519799 4498212 3\n", &a, &b, &c) == 0 && a == 5519799 && b == 4498212 && c == 3,
 	      "schedstat: run, delay, slices");
 	CHECK(hostload_parse_schedstat("12 13\n", &a, &b, &c) < 0, "schedstat with two figures: not read");
@@ -84,7 +89,7 @@ static void test_fake_proc(void)
 	put(root, "4242/task/4242/schedstat", "1000000 0 10\n");
 	put(root, "4242/task/4250/schedstat", "3000000 1000000 20\n");
 	put(root, "pressure/cpu", "some avg10=10.00 avg60=1.00 avg300=0.10 total=1000000\n");
-	put(root, "stat", "cpu 1 2\nprocs_running 3\n");
+	put(root, "stat", "cpu 1 2\nprocs_running 7\n");
 	put(root, "loadavg", "1.50 1.00 0.50 3/90 1\n");
 	struct hostload_state st;
 	struct hostload_sample s1, s2;
@@ -93,7 +98,7 @@ static void test_fake_proc(void)
 	CHECK(st.pid == 4242 && st.threads == 1, "MariaDB: the pid file's process, a mariadbd");
 	CHECK(hostload_read(&st, root, &s1) == 0 && s1.read && s1.has_psi && s1.procs_running == 3 &&
 		      s1.load1_x100 == 150 && s1.srv_tasks == 2,
-	      "the first reading: PSI, run queue, load and two threads");
+	      "the first reading: PSI, run queue (loadavg's, not /proc/stat's), load and two threads");
 	put(root, "4242/task/4250/schedstat", "5000000 4000000 30\n");
 	put(root, "4242/task/4242/schedstat", "1500000 0 12\n");
 	put(root, "pressure/cpu", "some avg10=10.00 avg60=1.00 avg300=0.10 total=1700000\n");

@@ -47,6 +47,29 @@ static void test_pace_next(void)
 
 /* The reads of every refresh come out of the budget first: the paced ones
  * share what is left, never less than PACE_LEFT_MIN of it. */
+/* A read that only the target's own screen shows, in the background:
+ * the first two at once, then every PACE_BACKGROUND_S; in front at once. */
+static void test_pace_shown(void)
+{
+	struct source src;
+	memset(&src, 0, sizeof src);
+	src.interval = 1;
+	src.budget_ms = 10;
+	src.background = true;
+	struct pacer pc = {0};
+	CHECK(pace_due_shown(&pc, &src, 100, false), "background: the first read at once");
+	pace_done(&pc, &src, 100, 1, PACE_SHARE_DIGESTS);
+	CHECK(pace_due_shown(&pc, &src, 101, false), "background: the second at the next refresh (the first rates)");
+	double every = pace_every_shown(&src, pace_done(&pc, &src, 101, 1, PACE_SHARE_DIGESTS));
+	CHECK(every == PACE_BACKGROUND_S, "background: said read every PACE_BACKGROUND_S");
+	CHECK(!pace_due_shown(&pc, &src, 102, false) && !pace_due_shown(&pc, &src, 101 + PACE_BACKGROUND_S - 1, false),
+	      "background: not due before PACE_BACKGROUND_S");
+	CHECK(pace_due_shown(&pc, &src, 101 + PACE_BACKGROUND_S, false), "background: due PACE_BACKGROUND_S after the last");
+	src.background = false;
+	CHECK(pace_due_shown(&pc, &src, 102, false), "opened: due at its next refresh");
+	CHECK(pace_every_shown(&src, 0) == 0, "opened: every refresh, no note");
+}
+
 static void test_pace_fixed(void)
 {
 	struct source src;
@@ -371,6 +394,7 @@ int main(void)
 	test_pacer();
 	test_pace_next();
 	test_pace_fixed();
+	test_pace_shown();
 	test_subsample();
 	test_reuse();
 	test_first_reads();
