@@ -45,7 +45,7 @@ CORE_SRC := util/util.c util/redact.c core/tunables.c core/durability.c core/fix
 	tui/theme_parse.c app/batch.c app/metrics.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := app/main.c app/listen.c app/tour.c app/service.c app/version.c tui/incident_list.c tui/ui.c tui/curses_canvas.c tui/help.c tui/keybar.c tui/keys.c run/sampler.c run/target.c run/tunectl.c run/travel.c run/sessact.c run/tourseq.c tui/theme_curses.c
+MAIN_SRC := app/main.c app/listen.c app/tour.c app/service.c app/version.c tui/incident_list.c tui/ui.c tui/curses_canvas.c tui/help.c tui/keybar.c tui/keys.c run/sampler.c run/target.c run/tunectl.c run/travel.c run/sessact.c run/tourseq.c run/watch.c tui/theme_curses.c
 # the incident recordings bundled into the binary for --demo (app/tour.c)
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec recordings/mariadb-upsert-gap-lock.dbrec \
 	recordings/mariadb-slap-flush.dbrec recordings/pg-lock-chain.dbrec recordings/pg-wal-writer.dbrec
@@ -111,9 +111,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CORE_OBJ)
 # constants; nothing of curses is linked)
 $(BUILD)/tests/test_keys: tui/keys.c tui/keys.h
 # test_travel, test_sessact and test_tourseq include their run/ unit's source
-# (the sampler is each test's stand-in)
+# (the sampler is each test's stand-in); test_sampler includes the sampler's
 $(BUILD)/tests/test_travel: run/travel.c run/travel.h
 $(BUILD)/tests/test_sessact: run/sessact.c run/sessact.h
+$(BUILD)/tests/test_sampler: run/sampler.c run/sampler.h
 $(BUILD)/tests/test_tourseq: run/tourseq.c run/tourseq.h run/travel.c run/target.c
 
 # the fuzz targets' corpora replayed without libFuzzer (any compiler, the

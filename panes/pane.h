@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "../model/model.h"
+#include "../run/watch.h"
 #include "canvas.h"
 
 /* A command the screen's key table (tui/keys.c) passes to a pane; the
@@ -68,15 +69,8 @@ struct pane_link {
 	char digest[72];     /* the digest's key, "": none */
 };
 
-/* The explain of one session's statement as the screen holds it (the
- * sessions pane's details show it). */
-#define PANE_PLAN_LEN 8192
-struct pane_plan {
-	long long id;        /* the session explained, 0: none asked */
-	bool pending;        /* asked, no answer yet */
-	bool ok;             /* text is the plan; else why there is none */
-	char text[PANE_PLAN_LEN];
-};
+/* The explain of one session's statement: struct watch_plan, in
+ * run/watch.h. */
 
 /* Per-pane view state owned by the screen. */
 struct pane_view {
@@ -101,9 +95,9 @@ struct pane_view {
 	bool sel_follow;     /* a selection key chose the row (the screen sets it): from then on the
 			      * selection follows that row's identity across refreshes; until then
 			      * the top row stays selected */
-	char sel_key[PANE_KEY_LEN];   /* locks, digests, fleet: the identity of the row the last frame
+	char sel_key[PANE_KEY_LEN];    /* locks, digests, fleet: the identity of the row the last frame
 				     * drew selected ("": none; pane_follow) */
-	const struct pane_plan *plan; /* sessions: the screen's explain, NULL: none */
+	const struct watch_plan *plan; /* sessions: the screen's explain, NULL: none */
 	long long tags[PANE_TAGS_MAX]; /* sessions: the tagged sessions (m) */
 	int ntags;
 	const struct event_log *events; /* the screen's event log (events pane, timeline), NULL: none */

@@ -611,7 +611,7 @@ static int details_digest(const struct model *m, const struct session *s, struct
 }
 
 /* The plan asked for this session, from row y. */
-static void details_plan(const struct pane_plan *p, bool planned, struct canvas *cv, int y)
+static void details_plan(const struct watch_plan *p, bool planned, struct canvas *cv, int y)
 {
 	char t[1200];
 	if (y >= cv->h)
@@ -665,7 +665,7 @@ static void draw_details(const struct model *m, const struct pane_view *v, const
 	y = details_locks(m, s, cv, y, y + 4 < cv->h ? y + 4 : cv->h);
 	y = details_digest(m, s, cv, y);
 	/* the plan, when asked for this session */
-	const struct pane_plan *p = v->plan;
+	const struct watch_plan *p = v->plan;
 	bool planned = p && p->id == s->id;
 	int room = cv->h - y;
 	if (y < cv->h) {

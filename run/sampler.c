@@ -32,6 +32,8 @@ static void wait_until(struct sampler *sp, double t)
 /* The gap between the first two samples of a connection, s. */
 #define FIRST_RATES_S 0.2
 
+static void wake_ui(struct sampler *sp);
+
 /* Copy the tuner's view for the screen. */
 static void publish_tuning(struct sampler *sp)
 {
@@ -39,26 +41,33 @@ static void publish_tuning(struct sampler *sp)
 	*sp->tv = sp->tuner->v;
 	sp->tv_gen++;
 	pthread_mutex_unlock(&sp->mu);
+	wake_ui(sp);
+}
+
+/* Tell the screen's loop (it polls wake[0]). */
+static void wake_ui(struct sampler *sp)
+{
 	if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
 		/* the UI is gone */
 	}
 }
 
-/* Run a tuning request on this thread. */
-static int tune_action(struct sampler *sp, int what, long long id, const char *value, const struct tune_target *to,
-		       char *msg, size_t len)
+/* Run a tuning command on this thread. */
+static int tune_action(struct sampler *sp, const struct target_cmd *c, char *msg, size_t len)
 {
 	int rc;
 	if (!sp->tuner) {
 		str_copy(msg, len, "tuning is not available here");
 		return -1;
 	}
-	switch (what) {
-	case SP_TUNE_APPLY: rc = tuner_apply_in(sp->tuner, (int)id, value, to, msg, len); break;
-	case SP_TUNE_UNDO: rc = tuner_revert(sp->tuner, false, msg, len); break;
-	case SP_TUNE_UNDO_ALL: rc = tuner_revert(sp->tuner, true, msg, len); break;
-	case SP_TUNE_KEEP: rc = tuner_keep(sp->tuner, (unsigned)id, msg, len); break;
-	case SP_TUNE_EXPIRE: rc = tuner_expire(sp->tuner, clock_mono(), msg, len); break;
+	switch (c->kind) {
+	case CMD_TUNE_APPLY:
+		rc = tuner_apply_in(sp->tuner, c->arg.apply.idx, c->arg.apply.value, &c->arg.apply.to, msg, len);
+		break;
+	case CMD_TUNE_UNDO: rc = tuner_revert(sp->tuner, false, msg, len); break;
+	case CMD_TUNE_UNDO_ALL: rc = tuner_revert(sp->tuner, true, msg, len); break;
+	case CMD_TUNE_KEEP: rc = tuner_keep(sp->tuner, c->arg.seq, msg, len); break;
+	case CMD_TUNE_EXPIRE: rc = tuner_expire(sp->tuner, clock_mono(), msg, len); break;
 	default: str_copy(msg, len, "unknown request"); rc = -1; break;
 	}
 	/* the SQL in it may name a role or database with any bytes: the
@@ -71,40 +80,30 @@ static int tune_action(struct sampler *sp, int what, long long id, const char *v
 	return rc < 0 ? -1 : 0;
 }
 
-/* Run an explain request on this thread and publish its outcome. */
-static void explain_action(struct sampler *sp, long long id, const struct session_ident *who)
+/* Run an explain on this thread into r. */
+static void explain_action(struct sampler *sp, const struct target_cmd *c, struct target_result *r)
 {
 	struct source *src = sp->src;
-	char err[NOTE_LEN] = "";
-	int rc = -1;
 	if (!sp->ex_plan)
 		sp->ex_plan = xmalloc(SAMPLER_PLAN_MAX);
 	sp->ex_plan[0] = '\0';
 	if (!src->ops->explain)
-		str_copy(err, sizeof err, "this source cannot explain statements");
+		str_copy(r->msg, sizeof r->msg, "this source cannot explain statements");
 	else if (!src->connected)
-		str_copy(err, sizeof err, "not connected");
+		str_copy(r->msg, sizeof r->msg, "not connected");
 	else
-		rc = src->ops->explain(src, id, who, sp->ex_plan, SAMPLER_PLAN_MAX, err, sizeof err);
-	pthread_mutex_lock(&sp->mu);
-	sp->ex_pending = false;
-	sp->ex_rc = rc;
-	str_copy(sp->ex_err, sizeof sp->ex_err, err);
-	sp->ex_done = true;
-	pthread_mutex_unlock(&sp->mu);
-	if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
-		/* the UI is gone */
-	}
+		r->rc = src->ops->explain(src, c->arg.session.id, &c->arg.session.who, sp->ex_plan, SAMPLER_PLAN_MAX,
+					  r->msg, sizeof r->msg);
+	if (r->rc == 0)
+		r->plan = xstrdup(sp->ex_plan);
 }
 
-/* The worker: tick, queue, wait for the next tick. */
-/* Wait (sp->mu held) until the next sample is due, or a stop, an action
- * or a probe is asked for; the sub-samples between samples are taken
- * meanwhile, outside the lock. */
+/* Wait (sp->mu held) until the next sample is due, or a stop or a
+ * command; the sub-samples between samples are taken meanwhile, outside
+ * the lock. */
 static void wait_for_work(struct sampler *sp, double next, double *next_sub)
 {
-	while (!sp->stop && !sp->act && !sp->ex_pending && !sp->probe_wanted && !sp->self_paced &&
-	       clock_mono() < next) {
+	while (!sp->stop && !sp->ncmd && !sp->self_paced && clock_mono() < next) {
 		struct source *src = sp->src;
 		if (src->connected && src->wants_subsample && src->ops->subsample && src->sub_hz > 0) {
 			if (clock_mono() >= *next_sub) {
@@ -122,40 +121,82 @@ static void wait_for_work(struct sampler *sp, double next, double *next_sub)
 	}
 }
 
-/* Do the action asked for (called with sp->mu held; returns without it):
- * end or cancel a session, or a tuning step; its result for the screen,
- * and the next sample soon so the pane shows the effect. */
-static void do_action(struct sampler *sp, double *next)
+/* Keep result r for the screen (mu held): the oldest is dropped when
+ * the ring is full. */
+static void put_result(struct sampler *sp, const struct target_result *r)
 {
-	int what = sp->act, rc = -1;
-	long long id = sp->act_id;
-	struct session_ident who = sp->act_who;
-	char msg[NOTE_LEN], value[TUNE_VALUE_LEN];
-	struct tune_target to = sp->act_to;
-	str_copy(value, sizeof value, sp->act_value);
-	pthread_mutex_unlock(&sp->mu);
-	struct source *src = sp->src;
-	if (what >= SP_TUNE_APPLY)
-		rc = tune_action(sp, what, id, value, &to, msg, sizeof msg);
-	else if (!src->ops->act)
-		str_copy(msg, sizeof msg, "this source cannot act on sessions");
-	else if (!src->connected)
-		str_copy(msg, sizeof msg, "not connected: nothing was done");
-	else
-		rc = src->ops->act(src, what, id, &who, msg, sizeof msg);
-	if (what < SP_TUNE_APPLY)
-		source_locks_forget(src);   /* the sample that follows shows the effect */
-	pthread_mutex_lock(&sp->mu);
-	sp->act = 0;
-	sp->act_rc = rc;
-	str_copy(sp->act_msg, sizeof sp->act_msg, msg);
-	sp->act_done = true;
-	/* sample again soon so the pane shows the effect */
-	*next = clock_mono() + 0.2;
-	pthread_mutex_unlock(&sp->mu);
-	if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
-		/* the UI is gone */
+	if (sp->nres == TARGET_CMDQ) {
+		free(sp->res[sp->res_head].plan);
+		sp->res_head = (sp->res_head + 1) % TARGET_CMDQ;
+		sp->nres--;
 	}
+	sp->res[(sp->res_head + sp->nres) % TARGET_CMDQ] = *r;
+	sp->nres++;
+}
+
+/* An action on the server: end or cancel a session, or a tuning step,
+ * into r. */
+static void server_action(struct sampler *sp, const struct target_cmd *c, struct target_result *r)
+{
+	struct source *src = sp->src;
+	if (c->kind != CMD_KILL && c->kind != CMD_CANCEL) {
+		r->rc = tune_action(sp, c, r->msg, sizeof r->msg);
+		return;
+	}
+	if (!src->ops->act)
+		str_copy(r->msg, sizeof r->msg, "this source cannot act on sessions");
+	else if (!src->connected)
+		str_copy(r->msg, sizeof r->msg, "not connected: nothing was done");
+	else
+		r->rc = src->ops->act(src, c->kind == CMD_KILL ? SRC_ACT_TERMINATE : SRC_ACT_CANCEL, c->arg.session.id,
+				      &c->arg.session.who, r->msg, sizeof r->msg);
+	source_locks_forget(src); /* the sample that follows shows the effect */
+}
+
+/* Take the oldest command and run it (called with sp->mu held; returns
+ * without it); an action's or an explain's result for the screen, and
+ * after an action the next sample soon so the pane shows the effect. */
+static void do_command(struct sampler *sp, double *next)
+{
+	struct target_cmd c = sp->cmd[sp->cmd_head];
+	sp->cmd_head = (sp->cmd_head + 1) % TARGET_CMDQ;
+	sp->ncmd--;
+	pthread_mutex_unlock(&sp->mu);
+	struct target_result r = {.kind = c.kind, .rc = -1};
+	bool action = (CMD_ACTIONS & CMD_BIT(c.kind)) != 0;
+	if (c.kind == CMD_KILL || c.kind == CMD_CANCEL || c.kind == CMD_EXPLAIN)
+		r.id = c.arg.session.id;
+	switch (c.kind) {
+	case CMD_EXPLAIN: explain_action(sp, &c, &r); break;
+	case CMD_PROBE:
+		if (sp->tuner) {
+			tuner_probe(sp->tuner);
+			publish_tuning(sp);
+		}
+		return;
+	case CMD_SESSIONS_WANTED:
+		/* the source's copy the backends read: written on this thread only */
+		sp->src->want_sessions = c.arg.sessions.want;
+		sp->src->sessions_idle = c.arg.sessions.idle;
+		return;
+	case CMD_BACKGROUND: __atomic_store_n(&sp->src->background, c.arg.background, __ATOMIC_RELAXED); return;
+	default:
+		if (!action)
+			return;
+		server_action(sp, &c, &r);
+		break;
+	}
+	pthread_mutex_lock(&sp->mu);
+	put_result(sp, &r);
+	if (action) {
+		sp->act_busy = false;
+		/* sample again soon so the pane shows the effect */
+		*next = clock_mono() + 0.2;
+	} else {
+		sp->ex_busy = false;
+	}
+	pthread_mutex_unlock(&sp->mu);
+	wake_ui(sp);
 }
 
 /* Take one sample into m (with the capabilities of a new connection) and
@@ -201,9 +242,7 @@ static bool take_sample(struct sampler *sp, struct sampler_msg *m, double *next)
 	if (*next < clock_mono())
 		*next = clock_mono();
 	pthread_mutex_unlock(&sp->mu);
-	if (write(sp->wake[1], "x", 1) < 0 && errno != EAGAIN) {
-		/* the UI is gone; nothing to tell */
-	}
+	wake_ui(sp);
 	return true;
 }
 
@@ -220,29 +259,11 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&sp->mu);
 			break;
 		}
-		if (sp->ex_pending && !sp->act) {
-			long long id = sp->ex_id;
-			struct session_ident who = sp->ex_who;
-			pthread_mutex_unlock(&sp->mu);
-			explain_action(sp, id, &who);
-			continue;
-		}
-		if (sp->probe_wanted && !sp->act) {
-			sp->probe_wanted = false;
-			pthread_mutex_unlock(&sp->mu);
-			if (sp->tuner) {
-				tuner_probe(sp->tuner);
-				publish_tuning(sp);
-			}
-			continue;
-		}
-		if (sp->act) {
-			do_action(sp, &next);
+		if (sp->ncmd) {
+			do_command(sp, &next);
 			continue;
 		}
 		sp->src->interval = sp->interval;   /* what --server-budget paces by */
-		sp->src->want_sessions = sp->want_sessions;
-		sp->src->sessions_idle = sp->sessions_idle;
 		pthread_mutex_unlock(&sp->mu);
 		if (!take_sample(sp, m, &next) || m->end)
 			break;
@@ -267,11 +288,11 @@ int sampler_start(struct sampler *sp, struct source *src, double interval, bool 
 	src->stop_flag = &sp->stop_flag;
 	src->pause_flag = &sp->pause_flag;
 	sp->interval = interval;
-	sp->want_sessions = src->want_sessions;
-	sp->sessions_idle = src->sessions_idle;
 	sp->self_paced = self_paced;
 	sp->caps_gen = 0;
 	sp->q = xcalloc(SAMPLER_QUEUE, sizeof *sp->q);
+	sp->cmd = xcalloc(TARGET_CMDQ, sizeof *sp->cmd);
+	sp->res = xcalloc(TARGET_CMDQ, sizeof *sp->res);
 	if (pipe2(sp->wake, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
 	pthread_mutex_init(&sp->mu, NULL);
@@ -316,52 +337,68 @@ void sampler_set_interval(struct sampler *sp, double interval)
 	pthread_mutex_unlock(&sp->mu);
 }
 
-bool sampler_request(struct sampler *sp, int what, long long id, const struct session_ident *who)
+/* A queued command of kind k (mu held), or NULL. */
+static struct target_cmd *queued(struct sampler *sp, enum target_cmd_kind k)
 {
-	bool ok;
+	for (int i = 0; i < sp->ncmd; i++) {
+		struct target_cmd *c = &sp->cmd[(sp->cmd_head + i) % TARGET_CMDQ];
+		if (c->kind == k)
+			return c;
+	}
+	return NULL;
+}
+
+/* Is command c refused now (mu held)? Else *join: the queued command it
+ * joins (the newest arguments win), or NULL: it is queued. */
+static bool refused(struct sampler *sp, const struct target_cmd *c, struct target_cmd **join)
+{
+	*join = NULL;
+	if (c->kind <= CMD_NONE || c->kind >= CMD_KINDS)
+		return true;
+	if ((CMD_ACTIONS & CMD_BIT(c->kind)) && sp->act_busy)
+		return true; /* one action at a time */
+	if (c->kind == CMD_EXPLAIN && sp->ex_busy)
+		return true;
+	if (c->kind == CMD_PROBE || c->kind == CMD_SESSIONS_WANTED || c->kind == CMD_BACKGROUND)
+		*join = queued(sp, c->kind);
+	return !*join && sp->ncmd == TARGET_CMDQ;
+}
+
+bool sampler_send(struct sampler *sp, const struct target_cmd *c)
+{
+	struct target_cmd *join;
 	pthread_mutex_lock(&sp->mu);
-	ok = sp->act == 0;
-	if (ok) {
-		sp->act = what;
-		sp->act_id = id;
-		sp->act_who = *who;
-		sp->act_done = false;
+	bool ok = !refused(sp, c, &join);
+	if (ok && join) {
+		*join = *c;
+	} else if (ok) {
+		sp->cmd[(sp->cmd_head + sp->ncmd) % TARGET_CMDQ] = *c;
+		sp->ncmd++;
+		sp->act_busy |= (CMD_ACTIONS & CMD_BIT(c->kind)) != 0;
+		sp->ex_busy |= c->kind == CMD_EXPLAIN;
 		pthread_cond_broadcast(&sp->cv);
 	}
 	pthread_mutex_unlock(&sp->mu);
 	return ok;
 }
 
-bool sampler_tune(struct sampler *sp, int what, long long id, const char *value)
+bool sampler_take(struct sampler *sp, unsigned kinds, struct target_result *out)
 {
-	return sampler_tune_in(sp, what, id, value, NULL);
-}
-
-bool sampler_tune_in(struct sampler *sp, int what, long long id, const char *value, const struct tune_target *to)
-{
-	bool ok;
+	bool got = false;
 	pthread_mutex_lock(&sp->mu);
-	ok = sp->act == 0;
-	if (ok) {
-		sp->act = what;
-		sp->act_id = id;
-		str_copy(sp->act_value, sizeof sp->act_value, value ? value : "");
-		memset(&sp->act_to, 0, sizeof sp->act_to);
-		if (to)
-			sp->act_to = *to;
-		sp->act_done = false;
-		pthread_cond_broadcast(&sp->cv);
+	for (int i = 0; i < sp->nres && !got; i++) {
+		int k = (sp->res_head + i) % TARGET_CMDQ;
+		if (!(kinds & CMD_BIT(sp->res[k].kind)))
+			continue;
+		*out = sp->res[k];
+		/* the ones after it move up one */
+		for (int j = i; j + 1 < sp->nres; j++)
+			sp->res[(sp->res_head + j) % TARGET_CMDQ] = sp->res[(sp->res_head + j + 1) % TARGET_CMDQ];
+		sp->nres--;
+		got = true;
 	}
 	pthread_mutex_unlock(&sp->mu);
-	return ok;
-}
-
-void sampler_want_probe(struct sampler *sp)
-{
-	pthread_mutex_lock(&sp->mu);
-	sp->probe_wanted = true;
-	pthread_cond_broadcast(&sp->cv);
-	pthread_mutex_unlock(&sp->mu);
+	return got;
 }
 
 bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out)
@@ -377,76 +414,13 @@ bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out)
 	return changed;
 }
 
-void sampler_set_background(struct sampler *sp, bool background)
-{
-	if (sp->src)
-		/* read by the worker at its next look */
-		__atomic_store_n(&sp->src->background, background, __ATOMIC_RELAXED);
-}
-
-void sampler_want_sessions(struct sampler *sp, bool want, bool idle)
-{
-	pthread_mutex_lock(&sp->mu);
-	sp->want_sessions = want; /* the source's copy is the worker's (sampler.h) */
-	sp->sessions_idle = idle;
-	pthread_mutex_unlock(&sp->mu);
-}
-
-bool sampler_explain_request(struct sampler *sp, long long id, const struct session_ident *who)
-{
-	bool ok;
-	pthread_mutex_lock(&sp->mu);
-	ok = !sp->ex_pending;
-	if (ok) {
-		sp->ex_pending = true;
-		sp->ex_id = id;
-		if (who)
-			sp->ex_who = *who;
-		else
-			memset(&sp->ex_who, 0, sizeof sp->ex_who);
-		sp->ex_done = false;
-		pthread_cond_broadcast(&sp->cv);
-	}
-	pthread_mutex_unlock(&sp->mu);
-	return ok;
-}
-
-bool sampler_explain_result(struct sampler *sp, int *rc, char **plan, char *err, size_t elen)
-{
-	bool done;
-	pthread_mutex_lock(&sp->mu);
-	done = sp->ex_done;
-	if (done) {
-		*rc = sp->ex_rc;
-		*plan = sp->ex_rc == 0 ? xstrdup(sp->ex_plan ? sp->ex_plan : "") : NULL;
-		str_copy(err, elen, sp->ex_err);
-		sp->ex_done = false;
-	}
-	pthread_mutex_unlock(&sp->mu);
-	return done;
-}
-
 bool sampler_busy(struct sampler *sp)
 {
 	bool b;
 	pthread_mutex_lock(&sp->mu);
-	b = sp->act != 0;
+	b = sp->act_busy;
 	pthread_mutex_unlock(&sp->mu);
 	return b;
-}
-
-bool sampler_action_result(struct sampler *sp, int *rc, char *msg, size_t len)
-{
-	bool done;
-	pthread_mutex_lock(&sp->mu);
-	done = sp->act_done;
-	if (done) {
-		*rc = sp->act_rc;
-		str_copy(msg, len, sp->act_msg);
-		sp->act_done = false;
-	}
-	pthread_mutex_unlock(&sp->mu);
-	return done;
 }
 
 bool sampler_pop(struct sampler *sp, struct sampler_msg *out)
@@ -497,6 +471,12 @@ bool sampler_stop(struct sampler *sp, double max_wait)
 	sp->tv = NULL;
 	free(sp->ex_plan);
 	sp->ex_plan = NULL;
+	for (int i = 0; i < sp->nres; i++)
+		free(sp->res[(sp->res_head + i) % TARGET_CMDQ].plan);
+	free(sp->res);
+	sp->res = NULL;
+	free(sp->cmd);
+	sp->cmd = NULL;
 	pthread_mutex_destroy(&sp->mu);
 	pthread_cond_destroy(&sp->cv);
 	return true;

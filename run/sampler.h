@@ -20,16 +20,73 @@ struct sampler_msg {
 
 #define SAMPLER_QUEUE 4
 
+/* A command from the screen to a target's worker (typed, queued in
+ * order; the worker is the one thread that touches the source and the
+ * tuner). */
+enum target_cmd_kind {
+	CMD_NONE,
+	CMD_KILL,            /* end session arg.session (SRC_ACT_TERMINATE) */
+	CMD_CANCEL,          /* cancel its statement (SRC_ACT_CANCEL) */
+	CMD_EXPLAIN,         /* the plan of arg.session's statement (ops->explain) */
+	CMD_TUNE_APPLY,      /* arg.apply: tunables[idx] = value, in one role or database or server-wide */
+	CMD_TUNE_UNDO,       /* the newest change */
+	CMD_TUNE_UNDO_ALL,   /* every change in force */
+	CMD_TUNE_KEEP,       /* arg.seq: keep that change (out of the journal) */
+	CMD_TUNE_EXPIRE,     /* the changes older than --tune-ttl */
+	CMD_PROBE,           /* read the tunables again (the screen shows them) */
+	CMD_SESSIONS_WANTED, /* arg.sessions: read the session list (and its idle sessions) or not */
+	CMD_BACKGROUND,      /* arg.background: one of several targets not on the screen */
+	CMD_KINDS
+};
+
+/* The bit of kind k in a mask of kinds. */
+#define CMD_BIT(k) (1u << (k))
+/* The actions on the server: one at a time (a second is refused while
+ * the first is queued or running). */
+#define CMD_ACTIONS \
+	(CMD_BIT(CMD_KILL) | CMD_BIT(CMD_CANCEL) | CMD_BIT(CMD_TUNE_APPLY) | CMD_BIT(CMD_TUNE_UNDO) | \
+	 CMD_BIT(CMD_TUNE_UNDO_ALL) | CMD_BIT(CMD_TUNE_KEEP) | CMD_BIT(CMD_TUNE_EXPIRE))
+
+struct target_cmd {
+	enum target_cmd_kind kind;
+	union {
+		struct {
+			long long id;
+			struct session_ident who; /* the session as the screen showed it */
+		} session;                        /* CMD_KILL, CMD_CANCEL, CMD_EXPLAIN */
+		struct {
+			int idx; /* tunables[] index */
+			char value[TUNE_VALUE_LEN];
+			struct tune_target to; /* kind 0: server-wide */
+		} apply;                       /* CMD_TUNE_APPLY */
+		unsigned seq;                  /* CMD_TUNE_KEEP: the journal entry */
+		struct {
+			bool want, idle;
+		} sessions;      /* CMD_SESSIONS_WANTED */
+		bool background; /* CMD_BACKGROUND */
+	} arg;
+};
+
+/* What a command came to, from the worker (actions and explains; the
+ * others answer nothing). */
+struct target_result {
+	enum target_cmd_kind kind;
+	long long id;       /* the session (kill, cancel, explain) */
+	int rc;             /* 0 done, -1 not */
+	char msg[NOTE_LEN]; /* the source's or the tuner's words; an explain's error */
+	char *plan;         /* CMD_EXPLAIN with rc 0: the plan, malloc'd, the taker's */
+};
+
+/* Commands queued at most, and results kept at most (the oldest result
+ * is dropped when nobody takes them). */
+#define TARGET_CMDQ 8
+
 struct sampler {
 	struct source *src;
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	double interval;         /* s, under mu */
-	/* the session list wanted (and its idle sessions), under mu: given to
-	 * the source by the worker before each sample, so that only the
-	 * worker's thread writes the source's copy the backends read */
-	bool want_sessions, sessions_idle;
 	bool self_paced;         /* the source sets the pace (replay) */
 	bool stop;
 	volatile int stop_flag;  /* stop, readable by the source without the lock */
@@ -41,42 +98,23 @@ struct sampler {
 	uint32_t caps_gen;       /* worker side */
 	uint32_t primed_gen;     /* worker side: connection whose first sample was taken */
 	double busy_ms;          /* time spent in the last tick */
-	/* one action on the server at a time (kill / cancel), under mu */
-	int act;                 /* SRC_ACT_*, 0: none pending */
-	long long act_id;
-	struct session_ident act_who;   /* kill / cancel: the session as the prompt showed it */
-	bool act_done;           /* act_msg holds the outcome */
-	int act_rc;
-	char act_msg[NOTE_LEN];
-	char act_value[TUNE_VALUE_LEN]; /* SP_TUNE_APPLY: the value */
-	struct tune_target act_to;      /* SP_TUNE_APPLY: one role or database (kind 0: server-wide) */
+	/* the commands in (the screen's) and the results out (the worker's),
+	 * under mu: rings of TARGET_CMDQ */
+	struct target_cmd *cmd;
+	int cmd_head, ncmd;
+	struct target_result *res;
+	int res_head, nres;
+	bool act_busy; /* an action (kill, cancel, tuning) queued or running */
+	bool ex_busy;  /* an explain queued or running */
 	/* tuning: the worker owns the tuner while it runs */
 	struct tuner *tuner;     /* NULL: no tuning */
-	bool probe_wanted;       /* read the tunables again (the screen shows them) */
 	struct tune_view *tv;    /* published copy, under mu */
 	unsigned tv_gen;         /* bumps with every publication */
-	/* explain (ops->explain): one request at a time, under mu */
-	bool ex_pending;
-	long long ex_id;
-	struct session_ident ex_who;
-	bool ex_done;
-	int ex_rc;
-	char *ex_plan;           /* SAMPLER_PLAN_MAX bytes, worker-filled */
-	char ex_err[NOTE_LEN];
+	char *ex_plan;           /* SAMPLER_PLAN_MAX bytes, the worker's */
 };
 
 /* Bytes of plan text an explain returns at most. */
 #define SAMPLER_PLAN_MAX 65536
-
-/* Tuning requests (the act slot; act_id is the tunables[] index or the
- * journal seq). */
-enum {
-	SP_TUNE_APPLY = 10,
-	SP_TUNE_UNDO,            /* the newest change */
-	SP_TUNE_UNDO_ALL,
-	SP_TUNE_KEEP,            /* act_id: seq */
-	SP_TUNE_EXPIRE,          /* changes older than --tune-ttl */
-};
 
 /* Start sampling src every interval seconds. Returns 0 or -1 (errno). */
 int sampler_start(struct sampler *sp, struct source *src, double interval, bool self_paced,
@@ -89,39 +127,20 @@ void sampler_pause(struct sampler *sp, bool paused);
 /* Take the oldest message into out; false when the queue is empty. Drains
  * the wake-up pipe. */
 bool sampler_pop(struct sampler *sp, struct sampler_msg *out);
-/* Ask the worker to run action what (SRC_ACT_*) on session id before its
- * next sample, if it is still the session who describes (ops->act). False
- * when one is still pending. */
-bool sampler_request(struct sampler *sp, int what, long long id, const struct session_ident *who);
-/* A tuning request (SP_TUNE_*); value for SP_TUNE_APPLY. */
-bool sampler_tune(struct sampler *sp, int what, long long id, const char *value);
-/* SP_TUNE_APPLY for one role or one database (to; NULL or kind 0:
- * server-wide). */
-bool sampler_tune_in(struct sampler *sp, int what, long long id, const char *value, const struct tune_target *to);
-/* Ask for a fresh probe of the tunables. */
-void sampler_want_probe(struct sampler *sp);
+/* Queue command c for the worker (run before its next sample, in the
+ * order sent). False when it is refused: the queue is full, or an action
+ * (CMD_ACTIONS) while another is queued or running, or an explain while
+ * another is; nothing is queued then. A CMD_PROBE while one is queued, or
+ * a CMD_SESSIONS_WANTED / CMD_BACKGROUND while one of its kind is queued,
+ * joins it (the newest arguments win) and is accepted. */
+bool sampler_send(struct sampler *sp, const struct target_cmd *c);
+/* Take the oldest result whose kind is in kinds (a mask of CMD_BIT());
+ * false when there is none. The caller frees out->plan. */
+bool sampler_take(struct sampler *sp, unsigned kinds, struct target_result *out);
 /* Copy the tuning view into out when it changed since *gen; true then. */
 bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out);
-/* Is an action (kill, cancel or tuning) still running? */
+/* Is an action (kill, cancel or tuning) queued or still running? */
 bool sampler_busy(struct sampler *sp);
-/* The outcome of the requested action once done (then cleared): true with
- * rc and msg filled. */
-bool sampler_action_result(struct sampler *sp, int *rc, char *msg, size_t len);
-/* Read the session list on every refresh (the sessions screen or tile
- * shows it) or stop reading it; idle: idle sessions listed too (else only
- * counted, when the screen hides them); from the next refresh on. */
-void sampler_want_sessions(struct sampler *sp, bool want, bool idle);
-/* One of several targets in the background (not on the screen) or not:
- * its looks between samples (wait events, sampled digests) come at most
- * once per refresh while it is. */
-void sampler_set_background(struct sampler *sp, bool background);
-/* Ask the worker for the plan of session id's current statement
- * (ops->explain; who: the session as the screen showed it, checked on
- * PostgreSQL). False when one is still pending. */
-bool sampler_explain_request(struct sampler *sp, long long id, const struct session_ident *who);
-/* The outcome once done (then cleared): true with rc 0 and *plan (a
- * malloc'd string the caller frees), or rc -1, *plan NULL and why in err. */
-bool sampler_explain_result(struct sampler *sp, int *rc, char **plan, char *err, size_t elen);
 
 /* Ask the worker to stop and wait for it at most max_wait seconds. False
  * when it is still busy (inside a query): then the source must not be

@@ -6,10 +6,19 @@
 #include "../sources/source.h"
 #include "../util/util.h"
 
+/* Ask sp for action what (SRC_ACT_*) on session id (who: as shown). */
+static bool send_act(struct sampler *sp, int what, long long id, const struct session_ident *who)
+{
+	struct target_cmd c = {.kind = what == SRC_ACT_TERMINATE ? CMD_KILL : CMD_CANCEL};
+	c.arg.session.id = id;
+	c.arg.session.who = *who;
+	return sampler_send(sp, &c);
+}
+
 bool sessact_send(struct sess_act *a, struct sampler *sp, int what, long long id, const struct session_ident *who,
 		  int n, const long long *more_id, const struct session_ident *more_who)
 {
-	if (!sampler_request(sp, what, id, who))
+	if (!send_act(sp, what, id, who))
 		return false;
 	a->what = what;
 	a->id = id;
@@ -47,7 +56,7 @@ const char *sessact_result(struct sess_act *a, struct sampler *sp, struct event_
 		return out;
 	}
 	int k = a->next++;
-	if (sampler_request(sp, a->batch, a->more_id[k], &a->more_who[k])) {
+	if (send_act(sp, a->batch, a->more_id[k], &a->more_who[k])) {
 		a->sent++;
 		a->what = a->batch;
 		a->id = a->more_id[k];

@@ -60,7 +60,7 @@ bool tunectl_poll(struct tune_ctl *c, struct sampler *sp, struct event_log *ev, 
 		for (int i = 0; i < tv->nactive; i++)
 			if (tv->active[i].seq >= tv->first_seq && tv->active[i].mono > 0 &&
 			    tv->active[i].mono + tv->ttl <= now) {
-				sampler_tune(sp, SP_TUNE_EXPIRE, 0, NULL);
+				sampler_send(sp, &(struct target_cmd){.kind = CMD_TUNE_EXPIRE});
 				break;
 			}
 	}
@@ -70,7 +70,7 @@ bool tunectl_poll(struct tune_ctl *c, struct sampler *sp, struct event_log *ev, 
 void tunectl_probe(struct tune_ctl *c, struct sampler *sp, bool wanted, double now)
 {
 	if (wanted && now >= c->next_probe) {
-		sampler_want_probe(sp);
+		sampler_send(sp, &(struct target_cmd){.kind = CMD_PROBE});
 		c->next_probe = now + 5;
 	}
 }
@@ -185,9 +185,8 @@ static bool exit_await_action(struct tune_ctl *c, struct sampler *sp, const stru
 {
 	bool inflight = sampler_busy(sp);
 	while (inflight && clock_mono() < end) {
-		int arc;
-		char amsg[NOTE_LEN];
-		if (sampler_action_result(sp, &arc, amsg, sizeof amsg) || !sampler_busy(sp))
+		struct target_result r;
+		if (sampler_take(sp, CMD_ACTIONS, &r) || !sampler_busy(sp))
 			break;
 		exit_wait(sp, w, "waiting for the change being applied before quitting ...");
 	}
@@ -219,13 +218,17 @@ void tunectl_revert_at_exit(struct tune_ctl *c, struct sampler *sp, double query
 		return;
 	}
 	bool sent = false;
+	struct target_result r;
 	double end = clock_mono() + limit;
 	str_printf(wait, sizeof wait, "reverting %d setting change(s) before quitting ...", n);
 	while (clock_mono() < end) {
 		if (!sent)
-			sent = sampler_tune(sp, SP_TUNE_UNDO_ALL, 0, NULL);
-		if (sent && sampler_action_result(sp, &rc, msg, sizeof msg))
+			sent = sampler_send(sp, &(struct target_cmd){.kind = CMD_TUNE_UNDO_ALL});
+		if (sent && sampler_take(sp, CMD_ACTIONS, &r)) {
+			rc = r.rc;
+			str_copy(msg, sizeof msg, r.msg);
 			break;
+		}
 		exit_wait(sp, w, wait);
 	}
 	sampler_tune_view(sp, &c->tv_gen, &c->tv);

@@ -44,6 +44,7 @@
 #include "../run/travel.h"
 #include "../run/tourseq.h"
 #include "../run/tunectl.h"
+#include "../run/watch.h"
 #include "theme.h"
 
 #define MIN_W 50
@@ -64,29 +65,13 @@ static const struct pane_ops *const panes[NPANES] = {
 static const double intervals[] = {0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60};
 #define NINTERVALS (sizeof intervals / sizeof intervals[0])
 
-/* One server the screen watches: its model, source and sampler, and what
- * the screen keeps of it (tuning view, explain, the tagged sessions still
- * to act on, its recording). The screen shows one at a time (struct
- * ui.t); the others keep sampling and their models keep updating. */
-struct ui_tgt {
-	/* its pipeline (run/target.h): name, label, source, model, tuner
-	 * (owned by its sampler thread while it runs), recording, event log
-	 * (screen 7, the timeline, recordings), DOWN spell */
-	struct target_run run;
-	struct sampler sp;
-	struct tune_ctl tc;    /* its tuning view and policy (run/tunectl.h) */
-	struct pane_plan plan; /* the newest explain of a session (the sessions pane shows it) */
-	bool sessions_wanted;  /* the sampler was last told the session list shows */
-	bool sessions_idle;    /* ... with idle sessions listed (i) */
-	struct sess_act sa;    /* x / c: the action its sampler runs, the tagged sessions still to act on */
-};
-
 struct ui {
 	struct travel tr; /* the model drawn, frozen or live, time travel (run/travel.h) */
 	struct ui_opts *o;
-	struct ui_tgt *tg;     /* every target (ntg >= 1) */
+	struct watch w;       /* the targets watched (run/watch.h): tg and ntg are its */
+	struct watch_tgt *tg; /* every target (ntg >= 1) */
 	int ntg;
-	struct ui_tgt *t;      /* the one whose panes show; tuning, kill and cancel act on it */
+	struct watch_tgt *t;         /* the one whose panes show; tuning, kill and cancel act on it */
 	struct pane_view fleet_view; /* the fleet screen: selection, sort, filter */
 	int screen;            /* 0 overview, 1..6 one pane, SCREEN_FLEET the fleet */
 	int focus;             /* focused pane in the overview */
@@ -113,7 +98,7 @@ struct ui {
 	struct tour_seq ts;    /* the demo tour: the incident playing (run/tourseq.h) */
 };
 
-static void show_target(struct ui *u, struct ui_tgt *t);
+static void show_target(struct ui *u, struct watch_tgt *t);
 
 /* Changes in force (for the crash message). */
 static volatile sig_atomic_t tuned_active;
@@ -222,6 +207,15 @@ static void set_msg(struct ui *u, const char *fmt, ...)
 	u->msg_until = clock_mono() + 4;
 }
 
+/* What run/watch.c says, on the message line (hold: s it stays). */
+static void say_msg(void *arg, double hold, const char *msg)
+{
+	struct ui *u = arg;
+	set_msg(u, "%s", msg);
+	if (hold > 0)
+		u->msg_until = clock_mono() + hold;
+}
+
 /* ---- the sessions screen (6) and its tile ---- */
 
 /* The overview has the sessions tile: live (its showing asks for the
@@ -241,17 +235,7 @@ static void sessions_tick(struct ui *u)
 	bool shows = u->screen == SESSIONS_SCREEN || (u->screen == 0 && sessions_tile(u)) || u->t->run.recording ||
 		     (u->screen == TUNING_SCREEN && !u->o->replay && u->tr.m->caps.engine == ENGINE_POSTGRESQL);
 	bool idle = (u->views[SESSIONS_SCREEN - 1].sort & SESSIONS_SHOW_IDLE) != 0;
-	for (int i = 0; i < u->ntg; i++) {
-		struct ui_tgt *t = &u->tg[i];
-		bool want = shows && t == u->t;   /* only the shown target's list is read */
-		sampler_set_background(&t->sp, u->ntg > 1 && (u->screen == SCREEN_FLEET || t != u->t));
-		if (want == t->sessions_wanted && idle == t->sessions_idle)
-			continue;
-		t->sessions_wanted = want;
-		t->sessions_idle = idle;
-		if (!u->o->replay)
-			sampler_want_sessions(&t->sp, want, idle);
-	}
+	watch_sessions(&u->w, u->t, shows, idle, u->screen == SCREEN_FLEET);
 }
 
 /* A link from another pane (S on locks or digests): the sessions screen
@@ -297,44 +281,13 @@ static void sessions_explain(struct ui *u)
 		set_msg(u, "no plan: %s", why);
 		return;
 	}
-	if (u->o->replay) {
-		set_msg(u, "no plan: explain asks a live server (this is a recording)");
+	char said[200];
+	bool asked = watch_explain(&u->w, u->t, s->id, &s->ident, said, sizeof said);
+	set_msg(u, "%s", said);
+	if (!asked)
 		return;
-	}
-	if (u->t->plan.pending) {
-		set_msg(u, "a plan is still being asked for (session %lld)", u->t->plan.id);
-		return;
-	}
-	if (!sampler_explain_request(&u->t->sp, s->id, &s->ident)) {
-		set_msg(u, "a plan is still being asked for: try again");
-		return;
-	}
-	u->t->plan.id = s->id;
-	u->t->plan.ok = false;
-	u->t->plan.pending = true;
-	u->t->plan.text[0] = '\0';
 	sv->sel_id = s->id;
 	sv->details = true;
-	set_msg(u, "explaining the statement of session %lld ...", s->id);
-}
-
-/* The plan asked for, once it is there. True when the screen changed. */
-static bool sessions_plan_tick(struct ui *u)
-{
-	bool any = false;
-	for (int i = 0; i < u->ntg; i++) {
-		struct ui_tgt *t = &u->tg[i];
-		int rc;
-		char *plan = NULL, err[NOTE_LEN];
-		if (!t->plan.pending || !sampler_explain_result(&t->sp, &rc, &plan, err, sizeof err))
-			continue;
-		t->plan.pending = false;
-		t->plan.ok = rc == 0 && plan;
-		str_copy(t->plan.text, sizeof t->plan.text, t->plan.ok ? plan : err[0] ? err : "the server gave no plan");
-		free(plan);
-		any = true;
-	}
-	return any;
 }
 
 /* ---- the frame: what each part shows, drawn on the screen's canvas ---- */
@@ -596,33 +549,15 @@ static void screen_text(struct strbuf *out)
 static void snapshot(struct ui *u)
 {
 	const char *dir = u->o->snapshot_dir && *u->o->snapshot_dir ? u->o->snapshot_dir : ".";
-	char stamp[48], txt[600], err[160] = "";
-	struct strbuf st, sj;
-	time_t t = (time_t)(u->tr.m->intervals ? u->tr.m->last.wall : clock_wall());
-	struct tm tm;
-	if (!localtime_r(&t, &tm) || !strftime(stamp, sizeof stamp, "dbtop-snapshot-%Y%m%d-%H%M%S", &tm))
-		str_copy(stamp, sizeof stamp, "dbtop-snapshot");
+	char said[sizeof u->msg];
+	struct strbuf st;
 	sb_init(&st);
-	sb_init(&sj);
 	u->msg[0] = '\0';   /* the screen without the message line of an earlier key */
 	draw_frame(u);
 	screen_text(&st);
-	if (u->o->snapshot_json) {
-		/* the events of the interval shown: live, the newest interval's */
-		unsigned long from = u->t->run.ev_from, to = ULONG_MAX;
-		if (u->tr.m != u->tr.live)
-			events_between(&u->t->run.ev,
-				       u->tr.m->last.wall - (isfinite(u->tr.m->interval_s) ? u->tr.m->interval_s : 0),
-				       u->tr.m->last.wall, &from, &to);
-		u->o->snapshot_json(u->tr.m, u->t->run.host, &u->t->run.ev, from, to, &sj);
-	}
-	sb_putc(&sj, '\n');
-	if (files_write_pair(dir, stamp, "txt", "json", st.s, st.len, sj.s, sj.len, txt, sizeof txt, err, sizeof err) < 0)
-		set_msg(u, "snapshot not written: %s", err);
-	else
-		set_msg(u, "snapshot: %s and .json written (mode 0600)", txt);
+	watch_snapshot(&u->w, u->t, u->tr.m, dir, &st, u->o->snapshot_json, said, sizeof said);
+	set_msg(u, "%s", said);
 	sb_free(&st);
-	sb_free(&sj);
 	u->msg_until = clock_mono() + 15;
 }
 
@@ -630,7 +565,7 @@ static void snapshot(struct ui *u)
 
 /* The server selected on the fleet (its row now, as the keys moved the
  * selection since the last frame), or NULL. */
-static struct ui_tgt *fleet_selected(struct ui *u)
+static struct watch_tgt *fleet_selected(struct ui *u)
 {
 	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
 	const struct fleet_row **order = xcalloc((size_t)u->ntg, sizeof *order);
@@ -638,14 +573,14 @@ static struct ui_tgt *fleet_selected(struct ui *u)
 	int n = fleet_order(rows, u->ntg, &u->fleet_view, order);
 	/* the server the frame showed selected, where a re-sort put it */
 	int sel = pane_target(&u->fleet_view, n, fleet_row_key, order);
-	struct ui_tgt *t = sel >= 0 ? &u->tg[order[sel]->idx] : NULL;
+	struct watch_tgt *t = sel >= 0 ? &u->tg[order[sel]->idx] : NULL;
 	free(order);
 	free(rows);
 	return t;
 }
 
 /* Select target t's row on the fleet (when the filter shows it). */
-static void fleet_select(struct ui *u, const struct ui_tgt *t)
+static void fleet_select(struct ui *u, const struct watch_tgt *t)
 {
 	struct fleet_row *rows = xcalloc((size_t)u->ntg, sizeof *rows);
 	const struct fleet_row **order = xcalloc((size_t)u->ntg, sizeof *order);
@@ -662,7 +597,7 @@ static void fleet_select(struct ui *u, const struct ui_tgt *t)
 
 /* Open target t's screen: its overview from the fleet, the same screen
  * when another server's shows (n / p). */
-static void open_server(struct ui *u, struct ui_tgt *t, int screen)
+static void open_server(struct ui *u, struct watch_tgt *t, int screen)
 {
 	show_target(u, t);
 	u->screen = screen;
@@ -761,19 +696,23 @@ static bool recording_refuses(struct ui *u, const char *what)
 /* y / n on a tuning confirmation. */
 static void tune_answer(struct ui *u, bool yes)
 {
-	int what = u->ask.act == PA_TUNE_APPLY ? SP_TUNE_APPLY : u->ask.act == PA_TUNE_KEEP ? SP_TUNE_KEEP
-											     : SP_TUNE_UNDO_ALL;
+	enum target_cmd_kind what = u->ask.act == PA_TUNE_APPLY  ? CMD_TUNE_APPLY
+				    : u->ask.act == PA_TUNE_KEEP ? CMD_TUNE_KEEP
+								 : CMD_TUNE_UNDO_ALL;
 	if (!yes)
 		set_msg(u, u->ask.act == PA_TUNE_ORPHANS ? "left in force: U reverts them; so do quitting and the next start"
 							 : "not done: nothing was changed");
 	else if (u->o->read_only)
 		set_msg(u, "read-only session (--read-only): nothing is changed");
-	else if (recording_refuses(u, what == SP_TUNE_KEEP ? "keeping a setting" : "changing a setting"))
+	else if (recording_refuses(u, what == CMD_TUNE_KEEP ? "keeping a setting" : "changing a setting"))
 		;
-	else if (!sampler_tune_in(&u->t->sp, what, u->ask.id, u->ask.value, what == SP_TUNE_APPLY ? &u->ask.to : NULL))
+	else if (!watch_tune(u->t, what, u->ask.id, u->ask.value, &u->ask.to))
 		set_msg(u, "another action is still running: nothing done");
 	else
-		set_msg(u, "%s ...", what == SP_TUNE_APPLY ? "applying" : what == SP_TUNE_KEEP ? "keeping" : "reverting");
+		set_msg(u, "%s ...",
+			what == CMD_TUNE_APPLY  ? "applying"
+			: what == CMD_TUNE_KEEP ? "keeping"
+						: "reverting");
 	u->ask.act = PA_NONE;
 }
 
@@ -786,7 +725,7 @@ static void undo_changes(struct ui *u, bool all)
 		set_msg(u, "no setting changed by dbtop is in force");
 	else if (u->o->read_only)
 		set_msg(u, "read-only session (--read-only): nothing is changed");
-	else if (!sampler_tune(&u->t->sp, all ? SP_TUNE_UNDO_ALL : SP_TUNE_UNDO, 0, NULL))
+	else if (!watch_tune(u->t, all ? CMD_TUNE_UNDO_ALL : CMD_TUNE_UNDO, 0, NULL, NULL))
 		set_msg(u, "another action is still running: try again");
 	else
 		set_msg(u, "reverting %s ...", all ? "every change" : "the newest change");
@@ -991,7 +930,7 @@ static void act_enter(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
 	if (u->screen == SCREEN_FLEET) {
-		struct ui_tgt *t = fleet_selected(u);
+		struct watch_tgt *t = fleet_selected(u);
 		if (t)
 			open_server(u, t, 0);
 		else
@@ -1044,7 +983,7 @@ static void act_screen(const struct key_ctx *k)
 	struct ui *u = k->u;
 	if (u->screen == SCREEN_FLEET) {
 		/* the selected server's screen */
-		struct ui_tgt *t = fleet_selected(u);
+		struct watch_tgt *t = fleet_selected(u);
 		if (!t) {
 			set_msg(u, "no server selected");
 			return;
@@ -1245,210 +1184,35 @@ static void handle_key(struct ui *u, int ch)
 		clamp_sel(v);
 }
 
-/* The end of a replay's samples: a seek past it lands on the last one.
- * True when a seek was pulling. */
-static bool take_end(struct ui *u)
-{
-	u->ts.end = clock_mono();
-	return travel_end(&u->tr);
-}
-
-/* What the screen adds before target t ingests s: the tuning screen as it
- * is now (recorded with the sample) or as recorded (a replay), and a
- * screen frozen on the newest sample kept shown as the live model moves
- * on. */
-static void take_prepare(struct ui *u, struct ui_tgt *t, struct sample *s)
-{
-	struct history *h = t->run.hist;
-	if (t->run.recording && t->run.tuner) {
-		sampler_tune_view(&t->sp, &t->tc.tv_gen, &t->tc.tv);
-		s->tuning = xmalloc(sizeof *s->tuning);
-		tune_view_snap(&t->tc.tv, s->tuning);
-	}
-	if (h) {
-		const char *m = travel_follow(&u->tr);
-		if (m)
-			set_msg(u, "%s", m);
-	}
-	if (u->o->replay && s->tuning)
-		tune_view_from_snap(s->tuning, s->wall, &t->tc.tv);
-}
-
-/* Apply the samples target t's worker has queued (to its own model,
- * through its pipeline). */
-static bool take_target_samples(struct ui *u, struct ui_tgt *t)
-{
-	struct sampler_msg *msg = xmalloc(sizeof *msg);
-	bool any = false, pulled = false;
-	struct history *h = t->run.hist;
-	/* a paused replay: the samples wait in the queue, none is dropped;
-	 * a step forward takes them one by one */
-	while (travel_takes(&u->tr) && sampler_pop(&t->sp, msg)) {
-		any = true;
-		if (msg->end) {
-			if (msg->has_caps)
-				target_caps(&t->run, &msg->caps, msg->conn_gen);
-			pulled |= take_end(u);
-			sample_release(&msg->s);
-			continue;
-		}
-		take_prepare(u, t, &msg->s);
-		/* (no history: a live pause drops the samples, as it always did) */
-		if (target_ingest(&t->run, &msg->s, msg->has_caps ? &msg->caps : NULL, msg->conn_gen,
-				  h || !u->tr.paused)) {
-			set_msg(u, "%s", t->run.note);
-			if (t->run.note_kind == TN_HISTORY)
-				u->msg_until = clock_mono() + 30;   /* (said once: it stays a while) */
-		}
-		sample_release(&msg->s);
-		if (travel_pulling(&u->tr)) {
-			pulled = true;
-			if (travel_pulled_one(&u->tr))
-				break;
-		}
-	}
-	free(msg);
-	const char *said = pulled && h ? travel_pull_done(&u->tr) : NULL;
-	if (said)
-		set_msg(u, "%s", said);
-	return any;
-}
-
-/* Apply the samples of every target's worker. */
-static bool take_samples(struct ui *u)
-{
-	bool any = false;
-	for (int i = 0; i < u->ntg; i++)
-		any |= take_target_samples(u, &u->tg[i]);
-	return any;
-}
-
-/* The changes an earlier dbtop left in force on the shown server: said
- * (read-only, or no tuning here) or offered for a revert (y). */
-static void ask_orphans(struct ui *u)
-{
-	const struct tune_view *tv = &u->t->tc.tv;
-	u->t->tc.orphans_asked = true;
-	if (u->o->read_only || !tv->available) {
-		set_msg(u, "%d setting change(s) left by an earlier dbtop are in force (screen 5): %s", tv->orphans,
-			u->o->read_only ? "run dbtop without --read-only to revert them" : tv->why);
-		return;
-	}
-	struct strbuf b;
-	sb_init(&b);
-	tunectl_orphans_text(&u->t->tc, u->tr.m, &b);
-	u->t->tc.foreign_told = true;
-	u->ask.act = PA_TUNE_ORPHANS;
-	u->ask.id = 0;
-	str_copy(u->ask.what, sizeof u->ask.what, b.s);
-	text_sanitize(u->ask.what);
-	sb_free(&b);
-}
-
-/* Tuning upkeep in the loop: every target's newest view and --tune-ttl;
- * the shown one's questions (orphans, other servers' changes) and probes
- * while screen 5 shows. True when the screen changed. */
+/* Tuning upkeep in the loop (run/watch.c): the orphans' question asked
+ * here. True when the screen changed. */
 static bool tuning_tick(struct ui *u)
 {
-	bool changed = false;
-	double now = clock_mono();
-	if (u->o->replay)   /* a recorded view: nothing here is in force */
-		return changed;
-	int active = 0;
-	for (int k = 0; k < u->ntg; k++) {
-		struct ui_tgt *t = &u->tg[k];
-		changed |= tunectl_poll(&t->tc, &t->sp, &t->run.ev, now);
-		active += t->tc.tv.nactive > 0;
-	}
-	tuned_active = active > 0;
+	struct watch_ask a;
 	bool askable = !u->ask.act && u->tr.m->intervals > 0 && u->screen != SCREEN_FLEET;
-	if (!u->t->tc.orphans_asked && u->t->tc.tv.orphans > 0 && askable) {
-		ask_orphans(u);
-		changed = true;
+	watch_tuning(&u->w, u->t, askable, u->screen == TUNING_SCREEN, &a);
+	if (!u->o->replay)
+		tuned_active = a.active > 0;
+	if (a.orphans) {
+		u->ask.act = PA_TUNE_ORPHANS;
+		u->ask.id = 0;
+		str_copy(u->ask.what, sizeof u->ask.what, a.text);
 	}
-	if (!u->t->tc.foreign_told && u->t->tc.tv.nforeign > 0 && !u->ask.act && askable) {
-		/* never offered for a revert here: named with their server */
-		const struct jentry *e = &u->t->tc.tv.foreign[0];
-		u->t->tc.foreign_told = true;
-		set_msg(u, "not reverted here (screen 5): %s = %s (was %s) set on %s%s", e->name, e->val, e->was,
-			e->slabel, u->t->tc.tv.nforeign > 1 ? ", ..." : "");
-		changed = true;
-	}
-	tunectl_probe(&u->t->tc, &u->t->sp, u->screen == TUNING_SCREEN || u->t->run.recording, now);
-	return changed;
+	return a.changed;
 }
 
-/* While the revert at exit waits: its message drawn, the samples taken. */
-static void exit_show(void *arg, const char *msg)
+/* While the revert at exit waits on target t: it is drawn with the message. */
+static void exit_show(void *arg, struct watch_tgt *t, const char *msg)
 {
 	struct ui *u = arg;
+	struct watch_tgt *shown = u->t;
+	struct model *drawn = u->tr.m;
+	u->t = t;
+	u->tr.m = t == shown ? drawn : t->run.m;
 	set_msg(u, "%s", msg);
 	draw_frame(u);
-}
-
-static void exit_take(void *arg)
-{
-	take_samples(arg);
-}
-
-/* Quitting (q, a signal): wait (bounded) for an action still running (an
- * apply in flight), then revert every change in force before the worker
- * stops (run/tunectl.c), drawing meanwhile; the outcome goes to out. */
-static void revert_target_on_exit(struct ui *u, char *out, size_t outlen)
-{
-	if (u->o->replay)   /* the recorded changes are not this dbtop's */
-		return;
-	ui_signal = 0;
-	const struct tunectl_waiter w = {.show = exit_show, .take = exit_take, .arg = u};
-	tunectl_revert_at_exit(&u->t->tc, &u->t->sp, u->t->run.src->query_timeout, u->o->read_only, &w, out, outlen);
-}
-
-/* Quitting: revert_target_on_exit() for every target, the shown one
- * drawn meanwhile; the outcomes (named with their server when there are
- * several) go to o->exit_msg. */
-static void revert_on_exit(struct ui *u)
-{
-	struct ui_tgt *shown = u->t;
-	struct model *drawn = u->tr.m;
-	for (int i = 0; i < u->ntg; i++) {
-		char one[sizeof u->o->exit_msg];
-		one[0] = '\0';
-		u->t = &u->tg[i];
-		u->tr.m = u->t == shown ? drawn : u->t->run.m;
-		revert_target_on_exit(u, one, sizeof one);
-		if (!one[0])
-			continue;
-		size_t l = strlen(u->o->exit_msg);
-		if (u->ntg == 1)
-			str_copy(u->o->exit_msg, sizeof u->o->exit_msg, one);
-		else
-			str_printf(u->o->exit_msg + l, sizeof u->o->exit_msg - l, "%s%s: %s", l ? "; " : "",
-				   u->t->run.name, one);
-	}
 	u->t = shown;
 	u->tr.m = drawn;
-}
-
-/* Write the frame-time figures where DBTOP_FRAME_STATS says. */
-static void write_frame_stats(const struct ui *u)
-{
-	const char *path = getenv("DBTOP_FRAME_STATS");
-	FILE *f;
-	if (!path || !*path || !u->frames)
-		return;
-	f = fopen(path, "w");
-	if (!f)
-		return;
-	fprintf(f, "frames %lu size %dx%d avg_ms %.4f max_ms %.4f first_full_ms %.1f samples %lu\n", u->frames, COLS,
-		LINES, u->frame_total / (double)u->frames * 1000, u->frame_max * 1000,
-		u->first_full > 0 ? (u->first_full - u->o->start_mono) * 1000 : -1.0, u->tr.live->intervals);
-	if (u->tr.steps)
-		fprintf(f,
-			"steps %lu step_avg_ms %.4f step_max_ms %.4f rebuilds %lu rebuild_avg_ms %.4f rebuild_max_ms %.4f\n",
-			u->tr.steps, u->tr.step_total / (double)u->tr.steps * 1000, u->tr.step_max * 1000,
-			u->tr.rebuilds, u->tr.rebuilds ? u->tr.rebuild_total / (double)u->tr.rebuilds * 1000 : 0,
-			u->tr.rebuild_max * 1000);
-	fclose(f);
 }
 
 /* Curses on, with the signal handlers, the input modes and the theme.
@@ -1503,33 +1267,6 @@ static int screen_start(struct ui *u)
 	return 0;
 }
 
-/* The result of a session action the worker finished, as the message. */
-static bool action_result(struct ui *u)
-{
-	int act_rc;
-	char act_msg[NOTE_LEN];
-	bool any = false;
-	for (int i = 0; i < u->ntg; i++) {
-		struct ui_tgt *t = &u->tg[i];
-		if (!sampler_action_result(&t->sp, &act_rc, act_msg, sizeof act_msg))
-			continue;
-		/* the server it was done on is named when another one shows */
-		set_msg(u, "%s%s%s%s", t != u->t ? t->run.name : "", t != u->t ? ": " : "",
-			act_rc == 0 || strncmp(act_msg, "failed", 6) == 0 || strstr(act_msg, "nothing was done")
-				? ""
-				: "failed: ",
-			act_msg);
-		u->msg_until = clock_mono() + 10;   /* what was (not) done stays a while */
-		char done[400];
-		if (sessact_result(&t->sa, &t->sp, &t->run.ev, act_rc, act_msg, done, sizeof done)) {
-			set_msg(u, "%s", done); /* the tagged sessions: how many were done */
-			u->msg_until = clock_mono() + 10;
-		}
-		any = true;
-	}
-	return any;
-}
-
 /* The screen's loop: samples, action results, tuning upkeep and keys,
  * until q, a signal or the terminal going away. */
 /* How long to wait for input or a sample, ms. The idle redraw keeps the
@@ -1558,11 +1295,11 @@ static void screen_loop(struct ui *u)
 		int ch, pr = poll(pf, (nfds_t)(1 + u->ntg), idle_wait_ms(u, last_take, clock_mono()));
 		if (pr < 0 && errno != EINTR)
 			break;
-		if (take_samples(u)) {
+		if (watch_take(&u->w)) {
 			dirty = true;
 			last_take = clock_mono();
 		}
-		if (action_result(u))
+		if (watch_results(&u->w, u->t))
 			dirty = true;
 		if (tuning_tick(u))
 			dirty = true;
@@ -1572,7 +1309,7 @@ static void screen_loop(struct ui *u)
 			dirty = true;
 		}
 		sessions_tick(u);
-		if (sessions_plan_tick(u))
+		if (watch_plans(&u->w))
 			dirty = true;
 		bool got_key = false;
 		while ((ch = getch()) != ERR) {
@@ -1599,7 +1336,7 @@ static void screen_loop(struct ui *u)
 
 /* Show target t: its model drawn, its tuning view and plan in the panes,
  * its session list read (from the next refresh). */
-static void show_target(struct ui *u, struct ui_tgt *t)
+static void show_target(struct ui *u, struct watch_tgt *t)
 {
 	if (t != u->t) {
 		/* what was selected belongs to the other server */
@@ -1620,34 +1357,26 @@ static void show_target(struct ui *u, struct ui_tgt *t)
 	sessions_tick(u);
 }
 
-/* A target's hook after each ingest that updated its model, the live
- * model (frozen screen or not): the caller's on_update (arg: the options). */
-static void publish_update(const void *arg, const struct target_run *t)
-{
-	const struct ui_opts *o = arg;
-	o->on_update(o->on_update_arg, t->slot, t->name[0] ? t->name : t->host, t->m);
-}
-
 /* The screen's state for n targets: each target's pipeline, the views,
  * the first screen, the terminal's character set. */
 static struct ui *ui_new(const struct ui_target *tgts, int n, struct ui_opts *o)
 {
 	struct ui *u = xcalloc(1, sizeof *u);
 	u->o = o;
+	struct watch_spec *spec = xcalloc((size_t)n, sizeof *spec);
+	for (int i = 0; i < n; i++)
+		spec[i] = (struct watch_spec){tgts[i].name, tgts[i].host,  tgts[i].src,
+					      tgts[i].m,    tgts[i].tuner, tgts[i].rec};
+	watch_init(&u->w, spec, n, o->hist, o->replay, o->read_only);
+	free(spec);
+	u->w.tr = &u->tr;
+	u->w.tour_end = &u->ts.end;
+	u->w.say = say_msg;
+	u->w.say_arg = u;
+	u->w.on_update = o->on_update;
+	u->w.on_update_arg = o->on_update_arg;
 	u->ntg = n;
-	u->tg = xcalloc((size_t)n, sizeof *u->tg);
-	for (int i = 0; i < n; i++) {
-		struct ui_tgt *t = &u->tg[i];
-		target_run_init(&t->run, tgts[i].name, tgts[i].host ? tgts[i].host : "", tgts[i].src, tgts[i].m,
-				!o->replay);
-		t->run.slot = i;
-		t->run.tuner = tgts[i].tuner;
-		t->run.rec = tgts[i].rec;
-		t->run.recording = t->run.rec != NULL;
-		t->run.hist = n == 1 ? o->hist : NULL; /* the history (time travel) is kept with one target only */
-		t->run.publish = o->on_update ? publish_update : NULL;
-		t->run.publish_arg = o;
-	}
+	u->tg = u->w.tg;
 	u->t = &u->tg[0];
 	travel_init(&u->tr, o->hist, o->replay, n > 1);
 	travel_show(&u->tr, u->t->run.m, u->t->run.src, &u->t->sp);
@@ -1666,30 +1395,12 @@ static struct ui *ui_new(const struct ui_target *tgts, int n, struct ui_opts *o)
 	return u;
 }
 
-/* Stop every target's sampler; false when one is still inside a query
- * (it owns the connection and the sampler's memory until the exit). */
-static bool stop_workers(struct ui *u)
-{
-	bool joined = true;
-	for (int i = 0; i < u->ntg; i++)
-		if (!sampler_stop(&u->tg[i].sp, i == 0 ? 0.5 : 0.1)) {
-			u->tg[i].run.src->connected = false;
-			joined = false;
-		}
-	return joined;
-}
-
 static void ui_free(struct ui *u)
 {
-	for (int i = 0; i < u->ntg; i++) {
-		u->tg[i].run.src->stop_flag = NULL;
-		u->tg[i].run.src->pause_flag = NULL;
-		target_run_free(&u->tg[i].run);
-	}
+	watch_free(&u->w);
 	for (int i = 0; i < NPANES; i++)
 		pane_filter_free(&u->views[i]);
 	pane_filter_free(&u->fleet_view);
-	free(u->tg);
 	travel_free(&u->tr);
 	free(u);
 }
@@ -1703,27 +1414,29 @@ int ui_run_targets(const struct ui_target *tgts, int n, struct ui_opts *o)
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	struct ui *u = ui_new(tgts, n, o);
 	if (screen_start(u) < 0) {
-		free(u->tg);
+		free(u->w.tg);
 		free(u);
 		return 1;
 	}
-	for (int i = 0; i < n; i++) {
-		struct ui_tgt *t = &u->tg[i];
-		if (sampler_start(&t->sp, t->run.src, o->interval, o->replay, t->run.tuner) < 0) {
-			restore_terminal();
-			fprintf(stderr, "dbtop: cannot start the sampler: %s\n", strerror(errno));
-			/* the ones started run until the exit */
-			o->worker_running = i > 0;
-			return 1;
-		}
-		sampler_tune_view(&t->sp, &t->tc.tv_gen, &t->tc.tv);
+	int started;
+	if (watch_start(&u->w, o->interval, &started) < 0) {
+		restore_terminal();
+		fprintf(stderr, "dbtop: cannot start the sampler: %s\n", strerror(errno));
+		/* the ones started run until the exit */
+		o->worker_running = started > 0;
+		return 1;
 	}
 	show_target(u, u->t);
 	draw_frame(u);
 	screen_loop(u);
-	write_frame_stats(u);
-	revert_on_exit(u);
-	bool joined = stop_workers(u);
+	const struct watch_frames fs = {u->frames,    COLS,
+					LINES,        u->frame_total,
+					u->frame_max, u->first_full > 0 ? u->first_full - o->start_mono : -1};
+	watch_frame_stats(getenv("DBTOP_FRAME_STATS"), &fs, &u->tr);
+	if (!o->replay)
+		ui_signal = 0;
+	watch_revert_on_exit(&u->w, exit_show, u, o->exit_msg, sizeof o->exit_msg);
+	bool joined = watch_stop(&u->w);
 	restore_terminal();
 	if (!joined) {
 		o->worker_running = true;

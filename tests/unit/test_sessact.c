@@ -14,15 +14,14 @@ static int req_what[8];
 static long long req_id[8];
 static bool busy;
 
-bool sampler_request(struct sampler *sp, int what, long long id, const struct session_ident *who)
+bool sampler_send(struct sampler *sp, const struct target_cmd *c)
 {
 	(void)sp;
-	(void)who;
 	if (busy)
 		return false;
 	if (nreq < 8) {
-		req_what[nreq] = what;
-		req_id[nreq] = id;
+		req_what[nreq] = c->kind == CMD_KILL ? SRC_ACT_TERMINATE : c->kind == CMD_CANCEL ? SRC_ACT_CANCEL : -1;
+		req_id[nreq] = c->arg.session.id;
 	}
 	nreq++;
 	return true;
