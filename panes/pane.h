@@ -8,6 +8,7 @@
 
 #include "../model/model.h"
 #include "canvas.h"
+#include "pane_list.h"
 
 /* A command the screen's key table (tui/keys.c) passes to a pane; the
  * keys that send them are named there only. */
@@ -166,18 +167,12 @@ int pane_target(struct pane_view *v, int n, pane_key_fn key, const void *ctx);
 /* The selection back to the top row, nothing followed (a new sort). */
 void pane_sel_reset(struct pane_view *v);
 
-extern const struct pane_ops rates_pane;
-extern const struct pane_ops digests_pane;
 /* pane_view.sort bit of the digests pane: dbtop's own statements shown (o) */
 #define DIGESTS_SHOW_OWN 8
 /* The digests column called name in the config file ("rows", "schema",
  * ...: digests.c's list; not "ms", which always shows): its bit in
  * pane_view.hide, or -1. */
 int digests_column(const char *name);
-extern const struct pane_ops locks_pane;
-extern const struct pane_ops waits_pane;
-extern const struct pane_ops tuning_pane;
-extern const struct pane_ops sessions_pane;
 /* pane_view.sort of the sessions pane: bits 0-3 the sort column (0: state),
  * then these */
 /* The sessions column called name (its head: "user", "client", ...; not
@@ -206,7 +201,6 @@ const struct session *sessions_selected(const struct model *m, const struct pane
 void pane_ask_session(const struct model *m, struct pane_view *v, bool term, long long id, const char *user,
 		      const char *role, const char *spare, const struct session_ident *ident, const char *query);
 
-extern const struct pane_ops events_pane;
 /* The event the events pane has selected (what Enter travels to), or NULL. */
 const struct event *events_selected(const struct pane_view *v);
 /* "HH:MM:SS" in local time ("YYYY-mm-dd HH:MM:SS" with_date). */

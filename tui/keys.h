@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../panes/pane_list.h"
 #include "../run/travel.h"
 
 #define KEY_ESC 27
@@ -52,16 +53,18 @@ enum key_act {
 
 /* Time travel moves (KA_TRAVEL's cmd): TR_* of run/travel.h. */
 
-/* Where a binding applies: the overview (screen 0) and screens 1..7. */
-#define SCREEN_MAX 7
+/* Where a binding applies: the overview (screen 0) and the panes' screens
+ * 1..SCREEN_MAX (panes/pane_list.h), a pane's by its name: KW_PANE(locks). */
 #define KW_SCREEN(n) (1u << (n))
 #define KW_OVERVIEW KW_SCREEN(0)
-#define KW_PANES (KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(4) | KW_SCREEN(5) | KW_SCREEN(6) | KW_SCREEN(7))
+#define KW_PANE(name) KW_SCREEN(PANE_SCREEN(name))
+#define KW_PANES (((1u << (SCREEN_MAX + 1)) - 1) & ~KW_OVERVIEW)
 #define KW_ALL (KW_OVERVIEW | KW_PANES)
 /* The fleet screen (several targets): not a pane, a screen of its own. */
 #define SCREEN_FLEET 15
 #define KW_FLEET KW_SCREEN(SCREEN_FLEET)
 #define KW_EVERY (KW_ALL | KW_FLEET)
+_Static_assert(SCREEN_MAX < SCREEN_FLEET, "the fleet's screen number is no pane's");
 
 #define KEY_CODES 12
 

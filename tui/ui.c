@@ -41,17 +41,16 @@
 
 #define MIN_W 50
 #define MIN_H 12
-#define NPANES 7
-#define NTILES 6          /* panes the overview may show (the event log is a screen only) */
-#define TUNING_SCREEN 5   /* the safe tuning pane's screen number */
-#define SESSIONS_SCREEN 6 /* the sessions pane's */
-#define EVENTS_SCREEN 7   /* the event log's */
+/* NPANES, NTILES (panes the overview may show) and the screen numbers:
+ * panes/pane_list.h */
+#define TUNING_SCREEN PANE_SCREEN(tuning)     /* the safe tuning pane's screen number */
+#define SESSIONS_SCREEN PANE_SCREEN(sessions) /* the sessions pane's */
+#define EVENTS_SCREEN PANE_SCREEN(events)     /* the event log's */
 
 _Static_assert(SESSACT_MAX >= PANE_TAGS_MAX, "every tagged session is acted on");
 
-static const struct pane_ops *const panes[NPANES] = {
-	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane, &sessions_pane, &events_pane,
-};
+#define PANE_OPS_(name, screen, label, tile) &name##_pane,
+static const struct pane_ops *const panes[NPANES] = {PANE_LIST(PANE_OPS_)};
 
 /* Refresh interval steps for + and -, s. */
 static const double intervals[] = {0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60};

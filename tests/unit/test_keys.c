@@ -107,11 +107,34 @@ static void test_fleet(void)
 	      !key_find('u', SCREEN_FLEET), "fleet: x, c, a, u are not bound");
 }
 
+/* The number keys: one a screen, the help and the key bar's names. */
+static void test_number_keys(void)
+{
+	int bad = 0;
+	for (int s = 0; s <= SCREEN_MAX; s++) {
+		const struct key_bind *b = key_find('0' + s, s);
+		if (!b || b->act != KA_SCREEN)
+			bad++;
+	}
+	CHECK(bad == 0, "0 .. SCREEN_MAX: each opens its screen, from every screen");
+	CHECK(!key_find('0' + SCREEN_MAX + 1, 0), "the digit after the last screen is not bound");
+	const struct key_bind *b = key_find('1', 0);
+	CHECK(b && strcmp(b->name, "0-7") == 0 && strcmp(b->bar, "0-7 Screens") == 0,
+	      tname("the number keys' name and key bar: '%s', '%s'", b ? b->name : "-", b && b->bar ? b->bar : "-"));
+	CHECK(b && strcmp(b->help, "0 overview, 1 rates, 2 digests, 3 locks, 4 waits, 5 tuning, 6 sessions, 7 event log") ==
+			   0,
+	      tname("their help, from the list: '%s'", b ? b->help : "-"));
+	b = key_find('x', PANE_SCREEN(sessions));
+	CHECK(b && (b->where & KW_PANE(locks)) && (b->where & KW_PANE(sessions)) && !(b->where & KW_PANE(digests)),
+	      "x: bound by pane name on locks and sessions, not on digests");
+}
+
 int main(void)
 {
 	test_unique();
 	test_fleet();
 	test_acting_keys();
 	test_help();
+	test_number_keys();
 	return tap_failed ? 1 : 0;
 }
