@@ -10,26 +10,6 @@
 #include "canvas.h"
 #include "pane_list.h"
 
-/* A command the screen's key table (tui/keys.c) passes to a pane; the
- * keys that send them are named there only. */
-enum pane_cmd {
-	PK_SORT = 1,        /* next sort order */
-	PK_CUMULATIVE,      /* per interval / cumulative (digests) */
-	PK_TERMINATE,       /* end the selected session (locks) */
-	PK_CANCEL,          /* cancel the selected session's statement (locks) */
-	PK_TUNE_APPLY,      /* apply / revert the selected setting (tuning) */
-	PK_TUNE_KEEP,       /* keep dbtop's change of it (tuning) */
-	PK_SHOW_OWN,        /* show dbtop's own statements too (digests) */
-	PK_REVERSE,         /* reverse the sort order (sessions) */
-	PK_SHOW_IDLE,       /* show / hide idle sessions (sessions) */
-	PK_SHOW_BACKGROUND, /* show / hide server processes (sessions) */
-	PK_SESSIONS,        /* the sessions of the selected row (locks, digests): v->link */
-	PK_TAG,             /* tag / untag the selected session (sessions) */
-	PK_UNTAG_ALL,       /* untag every session (sessions) */
-	PK_COPY,            /* the selected statement's full text into v->copy (digests, locks, sessions) */
-	PK_TUNE_SCOPE,      /* the next scope the selected remedy may take: server, role, database (tuning) */
-};
-
 /* An action a pane asks the screen to confirm and run (locks pane). */
 enum pane_action {
 	PA_NONE = 0,
@@ -61,7 +41,7 @@ struct tune_view;
 struct event_log;
 struct event;
 
-/* Another screen a pane key asks the screen to open (PK_SESSIONS): the
+/* Another screen a pane key asks the screen to open ("sessions" of locks and digests): the
  * sessions screen on one session's details, or filtered on a digest. */
 struct pane_link {
 	int screen;          /* 0: none */
@@ -91,12 +71,9 @@ struct pane_view {
 	char filter_text[128];
 	int nrows;           /* rows after filtering, set by draw */
 	int nshown;          /* of them drawn in the last frame, set by draw */
-	char status[160];    /* a one-line message from the pane (e.g. sort) */
 	bool read_only;      /* --read-only: no action on the server */
 	bool replay;         /* a recording: no server to act on */
 	const struct tune_view *tune; /* the tuner's state (the screen's copy), NULL: none */
-	struct pane_ask ask; /* set by a pane key: the screen confirms it */
-	struct pane_link link; /* set by a pane key: the screen opens it */
 	long long sel_id;    /* sessions: the selected session, followed across refreshes (0: none) */
 	int sel_drawn;       /* v->sel as the last frame drew it */
 	bool sel_follow;     /* a selection key chose the row (the screen sets it): from then on the
@@ -110,22 +87,50 @@ struct pane_view {
 	const struct event_log *events; /* the screen's event log (events pane, timeline), NULL: none */
 	unsigned hide;       /* columns the user left out (config "hide"): bit c of column c */
 	bool frozen;         /* the view is paused (space): no refresh comes until it resumes */
-	char *copy;          /* set by PK_COPY: the text to copy (owned; the screen sends and frees it) */
-	int scope;           /* tuning: the scope chosen with PK_TUNE_SCOPE (a tune_kind; 0: the one the
+	int scope;           /* tuning: the scope chosen with its "scope" command (a tune_kind; 0: the one the
 			      * evidence offers, findings_remedy_scope) */
 };
 
-/* PK_COPY's common part: text (NULL: none) into v->copy, or why not
- * (what: "no statement selected") in v->status. */
-void pane_copy(struct pane_view *v, const char *text, const char *what);
+/* What a pane command asks the screen to do: its reaction. The screen
+ * acts on each part that is set, in this order: copy, ask, link, status. */
+struct pane_reaction {
+	bool handled;          /* false: the pane has no command of that name */
+	char *copy;            /* text for the clipboard (owned: the screen sends and frees it), NULL: none */
+	struct pane_ask ask;   /* act != PA_NONE: confirm it, then run it */
+	struct pane_link link; /* screen != 0: open that screen */
+	char status[160];      /* a one-line message ("": none) */
+};
+
+struct pane_ops;
+/* One named command of a pane: the key table (tui/keys.c) binds keys to
+ * the name; run carries it out on the pane's view (arg: the row's own
+ * argument, for panes that share one function between commands) and says
+ * what the screen should do in r (cleared before). */
+struct pane_command {
+	const char *name; /* "sort", "terminate": unique in its pane's table */
+	void (*run)(const struct model *m, struct pane_view *v, int arg, struct pane_reaction *r);
+	int arg;
+};
+
+/* Run pane p's command called name on v: its reaction (handled false when
+ * p has no such command; the view is then untouched). */
+struct pane_reaction pane_command(const struct pane_ops *p, const char *name, const struct model *m,
+				  struct pane_view *v);
+/* p's command called name, or NULL. */
+const struct pane_command *pane_command_find(const struct pane_ops *p, const char *name);
+
+/* "copy"'s common part: text (NULL: none) into r->copy, or why not
+ * (what: "no statement selected") in r->status. */
+void pane_copy(struct pane_reaction *r, const char *text, const char *what);
 
 struct pane_ops {
 	const char *name;    /* "rates" */
 	const char *title;   /* "fsync / commit rates" */
 	/* Draw the pane into cv. */
 	void (*draw)(const struct model *m, struct pane_view *v, struct canvas *cv);
-	/* Handle a command (PK_*); false when the pane has none such. Optional. */
-	bool (*key)(const struct model *m, struct pane_view *v, int cmd);
+	/* Its named commands (pane_command()), ended by a NULL name; NULL:
+	 * none. */
+	const struct pane_command *commands;
 	int min_h;           /* rows it needs as a tile */
 	/* Body rows (below its title) the pane wants now at width w; *min:
 	 * the fewest that still show its data (the overview gives it at least
@@ -193,13 +198,14 @@ void sessions_digest_id(const char *key, char *out, size_t len);
 const struct session *sessions_selected(const struct model *m, const struct pane_view *v, char *buf, size_t len);
 
 /* Ask the screen to end (term) or cancel session id after a confirmation:
- * v->ask filled with the exact SQL, the identity it checks and the
+ * r->ask filled with the exact SQL, the identity it checks and the
  * statement; role says what the session does ("waiting 2.0s for 12",
  * "idle in transaction 4s, blocking 3"), spare who is left alone ("" for
- * none). Refuses (v->status says why, v->ask untouched) under --read-only
+ * none). Refuses (r->status says why, r->ask untouched) under --read-only
  * and for a session it cannot identify. Locks and sessions panes share it. */
-void pane_ask_session(const struct model *m, struct pane_view *v, bool term, long long id, const char *user,
-		      const char *role, const char *spare, const struct session_ident *ident, const char *query);
+void pane_ask_session(const struct model *m, const struct pane_view *v, struct pane_reaction *r, bool term,
+		      long long id, const char *user, const char *role, const char *spare,
+		      const struct session_ident *ident, const char *query);
 
 /* The event the events pane has selected (what Enter travels to), or NULL. */
 const struct event *events_selected(const struct pane_view *v);

@@ -12,13 +12,13 @@
  * table's KW_PANE(NAME)); SCREEN its screen number and number key (the
  * lines in that order: 1, 2, ...); LABEL its name in the help of the number
  * keys; TILE whether the overview tiles it (the tiled ones first). */
-#define PANE_LIST(X)                                                                                                   \
-	X(rates, 1, "rates", true)                                                                                     \
-	X(digests, 2, "digests", true)                                                                                 \
-	X(locks, 3, "locks", true)                                                                                     \
-	X(waits, 4, "waits", true)                                                                                     \
-	X(tuning, 5, "tuning", true)                                                                                   \
-	X(sessions, 6, "sessions", true)                                                                               \
+#define PANE_LIST(X) \
+	X(rates, 1, "rates", true) \
+	X(digests, 2, "digests", true) \
+	X(locks, 3, "locks", true) \
+	X(waits, 4, "waits", true) \
+	X(tuning, 5, "tuning", true) \
+	X(sessions, 6, "sessions", true) \
 	X(events, 7, "event log", false)
 
 /* PANE_rates, ... : a pane's index (its screen less one); NPANES of them */
@@ -35,8 +35,8 @@ enum { NTILES = 0 PANE_LIST(PANE_TILE_) };
 #define PANE_SCREEN(name) (PANE_##name + 1)
 
 /* the list's promises, checked as it compiles */
-#define PANE_CHECK_(name, screen, label, tile)                                                                         \
-	_Static_assert(PANE_##name + 1 == (screen), "pane_list.h: " #name "'s screen number follows its line");        \
+#define PANE_CHECK_(name, screen, label, tile) \
+	_Static_assert(PANE_##name + 1 == (screen), "pane_list.h: " #name "'s screen number follows its line"); \
 	_Static_assert(!(tile) || (int)PANE_##name < (int)NTILES, "pane_list.h: " #name ": the tiled panes come first");
 PANE_LIST(PANE_CHECK_)
 #undef PANE_CHECK_
@@ -54,7 +54,7 @@ PANE_LIST(PANE_EXTERN_)
 
 /* One pane of the list. */
 struct pane_entry {
-	const char *name;    /* NAME of its line (= ops->name, the unit test checks) */
+	const char *name; /* NAME of its line (= ops->name, the unit test checks) */
 	const struct pane_ops *ops;
 	int screen;
 	const char *label;

@@ -13,7 +13,8 @@
 
 #define KEY_ESC 27
 
-/* What a binding does. KA_PANE passes cmd (PK_* of pane.h) to the pane. */
+/* What a binding does. KA_PANE runs the pane's command called command
+ * (its table: pane_ops.commands). */
 enum key_act {
 	KA_NONE = 0,
 	KA_QUIT,
@@ -71,7 +72,10 @@ _Static_assert(SCREEN_MAX < SCREEN_FLEET, "the fleet's screen number is no pane'
 struct key_bind {
 	int keys[KEY_CODES];  /* the key codes, 0-terminated */
 	enum key_act act;
-	int cmd;              /* KA_PANE: the pane's command; KA_SCREEN: the screen */
+	union {
+		int cmd;             /* KA_TRAVEL: TR_*; else 0 */
+		const char *command; /* KA_PANE: the name in the pane's command table (panes/pane.h) */
+	};
 	unsigned where;       /* KW_* */
 	bool acts;            /* acts on the server (ends, cancels, changes): only
 			       * on the screen that shows its target */

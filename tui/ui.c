@@ -1594,29 +1594,25 @@ static void act_pane(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
 	struct pane_view *v = k->v;
-	if (!panes[k->idx]->key || !panes[k->idx]->key(u->tr.m, v, k->b->cmd)) {
+	/* the pane's command by name (its table), and what it asks for */
+	struct pane_reaction r = pane_command(panes[k->idx], k->b->command, u->tr.m, v);
+	if (!r.handled) {
 		set_msg(u, "%s: not in the %s pane", k->b->name, panes[k->idx]->name);
 		clamp_sel(v);
 		return;
 	}
-	if (v->copy) {
-		copy_to_clipboard(u, v->copy);
-		free(v->copy);
-		v->copy = NULL;
+	if (r.copy) {
+		copy_to_clipboard(u, r.copy);
+		free(r.copy);
 	}
-	if (v->ask.act) {
-		u->ask = v->ask;
-		v->ask.act = PA_NONE;
+	if (r.ask.act) {
+		u->ask = r.ask;
 		u->msg[0] = '\0';   /* the confirmation replaces the message */
 	}
-	if (v->link.screen) {
-		open_link(u, &v->link);
-		v->link.screen = 0;
-	}
-	if (v->status[0]) {
-		set_msg(u, "%s", v->status);
-		v->status[0] = '\0';
-	}
+	if (r.link.screen)
+		open_link(u, &r.link);
+	if (r.status[0])
+		set_msg(u, "%s", r.status);
 }
 
 static void act_quit(const struct key_ctx *k) { k->u->quit = true; }

@@ -1,7 +1,8 @@
 /* test_pane_list.c - the list of panes (panes/pane_list.h): each line's
  * name is its pane's, its screen follows its place, the tiled panes come
- * first, the counts derived from it and the look-up by name (the number
- * keys built from it: test_keys.c). */
+ * first, the counts derived from it, the look-up by name, and the panes'
+ * named command tables (the number keys built from the list and the key
+ * table's commands: test_keys.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -42,9 +43,42 @@ static void test_lookup(void)
 	      "no such pane: fleet (a screen, not a pane), \"\", NULL, Sessions");
 }
 
+/* The named command tables: found by name in their own pane only, each
+ * name once a table, an unknown name runs nothing. */
+static void test_commands(void)
+{
+	int dup = 0, ncmd = 0;
+	for (int i = 0; i < NPANES; i++)
+		for (const struct pane_command *c = pane_list[i].ops->commands; c && c->name; c++, ncmd++)
+			if (pane_command_find(pane_list[i].ops, c->name) != c || !c->run)
+				dup++;
+	CHECK(dup == 0 && ncmd == 22, tname("every command found by its name in its pane, none twice (%d commands)", ncmd));
+	const struct pane_command *t = pane_command_find(&locks_pane, "terminate");
+	CHECK(t && strcmp(t->name, "terminate") == 0 && pane_command_find(&sessions_pane, "terminate") &&
+		      pane_command_find(&sessions_pane, "terminate") != t,
+	      "terminate: locks' own and sessions' own");
+	CHECK(!pane_command_find(&digests_pane, "terminate") && !pane_command_find(&events_pane, "sort") &&
+		      !pane_command_find(&locks_pane, "Terminate") && !pane_command_find(&locks_pane, NULL) &&
+		      !pane_command_find(NULL, "sort"),
+	      "not found: terminate in digests, anything in events, Terminate, NULL");
+	struct model m;
+	struct pane_view v;
+	memset(&m, 0, sizeof m);
+	memset(&v, 0, sizeof v);
+	struct pane_reaction r = pane_command(&rates_pane, "reverse", &m, &v);
+	CHECK(!r.handled && v.sort == 0 && !r.status[0], "rates has no reverse: not handled, the view untouched");
+	r = pane_command(&rates_pane, "sort", &m, &v);
+	CHECK(r.handled && v.sort == 1 && strcmp(r.status, "rates sorted by name") == 0 && !r.ask.act && !r.link.screen &&
+		      !r.copy,
+	      tname("rates' sort: the view sorted, the reaction a status only ('%s')", r.status));
+	r = pane_command(&rates_pane, "sort", &m, &v);
+	CHECK(r.handled && v.sort == 0 && strcmp(r.status, "rates in table order") == 0, "sort again: table order");
+}
+
 int main(void)
 {
 	test_lines();
 	test_lookup();
+	test_commands();
 	return tap_failed ? 1 : 0;
 }
