@@ -193,3 +193,15 @@ struct pane_reaction pane_command(const struct pane_ops *p, const char *name, co
 	}
 	return r;
 }
+
+void pane_view_init(struct pane_view *v, const struct pane_ops *p)
+{
+	v->state = p->init ? p->init() : NULL;
+}
+
+void pane_view_free(struct pane_view *v, const struct pane_ops *p)
+{
+	if (p->free)
+		p->free(v->state);
+	v->state = NULL;
+}

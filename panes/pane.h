@@ -59,7 +59,8 @@ struct pane_plan {
 	char text[PANE_PLAN_LEN];
 };
 
-/* Per-pane view state owned by the screen. */
+/* Per-pane view state owned by the screen: what every pane needs; a
+ * pane's own state is behind state (pane_view_init). */
 struct pane_view {
 	int sel;             /* selected row */
 	int top;             /* first row shown */
@@ -79,16 +80,13 @@ struct pane_view {
 	bool sel_follow;     /* a selection key chose the row (the screen sets it): from then on the
 			      * selection follows that row's identity across refreshes; until then
 			      * the top row stays selected */
-	char sel_key[PANE_KEY_LEN];   /* locks, digests, fleet: the identity of the row the last frame
+	char sel_key[PANE_KEY_LEN];     /* locks, digests, fleet: the identity of the row the last frame
 				     * drew selected ("": none; pane_follow) */
-	const struct pane_plan *plan; /* sessions: the screen's explain, NULL: none */
-	long long tags[PANE_TAGS_MAX]; /* sessions: the tagged sessions (m) */
-	int ntags;
 	const struct event_log *events; /* the screen's event log (events pane, timeline), NULL: none */
 	unsigned hide;       /* columns the user left out (config "hide"): bit c of column c */
 	bool frozen;         /* the view is paused (space): no refresh comes until it resumes */
-	int scope;           /* tuning: the scope chosen with its "scope" command (a tune_kind; 0: the one the
-			      * evidence offers, findings_remedy_scope) */
+	void *state;         /* the pane's own (pane_ops.init / free; NULL: none): the sessions pane's
+			      * tags and plan, the tuning pane's scope ... */
 };
 
 /* What a pane command asks the screen to do: its reaction. The screen
@@ -131,6 +129,10 @@ struct pane_ops {
 	/* Its named commands (pane_command()), ended by a NULL name; NULL:
 	 * none. */
 	const struct pane_command *commands;
+	/* Its own state (pane_view.state), made and freed by pane_view_init
+	 * and pane_view_free. Optional: a pane with none has NULL. */
+	void *(*init)(void);
+	void (*free)(void *state);
 	int min_h;           /* rows it needs as a tile */
 	/* Body rows (below its title) the pane wants now at width w; *min:
 	 * the fewest that still show its data (the overview gives it at least
@@ -141,6 +143,12 @@ struct pane_ops {
 	 * there before the last pane. Optional (NULL: need). */
 	int (*want)(const struct model *m, const struct pane_view *v, int w);
 };
+
+/* v's private state for pane p (p->init), NULL when p has none; and
+ * freed (p->free). Every pane_view the screen keeps is made so; a view
+ * without it (state NULL) draws as with an empty one. */
+void pane_view_init(struct pane_view *v, const struct pane_ops *p);
+void pane_view_free(struct pane_view *v, const struct pane_ops *p);
 
 /* True when text passes the view's filter (always, without a filter). */
 bool pane_filter_match(const struct pane_view *v, const char *text);
@@ -193,6 +201,13 @@ void sessions_summary(const struct model *m, const struct pane_view *v, char *bu
  * HEX; PostgreSQL "userid:dbid:queryid:...": queryid), as session.digest
  * holds it; the filter "^digest:ID$" shows the sessions running it. */
 void sessions_digest_id(const char *key, char *out, size_t len);
+/* The sessions pane's tags: how many, and none (after acting on them, or
+ * on another server). */
+int sessions_ntags(const struct pane_view *v);
+void sessions_untag_all(struct pane_view *v);
+/* The explain the sessions pane's details show (the screen's, per target),
+ * NULL: none. */
+void sessions_show_plan(struct pane_view *v, const struct pane_plan *plan);
 /* The selected session of the sessions pane (what e explains), or NULL
  * with why in buf. */
 const struct session *sessions_selected(const struct model *m, const struct pane_view *v, char *buf, size_t len);

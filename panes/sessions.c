@@ -397,11 +397,56 @@ static size_t ss_rows(const struct model *m, const struct pane_view *v, const st
 	return n;
 }
 
+/* The pane's own state (pane_view.state): the tagged sessions and the
+ * explain shown. */
+struct sessions_state {
+	long long tags[PANE_TAGS_MAX]; /* the tagged sessions (m) */
+	int ntags;
+	const struct pane_plan *plan; /* the screen's explain, NULL: none */
+};
+
+static void *sessions_init(void)
+{
+	return xcalloc(1, sizeof(struct sessions_state));
+}
+
+static void sessions_free(void *state)
+{
+	free(state);
+}
+
+/* v's state; a view made without it reads as an empty one */
+static const struct sessions_state *st_of(const struct pane_view *v)
+{
+	static const struct sessions_state none;
+	return v->state ? v->state : &none;
+}
+
+int sessions_ntags(const struct pane_view *v)
+{
+	return st_of(v)->ntags;
+}
+
+void sessions_untag_all(struct pane_view *v)
+{
+	struct sessions_state *st = v->state;
+	if (st)
+		st->ntags = 0;
+}
+
+void sessions_show_plan(struct pane_view *v, const struct pane_plan *plan)
+{
+	struct sessions_state *st = v->state;
+	if (st)
+		st->plan = plan;
+}
+
 /* Index of session id in the view's tags, or -1. */
 static int tag_of(const struct pane_view *v, long long id)
 {
-	for (int i = 0; i < v->ntags; i++)
-		if (v->tags[i] == id)
+	const struct sessions_state *st = st_of(v);
+	for (int i = 0; i < st->ntags; i++)
+		if (st->tags[i] == id)
 			return i;
 	return -1;
 }
@@ -665,7 +710,7 @@ static void draw_details(const struct model *m, const struct pane_view *v, const
 	y = details_locks(m, s, cv, y, y + 4 < cv->h ? y + 4 : cv->h);
 	y = details_digest(m, s, cv, y);
 	/* the plan, when asked for this session */
-	const struct pane_plan *p = v->plan;
+	const struct pane_plan *p = st_of(v)->plan;
 	bool planned = p && p->id == s->id;
 	int room = cv->h - y;
 	if (y < cv->h) {
@@ -907,9 +952,10 @@ const struct session *sessions_selected(const struct model *m, const struct pane
 static void ask_tagged(const struct model *m, const struct pane_view *v, bool term, struct pane_reaction *r)
 {
 	const struct session *list[PANE_TAGS_MAX];
+	const struct sessions_state *tg = st_of(v);
 	int n = 0, gone = 0;
-	for (int i = 0; i < v->ntags; i++) {
-		const struct session *s = session_find(m->sessions, v->tags[i]);
+	for (int i = 0; i < tg->ntags; i++) {
+		const struct session *s = session_find(m->sessions, tg->tags[i]);
 		if (s && (s->ident.known || v->replay))
 			list[n++] = s;
 		else
@@ -919,7 +965,7 @@ static void ask_tagged(const struct model *m, const struct pane_view *v, bool te
 		str_printf(r->status, sizeof r->status,
 			   "none of the %d tagged sessions is listed (and identified) now: "
 			   "nothing is done",
-			   v->ntags);
+			   tg->ntags);
 		return;
 	}
 	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
@@ -961,8 +1007,40 @@ static void sessions_copy(const struct model *m, struct pane_view *v, int arg, s
 		pane_copy(r, s->query, "this session's statement is not visible");
 }
 
+/* m: tag / untag the selected session. */
+static void sessions_tag(const struct model *m, struct pane_view *v, int arg, struct pane_reaction *r)
+{
+	struct sessions_state *st = v->state;
+	const struct session *s = selected_or_say(m, v, r);
+	(void)arg;
+	if (!s || !st) {
+		/* (r->status says why; a view made without its state keeps no tags) */
+	} else if (tag_of(v, s->id) >= 0) {
+		st->tags[tag_of(v, s->id)] = st->tags[--st->ntags];
+		str_printf(r->status, sizeof r->status, "session %lld untagged (%d tagged)", s->id, st->ntags);
+	} else if (s->self) {
+		str_copy(r->status, sizeof r->status, "that is dbtop's own connection: not tagged");
+	} else if (st->ntags >= PANE_TAGS_MAX) {
+		str_printf(r->status, sizeof r->status, "at most %d sessions are tagged at once", PANE_TAGS_MAX);
+	} else {
+		st->tags[st->ntags++] = s->id;
+		str_printf(r->status, sizeof r->status,
+			   "session %lld tagged (%d tagged: x / c act on them all; M untags)", s->id, st->ntags);
+	}
+}
+
+/* M: untag every session. */
+static void sessions_untag(const struct model *m, struct pane_view *v, int arg, struct pane_reaction *r)
+{
+	int n = sessions_ntags(v);
+	(void)m;
+	(void)arg;
+	str_printf(r->status, sizeof r->status, "%d session%s untagged", n, n == 1 ? "" : "s");
+	sessions_untag_all(v);
+}
+
 /* its commands (the arg of its table's rows) */
-enum { SS_SORT, SS_REVERSE, SS_SHOW_IDLE, SS_SHOW_BACKGROUND, SS_TAG, SS_UNTAG_ALL, SS_TERMINATE, SS_CANCEL };
+enum { SS_SORT, SS_REVERSE, SS_SHOW_IDLE, SS_SHOW_BACKGROUND, SS_TERMINATE, SS_CANCEL };
 
 static void sessions_key(const struct model *m, struct pane_view *v, int cmd, struct pane_reaction *r)
 {
@@ -990,35 +1068,13 @@ static void sessions_key(const struct model *m, struct pane_view *v, int cmd, st
 			 SHOW_BG(v) ? "sessions: server processes shown (b hides them)"
 				    : "sessions: server processes hidden (b shows them)");
 		return;
-	case SS_TAG:
-		s = selected_or_say(m, v, r);
-		if (!s) {
-			/* (r->status says why) */
-		} else if (tag_of(v, s->id) >= 0) {
-			v->tags[tag_of(v, s->id)] = v->tags[--v->ntags];
-			str_printf(r->status, sizeof r->status, "session %lld untagged (%d tagged)", s->id, v->ntags);
-		} else if (s->self) {
-			str_copy(r->status, sizeof r->status, "that is dbtop's own connection: not tagged");
-		} else if (v->ntags >= PANE_TAGS_MAX) {
-			str_printf(r->status, sizeof r->status, "at most %d sessions are tagged at once",
-				   PANE_TAGS_MAX);
-		} else {
-			v->tags[v->ntags++] = s->id;
-			str_printf(r->status, sizeof r->status,
-				   "session %lld tagged (%d tagged: x / c act on them all; M untags)", s->id, v->ntags);
-		}
-		return;
-	case SS_UNTAG_ALL:
-		str_printf(r->status, sizeof r->status, "%d session%s untagged", v->ntags, v->ntags == 1 ? "" : "s");
-		v->ntags = 0;
-		return;
 	case SS_TERMINATE:
 	case SS_CANCEL: {
 		if (v->read_only) {
 			str_copy(r->status, sizeof r->status, "read-only session (--read-only): no kill or cancel");
 			return;
 		}
-		if (v->ntags > 0) {
+		if (sessions_ntags(v) > 0) {
 			ask_tagged(m, v, cmd == SS_TERMINATE, r);
 			return;
 		}
@@ -1049,8 +1105,8 @@ static const struct pane_command sessions_commands[] = {
 	{"reverse", sessions_key, SS_REVERSE},
 	{"show-idle", sessions_key, SS_SHOW_IDLE},
 	{"show-background", sessions_key, SS_SHOW_BACKGROUND},
-	{"tag", sessions_key, SS_TAG},
-	{"untag-all", sessions_key, SS_UNTAG_ALL},
+	{"tag", sessions_tag, 0},
+	{"untag-all", sessions_untag, 0},
 	{"terminate", sessions_key, SS_TERMINATE},
 	{"cancel", sessions_key, SS_CANCEL},
 	{"copy", sessions_copy, 0},
@@ -1062,6 +1118,8 @@ const struct pane_ops sessions_pane = {
 	.title = "sessions",
 	.draw = sessions_draw,
 	.commands = sessions_commands,
+	.init = sessions_init,
+	.free = sessions_free,
 	.min_h = 2,
 	.need = sessions_need,
 };

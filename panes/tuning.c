@@ -2,6 +2,7 @@
  * server, their values now, the value a key sets, the privilege, what is
  * changed by dbtop and since when; the selected row's risk and exact SQL. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -83,6 +84,29 @@ struct row_scope {
 	struct scope_pick role, db;        /* the evidence for each */
 };
 
+/* The pane's own state (pane_view.state): the scope chosen with s (a
+ * tune_kind; 0: the one the evidence offers, findings_remedy_scope). */
+struct tuning_state {
+	int scope;
+};
+
+static void *tuning_init(void)
+{
+	return xcalloc(1, sizeof(struct tuning_state));
+}
+
+static void tuning_free(void *state)
+{
+	free(state);
+}
+
+/* the scope v's user chose (0: none, or a view made without its state) */
+static int scope_chosen(const struct pane_view *v)
+{
+	const struct tuning_state *st = v->state;
+	return st ? st->scope : 0;
+}
+
 static void scope_for(const struct model *m, const struct pane_view *v, int i, struct row_scope *sc)
 {
 	const struct tunable *t = &tunables[i];
@@ -92,9 +116,9 @@ static void scope_for(const struct model *m, const struct pane_view *v, int i, s
 		return;
 	scope_evidence_pick(&m->scope, true, m->last.wall, &sc->role);
 	scope_evidence_pick(&m->scope, false, m->last.wall, &sc->db);
-	if (v->scope == TK_PG_SYSTEM || (v->scope == TK_PG_ROLE && sc->role.ok) ||
-	    (v->scope == TK_PG_DATABASE && sc->db.ok))
-		sc->kind = (enum tune_kind)v->scope;
+	int chosen = scope_chosen(v);
+	if (chosen == TK_PG_SYSTEM || (chosen == TK_PG_ROLE && sc->role.ok) || (chosen == TK_PG_DATABASE && sc->db.ok))
+		sc->kind = (enum tune_kind)chosen;
 	const struct scope_pick *p = sc->kind == TK_PG_ROLE ? &sc->role : sc->kind == TK_PG_DATABASE ? &sc->db : NULL;
 	if (p) {
 		str_copy(sc->target, sizeof sc->target, p->name);
@@ -611,7 +635,9 @@ static void next_scope(const struct model *m, struct pane_view *v, int i, struct
 		if (k == TK_PG_SYSTEM || (k == TK_PG_ROLE && sc.role.ok) || (k == TK_PG_DATABASE && sc.db.ok))
 			break;
 	}
-	v->scope = (int)k;
+	struct tuning_state *st = v->state;
+	if (st)
+		st->scope = (int)k;
 	scope_for(m, v, i, &sc);
 	scope_effect(&sc, effect, sizeof effect);
 	if (k == TK_PG_SYSTEM && !sc.role.ok && !sc.db.ok)
@@ -695,6 +721,8 @@ const struct pane_ops tuning_pane = {
 	.title = "safe tuning",
 	.draw = tuning_draw,
 	.commands = tuning_commands,
+	.init = tuning_init,
+	.free = tuning_free,
 	.min_h = 4,
 	.need = tuning_need,
 };

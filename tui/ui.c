@@ -1509,7 +1509,7 @@ static void session_answer(struct ui *u, bool yes)
 			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 				u->ask.id);
 			if (u->ask.nmore > 0)
-				u->views[SESSIONS_SCREEN - 1].ntags = 0; /* acted on: untagged */
+				sessions_untag_all(&u->views[SESSIONS_SCREEN - 1]); /* acted on: untagged */
 		} else
 			set_msg(u, "another action is still running: nothing done");
 	} else {
@@ -1841,8 +1841,8 @@ static void tour_go(struct ui *u, int to)
 		pane_sel_reset(&u->views[p]);
 		u->views[p].details = false;
 		u->views[p].sel_id = 0;
-		u->views[p].ntags = 0;
 	}
+	sessions_untag_all(&u->views[SESSIONS_SCREEN - 1]);
 }
 
 /* > / <: the next or previous incident of the demo tour. */
@@ -2281,7 +2281,7 @@ static void show_target(struct ui *u, struct ui_tgt *t)
 	if (t != u->t) {
 		/* what was selected belongs to the other server */
 		struct pane_view *sv = &u->views[SESSIONS_SCREEN - 1];
-		sv->ntags = 0;
+		sessions_untag_all(sv);
 		sv->sel_id = 0;
 		sv->details = false;
 		for (int p = 0; p < NPANES; p++)
@@ -2291,7 +2291,7 @@ static void show_target(struct ui *u, struct ui_tgt *t)
 	travel_show(&u->tr, t->run.m, t->run.src, &t->sp);
 	for (int p = 0; p < NPANES; p++)
 		u->views[p].tune = &t->tc.tv;
-	u->views[SESSIONS_SCREEN - 1].plan = &t->plan;
+	sessions_show_plan(&u->views[SESSIONS_SCREEN - 1], &t->plan);
 	for (int p = 0; p < NPANES; p++)
 		u->views[p].events = &t->run.ev;
 	sessions_tick(u);
@@ -2331,6 +2331,7 @@ static struct ui *ui_new(const struct ui_target *tgts, int n, struct ui_opts *o)
 	u->interval = o->interval;
 	u->ts = (struct tour_seq){.n = o->tour_n, .at = o->tour_at, .open = o->tour_open, .ctx = o->tour_ctx};
 	for (int i = 0; i < NPANES; i++) {
+		pane_view_init(&u->views[i], panes[i]);
 		u->views[i].read_only = o->read_only;
 		u->views[i].replay = o->replay;
 		u->views[i].hide = o->hide ? o->hide[i + 1] : 0;
@@ -2363,8 +2364,10 @@ static void ui_free(struct ui *u)
 		u->tg[i].run.src->pause_flag = NULL;
 		target_run_free(&u->tg[i].run);
 	}
-	for (int i = 0; i < NPANES; i++)
+	for (int i = 0; i < NPANES; i++) {
 		pane_filter_free(&u->views[i]);
+		pane_view_free(&u->views[i], panes[i]);
+	}
 	pane_filter_free(&u->fleet_view);
 	free(u->tg);
 	travel_free(&u->tr);

@@ -75,10 +75,36 @@ static void test_commands(void)
 	CHECK(r.handled && v.sort == 0 && strcmp(r.status, "rates in table order") == 0, "sort again: table order");
 }
 
+/* Panes own their state: made by pane_view_init for the panes that have
+ * one (sessions: tags and plan; tuning: the scope), none for the others,
+ * freed by pane_view_free; a view without it reads as an empty one. */
+static void test_state(void)
+{
+	struct pane_view a, b, c;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	memset(&c, 0, sizeof c);
+	CHECK(sessions_ntags(&a) == 0, "a view made without its state: no tags");
+	sessions_untag_all(&a);
+	sessions_show_plan(&a, NULL);
+	pane_view_init(&a, &sessions_pane);
+	pane_view_init(&b, &tuning_pane);
+	pane_view_init(&c, &rates_pane);
+	CHECK(a.state && b.state && a.state != b.state && !c.state,
+	      "sessions and tuning have their own state, rates none");
+	CHECK(sessions_pane.init && sessions_pane.free && tuning_pane.init && !rates_pane.init && !locks_pane.init,
+	      "init / free: sessions and tuning");
+	pane_view_free(&a, &sessions_pane);
+	pane_view_free(&b, &tuning_pane);
+	pane_view_free(&c, &rates_pane);
+	CHECK(!a.state && !b.state && !c.state, "freed: no state left");
+}
+
 int main(void)
 {
 	test_lines();
 	test_lookup();
 	test_commands();
+	test_state();
 	return tap_failed ? 1 : 0;
 }

@@ -178,6 +178,7 @@ static void test_pane(void)
 		str_copy(tv.current[i], sizeof tv.current[i], tunables[i].usual);
 	}
 	memset(&v, 0, sizeof v);
+	pane_view_init(&v, &tuning_pane); /* its own state: the scope chosen */
 	v.full = v.focused = true;
 	v.tune = &tv;
 	CHECK(drawn(&m, &v, "a runs: ALTER SYSTEM SET synchronous_commit = 'off'; SELECT pg_reload_conf()") >= 0,
@@ -242,7 +243,8 @@ static void test_pane(void)
 		hs->s[i].user_oid = 42;
 	scope_evidence_add(&m.scope, hs, 999);
 	scope_evidence_add(&m.scope, hs, 1000);
-	v.scope = 0;
+	pane_view_free(&v, &tuning_pane); /* the scope chosen forgotten */
+	pane_view_init(&v, &tuning_pane);
 	CHECK(drawn(&m, &v, "a runs: ALTER ROLE \"ev\"\"il?[2J \" SET synchronous_commit = 'off'") >= 0 && grid_clean(),
 	      "hostile name: one quoted identifier, nothing a terminal would act on");
 	CHECK(run_cmd(&tuning_pane, "apply", &m, &v) && strcmp(rx.ask.to.name, "ev\"il?[2J ") == 0 && rx.ask.to.oid == 42,
@@ -293,6 +295,7 @@ static void test_pane(void)
 	session_set_free(now);
 	session_set_free(ss);
 	session_set_free(hs);
+	pane_view_free(&v, &tuning_pane);
 	model_free(&m);
 }
 

@@ -29,6 +29,15 @@ static bool run_cmd(const struct pane_ops *p, const char *name, const struct mod
 	return rx.handled;
 }
 
+/* v made anew, with the sessions pane's own state (its tags), as the
+ * screen makes its views. */
+static void reset_view(struct pane_view *v)
+{
+	pane_view_free(v, &sessions_pane);
+	memset(v, 0, sizeof *v);
+	pane_view_init(v, &sessions_pane);
+}
+
 /* CHECK with a name built by printf */
 #define CHECKF(cond, ...) CHECK(cond, tname(__VA_ARGS__))
 
@@ -116,7 +125,7 @@ static int ids(int from, int h, long long *out, int max)
 int main(void)
 {
 	struct model m;
-	struct pane_view v;
+	struct pane_view v = {0};
 	long long got[64];
 	char buf[512];
 	setlocale(LC_ALL, "C");
@@ -126,7 +135,7 @@ int main(void)
 	m.intervals = 3;
 
 	/* no list: the pane says why and how to fix it */
-	memset(&v, 0, sizeof v);
+	reset_view(&v);
 	struct canvas cv = grid_canvas(80, 10);
 	sessions_pane.draw(&m, &v, &cv);
 	CHECKF(strstr(row(0), "no session list in this sample") != NULL, "no list: says so (%s)", row(0));
@@ -166,7 +175,7 @@ int main(void)
 	self->self = true;
 	m.sessions = ss;
 
-	memset(&v, 0, sizeof v);
+	reset_view(&v);
 	v.focused = v.full = true;
 	cv = grid_canvas(80, 30);
 	sessions_pane.draw(&m, &v, &cv);
@@ -339,7 +348,7 @@ int main(void)
 	run_cmd(&sessions_pane, "tag", &m, &v);
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
-	CHECKF(v.ntags == 2 && count_rows(30, "+2001") == 1 && count_rows(30, "+2002") == 1, "m tags 2001 and 2002 (marked +)");
+	CHECKF(sessions_ntags(&v) == 2 && count_rows(30, "+2001") == 1 && count_rows(30, "+2002") == 1, "m tags 2001 and 2002 (marked +)");
 	memset(&rx.ask, 0, sizeof rx.ask);
 	run_cmd(&sessions_pane, "terminate", &m, &v);
 	CHECKF(rx.ask.act == PA_TERMINATE && rx.ask.nmore == 1 && rx.ask.id + rx.ask.more_id[0] == 4003 &&
@@ -347,7 +356,7 @@ int main(void)
 	       "x with tags: one confirmation for both, each with its identity: %s", rx.ask.what);
 	memset(&rx.ask, 0, sizeof rx.ask);
 	run_cmd(&sessions_pane, "untag-all", &m, &v);
-	CHECKF(v.ntags == 0, "M untags them");
+	CHECKF(sessions_ntags(&v) == 0, "M untags them");
 
 	/* the digest link: only the sessions running it */
 	char pat[96], err[160], did[80];
@@ -402,7 +411,7 @@ int main(void)
 
 	/* no key chose a row: the top row; a key on the top row (g): from
 	 * then on it follows its session */
-	memset(&v, 0, sizeof v);
+	reset_view(&v);
 	v.focused = v.full = true;
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
@@ -424,6 +433,7 @@ int main(void)
 	int mn = 0, need = sessions_pane.need(&m, &v, 80, &mn);
 	CHECKF(mn == 2 && need == 17, "need: heads and rows (%d), min the summary and the first session (%d)", need, mn);
 
+	pane_view_free(&v, &sessions_pane);
 	model_free(&m);
 	return TAP_DONE();
 }
