@@ -26,8 +26,9 @@ static void test_lines(void)
 		tiles += e->tile;
 	}
 	CHECK(bad == 0, "each line: its pane's name, screen = its place + 1, tiles first");
-	CHECK(NPANES == 7 && tiles == NTILES && NTILES == 6 && SCREEN_MAX == NPANES,
-	      tname("7 panes, 6 of them tiles, screens 1..7 (%d, %d/%d, %d)", NPANES, tiles, NTILES, SCREEN_MAX));
+	CHECK(NPANES >= 7 && tiles == NTILES && NTILES >= 6 && SCREEN_MAX == NPANES,
+	      tname("7 panes or more, NTILES of them tiles, screens 1..NPANES (%d, %d/%d, %d)", NPANES, tiles, NTILES,
+		    SCREEN_MAX));
 	CHECK(PANE_SCREEN(tuning) == 5 && PANE_SCREEN(sessions) == 6 && PANE_SCREEN(events) == 7 &&
 		      pane_list[PANE_locks].ops == &locks_pane,
 	      "screen numbers by name: tuning 5, sessions 6, events 7; locks' entry is locks_pane");
@@ -36,8 +37,8 @@ static void test_lines(void)
 static void test_lookup(void)
 {
 	CHECK(pane_index_of("sessions") == PANE_sessions && pane_index_of("rates") == 0 &&
-		      pane_index_of("events") == NPANES - 1,
-	      "by name: sessions, rates (first), events (last)");
+		      pane_index_of("events") == PANE_events && pane_index_of("tuning") == 4,
+	      "by name: sessions, rates (first), events, tuning (5th)");
 	CHECK(pane_index_of("fleet") == -1 && pane_index_of("") == -1 && pane_index_of(NULL) == -1 &&
 		      pane_index_of("Sessions") == -1,
 	      "no such pane: fleet (a screen, not a pane), \"\", NULL, Sessions");
@@ -52,7 +53,7 @@ static void test_commands(void)
 		for (const struct pane_command *c = pane_list[i].ops->commands; c && c->name; c++, ncmd++)
 			if (pane_command_find(pane_list[i].ops, c->name) != c || !c->run)
 				dup++;
-	CHECK(dup == 0 && ncmd == 22, tname("every command found by its name in its pane, none twice (%d commands)", ncmd));
+	CHECK(dup == 0 && ncmd >= 22, tname("every command found by its name in its pane, none twice (%d commands)", ncmd));
 	const struct pane_command *t = pane_command_find(&locks_pane, "terminate");
 	CHECK(t && strcmp(t->name, "terminate") == 0 && pane_command_find(&sessions_pane, "terminate") &&
 		      pane_command_find(&sessions_pane, "terminate") != t,
