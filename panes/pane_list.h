@@ -19,7 +19,8 @@
 	X(waits, 4, "waits", true) \
 	X(tuning, 5, "tuning", true) \
 	X(sessions, 6, "sessions", true) \
-	X(events, 7, "event log", false)
+	X(events, 7, "event log", false) \
+	/* a new pane: its line here, above this one */
 
 /* PANE_rates, ... : a pane's index (its screen less one); NPANES of them */
 #define PANE_INDEX_(name, screen, label, tile) PANE_##name,
