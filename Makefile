@@ -40,8 +40,7 @@ CORE_SRC := util/util.c util/redact.c core/tunables.c core/durability.c core/fix
 	sources/source.c sources/hostio.c sources/host_read.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
 	record/record.c record/replay.c record/history.c record/triggers.c record/incidents.c record/incidents_sum.c \
 	tune/journal.c tune/tuner.c \
-	panes/rates.c panes/canvas.c panes/pane.c panes/tuning.c panes/digests.c panes/locks.c panes/waits.c panes/sessions.c panes/events.c panes/fleet.c panes/timeline.c \
-	panes/layout.c panes/frame.c panes/header.c panes/fleetrows.c panes/ask.c panes/caption.c \
+	$(sort $(wildcard panes/*.c)) \
 	tui/theme_parse.c app/batch.c app/metrics.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so

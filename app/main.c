@@ -79,7 +79,7 @@ struct opts {
 	bool list_incidents;      /* --incidents DIR alone: list them */
 	struct uconf cfg;         /* the config file's settings (targets by name) */
 	int screen;               /* config "screen": the screen on start (0 the overview) */
-	unsigned hide[8];         /* config "hide": columns left out, per screen (pane_view.hide) */
+	unsigned hide[SCREEN_MAX + 1]; /* config "hide": columns left out, per screen (pane_view.hide) */
 };
 
 
@@ -720,10 +720,6 @@ static const char *config_arg(int argc, char **argv)
 	return path;
 }
 
-/* The screen names of the config file's "screen" (0 the overview). */
-static const char *const screen_names[] = {"overview", "rates", "digests", "locks", "waits", "tuning",
-					   "sessions", "events"};
-#define NSCREENS (int)(sizeof screen_names / sizeof screen_names[0])
 
 /* "hide = digests.rows, sessions.client": each column's bit set in
  * o->hide[] or exit 2. */
@@ -735,8 +731,12 @@ static void config_hide(const char *list, struct opts *o)
 		int bit = -1, screen = 0;
 		if (dot) {
 			*dot = '\0';
-			screen = strcmp(w, "digests") == 0 ? 2 : strcmp(w, "sessions") == 0 ? 6 : 0;
-			bit = screen == 2 ? digests_column(dot + 1) : screen == 6 ? sessions_column(dot + 1) : -1;
+			screen = strcmp(w, "digests") == 0    ? PANE_SCREEN(digests)
+				 : strcmp(w, "sessions") == 0 ? PANE_SCREEN(sessions)
+							      : 0;
+			bit = screen == PANE_SCREEN(digests)    ? digests_column(dot + 1)
+			      : screen == PANE_SCREEN(sessions) ? sessions_column(dot + 1)
+								: -1;
 			*dot = '.';
 		}
 		if (bit < 0)
@@ -755,8 +755,10 @@ static void config_setting(const struct uconf_entry *e, struct opts *o)
 		char *end;
 		long n = strtol(e->value, &end, 10);
 		o->screen = -1;
-		for (int i = 0; i < NSCREENS; i++)
-			if (strcmp(e->value, screen_names[i]) == 0 || (end != e->value && !*end && n == i))
+		/* the screen names: "overview" (0), then the panes' (panes/pane_list.h) */
+		for (int i = 0; i <= SCREEN_MAX; i++)
+			if (strcmp(e->value, i ? pane_list[i - 1].name : "overview") == 0 ||
+			    (end != e->value && !*end && n == i))
 				o->screen = i;
 		if (o->screen < 0)
 			die_value("screen", e->value, "0 to 7, or overview, rates, digests, locks, waits, tuning, "

@@ -67,19 +67,19 @@ static void row_key(const void *ctx, int i, char *out, size_t len)
 }
 
 /* The row S and y act on: the one the screen showed selected, where it is
- * now; NULL with why in v->status. */
+ * now; NULL with why in r->status. */
 static const struct digest_entry *target(const struct model *m, struct pane_view *v, const struct digest_entry **rows,
-					 size_t *n)
+					 size_t *n, struct pane_reaction *r)
 {
 	*n = m->dg.have_data ? ranked(m, v, rows) : 0;
 	int i = pane_target(v, (int)*n, row_key, rows);
 	if (i >= 0)
 		return rows[i];
 	if (*n > 0 && v->sel == v->sel_drawn && v->sel_key[0])
-		str_copy(v->status, sizeof v->status,
+		str_copy(r->status, sizeof r->status,
 			 "the statement selected has left the list since the screen showed it: nothing is done");
 	else
-		str_copy(v->status, sizeof v->status, "no statement selected");
+		str_copy(r->status, sizeof r->status, "no statement selected");
 	return NULL;
 }
 
@@ -564,60 +564,69 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 	free(rows);
 }
 
-static bool digests_key(const struct model *m, struct pane_view *v, int cmd)
+/* its commands (the arg of its table's rows) */
+enum { DG_SESSIONS, DG_COPY, DG_SORT, DG_SHOW_OWN, DG_CUMULATIVE };
+
+static void digests_key(const struct model *m, struct pane_view *v, int cmd, struct pane_reaction *r)
 {
-	if (cmd == PK_SESSIONS) {
+	if (cmd == DG_SESSIONS) {
 		/* the sessions running the selected digest now */
 		const struct digest_entry **rows = xcalloc(MAX_ROWS, sizeof *rows);
 		size_t n;
-		const struct digest_entry *e = target(m, v, rows, &n);
+		const struct digest_entry *e = target(m, v, rows, &n, r);
 		if (e && e->last.key[0] && !digest_is_estimate(&m->dg, e)) {
-			v->link.screen = 6;
-			v->link.id = 0;
-			sessions_digest_id(e->last.key, v->link.digest, sizeof v->link.digest);
+			r->link.screen = PANE_SCREEN(sessions);
+			r->link.id = 0;
+			sessions_digest_id(e->last.key, r->link.digest, sizeof r->link.digest);
 		} else if (e) {
-			str_copy(v->status, sizeof v->status, "this row has no digest id to find sessions by");
+			str_copy(r->status, sizeof r->status, "this row has no digest id to find sessions by");
 		}
 		free(rows);
-		return true;
+		return;
 	}
-	if (cmd == PK_COPY) {
+	if (cmd == DG_COPY) {
 		const struct digest_entry **rows = xcalloc(MAX_ROWS, sizeof *rows);
 		size_t n;
-		const struct digest_entry *e = target(m, v, rows, &n);
+		const struct digest_entry *e = target(m, v, rows, &n, r);
 		if (e)
-			pane_copy(v, e->last.text, "this digest's text is not fetched yet");
+			pane_copy(r, e->last.text, "this digest's text is not fetched yet");
 		free(rows);
-		return true;
+		return;
 	}
-	if (cmd == PK_SORT) {
+	if (cmd == DG_SORT) {
 		v->sort = (v->sort & 4) | (((v->sort & 3) + 1) % DGS__COUNT);
-		str_printf(v->status, sizeof v->status, "digests sorted by %s", dg_sort_names[SORT_KEY(v)]);
+		str_printf(r->status, sizeof r->status, "digests sorted by %s", dg_sort_names[SORT_KEY(v)]);
 		pane_sel_reset(v);
-		return true;
+		return;
 	}
-	if (cmd == PK_SHOW_OWN) {
+	if (cmd == DG_SHOW_OWN) {
 		v->sort ^= DIGESTS_SHOW_OWN;
-		str_copy(v->status, sizeof v->status, v->sort & DIGESTS_SHOW_OWN
-			 ? "digests: dbtop's own statements shown" : "digests: dbtop's own statements left out");
+		str_copy(r->status, sizeof r->status,
+			 v->sort & DIGESTS_SHOW_OWN ? "digests: dbtop's own statements shown"
+						    : "digests: dbtop's own statements left out");
 		pane_sel_reset(v);
-		return true;
+		return;
 	}
-	if (cmd == PK_CUMULATIVE) {
+	if (cmd == DG_CUMULATIVE) {
 		v->sort ^= 4;
-		str_copy(v->status, sizeof v->status,
+		str_copy(r->status, sizeof r->status,
 			 CUMULATIVE(v) ? "digests: totals since first seen" : "digests: per interval");
 		pane_sel_reset(v);
-		return true;
+		return;
 	}
-	return false;
 }
+
+static const struct pane_command digests_commands[] = {
+	{"sort", digests_key, DG_SORT},         {"cumulative", digests_key, DG_CUMULATIVE},
+	{"show-own", digests_key, DG_SHOW_OWN}, {"sessions", digests_key, DG_SESSIONS},
+	{"copy", digests_key, DG_COPY},         {NULL, NULL, 0},
+};
 
 const struct pane_ops digests_pane = {
 	.name = "digests",
 	.title = "statement digests",
 	.draw = digests_draw,
-	.key = digests_key,
+	.commands = digests_commands,
 	.min_h = 4,
 	.need = digests_need,
 };

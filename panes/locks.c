@@ -497,10 +497,10 @@ static void locks_draw(const struct model *m, struct pane_view *v, struct canvas
 /* The session x / c / S / y act on: the selected row's, a root blocker or
  * a waiter, as the screen showed it (where a refresh moved it since);
  * *blocker: the session it waits for on that row, or NULL. NULL with
- * v->status saying why when there is none, or when the row shown
+ * r->status saying why when there is none, or when the row shown
  * selected has left the tree since (never the row that took its place). */
 static const struct lock_session *target(const struct lock_set *ls, struct pane_view *v,
-					 const struct lock_session **blocker)
+					 const struct lock_session **blocker, struct pane_reaction *r)
 {
 	struct lock_row *rows;
 	size_t n = shown_rows(ls, v, &rows);
@@ -513,54 +513,55 @@ static const struct lock_session *target(const struct lock_set *ls, struct pane_
 		if (rows[i].edge >= 0)
 			*blocker = &ls->s[ls->e[rows[i].edge].blocker];
 	} else if (n > 0 && v->sel == v->sel_drawn && v->sel_key[0]) {
-		str_printf(v->status, sizeof v->status,
+		str_printf(r->status, sizeof r->status,
 			   "session %lld, selected, has left the lock tree since the screen showed it: nothing is done "
 			   "(the selection is on the row in its place)",
 			   strtoll(v->sel_key, NULL, 10));
 	} else {
-		str_copy(v->status, sizeof v->status, "no session selected");
+		str_copy(r->status, sizeof r->status, "no session selected");
 	}
 	free(rows);
 	return t;
 }
 
-static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
+/* its commands (the arg of its table's rows) */
+enum { LK_SESSIONS, LK_COPY, LK_TERMINATE, LK_CANCEL };
+
+static void locks_key(const struct model *m, struct pane_view *v, int cmd, struct pane_reaction *r)
 {
 	const struct lock_set *ls = m->locks;
 	const struct lock_session *bl = NULL;
-	if (cmd == PK_SESSIONS) {
+	if (cmd == LK_SESSIONS) {
 		/* the selected row's session on the sessions screen */
-		const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl) : NULL;
+		const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl, r) : NULL;
 		if (!t || t->id <= 0) {
-			if (t || !v->status[0])
-				str_copy(v->status, sizeof v->status, "no session selected");
-			return true;
+			if (t || !r->status[0])
+				str_copy(r->status, sizeof r->status, "no session selected");
+			return;
 		}
-		v->link.screen = 6;
-		v->link.id = t->id;
-		v->link.digest[0] = '\0';
-		return true;
+		r->link.screen = PANE_SCREEN(sessions);
+		r->link.id = t->id;
+		r->link.digest[0] = '\0';
+		return;
 	}
-	if (cmd == PK_COPY) {
-		const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl) : NULL;
-		if (t || !v->status[0])
-			pane_copy(v, t ? t->query : NULL,
+	if (cmd == LK_COPY) {
+		const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl, r) : NULL;
+		if (t || !r->status[0])
+			pane_copy(r, t ? t->query : NULL,
 				  t ? "this session's statement is not available" : "no session selected");
-		return true;
+		return;
 	}
-	if (cmd != PK_TERMINATE && cmd != PK_CANCEL)
-		return false;
 	if (v->read_only) {
-		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no kill or cancel");
-		return true;
+		str_copy(r->status, sizeof r->status, "read-only session (--read-only): no kill or cancel");
+		return;
 	}
-	const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl) : NULL;
+	const struct lock_session *t = ls && ls->status == LOCKS_READ ? target(ls, v, &bl, r) : NULL;
 	if (!t) {
-		if (!v->status[0])
-			str_copy(v->status, sizeof v->status, "no session selected");
-		return true;
+		if (!r->status[0])
+			str_copy(r->status, sizeof r->status, "no session selected");
+		return;
 	}
-	bool term = cmd == PK_TERMINATE;
+	bool term = cmd == LK_TERMINATE;
 	char st[96];
 	lock_state_text(t, st, sizeof st);
 	/* a root: how many wait on it; a waiter: whom it waits for, who is
@@ -576,15 +577,22 @@ static bool locks_key(const struct model *m, struct pane_view *v, int cmd)
 	} else {
 		str_printf(role, sizeof role, "%s, blocking %d", st, t->blocked);
 	}
-	pane_ask_session(m, v, term, t->id, t->user, role, spare, &t->ident, t->query);
-	return true;
+	pane_ask_session(m, v, r, term, t->id, t->user, role, spare, &t->ident, t->query);
 }
+
+static const struct pane_command locks_commands[] = {
+	{"terminate", locks_key, LK_TERMINATE},
+	{"cancel", locks_key, LK_CANCEL},
+	{"sessions", locks_key, LK_SESSIONS},
+	{"copy", locks_key, LK_COPY},
+	{NULL, NULL, 0},
+};
 
 const struct pane_ops locks_pane = {
 	.name = "locks",
 	.title = "lock waits",
 	.draw = locks_draw,
-	.key = locks_key,
+	.commands = locks_commands,
 	.min_h = 4,
 	.need = locks_need,
 	.want = locks_want,

@@ -1,4 +1,5 @@
-/* pane.c - what every pane shares: the PCRE2 filter and row clamping. */
+/* pane.c - what every pane shares: the PCRE2 filter, row clamping, the
+ * look-up of a named command. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "pane.h"
 
@@ -73,19 +74,20 @@ void pane_clamp(struct pane_view *v, int nrows, int visible)
 		v->top = 0;
 }
 
-void pane_ask_session(const struct model *m, struct pane_view *v, bool term, long long id, const char *user,
-		      const char *role, const char *spare, const struct session_ident *ident, const char *query)
+void pane_ask_session(const struct model *m, const struct pane_view *v, struct pane_reaction *r, bool term,
+		      long long id, const char *user, const char *role, const char *spare,
+		      const struct session_ident *ident, const char *query)
 {
 	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
 	if (v->read_only) {
-		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no kill or cancel");
+		str_copy(r->status, sizeof r->status, "read-only session (--read-only): no kill or cancel");
 		return;
 	}
 	if (!v->replay && (!ident->known || id <= 0)) {
 		/* another role's backend read without pg_read_all_stats, a lock
 		 * query without the identity columns, or a blocker without a
 		 * session (a prepared transaction) */
-		str_printf(v->status, sizeof v->status,
+		str_printf(r->status, sizeof r->status,
 			   "session %lld is not identified in this sample (%s): nothing can be checked, so nothing "
 			   "is done",
 			   id, pg ? "its start: another role's needs pg_read_all_stats" : "its transaction");
@@ -94,10 +96,10 @@ void pane_ask_session(const struct model *m, struct pane_view *v, bool term, lon
 	char q[160], who[200], sql[64];
 	str_printf(q, sizeof q, "%s", query ? query : "(statement not available)");
 	session_ident_text(ident, !term, who, sizeof who);
-	v->ask.act = term ? PA_TERMINATE : PA_CANCEL;
-	v->ask.id = id;
-	v->ask.who = *ident;
-	v->ask.nmore = 0;
+	r->ask.act = term ? PA_TERMINATE : PA_CANCEL;
+	r->ask.id = id;
+	r->ask.who = *ident;
+	r->ask.nmore = 0;
 	bool maria = !pg && m->caps.flavour == FLAVOUR_MARIADB;
 	session_act_sql(pg, maria, term, id, ident, sql, sizeof sql);
 	/* (a recording made before identities were kept has none to name; its
@@ -106,7 +108,7 @@ void pane_ask_session(const struct model *m, struct pane_view *v, bool term, lon
 	if (ident->known)
 		str_printf(chk, sizeof chk, " Checked %s: session %lld is still the one shown (%s); if not, nothing is done.",
 			   pg || maria ? "in the same statement" : "just before", id, who);
-	str_printf(v->ask.what, sizeof v->ask.what, "%s session %lld (user %s, %s) with %s? %s%s%s%s Statement: %s",
+	str_printf(r->ask.what, sizeof r->ask.what, "%s session %lld (user %s, %s) with %s? %s%s%s%s Statement: %s",
 		   term ? "END" : "CANCEL the statement of", id, user && user[0] ? user : "?", role, sql,
 		   term ? "Its open transaction is rolled back." : "Its transaction stays open.", spare ? spare : "",
 		   !pg && !m->caps.priv_super ? "  [needs SUPER or CONNECTION_ADMIN for other users' sessions]"
@@ -115,14 +117,14 @@ void pane_ask_session(const struct model *m, struct pane_view *v, bool term, lon
 		   chk, q);
 }
 
-void pane_copy(struct pane_view *v, const char *text, const char *what)
+void pane_copy(struct pane_reaction *r, const char *text, const char *what)
 {
-	free(v->copy);
-	v->copy = NULL;
+	free(r->copy);
+	r->copy = NULL;
 	if (text && *text)
-		v->copy = xstrdup(text);
+		r->copy = xstrdup(text);
 	else
-		str_copy(v->status, sizeof v->status, what);
+		str_copy(r->status, sizeof r->status, what);
 }
 
 void pane_follow(struct pane_view *v, int n, pane_key_fn key, const void *ctx)
@@ -169,4 +171,37 @@ void pane_sel_reset(struct pane_view *v)
 	v->sel = v->top = v->sel_drawn = 0;
 	v->sel_key[0] = '\0';
 	v->sel_follow = false;
+}
+
+const struct pane_command *pane_command_find(const struct pane_ops *p, const char *name)
+{
+	for (const struct pane_command *c = p && name ? p->commands : NULL; c && c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+struct pane_reaction pane_command(const struct pane_ops *p, const char *name, const struct model *m,
+				  struct pane_view *v)
+{
+	struct pane_reaction r;
+	const struct pane_command *c = pane_command_find(p, name);
+	memset(&r, 0, sizeof r);
+	if (c) {
+		r.handled = true;
+		c->run(m, v, c->arg, &r);
+	}
+	return r;
+}
+
+void pane_view_init(struct pane_view *v, const struct pane_ops *p)
+{
+	v->state = p->init ? p->init() : NULL;
+}
+
+void pane_view_free(struct pane_view *v, const struct pane_ops *p)
+{
+	if (p->free)
+		p->free(v->state);
+	v->state = NULL;
 }

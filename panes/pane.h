@@ -9,26 +9,7 @@
 #include "../model/model.h"
 #include "../run/watch.h"
 #include "canvas.h"
-
-/* A command the screen's key table (tui/keys.c) passes to a pane; the
- * keys that send them are named there only. */
-enum pane_cmd {
-	PK_SORT = 1,        /* next sort order */
-	PK_CUMULATIVE,      /* per interval / cumulative (digests) */
-	PK_TERMINATE,       /* end the selected session (locks) */
-	PK_CANCEL,          /* cancel the selected session's statement (locks) */
-	PK_TUNE_APPLY,      /* apply / revert the selected setting (tuning) */
-	PK_TUNE_KEEP,       /* keep dbtop's change of it (tuning) */
-	PK_SHOW_OWN,        /* show dbtop's own statements too (digests) */
-	PK_REVERSE,         /* reverse the sort order (sessions) */
-	PK_SHOW_IDLE,       /* show / hide idle sessions (sessions) */
-	PK_SHOW_BACKGROUND, /* show / hide server processes (sessions) */
-	PK_SESSIONS,        /* the sessions of the selected row (locks, digests): v->link */
-	PK_TAG,             /* tag / untag the selected session (sessions) */
-	PK_UNTAG_ALL,       /* untag every session (sessions) */
-	PK_COPY,            /* the selected statement's full text into v->copy (digests, locks, sessions) */
-	PK_TUNE_SCOPE,      /* the next scope the selected remedy may take: server, role, database (tuning) */
-};
+#include "pane_list.h"
 
 /* An action a pane asks the screen to confirm and run (locks pane). */
 enum pane_action {
@@ -61,7 +42,7 @@ struct tune_view;
 struct event_log;
 struct event;
 
-/* Another screen a pane key asks the screen to open (PK_SESSIONS): the
+/* Another screen a pane key asks the screen to open ("sessions" of locks and digests): the
  * sessions screen on one session's details, or filtered on a digest. */
 struct pane_link {
 	int screen;          /* 0: none */
@@ -72,7 +53,8 @@ struct pane_link {
 /* The explain of one session's statement: struct watch_plan, in
  * run/watch.h. */
 
-/* Per-pane view state owned by the screen. */
+/* Per-pane view state owned by the screen: what every pane needs; a
+ * pane's own state is behind state (pane_view_init). */
 struct pane_view {
 	int sel;             /* selected row */
 	int top;             /* first row shown */
@@ -84,41 +66,67 @@ struct pane_view {
 	char filter_text[128];
 	int nrows;           /* rows after filtering, set by draw */
 	int nshown;          /* of them drawn in the last frame, set by draw */
-	char status[160];    /* a one-line message from the pane (e.g. sort) */
 	bool read_only;      /* --read-only: no action on the server */
 	bool replay;         /* a recording: no server to act on */
 	const struct tune_view *tune; /* the tuner's state (the screen's copy), NULL: none */
-	struct pane_ask ask; /* set by a pane key: the screen confirms it */
-	struct pane_link link; /* set by a pane key: the screen opens it */
 	long long sel_id;    /* sessions: the selected session, followed across refreshes (0: none) */
 	int sel_drawn;       /* v->sel as the last frame drew it */
 	bool sel_follow;     /* a selection key chose the row (the screen sets it): from then on the
 			      * selection follows that row's identity across refreshes; until then
 			      * the top row stays selected */
-	char sel_key[PANE_KEY_LEN];    /* locks, digests, fleet: the identity of the row the last frame
+	char sel_key[PANE_KEY_LEN];     /* locks, digests, fleet: the identity of the row the last frame
 				     * drew selected ("": none; pane_follow) */
-	const struct watch_plan *plan; /* sessions: the screen's explain, NULL: none */
-	long long tags[PANE_TAGS_MAX]; /* sessions: the tagged sessions (m) */
-	int ntags;
 	const struct event_log *events; /* the screen's event log (events pane, timeline), NULL: none */
 	unsigned hide;       /* columns the user left out (config "hide"): bit c of column c */
 	bool frozen;         /* the view is paused (space): no refresh comes until it resumes */
-	char *copy;          /* set by PK_COPY: the text to copy (owned; the screen sends and frees it) */
-	int scope;           /* tuning: the scope chosen with PK_TUNE_SCOPE (a tune_kind; 0: the one the
-			      * evidence offers, findings_remedy_scope) */
+	void *state;         /* the pane's own (pane_ops.init / free; NULL: none): the sessions pane's
+			      * tags and plan, the tuning pane's scope ... */
 };
 
-/* PK_COPY's common part: text (NULL: none) into v->copy, or why not
- * (what: "no statement selected") in v->status. */
-void pane_copy(struct pane_view *v, const char *text, const char *what);
+/* What a pane command asks the screen to do: its reaction. The screen
+ * acts on each part that is set, in this order: copy, ask, link, status. */
+struct pane_reaction {
+	bool handled;          /* false: the pane has no command of that name */
+	char *copy;            /* text for the clipboard (owned: the screen sends and frees it), NULL: none */
+	struct pane_ask ask;   /* act != PA_NONE: confirm it, then run it */
+	struct pane_link link; /* screen != 0: open that screen */
+	char status[160];      /* a one-line message ("": none) */
+};
+
+struct pane_ops;
+/* One named command of a pane: the key table (tui/keys.c) binds keys to
+ * the name; run carries it out on the pane's view (arg: the row's own
+ * argument, for panes that share one function between commands) and says
+ * what the screen should do in r (cleared before). */
+struct pane_command {
+	const char *name; /* "sort", "terminate": unique in its pane's table */
+	void (*run)(const struct model *m, struct pane_view *v, int arg, struct pane_reaction *r);
+	int arg;
+};
+
+/* Run pane p's command called name on v: its reaction (handled false when
+ * p has no such command; the view is then untouched). */
+struct pane_reaction pane_command(const struct pane_ops *p, const char *name, const struct model *m,
+				  struct pane_view *v);
+/* p's command called name, or NULL. */
+const struct pane_command *pane_command_find(const struct pane_ops *p, const char *name);
+
+/* "copy"'s common part: text (NULL: none) into r->copy, or why not
+ * (what: "no statement selected") in r->status. */
+void pane_copy(struct pane_reaction *r, const char *text, const char *what);
 
 struct pane_ops {
 	const char *name;    /* "rates" */
 	const char *title;   /* "fsync / commit rates" */
 	/* Draw the pane into cv. */
 	void (*draw)(const struct model *m, struct pane_view *v, struct canvas *cv);
-	/* Handle a command (PK_*); false when the pane has none such. Optional. */
-	bool (*key)(const struct model *m, struct pane_view *v, int cmd);
+	/* Its named commands (pane_command()), ended by a NULL name; NULL:
+	 * none. */
+	const struct pane_command *commands;
+	/* Its own state (pane_view.state), made and freed by pane_view_init
+	 * and pane_view_free. Optional: a pane with none has NULL. */
+	void *(*init)(void);
+	void (*free)(void *state);
 	int min_h;           /* rows it needs as a tile */
 	/* Body rows (below its title) the pane wants now at width w; *min:
 	 * the fewest that still show its data (the overview gives it at least
@@ -129,6 +137,12 @@ struct pane_ops {
 	 * there before the last pane. Optional (NULL: need). */
 	int (*want)(const struct model *m, const struct pane_view *v, int w);
 };
+
+/* v's private state for pane p (p->init), NULL when p has none; and
+ * freed (p->free). Every pane_view the screen keeps is made so; a view
+ * without it (state NULL) draws as with an empty one. */
+void pane_view_init(struct pane_view *v, const struct pane_ops *p);
+void pane_view_free(struct pane_view *v, const struct pane_ops *p);
 
 /* True when text passes the view's filter (always, without a filter). */
 bool pane_filter_match(const struct pane_view *v, const char *text);
@@ -160,18 +174,12 @@ int pane_target(struct pane_view *v, int n, pane_key_fn key, const void *ctx);
 /* The selection back to the top row, nothing followed (a new sort). */
 void pane_sel_reset(struct pane_view *v);
 
-extern const struct pane_ops rates_pane;
-extern const struct pane_ops digests_pane;
 /* pane_view.sort bit of the digests pane: dbtop's own statements shown (o) */
 #define DIGESTS_SHOW_OWN 8
 /* The digests column called name in the config file ("rows", "schema",
  * ...: digests.c's list; not "ms", which always shows): its bit in
  * pane_view.hide, or -1. */
 int digests_column(const char *name);
-extern const struct pane_ops locks_pane;
-extern const struct pane_ops waits_pane;
-extern const struct pane_ops tuning_pane;
-extern const struct pane_ops sessions_pane;
 /* pane_view.sort of the sessions pane: bits 0-3 the sort column (0: state),
  * then these */
 /* The sessions column called name (its head: "user", "client", ...; not
@@ -187,20 +195,27 @@ void sessions_summary(const struct model *m, const struct pane_view *v, char *bu
  * HEX; PostgreSQL "userid:dbid:queryid:...": queryid), as session.digest
  * holds it; the filter "^digest:ID$" shows the sessions running it. */
 void sessions_digest_id(const char *key, char *out, size_t len);
+/* The sessions pane's tags: how many, and none (after acting on them, or
+ * on another server). */
+int sessions_ntags(const struct pane_view *v);
+void sessions_untag_all(struct pane_view *v);
+/* The explain the sessions pane's details show (the screen's, per target),
+ * NULL: none. */
+void sessions_show_plan(struct pane_view *v, const struct watch_plan *plan);
 /* The selected session of the sessions pane (what e explains), or NULL
  * with why in buf. */
 const struct session *sessions_selected(const struct model *m, const struct pane_view *v, char *buf, size_t len);
 
 /* Ask the screen to end (term) or cancel session id after a confirmation:
- * v->ask filled with the exact SQL, the identity it checks and the
+ * r->ask filled with the exact SQL, the identity it checks and the
  * statement; role says what the session does ("waiting 2.0s for 12",
  * "idle in transaction 4s, blocking 3"), spare who is left alone ("" for
- * none). Refuses (v->status says why, v->ask untouched) under --read-only
+ * none). Refuses (r->status says why, r->ask untouched) under --read-only
  * and for a session it cannot identify. Locks and sessions panes share it. */
-void pane_ask_session(const struct model *m, struct pane_view *v, bool term, long long id, const char *user,
-		      const char *role, const char *spare, const struct session_ident *ident, const char *query);
+void pane_ask_session(const struct model *m, const struct pane_view *v, struct pane_reaction *r, bool term,
+		      long long id, const char *user, const char *role, const char *spare,
+		      const struct session_ident *ident, const char *query);
 
-extern const struct pane_ops events_pane;
 /* The event the events pane has selected (what Enter travels to), or NULL. */
 const struct event *events_selected(const struct pane_view *v);
 /* "HH:MM:SS" in local time ("YYYY-mm-dd HH:MM:SS" with_date). */

@@ -800,22 +800,25 @@ static void rates_draw(const struct model *m, struct pane_view *v, struct canvas
 	}
 }
 
-static bool rates_key(const struct model *m, struct pane_view *v, int cmd)
+/* s: table order / by name */
+static void rates_sort(const struct model *m, struct pane_view *v, int arg, struct pane_reaction *r)
 {
 	(void)m;
-	if (cmd == PK_SORT) {
-		v->sort = !v->sort;
-		str_copy(v->status, sizeof v->status, v->sort ? "rates sorted by name" : "rates in table order");
-		return true;
-	}
-	return false;
+	(void)arg;
+	v->sort = !v->sort;
+	str_copy(r->status, sizeof r->status, v->sort ? "rates sorted by name" : "rates in table order");
 }
+
+static const struct pane_command rates_commands[] = {
+	{"sort", rates_sort, 0},
+	{NULL, NULL, 0},
+};
 
 const struct pane_ops rates_pane = {
 	.name = "rates",
 	.title = "fsync / commit rates",
 	.draw = rates_draw,
-	.key = rates_key,
+	.commands = rates_commands,
 	.min_h = 8,
 	.need = rates_need,
 };

@@ -397,11 +397,56 @@ static size_t ss_rows(const struct model *m, const struct pane_view *v, const st
 	return n;
 }
 
+/* The pane's own state (pane_view.state): the tagged sessions and the
+ * explain shown. */
+struct sessions_state {
+	long long tags[PANE_TAGS_MAX]; /* the tagged sessions (m) */
+	int ntags;
+	const struct watch_plan *plan; /* the screen's explain, NULL: none */
+};
+
+static void *sessions_init(void)
+{
+	return xcalloc(1, sizeof(struct sessions_state));
+}
+
+static void sessions_free(void *state)
+{
+	free(state);
+}
+
+/* v's state; a view made without it reads as an empty one */
+static const struct sessions_state *st_of(const struct pane_view *v)
+{
+	static const struct sessions_state none;
+	return v->state ? v->state : &none;
+}
+
+int sessions_ntags(const struct pane_view *v)
+{
+	return st_of(v)->ntags;
+}
+
+void sessions_untag_all(struct pane_view *v)
+{
+	struct sessions_state *st = v->state;
+	if (st)
+		st->ntags = 0;
+}
+
+void sessions_show_plan(struct pane_view *v, const struct watch_plan *plan)
+{
+	struct sessions_state *st = v->state;
+	if (st)
+		st->plan = plan;
+}
+
 /* Index of session id in the view's tags, or -1. */
 static int tag_of(const struct pane_view *v, long long id)
 {
-	for (int i = 0; i < v->ntags; i++)
-		if (v->tags[i] == id)
+	const struct sessions_state *st = st_of(v);
+	for (int i = 0; i < st->ntags; i++)
+		if (st->tags[i] == id)
 			return i;
 	return -1;
 }
@@ -665,7 +710,7 @@ static void draw_details(const struct model *m, const struct pane_view *v, const
 	y = details_locks(m, s, cv, y, y + 4 < cv->h ? y + 4 : cv->h);
 	y = details_digest(m, s, cv, y);
 	/* the plan, when asked for this session */
-	const struct watch_plan *p = v->plan;
+	const struct watch_plan *p = st_of(v)->plan;
 	bool planned = p && p->id == s->id;
 	int room = cv->h - y;
 	if (y < cv->h) {
@@ -874,18 +919,18 @@ static const struct session *selected(const struct model *m, const struct pane_v
 	return s;
 }
 
-/* The selected session, or NULL with why in v->status. */
-static const struct session *selected_or_say(const struct model *m, struct pane_view *v)
+/* The selected session, or NULL with why in r->status. */
+static const struct session *selected_or_say(const struct model *m, struct pane_view *v, struct pane_reaction *r)
 {
 	long long gone = 0;
 	const struct session *s = m->sessions ? selected(m, v, &gone) : NULL;
 	if (gone)
-		str_printf(v->status, sizeof v->status,
+		str_printf(r->status, sizeof r->status,
 			   "session %lld, selected, has left the list since the screen showed it: nothing is done "
 			   "(the selection is on the row in its place)",
 			   gone);
 	else if (!s)
-		str_copy(v->status, sizeof v->status, "no session selected");
+		str_copy(r->status, sizeof r->status, "no session selected");
 	return s;
 }
 
@@ -904,30 +949,33 @@ const struct session *sessions_selected(const struct model *m, const struct pane
 
 /* x / c with sessions tagged: one confirmation naming every tagged session
  * still listed; each is checked (and acted on) in turn by the screen. */
-static bool ask_tagged(const struct model *m, struct pane_view *v, bool term)
+static void ask_tagged(const struct model *m, const struct pane_view *v, bool term, struct pane_reaction *r)
 {
 	const struct session *list[PANE_TAGS_MAX];
+	const struct sessions_state *tg = st_of(v);
 	int n = 0, gone = 0;
-	for (int i = 0; i < v->ntags; i++) {
-		const struct session *s = session_find(m->sessions, v->tags[i]);
+	for (int i = 0; i < tg->ntags; i++) {
+		const struct session *s = session_find(m->sessions, tg->tags[i]);
 		if (s && (s->ident.known || v->replay))
 			list[n++] = s;
 		else
 			gone++;
 	}
 	if (n == 0) {
-		str_printf(v->status, sizeof v->status, "none of the %d tagged sessions is listed (and identified) now: "
-			   "nothing is done", v->ntags);
-		return true;
+		str_printf(r->status, sizeof r->status,
+			   "none of the %d tagged sessions is listed (and identified) now: "
+			   "nothing is done",
+			   tg->ntags);
+		return;
 	}
 	bool pg = m->caps.engine == ENGINE_POSTGRESQL;
-	v->ask.act = term ? PA_TERMINATE : PA_CANCEL;
-	v->ask.id = list[0]->id;
-	v->ask.who = list[0]->ident;
-	v->ask.nmore = n - 1;
+	r->ask.act = term ? PA_TERMINATE : PA_CANCEL;
+	r->ask.id = list[0]->id;
+	r->ask.who = list[0]->ident;
+	r->ask.nmore = n - 1;
 	for (int i = 1; i < n; i++) {
-		v->ask.more_id[i - 1] = list[i]->id;
-		v->ask.more_who[i - 1] = list[i]->ident;
+		r->ask.more_id[i - 1] = list[i]->id;
+		r->ask.more_who[i - 1] = list[i]->ident;
 	}
 	struct strbuf b;
 	char t[200], st[24];
@@ -946,82 +994,96 @@ static bool ask_tagged(const struct model *m, struct pane_view *v, bool term)
 		   "is not is left alone.%s", term ? "Their open transactions are rolled back." : "Their transactions stay open.",
 		   gone ? " Tagged sessions no longer listed are left out." : "");
 	sb_puts(&b, t);
-	str_copy(v->ask.what, sizeof v->ask.what, b.s);
+	str_copy(r->ask.what, sizeof r->ask.what, b.s);
 	sb_free(&b);
-	return true;
 }
 
 /* y: the selected session's statement, for the clipboard. */
-static bool sessions_copy(const struct model *m, struct pane_view *v)
+static void sessions_copy(const struct model *m, struct pane_view *v, int arg, struct pane_reaction *r)
 {
-	const struct session *s = selected_or_say(m, v);
+	const struct session *s = selected_or_say(m, v, r);
+	(void)arg;
 	if (s)
-		pane_copy(v, s->query, "this session's statement is not visible");
-	return true;
+		pane_copy(r, s->query, "this session's statement is not visible");
 }
 
-static bool sessions_key(const struct model *m, struct pane_view *v, int cmd)
+/* m: tag / untag the selected session. */
+static void sessions_tag(const struct model *m, struct pane_view *v, int arg, struct pane_reaction *r)
+{
+	struct sessions_state *st = v->state;
+	const struct session *s = selected_or_say(m, v, r);
+	(void)arg;
+	if (!s || !st) {
+		/* (r->status says why; a view made without its state keeps no tags) */
+	} else if (tag_of(v, s->id) >= 0) {
+		st->tags[tag_of(v, s->id)] = st->tags[--st->ntags];
+		str_printf(r->status, sizeof r->status, "session %lld untagged (%d tagged)", s->id, st->ntags);
+	} else if (s->self) {
+		str_copy(r->status, sizeof r->status, "that is dbtop's own connection: not tagged");
+	} else if (st->ntags >= PANE_TAGS_MAX) {
+		str_printf(r->status, sizeof r->status, "at most %d sessions are tagged at once", PANE_TAGS_MAX);
+	} else {
+		st->tags[st->ntags++] = s->id;
+		str_printf(r->status, sizeof r->status,
+			   "session %lld tagged (%d tagged: x / c act on them all; M untags)", s->id, st->ntags);
+	}
+}
+
+/* M: untag every session. */
+static void sessions_untag(const struct model *m, struct pane_view *v, int arg, struct pane_reaction *r)
+{
+	int n = sessions_ntags(v);
+	(void)m;
+	(void)arg;
+	str_printf(r->status, sizeof r->status, "%d session%s untagged", n, n == 1 ? "" : "s");
+	sessions_untag_all(v);
+}
+
+/* its commands (the arg of its table's rows) */
+enum { SS_SORT, SS_REVERSE, SS_SHOW_IDLE, SS_SHOW_BACKGROUND, SS_TERMINATE, SS_CANCEL };
+
+static void sessions_key(const struct model *m, struct pane_view *v, int cmd, struct pane_reaction *r)
 {
 	const struct session *s;
-	if (cmd == PK_COPY)
-		return sessions_copy(m, v);
 	switch (cmd) {
-	case PK_SORT:
+	case SS_SORT:
 		v->sort = (v->sort & ~15) | (((v->sort & 15) + 1) % C__N);
-		str_printf(v->status, sizeof v->status, "sessions sorted by %s%s", ss_cols[SORT_COL(v)].sort_name,
+		str_printf(r->status, sizeof r->status, "sessions sorted by %s%s", ss_cols[SORT_COL(v)].sort_name,
 			   REVERSED(v) ? " (reversed)" : "");
-		return true;
-	case PK_REVERSE:
+		return;
+	case SS_REVERSE:
 		v->sort ^= SESSIONS_REVERSE;
-		str_printf(v->status, sizeof v->status, "sessions sorted by %s%s", ss_cols[SORT_COL(v)].sort_name,
+		str_printf(r->status, sizeof r->status, "sessions sorted by %s%s", ss_cols[SORT_COL(v)].sort_name,
 			   REVERSED(v) ? " (reversed)" : "");
-		return true;
-	case PK_SHOW_IDLE:
+		return;
+	case SS_SHOW_IDLE:
 		v->sort ^= SESSIONS_SHOW_IDLE;
-		str_copy(v->status, sizeof v->status,
-			 SHOW_IDLE(v) ? "sessions: idle ones shown (i hides them)" : "sessions: idle ones hidden (i shows them)");
-		return true;
-	case PK_SHOW_BACKGROUND:
+		str_copy(r->status, sizeof r->status,
+			 SHOW_IDLE(v) ? "sessions: idle ones shown (i hides them)"
+				      : "sessions: idle ones hidden (i shows them)");
+		return;
+	case SS_SHOW_BACKGROUND:
 		v->sort ^= SESSIONS_SHOW_BACKGROUND;
-		str_copy(v->status, sizeof v->status,
+		str_copy(r->status, sizeof r->status,
 			 SHOW_BG(v) ? "sessions: server processes shown (b hides them)"
 				    : "sessions: server processes hidden (b shows them)");
-		return true;
-	case PK_TAG:
-		s = selected_or_say(m, v);
-		if (!s) {
-			/* (v->status says why) */
-		} else if (tag_of(v, s->id) >= 0) {
-			v->tags[tag_of(v, s->id)] = v->tags[--v->ntags];
-			str_printf(v->status, sizeof v->status, "session %lld untagged (%d tagged)", s->id, v->ntags);
-		} else if (s->self) {
-			str_copy(v->status, sizeof v->status, "that is dbtop's own connection: not tagged");
-		} else if (v->ntags >= PANE_TAGS_MAX) {
-			str_printf(v->status, sizeof v->status, "at most %d sessions are tagged at once", PANE_TAGS_MAX);
-		} else {
-			v->tags[v->ntags++] = s->id;
-			str_printf(v->status, sizeof v->status, "session %lld tagged (%d tagged: x / c act on them all; M untags)",
-				   s->id, v->ntags);
-		}
-		return true;
-	case PK_UNTAG_ALL:
-		str_printf(v->status, sizeof v->status, "%d session%s untagged", v->ntags, v->ntags == 1 ? "" : "s");
-		v->ntags = 0;
-		return true;
-	case PK_TERMINATE:
-	case PK_CANCEL: {
+		return;
+	case SS_TERMINATE:
+	case SS_CANCEL: {
 		if (v->read_only) {
-			str_copy(v->status, sizeof v->status, "read-only session (--read-only): no kill or cancel");
-			return true;
+			str_copy(r->status, sizeof r->status, "read-only session (--read-only): no kill or cancel");
+			return;
 		}
-		if (v->ntags > 0)
-			return ask_tagged(m, v, cmd == PK_TERMINATE);
-		s = selected_or_say(m, v);
+		if (sessions_ntags(v) > 0) {
+			ask_tagged(m, v, cmd == SS_TERMINATE, r);
+			return;
+		}
+		s = selected_or_say(m, v, r);
 		if (!s)
-			return true;
+			return;
 		if (s->self) {
-			str_copy(v->status, sizeof v->status, "that is dbtop's own connection: nothing is done");
-			return true;
+			str_copy(r->status, sizeof r->status, "that is dbtop's own connection: nothing is done");
+			return;
 		}
 		char role[200], st[24], spare[120] = "";
 		fmt_dur(s->state_s, st, sizeof st);
@@ -1031,19 +1093,33 @@ static bool sessions_key(const struct model *m, struct pane_view *v, int cmd)
 		} else {
 			str_printf(role, sizeof role, "%s %s", class_word(s->cls, false), st);
 		}
-		pane_ask_session(m, v, cmd == PK_TERMINATE, s->id, s->user, role, spare, &s->ident, s->query);
-		return true;
+		pane_ask_session(m, v, r, cmd == SS_TERMINATE, s->id, s->user, role, spare, &s->ident, s->query);
+		return;
 	}
-	default:
-		return false;
+	default: return;
 	}
 }
+
+static const struct pane_command sessions_commands[] = {
+	{"sort", sessions_key, SS_SORT},
+	{"reverse", sessions_key, SS_REVERSE},
+	{"show-idle", sessions_key, SS_SHOW_IDLE},
+	{"show-background", sessions_key, SS_SHOW_BACKGROUND},
+	{"tag", sessions_tag, 0},
+	{"untag-all", sessions_untag, 0},
+	{"terminate", sessions_key, SS_TERMINATE},
+	{"cancel", sessions_key, SS_CANCEL},
+	{"copy", sessions_copy, 0},
+	{NULL, NULL, 0},
+};
 
 const struct pane_ops sessions_pane = {
 	.name = "sessions",
 	.title = "sessions",
 	.draw = sessions_draw,
-	.key = sessions_key,
+	.commands = sessions_commands,
+	.init = sessions_init,
+	.free = sessions_free,
 	.min_h = 2,
 	.need = sessions_need,
 };

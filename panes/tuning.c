@@ -2,6 +2,7 @@
  * server, their values now, the value a key sets, the privilege, what is
  * changed by dbtop and since when; the selected row's risk and exact SQL. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -83,6 +84,29 @@ struct row_scope {
 	struct scope_pick role, db;        /* the evidence for each */
 };
 
+/* The pane's own state (pane_view.state): the scope chosen with s (a
+ * tune_kind; 0: the one the evidence offers, findings_remedy_scope). */
+struct tuning_state {
+	int scope;
+};
+
+static void *tuning_init(void)
+{
+	return xcalloc(1, sizeof(struct tuning_state));
+}
+
+static void tuning_free(void *state)
+{
+	free(state);
+}
+
+/* the scope v's user chose (0: none, or a view made without its state) */
+static int scope_chosen(const struct pane_view *v)
+{
+	const struct tuning_state *st = v->state;
+	return st ? st->scope : 0;
+}
+
 static void scope_for(const struct model *m, const struct pane_view *v, int i, struct row_scope *sc)
 {
 	const struct tunable *t = &tunables[i];
@@ -92,9 +116,9 @@ static void scope_for(const struct model *m, const struct pane_view *v, int i, s
 		return;
 	scope_evidence_pick(&m->scope, true, m->last.wall, &sc->role);
 	scope_evidence_pick(&m->scope, false, m->last.wall, &sc->db);
-	if (v->scope == TK_PG_SYSTEM || (v->scope == TK_PG_ROLE && sc->role.ok) ||
-	    (v->scope == TK_PG_DATABASE && sc->db.ok))
-		sc->kind = (enum tune_kind)v->scope;
+	int chosen = scope_chosen(v);
+	if (chosen == TK_PG_SYSTEM || (chosen == TK_PG_ROLE && sc->role.ok) || (chosen == TK_PG_DATABASE && sc->db.ok))
+		sc->kind = (enum tune_kind)chosen;
 	const struct scope_pick *p = sc->kind == TK_PG_ROLE ? &sc->role : sc->kind == TK_PG_DATABASE ? &sc->db : NULL;
 	if (p) {
 		str_copy(sc->target, sizeof sc->target, p->name);
@@ -505,19 +529,19 @@ static int tuning_need(const struct model *m, const struct pane_view *v, int w, 
 }
 
 /* The question before K: keep dbtop's change e of t after it exits. */
-static void ask_keep(struct pane_view *v, const struct tunable *t, const struct jentry *e)
+static void ask_keep(struct pane_reaction *r, const struct tunable *t, const struct jentry *e)
 {
 	if (!e) {
-		str_copy(v->status, sizeof v->status, "K keeps a change dbtop made: this setting has none");
+		str_copy(r->status, sizeof r->status, "K keeps a change dbtop made: this setting has none");
 		return;
 	}
 	char rs[320], what[200];
 	tuner_revert_sql(e, rs, sizeof rs);
 	tuner_change_name(e, what, sizeof what);
-	v->ask.act = PA_TUNE_KEEP;
-	v->ask.id = e->seq;
+	r->ask.act = PA_TUNE_KEEP;
+	r->ask.id = e->seq;
 	(void)t;
-	str_printf(v->ask.what, sizeof v->ask.what,
+	str_printf(r->ask.what, sizeof r->ask.what,
 		   "KEEP %s = %s after dbtop exits? It will not be reverted: not on quit, not at the next start. %s "
 		   "To undo it by hand later: %s%s",
 		   what, e->val,
@@ -525,13 +549,13 @@ static void ask_keep(struct pane_view *v, const struct tunable *t, const struct 
 		   : e->kind == TK_PG_SYSTEM ? "It stays in postgresql.auto.conf."
 					     : "SET GLOBAL lasts until the server restarts (my.cnf is never edited).",
 		   rs, tune_needs_reload(e->kind) ? "; SELECT pg_reload_conf()" : "");
-	text_sanitize(v->ask.what);
+	text_sanitize(r->ask.what);
 }
 
 /* The question before a (applying the remedy of row i, or its usual
  * value): what it sets, where and how long it lasts, what a reload also
  * applies, the SQL, the risk, the scope and the revert. */
-static void ask_apply(const struct model *m, struct pane_view *v, int i)
+static void ask_apply(const struct model *m, const struct pane_view *v, int i, struct pane_reaction *r)
 {
 	const struct tune_view *tv = v->tune;
 	const struct tunable *t = &tunables[i];
@@ -540,12 +564,12 @@ static void ask_apply(const struct model *m, struct pane_view *v, int i)
 	char apply[400], rev[400], effect[300];
 	scope_for(m, v, i, &sc);
 	scope_effect(&sc, effect, sizeof effect);
-	str_copy(v->ask.value, sizeof v->ask.value, to);
-	memset(&v->ask.to, 0, sizeof v->ask.to);
+	str_copy(r->ask.value, sizeof r->ask.value, to);
+	memset(&r->ask.to, 0, sizeof r->ask.to);
 	if (tune_kind_scoped(sc.kind)) {
-		v->ask.to.kind = (int)sc.kind;
-		str_copy(v->ask.to.name, sizeof v->ask.to.name, sc.target);
-		v->ask.to.oid = sc.oid;
+		r->ask.to.kind = (int)sc.kind;
+		str_copy(r->ask.to.name, sizeof r->ask.to.name, sc.target);
+		r->ask.to.oid = sc.oid;
 	}
 	sql_pair(tv, i, &sc, to, apply, sizeof apply, rev, sizeof rev);
 	/* what is true of every change: where, until reverted */
@@ -558,7 +582,7 @@ static void ask_apply(const struct model *m, struct pane_view *v, int i)
 			  "dbtop reverts it."
 		: t->kind == TK_MY_GLOBAL ? "SET GLOBAL: lost at a server restart (my.cnf is not edited)."
 					  : "performance_schema.setup_instruments: lost at a server restart.";
-	char head[1200], tail[sizeof v->ask.what], warn[TUNE_PENDING_LEN + 16] = "", where[300], fcs[FC_TEXT_LEN + 120];
+	char head[1200], tail[sizeof r->ask.what], warn[TUNE_PENDING_LEN + 16] = "", where[300], fcs[FC_TEXT_LEN + 120];
 	struct forecast fc;
 	forecast_make(m, t, to, &fc);
 	if (tune_kind_scoped(sc.kind)) {
@@ -582,25 +606,25 @@ static void ask_apply(const struct model *m, struct pane_view *v, int i)
 	if (t->kind == TK_PG_SYSTEM && !tune_kind_scoped(sc.kind) && tv->pending[0]) {
 		/* what the reload also does, cut (not the revert at the end)
 		 * when the whole would not fit */
-		size_t room = sizeof v->ask.what - strlen(head) - strlen(tail);
+		size_t room = sizeof r->ask.what - strlen(head) - strlen(tail);
 		if (room > sizeof warn)
 			room = sizeof warn;
 		if (room > 40 && (size_t)snprintf(warn, room, "WARNING: %s.  ", tv->pending) >= room)
 			str_copy(warn + room - 6, 6, "...  ");
 	}
-	str_printf(v->ask.what, sizeof v->ask.what, "%s%s%s", head, warn, tail);
-	text_sanitize(v->ask.what);
+	str_printf(r->ask.what, sizeof r->ask.what, "%s%s%s", head, warn, tail);
+	text_sanitize(r->ask.what);
 }
 
 /* s: the next scope the selected row's remedy may take (server, then the
  * role, then the database the evidence offers), said in the status. */
-static void next_scope(const struct model *m, struct pane_view *v, int i)
+static void next_scope(const struct model *m, struct pane_view *v, int i, struct pane_reaction *r)
 {
 	const struct tunable *t = &tunables[i];
 	struct row_scope sc;
 	char effect[300];
 	if (!t->narrow || m->caps.engine != ENGINE_POSTGRESQL) {
-		str_printf(v->status, sizeof v->status, "%s: scope %s", t->name, scope_of(t));
+		str_printf(r->status, sizeof r->status, "%s: scope %s", t->name, scope_of(t));
 		return;
 	}
 	scope_for(m, v, i, &sc);
@@ -611,83 +635,94 @@ static void next_scope(const struct model *m, struct pane_view *v, int i)
 		if (k == TK_PG_SYSTEM || (k == TK_PG_ROLE && sc.role.ok) || (k == TK_PG_DATABASE && sc.db.ok))
 			break;
 	}
-	v->scope = (int)k;
+	struct tuning_state *st = v->state;
+	if (st)
+		st->scope = (int)k;
 	scope_for(m, v, i, &sc);
 	scope_effect(&sc, effect, sizeof effect);
 	if (k == TK_PG_SYSTEM && !sc.role.ok && !sc.db.ok)
-		str_printf(v->status, sizeof v->status, "scope: server only now (%s)", sc.role.text);
+		str_printf(r->status, sizeof r->status, "scope: server only now (%s)", sc.role.text);
 	else
-		str_printf(v->status, sizeof v->status, "scope: %s%s%s: %s", tune_scope_name(sc.kind),
+		str_printf(r->status, sizeof r->status, "scope: %s%s%s: %s", tune_scope_name(sc.kind),
 			   sc.who[0] ? " " : "", sc.who, effect);
 }
 
-static bool tuning_key(const struct model *m, struct pane_view *v, int cmd)
+/* its commands (the arg of its table's rows) */
+enum { TN_APPLY, TN_KEEP, TN_SCOPE };
+
+static void tuning_key(const struct model *m, struct pane_view *v, int cmd, struct pane_reaction *r)
 {
 	const struct tune_view *tv = v->tune;
 	int idx[TUNABLES_MAX], n = rows_of(m, idx);
-	if (cmd != PK_TUNE_APPLY && cmd != PK_TUNE_KEEP && cmd != PK_TUNE_SCOPE)
-		return false;
-	if (cmd == PK_TUNE_SCOPE) {
+	if (cmd == TN_SCOPE) {
 		/* choosing changes nothing on the server: allowed everywhere */
 		if (n > 0 && v->sel < n)
-			next_scope(m, v, idx[v->sel]);
-		return true;
+			next_scope(m, v, idx[v->sel], r);
+		return;
 	}
 	if (v->read_only) {
-		str_copy(v->status, sizeof v->status, "read-only session (--read-only): no setting is changed");
-		return true;
+		str_copy(r->status, sizeof r->status, "read-only session (--read-only): no setting is changed");
+		return;
 	}
 	if (!tv || !tv->available) {
-		str_copy(v->status, sizeof v->status, unavailable_why(tv, v));
-		return true;
+		str_copy(r->status, sizeof r->status, unavailable_why(tv, v));
+		return;
 	}
 	if (n == 0 || v->sel >= n) {
-		str_copy(v->status, sizeof v->status, "no setting selected");
-		return true;
+		str_copy(r->status, sizeof r->status, "no setting selected");
+		return;
 	}
 	int i = idx[v->sel];
 	const struct tunable *t = &tunables[i];
 	const struct jentry *e = change_of(tv, i);
-	if (cmd == PK_TUNE_KEEP) {
-		ask_keep(v, t, e);
-		return true;
+	if (cmd == TN_KEEP) {
+		ask_keep(r, t, e);
+		return;
 	}
 	if (!e && tv->probed && !tv->allowed[i]) {
-		str_printf(v->status, sizeof v->status, "not allowed: %s needs %s", t->name, t->priv);
-		return true;
+		str_printf(r->status, sizeof r->status, "not allowed: %s needs %s", t->name, t->priv);
+		return;
 	}
 	if (!e && (!tv->probed || !tv->known[i])) {
-		str_printf(v->status, sizeof v->status, tv->probed ? "this server has no %s" : "the present value of %s is not known yet",
-			   t->name);
-		return true;
+		str_printf(r->status, sizeof r->status,
+			   tv->probed ? "this server has no %s" : "the present value of %s is not known yet", t->name);
+		return;
 	}
-	v->ask.act = PA_TUNE_APPLY;
-	v->ask.id = i;
-	memset(&v->ask.to, 0, sizeof v->ask.to); /* a's toggle of dbtop's change reverts it, wherever it went */
+	r->ask.act = PA_TUNE_APPLY;
+	r->ask.id = i;
+	memset(&r->ask.to, 0, sizeof r->ask.to); /* a's toggle of dbtop's change reverts it, wherever it went */
 	if (e) {
 		char rs[320];
 		tuner_revert_sql(e, rs, sizeof rs);
-		str_copy(v->ask.value, sizeof v->ask.value, e->was);
+		str_copy(r->ask.value, sizeof r->ask.value, e->was);
 		char what[200];
 		tuner_change_name(e, what, sizeof what);
 		/* a reload (and what it also applies) only for ALTER SYSTEM */
 		bool reload = tune_needs_reload(e->kind);
-		str_printf(v->ask.what, sizeof v->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s%s%s%s",
+		str_printf(r->ask.what, sizeof r->ask.what, "REVERT dbtop's change of %s (%s, was %s): %s%s%s%s%s",
 			   what, e->val, e->was, rs, reload ? "; SELECT pg_reload_conf()" : "",
 			   reload && tv->pending[0] ? ".  WARNING: " : "", reload ? tv->pending : "",
 			   reload && tv->pending[0] ? "." : "");
-		text_sanitize(v->ask.what);
-		return true;
+		text_sanitize(r->ask.what);
+		return;
 	}
-	ask_apply(m, v, i);
-	return true;
+	ask_apply(m, v, i, r);
 }
+
+static const struct pane_command tuning_commands[] = {
+	{"apply", tuning_key, TN_APPLY},
+	{"keep", tuning_key, TN_KEEP},
+	{"scope", tuning_key, TN_SCOPE},
+	{NULL, NULL, 0},
+};
 
 const struct pane_ops tuning_pane = {
 	.name = "tuning",
 	.title = "safe tuning",
 	.draw = tuning_draw,
-	.key = tuning_key,
+	.commands = tuning_commands,
+	.init = tuning_init,
+	.free = tuning_free,
 	.min_h = 4,
 	.need = tuning_need,
 };

@@ -8,11 +8,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../panes/pane_list.h"
 #include "../run/travel.h"
 
 #define KEY_ESC 27
 
-/* What a binding does. KA_PANE passes cmd (PK_* of pane.h) to the pane. */
+/* What a binding does. KA_PANE runs the pane's command called command
+ * (its table: pane_ops.commands). */
 enum key_act {
 	KA_NONE = 0,
 	KA_QUIT,
@@ -52,23 +54,28 @@ enum key_act {
 
 /* Time travel moves (KA_TRAVEL's cmd): TR_* of run/travel.h. */
 
-/* Where a binding applies: the overview (screen 0) and screens 1..7. */
-#define SCREEN_MAX 7
+/* Where a binding applies: the overview (screen 0) and the panes' screens
+ * 1..SCREEN_MAX (panes/pane_list.h), a pane's by its name: KW_PANE(locks). */
 #define KW_SCREEN(n) (1u << (n))
 #define KW_OVERVIEW KW_SCREEN(0)
-#define KW_PANES (KW_SCREEN(1) | KW_SCREEN(2) | KW_SCREEN(3) | KW_SCREEN(4) | KW_SCREEN(5) | KW_SCREEN(6) | KW_SCREEN(7))
+#define KW_PANE(name) KW_SCREEN(PANE_SCREEN(name))
+#define KW_PANES (((1u << (SCREEN_MAX + 1)) - 1) & ~KW_OVERVIEW)
 #define KW_ALL (KW_OVERVIEW | KW_PANES)
 /* The fleet screen (several targets): not a pane, a screen of its own. */
 #define SCREEN_FLEET 15
 #define KW_FLEET KW_SCREEN(SCREEN_FLEET)
 #define KW_EVERY (KW_ALL | KW_FLEET)
+_Static_assert(SCREEN_MAX < SCREEN_FLEET, "the fleet's screen number is no pane's");
 
 #define KEY_CODES 12
 
 struct key_bind {
 	int keys[KEY_CODES];  /* the key codes, 0-terminated */
 	enum key_act act;
-	int cmd;              /* KA_PANE: the pane's command; KA_SCREEN: the screen */
+	union {
+		int cmd;             /* KA_TRAVEL: TR_*; else 0 */
+		const char *command; /* KA_PANE: the name in the pane's command table (panes/pane.h) */
+	};
 	unsigned where;       /* KW_* */
 	bool acts;            /* acts on the server (ends, cancels, changes): only
 			       * on the screen that shows its target */

@@ -49,17 +49,16 @@
 
 #define MIN_W 50
 #define MIN_H 12
-#define NPANES 7
-#define NTILES 6          /* panes the overview may show (the event log is a screen only) */
-#define TUNING_SCREEN 5   /* the safe tuning pane's screen number */
-#define SESSIONS_SCREEN 6 /* the sessions pane's */
-#define EVENTS_SCREEN 7   /* the event log's */
+/* NPANES, NTILES (panes the overview may show) and the screen numbers:
+ * panes/pane_list.h */
+#define TUNING_SCREEN PANE_SCREEN(tuning)     /* the safe tuning pane's screen number */
+#define SESSIONS_SCREEN PANE_SCREEN(sessions) /* the sessions pane's */
+#define EVENTS_SCREEN PANE_SCREEN(events)     /* the event log's */
 
 _Static_assert(SESSACT_MAX >= PANE_TAGS_MAX, "every tagged session is acted on");
 
-static const struct pane_ops *const panes[NPANES] = {
-	&rates_pane, &digests_pane, &locks_pane, &waits_pane, &tuning_pane, &sessions_pane, &events_pane,
-};
+#define PANE_OPS_(name, screen, label, tile) &name##_pane,
+static const struct pane_ops *const panes[NPANES] = {PANE_LIST(PANE_OPS_)};
 
 /* Refresh interval steps for + and -, s. */
 static const double intervals[] = {0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60};
@@ -752,7 +751,7 @@ static void session_answer(struct ui *u, bool yes)
 			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
 				u->ask.id);
 			if (u->ask.nmore > 0)
-				u->views[SESSIONS_SCREEN - 1].ntags = 0; /* acted on: untagged */
+				sessions_untag_all(&u->views[SESSIONS_SCREEN - 1]); /* acted on: untagged */
 		} else
 			set_msg(u, "another action is still running: nothing done");
 	} else {
@@ -837,29 +836,25 @@ static void act_pane(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
 	struct pane_view *v = k->v;
-	if (!panes[k->idx]->key || !panes[k->idx]->key(u->tr.m, v, k->b->cmd)) {
+	/* the pane's command by name (its table), and what it asks for */
+	struct pane_reaction r = pane_command(panes[k->idx], k->b->command, u->tr.m, v);
+	if (!r.handled) {
 		set_msg(u, "%s: not in the %s pane", k->b->name, panes[k->idx]->name);
 		clamp_sel(v);
 		return;
 	}
-	if (v->copy) {
-		copy_to_clipboard(u, v->copy);
-		free(v->copy);
-		v->copy = NULL;
+	if (r.copy) {
+		copy_to_clipboard(u, r.copy);
+		free(r.copy);
 	}
-	if (v->ask.act) {
-		u->ask = v->ask;
-		v->ask.act = PA_NONE;
+	if (r.ask.act) {
+		u->ask = r.ask;
 		u->msg[0] = '\0';   /* the confirmation replaces the message */
 	}
-	if (v->link.screen) {
-		open_link(u, &v->link);
-		v->link.screen = 0;
-	}
-	if (v->status[0]) {
-		set_msg(u, "%s", v->status);
-		v->status[0] = '\0';
-	}
+	if (r.link.screen)
+		open_link(u, &r.link);
+	if (r.status[0])
+		set_msg(u, "%s", r.status);
 }
 
 static void act_quit(const struct key_ctx *k) { k->u->quit = true; }
@@ -1088,8 +1083,8 @@ static void tour_go(struct ui *u, int to)
 		pane_sel_reset(&u->views[p]);
 		u->views[p].details = false;
 		u->views[p].sel_id = 0;
-		u->views[p].ntags = 0;
 	}
+	sessions_untag_all(&u->views[SESSIONS_SCREEN - 1]);
 }
 
 /* > / <: the next or previous incident of the demo tour. */
@@ -1341,7 +1336,7 @@ static void show_target(struct ui *u, struct watch_tgt *t)
 	if (t != u->t) {
 		/* what was selected belongs to the other server */
 		struct pane_view *sv = &u->views[SESSIONS_SCREEN - 1];
-		sv->ntags = 0;
+		sessions_untag_all(sv);
 		sv->sel_id = 0;
 		sv->details = false;
 		for (int p = 0; p < NPANES; p++)
@@ -1351,7 +1346,7 @@ static void show_target(struct ui *u, struct watch_tgt *t)
 	travel_show(&u->tr, t->run.m, t->run.src, &t->sp);
 	for (int p = 0; p < NPANES; p++)
 		u->views[p].tune = &t->tc.tv;
-	u->views[SESSIONS_SCREEN - 1].plan = &t->plan;
+	sessions_show_plan(&u->views[SESSIONS_SCREEN - 1], &t->plan);
 	for (int p = 0; p < NPANES; p++)
 		u->views[p].events = &t->run.ev;
 	sessions_tick(u);
@@ -1383,6 +1378,7 @@ static struct ui *ui_new(const struct ui_target *tgts, int n, struct ui_opts *o)
 	u->interval = o->interval;
 	u->ts = (struct tour_seq){.n = o->tour_n, .at = o->tour_at, .open = o->tour_open, .ctx = o->tour_ctx};
 	for (int i = 0; i < NPANES; i++) {
+		pane_view_init(&u->views[i], panes[i]);
 		u->views[i].read_only = o->read_only;
 		u->views[i].replay = o->replay;
 		u->views[i].hide = o->hide ? o->hide[i + 1] : 0;
@@ -1398,8 +1394,10 @@ static struct ui *ui_new(const struct ui_target *tgts, int n, struct ui_opts *o)
 static void ui_free(struct ui *u)
 {
 	watch_free(&u->w);
-	for (int i = 0; i < NPANES; i++)
+	for (int i = 0; i < NPANES; i++) {
 		pane_filter_free(&u->views[i]);
+		pane_view_free(&u->views[i], panes[i]);
+	}
 	pane_filter_free(&u->fleet_view);
 	travel_free(&u->tr);
 	free(u);

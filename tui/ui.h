@@ -55,7 +55,7 @@ struct ui_opts {
 	void (*on_update)(const void *arg, int slot, const char *name, const struct model *m);
 	const void *on_update_arg;
 	int screen;             /* the screen on start (config "screen"; one target): 0 the overview */
-	const unsigned *hide;   /* per screen 0..7: the columns left out (pane_view.hide), or NULL */
+	const unsigned *hide;   /* per screen 0..SCREEN_MAX: the columns left out (pane_view.hide), or NULL */
 };
 
 /* One server the screen watches (several: the fleet screen opens first). */

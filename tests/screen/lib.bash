@@ -344,6 +344,13 @@ import re, sys
 src = open(sys.argv[1]).read()
 body = src[src.index('key_binds[] = {'):]
 body = body[:body.index('\n};')]
+# what the table takes from the list of panes (panes/pane_list.h): a pane's
+# screen by name, the number keys' name, key bar and help
+panes = re.findall(r'X\((\w+), (\d+), "([^"]*)", \w+\)', open('panes/pane_list.h').read())
+last = panes[-1][1]
+body = re.sub(r'KW_PANE\((\w+)\)', lambda m: 'KW_SCREEN(%s)' % dict((n, s) for n, s, _ in panes)[m.group(1)], body)
+body = body.replace('screens_name', '"0-%s"' % last).replace('screens_bar', '"0-%s Screens"' % last)
+body = body.replace('PANE_SCREENS_HELP', '"0 overview%s"' % ''.join(', %s %s' % (s, l) for _, s, l in panes))
 for m in re.finditer(r'\{\{.*?\}, (KA_\w+), [^,]+, ([^,]+), (true|false), ((?:"(?:[^"\\]|\\.)*"\s*)+|NULL), ((?:"(?:[^"\\]|\\.)*"\s*)+|NULL),\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\}', body, re.S):
     lit = lambda t: 'NULL' if t.strip() == 'NULL' else ''.join(re.findall(r'"((?:[^"\\]|\\.)*)"', t)).replace('\\"', '"')
     where = m.group(2).strip()

@@ -16,6 +16,17 @@
 #include "../../util/util.h"
 #include "tap.h"
 
+/* The last pane command's reaction (what the screen would do). */
+static struct pane_reaction rx;
+/* Pane p's command called name on v, as the key table runs it: whether p
+ * has it; its reaction in rx. */
+static bool run_cmd(const struct pane_ops *p, const char *name, const struct model *m, struct pane_view *v)
+{
+	free(rx.copy);
+	rx = pane_command(p, name, m, v);
+	return rx.handled;
+}
+
 #define CHECKF(cond, ...) CHECK(cond, tname(__VA_ARGS__))
 
 #define GW 200
@@ -214,12 +225,12 @@ static void test_follow(void)
 	sess(s3, 700)->root_samples = 2;   /* as if it lasted: it ranks first */
 	sess(s3, 500)->root_samples = 3;
 	CHECKF(top_root(s3) == 700, "one that lasts takes the top by what it blocks (%lld)", top_root(s3));
-	memset(&v.ask, 0, sizeof v.ask);
-	CHECKF(locks_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_TERMINATE && v.ask.id == 500 &&
-		       v.ask.who.start_us == 1795978800000000LL + 500 && strstr(v.ask.what, "pg_terminate_backend(500)"),
-	       "x after a refresh the screen has not shown: the session shown (%lld), not row 0's: %s", v.ask.id,
-	       v.ask.what);
-	memset(&v.ask, 0, sizeof v.ask);
+	memset(&rx.ask, 0, sizeof rx.ask);
+	CHECKF(run_cmd(&locks_pane, "terminate", &m, &v) && rx.ask.act == PA_TERMINATE && rx.ask.id == 500 &&
+		       rx.ask.who.start_us == 1795978800000000LL + 500 && strstr(rx.ask.what, "pg_terminate_backend(500)"),
+	       "x after a refresh the screen has not shown: the session shown (%lld), not row 0's: %s", rx.ask.id,
+	       rx.ask.what);
+	memset(&rx.ask, 0, sizeof rx.ask);
 	frame(&m, &v);
 	CHECKF(v.sel == 13 && selected_id(&m, &v) == 500 && line_of("> 500 alice") > line_of("> 700 pgbench"),
 	       "next frame: 500 still selected, now at row %d (line %d)", v.sel, line_of("> 500 alice"));
@@ -233,11 +244,11 @@ static void test_follow(void)
 	m.locks = s4;
 	frame(&m, &v);
 	CHECKF(v.sel == 1 && strncmp(v.sel_key, "501@", 4) == 0, "the waiter's row followed to %d", v.sel);
-	memset(&v.ask, 0, sizeof v.ask);
-	CHECKF(locks_pane.key(&m, &v, PK_CANCEL) && v.ask.act == PA_CANCEL && v.ask.id == 501 &&
-		       strstr(v.ask.what, "Session 500, which it waits for, is left alone"),
-	       "c: the waiter, its blocker spared: %s", v.ask.what);
-	memset(&v.ask, 0, sizeof v.ask);
+	memset(&rx.ask, 0, sizeof rx.ask);
+	CHECKF(run_cmd(&locks_pane, "cancel", &m, &v) && rx.ask.act == PA_CANCEL && rx.ask.id == 501 &&
+		       strstr(rx.ask.what, "Session 500, which it waits for, is left alone"),
+	       "c: the waiter, its blocker spared: %s", rx.ask.what);
+	memset(&rx.ask, 0, sizeof rx.ask);
 
 	/* the session shown leaves the tree before x: nothing is done */
 	v.sel = 0;
@@ -245,20 +256,20 @@ static void test_follow(void)
 	struct lock_set *s5 = sample(false, true, 1795979100000000LL);
 	lock_set_carry(s5, s4);
 	m.locks = s5;
-	v.status[0] = '\0';
-	CHECKF(locks_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_NONE && strstr(v.status, "session 500") &&
-		       strstr(v.status, "nothing is done"),
-	       "500 gone since the frame: refused, not 700 in its place (%s)", v.status);
-	v.status[0] = '\0';
-	CHECKF(locks_pane.key(&m, &v, PK_SESSIONS) && v.link.screen == 0 && strstr(v.status, "left the lock tree"),
-	       "S too (%s)", v.status);
-	v.status[0] = '\0';
+	rx.status[0] = '\0';
+	CHECKF(run_cmd(&locks_pane, "terminate", &m, &v) && rx.ask.act == PA_NONE && strstr(rx.status, "session 500") &&
+		       strstr(rx.status, "nothing is done"),
+	       "500 gone since the frame: refused, not 700 in its place (%s)", rx.status);
+	rx.status[0] = '\0';
+	CHECKF(run_cmd(&locks_pane, "sessions", &m, &v) && rx.link.screen == 0 && strstr(rx.status, "left the lock tree"),
+	       "S too (%s)", rx.status);
+	rx.status[0] = '\0';
 	/* the next frame shows the row in its place selected: that one now */
 	frame(&m, &v);
 	CHECKF(v.sel == 0 && selected_id(&m, &v) == 700, "gone: the selection stays at its place (%d, on 700)", v.sel);
-	CHECKF(locks_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_TERMINATE && v.ask.id == 700,
-	       "x on the row the screen now shows: 700 (%lld)", v.ask.id);
-	memset(&v.ask, 0, sizeof v.ask);
+	CHECKF(run_cmd(&locks_pane, "terminate", &m, &v) && rx.ask.act == PA_TERMINATE && rx.ask.id == 700,
+	       "x on the row the screen now shows: 700 (%lld)", rx.ask.id);
+	memset(&rx.ask, 0, sizeof rx.ask);
 
 	/* no key chose a row: the top row stays selected as the tree changes,
 	 * and x still acts on the one the frame showed */
@@ -271,8 +282,8 @@ static void test_follow(void)
 	frame(&m, &v);
 	CHECKF(v.sel == 0 && selected_id(&m, &v) == 700, "untouched: the top row again (700)");
 	m.locks = s4;
-	CHECKF(locks_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_NONE && strstr(v.status, "session 700"),
-	       "untouched, a refresh before x: not the row that took 700's place (%s)", v.status);
+	CHECKF(run_cmd(&locks_pane, "terminate", &m, &v) && rx.ask.act == PA_NONE && strstr(rx.status, "session 700"),
+	       "untouched, a refresh before x: not the row that took 700's place (%s)", rx.status);
 
 	m.locks = NULL;
 	lock_set_free(s1);

@@ -20,6 +20,17 @@
 #include "../../util/util.h"
 #include "tap.h"
 
+/* The last pane command's reaction (what the screen would do). */
+static struct pane_reaction rx;
+/* Pane p's command called name on v, as the key table runs it: whether p
+ * has it; its reaction in rx. */
+static bool run_cmd(const struct pane_ops *p, const char *name, const struct model *m, struct pane_view *v)
+{
+	free(rx.copy);
+	rx = pane_command(p, name, m, v);
+	return rx.handled;
+}
+
 /* A read of n sessions: user[i], in db, waiting on wait[i] ("" none). */
 static struct session_set *read_of(int n, const char *const *user, const char *db, const char *const *wait)
 {
@@ -167,6 +178,7 @@ static void test_pane(void)
 		str_copy(tv.current[i], sizeof tv.current[i], tunables[i].usual);
 	}
 	memset(&v, 0, sizeof v);
+	pane_view_init(&v, &tuning_pane); /* its own state: the scope chosen */
 	v.full = v.focused = true;
 	v.tune = &tv;
 	CHECK(drawn(&m, &v, "a runs: ALTER SYSTEM SET synchronous_commit = 'off'; SELECT pg_reload_conf()") >= 0,
@@ -192,31 +204,31 @@ static void test_pane(void)
 	      "no forecast for one role");
 	CHECK(drawn(&m, &v, "needs: ALTER ROLE: superuser, or CREATEROLE") >= 0, "what ALTER ROLE needs");
 	/* the confirmation */
-	CHECK(tuning_pane.key(&m, &v, PK_TUNE_APPLY) && v.ask.act == PA_TUNE_APPLY && v.ask.to.kind == TK_PG_ROLE &&
-		      strcmp(v.ask.to.name, "app") == 0 && strcmp(v.ask.value, "off") == 0,
+	CHECK(run_cmd(&tuning_pane, "apply", &m, &v) && rx.ask.act == PA_TUNE_APPLY && rx.ask.to.kind == TK_PG_ROLE &&
+		      strcmp(rx.ask.to.name, "app") == 0 && strcmp(rx.ask.value, "off") == 0,
 	      "a asks for role app's change");
-	CHECK(strstr(v.ask.what, "SET synchronous_commit from on to off on postgresql for role app (it holds 9 of the 9") &&
-		      strstr(v.ask.what, "until dbtop reverts it: new sessions of role app only; running sessions keep their "
+	CHECK(strstr(rx.ask.what, "SET synchronous_commit from on to off on postgresql for role app (it holds 9 of the 9") &&
+		      strstr(rx.ask.what, "until dbtop reverts it: new sessions of role app only; running sessions keep their "
 					 "value") &&
-		      strstr(v.ask.what, "Runs: ALTER ROLE \"app\" SET synchronous_commit = 'off'.") &&
-		      !strstr(v.ask.what, "pg_reload_conf") && strstr(v.ask.what, "pg_db_role_setting"),
-	      tname("the confirmation names whom and when: %s", v.ask.what));
-	v.ask.act = PA_NONE;
+		      strstr(rx.ask.what, "Runs: ALTER ROLE \"app\" SET synchronous_commit = 'off'.") &&
+		      !strstr(rx.ask.what, "pg_reload_conf") && strstr(rx.ask.what, "pg_db_role_setting"),
+	      tname("the confirmation names whom and when: %s", rx.ask.what));
+	rx.ask.act = PA_NONE;
 	/* s: database, then the server, then the role again */
-	CHECK(tuning_pane.key(&m, &v, PK_TUNE_SCOPE) && strstr(v.status, "scope: database shop: new sessions in database shop") &&
+	CHECK(run_cmd(&tuning_pane, "scope", &m, &v) && strstr(rx.status, "scope: database shop: new sessions in database shop") &&
 		      drawn(&m, &v, "a runs: ALTER DATABASE \"shop\" SET synchronous_commit = 'off'") >= 0,
 	      "s: the database");
-	CHECK(tuning_pane.key(&m, &v, PK_TUNE_SCOPE) && strstr(v.status, "scope: server: the whole server at once") &&
+	CHECK(run_cmd(&tuning_pane, "scope", &m, &v) && strstr(rx.status, "scope: server: the whole server at once") &&
 		      drawn(&m, &v, "a runs: ALTER SYSTEM SET synchronous_commit") >= 0 &&
 		      drawn(&m, &v, "scope: server (s: server, role or database); role app holds 9") >= 0,
 	      "s: the server, the offer still named");
-	CHECK(tuning_pane.key(&m, &v, PK_TUNE_APPLY) && v.ask.to.kind == 0 && !v.ask.to.name[0] &&
-		      strstr(v.ask.what, "server-wide until dbtop reverts it"), "a on the server's scope: server-wide");
-	v.ask.act = PA_NONE;
-	CHECK(tuning_pane.key(&m, &v, PK_TUNE_SCOPE) && drawn(&m, &v, "a runs: ALTER ROLE \"app\"") >= 0, "s: the role again");
+	CHECK(run_cmd(&tuning_pane, "apply", &m, &v) && rx.ask.to.kind == 0 && !rx.ask.to.name[0] &&
+		      strstr(rx.ask.what, "server-wide until dbtop reverts it"), "a on the server's scope: server-wide");
+	rx.ask.act = PA_NONE;
+	CHECK(run_cmd(&tuning_pane, "scope", &m, &v) && drawn(&m, &v, "a runs: ALTER ROLE \"app\"") >= 0, "s: the role again");
 	/* wal_writer_delay: the server only */
 	v.sel = 1;
-	CHECK(tuning_pane.key(&m, &v, PK_TUNE_SCOPE) && strstr(v.status, "wal_writer_delay: scope server") &&
+	CHECK(run_cmd(&tuning_pane, "scope", &m, &v) && strstr(rx.status, "wal_writer_delay: scope server") &&
 		      drawn(&m, &v, "a runs: ALTER SYSTEM SET wal_writer_delay = '1s'") >= 0,
 	      "wal_writer_delay: s says server; a runs ALTER SYSTEM whatever the evidence");
 	v.sel = 0;
@@ -231,12 +243,13 @@ static void test_pane(void)
 		hs->s[i].user_oid = 42;
 	scope_evidence_add(&m.scope, hs, 999);
 	scope_evidence_add(&m.scope, hs, 1000);
-	v.scope = 0;
+	pane_view_free(&v, &tuning_pane); /* the scope chosen forgotten */
+	pane_view_init(&v, &tuning_pane);
 	CHECK(drawn(&m, &v, "a runs: ALTER ROLE \"ev\"\"il?[2J \" SET synchronous_commit = 'off'") >= 0 && grid_clean(),
 	      "hostile name: one quoted identifier, nothing a terminal would act on");
-	CHECK(tuning_pane.key(&m, &v, PK_TUNE_APPLY) && strcmp(v.ask.to.name, "ev\"il?[2J ") == 0 && v.ask.to.oid == 42,
+	CHECK(run_cmd(&tuning_pane, "apply", &m, &v) && strcmp(rx.ask.to.name, "ev\"il?[2J ") == 0 && rx.ask.to.oid == 42,
 	      "a passes the name shown and the role's oid (the tuner reads its real name by it)");
-	v.ask.act = PA_NONE;
+	rx.ask.act = PA_NONE;
 
 	/* a change in force for role app: who took it */
 	tv.nactive = 1;
@@ -267,21 +280,22 @@ static void test_pane(void)
 	      "the sessions of app that took it, and the ones that keep theirs");
 	CHECK(drawn(&m, &v, "scope: role app: new sessions of role app only; running sessions keep their value") >= 0,
 	      "the change's own scope");
-	CHECK(tuning_pane.key(&m, &v, PK_TUNE_APPLY) && v.ask.act == PA_TUNE_APPLY &&
-		      strstr(v.ask.what, "REVERT dbtop's change of synchronous_commit for role app (off, was on): ALTER ROLE "
+	CHECK(run_cmd(&tuning_pane, "apply", &m, &v) && rx.ask.act == PA_TUNE_APPLY &&
+		      strstr(rx.ask.what, "REVERT dbtop's change of synchronous_commit for role app (off, was on): ALTER ROLE "
 					 "\"app\" RESET synchronous_commit") &&
-		      !strstr(v.ask.what, "pg_reload_conf"),
-	      tname("a on it: the role's revert, no reload: %s", v.ask.what));
-	v.ask.act = PA_NONE;
-	CHECK(tuning_pane.key(&m, &v, PK_TUNE_KEEP) && v.ask.act == PA_TUNE_KEEP &&
-		      strstr(v.ask.what, "KEEP synchronous_commit for role app = off") &&
-		      strstr(v.ask.what, "It stays in pg_db_role_setting.") && !strstr(v.ask.what, "pg_reload_conf"),
-	      tname("K on it: kept in pg_db_role_setting: %s", v.ask.what));
-	v.ask.act = PA_NONE;
+		      !strstr(rx.ask.what, "pg_reload_conf"),
+	      tname("a on it: the role's revert, no reload: %s", rx.ask.what));
+	rx.ask.act = PA_NONE;
+	CHECK(run_cmd(&tuning_pane, "keep", &m, &v) && rx.ask.act == PA_TUNE_KEEP &&
+		      strstr(rx.ask.what, "KEEP synchronous_commit for role app = off") &&
+		      strstr(rx.ask.what, "It stays in pg_db_role_setting.") && !strstr(rx.ask.what, "pg_reload_conf"),
+	      tname("K on it: kept in pg_db_role_setting: %s", rx.ask.what));
+	rx.ask.act = PA_NONE;
 	m.sessions = NULL;
 	session_set_free(now);
 	session_set_free(ss);
 	session_set_free(hs);
+	pane_view_free(&v, &tuning_pane);
 	model_free(&m);
 }
 

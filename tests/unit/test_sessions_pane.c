@@ -18,6 +18,26 @@
 #include "../../util/util.h"
 #include "tap.h"
 
+/* The last pane command's reaction (what the screen would do). */
+static struct pane_reaction rx;
+/* Pane p's command called name on v, as the key table runs it: whether p
+ * has it; its reaction in rx. */
+static bool run_cmd(const struct pane_ops *p, const char *name, const struct model *m, struct pane_view *v)
+{
+	free(rx.copy);
+	rx = pane_command(p, name, m, v);
+	return rx.handled;
+}
+
+/* v made anew, with the sessions pane's own state (its tags), as the
+ * screen makes its views. */
+static void reset_view(struct pane_view *v)
+{
+	pane_view_free(v, &sessions_pane);
+	memset(v, 0, sizeof *v);
+	pane_view_init(v, &sessions_pane);
+}
+
 /* CHECK with a name built by printf */
 #define CHECKF(cond, ...) CHECK(cond, tname(__VA_ARGS__))
 
@@ -105,7 +125,7 @@ static int ids(int from, int h, long long *out, int max)
 int main(void)
 {
 	struct model m;
-	struct pane_view v;
+	struct pane_view v = {0};
 	long long got[64];
 	char buf[512];
 	setlocale(LC_ALL, "C");
@@ -115,7 +135,7 @@ int main(void)
 	m.intervals = 3;
 
 	/* no list: the pane says why and how to fix it */
-	memset(&v, 0, sizeof v);
+	reset_view(&v);
 	struct canvas cv = grid_canvas(80, 10);
 	sessions_pane.draw(&m, &v, &cv);
 	CHECKF(strstr(row(0), "no session list in this sample") != NULL, "no list: says so (%s)", row(0));
@@ -155,7 +175,7 @@ int main(void)
 	self->self = true;
 	m.sessions = ss;
 
-	memset(&v, 0, sizeof v);
+	reset_view(&v);
 	v.focused = v.full = true;
 	cv = grid_canvas(80, 30);
 	sessions_pane.draw(&m, &v, &cv);
@@ -213,53 +233,53 @@ int main(void)
 	       "a waiting row names its blocker and its statement ends in the cut mark: %s", wy > 0 ? row(wy) : "");
 
 	/* i: idle shown (exactly the 50 idle ones more); i again hides them */
-	CHECKF(sessions_pane.key(&m, &v, PK_SHOW_IDLE), "i handled");
+	CHECKF(run_cmd(&sessions_pane, "show-idle", &m, &v), "i handled");
 	cv = grid_canvas(80, 30);
 	sessions_pane.draw(&m, &v, &cv);
 	CHECKF(v.nrows == 65, "i: the 50 idle shown (%d rows)", v.nrows);
-	sessions_pane.key(&m, &v, PK_SHOW_BACKGROUND);
+	run_cmd(&sessions_pane, "show-background", &m, &v);
 	cv = grid_canvas(80, 30);
 	sessions_pane.draw(&m, &v, &cv);
 	CHECKF(v.nrows == 68, "b: the background and dbtop's own too (%d rows)", v.nrows);
-	sessions_pane.key(&m, &v, PK_SHOW_IDLE);
-	sessions_pane.key(&m, &v, PK_SHOW_BACKGROUND);
+	run_cmd(&sessions_pane, "show-idle", &m, &v);
+	run_cmd(&sessions_pane, "show-background", &m, &v);
 
 	/* sort by every column, then reversed: each an order of its own, ties by id */
 	int cycle_ok = 0;
 	for (int k = 0; k < 10; k++) {
-		sessions_pane.key(&m, &v, PK_SORT);
+		run_cmd(&sessions_pane, "sort", &m, &v);
 		cv = grid_canvas(200, 30);
 		v.sel = v.sel_drawn = 0;
 		v.sel_id = 0;
 		sessions_pane.draw(&m, &v, &cv);
 		long long a[64], b[64];
 		int na = ids(2, 30, a, 64);
-		sessions_pane.key(&m, &v, PK_REVERSE);
+		run_cmd(&sessions_pane, "reverse", &m, &v);
 		cv = grid_canvas(200, 30);
 		sessions_pane.draw(&m, &v, &cv);
 		int nb = ids(2, 30, b, 64);
-		sessions_pane.key(&m, &v, PK_REVERSE);
+		run_cmd(&sessions_pane, "reverse", &m, &v);
 		cycle_ok += na == 15 && nb == 15 && memcmp(a, b, sizeof a[0] * 15) != 0;
 	}
 	CHECKF(cycle_ok == 10, "every column sorts, and reversed gives another order (%d of 10)", cycle_ok);
-	CHECKF(strstr(v.status, "state") != NULL, "ten s later the sort is on state again (%s)", v.status);
+	CHECKF(strstr(rx.status, "state") != NULL, "ten s later the sort is on state again (%s)", rx.status);
 	/* sort by id: ascending; reversed: descending */
-	while (!strstr(v.status, "sorted by id"))
-		sessions_pane.key(&m, &v, PK_SORT);
+	while (!strstr(rx.status, "sorted by id"))
+		run_cmd(&sessions_pane, "sort", &m, &v);
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
 	n = ids(2, 30, got, 64);
 	CHECKF(n == 15 && got[0] == 2000 && got[14] == 4001, "by id: %lld .. %lld", got[0], got[n - 1]);
-	sessions_pane.key(&m, &v, PK_REVERSE);
+	run_cmd(&sessions_pane, "reverse", &m, &v);
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
 	n = ids(2, 30, got, 64);
 	CHECKF(n == 15 && got[0] == 4001 && got[14] == 2000, "by id reversed: %lld .. %lld", got[0], got[n - 1]);
 
 	/* the selection follows the session: select 4000, then the list changes */
-	sessions_pane.key(&m, &v, PK_REVERSE);
-	while (!strstr(v.status, "sorted by time in state"))
-		sessions_pane.key(&m, &v, PK_SORT);
+	run_cmd(&sessions_pane, "reverse", &m, &v);
+	while (!strstr(rx.status, "sorted by time in state"))
+		run_cmd(&sessions_pane, "sort", &m, &v);
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
 	n = ids(2, 30, got, 64);
@@ -278,28 +298,28 @@ int main(void)
 	n = ids(2, 30, got, 64);
 	CHECKF(got[0] == 2003 && v.sel == 0 && v.sel_id == 2003, "the selection moved with 2003 to row %d", v.sel);
 	/* the confirmation names it: end */
-	CHECKF(sessions_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_TERMINATE && v.ask.id == 2003 &&
-		      strstr(v.ask.what, "pg_terminate_backend(2003)") && v.ask.who.start_us == 1795978800000000LL + 2003,
-	      "x asks to end 2003 with its identity: %s", v.ask.what);
-	memset(&v.ask, 0, sizeof v.ask);
-	CHECKF(sessions_pane.key(&m, &v, PK_CANCEL) && v.ask.act == PA_CANCEL && strstr(v.ask.what, "pg_cancel_backend(2003)"),
+	CHECKF(run_cmd(&sessions_pane, "terminate", &m, &v) && rx.ask.act == PA_TERMINATE && rx.ask.id == 2003 &&
+		      strstr(rx.ask.what, "pg_terminate_backend(2003)") && rx.ask.who.start_us == 1795978800000000LL + 2003,
+	      "x asks to end 2003 with its identity: %s", rx.ask.what);
+	memset(&rx.ask, 0, sizeof rx.ask);
+	CHECKF(run_cmd(&sessions_pane, "cancel", &m, &v) && rx.ask.act == PA_CANCEL && strstr(rx.ask.what, "pg_cancel_backend(2003)"),
 	      "c asks to cancel 2003's statement");
-	memset(&v.ask, 0, sizeof v.ask);
+	memset(&rx.ask, 0, sizeof rx.ask);
 	v.read_only = true;
-	v.status[0] = '\0';
-	CHECKF(sessions_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_NONE && strstr(v.status, "read-only"),
-	      "--read-only: refused before anything is asked (%s)", v.status);
+	rx.status[0] = '\0';
+	CHECKF(run_cmd(&sessions_pane, "terminate", &m, &v) && rx.ask.act == PA_NONE && strstr(rx.status, "read-only"),
+	      "--read-only: refused before anything is asked (%s)", rx.status);
 	v.read_only = false;
 	/* dbtop's own (b shows it): nothing */
-	sessions_pane.key(&m, &v, PK_SHOW_BACKGROUND);
+	run_cmd(&sessions_pane, "show-background", &m, &v);
 	v.sel_id = 5000;
 	v.sel_drawn = v.sel;
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
-	v.status[0] = '\0';
-	CHECKF(sessions_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_NONE && strstr(v.status, "dbtop's own"),
-	      "its own connection is not ended (%s)", v.status);
-	sessions_pane.key(&m, &v, PK_SHOW_BACKGROUND);
+	rx.status[0] = '\0';
+	CHECKF(run_cmd(&sessions_pane, "terminate", &m, &v) && rx.ask.act == PA_NONE && strstr(rx.status, "dbtop's own"),
+	      "its own connection is not ended (%s)", rx.status);
+	run_cmd(&sessions_pane, "show-background", &m, &v);
 
 	/* Down then x before the next frame: the row moved to, not the one drawn */
 	v.sel_id = 2003;
@@ -308,11 +328,11 @@ int main(void)
 	int drawn_at = v.sel;
 	v.sel = drawn_at + 1;
 	cv = grid_canvas(120, 30);
-	memset(&v.ask, 0, sizeof v.ask);
-	sessions_pane.key(&m, &v, PK_TERMINATE);
-	CHECKF(v.ask.act == PA_TERMINATE && v.ask.id != 2003, "x right after Down: the session moved to (%lld, not 2003)",
-	       v.ask.id);
-	memset(&v.ask, 0, sizeof v.ask);
+	memset(&rx.ask, 0, sizeof rx.ask);
+	run_cmd(&sessions_pane, "terminate", &m, &v);
+	CHECKF(rx.ask.act == PA_TERMINATE && rx.ask.id != 2003, "x right after Down: the session moved to (%lld, not 2003)",
+	       rx.ask.id);
+	memset(&rx.ask, 0, sizeof rx.ask);
 	sessions_pane.draw(&m, &v, &cv);
 
 	/* m tags; x asks for every tagged session at once */
@@ -320,23 +340,23 @@ int main(void)
 	v.sel_drawn = v.sel;
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
-	sessions_pane.key(&m, &v, PK_TAG);
+	run_cmd(&sessions_pane, "tag", &m, &v);
 	v.sel_id = 2002;
 	v.sel_drawn = v.sel;
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
-	sessions_pane.key(&m, &v, PK_TAG);
+	run_cmd(&sessions_pane, "tag", &m, &v);
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
-	CHECKF(v.ntags == 2 && count_rows(30, "+2001") == 1 && count_rows(30, "+2002") == 1, "m tags 2001 and 2002 (marked +)");
-	memset(&v.ask, 0, sizeof v.ask);
-	sessions_pane.key(&m, &v, PK_TERMINATE);
-	CHECKF(v.ask.act == PA_TERMINATE && v.ask.nmore == 1 && v.ask.id + v.ask.more_id[0] == 4003 &&
-		       v.ask.more_who[0].start_us && strstr(v.ask.what, "END 2 tagged sessions with pg_terminate_backend each"),
-	       "x with tags: one confirmation for both, each with its identity: %s", v.ask.what);
-	memset(&v.ask, 0, sizeof v.ask);
-	sessions_pane.key(&m, &v, PK_UNTAG_ALL);
-	CHECKF(v.ntags == 0, "M untags them");
+	CHECKF(sessions_ntags(&v) == 2 && count_rows(30, "+2001") == 1 && count_rows(30, "+2002") == 1, "m tags 2001 and 2002 (marked +)");
+	memset(&rx.ask, 0, sizeof rx.ask);
+	run_cmd(&sessions_pane, "terminate", &m, &v);
+	CHECKF(rx.ask.act == PA_TERMINATE && rx.ask.nmore == 1 && rx.ask.id + rx.ask.more_id[0] == 4003 &&
+		       rx.ask.more_who[0].start_us && strstr(rx.ask.what, "END 2 tagged sessions with pg_terminate_backend each"),
+	       "x with tags: one confirmation for both, each with its identity: %s", rx.ask.what);
+	memset(&rx.ask, 0, sizeof rx.ask);
+	run_cmd(&sessions_pane, "untag-all", &m, &v);
+	CHECKF(sessions_ntags(&v) == 0, "M untags them");
 
 	/* the digest link: only the sessions running it */
 	char pat[96], err[160], did[80];
@@ -374,24 +394,24 @@ int main(void)
 	CHECKF(v.sel_id == 2003, "2003 selected at row %d", was_at);
 	struct session *s2003 = session_find(ss, 2003);
 	s2003->cls = SC_IDLE;   /* its transaction ended: idle ones are hidden */
-	memset(&v.ask, 0, sizeof v.ask);
-	v.status[0] = '\0';
-	CHECKF(sessions_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_NONE && strstr(v.status, "session 2003") &&
-		       strstr(v.status, "nothing is done"),
-	       "2003 gone since the frame: x refused (%s)", v.status);
-	v.status[0] = '\0';
+	memset(&rx.ask, 0, sizeof rx.ask);
+	rx.status[0] = '\0';
+	CHECKF(run_cmd(&sessions_pane, "terminate", &m, &v) && rx.ask.act == PA_NONE && strstr(rx.status, "session 2003") &&
+		       strstr(rx.status, "nothing is done"),
+	       "2003 gone since the frame: x refused (%s)", rx.status);
+	rx.status[0] = '\0';
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
 	CHECKF(v.sel == was_at && v.sel_id != 2003, "gone: the selection stays at row %d (on %lld)", v.sel, v.sel_id);
 	long long now_on = v.sel_id;
-	CHECKF(sessions_pane.key(&m, &v, PK_TERMINATE) && v.ask.act == PA_TERMINATE && v.ask.id == now_on,
-	       "x then: the session the frame shows there (%lld)", v.ask.id);
-	memset(&v.ask, 0, sizeof v.ask);
+	CHECKF(run_cmd(&sessions_pane, "terminate", &m, &v) && rx.ask.act == PA_TERMINATE && rx.ask.id == now_on,
+	       "x then: the session the frame shows there (%lld)", rx.ask.id);
+	memset(&rx.ask, 0, sizeof rx.ask);
 	s2003->cls = SC_ACTIVE;
 
 	/* no key chose a row: the top row; a key on the top row (g): from
 	 * then on it follows its session */
-	memset(&v, 0, sizeof v);
+	reset_view(&v);
 	v.focused = v.full = true;
 	cv = grid_canvas(120, 30);
 	sessions_pane.draw(&m, &v, &cv);
@@ -413,6 +433,7 @@ int main(void)
 	int mn = 0, need = sessions_pane.need(&m, &v, 80, &mn);
 	CHECKF(mn == 2 && need == 17, "need: heads and rows (%d), min the summary and the first session (%d)", need, mn);
 
+	pane_view_free(&v, &sessions_pane);
 	model_free(&m);
 	return TAP_DONE();
 }
