@@ -44,7 +44,7 @@ CORE_SRC := util/util.c util/redact.c core/tunables.c core/durability.c core/fix
 	tui/theme_parse.c app/batch.c app/metrics.c
 DB_SRC :=
 PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
-MAIN_SRC := app/main.c app/listen.c app/tour.c app/service.c app/version.c tui/incident_list.c tui/ui.c tui/curses_canvas.c tui/help.c tui/keybar.c tui/keys.c run/sampler.c run/target.c run/tunectl.c run/travel.c run/sessact.c run/tourseq.c run/watch.c tui/theme_curses.c
+MAIN_SRC := app/main.c app/listen.c app/tour.c app/service.c app/version.c tui/incident_list.c tui/ui.c tui/keyact.c tui/term.c tui/curses_canvas.c tui/help.c tui/keybar.c tui/keys.c run/sampler.c run/target.c run/tunectl.c run/travel.c run/sessact.c run/tourseq.c run/watch.c tui/theme_curses.c
 # the incident recordings bundled into the binary for --demo (app/tour.c)
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec recordings/mariadb-upsert-gap-lock.dbrec \
 	recordings/mariadb-slap-flush.dbrec recordings/pg-lock-chain.dbrec recordings/pg-wal-writer.dbrec
