@@ -24,7 +24,7 @@ static void change_interval(struct ui *u, int dir)
 	else if (dir < 0 && k > 0 && intervals[k] >= u->interval)
 		k--;
 	u->interval = intervals[k];
-	for (int t = 0; t < u->ntg; t++)   /* every server keeps the one interval */
+	for (int t = 0; t < u->ntg; t++) /* every server keeps the one interval */
 		sampler_set_interval(&u->tg[t].sp, u->interval);
 	set_msg(u, "refresh every %gs", u->interval);
 }
@@ -53,7 +53,9 @@ static void filter_key(struct ui *u, int ch)
 			u->filtering = false;
 			v->sel = v->top = 0;
 			set_msg(u, u->fbuf[0] ? "filter /%s/ on %s" : "filter cleared%s", u->fbuf,
-				!u->fbuf[0] ? "" : u->screen == SCREEN_FLEET ? "the fleet" : panes[idx]->name);
+				!u->fbuf[0]                 ? ""
+				: u->screen == SCREEN_FLEET ? "the fleet"
+							    : panes[idx]->name);
 		}
 		return;
 	}
@@ -88,8 +90,9 @@ static void tune_answer(struct ui *u, bool yes)
 				    : u->ask.act == PA_TUNE_KEEP ? CMD_TUNE_KEEP
 								 : CMD_TUNE_UNDO_ALL;
 	if (!yes)
-		set_msg(u, u->ask.act == PA_TUNE_ORPHANS ? "left in force: U reverts them; so do quitting and the next start"
-							 : "not done: nothing was changed");
+		set_msg(u, u->ask.act == PA_TUNE_ORPHANS
+				   ? "left in force: U reverts them; so do quitting and the next start"
+				   : "not done: nothing was changed");
 	else if (u->o->read_only)
 		set_msg(u, "read-only session (--read-only): nothing is changed");
 	else if (recording_refuses(u, what == CMD_TUNE_KEEP ? "keeping a setting" : "changing a setting"))
@@ -137,8 +140,8 @@ static void session_answer(struct ui *u, bool yes)
 			/* (said here: a paused replay's worker waits in its clock) */
 		} else if (sessact_send(&u->t->sa, &u->t->sp, what, u->ask.id, &u->ask.who, u->ask.nmore,
 					u->ask.more_id, u->ask.more_who)) {
-			set_msg(u, "%s session %lld ...", what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of",
-				u->ask.id);
+			set_msg(u, "%s session %lld ...",
+				what == SRC_ACT_TERMINATE ? "ending" : "cancelling the statement of", u->ask.id);
 			if (u->ask.nmore > 0)
 				sessions_untag_all(&u->views[SESSIONS_SCREEN - 1]); /* acted on: untagged */
 		} else
@@ -165,7 +168,7 @@ static void help_key(struct ui *u, int ch)
 static void unbound_key(struct ui *u, int ch)
 {
 	const struct key_bind *q = key_find(ch, 0);
-	if (q && q->act == KA_QUIT)   /* too small a terminal: q still quits */
+	if (q && q->act == KA_QUIT) /* too small a terminal: q still quits */
 		u->quit = true;
 	for (int s = 0; s <= SCREEN_MAX + 1 && !u->quit && COLS >= MIN_W; s++) {
 		const struct key_bind *o = key_find(ch, s > SCREEN_MAX ? SCREEN_FLEET : s);
@@ -174,7 +177,8 @@ static void unbound_key(struct ui *u, int ch)
 			char where[64];
 			key_where_text(o, where, sizeof where);
 			if (u->screen == SCREEN_FLEET && (o->where & KW_ALL) == KW_ALL)
-				set_msg(u, "%s works on a server's screens, not on the fleet (Enter opens the selected server)",
+				set_msg(u,
+					"%s works on a server's screens, not on the fleet (Enter opens the selected server)",
 					o->name);
 			else
 				set_msg(u, "%s does nothing here; it works on: %s", o->name, where);
@@ -215,8 +219,9 @@ static void copy_to_clipboard(struct ui *u, const char *text)
 	osc52_append(&b, text, n);
 	bool sent = fwrite(b.s, 1, b.len, stdout) == b.len && fflush(stdout) == 0;
 	sb_free(&b);
-	set_msg(u, sent ? "copied %zu bytes%s by OSC 52 (some terminals need it on: tmux set-clipboard on)"
-			: "could not write to the terminal (%zu bytes%s): nothing copied",
+	set_msg(u,
+		sent ? "copied %zu bytes%s by OSC 52 (some terminals need it on: tmux set-clipboard on)"
+		     : "could not write to the terminal (%zu bytes%s): nothing copied",
 		n, n < strlen(text) ? ", cut" : "");
 	u->msg_until = clock_mono() + 10;
 }
@@ -238,7 +243,7 @@ static void act_pane(const struct key_ctx *k)
 	}
 	if (r.ask.act) {
 		u->ask = r.ask;
-		u->msg[0] = '\0';   /* the confirmation replaces the message */
+		u->msg[0] = '\0'; /* the confirmation replaces the message */
 	}
 	if (r.link.screen)
 		open_link(u, &r.link);
@@ -246,15 +251,43 @@ static void act_pane(const struct key_ctx *k)
 		set_msg(u, "%s", r.status);
 }
 
-static void act_quit(const struct key_ctx *k) { k->u->quit = true; }
-static void act_help(const struct key_ctx *k) { k->u->help = true; k->u->help_top = 0; }
-static void act_slower(const struct key_ctx *k) { change_interval(k->u, +1); }
-static void act_faster(const struct key_ctx *k) { change_interval(k->u, -1); }
-static void act_theme(const struct key_ctx *k) { next_theme(k->u); }
-static void act_undo(const struct key_ctx *k) { undo_changes(k->u, k->b->act == KA_UNDO_ALL); }
-static void act_explain(const struct key_ctx *k) { sessions_explain(k->u); }
-static void act_snapshot(const struct key_ctx *k) { snapshot(k->u); }
-static void act_mark(const struct key_ctx *k) { jump_mark(k->u, k->b->act == KA_MARK_NEXT); }
+static void act_quit(const struct key_ctx *k)
+{
+	k->u->quit = true;
+}
+static void act_help(const struct key_ctx *k)
+{
+	k->u->help = true;
+	k->u->help_top = 0;
+}
+static void act_slower(const struct key_ctx *k)
+{
+	change_interval(k->u, +1);
+}
+static void act_faster(const struct key_ctx *k)
+{
+	change_interval(k->u, -1);
+}
+static void act_theme(const struct key_ctx *k)
+{
+	next_theme(k->u);
+}
+static void act_undo(const struct key_ctx *k)
+{
+	undo_changes(k->u, k->b->act == KA_UNDO_ALL);
+}
+static void act_explain(const struct key_ctx *k)
+{
+	sessions_explain(k->u);
+}
+static void act_snapshot(const struct key_ctx *k)
+{
+	snapshot(k->u);
+}
+static void act_mark(const struct key_ctx *k)
+{
+	jump_mark(k->u, k->b->act == KA_MARK_NEXT);
+}
 
 /* ---- time travel ---- */
 
@@ -331,8 +364,7 @@ static void act_enter(const struct key_ctx *k)
 			u->screen = 0;
 			str_printf(u->msg + strlen(u->msg), sizeof u->msg - strlen(u->msg), "  (7: the event log)");
 		}
-	}
-	else if (k->v->nrows > 0)
+	} else if (k->v->nrows > 0)
 		k->v->details = !k->v->details;
 	else
 		set_msg(u, "nothing to show details of");
@@ -342,7 +374,7 @@ static void act_back(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
 	if (u->screen == SCREEN_FLEET)
-		;   /* the top */
+		; /* the top */
 	else if (k->v->details)
 		k->v->details = false;
 	else if (u->screen != 0)
@@ -387,7 +419,8 @@ static void act_fleet(const struct key_ctx *k)
 {
 	struct ui *u = k->u;
 	if (u->ntg < 2) {
-		set_msg(u, "one server: the fleet screen shows with several targets (dbtop TARGET TARGET ..., --targets FILE)");
+		set_msg(u,
+			"one server: the fleet screen shows with several targets (dbtop TARGET TARGET ..., --targets FILE)");
 		return;
 	}
 	u->screen = SCREEN_FLEET;
@@ -557,13 +590,12 @@ void handle_key(struct ui *u, int ch)
 	if (b->acts && u->tr.paused && u->tr.at_built) {
 		/* the screen shows a past moment: the session or setting may be
 		 * another now */
-		set_msg(u, "%s acts on the server as it is now, not at the moment shown: End goes live first",
-			b->name);
+		set_msg(u, "%s acts on the server as it is now, not at the moment shown: End goes live first", b->name);
 		return;
 	}
 	struct key_ctx k = {.u = u, .v = v, .idx = idx, .b = b, .ch = ch};
 	if ((size_t)b->act < sizeof key_actions / sizeof key_actions[0] && key_actions[b->act])
 		key_actions[b->act](&k);
-	if (b->act != KA_PANE)   /* a pane's key keeps its own selection */
+	if (b->act != KA_PANE) /* a pane's key keeps its own selection */
 		clamp_sel(v);
 }

@@ -101,8 +101,7 @@ bool ui_possible(char *why, size_t len)
 		return false;
 	}
 	if (!term || !*term || strcmp(term, "dumb") == 0) {
-		str_printf(why, len, "TERM=%s cannot show the screen: use --batch for plain output",
-			   term ? term : "");
+		str_printf(why, len, "TERM=%s cannot show the screen: use --batch for plain output", term ? term : "");
 		return false;
 	}
 	return true;

@@ -69,16 +69,16 @@ struct ui {
 	int ntg;
 	struct watch_tgt *t;         /* the one whose panes show; tuning, kill and cancel act on it */
 	struct pane_view fleet_view; /* the fleet screen: selection, sort, filter */
-	int screen;            /* 0 overview, 1..6 one pane, SCREEN_FLEET the fleet */
-	int focus;             /* focused pane in the overview */
+	int screen;                  /* 0 overview, 1..6 one pane, SCREEN_FLEET the fleet */
+	int focus;                   /* focused pane in the overview */
 	struct pane_view views[NPANES];
 	bool help, quit;
-	int help_top;          /* first help row shown */
-	int help_rows;         /* rows of the help in the last frame */
-	int help_shown;        /* of them shown at once */
-	bool zoom;             /* the overview gives the focused pane all the rows it can */
-	bool focus_moved;      /* Tab moved the focus: the focused pane's need goes first */
-	bool filtering;        /* the / prompt is open */
+	int help_top;     /* first help row shown */
+	int help_rows;    /* rows of the help in the last frame */
+	int help_shown;   /* of them shown at once */
+	bool zoom;        /* the overview gives the focused pane all the rows it can */
+	bool focus_moved; /* Tab moved the focus: the focused pane's need goes first */
+	bool filtering;   /* the / prompt is open */
 	char fbuf[128];
 	char ferr[160];
 	char msg[200];
@@ -89,11 +89,10 @@ struct ui {
 	double interval;
 	unsigned long frames;
 	double frame_total, frame_max; /* s */
-	struct pane_ask ask;   /* an action waiting for y / n */
-	double first_full;     /* monotonic s of the first frame with rates, 0: none yet */
-	struct tour_seq ts;    /* the demo tour: the incident playing (run/tourseq.h) */
+	struct pane_ask ask;           /* an action waiting for y / n */
+	double first_full;             /* monotonic s of the first frame with rates, 0: none yet */
+	struct tour_seq ts;            /* the demo tour: the incident playing (run/tourseq.h) */
 };
-
 
 /* ui.c */
 void set_msg(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
