@@ -14,7 +14,7 @@ sessions_kill() {
     wait 2>/dev/null
 }
 # sess NAME SECONDS CLIENT SQL...: a session reading SQL (one line per
-# argument), then idle for SECONDS (<= 20) before its input ends. Its first
+# argument), then idle for SECONDS (<= 90) before its input ends. Its first
 # statement must print its session id.
 sess() {
     local name=$1 secs=$2 client=$3
