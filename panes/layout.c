@@ -61,9 +61,11 @@ static int layout_fill(const int *order, int n, const int *upto, int h, int used
 
 void layout_column(const struct layout_pane *p, int n, int h, int *out)
 {
-	int need[LAYOUT_MAX], want[LAYOUT_MAX], order[LAYOUT_MAX], used = 0;
+	int need[LAYOUT_MAX], want[LAYOUT_MAX], order[LAYOUT_MAX] = {0}, used = 0;
 	if (n > LAYOUT_MAX)
 		n = LAYOUT_MAX;
+	if (n < 0)
+		n = 0;
 	for (int i = 0; i < n; i++) {
 		int min = p[i].min < 1 ? 1 : p[i].min;
 		need[i] = 1 + (p[i].need < min ? min : p[i].need);
