@@ -190,14 +190,15 @@ check-asan:
 # under ThreadSanitizer (not part of make check): the unit tests and what
 # runs two threads over one source: time travel's seek and step into a
 # running replay (screen test 80_travel), the fleet's samplers (live test
-# 94_fleet) and tuning through the sampler thread (78_tune). Every report
+# 94_fleet), tuning through the sampler thread (78_tune) and kills and
+# cancels through its command queue (58_sessions_tui). Every report
 # goes to build-tsan/reports/; scripts/tsan_summary.sh prints each race
 # once (its two stacks' top frames) and fails when there is any. The unit
 # tests link no thread (the core starts none): they run as a check of the
 # build, without test_record (443 s under TSan, 5 s without) and
 # test_redact (its 10 s bound on a 1 MiB statement is for a plain build);
 # TSAN_UNIT=all runs every one.
-TSAN_LIVE ?= 78_tune 94_fleet
+TSAN_LIVE ?= 78_tune 94_fleet 58_sessions_tui
 TSAN_SCREEN ?= 80_travel
 TSAN_UNIT ?= $(filter-out test_record test_redact,$(UNIT_SRC:tests/unit/%.c=%))
 TSAN_CFLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
