@@ -630,8 +630,7 @@ int ui_run_targets(const struct ui_target *tgts, int n, struct ui_opts *o)
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	struct ui *u = ui_new(tgts, n, o);
 	if (screen_start(u) < 0) {
-		free(u->w.tg);
-		free(u);
+		ui_free(u); /* no worker started: the targets' logs, the panes' own state */
 		return 1;
 	}
 	int started;
