@@ -17,33 +17,7 @@
 #define GW 200
 #define GH 30
 
-static char cells[GH][GW + 1];
-static enum role roles[GH][GW];
-
-/* One ASCII character a column (no UTF-8 on these canvases). */
-static void grid_put(struct canvas *cv, int y, int x, enum role r, const char *s, int ncols)
-{
-	(void)cv;
-	(void)ncols;
-	for (; *s && x < GW && y >= 0 && y < GH; s++, x++) {
-		cells[y][x] = *s;
-		roles[y][x] = r;
-	}
-}
-
-static const struct canvas_ops grid_ops = {.put = grid_put};
-
-static struct canvas grid(int w, int h)
-{
-	for (int y = 0; y < GH; y++) {
-		memset(cells[y], ' ', GW);
-		cells[y][GW] = '\0';
-		for (int x = 0; x < GW; x++)
-			roles[y][x] = R__COUNT;
-	}
-	struct canvas cv = {.ops = &grid_ops, .h = h, .w = w, .utf8 = false};
-	return cv;
-}
+#include "grid.h"
 
 /* Row y of the grid, w columns, trailing blanks cut. */
 static const char *row(int y, int w)
