@@ -4,6 +4,7 @@
 
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
+#include <wchar.h>
 
 #include "theme.h"
 
@@ -11,33 +12,92 @@
  * screen was last erased: cells may belong to a wide character. */
 static bool frame_has_wide;
 
+/* One UTF-8 character of s into *wc; its length in bytes, or 0 when it
+ * is not a well-formed character of 2 to 4 bytes. */
+static int utf8_char(const unsigned char *s, wchar_t *wc)
+{
+	int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	unsigned long c = n == 4 ? s[0] & 0x07u : n == 3 ? s[0] & 0x0fu : s[0] & 0x1fu;
+	if (!n || s[0] > 0xf4)
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3fu);
+	}
+	/* overlong forms, surrogates and beyond U+10FFFF */
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*wc = (wchar_t)c;
+	return n;
+}
+
+/* Text of single-column characters, some beyond ASCII (the sparklines'
+ * blocks, rules, arrows), into cells: the cells waddstr would make, without
+ * its conversion of each character through the locale. Returns the cells
+ * made, or -1 when a character is not one column wide (or the text is not
+ * well formed, or longer than max): then waddstr draws it. */
+static int wide_cells(const char *s, attr_t a, cchar_t *cells, int max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	short pair = (short)PAIR_NUMBER(a);
+	attr_t bare = a & ~A_COLOR;
+	int n = 0;
+	while (*p) {
+		wchar_t wc[2] = {0, 0};
+		int len = 1;
+		if (*p >= 0x20 && *p < 0x7f)
+			wc[0] = *p;
+		else if (!(len = utf8_char(p, &wc[0])) || wc[0] < 0xa0 || wcwidth(wc[0]) != 1)
+			return -1;
+		if (n == max || setcchar(&cells[n], wc, bare, pair, NULL) == ERR)
+			return -1;
+		n++;
+		p += len;
+	}
+	return n;
+}
+
+/* The cursor where waddstr leaves it after n cells from (y, x). */
+static void cursor_after(int y, int x, int n)
+{
+	if (x + n < COLS)
+		move(y, x + n);
+	else if (y + 1 < LINES)
+		move(y + 1, 0);
+	else
+		move(y, COLS - 1);
+}
+
 static void curses_put(struct canvas *cv, int y, int x, enum role r, const char *s, int ncols)
 {
-	(void)cv;
 	attr_t a = (attr_t)theme_attr(r);
 	chtype cells[512];
 	int n = 0;
+	bool fits = !frame_has_wide && ncols > 0 && ncols < (int)(sizeof cells / sizeof cells[0]) && x + ncols <= COLS;
 	/* Printable ASCII over single-column cells: store the cells directly.
 	 * They come out as waddstr would make them (the character with the
 	 * attributes and colour pair set; the background is the default blank),
 	 * without its per-character work. */
-	if (!frame_has_wide && ncols < (int)(sizeof cells / sizeof cells[0]) && x + ncols <= COLS) {
+	if (fits) {
 		while (n < ncols && (unsigned char)s[n] >= 0x20 && (unsigned char)s[n] < 0x7f) {
 			cells[n] = (chtype)(unsigned char)s[n] | a;
 			n++;
 		}
 	}
 	attrset(a);
-	if (n == ncols && !s[n] && n > 0) {
+	if (fits && n == ncols && !s[n]) {
 		mvaddchnstr(y, x, cells, n);
-		/* the cursor where waddstr leaves it */
-		if (x + n < COLS)
-			move(y, x + n);
-		else if (y + 1 < LINES)
-			move(y + 1, 0);
-		else
-			move(y, COLS - 1);
+		cursor_after(y, x, n);
 		return;
+	}
+	if (fits && cv->utf8 && (unsigned char)s[n] >= 0x80) {
+		cchar_t wcells[sizeof cells / sizeof cells[0]];
+		if (wide_cells(s, a, wcells, ncols) == ncols) {
+			mvadd_wchnstr(y, x, wcells, ncols);
+			cursor_after(y, x, ncols);
+			return;
+		}
 	}
 	mvaddstr(y, x, s);
 	if (!frame_has_wide && text_code_points(s) != ncols)
