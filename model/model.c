@@ -88,7 +88,7 @@ void model_init(struct model *m, size_t history_len)
 		m->cur[i].v = NAN;
 		m->cur[i].st = RATE_INIT;
 	}
-	ring_init(&m->hist_t, history_len);
+	ring_init_exact(&m->hist_t, history_len);
 	ring_init(&m->lock_waiting, history_len);
 	ring_init(&m->lock_wait_ms, history_len);
 	wait_table_init(&m->wt, history_len);

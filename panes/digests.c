@@ -105,8 +105,8 @@ static void draw_details(const struct model *m, const struct digest_entry *e, st
 	char a[32], b[32], f[32], l[32];
 	const char *text = e->last.text ? e->last.text : "(text not fetched yet)";
 	int y = 0, k, w = cv->w;
-	struct ring r;
-	double vals[60];
+	struct ring r = {0};
+	float vals[60];
 
 	cv_printf(cv, y++, 0, R_TITLE, "digest %s  schema %s", e->last.key, e->last.schema[0] ? e->last.schema : "-");
 	/* the full text, wrapped at spaces (sanitised by the canvas); what

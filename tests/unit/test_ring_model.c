@@ -49,6 +49,33 @@ static void test_ring_lazy(void)
 	ring_free(&r);
 }
 
+/* Values as floats, times exact: an interval between two wall-clock
+ * times of today is the difference of two exact doubles (a float holds
+ * 1.7e9 only to 128 s). */
+static void test_ring_exact(void)
+{
+	struct ring t, v, c;
+	ring_init_exact(&t, 4);
+	ring_init(&v, 4);
+	ring_push(&t, 1764720000.25);
+	ring_push(&t, 1764720001.5);
+	ring_push(&v, 1234.5678);
+	CHECK(t.dv && !t.v && ring_get(&t, 0) - ring_get(&t, 1) == 1.25,
+	      "ring exact: the interval between two clock times is exact");
+	CHECK(v.v && !v.dv && fabs(ring_get(&v, 0) - 1234.5678) < 1e-3 && ring_get(&v, 0) != 1234.5678,
+	      "ring: a metric's value is kept to a float's precision");
+	ring_init_exact(&c, 4);
+	ring_copy(&c, &t, 0);
+	CHECK(c.dv && c.len == 2 && ring_get(&c, 1) == 1764720000.25, "ring exact: a copy keeps the exact values");
+	ring_free(&c);
+	ring_init(&c, 3);
+	ring_copy(&c, &t, 0);
+	CHECK(c.len == 2 && fabs(ring_get(&c, 0) - 1764720001.5) < 200, "ring: an exact ring copied into a float one");
+	ring_free(&c);
+	ring_free(&t);
+	ring_free(&v);
+}
+
 static void test_ring(void)
 {
 	struct ring r;
@@ -90,6 +117,7 @@ static void test_ring(void)
 	CHECK(ok, "ring: 600 slots after 1500 pushes hold the newest 600 in order");
 	ring_free(&r);
 	test_ring_lazy();
+	test_ring_exact();
 }
 
 /* Caps of a connection to engine e. */
