@@ -1466,6 +1466,10 @@ static int run_fleet(const struct opts *o, struct target *tmpl, double start_mon
 	 * go back to the system when freed (about -0.3 MiB per target) */
 	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 	mallopt(M_TRIM_THRESHOLD, 128 * 1024); /* the default again (keep_big_blocks raised it) */
+	/* the workers refresh together (sampler_align): with an arena each
+	 * (up to 8 a core) every arena keeps its peak; two arenas for all of
+	 * them hold 3-5 MiB less over 20 targets at no measured CPU cost */
+	mallopt(M_ARENA_MAX, 2);
 	struct watched *w = xcalloc((size_t)n, sizeof *w);
 	if (!o->batch && !ui_possible(err, sizeof err)) {
 		fprintf(stderr, "dbtop: %s\n", err);
