@@ -33,6 +33,9 @@ struct hostload_sample {
 	uint64_t srv_delay_ns;    /* their time runnable but waiting for a CPU */
 	uint64_t srv_slices;      /* the times they were put on a CPU */
 	char srv_why[96];         /* srv_tasks 0: why (not recorded: a replay says so) */
+	double at;                /* monotonic s of the reading (several connections to one server share
+				   * one); the rates cover the time between two (not recorded: 0, the
+				   * samples' interval instead) */
 };
 
 #endif

@@ -199,6 +199,17 @@ static void do_command(struct sampler *sp, double *next)
 	wake_ui(sp);
 }
 
+/* next moved to the nearest refresh of the shared grid (sampler_align):
+ * the targets of a fleet sample together, so the screen draws one frame
+ * a refresh and the targets on one server share one reading of its host
+ * files. Once on the grid, next + interval stays on it. */
+static double on_grid(const struct sampler *sp, double next)
+{
+	if (!(sp->grid > 0) || !(sp->interval > 0))
+		return next;
+	return sp->grid + floor((next - sp->grid) / sp->interval + 0.5) * sp->interval;
+}
+
 /* Take one sample into m (with the capabilities of a new connection) and
  * queue it for the screen, waiting while the queue is full; sets when the
  * next one is due. False when asked to stop meanwhile. */
@@ -238,7 +249,7 @@ static bool take_sample(struct sampler *sp, struct sampler_msg *m, double *next)
 		sp->primed_gen = m->s.conn_gen;
 	/* (from the start of the first: a slow first sample, such as a
 	 * whole big pg_stat_statements, does not delay the rates more) */
-	*next = primed && sp->interval > FIRST_RATES_S ? t0 + FIRST_RATES_S : *next + sp->interval;
+	*next = primed && sp->interval > FIRST_RATES_S ? t0 + FIRST_RATES_S : on_grid(sp, *next + sp->interval);
 	if (*next < clock_mono())
 		*next = clock_mono();
 	pthread_mutex_unlock(&sp->mu);
@@ -327,6 +338,13 @@ int sampler_start(struct sampler *sp, struct source *src, double interval, bool 
 void sampler_pause(struct sampler *sp, bool paused)
 {
 	__atomic_store_n(&sp->pause_flag, paused, __ATOMIC_RELAXED); /* read by a replay's pacing */
+}
+
+void sampler_align(struct sampler *sp, double origin)
+{
+	pthread_mutex_lock(&sp->mu);
+	sp->grid = origin;
+	pthread_mutex_unlock(&sp->mu);
 }
 
 void sampler_set_interval(struct sampler *sp, double interval)

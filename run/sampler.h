@@ -98,6 +98,7 @@ struct sampler {
 	uint32_t caps_gen;       /* worker side */
 	uint32_t primed_gen;     /* worker side: connection whose first sample was taken */
 	double busy_ms;          /* time spent in the last tick */
+	double grid;             /* monotonic s the refreshes are counted from (sampler_align); 0: none */
 	/* the commands in (the screen's) and the results out (the worker's),
 	 * under mu: rings of TARGET_CMDQ */
 	struct target_cmd *cmd;
@@ -119,6 +120,10 @@ struct sampler {
 /* Start sampling src every interval seconds. Returns 0 or -1 (errno). */
 int sampler_start(struct sampler *sp, struct source *src, double interval, bool self_paced,
 		  struct tuner *tuner);
+/* Sample at origin + k x interval (monotonic s; the first two samples of a
+ * connection come as before): the samplers of several targets given one
+ * origin refresh together. */
+void sampler_align(struct sampler *sp, double origin);
 /* Change the interval; takes effect at once. */
 void sampler_set_interval(struct sampler *sp, double interval);
 /* Pause or resume: a self-paced source (a replay) stops its clock while

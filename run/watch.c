@@ -48,12 +48,15 @@ void watch_init(struct watch *w, const struct watch_spec *spec, int n, struct hi
 int watch_start(struct watch *w, double interval, int *started)
 {
 	*started = 0;
+	double origin = clock_mono();
 	for (int i = 0; i < w->ntg; i++) {
 		struct watch_tgt *t = &w->tg[i];
 		t->run.publish = w->on_update ? publish_update : NULL;
 		if (sampler_start(&t->sp, t->run.src, interval, w->replay, t->run.tuner) < 0)
 			return -1;
 		(*started)++;
+		if (w->ntg > 1 && !w->replay)
+			sampler_align(&t->sp, origin); /* the fleet refreshes together: one frame a refresh */
 		sampler_tune_view(&t->sp, &t->tc.tv_gen, &t->tc.tv);
 	}
 	return 0;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,37 @@
 
 #include "../util/util.h"
 
-/* schedstat files kept open by every hostload_state (__atomic) */
+/* schedstat files kept open by every shared reading (__atomic) */
 static int kept_files;
+
+/* A task's schedstat file kept open between refreshes. */
+struct hostload_fd {
+	int tid, fd;
+};
+
+/* The shared reading of one server (its main process pid, threads or
+ * children) or of the host alone (pid 0), under proc root root: the
+ * connections to that server take it while it is younger than their
+ * max_age (hostload_read). On the list srvs while a connection has it. */
+struct hostload_srv {
+	struct hostload_srv *next;
+	char *root;
+	int pid, threads, refs;
+	pthread_mutex_t mu;
+	double at;      /* monotonic s of the reading; 0: none yet */
+	unsigned reads; /* readings made */
+	int ntask;      /* tasks read; -1: the server's process ended */
+	bool host_ok;   /* the host's figures were read */
+	bool has_psi;
+	uint64_t psi_cpu_some_us;
+	uint32_t procs_running, ncpu, load1_x100;
+	struct hostload_task cur[HOSTLOAD_TASKS_MAX];
+	int nfd;
+	struct hostload_fd fds[HOSTLOAD_FDS_MAX];
+};
+
+static pthread_mutex_t srvs_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct hostload_srv *srvs;
 
 static const char *proc_of(const char *root)
 {
@@ -172,22 +202,84 @@ static void comm_of(const char *procroot, long pid, char *out, size_t len)
 	out[strcspn(out, "\n")] = '\0';
 }
 
-void hostload_close(struct hostload_state *st)
-{
-	for (int i = 0; i < st->nfd; i++)
-		close(st->fds[i].fd);
-	__atomic_sub_fetch(&kept_files, st->nfd, __ATOMIC_RELAXED);
-	st->nfd = 0;
-}
-
 int hostload_open_files(void)
 {
 	return __atomic_load_n(&kept_files, __ATOMIC_RELAXED);
 }
 
-/* (the files of an earlier connection were closed with it: source.c) */
+/* The files of e closed (its last connection let go, or its process ended). */
+static void srv_close_files(struct hostload_srv *e)
+{
+	for (int i = 0; i < e->nfd; i++)
+		close(e->fds[i].fd);
+	__atomic_sub_fetch(&kept_files, e->nfd, __ATOMIC_RELAXED);
+	e->nfd = 0;
+}
+
+void hostload_close(struct hostload_state *st)
+{
+	struct hostload_srv *e = st->srv;
+	if (!e)
+		return;
+	st->srv = NULL;
+	st->at = 0;
+	pthread_mutex_lock(&srvs_mu);
+	bool last = --e->refs == 0;
+	if (last)
+		for (struct hostload_srv **pp = &srvs; *pp; pp = &(*pp)->next)
+			if (*pp == e) {
+				*pp = e->next;
+				break;
+			}
+	pthread_mutex_unlock(&srvs_mu);
+	if (!last)
+		return;
+	srv_close_files(e);
+	pthread_mutex_destroy(&e->mu);
+	free(e->root);
+	free(e);
+}
+
+int hostload_kept_files(const struct hostload_state *st)
+{
+	return st->srv ? st->srv->nfd : 0;
+}
+
+unsigned hostload_readings(const struct hostload_state *st)
+{
+	return st->srv ? st->srv->reads : 0;
+}
+
+/* The shared reading of st's server (of the host when it has none) under
+ * root, found or made. */
+static struct hostload_srv *srv_attach(struct hostload_state *st, const char *root)
+{
+	int pid = st->pid > 0 ? st->pid : 0, threads = pid ? st->threads : 0;
+	struct hostload_srv *e;
+	pthread_mutex_lock(&srvs_mu);
+	for (e = srvs; e; e = e->next)
+		if (e->pid == pid && e->threads == threads && e->ntask >= 0 && strcmp(e->root, root) == 0)
+			break;
+	if (!e) {
+		e = xcalloc(1, sizeof *e);
+		e->root = xstrdup(root);
+		e->pid = pid;
+		e->threads = threads;
+		pthread_mutex_init(&e->mu, NULL);
+		e->next = srvs;
+		srvs = e;
+	}
+	e->refs++;
+	pthread_mutex_unlock(&srvs_mu);
+	st->srv = e;
+	st->at = 0;
+	return e;
+}
+
+/* (a state found again lets go of its earlier server's reading first) */
 static void st_reset(struct hostload_state *st)
 {
+	hostload_close(st);
 	memset(st, 0, sizeof *st);
 }
 
@@ -210,19 +302,19 @@ static bool keep_budget(void)
 }
 
 /* A task's schedstat into buf (NUL-terminated): from its file kept open in
- * st (hint: where to look first), else opened at path and kept in kept[]
+ * e (hint: where to look first), else opened at path and kept in kept[]
  * while room and budget allow, else read whole and closed. The file kept
  * for the task moves to kept[*nkept]. Returns the length or -1. */
-static ssize_t task_stat(struct hostload_state *st, int tid, const char *path, char *buf, size_t len,
+static ssize_t task_stat(struct hostload_srv *e, int tid, const char *path, char *buf, size_t len,
 			 struct hostload_fd *kept, int *nkept, int *hint)
 {
-	for (int k = 0; k < st->nfd; k++) {
-		int i = (*hint + k) % st->nfd;
-		if (st->fds[i].tid != tid || st->fds[i].fd < 0)
+	for (int k = 0; k < e->nfd; k++) {
+		int i = (*hint + k) % e->nfd;
+		if (e->fds[i].tid != tid || e->fds[i].fd < 0)
 			continue;
 		*hint = i + 1;
-		int fd = st->fds[i].fd;
-		st->fds[i].fd = -1;
+		int fd = e->fds[i].fd;
+		e->fds[i].fd = -1;
 		ssize_t r = pread(fd, buf, len - 1, 0);
 		if (r > 0) {
 			buf[r] = '\0';
@@ -248,17 +340,17 @@ static ssize_t task_stat(struct hostload_state *st, int tid, const char *path, c
 	return r;
 }
 
-/* The files of tasks gone since the last refresh are closed; kept[] (the
- * files of this refresh's tasks) becomes st's. */
-static void keep_files(struct hostload_state *st, const struct hostload_fd *kept, int nkept)
+/* The files of tasks gone since the last reading are closed; kept[] (the
+ * files of this reading's tasks) becomes e's. */
+static void keep_files(struct hostload_srv *e, const struct hostload_fd *kept, int nkept)
 {
-	for (int i = 0; i < st->nfd; i++)
-		if (st->fds[i].fd >= 0) {
-			close(st->fds[i].fd);
+	for (int i = 0; i < e->nfd; i++)
+		if (e->fds[i].fd >= 0) {
+			close(e->fds[i].fd);
 			__atomic_sub_fetch(&kept_files, 1, __ATOMIC_RELAXED);
 		}
-	memcpy(st->fds, kept, (size_t)nkept * sizeof *kept);
-	st->nfd = nkept;
+	memcpy(e->fds, kept, (size_t)nkept * sizeof *kept);
+	e->nfd = nkept;
 }
 
 void hostload_find_mysql(struct hostload_state *st, const char *procroot, const char *pid_file)
@@ -326,19 +418,19 @@ void hostload_find_pg(struct hostload_state *st, const char *procroot, long back
 }
 
 /* The ids of the server's tasks: pid's threads, or its children. */
-static int task_ids(const struct hostload_state *st, const char *procroot, int *ids, int max)
+static int task_ids(const struct hostload_srv *e, int *ids, int max)
 {
 	char path[PATH_MAX];
 	int n = 0;
-	if (st->threads) {
-		str_printf(path, sizeof path, "%s/%d/task", proc_of(procroot), st->pid);
+	if (e->threads) {
+		str_printf(path, sizeof path, "%s/%d/task", e->root, e->pid);
 		DIR *d = opendir(path);
-		struct dirent *e;
+		struct dirent *de;
 		if (!d)
 			return -1;
-		while ((e = readdir(d)) && n < max) {
+		while ((de = readdir(d)) && n < max) {
 			char *end;
-			long t = strtol(e->d_name, &end, 10);
+			long t = strtol(de->d_name, &end, 10);
 			if (*end == '\0' && t > 0 && t <= INT_MAX)
 				ids[n++] = (int)t;
 		}
@@ -346,7 +438,7 @@ static int task_ids(const struct hostload_state *st, const char *procroot, int *
 		return n;
 	}
 	char buf[8192];
-	str_printf(path, sizeof path, "%s/%d/task/%d/children", proc_of(procroot), st->pid, st->pid);
+	str_printf(path, sizeof path, "%s/%d/task/%d/children", e->root, e->pid, e->pid);
 	if (slurp(path, buf, sizeof buf) < 0)
 		return -1;
 	for (char *p = buf; *p && n < max;) {
@@ -361,63 +453,123 @@ static int task_ids(const struct hostload_state *st, const char *procroot, int *
 	return n;
 }
 
-int hostload_read(struct hostload_state *st, const char *procroot, struct hostload_sample *out)
+/* The host's figures under root into e: the pressure, the load and run
+ * queue, the CPUs online. */
+static void read_host(struct hostload_srv *e, const char *root)
 {
 	char path[PATH_MAX], buf[4096];
-	const char *pr = proc_of(procroot);
-	memset(out, 0, sizeof *out);
-	str_printf(path, sizeof path, "%s/pressure/cpu", pr);
-	if (slurp(path, buf, sizeof buf) > 0 && hostload_parse_psi(buf, &out->psi_cpu_some_us) == 0)
-		out->has_psi = true;
-	str_printf(path, sizeof path, "%s/loadavg", pr);
+	e->has_psi = e->host_ok = false;
+	e->psi_cpu_some_us = 0;
+	e->procs_running = e->load1_x100 = 0;
+	str_printf(path, sizeof path, "%s/pressure/cpu", root);
+	if (slurp(path, buf, sizeof buf) > 0 && hostload_parse_psi(buf, &e->psi_cpu_some_us) == 0)
+		e->has_psi = true;
+	str_printf(path, sizeof path, "%s/loadavg", root);
 	bool running = false;
 	if (slurp(path, buf, sizeof buf) > 0) {
-		(void)hostload_parse_loadavg(buf, &out->load1_x100);
-		running = hostload_parse_loadavg_running(buf, &out->procs_running) == 0;
+		(void)hostload_parse_loadavg(buf, &e->load1_x100);
+		running = hostload_parse_loadavg_running(buf, &e->procs_running) == 0;
 	}
 	if (!running) {
 		/* procs_running is near the end of /proc/stat: read it whole */
-		char big[65536];
-		str_printf(path, sizeof path, "%s/stat", pr);
-		if (slurp(path, big, sizeof big) > 0)
-			(void)hostload_parse_running(big, &out->procs_running);
+		char *big = xmalloc(65536);
+		str_printf(path, sizeof path, "%s/stat", root);
+		if (slurp(path, big, 65536) > 0)
+			(void)hostload_parse_running(big, &e->procs_running);
+		free(big);
 	}
 	long nc = online_cpus();
-	out->ncpu = nc > 0 ? (uint32_t)nc : 0;
-	if (!out->has_psi && !out->procs_running && !out->load1_x100)
-		return -1;
+	e->ncpu = nc > 0 ? (uint32_t)nc : 0;
+	e->host_ok = e->has_psi || e->procs_running || e->load1_x100;
+}
+
+/* The server's tasks into e->cur (e->ntask; -1: its process ended). */
+static void read_tasks(struct hostload_srv *e)
+{
+	char path[PATH_MAX], buf[256];
+	int ids[HOSTLOAD_TASKS_MAX];
+	int n = task_ids(e, ids, HOSTLOAD_TASKS_MAX), k = 0, nkept = 0, hint = 0;
+	struct hostload_fd kept[HOSTLOAD_FDS_MAX];
+	for (int i = 0; i < n; i++) {
+		if (e->threads)
+			str_printf(path, sizeof path, "%s/%d/task/%d/schedstat", e->root, e->pid, ids[i]);
+		else
+			str_printf(path, sizeof path, "%s/%d/schedstat", e->root, ids[i]);
+		if (task_stat(e, ids[i], path, buf, sizeof buf, kept, &nkept, &hint) <= 0)
+			continue;
+		e->cur[k].tid = ids[i];
+		if (hostload_parse_schedstat(buf, &e->cur[k].run, &e->cur[k].delay, &e->cur[k].slices) == 0)
+			k++;
+	}
+	keep_files(e, kept, nkept);
+	e->ntask = n < 0 ? -1 : k;
+	if (n < 0)
+		srv_close_files(e);
+}
+
+/* e read again (its lock held) unless its reading is younger than max_age
+ * at now and newer than the one st took last. */
+static void srv_refresh(struct hostload_srv *e, const struct hostload_state *st, double max_age, double now)
+{
+	if (e->at > 0 && e->at > st->at && now - e->at < max_age)
+		return;
+	read_host(e, e->root);
+	if (e->host_ok && e->pid > 0 && e->ntask >= 0)
+		read_tasks(e);
+	e->at = now;
+	e->reads++;
+}
+
+/* The host's figures of e into out. */
+static void host_out(const struct hostload_srv *e, struct hostload_sample *out)
+{
+	out->has_psi = e->has_psi;
+	out->psi_cpu_some_us = e->psi_cpu_some_us;
+	out->procs_running = e->procs_running;
+	out->load1_x100 = e->load1_x100;
+	out->ncpu = e->ncpu;
 	out->read = true;
-	if (st && st->pid <= 0)
+	out->at = e->at;
+}
+
+int hostload_read(struct hostload_state *st, const char *procroot, double max_age, struct hostload_sample *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!st) {
+		struct hostload_srv e = {.at = 0};
+		read_host(&e, proc_of(procroot));
+		if (!e.host_ok)
+			return -1;
+		host_out(&e, out);
+		out->at = clock_mono();
+		return 0;
+	}
+	struct hostload_srv *e = st->srv ? st->srv : srv_attach(st, proc_of(procroot));
+	pthread_mutex_lock(&e->mu);
+	srv_refresh(e, st, max_age, clock_mono());
+	if (!e->host_ok) {
+		pthread_mutex_unlock(&e->mu);
+		return -1;
+	}
+	host_out(e, out);
+	st->at = e->at;
+	bool ended = st->pid > 0 && e->ntask < 0;
+	if (st->pid > 0 && !ended) {
+		hostload_account(st, e->cur, e->ntask);
+		out->srv_tasks = (uint32_t)e->ntask;
+		out->srv_run_ns = st->run;
+		out->srv_delay_ns = st->delay;
+		out->srv_slices = st->slices;
+	}
+	pthread_mutex_unlock(&e->mu);
+	if (ended) {
+		/* the next refresh takes the host's reading alone */
+		hostload_close(st);
+		str_copy(st->why, sizeof st->why, "the server's process ended (a restart)");
+		st->pid = 0;
+	}
+	if (st->pid <= 0)
 		str_copy(out->srv_why, sizeof out->srv_why,
 			 st->why[0] ? st->why : "the server's process was not found");
-	if (st && st->pid > 0) {
-		int ids[HOSTLOAD_TASKS_MAX];
-		struct hostload_task cur[HOSTLOAD_TASKS_MAX] = {{0}};
-		int n = task_ids(st, procroot, ids, HOSTLOAD_TASKS_MAX), k = 0, nkept = 0, hint = 0;
-		struct hostload_fd kept[HOSTLOAD_FDS_MAX];
-		for (int i = 0; i < n; i++) {
-			if (st->threads)
-				str_printf(path, sizeof path, "%s/%d/task/%d/schedstat", pr, st->pid, ids[i]);
-			else
-				str_printf(path, sizeof path, "%s/%d/schedstat", pr, ids[i]);
-			if (task_stat(st, ids[i], path, buf, sizeof buf, kept, &nkept, &hint) <= 0)
-				continue;
-			cur[k].tid = ids[i];
-			if (hostload_parse_schedstat(buf, &cur[k].run, &cur[k].delay, &cur[k].slices) == 0)
-				k++;
-		}
-		keep_files(st, kept, nkept);
-		if (n < 0) {
-			str_copy(st->why, sizeof st->why, "the server's process ended (a restart)");
-			str_copy(out->srv_why, sizeof out->srv_why, st->why);
-			st->pid = 0;
-		} else {
-			hostload_account(st, cur, k);
-			out->srv_tasks = (uint32_t)k;
-			out->srv_run_ns = st->run;
-			out->srv_delay_ns = st->delay;
-			out->srv_slices = st->slices;
-		}
-	}
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* host_read.h - the host's CPU pressure beside the server (core/hostload.h):
  * finding the server's process once per connection and reading the
  * pressure, the run queue and the server tasks' CPU waits once per
- * refresh. The parsers are pure (tests/unit/test_hostload.c); the readers
+ * refresh, one reading shared by the connections to the same server. The parsers are pure (tests/unit/test_hostload.c); the readers
  * take a proc root ("" or NULL: /proc) so tests can point them at a copy. */
 #ifndef DBTOP_SOURCES_HOSTLOAD_H
 #define DBTOP_SOURCES_HOSTLOAD_H
@@ -19,6 +19,12 @@ struct hostload_task {
 	uint64_t run, delay, slices;
 };
 
+/* One reading of the host (pressure, run queue, load) and of one
+ * server's tasks, shared by the connections to that server
+ * (host_read.c): the fleet's targets on one server read its tasks' files
+ * once per refresh, not once each. */
+struct hostload_srv;
+
 /* What the driver keeps for one connection. */
 struct hostload_state {
 	int pid;     /* the server's main process; 0: not found (why says so) */
@@ -27,14 +33,11 @@ struct hostload_state {
 	int nprev;
 	struct hostload_task prev[HOSTLOAD_TASKS_MAX];
 	uint64_t run, delay, slices; /* cumulative since the connection */
-	/* the tasks' schedstat files kept open between refreshes (read again
-	 * with pread at 0: no path walk, no open / close each refresh), at
-	 * most HOSTLOAD_FDS_MAX a connection and a quarter of the process's
-	 * file limit over all connections; the rest are opened each time */
-	int nfd;
-	struct hostload_fd {
-		int tid, fd;
-	} fds[HOSTLOAD_FDS_MAX];
+	/* the shared reading it takes (of its server, or of the host alone
+	 * when its server is not found), and the monotonic s of the one it
+	 * took last: a later refresh takes only a newer one */
+	struct hostload_srv *srv;
+	double at;
 };
 
 /* "some avg10=.. avg60=.. avg300=.. total=N" (the first line of
@@ -63,13 +66,27 @@ void hostload_account(struct hostload_state *st, const struct hostload_task *cur
 void hostload_find_mysql(struct hostload_state *st, const char *procroot, const char *pid_file);
 void hostload_find_pg(struct hostload_state *st, const char *procroot, long backend_pid);
 
-/* Close the files st keeps open (a connection's end; st stays usable). */
+/* Let go of the shared reading (a connection's end; st stays usable):
+ * the server tasks' files it kept open are closed with the last
+ * connection that shared them. */
 void hostload_close(struct hostload_state *st);
-/* The files kept open by every hostload_state of the process. */
+/* The files kept open by every shared reading of the process. */
 int hostload_open_files(void);
+/* The tasks' schedstat files kept open for st's server (its shared
+ * reading's: read again with pread at 0 each refresh, no path walk, at
+ * most HOSTLOAD_FDS_MAX a server and a quarter of the process's file
+ * limit over all; the rest are opened each time). */
+int hostload_kept_files(const struct hostload_state *st);
+/* How many times st's shared reading read the files (tests). */
+unsigned hostload_readings(const struct hostload_state *st);
 
 /* One refresh into out: the host's figures always (out->read), the server
- * tasks' when st->pid is found. Returns 0, or -1 when nothing was read. */
-int hostload_read(struct hostload_state *st, const char *procroot, struct hostload_sample *out);
+ * tasks' when st->pid is found. The reading of the same server (or of the
+ * host, for st->pid 0) that another connection made less than max_age s
+ * ago and after st's last is taken instead of reading the files again
+ * (0: always read); out->at says when it was made. Each st adds its own
+ * cumulative sums from it (hostload_account). st NULL: the host's figures,
+ * read now. Returns 0, or -1 when nothing was read. */
+int hostload_read(struct hostload_state *st, const char *procroot, double max_age, struct hostload_sample *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,25 +326,30 @@ void hostio_resolve(struct logdev_map *m, const char *sysroot)
 	}
 }
 
-int hostio_read(const struct logdev_map *m, const char *procroot, struct logdev_sample *out)
-{
-	char path[PATH_MAX];
-	char *buf = NULL;
-	size_t cap = 0, len = 0;
-	int fd;
-	ssize_t r = 0;
+/* The text of /proc/diskstats read last, shared by the connections whose
+ * log devices are on this host (one read per refresh, not one each). */
+static struct {
+	pthread_mutex_t mu;
+	char *root, *text;
+	size_t cap;
+	double at;      /* monotonic s it was read; 0: never */
+	unsigned reads; /* reads of the file */
+} ds = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-	out->read = false;
-	str_printf(path, sizeof path, "%s/diskstats", root_or(procroot, "/proc"));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+/* path read whole into ds.text (its lock held). Returns 0 or -1. */
+static int ds_read(const char *path)
+{
+	size_t len = 0;
+	ssize_t r = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	for (;;) {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 16384;
-			buf = xrealloc(buf, cap);
+		if (ds.cap - len < 4096) {
+			ds.cap = ds.cap ? ds.cap * 2 : 16384;
+			ds.text = xrealloc(ds.text, ds.cap);
 		}
-		r = read(fd, buf + len, cap - len - 1);
+		r = read(fd, ds.text + len, ds.cap - len - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -351,12 +357,41 @@ int hostio_read(const struct logdev_map *m, const char *procroot, struct logdev_
 		len += (size_t)r;
 	}
 	close(fd);
-	if (r < 0 || !buf) {
-		free(buf);
-		return -1;
+	ds.text[len] = '\0';
+	return r < 0 ? -1 : 0;
+}
+
+int hostio_read(const struct logdev_map *m, const char *procroot, double max_age, double *taken,
+		struct logdev_sample *out)
+{
+	char path[PATH_MAX];
+	const char *root = root_or(procroot, "/proc");
+	int rc = 0;
+	out->read = false;
+	pthread_mutex_lock(&ds.mu);
+	double now = clock_mono(), after = taken ? *taken : 0;
+	if (!(ds.at > 0 && ds.at > after && now - ds.at < max_age && strcmp(ds.root, root) == 0)) {
+		free(ds.root);
+		ds.root = xstrdup(root);
+		ds.reads++;
+		str_printf(path, sizeof path, "%s/diskstats", root);
+		rc = ds_read(path);
+		ds.at = rc == 0 ? now : 0;
 	}
-	buf[len] = '\0';
-	hostio_parse(buf, m, out);
-	free(buf);
-	return 0;
+	if (rc == 0) {
+		hostio_parse(ds.text, m, out);
+		out->at = ds.at;
+		if (taken)
+			*taken = ds.at;
+	}
+	pthread_mutex_unlock(&ds.mu);
+	return rc;
+}
+
+unsigned hostio_readings(void)
+{
+	pthread_mutex_lock(&ds.mu);
+	unsigned n = ds.reads;
+	pthread_mutex_unlock(&ds.mu);
+	return n;
 }

@@ -35,8 +35,14 @@ int hostio_walk(const char *sysroot, const char *name, char out[][LOGDEV_NAME], 
 void hostio_resolve(struct logdev_map *m, const char *sysroot);
 
 /* Read procroot/diskstats ("/proc" when NULL or "") once and parse the
- * map's devices into out. Returns 0, or -1 (out->read false) when it
- * cannot be read. */
-int hostio_read(const struct logdev_map *m, const char *procroot, struct logdev_sample *out);
+ * map's devices into out. The text another connection read less than
+ * max_age s ago, and after *taken (the monotonic s of the text this caller
+ * parsed last; taken NULL: any), is parsed instead of reading the file
+ * again (max_age 0: always read); *taken and out->at become its time.
+ * Returns 0, or -1 (out->read false) when it cannot be read. */
+int hostio_read(const struct logdev_map *m, const char *procroot, double max_age, double *taken,
+		struct logdev_sample *out);
+/* How many times hostio_read read the file (tests). */
+unsigned hostio_readings(void);
 
 #endif

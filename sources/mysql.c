@@ -1970,8 +1970,10 @@ static int my_sample_digests(struct source *src, struct sample *out, bool busy, 
 	}
 	if (!c->ps_digests)
 		return 0;
-	if (!pace_due(&p->dg_pace, clock_mono(), busy) || source_first_reads_wait(src, FIRST_DIGESTS)) {
-		out->digests_skipped = true;   /* costly: read every few refreshes (--server-budget) */
+	/* costly: read every few refreshes (--server-budget), and at most
+	 * every PACE_BACKGROUND_S while only the fleet's row shows */
+	if (!pace_due_shown(&p->dg_pace, src, clock_mono(), busy) || source_first_reads_wait(src, FIRST_DIGESTS)) {
+		out->digests_skipped = true;
 		if (p->fill_on && p->fb.rounds >= p->fill_rounds + FILL_MIN_ROUNDS) {
 			/* the sampled estimates are cheap: at every refresh that has
 			 * enough new looks at the sessions (fewer: they hold) */
@@ -1988,7 +1990,8 @@ static int my_sample_digests(struct source *src, struct sample *out, bool busy, 
 	if (!out->digests)
 		return -1;
 	my_fill_add(p, out->digests);
-	double every = pace_done(&p->dg_pace, src, clock_mono(), out->query_ms - before, PACE_SHARE_DIGESTS);
+	double every = pace_every_shown(src, pace_done(&p->dg_pace, src, clock_mono(), out->query_ms - before,
+						       PACE_SHARE_DIGESTS));
 	if (every > 0)
 		str_printf(out->digests->source, sizeof out->digests->source, "performance_schema, read every %.0f s",
 			   every);

@@ -216,10 +216,13 @@ void source_tick(struct source *src, struct sample *out)
 	src->backoff = BACKOFF_MIN;
 	src->conn_samples++;
 	src->last_error[0] = '\0';
+	/* the host's files: one reading shared by the targets on this host
+	 * (on one server), taken while younger than half an interval */
+	double share_s = (src->interval > 0 ? src->interval : 1) / 2;
 	if (src->host_io)
-		hostio_read(&src->caps.logdev, NULL, &out->logdev);
+		hostio_read(&src->caps.logdev, NULL, share_s, &src->io_at, &out->logdev);
 	if (src->host_load)
-		hostload_read(&src->hl, NULL, &out->host);
+		hostload_read(&src->hl, NULL, share_s, &out->host);
 	if (out->settings_fresh)
 		src->next_settings = now + src->settings_every;
 	source_settings_merge(src, out);

@@ -211,6 +211,7 @@ struct source {
 	/* the log devices (caps.logdev) were found on this host: their
 	 * /proc/diskstats counters are read with every sample */
 	bool host_io;
+	double io_at; /* monotonic s of the /proc/diskstats text it took last */
 	/* the server runs on this host: the host's CPU pressure and its
 	 * tasks' CPU waits are read with every sample (sources/host_read.c) */
 	bool host_load;

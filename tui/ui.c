@@ -494,23 +494,47 @@ static int idle_wait_ms(const struct ui *u, double last_take, double now)
 	return 1000;
 }
 
+/* With several targets their samples of one refresh come a few ms apart:
+ * after the first, the frame waits this long (at most a quarter of the
+ * interval) for the others, so a refresh draws one frame, not one a
+ * target. */
+#define SETTLE_S 0.1
+
+/* True when one of the n targets' pipes in pf woke the poll. */
+static bool pipes_woke(const struct pollfd *pf, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (pf[i].fd >= 0 && pf[i].revents)
+			return true;
+	return false;
+}
+
 static void screen_loop(struct ui *u)
 {
 	int input_empty = 0;
 	double last_take = 0; /* monotonic s the newest sample came */
+	double settle = 0;    /* monotonic s until which the samples wait for the others' (SETTLE_S) */
 	struct pollfd pf[1 + FLEET_TARGETS_MAX];
 	while (!u->quit && !term_signal()) {
+		double now = clock_mono();
+		bool settling = settle > now;
 		pf[0] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
 		for (int i = 0; i < u->ntg; i++)
-			pf[1 + i] = (struct pollfd){.fd = !travel_takes(&u->tr) ? -1 : u->tg[i].sp.wake[0],
+			pf[1 + i] = (struct pollfd){.fd = settling || !travel_takes(&u->tr) ? -1 : u->tg[i].sp.wake[0],
 						    .events = POLLIN};
 		bool dirty = false;
-		int ch, pr = poll(pf, (nfds_t)(1 + u->ntg), idle_wait_ms(u, last_take, clock_mono()));
+		int ch, pr = poll(pf, (nfds_t)(1 + u->ntg),
+				  settling ? (int)((settle - now) * 1000) + 1 : idle_wait_ms(u, last_take, now));
 		if (pr < 0 && errno != EINTR)
 			break;
-		if (watch_take(&u->w)) {
-			dirty = true;
-			last_take = clock_mono();
+		if (!settling && u->ntg > 1 && pr > 0 && pipes_woke(pf + 1, u->ntg))
+			settle = clock_mono() + (u->interval / 4 < SETTLE_S ? u->interval / 4 : SETTLE_S);
+		if (settle <= clock_mono()) {
+			settle = 0;
+			if (watch_take(&u->w)) {
+				dirty = true;
+				last_take = clock_mono();
+			}
 		}
 		if (watch_results(&u->w, u->t))
 			dirty = true;

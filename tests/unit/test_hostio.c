@@ -213,10 +213,27 @@ static void test_walk(void)
 	mkdirs("proc");
 	put("proc/diskstats", " 253 0 dm-0 0 0 0 0 10 0 80 90 2 50 95 0 0 0 0 3 6\n");
 	struct logdev_sample s;
-	CHECK(hostio_read(&m, proc, &s) == 0 && s.read, "a fake /proc/diskstats is read");
+	CHECK(hostio_read(&m, proc, 0, NULL, &s) == 0 && s.read, "a fake /proc/diskstats is read");
 	CHECK(!block_fs || (s.d[0].nfields == 17 && s.d[0].fl_ticks == 6 && s.d[1].nfields == 0),
 	      "its device read, the others gone");
-	CHECK(hostio_read(&m, "/nonexistent-proc", &s) < 0 && !s.read, "no /proc/diskstats: not read");
+	CHECK(hostio_read(&m, "/nonexistent-proc", 0, NULL, &s) < 0 && !s.read, "no /proc/diskstats: not read");
+
+	/* two connections on this host: one read of the file per refresh */
+	double ta = 0, tb = 0;
+	struct logdev_sample sa, sb;
+	unsigned r0 = hostio_readings();
+	CHECK(hostio_read(&m, proc, 10, &ta, &sa) == 0 && hostio_readings() == r0 + 1 && sa.at > 0 && ta == sa.at,
+	      "the first connection reads /proc/diskstats");
+	put("proc/diskstats", " 253 0 dm-0 0 0 0 0 20 0 80 90 2 50 95 0 0 0 0 3 6\n");
+	CHECK(hostio_read(&m, proc, 10, &tb, &sb) == 0 && hostio_readings() == r0 + 1 && sb.at == sa.at &&
+		      (!block_fs || sb.d[0].wr_ios == 10),
+	      "the second within the window: the same text, not read again");
+	CHECK(hostio_read(&m, proc, 10, &ta, &sa) == 0 && hostio_readings() == r0 + 2 && sa.at > sb.at &&
+		      (!block_fs || sa.d[0].wr_ios == 20),
+	      "the first again: it parsed that text already, so the file is read again");
+	usleep(20000);
+	CHECK(hostio_read(&m, proc, 0.01, &tb, &sb) == 0 && hostio_readings() == r0 + 3,
+	      "a text older than the window: read again");
 
 	char cmd[400];
 	str_printf(cmd, sizeof cmd, "rm -rf '%s'", root);
@@ -299,6 +316,11 @@ static void test_derive(void)
 	logdev_view_update(&v, &s1, &s2, 2.0);
 	CHECK(v.cur[0].ok && fabs(ring_get(&v.flush_ms, 0) - 8) < 1e-9 && fabs(ring_get(&v.util, 0) - 25) < 1e-9,
 	      "the view's history: flush await and utilisation");
+	s1.at = 10;
+	s2.at = 14;
+	logdev_view_update(&v, &s1, &s2, 2.0);
+	CHECK(fabs(ring_get(&v.util, 0) - 12.5) < 1e-9 && fabs(ring_get(&v.flush_ms, 0) - 8) < 1e-9,
+	      "readings that say when they were read (4 s apart): the rates over those 4 s");
 	logdev_view_update(&v, &s2, NULL, 1.0);
 	CHECK(v.n == 0 && isnan(ring_get(&v.util, 0)), "a sample without counters: a gap");
 	logdev_view_free(&v);

@@ -1,7 +1,8 @@
 /* test_hostload.c - the host's CPU beside the server: the /proc parsers,
  * the per-task sums across readings (a task gone, a reused id), the
- * server found on a fake /proc tree, the figures per interval and what
- * counts as a busy host; and one reading of this machine's /proc. */
+ * server found on a fake /proc tree, one reading shared by the
+ * connections to a server, the figures per interval and what counts as a
+ * busy host; and one reading of this machine's /proc. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,16 +97,16 @@ static void test_fake_proc(void)
 	memset(&st, 0, sizeof st);
 	hostload_find_mysql(&st, root, pidf);
 	CHECK(st.pid == 4242 && st.threads == 1, "MariaDB: the pid file's process, a mariadbd");
-	CHECK(hostload_read(&st, root, &s1) == 0 && s1.read && s1.has_psi && s1.procs_running == 3 &&
+	CHECK(hostload_read(&st, root, 0, &s1) == 0 && s1.read && s1.has_psi && s1.procs_running == 3 &&
 		      s1.load1_x100 == 150 && s1.srv_tasks == 2,
 	      "the first reading: PSI, run queue (loadavg's, not /proc/stat's), load and two threads");
 	put(root, "4242/task/4250/schedstat", "5000000 4000000 30\n");
 	put(root, "4242/task/4242/schedstat", "1500000 0 12\n");
 	put(root, "pressure/cpu", "some avg10=10.00 avg60=1.00 avg300=0.10 total=1700000\n");
-	CHECK(hostload_read(&st, root, &s2) == 0 && s2.srv_run_ns == 2500000 && s2.srv_delay_ns == 3000000 &&
+	CHECK(hostload_read(&st, root, 0, &s2) == 0 && s2.srv_run_ns == 2500000 && s2.srv_delay_ns == 3000000 &&
 		      s2.srv_slices == 12,
 	      "the second reading: the threads' run, delay and slices in between");
-	CHECK(st.nfd == 2 && hostload_open_files() == 2,
+	CHECK(hostload_kept_files(&st) == 2 && hostload_open_files() == 2,
 	      "the two threads' schedstat files stay open between readings (read again at 0)");
 	{
 		char cmd[700];
@@ -114,17 +115,25 @@ static void test_fake_proc(void)
 	}
 	put(root, "4242/task/4242/schedstat", "1600000 0 13\n");
 	struct hostload_sample s3;
-	CHECK(hostload_read(&st, root, &s3) == 0 && s3.srv_tasks == 1 && st.nfd == 1 && hostload_open_files() == 1,
+	CHECK(hostload_read(&st, root, 0, &s3) == 0 && s3.srv_tasks == 1 && hostload_kept_files(&st) == 1 && hostload_open_files() == 1,
 	      "a thread gone: its file closed, the other's kept");
 	CHECK(s3.srv_run_ns == 2600000 && s3.srv_slices == 13, "... and the one left still counts (0.1 ms, 1 slice more)");
 	hostload_close(&st);
-	CHECK(st.nfd == 0 && hostload_open_files() == 0, "the connection's end closes them");
+	CHECK(hostload_kept_files(&st) == 0 && hostload_open_files() == 0, "the connection's end closes them");
 	struct host_view v;
 	memset(&v, 0, sizeof v);
 	host_view_update(&v, NULL, &s1, 1);
 	CHECK(v.seen && !v.ok && v.why && strstr(v.why, "first"), "one reading: seen, no interval yet");
+	/* the rates cover the time between the two readings when both say it
+	 * (a reading shared by several connections), else the interval */
+	s1.at = 100;
+	s2.at = 102;
 	host_view_update(&v, &s1, &s2, 1.0);
-	CHECK(v.ok && fabs(v.cpu_some_pct - 70) < 1e-9 && v.run_queue == 2 && v.ncpu > 0, "PSI 0.7 s of 1 s: 70%");
+	CHECK(v.ok && fabs(v.cpu_some_pct - 35) < 1e-9, "readings 2 s apart in a 1 s interval: PSI 0.7 s of 2 s, 35%");
+	s1.at = 0;
+	host_view_update(&v, &s1, &s2, 1.0);
+	CHECK(v.ok && fabs(v.cpu_some_pct - 70) < 1e-9 && v.run_queue == 2 && v.ncpu > 0,
+	      "PSI 0.7 s of 1 s: 70% (a reading without its time: the interval)");
 	CHECK(fabs(v.srv_wait_ms - 0.25) < 1e-9 && fabs(v.srv_wait_pct - 3000000.0 / 5500000 * 100) < 1e-9 &&
 		      fabs(v.srv_cpu - 0.0025) < 1e-9,
 	      "the server's wait: 3 ms over 12 runs = 0.25 ms, 55% of run + wait, 0.0025 cores");
@@ -155,7 +164,7 @@ static void test_fake_proc(void)
 	CHECK(st.pid == 0 && strstr(st.why, "not mariadbd"), "a pid file's process that is not the server: not used");
 	hostload_find_mysql(&st, root, "/nonexistent/x.pid");
 	CHECK(st.pid == 0 && strstr(st.why, "not readable"), "an unreadable pid file: said");
-	CHECK(hostload_read(&st, root, &s1) == 0 && s1.read && s1.srv_tasks == 0,
+	CHECK(hostload_read(&st, root, 0, &s1) == 0 && s1.read && s1.srv_tasks == 0,
 	      "no server process: the host's figures still");
 	CHECK(strstr(s1.srv_why, "not readable"), "... and why the server's threads were not read");
 	host_view_update(&v, &s1, &s1, 1.0);
@@ -171,16 +180,16 @@ static void test_fake_proc(void)
 	put(root, "702/schedstat", "300 30 3\n");
 	hostload_find_pg(&st, root, 777);
 	CHECK(st.pid == 700 && st.threads == 0, "PostgreSQL: the postmaster, dbtop's backend's parent");
-	CHECK(hostload_read(&st, root, &s1) == 0 && s1.srv_tasks == 3, "PostgreSQL: its three children read");
-	CHECK(st.nfd == 3, "their three files kept open for the next refresh");
+	CHECK(hostload_read(&st, root, 0, &s1) == 0 && s1.srv_tasks == 3, "PostgreSQL: its three children read");
+	CHECK(hostload_kept_files(&st) == 3, "their three files kept open for the next refresh");
 	put(root, "701/schedstat", "400 40 4\n");
 	put(root, "700/task/700/children", "701 ");
-	CHECK(hostload_read(&st, root, &s2) == 0 && s2.srv_tasks == 1 && s2.srv_run_ns - s1.srv_run_ns == 300 &&
+	CHECK(hostload_read(&st, root, 0, &s2) == 0 && s2.srv_tasks == 1 && s2.srv_run_ns - s1.srv_run_ns == 300 &&
 		      s2.srv_slices - s1.srv_slices == 3,
 	      "a kept file read again gives the task's new figures");
-	CHECK(st.nfd == 1, "the files of the tasks that ended are closed");
+	CHECK(hostload_kept_files(&st) == 1, "the files of the tasks that ended are closed");
 	hostload_close(&st);
-	CHECK(st.nfd == 0, "hostload_close: none left open");
+	CHECK(hostload_kept_files(&st) == 0, "hostload_close: none left open");
 	hostload_find_pg(&st, root, 999);
 	CHECK(st.pid == 0 && strstr(st.why, "another process namespace"), "a backend pid not here: said why");
 	char cmd[600];
@@ -189,10 +198,87 @@ static void test_fake_proc(void)
 		CHECK(0, "cleanup");
 }
 
+/* Two connections to one server (the fleet's databases on one PostgreSQL,
+ * its connections to one MariaDB): one reading of the host and of the
+ * server's tasks per refresh, taken by both, each with its own sums. */
+static void test_shared(void)
+{
+	char root[] = "/tmp/dbtop-hlshare.XXXXXX";
+	if (!mkdtemp(root)) {
+		CHECK(0, "a temporary directory");
+		return;
+	}
+	char pidf[600];
+	str_printf(pidf, sizeof pidf, "%s/mysqld.pid", root);
+	put(root, "mysqld.pid", "4242\n");
+	put(root, "4242/comm", "mariadbd\n");
+	put(root, "4242/task/4242/schedstat", "1000 0 10\n");
+	put(root, "4242/task/4250/schedstat", "3000 1000 20\n");
+	put(root, "pressure/cpu", "some avg10=0.00 avg60=0.00 avg300=0.00 total=5000\n");
+	put(root, "loadavg", "0.50 0.40 0.30 2/90 1\n");
+	struct hostload_state a, b;
+	struct hostload_sample a1, b1, a2, b2, b3;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	hostload_find_mysql(&a, root, pidf);
+	hostload_find_mysql(&b, root, pidf);
+	CHECK(hostload_read(&a, root, 10, &a1) == 0 && a1.srv_tasks == 2 && hostload_readings(&a) == 1,
+	      "the first connection reads the files");
+	/* what the files say now is not what the second one is given */
+	put(root, "4242/task/4250/schedstat", "3500 1200 22\n");
+	put(root, "pressure/cpu", "some avg10=0.00 avg60=0.00 avg300=0.00 total=9000\n");
+	CHECK(hostload_read(&b, root, 10, &b1) == 0 && hostload_readings(&b) == 1 && b1.srv_tasks == 2 &&
+		      b1.psi_cpu_some_us == 5000 && b1.at == a1.at,
+	      "the second, within the window: the same reading, the files not read again");
+	CHECK(hostload_open_files() == 2 && hostload_kept_files(&a) == 2 && hostload_kept_files(&b) == 2,
+	      "one set of kept files for the two (2 tasks, not 4)");
+	CHECK(hostload_read(&a, root, 10, &a2) == 0 && hostload_readings(&a) == 2 && a2.psi_cpu_some_us == 9000 &&
+		      a2.at > a1.at,
+	      "the first again: it took that reading already, so the files are read again");
+	CHECK(a2.srv_run_ns == 500 && a2.srv_delay_ns == 200 && a2.srv_slices == 2,
+	      "... its sums: what task 4250 did in between (500 ns run, 200 ns waited, 2 slices)");
+	CHECK(hostload_read(&b, root, 10, &b2) == 0 && hostload_readings(&b) == 2 && b2.at == a2.at &&
+		      b2.srv_run_ns == 500 && b2.srv_delay_ns == 200 && b2.srv_slices == 2,
+	      "the second takes the newer reading: the same sums, from its own previous one");
+	put(root, "4242/task/4242/schedstat", "1300 0 11\n");
+	usleep(20000);
+	CHECK(hostload_read(&b, root, 0.01, &b3) == 0 && hostload_readings(&b) == 3 && b3.srv_run_ns == 800 &&
+		      b3.srv_slices == 3,
+	      "a reading older than the window: read again (task 4242's 300 ns more)");
+	hostload_close(&a);
+	CHECK(hostload_open_files() == 2 && hostload_kept_files(&b) == 2,
+	      "one connection's end: the files stay open for the other");
+	struct hostload_state h1, h2;
+	struct hostload_sample s;
+	memset(&h1, 0, sizeof h1);
+	memset(&h2, 0, sizeof h2);
+	hostload_find_mysql(&h1, root, "/nonexistent/x.pid");
+	hostload_find_mysql(&h2, root, "/nonexistent/y.pid");
+	CHECK(hostload_read(&h1, root, 10, &s) == 0 && hostload_read(&h2, root, 10, &s) == 0 &&
+		      hostload_readings(&h2) == 1 && s.read && s.srv_tasks == 0 && strstr(s.srv_why, "not readable"),
+	      "two connections whose server is not found: one reading of the host for both");
+	CHECK(hostload_readings(&b) == 3, "... apart from the server's own");
+	hostload_close(&h1);
+	hostload_close(&h2);
+	/* the server ends: the connection says so and goes on with the host */
+	char cmd[700];
+	str_printf(cmd, sizeof cmd, "rm -rf '%s/4242'", root);
+	CHECK(system(cmd) == 0, "the server's process ends");
+	CHECK(hostload_read(&b, root, 0, &b3) == 0 && b3.srv_tasks == 0 && strstr(b3.srv_why, "ended") && b.pid == 0,
+	      "its process gone: said, not read again");
+	CHECK(hostload_open_files() == 0, "its files closed");
+	CHECK(hostload_read(&b, root, 0, &b3) == 0 && b3.read && strstr(b3.srv_why, "ended"),
+	      "the next refresh: the host's figures and the reason");
+	hostload_close(&b);
+	str_printf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		CHECK(0, "cleanup");
+}
+
 static void test_this_host(void)
 {
 	struct hostload_sample s;
-	CHECK(hostload_read(NULL, NULL, &s) == 0 && s.read && s.ncpu > 0 && s.procs_running >= 1,
+	CHECK(hostload_read(NULL, NULL, 0, &s) == 0 && s.read && s.ncpu > 0 && s.procs_running >= 1,
 	      "this machine's /proc: read, at least one CPU and one runnable task (this one)");
 	/* this process as the server: its thread's schedstat kept open and
 	 * read again at 0 gives the kernel's new figures, not the first ones */
@@ -201,11 +287,11 @@ static void test_this_host(void)
 	st.pid = (int)getpid();
 	st.threads = 1;
 	struct hostload_sample a, b;
-	CHECK(hostload_read(&st, NULL, &a) == 0 && a.srv_tasks >= 1 && st.nfd >= 1, "this process's thread: read, kept open");
+	CHECK(hostload_read(&st, NULL, 0, &a) == 0 && a.srv_tasks >= 1 && hostload_kept_files(&st) >= 1, "this process's thread: read, kept open");
 	volatile double x = 0;
 	for (long i = 0; i < 20000000; i++)
 		x += (double)i * 1e-9;
-	CHECK(hostload_read(&st, NULL, &b) == 0 && b.srv_run_ns > a.srv_run_ns && b.srv_slices >= a.srv_slices,
+	CHECK(hostload_read(&st, NULL, 0, &b) == 0 && b.srv_run_ns > a.srv_run_ns && b.srv_slices >= a.srv_slices,
 	      tname("read again at 0 from the kept file: its run time grew (%.2f ms) after a busy loop",
 		    (double)(b.srv_run_ns - a.srv_run_ns) / 1e6));
 	hostload_close(&st);
@@ -216,6 +302,7 @@ int main(void)
 	test_parsers();
 	test_account();
 	test_fake_proc();
+	test_shared();
 	test_this_host();
 	return tap_failed ? 1 : 0;
 }

@@ -4,8 +4,10 @@
  * session-list wish joined rather than queued twice, results typed and
  * taken by kind in order, the oldest dropped when nobody takes them; and
  * the same queue driven by a second thread (the ThreadSanitizer run,
- * make check-tsan, checks it). The source is this file's stand-in: its
+ * make check-tsan, checks it); the refreshes of several targets on one
+ * grid. The source is this file's stand-in: its
  * act and explain record what ran. */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -234,8 +236,28 @@ static void test_threads(void)
 	teardown(&sp);
 }
 
+/* The fleet's samplers on one grid (sampler_align): the refreshes of
+ * several targets come together. */
+static void test_grid(void)
+{
+	struct sampler sp;
+	memset(&sp, 0, sizeof sp);
+	sp.interval = 1;
+	CHECK(on_grid(&sp, 107.3) == 107.3, "no grid: the next refresh as it was");
+	sp.grid = 100.0;
+	CHECK(fabs(on_grid(&sp, 107.3) - 107) < 1e-9 && fabs(on_grid(&sp, 107.6) - 108) < 1e-9,
+	      "on a grid from 100 s every 1 s: 107.3 -> 107, 107.6 -> 108 (the nearest)");
+	CHECK(fabs(on_grid(&sp, on_grid(&sp, 107.3) + sp.interval) - 108) < 1e-9,
+	      "once on it, next + interval stays on it");
+	sp.interval = 0.25;
+	CHECK(fabs(on_grid(&sp, 100.3) - 100.25) < 1e-9, "at 0.25 s: 100.3 -> 100.25");
+	sp.interval = 0;
+	CHECK(on_grid(&sp, 100.3) == 100.3, "no interval: unchanged");
+}
+
 int main(void)
 {
+	test_grid();
 	test_order_and_results();
 	test_full_and_joined();
 	test_threads();
