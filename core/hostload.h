@@ -34,8 +34,8 @@ struct hostload_sample {
 	uint64_t srv_slices;      /* the times they were put on a CPU */
 	char srv_why[96];         /* srv_tasks 0: why (not recorded: a replay says so) */
 	double at;                /* monotonic s of the reading (several connections to one server share
-				   * one); the rates cover the time between two (not recorded: 0, the
-				   * samples' interval instead) */
+				   * one while it is young: sources/host_read.c); not recorded: the
+				   * rates are over the samples' interval */
 };
 
 #endif

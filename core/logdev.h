@@ -65,8 +65,8 @@ struct logdev_sample {
 	bool read;              /* read this refresh (else not read: remote, none, a replay without them) */
 	int n;
 	struct diskstat d[LOGDEV_MAX];
-	double at; /* monotonic s of the read (a text shared by several connections); the rates cover the time
-		    * between two (not recorded: 0, the samples' interval instead) */
+	double at; /* monotonic s of the read (a text shared by several connections while young); not
+		    * recorded: the rates are over the samples' interval */
 };
 
 #endif

@@ -24,8 +24,6 @@ void host_view_update(struct host_view *v, const struct hostload_sample *prev, c
 	if (!cur->srv_tasks)
 		str_copy(v->srv_why, sizeof v->srv_why,
 			 cur->srv_why[0] ? cur->srv_why : "the server's threads were not recorded in this file");
-	if (prev && prev->read && prev->at > 0 && cur->at > 0)
-		dt = cur->at - prev->at;
 	if (!prev || !prev->read || !(dt > 0)) {
 		v->why = "first reading";
 		return;

@@ -41,9 +41,10 @@ struct host_view {
 };
 
 /* The interval dt (s) from prev (NULL or not read: the first) to cur
- * (NULL or not read: none); the time between the two readings instead
- * when both say when they were made (a reading shared by several
- * connections may be a few ms older than the sample). */
+ * (NULL or not read: none): the samples' interval, also for a reading
+ * shared by several connections (a few ms from the sample's own time):
+ * a recording keeps the readings, not their times, and its replay shows
+ * what the screen showed. */
 void host_view_update(struct host_view *v, const struct hostload_sample *prev, const struct hostload_sample *cur,
 		      double dt);
 /* The server's tasks wait for a CPU (or, their waits unknown, the host

@@ -93,8 +93,6 @@ void logdev_view_update(struct logdev_view *v, const struct logdev_sample *prev,
 {
 	int i, k;
 	v->n = 0;
-	if (prev && prev->read && cur && cur->read && prev->at > 0 && cur->at > prev->at)
-		dt = cur->at - prev->at;
 	if (cur && cur->read) {
 		v->seen = true;
 		v->n = cur->n;

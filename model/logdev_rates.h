@@ -45,8 +45,8 @@ struct logdev_view {
 
 void logdev_view_init(struct logdev_view *v, size_t history_len);
 void logdev_view_free(struct logdev_view *v);
-/* One interval: readings prev (NULL or not read: none) and cur over dt s
- * (over the time between them when both say when they were read). */
+/* One interval: readings prev (NULL or not read: none) and cur over dt s,
+ * the samples' interval (as host_view_update). */
 void logdev_view_update(struct logdev_view *v, const struct logdev_sample *prev, const struct logdev_sample *cur,
 			double dt);
 
