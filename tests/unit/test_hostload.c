@@ -76,22 +76,45 @@ static void put(const char *dir, const char *rel, const char *text)
 	}
 }
 
-static void test_fake_proc(void)
+/* A /proc copy in a new directory root (a mkdtemp template) with a
+ * MariaDB server 4242 of two threads (their schedstat lines), its pid file
+ * (path in pidf), the CPU pressure's total and loadavg. False when the
+ * directory cannot be made. */
+static bool fake_server(char *root, char *pidf, size_t len, const char *t1, const char *t2, const char *psi_total,
+			const char *loadavg)
 {
-	char root[] = "/tmp/dbtop-hostload.XXXXXX";
+	char psi[160];
 	if (!mkdtemp(root)) {
 		CHECK(0, "a temporary directory");
-		return;
+		return false;
 	}
-	char pidf[600];
-	str_printf(pidf, sizeof pidf, "%s/mysqld.pid", root);
+	str_printf(pidf, len, "%s/mysqld.pid", root);
 	put(root, "mysqld.pid", "4242\n");
 	put(root, "4242/comm", "mariadbd\n");
-	put(root, "4242/task/4242/schedstat", "1000000 0 10\n");
-	put(root, "4242/task/4250/schedstat", "3000000 1000000 20\n");
-	put(root, "pressure/cpu", "some avg10=10.00 avg60=1.00 avg300=0.10 total=1000000\n");
+	put(root, "4242/task/4242/schedstat", t1);
+	put(root, "4242/task/4250/schedstat", t2);
+	str_printf(psi, sizeof psi, "some avg10=0.00 avg60=0.00 avg300=0.00 total=%s\n", psi_total);
+	put(root, "pressure/cpu", psi);
+	put(root, "loadavg", loadavg);
+	return true;
+}
+
+/* The fake /proc's end. */
+static void fake_remove(const char *root)
+{
+	char cmd[600];
+	str_printf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		CHECK(0, "cleanup");
+}
+
+static void test_fake_proc(void)
+{
+	char root[] = "/tmp/dbtop-hostload.XXXXXX", pidf[600];
+	if (!fake_server(root, pidf, sizeof pidf, "1000000 0 10\n", "3000000 1000000 20\n", "1000000",
+			 "1.50 1.00 0.50 3/90 1\n"))
+		return;
 	put(root, "stat", "cpu 1 2\nprocs_running 7\n");
-	put(root, "loadavg", "1.50 1.00 0.50 3/90 1\n");
 	struct hostload_state st;
 	struct hostload_sample s1, s2;
 	memset(&st, 0, sizeof st);
@@ -194,10 +217,7 @@ static void test_fake_proc(void)
 	CHECK(hostload_kept_files(&st) == 0, "hostload_close: none left open");
 	hostload_find_pg(&st, root, 999);
 	CHECK(st.pid == 0 && strstr(st.why, "another process namespace"), "a backend pid not here: said why");
-	char cmd[600];
-	str_printf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	if (system(cmd) != 0)
-		CHECK(0, "cleanup");
+	fake_remove(root);
 }
 
 /* Two connections to one server (the fleet's databases on one PostgreSQL,
@@ -205,19 +225,9 @@ static void test_fake_proc(void)
  * server's tasks per refresh, taken by both, each with its own sums. */
 static void test_shared(void)
 {
-	char root[] = "/tmp/dbtop-hlshare.XXXXXX";
-	if (!mkdtemp(root)) {
-		CHECK(0, "a temporary directory");
+	char root[] = "/tmp/dbtop-hlshare.XXXXXX", pidf[600];
+	if (!fake_server(root, pidf, sizeof pidf, "1000 0 10\n", "3000 1000 20\n", "5000", "0.50 0.40 0.30 2/90 1\n"))
 		return;
-	}
-	char pidf[600];
-	str_printf(pidf, sizeof pidf, "%s/mysqld.pid", root);
-	put(root, "mysqld.pid", "4242\n");
-	put(root, "4242/comm", "mariadbd\n");
-	put(root, "4242/task/4242/schedstat", "1000 0 10\n");
-	put(root, "4242/task/4250/schedstat", "3000 1000 20\n");
-	put(root, "pressure/cpu", "some avg10=0.00 avg60=0.00 avg300=0.00 total=5000\n");
-	put(root, "loadavg", "0.50 0.40 0.30 2/90 1\n");
 	struct hostload_state a, b;
 	struct hostload_sample a1, b1, a2, b2, b3;
 	memset(&a, 0, sizeof a);
@@ -272,9 +282,7 @@ static void test_shared(void)
 	CHECK(hostload_read(&b, root, 0, &b3) == 0 && b3.read && strstr(b3.srv_why, "ended"),
 	      "the next refresh: the host's figures and the reason");
 	hostload_close(&b);
-	str_printf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	if (system(cmd) != 0)
-		CHECK(0, "cleanup");
+	fake_remove(root);
 }
 
 static void test_this_host(void)
