@@ -6,31 +6,12 @@
 #include <curses.h>
 #include <wchar.h>
 
+#include "../util/util.h"
 #include "theme.h"
 
 /* A character wider (or narrower) than one column was drawn since the
  * screen was last erased: cells may belong to a wide character. */
 static bool frame_has_wide;
-
-/* One UTF-8 character of s into *wc; its length in bytes, or 0 when it
- * is not a well-formed character of 2 to 4 bytes. */
-static int utf8_char(const unsigned char *s, wchar_t *wc)
-{
-	int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-	unsigned long c = n == 4 ? s[0] & 0x07u : n == 3 ? s[0] & 0x0fu : s[0] & 0x1fu;
-	if (!n || s[0] > 0xf4)
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3fu);
-	}
-	/* overlong forms, surrogates and beyond U+10FFFF */
-	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*wc = (wchar_t)c;
-	return n;
-}
 
 /* Text of single-column characters, some beyond ASCII (the sparklines'
  * blocks, rules, arrows), into cells: the cells waddstr would make, without
@@ -48,8 +29,12 @@ static int wide_cells(const char *s, attr_t a, cchar_t *cells, int max)
 		int len = 1;
 		if (*p >= 0x20 && *p < 0x7f)
 			wc[0] = *p;
-		else if (!(len = utf8_char(p, &wc[0])) || wc[0] < 0xa0 || wcwidth(wc[0]) != 1)
-			return -1;
+		else {
+			unsigned cp;
+			if (!(len = (int)utf8_code_point(p, &cp)) || cp < 0xa0 || wcwidth((wchar_t)cp) != 1)
+				return -1;
+			wc[0] = (wchar_t)cp;
+		}
 		if (n == max || setcchar(&cells[n], wc, bare, pair, NULL) == ERR)
 			return -1;
 		n++;

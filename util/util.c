@@ -210,12 +210,12 @@ void sb_printf(struct strbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
+size_t utf8_code_point(const unsigned char *s, unsigned *out)
 {
 	unsigned c = s[0];
 	size_t n, i;
 	unsigned cp;
+	*out = c;
 	if (c < 0x80)
 		return 1;
 	if (c >= 0xc2 && c <= 0xdf) {
@@ -238,7 +238,15 @@ static size_t utf8_len(const unsigned char *s)
 	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
 	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
+	*out = cp;
 	return n;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned cp;
+	return utf8_code_point(s, &cp);
 }
 
 void json_str(struct strbuf *b, const char *s)

@@ -83,6 +83,9 @@ void json_num3(struct strbuf *b, double v);
  * sequences, invalid UTF-8) by '?', in place; tabs and newlines become
  * spaces. Returns s. */
 char *text_sanitize(char *s);
+/* The valid UTF-8 sequence at s: its length (1..4) and its code point in
+ * *cp; 0 when it is not one (overlong, a surrogate, beyond U+10FFFF). */
+size_t utf8_code_point(const unsigned char *s, unsigned *cp);
 
 /* The OSC 52 sequence that puts text (n bytes) on the terminal's clipboard:
  * ESC ] 52 ; c ; BASE64 BEL, appended to b. The text goes base64-encoded:
