@@ -397,8 +397,10 @@ void batch_json_events(const struct model *m, const char *host, int top, bool se
 	json_logdev(m, out);
 	json_host(m, out);
 	forecast_json_scoped(&m->outcome, m, out);
-	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u}}", m->last.query_ms,
+	sb_printf(out, ",\"cost\":{\"query_ms\":%.3f,\"queries\":%u,\"own_commits\":", m->last.query_ms,
 		  m->last.nqueries);
+	json_num(out, m->own_xacts);
+	sb_puts(out, "}}");
 }
 
 void batch_text_sessions(const struct model *m, struct strbuf *out)

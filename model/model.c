@@ -94,6 +94,7 @@ void model_init(struct model *m, size_t history_len)
 	wait_table_init(&m->wt, history_len);
 	logdev_view_init(&m->ld, history_len);
 	m->interval_s = NAN;
+	m->own_xacts = NAN;
 	digest_table_init(&m->dg);
 	repl_model_reset(&m->repl);
 }
@@ -615,6 +616,16 @@ static void update_rates(struct model *m, const struct sample *s, double dt, boo
 	}
 }
 
+/* dbtop's own transactions between p and s: NaN unless both counted
+ * them on one connection */
+static double own_xacts(const struct sample *s, const struct sample *p, bool fresh_conn)
+{
+	const struct ctr *a = &p->c[CTR_OWN_COMMITS], *b = &s->c[CTR_OWN_COMMITS];
+	if (s->state != STATE_UP || fresh_conn || !a->present || !b->present || b->v < a->v)
+		return NAN;
+	return (double)(b->v - a->v);
+}
+
 void model_update(struct model *m, const struct sample *s)
 {
 	const struct sample *p = &m->prev_up;
@@ -625,6 +636,7 @@ void model_update(struct model *m, const struct sample *s)
 	update_rates(m, s, dt, fresh_conn);
 	push_interval(m, s->wall);
 	m->interval_s = s->state == STATE_UP && !fresh_conn ? dt : NAN;
+	m->own_xacts = own_xacts(s, p, fresh_conn);
 	m->dg_fresh = fresh_conn || s->state != STATE_UP || s->digests || !s->digests_skipped;
 	if (fresh_conn || s->state != STATE_UP)
 		m->cwin.n = m->cwin.head = 0;

@@ -126,6 +126,7 @@ struct model {
 	struct sample prev_up;    /* newest sample with state UP */
 	bool have_prev;
 	double interval_s;        /* Δt of the newest interval, s (NaN if none) */
+	double own_xacts;         /* dbtop's own transactions in it, left out of commits (NaN: unknown) */
 	struct rate cur[M__COUNT];
 	double age_s[M__COUNT];   /* s since the counters behind cur[i] were read (0: this sample) */
 	/* the newest reading of each counter on this connection: a paced read

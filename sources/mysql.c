@@ -1719,9 +1719,10 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
 		    "'Com_update','Com_delete','Com_replace','Com_begin') OR Variable_name LIKE 'Rpl_semi_sync_%'",
 		    &res) < 0)
 		return -1;
-	st->ms = (clock_mono() - t0) * 1000;
+	double now = clock_mono();
+	st->ms = (now - t0) * 1000;
 	out->mono = (t0 + st->ms / 2000);
-	out->wall = clock_wall();
+	out->wall = clock_wall() - (now - out->mono); /* the wall clock at the read */
 	while (res && (row = mysql_fetch_row(res))) {
 		mysql_map_status(out, row[0], row[1], &uptime);
 		if (repl_my_status_name(row[0]))

@@ -92,6 +92,7 @@ static double pg_server_ms(const PGresult *r, int col)
 struct pg_results {
 	PGresult *r[PG_MAXRES];
 	int n;
+	double first_at; /* clock_mono() when the first result came */
 };
 
 static void pg_results_clear(struct pg_results *rs)
@@ -134,6 +135,8 @@ static bool pg_take_results(struct source *src, struct pg_results *rs, struct qr
 			*rc = -1;
 			PQclear(res);
 		} else if (rs->n < PG_MAXRES) {
+			if (rs->n == 0)
+				rs->first_at = clock_mono();
 			rs->r[rs->n++] = res;
 		} else {
 			PQclear(res);
@@ -1092,8 +1095,12 @@ static int pg_refresh_read(struct source *src, struct sample *out, bool want_set
 	p->own_xacts++;
 	if (rc < 0)
 		return qres_fail(out, &qr);
-	out->mono = (t0 + clock_mono()) / 2;
-	out->wall = clock_wall();
+	/* the counters are the first statement: their read is the middle of
+	 * its round trip, not of the whole refresh's (the sessions, the lock
+	 * graph after them take as long as they take) */
+	double now = clock_mono();
+	out->mono = (t0 + (f->rs.n > 0 ? f->rs.first_at : now)) / 2;
+	out->wall = clock_wall() - (now - out->mono);
 	const PGresult *r = f->rs.n > 0 ? f->rs.r[0] : NULL;
 	if (!r || PQntuples(r) != 1) {
 		str_copy(out->error, sizeof out->error, "counters query returned no row");

@@ -96,15 +96,23 @@ dpid() { cat "$tmp/pid" 2>/dev/null; }
 # The server's own rate over exactly the span a batch run's records cover
 # (a busy machine's load comes in bursts: a window from before dbtop's
 # connect to after its exit is not the records' window).
-# counter_series CMD OUT [PID]: one "epoch count" line (before PID is
-# started), or with PID, lines every 0.2 s while it lives and one after
+# counter_series CMD OUT [PID]: one "start end count" line (the clock
+# before and after CMD read the count; before PID is started), or with
+# PID, lines every 0.2 s while it lives and one after
 counter_series() {
-    local v
+    local v s
     while :; do
-        v=$($1 2>/dev/null) && [ -n "$v" ] && echo "$(date +%s.%N) $v"
+        s=$(date +%s.%N)
+        v=$($1 2>/dev/null) && [ -n "$v" ] && echo "$s $(date +%s.%N) $v"
         [ -n "${3:-}" ] && kill -0 "$3" 2>/dev/null || break
         sleep 0.2
     done >>"$2"
+    # (the last reading may have begun before PID's last read: one more)
+    if [ -n "${3:-}" ]; then
+        s=$(date +%s.%N)
+        v=$($1 2>/dev/null) && [ -n "$v" ] && echo "$s $(date +%s.%N) $v" >>"$2"
+    fi
+    return 0
 }
 # span_rate SERIES JSON: the series' rate between the first record's
 # interval start (its ts less the next record's interval) and the last
@@ -114,8 +122,31 @@ span_rate() {
     read -r a b < <(jq -rs '[.[].ts] | "\(.[0] - (.[1] - .[0])) \(.[-1])"' "$2")
     awk -v a="$a" -v b="$b" '
         function at(t,   i) { for (i = 2; i <= n; i++) if (T[i] >= t) return V[i-1] + (V[i] - V[i-1]) * (t - T[i-1]) / (T[i] - T[i-1]); return "x" }
-        { n++; T[n] = $1; V[n] = $2 }
+        { n++; T[n] = $2; V[n] = $3 }
         END { if (n < 2 || T[1] > a || T[n] < b) { print "null"; exit } x = at(a); y = at(b); printf "%.1f", (y - x) / (b - a) }' "$1"
+}
+# span_bounds SERIES JSON [STALE]: "lo hi", the least and the most the
+# server's counter can have grown between the reads of a batch run's first
+# interval start and of its last record, from the readings around each: a
+# counter the server publishes in steps (PostgreSQL's statistics, flushed by
+# each backend at most once a second) leaves no room to interpolate. A
+# record's ts is its read (the middle of the round trip), the last one's
+# within its query time; the first interval's start within 0.1 s of its ts
+# less its interval. STALE (seconds, default 0): how old a read's count may
+# be (PostgreSQL 13's collector hands a backend a statistics file up to
+# 0.5 s old). "null" when the readings do not cover both ends.
+span_bounds() {
+    local a b m
+    read -r a b m < <(jq -rs '"\(.[0].ts - .[0].interval_s) \(.[-1].ts) \(.[-1].cost.query_ms / 1000 + 0.02)"' "$2")
+    awk -v a="$a" -v b="$b" -v m="$m" -v st="${3:-0}" '
+        # a count read in [x, y] is at least the last reading done by x, at most the first begun from y
+        function lo(x,   i, v) { v = "x"; for (i = 1; i <= n; i++) if (E[i] <= x) v = V[i]; return v }
+        function hi(y,   i) { for (i = 1; i <= n; i++) if (S[i] >= y) return V[i]; return "x" }
+        { n++; S[n] = $1; E[n] = $2; V[n] = $3 }
+        END {
+            l1 = lo(a - 0.1 - st); h1 = hi(a + 0.1 + st); l2 = lo(b - m - st); h2 = hi(b + m + st)
+            if (l1 == "x" || h1 == "x" || l2 == "x" || h2 == "x") { print "null"; exit }
+            printf "%d %d", l2 - h1, h2 - l1 }' "$1"
 }
 # span_mean JSON FILTER: FILTER's mean over the records weighted by each
 # record's interval (ts less the one before; the first takes the second's)

@@ -19,16 +19,33 @@ for name in pg15 pg18 pg13; do
     lp=$!
     sleep 4
     counter_series xc "$tmp/$name.series"
+    sleep 0.8 # (a reading wholly before the first interval's start, even 0.6 s stale)
     "$DBTOP" --batch --count 8 --interval 1 --format json "$uri" >"$tmp/$name.json" 2>"$tmp/$name.err" &
     dp=$!
     counter_series xc "$tmp/$name.series" "$dp"
     wait "$dp"
-    # dbtop's commits over the span its records cover: their mean is per interval
+    sleep 0.7 # (one reading from after the last read, even 0.6 s stale)
+    counter_series xc "$tmp/$name.series"
+    # dbtop's commits over the span its records cover, against what the
+    # server's counter allows there: PostgreSQL publishes a backend's
+    # commits in steps (at most once a second each), so a whole second of
+    # pgbench's commits can land between two reads (a 15 % band round an
+    # interpolated rate failed on that alone: 195.7 against 231.7/s)
     srv=$(span_rate "$tmp/$name.series" "$tmp/$name.json")
+    stale=0
+    [ "$name" = pg13 ] && stale=0.6 # its statistics file: up to 0.5 s old when read
+    bounds=$(span_bounds "$tmp/$name.series" "$tmp/$name.json" "$stale")
     wait "$lp" || nok "$name pgbench failed: $(tail -3 "$tmp/$name.load")"
     check "$name: 8 records, all up" jq -se 'length == 8 and all(.[]; .state == "up" and .engine == "postgresql")' "$tmp/$name.json"
     c=$(span_mean "$tmp/$name.json" .rates.commits_per_s)
-    if within "$c" "$srv" 15; then ok "$name commits_per_s $c within 15% of the server's xact_commit rate over the records' span ($srv/s; pgbench -R 200)"; else nok "$name commits_per_s $c not within 15% of the server's $srv/s (pgbench -R 200)"; fi
+    # dbtop leaves out its own transactions (cost.own_commits: its refreshes
+    # and its looks at the sessions between; at most 5 of them carried)
+    read -r n own < <(jq -rs '"\(map(.rates.commits_per_s * .interval_s) | add | round) \(map(.cost.own_commits) | add)"' "$tmp/$name.json")
+    if [ "$bounds" != null ] && read -r lo hi <<<"$bounds" && [ "$n" -ge $((lo - own - 5)) ] && [ "$n" -le $((hi + 5)) ] && ge "$c" 100; then
+        ok "$name commits_per_s $c: $n commits over the records' span, within what the server's xact_commit allows ($lo..$hi, less dbtop's own $own; ~$srv/s; pgbench -R 200)"
+    else
+        nok "$name commits_per_s $c: $n commits over the records' span, the server's xact_commit allows ${bounds/ /..} less dbtop's own $own (~$srv/s; pgbench -R 200)"
+    fi
     check "$name settings reported" jq -se '.[0].settings | has("synchronous_commit") and has("wal_writer_delay") and has("wal_sync_method") and has("fsync") and has("commit_delay") and has("full_page_writes") and has("wal_writer_flush_after")' "$tmp/$name.json"
     b=$(mean "$tmp/$name.json" .rates.wal_bytes_per_s)
     if ge "$b" 1000; then ok "$name WAL bytes/s $b under load"; else nok "$name WAL bytes/s $b"; fi

@@ -160,7 +160,8 @@ static void test_mariadb(void)
 	CHECK(strstr(j, "\\\\ backslash") != NULL, "json mariadb: backslash in a note escaped");
 	CHECK(!has_ctl(j), "json mariadb: no raw control byte (note with \\x02 and ESC)");
 	CHECK(!strstr(j, "pwned\x07"), "json mariadb: no BEL from the version string");
-	CHECK(strstr(j, "\"cost\":{\"query_ms\":1.500,\"queries\":2}") != NULL, "json mariadb: cost");
+	CHECK(strstr(j, "\"cost\":{\"query_ms\":1.500,\"queries\":2,\"own_commits\":null}") != NULL,
+	      "json mariadb: cost (no own commits counted: the server's count holds none)");
 	check_py(j, "import json,sys; json.load(sys.stdin)", "json mariadb: parses as JSON");
 	check_py(j, "import json,sys; d=json.load(sys.stdin); r=d[\"rates\"]; "
 		    "assert d[\"schema\"]==1 and d[\"state\"]==\"up\" and d[\"engine\"]==\"mariadb\"; "
@@ -302,6 +303,7 @@ static void test_pg(void)
 	CHECK(strstr(j, "\"state\":\"up\"") != NULL, "json pg: state up");
 	CHECK(strstr(j, "\"interval_s\":2,") != NULL, "json pg: interval 2 s");
 	CHECK(strstr(j, "\"commits_per_s\":200.5") != NULL, "json pg: commits (402-1)/2");
+	CHECK(strstr(j, "\"own_commits\":1}") != NULL, "json pg: cost says the 1 own transaction left out");
 	CHECK(strstr(j, "\"wal_syncs_per_s\":200") != NULL, "json pg: wal_syncs_per_s present");
 	CHECK(strstr(j, "\"wal_sync_avg_ms\":null") != NULL, "json pg: sync time unknown -> null");
 	CHECK(!strstr(j, "com_commit_per_s") && !strstr(j, "handler_commit_per_s") &&
