@@ -105,45 +105,66 @@ static const char row_mysql[] =
 
 /* MariaDB: INNODB_LOCK_WAITS lists each waiting request against every
  * lock ahead of it in the record's queue, granted or itself waiting: n
- * sessions queued for one row give n(n+1)/2 rows, and joining them to
- * INNODB_LOCKS, INNODB_TRX and PROCESSLIST (no indexes) did not end in
- * seconds at 500. So it is read once, and grouped down before any join:
- *   x   the pairs; queued = the blocking lock is a waiting request (some
- *       transaction's trx_requested_lock_id), not a granted lock. Lock ids
- *       are compared as binary strings: an exact match of their ASCII
- *       text, without the collation's cost on every pair. Read-only
- *       transactions all have trx_id 0, and their lock ids ("0:space:
- *       page:heap") tell a granted lock from a request on the same record
- *       no more than the transactions apart: their locks count as
- *       granted, and the holder (bx) is every transaction with id 0 that
- *       holds locks and does not wait for this very lock id; none: no row
- *   g0  per waiting request, one row per granted blocking lock, plus one
- *       row standing for all its queued blockers (the least lock id)
- *   g   g0 with granted_blocker: some granted lock blocks the request
- *   w   the granted rows; the queued row only for a request that no
- *       granted lock blocks (it waits behind waiters alone): about one
- *       row per waiter, which the joins see
- * The steps are a WITH clause: a statement digest (1024 bytes by default)
- * then still shows that INNODB_LOCK_WAITS is read. The blocking
- * transaction is read from the blocking lock (bl); HELD_STATUS is PENDING
- * for a queued blocker (a soft edge). STRAIGHT_JOIN keeps w first: the
- * information_schema tables have no indexes, and the optimizer, which
- * cannot tell their sizes, would start from INNODB_LOCKS x INNODB_LOCKS
- * (n^2 rows, then joined to INNODB_TRX); join_cache_level 4 lets the
- * equality joins hash. */
+ * sessions queued for one row give n(n+1)/2 rows (125,250 at 500), and
+ * reading them cost 300-600 ms of server time. INNODB_LOCKS holds one row
+ * per waiting request and per lock that blocks one (501 at 500), so the
+ * pairs are made from it, on InnoDB's own rules, and grouped down before
+ * any join:
+ *   rq  the waiting requests' lock ids (INNODB_TRX.trx_requested_lock_id)
+ *   lk  INNODB_LOCKS with the resource each lock is on (k: the record's
+ *       space:page:heap, or the table), its mode without the flags (m),
+ *       whether it is a gap lock (a waiting one is an insert intention)
+ *       and whether it is a waiting request. Lock ids are compared as
+ *       binary strings: an exact match of their ASCII text, without the
+ *       collation's cost on every pair
+ *   rr, gg  the waiting requests, the granted locks
+ *   e   per waiting request, one row per granted lock of another
+ *       transaction on the same resource that it must wait for: on a
+ *       record an insert intention waits for any lock, a record lock for
+ *       a record (not gap-only) lock unless both are shared; on a table,
+ *       the IS / IX / S / X / AUTO_INC matrix. Read-only transactions all
+ *       have trx_id 0 and their locks tell one another apart no more than
+ *       the transactions: a trx_id 0 lock blocks a trx_id 0 request too,
+ *       and its holder (bx) is every transaction with id 0 that holds
+ *       locks and does not wait for this very lock id
+ *   q   a request that no granted lock blocks waits behind requests
+ *       queued ahead of it alone: one row standing for them (the least
+ *       lock id), HELD_STATUS PENDING (a soft edge)
+ *   w   e and q: about one row per waiter, which the joins see
+ * A test at 500 waiters on one row and on every case of the fixtures'
+ * scenes gave the same rows as the pairs of INNODB_LOCK_WAITS. The steps
+ * are a WITH clause whose derived tables are materialised (LIMIT): each
+ * joins by a hash of its resource instead of comparing every pair, and a
+ * statement digest (1024 bytes by default) still shows that
+ * INNODB_LOCKS is read. The blocking transaction is read from the
+ * blocking lock (bl). STRAIGHT_JOIN keeps w first: the
+ * information_schema tables have no indexes, and the optimizer cannot
+ * tell their sizes; join_cache_level 4 lets the equality joins hash. */
+#define MY_LK_CONFLICT \
+	"IF(r.lock_type = 'RECORD', r.gap OR (NOT b.gap AND NOT (r.m = 'S' AND b.m = 'S')), " \
+	"CASE r.m WHEN 'IS' THEN b.m = 'X' WHEN 'IX' THEN b.m IN ('S', 'X') " \
+	"WHEN 'S' THEN b.m IN ('IX', 'X', 'AUTO_INC') WHEN 'AUTO_INC' THEN b.m IN ('S', 'X', 'AUTO_INC') " \
+	"ELSE TRUE END)"
 static const char row_mariadb_with[] =
-	"WITH x AS (SELECT lw.requesting_trx_id, lw.requested_lock_id, lw.blocking_lock_id, "
-	"lw.blocking_trx_id <> 0 AND CAST(lw.blocking_lock_id AS BINARY) IN "
-	"(SELECT CAST(t.trx_requested_lock_id AS BINARY) "
-	"FROM information_schema.INNODB_TRX t WHERE t.trx_requested_lock_id IS NOT NULL) AS queued "
-	"FROM information_schema.INNODB_LOCK_WAITS lw), "
-	"g0 AS (SELECT x.requesting_trx_id, x.requested_lock_id, x.queued, "
-	"MIN(x.blocking_lock_id) AS blocking_lock_id FROM x "
-	"GROUP BY x.requesting_trx_id, CAST(x.requested_lock_id AS BINARY), x.queued, "
-	"IF(x.queued, '', CAST(x.blocking_lock_id AS BINARY))), "
-	"g AS (SELECT g0.*, MAX(NOT g0.queued) OVER (PARTITION BY g0.requested_lock_id) AS granted_blocker "
-	"FROM g0), "
-	"w AS (SELECT * FROM g WHERE NOT g.queued OR NOT g.granted_blocker) ";
+	"WITH rq AS (SELECT CAST(t.trx_requested_lock_id AS BINARY) AS lid "
+	"FROM information_schema.INNODB_TRX t WHERE t.trx_requested_lock_id IS NOT NULL), "
+	"lk AS (SELECT l.lock_id, l.lock_trx_id, l.lock_type, "
+	"CAST(IF(l.lock_type = 'RECORD', CONCAT_WS(':', l.lock_space, l.lock_page, l.lock_rec), l.lock_table) "
+	"AS BINARY) AS k, SUBSTRING_INDEX(l.lock_mode, ',', 1) AS m, l.lock_mode LIKE '%GAP%' AS gap, "
+	"CAST(l.lock_id AS BINARY) IN (SELECT rq.lid FROM rq) AS waiting "
+	"FROM information_schema.INNODB_LOCKS l LIMIT 1000000), "
+	"rr AS (SELECT * FROM lk WHERE lk.waiting LIMIT 1000000), "
+	"gg AS (SELECT * FROM lk WHERE NOT lk.waiting LIMIT 1000000), "
+	"e AS (SELECT r.lock_trx_id AS requesting_trx_id, r.lock_id AS requested_lock_id, "
+	"b.lock_id AS blocking_lock_id, 0 AS queued FROM rr r JOIN gg b ON b.k = r.k "
+	"AND (b.lock_trx_id <> r.lock_trx_id OR r.lock_trx_id = 0) WHERE " MY_LK_CONFLICT "), "
+	"rn AS (SELECT * FROM rr WHERE CAST(rr.lock_id AS BINARY) NOT IN "
+	"(SELECT CAST(e.requested_lock_id AS BINARY) FROM e) LIMIT 1000000), "
+	"q AS (SELECT r.lock_trx_id AS requesting_trx_id, r.lock_id AS requested_lock_id, "
+	"MIN(b.lock_id) AS blocking_lock_id, 1 AS queued FROM rn r JOIN rr b ON b.k = r.k "
+	"AND CAST(b.lock_id AS BINARY) <> CAST(r.lock_id AS BINARY) WHERE " MY_LK_CONFLICT " "
+	"GROUP BY r.lock_trx_id, CAST(r.lock_id AS BINARY)), "
+	"w AS (SELECT * FROM e UNION ALL SELECT * FROM q) ";
 static const char row_mariadb[] =
 	"DISTINCT STRAIGHT_JOIN "
 	"rx.trx_mysql_thread_id, rp.USER, rp.COMMAND, rp.STATE, rp.TIME_MS / 1000, "
