@@ -67,7 +67,7 @@ my_kill() { $M -e "KILL $1"; }
 my_waits() { $M -N -e "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_current_waits'" | cut -f2; }
 my_lockreads() {
     $M -N -e "SELECT IFNULL(SUM(COUNT_STAR), 0) FROM performance_schema.events_statements_summary_by_digest
-        WHERE DIGEST_TEXT LIKE '%INNODB\\_LOCK\\_WAITS%' AND DIGEST_TEXT NOT LIKE '%events\\_statements%'"
+        WHERE DIGEST_TEXT LIKE '%INNODB\\_LOCKS%' AND DIGEST_TEXT NOT LIKE '%events\\_statements%'"
 }
 $M -e "DROP TABLE IF EXISTS bg_row; CREATE TABLE bg_row (id INT PRIMARY KEY, v INT) ENGINE=InnoDB; INSERT INTO bg_row VALUES (1, 0), (2, 0);"
 start_pair() {
