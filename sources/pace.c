@@ -109,15 +109,29 @@ static double pace_next(const struct source *src, double now, double cost_ms, do
 	return now + period - (iv / 10 < PACE_SLACK_S ? iv / 10 : PACE_SLACK_S);
 }
 
-struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy)
+/* The graph read last stands in at now (not read again): the same
+ * connection, not due, the pile-up about the same size. */
+static bool locks_kept(const struct source *src, unsigned waiting, double now, bool busy)
 {
-	struct lock_set *ls;
-	double age;
 	bool due = pace_due_at(src->lk_next, now, busy);
 	/* a pile-up that grew or shrank by more than a quarter is read again */
 	unsigned was = src->lk_last ? src->lk_last->waiting : 0, d = waiting > was ? waiting - was : was - waiting;
 	bool changed = d > 1 && d * 4 > was;
-	if (!waiting || !src->lk_last || src->lk_gen != src->conn_gen || due || changed) {
+	return waiting && src->lk_last && src->lk_gen == src->conn_gen && !due && !changed;
+}
+
+bool source_locks_due(const struct source *src, unsigned waiting, double now)
+{
+	if (!waiting || source_first_reads_wait(src, FIRST_LOCKS))
+		return false;
+	return !locks_kept(src, waiting, now, false);
+}
+
+struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy)
+{
+	struct lock_set *ls;
+	double age;
+	if (!locks_kept(src, waiting, now, busy)) {
 		if (!waiting) {
 			lock_set_free(src->lk_last);
 			src->lk_last = NULL;

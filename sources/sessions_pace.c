@@ -48,6 +48,15 @@ bool source_sessions_due(const struct source *src, double now)
 	       now >= src->ss_next;
 }
 
+bool source_sessions_join(const struct source *src, double now)
+{
+	if (source_sessions_due(src, now))
+		return true;
+	if (source_first_reads_wait(src, FIRST_SESSIONS))
+		return false;
+	return now >= src->ss_next - (src->ss_next - src->ss_read) / 2;
+}
+
 void source_sessions_forget(struct source *src)
 {
 	session_set_free(src->ss_last);

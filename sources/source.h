@@ -335,10 +335,13 @@ double source_sub_hz(const struct source *src);
  * due again yet, a copy of it, its times advanced to now and a note saying
  * how old it is, for the caller to publish instead of reading (NULL: read
  * now). busy: this refresh paid for another costly read already, so a
- * graph just due waits one refresh more (the two never add up in one
- * refresh). A waiting count more than a quarter (and 2) away from the
+ * graph just due waits one refresh more (the two add up in one refresh
+ * only when they share a server cache: source_sessions_join). A waiting count more than a quarter (and 2) away from the
  * graph's is read again at once; waiting == 0 forgets the last graph. */
 struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy);
+/* The lock graph will be read at now with `waiting` sessions waiting
+ * (not the first frame's wait, not kept from a read a moment ago). */
+bool source_locks_due(const struct source *src, unsigned waiting, double now);
 /* The next refresh reads the lock graph whatever it costs (after a session
  * was ended or cancelled from the screen). */
 void source_locks_forget(struct source *src);
@@ -355,6 +358,10 @@ void source_locks_read(struct source *src, const struct lock_set *ls, double ms,
 struct session_set *source_sessions_reuse(struct source *src, double now, bool busy);
 /* The list will be read at now unless a costly read puts it off (busy). */
 bool source_sessions_due(const struct source *src, double now);
+/* The list is worth reading at now beside another read of the same
+ * server cache (MariaDB's INNODB_TRX before the lock graph): due, or more
+ * than half its pacing period gone. Never before the first frame. */
+bool source_sessions_join(const struct source *src, double now);
 /* After a session read that took ms: keep a copy, schedule the next. */
 void source_sessions_read(struct source *src, const struct session_set *ss, double ms, double now);
 /* Drop the kept list (not wanted any more, a new connection, closing). */

@@ -165,6 +165,9 @@ static void test_reuse(void)
 	}
 	/* the original the caller published stays the caller's */
 	lock_set_free(g);
+	CHECK(!source_locks_due(&src, 4, 102) && !source_locks_due(&src, 0, 106) && source_locks_due(&src, 4, 105.95) &&
+		      source_locks_due(&src, 9, 102),
+	      "source_locks_due: what reuse would read (kept at 2 s; nothing waits: none; due at 6 s; 4 -> 9 waiting)");
 	k = source_locks_reuse(&src, 4, 105.95, false);
 	CHECK(k == NULL, "due after 6 s: read again");
 	k = source_locks_reuse(&src, 4, 106.2, true);

@@ -613,6 +613,8 @@ static void test_pace(void)
 		      has(k->note, "list from 2.0 s ago") && has(k->note, "--server-budget"),
 	      tname("pace: in between, the last list with its age, its times run on (%s)", k ? k->note : "none"));
 	session_set_free(k);
+	CHECK(!source_sessions_join(&src, 101.5) && source_sessions_join(&src, 102.0) && source_sessions_join(&src, 104),
+	      "pace: beside a lock-graph read the list is read once half its 4 s have gone (not at 1.5 s, at 2 s, due)");
 	CHECK(source_sessions_reuse(&src, 104, false) == NULL, "pace: due: read again");
 	k = source_sessions_reuse(&src, 104, true);
 	CHECK(k != NULL, "pace: just due but this refresh paid for another costly read: one more refresh");
