@@ -100,7 +100,7 @@
 #define IDLE_BLOCKER_BUSY_HOST_S 10.0
 #define SEMISYNC_SHARE 0.5
 #define SEMISYNC_MIN_MS 1.0
-
+#define GAP_REF_DECAY 0.8 /* the gap's reference: the longest interval before, x0.8 per interval since */
 
 static double rate(const struct model *m, enum metric_id id)
 {
@@ -1027,14 +1027,18 @@ void findings_update(struct model *m)
 	int rule[FINDINGS_MAX];
 	const struct hold_rule *any = hold_rule_for("finding");
 	double dt = m->interval_s;
-	/* not UP, a new connection (no interval), a gap: start over */
+	/* not UP, a new connection (no interval), a gap: start over. A gap
+	 * is measured against the intervals before, not the last one alone:
+	 * a host stalled for 2 s gives one late refresh and then a catch-up
+	 * tick of 0.1 s, and the regular 1 s after it is no gap (CI: both
+	 * engines' commit-fsync cleared and raised again on the next second) */
 	if (m->last.state != STATE_UP || !(dt > 0) || (fs->last_dt > 0 && dt > any->gap_x * fs->last_dt)) {
 		fs->n = fs->ntrack = fs->recent = 0;
 		fs->last_dt = dt > 0 ? dt : 0;
 		if (m->last.state != STATE_UP)
 			return;
 	} else {
-		fs->last_dt = dt;
+		fs->last_dt = dt > GAP_REF_DECAY * fs->last_dt ? dt : GAP_REF_DECAY * fs->last_dt;
 	}
 	size_t nraw = eval_rules(m, raw, rule, FINDINGS_MAX);
 	track_age(fs);

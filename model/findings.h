@@ -55,8 +55,8 @@ struct hold_rule {
 				      * overview keeps its rows as long again */
 	int cause_run;        /* a finding in force takes another cause's id once that cause
 				      * held this many intervals in a row */
-	int gap_x;            /* an interval this many times the one before (dbtop stopped, a
-				      * recording's hole) starts the findings over */
+	int gap_x;            /* an interval this many times the ones before (dbtop stopped, a
+				      * recording's hole; finding_set.last_dt) starts the findings over */
 	double last_s;        /* lock-chain: logged once it lasted this long, s */
 };
 /* The row for what (a finding id, "lock-chain"); "finding" when it has none. */
@@ -96,7 +96,9 @@ struct finding_set {
 					   * intervals: the finding rows the overview keeps */
 	size_t ntrack;
 	struct finding_track track[FINDINGS_TRACK];
-	double last_dt; /* the interval before, s (0: none) */
+	double last_dt; /* the intervals before, s (0: none): the longest of them, each
+			 * weighed 0.8 for every interval since (a short catch-up
+			 * tick after a stalled one is no measure of a gap) */
 };
 
 /* Evaluate every rule on m (the raw rules, no state); returns how many

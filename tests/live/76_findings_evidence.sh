@@ -54,6 +54,22 @@ value_is() {
 }
 # fires FILE: records (after the first two) with commit-fsync / all of them
 fires() { jq -s '.[2:] | "\([.[] | select([.findings[]?.id] | index("commit-fsync"))] | length)/\(length)"' -r "$1"; }
+# slowjq: jq's "slow" for one record: its own figures meet the finding's bar: the binlog's or
+# the redo log's measured sync >= 2 ms (SYNC_SLOW_MS), or COMMIT >= 5 ms (COMMIT_SLOW_MS; the
+# COMMIT digest when read, else the rates' commit latency)
+slowjq='def slow: . as $r | ((.rates.binlog_fsync_avg_ms // 0) >= 2) or
+    ((.rates.redo_fsync_avg_ms // 0) >= 2 and (.rates.redo_fsync_avg_ms_estimate | not)) or
+    ((([.digests[]? | select(.text | test("^COMMIT")) | .avg_ms // empty] | max) // $r.rates.commit_avg_ms // 0) >= 5);'
+# slowsync FILE: records (after the first two) that meet the bar / all of them
+slowsync() { jq -s -r "$slowjq"' .[2:] | "\([.[] | select(slow)] | length)/\(length)"' "$1"; }
+# unfounded FILE: records (after the first two) with commit-fsync although neither they nor
+# the two before them met the bar (a finding is raised on 2 of 3 intervals and cleared after
+# 3 quiet ones)
+unfounded() {
+    jq -s -r "$slowjq"' [.[]] as $all | [to_entries[] | select(.key >= 2) |
+        select([.value.findings[]?.id] | index("commit-fsync")) |
+        select([$all[.key - 2, .key - 1, .key] | slow] | any | not)] | length' "$1"
+}
 # commit_ms FILE FROM TO: mean COMMIT digest latency in records with FROM < ts < TO
 # that read the digests (a paced read holds the previous one: on a busy host
 # the window after a change may otherwise hold only the figures before it)
@@ -94,9 +110,13 @@ lp=
 f=$(fires "$tmp/myfast.json")
 c=$(mean "$tmp/myfast.json" '.rates.commits_per_s')
 cm=$(commit_ms "$tmp/myfast.json" 0 1e12)
-echo "# mariadb fast disk: $c commits/s, COMMIT avg $cm ms, $(mean "$tmp/myfast.json" '.rates.fsyncs_per_commit') fsyncs/commit, commit-fsync in $f records"
+ss=$(slowsync "$tmp/myfast.json")
+echo "# mariadb fast disk: $c commits/s, COMMIT avg $cm ms, $(mean "$tmp/myfast.json" '.rates.fsyncs_per_commit') fsyncs/commit, commit-fsync in $f records, at or above the bar (a sync >= 2 ms or COMMIT >= 5 ms) in $ss"
 check "mariadb fast disk: the load committed >= 150/s ($c)" ge "$c" 150
-check "mariadb fast disk, flush=1 sync_binlog=1: commit-fsync quiet ($f records)" test "${f%%/*}" = 0
+# the sandbox's disk is fast unless other work on the host makes its syncs slow (then the
+# finding is true): quiet in every record below the bar, and in the two before
+check "mariadb fast disk, flush=1 sync_binlog=1: commit-fsync only on slow syncs or COMMITs ($f records with it, $ss at or above the bar, $(unfounded "$tmp/myfast.json") with it below)" \
+    test "$(unfounded "$tmp/myfast.json")" = 0
 
 # ---- MariaDB, fsyncs 5 ms slower ----
 slow mariadb

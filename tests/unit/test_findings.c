@@ -741,6 +741,20 @@ static void test_hysteresis(void)
 	CHECK(hyst_step(&m, false, 20.0), "a slower interval than the one before, not a gap: held");
 	model_free(&m);
 
+	/* a host stalled for 2 s: one late refresh, a catch-up tick, then the
+	 * regular second again (CI, both engines at once) */
+	mysql_durable(&m, 80, 2.0);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 8.7);
+	digests(&m, 80, 20.7, 300);
+	hyst_run(&m, "1111", &r, &c, &first, &last);
+	CHECK(hyst_step(&m, true, 1.871) && hyst_step(&m, true, 0.129) && hyst_step(&m, true, 1.0) &&
+		      hyst_step(&m, true, 1.0) && m.findings.ntrack == 1,
+	      "1.871 s, a 0.129 s catch-up tick, then 1 s: no gap, the finding held throughout");
+	for (int i = 0; i < 30; i++)
+		hyst_step(&m, true, 0.1);
+	CHECK(!hyst_step(&m, true, 1.0), "after 30 intervals of 0.1 s, one of 1 s is a gap: starts over");
+	model_free(&m);
+
 	/* one rule, two causes: a cause that wavers does not raise and clear */
 	mysql_durable(&m, 300, 2.0);
 	set_rate(&m, M_BINLOG_FSYNC_MS, 2.396);
