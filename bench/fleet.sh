@@ -9,9 +9,11 @@
 #   1. dbtop --batch --format json with the one target dbtop_test on PostgreSQL 15 (the base)
 #   2. dbtop --batch --format json with the 20 targets
 #   3. dbtop on the fleet screen (tmux, 200x50) with the 20 targets
+#   4. dbtop's screen (tmux, 200x50) with the one target: the screen's base
 # and reads utime + stime (/proc/PID/stat) over the window and VmRSS / VmHWM at its end
 # (/proc/PID/status). Also: records per target and the largest gap between two records
-# of one target (the batch run), against the interval. Prints a markdown table.
+# of one target (the batch run), against the interval. Prints a markdown table and the RSS
+# per target beyond the first: each 20-target run against the one-target run of its mode.
 # Env: BENCH_SECONDS [60] (10..600), BENCH_WARMUP [5], BENCH_INTERVAL [1], DBTOP [./dbtop].
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -73,25 +75,35 @@ row() { # NAME TARGETS "cpu rss hwm"
         printf "| %s | %d | %.2f %% | %.3f %% | %.1f MiB | %.1f MiB | %.0f KiB |\n", n, k, c, c / k, r / 1024, h / 1024, r / k }'
 }
 
-say "1/3: one target, --batch, ${SECS}s"
+say "1/4: one target, --batch, ${SECS}s"
 "$DBTOP" -b --format json -i "$IV" "${DBTOP_PG15_URI}" >"$tmp/one.json" 2>"$tmp/one.err" &
 bp=$!
 one=$(measure $bp)
 kill $bp; wait $bp 2>/dev/null || true; bp=
 
-say "2/3: 20 targets, --batch, ${SECS}s"
+say "2/4: 20 targets, --batch, ${SECS}s"
 "$DBTOP" -b --format json -i "$IV" --targets "$tmp/targets" >"$tmp/fleet.json" 2>"$tmp/fleet.err" &
 bp=$!
 t_start=$(date +%s.%N)
 batch=$(measure $bp)
 kill $bp; wait $bp 2>/dev/null || true; bp=
 
-say "3/3: 20 targets, the fleet screen (200x50), ${SECS}s"
+say "3/4: 20 targets, the fleet screen (200x50), ${SECS}s"
 tmux -L "$sock" -f /dev/null new-session -d -s s -x 200 -y 50 \
     "sh -c 'echo \$\$ > $tmp/pid; exec $DBTOP -i $IV --targets $tmp/targets 2>$tmp/tui.err'"
 sleep 0.5
 tui=$(measure "$(cat "$tmp/pid")")
 tmux -L "$sock" -f /dev/null capture-pane -p -t s >"$tmp/screen.txt"
+tmux -L "$sock" -f /dev/null send-keys -t s q
+sleep 1
+tmux -L "$sock" kill-server 2>/dev/null || true
+
+say "4/4: one target, the screen (200x50), ${SECS}s"
+rm -f "$tmp/pid"
+tmux -L "$sock" -f /dev/null new-session -d -s s -x 200 -y 50 \
+    "sh -c 'echo \$\$ > $tmp/pid; exec $DBTOP -i $IV ${DBTOP_PG15_URI} 2>$tmp/tui1.err'"
+sleep 0.5
+tui1=$(measure "$(cat "$tmp/pid")")
 tmux -L "$sock" -f /dev/null send-keys -t s q
 sleep 1
 
@@ -110,6 +122,13 @@ echo "|---|---|---|---|---|---|---|"
 row "one target, --batch" 1 "$one"
 row "20 targets, --batch" 20 "$batch"
 row "20 targets, fleet screen 200x50" 20 "$tui"
+row "one target, screen 200x50" 1 "$tui1"
+echo
+beyond() { # ONE TWENTY: RSS per target beyond the first, KiB
+    set -- $1 $2
+    awk -v a="$2" -v b="$5" 'BEGIN { printf "%.0f KiB (%.2f MiB)", (b - a) / 19, (b - a) / 19 / 1024 }'
+}
+echo "RSS per target beyond the first: --batch $(beyond "$one" "$batch"), screen $(beyond "$tui1" "$tui")."
 echo
 echo "Batch run: $gaps."
 echo

@@ -38,7 +38,7 @@ static void wake_ui(struct sampler *sp);
 static void publish_tuning(struct sampler *sp)
 {
 	pthread_mutex_lock(&sp->mu);
-	*sp->tv = sp->tuner->v;
+	tune_view_copy(sp->tv, &sp->tuner->v);
 	sp->tv_gen++;
 	pthread_mutex_unlock(&sp->mu);
 	wake_ui(sp);
@@ -425,7 +425,7 @@ bool sampler_tune_view(struct sampler *sp, unsigned *gen, struct tune_view *out)
 	pthread_mutex_lock(&sp->mu);
 	changed = sp->tv_gen != *gen;
 	if (changed) {
-		*out = *sp->tv;
+		tune_view_copy(out, sp->tv);
 		*gen = sp->tv_gen;
 	}
 	pthread_mutex_unlock(&sp->mu);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,12 +307,17 @@ static int check_fd(int fd, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+void journal_clear(struct journal *j)
+{
+	memset(j, 0, offsetof(struct journal, e));
+	j->fd = -1;
+}
+
 int journal_open(struct journal *j, const char *path, const char *sid, const char *label, bool read_only,
 		 char *err, size_t errlen)
 {
 	char hsid[JOURNAL_ID_LEN];
-	memset(j, 0, sizeof *j);
-	j->fd = -1;
+	journal_clear(j);
 	j->next_seq = 1;
 	j->read_only = read_only;
 	str_copy(j->path, sizeof j->path, path);

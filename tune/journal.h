@@ -60,11 +60,16 @@ struct journal {
 	int version;             /* of the file read (1, 2), 0: none yet */
 	char sid[JOURNAL_ID_LEN];/* the server this journal is for (written in the header) */
 	unsigned next_seq;
-	int n;
-	struct jentry e[JOURNAL_MAX];
+	int n;                   /* e[]: entries only below n */
 	int damaged;             /* lines ignored: bad checksum or torn */
 	char label[160];
+	/* last, so that a journal cleared (journal_clear) or opened leaves the
+	 * entries it never holds untouched (46 KB a target) */
+	struct jentry e[JOURNAL_MAX];
 };
+
+/* Clear j but for its entries (n 0, not open). */
+void journal_clear(struct journal *j);
 
 /* The journal path for a server (dir from XDG_STATE_HOME or HOME) into
  * path. 0, or -1 with the reason. key names the server (engine, host,

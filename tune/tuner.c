@@ -1,5 +1,7 @@
 /* tuner.c - safe tuning on top of the undo journal (see tuner.h). */
 #include "tuner.h"
+#include <assert.h>
+#include <stddef.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,10 +137,11 @@ static bool server_check(struct tuner *tu, char *msg, size_t len)
 void tuner_init(struct tuner *tu, struct source *src, const char *legacy_key, bool read_only, double ttl)
 {
 	char err[NOTE_LEN] = "", key[300];
-	memset(tu, 0, sizeof *tu);
+	memset(tu, 0, offsetof(struct tuner, j));
+	journal_clear(&tu->j);
+	journal_clear(&tu->old);
+	tune_view_clear(&tu->v);
 	tu->src = src;
-	tu->j.fd = -1;
-	tu->old.fd = -1;
 	tu->v.read_only = read_only;
 	tu->v.ttl = ttl;
 	if (!src->ops || !src->ops->tune) {
@@ -713,6 +716,22 @@ void tuner_close(struct tuner *tu)
 	journal_close(&tu->old);
 }
 
+void tune_view_clear(struct tune_view *tv)
+{
+	memset(tv, 0, offsetof(struct tune_view, superseded));
+}
+
+void tune_view_copy(struct tune_view *dst, const struct tune_view *src)
+{
+	assert(src->nactive >= 0 && src->nactive <= JOURNAL_MAX);
+	assert(src->nforeign >= 0 && src->nforeign <= TUNE_LIST_MAX);
+	assert(src->nsuperseded >= 0 && src->nsuperseded <= TUNE_LIST_MAX);
+	memcpy(dst, src, offsetof(struct tune_view, superseded));
+	memcpy(dst->superseded, src->superseded, sizeof src->superseded[0] * (size_t)src->nsuperseded);
+	memcpy(dst->foreign, src->foreign, sizeof src->foreign[0] * (size_t)src->nforeign);
+	memcpy(dst->active, src->active, sizeof src->active[0] * (size_t)src->nactive);
+}
+
 void tune_view_snap(const struct tune_view *tv, struct tune_snap *out)
 {
 	memset(out, 0, sizeof *out);
@@ -756,7 +775,7 @@ void tune_view_snap(const struct tune_view *tv, struct tune_snap *out)
 
 void tune_view_from_snap(const struct tune_snap *s, double at_wall, struct tune_view *tv)
 {
-	memset(tv, 0, sizeof *tv);
+	tune_view_clear(tv);
 	tv->at_wall = at_wall;
 	tv->probed = s->flags & TSNAP_PROBED;
 	tv->available = s->flags & TSNAP_AVAILABLE;

@@ -15,7 +15,11 @@
 
 #define TUNE_LIST_MAX 8
 
-/* What the screen shows of tuning (a copy, published by the worker). */
+/* What the screen shows of tuning (a copy, published by the worker). Its
+ * three lists come last and hold entries only below their counts: a copy
+ * (tune_view_copy) or a clear (tune_view_clear) writes the rest of the view
+ * and only the entries in use, so a target that never tunes leaves the
+ * lists' 60 KB untouched (fleet memory). */
 struct tune_view {
 	bool available;               /* changes are possible (live, writable, journal ours) */
 	char why[NOTE_LEN];           /* why not, or a remark */
@@ -28,8 +32,7 @@ struct tune_view {
 	char undo_hint[TUNABLES_MAX][80];
 	char note[NOTE_LEN];          /* from the probe */
 	char pending[TUNE_PENDING_LEN]; /* from the probe: what a PostgreSQL reload also applies */
-	int nactive;                  /* changes in force, newest first */
-	struct jentry active[JOURNAL_MAX];
+	int nactive;                    /* changes in force, newest first: active[] */
 	int orphans;                  /* of those, left by an earlier dbtop (found at start) */
 	bool elsewhere;               /* another running dbtop holds the journal: the changes are its own,
 				       * reverted when it quits, never here */
@@ -44,27 +47,36 @@ struct tune_view {
 	/* changes in force on other servers, or in an older dbtop's address-keyed
 	 * journal (legacy_path): listed with their server's label, never
 	 * reverted automatically */
-	int nforeign;
-	struct jentry foreign[TUNE_LIST_MAX];
+	int nforeign; /* foreign[] */
 	char legacy_path[512];
 	/* changes found overwritten by someone else when dbtop came to revert
 	 * them (newest last): left as they are */
-	int nsuperseded;
-	struct jentry superseded[TUNE_LIST_MAX];
+	int nsuperseded; /* superseded[] */
 	/* a replay: the recorded view, at the time of its sample (s since the
 	 * epoch; ages are counted to it); 0: live */
 	double at_wall;
+	/* the lists, last (see above) */
+	struct jentry superseded[TUNE_LIST_MAX];
+	struct jentry foreign[TUNE_LIST_MAX];
+	struct jentry active[JOURNAL_MAX];
 };
+
+/* Copy src to dst: the fields before the lists and the lists' entries in
+ * use (dst's others are left as they were and are never read). */
+void tune_view_copy(struct tune_view *dst, const struct tune_view *src);
+/* Clear tv but for the lists' entries (their counts 0). */
+void tune_view_clear(struct tune_view *tv);
 
 struct tuner {
 	struct source *src;
-	struct journal j;
-	struct journal old;           /* an older dbtop's journal for this address: read only */
 	bool journal_ok;              /* the journal may be written */
 	char sid[JOURNAL_ID_LEN];     /* the server the journal is for */
 	char why_base[NOTE_LEN];      /* v.why while the connection reaches that server */
 	uint32_t gen;                 /* src->conn_gen last checked */
 	bool locked;                  /* the tuning lock is held on the connection of gen */
+	/* last: their entries are touched only as they are used */
+	struct journal j;
+	struct journal old; /* an older dbtop's journal for this address: read only */
 	struct tune_view v;
 };
 

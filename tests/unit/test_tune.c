@@ -8,6 +8,7 @@
  * keep, --tune-ttl on the monotonic clock, orphans, other servers'
  * entries. */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <fcntl.h>
@@ -1017,6 +1018,44 @@ static void test_scoped(void)
 	unsetenv("XDG_STATE_HOME");
 }
 
+/* A view's copy: the fields and the entries in use, nothing beyond (the
+ * lists' other entries of the copy keep what they held, never read). */
+static void test_view_copy(void)
+{
+	static struct tune_view src, dst, blank;
+	memset(&src, 0, sizeof src);
+	str_copy(src.why, sizeof src.why, "why");
+	src.ttl = 30;
+	src.at_wall = 7;
+	src.nactive = 2;
+	str_copy(src.active[0].name, sizeof src.active[0].name, "a0");
+	str_copy(src.active[1].name, sizeof src.active[1].name, "a1");
+	src.nforeign = 1;
+	str_copy(src.foreign[0].name, sizeof src.foreign[0].name, "f0");
+	src.nsuperseded = 1;
+	str_copy(src.superseded[0].name, sizeof src.superseded[0].name, "s0");
+	memset(&dst, 0x5a, sizeof dst);
+	tune_view_copy(&dst, &src);
+	CHECK(strcmp(dst.why, "why") == 0 && dst.ttl == 30 && dst.at_wall == 7 && dst.nactive == 2 &&
+		      dst.nforeign == 1 && dst.nsuperseded == 1,
+	      "view copy: the fields");
+	CHECK(memcmp(dst.active, src.active, 2 * sizeof src.active[0]) == 0 &&
+		      memcmp(dst.foreign, src.foreign, sizeof src.foreign[0]) == 0 &&
+		      memcmp(dst.superseded, src.superseded, sizeof src.superseded[0]) == 0,
+	      "view copy: the entries in use");
+	CHECK(((unsigned char *)&dst.active[2])[0] == 0x5a && ((unsigned char *)&dst.foreign[1])[0] == 0x5a,
+	      "view copy: nothing beyond the counts written");
+	memset(&dst, 0x5a, sizeof dst);
+	tune_view_clear(&dst);
+	CHECK(dst.nactive == 0 && dst.nforeign == 0 && dst.nsuperseded == 0 && !dst.available && dst.why[0] == 0 &&
+		      dst.at_wall == 0 && ((unsigned char *)&dst.active[0])[0] == 0x5a,
+	      "view clear: the fields, not the entries");
+	memset(&blank, 0, sizeof blank);
+	tune_view_copy(&dst, &blank);
+	CHECK(dst.nactive == 0 && memcmp(&dst, &blank, offsetof(struct tune_view, superseded)) == 0,
+	      "view copy of an empty view");
+}
+
 int main(void)
 {
 	str_printf(dir, sizeof dir, "/tmp/dbtop-test-tune.%d", (int)getpid());
@@ -1027,6 +1066,7 @@ int main(void)
 	test_tuner();
 	test_tuner_trust();
 	test_scoped();
+	test_view_copy();
 	char cmd[300];
 	str_printf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
