@@ -70,6 +70,9 @@ unfounded() {
         select([.value.findings[]?.id] | index("commit-fsync")) |
         select([$all[.key - 2, .key - 1, .key] | slow] | any | not)] | length' "$1"
 }
+# a record where the host's CPUs are saturated and the product says so,
+# naming the sync layer as possibly part of it (77_seed000's BAND)
+BAND='.host_load.busy == true and ([.findings[]? | select(.id == "commit-host-cpu" and (.evidence | test("slow sync layer may be part of it")))] | length > 0)'
 # commit_ms FILE FROM TO: mean COMMIT digest latency in records with FROM < ts < TO
 # that read the digests (a paced read holds the previous one: on a busy host
 # the window after a change may otherwise hold only the figures before it)
@@ -196,10 +199,21 @@ before=$(commit_ms "$tmp/myredo.json" 0 "$t1")
 after=$(commit_ms "$tmp/myredo.json" "$(plus "$t2" 1.5)" "$t3")
 nfresh=$(jq -s --argjson a "$(plus "$t2" 1.5)" --argjson b "$t3" '[.[] | select(.ts > $a and .ts < $b and .digests_fresh != false)] | length' "$tmp/myredo.json")
 echo "# mariadb 5 ms fsyncs, sync_binlog=0: COMMIT avg flush=1 $before ms, flush=2 $after ms ($nfresh fresh digest reads after)"
-check "mariadb redo only: commit-fsync fired before a" \
-    jq -se --argjson a "$t1" '[.[] | select(.ts < $a) | .findings[]? | select(.id == "commit-fsync" and .setting == "innodb_flush_log_at_trx_commit" and .value == "2")] | length > 0' "$tmp/myredo.json"
-check "mariadb redo only: a on the suggested row cut the COMMIT latency by half or more ($before -> $after ms)" \
-    awk -v b="$before" -v a="$after" 'BEGIN { exit !(b > 0 && a != "null" && a <= b * 0.5) }'
+fired=$(jq -s --argjson a "$t1" '[.[] | select(.ts < $a) | .findings[]? | select(.id == "commit-fsync" and .setting == "innodb_flush_log_at_trx_commit" and .value == "2")] | length' "$tmp/myredo.json")
+# On a host whose CPUs are saturated by other work (the server waits for a
+# CPU most of the time) a 5 ms redo sync is within what the host adds: the
+# product keeps the durability setting back and says commit-host-cpu naming
+# the sync layer, as 77 accepts; the remedy's cut is then no claim of its
+# own to judge (a CI run beside 64 load clients: COMMIT 14.4 -> 14.3 ms)
+band=$(jq -rs --argjson a "$t1" "[.[] | select(.ts < \$a)] | \"\([.[] | select($BAND)] | length)/\(length)\"" "$tmp/myredo.json")
+check "mariadb redo only: commit-fsync (or, the CPUs saturated by other work, commit-host-cpu naming the sync layer) before a ($fired findings; saturated and named in $band records)" \
+    test "$fired" -gt 0 -o "${band%%/*}" -gt 0
+if [ "$fired" -gt 0 ]; then
+    check "mariadb redo only: a on the suggested row cut the COMMIT latency by half or more ($before -> $after ms)" \
+        awk -v b="$before" -v a="$after" 'BEGIN { exit !(b > 0 && a != "null" && a <= b * 0.5) }'
+else
+    echo "ok - mariadb redo only: a cut the COMMIT latency by half or more # SKIP the host saturated: the durability change was held back, no cut claimed ($before -> $after ms)"
+fi
 fast mariadb
 
 # ---- PostgreSQL 15, synchronous_commit=on, WAL syncs 5 ms slower ----
