@@ -336,8 +336,9 @@ double source_sub_hz(const struct source *src);
  * how old it is, for the caller to publish instead of reading (NULL: read
  * now). busy: this refresh paid for another costly read already, so a
  * graph just due waits one refresh more (the two add up in one refresh
- * only when they share a server cache: source_sessions_join). A waiting count more than a quarter (and 2) away from the
- * graph's is read again at once; waiting == 0 forgets the last graph. */
+ * only when they share a server cache: source_sessions_join). A waiting
+ * count more than a quarter (and 2) away from the graph's is read again at
+ * once; waiting == 0 forgets the last graph. */
 struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy);
 /* The lock graph will be read at now with `waiting` sessions waiting
  * (not the first frame's wait, not kept from a read a moment ago). */

@@ -716,9 +716,12 @@ void tuner_close(struct tuner *tu)
 	journal_close(&tu->old);
 }
 
+/* The view's bytes before its lists (the first of them, superseded). */
+#define TUNE_VIEW_HEAD offsetof(struct tune_view, superseded)
+
 void tune_view_clear(struct tune_view *tv)
 {
-	memset(tv, 0, offsetof(struct tune_view, superseded));
+	memset(tv, 0, TUNE_VIEW_HEAD);
 }
 
 void tune_view_copy(struct tune_view *dst, const struct tune_view *src)
@@ -726,7 +729,7 @@ void tune_view_copy(struct tune_view *dst, const struct tune_view *src)
 	assert(src->nactive >= 0 && src->nactive <= JOURNAL_MAX);
 	assert(src->nforeign >= 0 && src->nforeign <= TUNE_LIST_MAX);
 	assert(src->nsuperseded >= 0 && src->nsuperseded <= TUNE_LIST_MAX);
-	memcpy(dst, src, offsetof(struct tune_view, superseded));
+	memcpy(dst, src, TUNE_VIEW_HEAD);
 	memcpy(dst->superseded, src->superseded, sizeof src->superseded[0] * (size_t)src->nsuperseded);
 	memcpy(dst->foreign, src->foreign, sizeof src->foreign[0] * (size_t)src->nforeign);
 	memcpy(dst->active, src->active, sizeof src->active[0] * (size_t)src->nactive);
