@@ -127,7 +127,7 @@ const char *wait_source_name(enum wait_source s)
 void wait_table_init(struct wait_table *t, size_t hist_len)
 {
 	memset(t, 0, sizeof *t);
-	t->hist_len = hist_len ? hist_len : 1;
+	t->hist_len = hist_len < 1 ? 1 : hist_len > WAIT_HIST_MAX ? WAIT_HIST_MAX : hist_len;
 	t->total_aas = NAN;
 }
 

@@ -63,6 +63,11 @@ bool wait_is_idle(const char *name);
 bool wait_note_stopped(const char *note);
 
 #define WAIT_MAX 48              /* events tracked at once */
+/* An event's history holds at most a sparkline's width: the waits pane
+ * draws the newest (terminal width - 4) values and nothing else reads it
+ * (time travel rebuilds the waits from the spool), so a ring of the
+ * model's full history (900 to 3,600 slots) would fill pages no one reads */
+#define WAIT_HIST_MAX 300
 
 /* One tracked event in the model. */
 struct wait_entry {
@@ -96,7 +101,7 @@ struct wait_table {
 	bool base_read;              /* base holds a reading of this connection and source */
 	double total_aas;            /* sum over events this interval (NaN unknown) */
 	unsigned long interval;      /* updates so far */
-	size_t hist_len;
+	size_t hist_len;             /* slots of an event's history: <= WAIT_HIST_MAX */
 	struct wait_entry e[WAIT_MAX];
 };
 

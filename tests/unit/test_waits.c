@@ -473,6 +473,25 @@ static void test_history(void)
 	      "history: before an event first showed its points are unknown, not 0");
 	CHECK(hist(&t, "CPU", 0) == 1.25 && hist(&t, "CPU", 3) == 0.5, "history: the oldest points dropped");
 	wait_table_free(&t);
+
+	/* the screen's model keeps an hour (3,600 intervals): an event's ring
+	 * holds a sparkline's width, the newest WAIT_HIST_MAX values */
+	wait_table_init(&t, 3600);
+	for (int k = 0; k < WAIT_HIST_MAX + 50; k++) {
+		struct wait_set *w = wait_set_new(WS_SAMPLED);
+		w->rounds = 1;
+		wait_set_add(w, "CPU", (uint64_t)(k % 7 + 1), 0);
+		wait_table_update(&t, w, 1.0, k == 0);
+		wait_set_free(w);
+	}
+	e = find(&t, "CPU");
+	CHECK(t.hist_len == WAIT_HIST_MAX && e && e->hist.cap == WAIT_HIST_MAX && e->hist.len == WAIT_HIST_MAX,
+	      tname("history: 3,600 intervals asked, an event keeps %d (cap %zu, len %zu)", WAIT_HIST_MAX,
+		    e ? e->hist.cap : 0, e ? e->hist.len : 0));
+	CHECK(hist(&t, "CPU", 0) == (WAIT_HIST_MAX + 49) % 7 + 1 &&
+		      hist(&t, "CPU", WAIT_HIST_MAX - 1) == (50 % 7) + 1 && isnan(hist(&t, "CPU", WAIT_HIST_MAX)),
+	      tname("history: the newest %d values, in order; older ones unknown", WAIT_HIST_MAX));
+	wait_table_free(&t);
 }
 
 /* More than WAIT_MAX events: the least recently active one goes. */
