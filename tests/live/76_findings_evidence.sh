@@ -163,11 +163,21 @@ check "mariadb slow disk: the JSON names the same setting and value (innodb_flus
     jq -se --argjson a "$t1" '[.[] | select(.ts < $a) | .findings[]? | select(.id == "commit-fsync")] | length > 0 and all(.[]; .setting == "innodb_flush_log_at_trx_commit" and .value == "2")' "$J"
 check "mariadb: after flush=2 the finding names sync_binlog = 0" \
     jq -se --argjson a "$t2" --argjson b "$t3" '[.[] | select(.ts > $a + 2 and .ts < $b) | .findings[]? | select(.id == "commit-fsync")] | length > 0 and all(.[]; .setting == "sync_binlog" and .value == "0")' "$J"
-# one of the two 5 ms syncs leaves each commit: >= 35 % of an idle host's
-# COMMIT, or >= 3.5 ms of it (on a busy host the CPU waits beside the syncs
-# stay: 19.8 -> 14.2 ms with two CPU hogs is one sync gone, 28 %)
-check "mariadb: flush=2 cut the COMMIT latency by >= 35 % or by >= 3.5 ms (one of two 5 ms syncs: $before -> $mid ms)" \
-    awk -v b="$before" -v a="$mid" 'BEGIN { exit !(b > 0 && a != "null" && (a <= b * 0.65 || b - a >= 3.5)) }'
+# flush=2 takes the redo log's sync out of the commit: the server's own
+# counters (Innodb_os_log_fsyncs per commit) say so exactly; the COMMIT
+# latency then loses one of its two syncs: >= 35 % of an idle host's COMMIT,
+# or >= 3.5 ms of it. On a host whose CPUs dbtop finds saturated the CPU
+# waits beside the syncs stay (19.8 -> 14.2 ms with two CPU hogs, 28 %;
+# 17.7 -> 14.4 ms under stress-ng --cpu 2, 19 %): there a cut of >= 10 %
+# beside the syncs gone
+rpc() { jq -s --argjson a "$2" --argjson b "$3" '[.[] | select(.ts > $a and .ts < $b) | .rates | select(.commits_per_s > 0 and .redo_fsyncs_per_s != null) | .redo_fsyncs_per_s / .commits_per_s] | if length == 0 then null else add / length end' "$1"; }
+rpc_b=$(rpc "$J" 0 "$t1")
+rpc_m=$(rpc "$J" "$(plus "$t2" 1.5)" "$t3")
+busy=$(jq -s --argjson a "$t1" '[.[] | select(.ts < $a)] | .[2:] | [.[] | select(.host_load.busy == true)] | length' "$J")
+check "mariadb: flush=2 took the redo log's sync out of the commit (redo syncs per commit $rpc_b -> $rpc_m, the server's counters)" \
+    awk -v b="$rpc_b" -v a="$rpc_m" 'BEGIN { exit !(b > 0.2 && a != "null" && a <= b * 0.2) }'
+check "mariadb: flush=2 cut the COMMIT latency by >= 35 % or by >= 3.5 ms; >= 10 % on a saturated host (saturated in $busy of $nb records: $before -> $mid ms)" \
+    awk -v b="$before" -v a="$mid" -v s="$busy" -v n="$nb" 'BEGIN { exit !(b > 0 && a != "null" && (a <= b * 0.65 || b - a >= 3.5 || (s * 2 >= n && a <= b * 0.9))) }'
 check "mariadb: with both remedies COMMIT fell by half or more ($before -> $after ms)" \
     awk -v b="$before" -v a="$after" 'BEGIN { exit !(b > 0 && a != "null" && a <= b * 0.5) }'
 late=$(jq -s --argjson a "$t4" --argjson b "$t5" '[.[] | select(.ts > $a + 3 and .ts < $b)] | [.[] | select([.findings[]?.id] | index("commit-fsync"))] | length' "$J")
