@@ -53,27 +53,25 @@ for dir in */; do
 		bad=$((bad + 1))
 		continue
 	fi
-	for f in "$dir"/*.[ch]; do
-		files=$((files + 1))
-		while IFS=: read -r line inc; do
-			# the folder the included file is in, resolved from the includer
-			# (in the shell: a process per include made this slow on a busy
-			# machine)
-			normpath "$dir/$inc"
-			target=$REPLY
-			tdir=${target%%/*}
-			[ "$tdir" = "$target" ] && tdir=.
-			if [ "$tdir" = "$dir" ]; then continue; fi
-			if [ -z "${rank[$tdir]+x}" ]; then
-				echo "$f:$line: includes \"$inc\" from outside the layers ($tdir)"
-				bad=$((bad + 1))
-			elif [ "${rank[$tdir]}" -gt "${rank[$dir]}" ]; then
-				echo "$f:$line: includes \"$inc\": $tdir is above $dir (layers: ${LAYERS[*]})"
-				bad=$((bad + 1))
-			fi
-		done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
-			sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1:\2/')
-	done
+	for f in "$dir"/*.[ch]; do files=$((files + 1)); done
+	# every include of the folder's files, "file:line:name" (one grep and
+	# one sed a folder: a process per file made this slow on a busy machine)
+	while IFS=: read -r f line inc; do
+		# the folder the included file is in, resolved from the includer
+		normpath "$dir/$inc"
+		target=$REPLY
+		tdir=${target%%/*}
+		[ "$tdir" = "$target" ] && tdir=.
+		if [ "$tdir" = "$dir" ]; then continue; fi
+		if [ -z "${rank[$tdir]+x}" ]; then
+			echo "$f:$line: includes \"$inc\" from outside the layers ($tdir)"
+			bad=$((bad + 1))
+		elif [ "${rank[$tdir]}" -gt "${rank[$dir]}" ]; then
+			echo "$f:$line: includes \"$inc\": $tdir is above $dir (layers: ${LAYERS[*]})"
+			bad=$((bad + 1))
+		fi
+	done < <(grep -H -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$dir"/*.[ch] |
+		sed 's/^\([^:]*\):\([0-9]*\):[^"]*"\([^"]*\)".*/\1:\2:\3/')
 done
 if [ "$bad" -gt 0 ]; then
 	echo "layers: $bad include(s) go upward or outside the layers"
@@ -146,13 +144,16 @@ if ((${#todo[@]})); then
 fi
 # one line per symbol: "F file type name" (F: nm of the object of file) and
 # "A header:line name" (a function declared in a header of the layers)
-for f in "${srcs[@]}"; do
-	awk -v f="$f" '{ print "F", f, $2, $1 }' "$cache/${key[$f]}.nm"
+# (one awk over every file: f=FILE before each file's pair of results)
+args=()
+for f in "${srcs[@]}"; do args+=("f=$f" "$cache/${key[$f]}.nm" "$cache/${key[$f]}.aux"); done
+awk '
+	FILENAME ~ /\.nm$/ { print "F", f, $2, $1; next }
 	# "/* model/../core/sample.h:210:NC */ extern const char *state_name (enum source_state);"
-	awk '$2 ~ /\.h:[0-9]+:[A-Z]+$/ && $2 !~ /^\// && $4 != "static" &&
-		match($0, /[A-Za-z_][A-Za-z0-9_]* \(/) {
+	$2 ~ /\.h:[0-9]+:[A-Z]+$/ && $2 !~ /^\// && $4 != "static" &&
+	match($0, /[A-Za-z_][A-Za-z0-9_]* \(/) {
 		at = $2; sub(/:[A-Z]+$/, "", at)
 		# model/../core/sample.h: core/sample.h
 		while (sub(/[^\/.][^\/]*\/\.\.\//, "", at)) {}
-		print "A", at, substr($0, RSTART, RLENGTH - 2) }' "$cache/${key[$f]}.aux"
-done | sort -u | awk -v layers="${LAYERS[*]}" -v nfiles="$files" -f "$here/check_layers.awk"
+		print "A", at, substr($0, RSTART, RLENGTH - 2) }' "${args[@]}" |
+	sort -u | awk -v layers="${LAYERS[*]}" -v nfiles="$files" -f "$here/check_layers.awk"
