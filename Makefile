@@ -146,7 +146,7 @@ unit: $(BIN) $(UNIT_BIN) $(FUZZ_REPLAY_BIN)
 # test, stops the servers, prints "N skipped" and "N passed, N failed"
 check:
 	@scripts/deps.sh
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN) $(FUZZ_REPLAY_BIN) $(TOOL_BIN)
+	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) $(BIN) $(UNIT_BIN) $(FUZZ_REPLAY_BIN) $(TOOL_BIN)
 	@tests/run.sh all $(UNIT_BIN) $(FUZZ_REPLAY_BIN)
 
 # under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs it after

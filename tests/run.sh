@@ -2,7 +2,8 @@
 # Test runner: the layer check, unit binaries, fuzz corpora, then screen and
 # live tests against the sandbox servers.
 #   tests/run.sh unit BIN...   layers, unit tests and fuzz corpora only
-#   tests/run.sh all BIN...    + screen + live (starts and always stops the sandbox)
+#   tests/run.sh all BIN...    + screen + live (starts and always stops the sandbox;
+#                              the screen tests run beside the live ones)
 #   tests/run.sh screen        layers and screen tests only
 # A BIN named fuzz_NAME is a fuzz target's corpus replayer (tests/fuzz/replay.c):
 # it is run on tests/fuzz/corpus/NAME/. DBTOP_LIVE="20_mariadb 30_postgres ..."
@@ -156,7 +157,7 @@ for bin in "$@"; do
 done
 
 # screen tests: the real binary in tmux, on recordings (no server needed)
-if [ "$mode" = all ] || [ "$mode" = screen ]; then
+screen_tests() {
     [ -n "${DBTOP_SCREEN:-}" ] && echo "# screen tests of this run (DBTOP_SCREEN): $DBTOP_SCREEN"
     for t in tests/screen/*.sh; do
         [ -e "$t" ] || continue
@@ -167,6 +168,22 @@ if [ "$mode" = all ] || [ "$mode" = screen ]; then
         fi
         run_one "$t" bash "$t"
     done
+}
+# With the live tests (mode all) they run beside them: they wait on tmux
+# and replays, the live tests on servers and timers, and every check of
+# either holds on a busy machine (two CPU hogs); their lines and counts
+# follow the live tests'
+screen_pid=
+if [ "$mode" = screen ]; then
+    screen_tests
+elif [ "$mode" = all ]; then
+    (
+        passed=0 failed=0 skipped=0
+        screen_tests
+        echo "$passed $failed $skipped" >"$out/screen.counts"
+    ) >"$out/screen.out" 2>&1 &
+    screen_pid=$!
+    echo "# screen tests: beside the live tests (their lines follow them)"
 fi
 
 if [ "$mode" = all ]; then
@@ -201,6 +218,16 @@ if [ "$mode" = all ]; then
         failed=$((failed + 1))
     fi
     tests/sandbox.sh stop >/dev/null 2>&1 || true
+fi
+if [ -n "$screen_pid" ]; then
+    wait "$screen_pid"
+    cat "$out/screen.out"
+    if read -r p f s <"$out/screen.counts" 2>/dev/null; then
+        passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+    else
+        echo "not ok - the screen tests did not end with their counts"
+        failed=$((failed + 1))
+    fi
 fi
 
 # where the run's time went: the ten slowest
