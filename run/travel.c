@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../util/util.h"
@@ -42,9 +43,11 @@ void travel_init(struct travel *tr, struct history *hist, bool replay, bool flee
 
 void travel_free(struct travel *tr)
 {
-	if (tr->built_init)
-		model_free(&tr->built);
-	tr->built_init = false;
+	if (tr->built) {
+		model_free(tr->built);
+		free(tr->built);
+	}
+	tr->built = NULL;
 }
 
 void travel_show(struct travel *tr, struct model *live, struct source *src, struct sampler *sp)
@@ -85,17 +88,17 @@ static void land(struct travel *tr, long i, bool force)
 		tr->at_built = false;
 		return;
 	}
-	if (!tr->built_init) {
-		model_init(&tr->built, tr->live->hist_t.cap);
-		tr->built_init = true;
+	if (!tr->built) {
+		tr->built = xmalloc(sizeof *tr->built);
+		model_init(tr->built, tr->live->hist_t.cap);
 	}
-	if (hist_step(h, (size_t)i, &tr->built, tr->live, err, sizeof err) < 0) {
+	if (hist_step(h, (size_t)i, tr->built, tr->live, err, sizeof err) < 0) {
 		say(tr, "history: %s", err);
 		tr->m = tr->live;
 		tr->at_built = false;
 		return;
 	}
-	tr->m = &tr->built;
+	tr->m = tr->built;
 	tr->at_built = true;
 	tr->rebuilds++;
 	double dt = clock_mono() - t0;

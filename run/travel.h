@@ -30,8 +30,10 @@ struct travel {
 	 * one "what is drawn" pointer */
 	struct model *m;
 	struct model *live; /* the model the shown target's samples go into */
-	struct model built; /* rebuilt at the moment shown while frozen */
-	bool built_init;
+	/* rebuilt at the moment shown while frozen; taken from the heap at
+	 * the first step back (a model is ~124 KB: a run that never travels
+	 * does not touch it), freed by travel_free */
+	struct model *built;
 	bool paused, ended;   /* frozen; a replay's samples ended */
 	uint64_t at_seq;      /* frozen: the kept sample shown (history sequence number) */
 	double at_wall;       /* ... its wall time */
