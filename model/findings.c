@@ -725,15 +725,17 @@ static bool rule_idle_blocker(const struct model *m, struct finding *f)
 	double worst_wait = NAN;
 	if (!ls || ls->status != LOCKS_READ)
 		return false;
-	/* the clients may be starved while the server is not: the host's own
-	 * pressure counts too */
-	bool busy = host_view_busy(&m->host) || host_view_pressured(&m->host);
-	double least = busy ? IDLE_BLOCKER_BUSY_HOST_S : IDLE_BLOCKER_IDLE_S;
+	bool busy = false;
 	for (size_t i = 0; i < ls->ns; i++) {
 		const struct lock_session *s = &ls->s[i];
 		if (!(s->is_root && s->blocked > 0 && strncmp(s->state, "idle in transaction", 19) == 0))
 			continue;
-		if (s->state_s < least)
+		/* the clients may be starved while the server is not (the host's
+		 * own pressure counts too), and a client idle since before the
+		 * host's newest busy interval may have been starved then */
+		bool starved =
+			host_view_busy(&m->host) || host_view_pressured(&m->host) || m->host_busy_s <= s->state_s;
+		if (s->state_s < (starved ? IDLE_BLOCKER_BUSY_HOST_S : IDLE_BLOCKER_IDLE_S))
 			continue;
 		double w = lock_chain_wait(ls, (int)i);
 		if (w < IDLE_BLOCKER_WAIT_S)
@@ -741,6 +743,7 @@ static bool rule_idle_blocker(const struct model *m, struct finding *f)
 		if (!worst || s->blocked > worst->blocked) {
 			worst = s;
 			worst_wait = w;
+			busy = starved;
 		}
 	}
 	if (!worst)
@@ -761,11 +764,15 @@ static bool rule_idle_blocker(const struct model *m, struct finding *f)
 	char ws[48] = "";
 	if (isfinite(worst_wait))
 		str_printf(ws, sizeof ws, "; the longest wait behind it %.1f s", worst_wait);
-	str_printf(f->evidence, sizeof f->evidence, "%lld (%s) %s%s; %s%.100s%s", worst->id, worst->user, st, ws,
-		   worst->query ? (worst->query_is_last ? "last statement: " : "statement: ") : "",
-		   worst->query ? worst->query : "",
-		   busy ? "; the host's CPUs are busy: a client starved of CPU can sit this long in its transaction"
-			: "");
+	str_printf(
+		f->evidence, sizeof f->evidence, "%lld (%s) %s%s; %s%.100s%s", worst->id, worst->user, st, ws,
+		worst->query ? (worst->query_is_last ? "last statement: " : "statement: ") : "",
+		worst->query ? worst->query : "",
+		!busy ? ""
+		: host_view_busy(&m->host) || host_view_pressured(&m->host)
+			? "; the host's CPUs are busy: a client starved of CPU can sit this long in its transaction"
+			: "; the host's CPUs were busy while it idled: a client starved of CPU can sit this long in its "
+			  "transaction");
 	/* on a busy host the client may be starved, not stuck: look first */
 	str_copy(f->suggestion, sizeof f->suggestion,
 		 busy ? "look at its client first (starved of CPU, or stuck?); if stuck, end it with x on screen 3 "

@@ -95,6 +95,7 @@ void model_init(struct model *m, size_t history_len)
 	logdev_view_init(&m->ld, history_len);
 	m->interval_s = NAN;
 	m->own_xacts = NAN;
+	m->host_busy_s = INFINITY;
 	digest_table_init(&m->dg);
 	repl_model_reset(&m->repl);
 }
@@ -663,6 +664,10 @@ void model_update(struct model *m, const struct sample *s)
 			   s->state == STATE_UP ? &s->logdev : NULL, dt);
 	host_view_update(&m->host, s->state == STATE_UP && !fresh_conn ? &p->host : NULL,
 			 s->state == STATE_UP ? &s->host : NULL, dt);
+	if (host_view_busy(&m->host) || host_view_pressured(&m->host))
+		m->host_busy_s = 0;
+	else if (dt > 0)
+		m->host_busy_s += dt;
 	redo_sync_estimate(m);
 	if (s->state == STATE_UP && !fresh_conn && !s->waits && s->waits_skipped) {
 		wait_table_hold(&m->wt);

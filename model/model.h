@@ -172,6 +172,10 @@ struct model {
 	struct repl_model repl;   /* synchronous replication (model/replication.h) */
 	struct logdev_view ld;    /* the log devices (caps.logdev): figures and history */
 	struct host_view host;    /* the host's CPU pressure beside the server, this interval */
+	/* s since the end of the newest interval in which the host read busy or
+	 * under CPU pressure (0: this one; INFINITY: none seen): a client idle
+	 * in its transaction since before then may have been starved of CPU */
+	double host_busy_s;
 	struct finding_set findings; /* in force at the newest sample (findings_update) */
 	struct run_window runs;   /* the benchmark runs behind M_RUN_S / M_RUN_FSYNCS */
 	struct fc_outcome outcome;   /* the newest remedy seen applied: its forecast and outcome (forecast.h) */

@@ -394,6 +394,24 @@ static void test_locks(void)
 		      strstr(f[0].suggestion, "look at its client first") && f[0].severity == SEV_WARN,
 	      "busy host: idle 12 s fires as a warning, the evidence says the host is busy, the client is looked at first");
 	memset(&m.host, 0, sizeof m.host);
+	/* the host busy a while ago, not now: a client idle since before then
+	 * may have been starved then (seen: pgbench -c 16 on one branch, a
+	 * client idle 2-15 s in its transaction, 14 sessions behind it, the
+	 * host's pressure coming and going) */
+	m.locks->s[b].state_s = 5;
+	m.host_busy_s = 3;
+	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "host busy 3 s ago, the client idle 5 s: no finding yet");
+	m.host_busy_s = 6;
+	CHECK(strcmp(ids(&m, f, &n), "idle-root-blocker upsert-gap-lock") == 0 && f[0].severity == SEV_CRIT &&
+		      !strstr(f[0].evidence, "busy"),
+	      "host busy 6 s ago, the client idle 5 s (since after it): critical, as on a quiet host");
+	m.host_busy_s = 3;
+	m.locks->s[b].state_s = 12;
+	CHECK(strcmp(ids(&m, f, &n), "idle-root-blocker upsert-gap-lock") == 0 && f[0].severity == SEV_WARN &&
+		      strstr(f[0].evidence, "the host's CPUs were busy while it idled") &&
+		      strstr(f[0].suggestion, "look at its client first"),
+	      "host busy 3 s ago, the client idle 12 s: a warning, the evidence says the host was busy while it idled");
+	m.host_busy_s = INFINITY;
 	lock_set_free(m.locks);
 	m.locks = seed001(false, "active");
 	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "an insert-intention wait on a gap without an upsert still fires, no idle blocker");

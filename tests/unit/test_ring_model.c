@@ -720,6 +720,37 @@ static void test_runs(void)
 	model_free(&m);
 }
 
+/* The host's newest busy interval, counted back from the newest sample
+ * (the idle root blocker's bar: model/findings.c). */
+static void test_host_busy(void)
+{
+	struct model m;
+	struct caps c;
+	struct sample s;
+	model_init(&m, 16);
+	make_caps(&c, ENGINE_POSTGRESQL);
+	model_set_caps(&m, &c);
+	CHECK(isinf(m.host_busy_s), "host busy: none seen at the start");
+	/* PSI: the share of each interval in which a runnable task waited */
+	static const double psi_pct[] = {0, 90, 10, 10, 10};
+	uint64_t psi = 1000000;
+	for (int i = 0; i < 5; i++) {
+		up(&s, 100.0 + i, 1);
+		s.host.read = s.host.has_psi = true;
+		s.host.ncpu = 2;
+		s.host.procs_running = 6;
+		psi += (uint64_t)(psi_pct[i] * 1e4);
+		s.host.psi_cpu_some_us = psi;
+		model_update(&m, &s);
+		if (i == 0)
+			CHECK(isinf(m.host_busy_s), "host busy: a first reading is not busy");
+		else if (i == 1)
+			CHECK(m.host_busy_s == 0, "host busy: PSI 90 percent, 5 runnable on 2 cores: busy now (0 s)");
+	}
+	CHECK(fabs(m.host_busy_s - 3) < 1e-9, "host busy: three quiet 1 s intervals since: 3 s");
+	model_free(&m);
+}
+
 int main(void)
 {
 	test_ring();
@@ -731,5 +762,6 @@ int main(void)
 	test_applies();
 	test_runs();
 	test_paced();
+	test_host_busy();
 	return TAP_DONE();
 }
