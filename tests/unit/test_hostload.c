@@ -215,6 +215,45 @@ static void test_fake_proc(void)
 	CHECK(hostload_kept_files(&st) == 1, "the files of the tasks that ended are closed");
 	hostload_close(&st);
 	CHECK(hostload_kept_files(&st) == 0, "hostload_close: none left open");
+
+	/* more children than are read: the first HOSTLOAD_TASKS_MAX, their
+	 * list kept (TASK_LIST_KEEP_S) until one of them ends */
+	{
+		char list[4096] = "", name[64];
+		size_t at = 0;
+		for (int i = 0; i < 200; i++) {
+			at += str_printf(list + at, sizeof list - at, "%d ", 2000 + i);
+			str_printf(name, sizeof name, "%d/schedstat", 2000 + i);
+			put(root, name, "1000 100 1\n");
+		}
+		put(root, "700/task/700/children", list);
+		hostload_find_pg(&st, root, 777);
+		CHECK(hostload_read(&st, root, 0, &s1) == 0 && s1.srv_tasks == HOSTLOAD_TASKS_MAX,
+		      "200 children: the first 128 read");
+		put(root, "700/task/700/children", "2000 ");
+		CHECK(hostload_read(&st, root, 0, &s2) == 0 && s2.srv_tasks == HOSTLOAD_TASKS_MAX,
+		      "a full list is kept: the next refresh reads the same 128 without listing them");
+		char gone[700];
+		str_printf(gone, sizeof gone, "rm -f '%s/2100/schedstat'", root);
+		CHECK(system(gone) == 0, "child 2100 ends (its file not kept open: beyond the 64 kept)");
+		CHECK(hostload_read(&st, root, 0, &s2) == 0 && s2.srv_tasks == HOSTLOAD_TASKS_MAX - 1,
+		      "a kept task gone: the others still read");
+		CHECK(hostload_read(&st, root, 0, &s2) == 0 && s2.srv_tasks == 1,
+		      "... and the next refresh lists them again (now one child)");
+		hostload_close(&st);
+		/* a list longer than is read is cut at an id's end: 139 ids too
+		 * big for a pid (11 characters each), then 1234567 cut short */
+		at = 0;
+		for (int i = 0; i < 139; i++)
+			at += str_printf(list + at, sizeof list - at, "2147483648 ");
+		str_printf(list + at, sizeof list - at, "1234567 2000 ");
+		put(root, "700/task/700/children", list);
+		put(root, "123456/schedstat", "1000 100 1\n");
+		hostload_find_pg(&st, root, 777);
+		CHECK(hostload_read(&st, root, 0, &s1) == 0 && s1.srv_tasks == 0,
+		      "a list cut within an id: the part of it is not taken for a task (123456)");
+		hostload_close(&st);
+	}
 	hostload_find_pg(&st, root, 999);
 	CHECK(st.pid == 0 && strstr(st.why, "another process namespace"), "a backend pid not here: said why");
 	fake_remove(root);
