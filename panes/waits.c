@@ -113,7 +113,11 @@ static void draw_details(const struct model *m, const struct wait_entry *e, stru
 			cv_printf(cv, y++, 0, R_WARN, "commits wait for %s", who);
 	}
 	if (y + 2 < cv->h) {
-		cv_text(cv, y++, 0, R_LABEL, "average active sessions, per interval:");
+		if (cv->w - 4 > (int)t->hist_len)
+			cv_printf(cv, y++, 0, R_LABEL,
+				  "average active sessions, per interval (the newest %zu):", t->hist_len);
+		else
+			cv_text(cv, y++, 0, R_LABEL, "average active sessions, per interval:");
 		for (int r = 0; r < 4 && y < cv->h; r++, y++)
 			cv_spark(cv, y, 2, cv->w - 4, &e->hist, 0, R_SPARK);
 	}
@@ -275,7 +279,12 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 		return;
 	}
 	cv_text(cv, y, 0, R_LABEL, line);
-	cv_text(cv, y++, sx, R_LABEL, "history");
+	/* wider than an event's history: its sparkline starts right of the
+	 * column's left edge */
+	if (cv->w - sx > (int)t->hist_len)
+		cv_printf(cv, y++, sx, R_LABEL, "history: the newest %zu intervals, at the right", t->hist_len);
+	else
+		cv_text(cv, y++, sx, R_LABEL, "history");
 	pane_clamp(v, (int)n, cv->h - y);
 	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
 		draw_event(m, rows[i], v->focused && (int)i == v->sel, namew, sx, cv, y);
