@@ -96,6 +96,7 @@ void model_init(struct model *m, size_t history_len)
 	m->interval_s = NAN;
 	m->own_xacts = NAN;
 	m->host_busy_s = INFINITY;
+	m->dg_bound_ms = NAN;
 	digest_table_init(&m->dg);
 	repl_model_reset(&m->repl);
 }
@@ -305,14 +306,19 @@ static const struct ctr *newest_ctr(const struct model *m, const struct sample *
 	return s->c[id].present ? &s->c[id] : &m->held[id];
 }
 
-static double gap_bound_ms(const struct model *m, const struct sample *s)
+static double gap_bound_ms(struct model *m, const struct sample *s)
 {
 	double mono;
 	const struct ctr *a = &m->dg_exec_ns, *b = newest_ctr(m, s, CTR_EXEC_NS, &mono);
 	double dt = mono - m->dg_exec_mono;
-	if (!(dt > 0) || !a->present || !b->present || a->epoch != b->epoch || b->v < a->v)
-		return NAN;
-	return (double)(b->v - a->v) / 1e6 / dt;
+	if (!a->present || !b->present || a->epoch != b->epoch || b->v < a->v || dt < 0)
+		return m->dg_bound_ms = NAN;
+	/* the statement summary not read again since the last set of digests
+	 * (it is paced, the digests may come more often): the newest rate it
+	 * gave still bounds them */
+	if (dt == 0)
+		return m->dg_bound_ms;
+	return m->dg_bound_ms = (double)(b->v - a->v) / 1e6 / dt;
 }
 
 /* The counter of each statement kind (MySQL / MariaDB Com_*). */

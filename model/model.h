@@ -156,6 +156,7 @@ struct model {
 	double cov_age_s;         /* s since the statement counters behind cov were read */
 	struct ctr dg_exec_ns;    /* CTR_EXEC_NS at the last set of digests (the estimates' bound) */
 	double dg_exec_mono;      /* monotonic time of that set */
+	double dg_bound_ms;       /* the estimates' newest bound, ms/s (NaN: none) */
 	/* the statements counted per kind (Com_*, dg_kind) at the last set of
 	 * digests: the estimates' calls (digest_table_count_estimates) */
 	struct ctr dg_com[DGK__COUNT];
