@@ -633,6 +633,17 @@ static double own_xacts(const struct sample *s, const struct sample *p, bool fre
 	return (double)(b->v - a->v);
 }
 
+/* The host's view this interval, and the time since it last read busy. */
+static void update_host(struct model *m, const struct sample *s, const struct sample *p, bool fresh_conn, double dt)
+{
+	host_view_update(&m->host, s->state == STATE_UP && !fresh_conn ? &p->host : NULL,
+			 s->state == STATE_UP ? &s->host : NULL, dt);
+	if (host_view_busy(&m->host) || host_view_pressured(&m->host))
+		m->host_busy_s = 0;
+	else if (dt > 0)
+		m->host_busy_s += dt;
+}
+
 void model_update(struct model *m, const struct sample *s)
 {
 	const struct sample *p = &m->prev_up;
@@ -668,12 +679,7 @@ void model_update(struct model *m, const struct sample *s)
 	update_sessions(m, s);
 	logdev_view_update(&m->ld, s->state == STATE_UP && !fresh_conn ? &p->logdev : NULL,
 			   s->state == STATE_UP ? &s->logdev : NULL, dt);
-	host_view_update(&m->host, s->state == STATE_UP && !fresh_conn ? &p->host : NULL,
-			 s->state == STATE_UP ? &s->host : NULL, dt);
-	if (host_view_busy(&m->host) || host_view_pressured(&m->host))
-		m->host_busy_s = 0;
-	else if (dt > 0)
-		m->host_busy_s += dt;
+	update_host(m, s, p, fresh_conn, dt);
 	redo_sync_estimate(m);
 	if (s->state == STATE_UP && !fresh_conn && !s->waits && s->waits_skipped) {
 		wait_table_hold(&m->wt);

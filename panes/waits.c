@@ -123,6 +123,16 @@ static void draw_details(const struct model *m, const struct wait_entry *e, stru
 	}
 }
 
+/* The history column's head at line y from column sx: wider than an
+ * event's history, its sparkline starts right of the column's left edge. */
+static void history_head(const struct wait_table *t, struct canvas *cv, int y, int sx)
+{
+	if (cv->w - sx > (int)t->hist_len)
+		cv_printf(cv, y, sx, R_LABEL, "history: the newest %zu intervals, at the right", t->hist_len);
+	else
+		cv_text(cv, y, sx, R_LABEL, "history");
+}
+
 /* What the profile comes from and what it misses. */
 static void source_line(const struct wait_table *t, char *line, size_t len)
 {
@@ -279,12 +289,7 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 		return;
 	}
 	cv_text(cv, y, 0, R_LABEL, line);
-	/* wider than an event's history: its sparkline starts right of the
-	 * column's left edge */
-	if (cv->w - sx > (int)t->hist_len)
-		cv_printf(cv, y++, sx, R_LABEL, "history: the newest %zu intervals, at the right", t->hist_len);
-	else
-		cv_text(cv, y++, sx, R_LABEL, "history");
+	history_head(t, cv, y++, sx);
 	pane_clamp(v, (int)n, cv->h - y);
 	for (size_t i = (size_t)v->top; i < n && y < cv->h; i++, y++) {
 		draw_event(m, rows[i], v->focused && (int)i == v->sel, namew, sx, cv, y);
