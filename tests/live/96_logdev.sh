@@ -167,9 +167,13 @@ check "logdev pg: the device's flush latency is the kernel's (base $base_w again
 # the writer gets little CPU and the loop device's own worker already
 # waits for one (beside stress-ng and a test run: 2.81 -> 2.88 ms at 66 ->
 # 84 % util, quiet: 0.1-0.3 ms -> 2-8 ms)
-if awk -v a="$base_k" -v b="$slow_k" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.2 * a && b - a >= 0.5) }'; then
-    check "logdev pg: the device's flush latency rises under the slowdown ($base_dev -> $slow_dev ms)" \
-        awk -v a="$base_dev" -v b="$slow_dev" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.2 * a && b - a >= 0.5) }'
+# (a rise of 1 ms and three tenths at least, the kernel's: beside stress-ng
+# on both cores and a CI run, 2.82 -> 3.42 ms, and the server's sync moved
+# by more than that from one phase to the next, 5.60 -> 5.10 ms)
+if awk -v a="$base_k" -v b="$slow_k" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.3 * a && b - a >= 1.0) }'; then
+    # dbtop's figure weighted by the flushes, as the kernel's is
+    check "logdev pg: the device's flush latency rises under the slowdown ($base_w -> $slow_w ms, the kernel's $base_k -> $slow_k)" \
+        awk -v a="$base_w" -v b="$slow_w" 'BEGIN { exit !(a != "null" && b != "null" && b >= 1.2 * a && b - a >= 0.5) }'
     # the server's sync follows the device's: up by at least 0.3 of the
     # device's rise (beside stress-ng: the device 2.84 -> 4.02 ms, the
     # server 4.67 -> 5.16; quiet: 0.54 -> 2.80 and 0.94 -> 3.84)
