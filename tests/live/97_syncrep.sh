@@ -111,9 +111,18 @@ check "the finding gives the fix (synchronous_commit)" \
 	jq -se 'any(.[]; .findings[]? | select(.id == "commit-sync-replica" and (.suggestion | test("synchronous_commit = local"))))' "$BASE/run.json"
 check "the finding says s1 does not reply" \
 	jq -se 'any(.[]; .findings[]? | select(.id == "commit-sync-replica" and (.summary | test("standby s1: no reply for"))))' "$BASE/run.json"
-# after SIGCONT (and a few seconds to catch up) under the same load: gone
-check "after SIGCONT the finding clears while the load goes on" \
-	jq -se "[.[] | select(.ts > $t_cont + 3 and (.rates.commits_per_s // 0) > 100)] | length >= 2 and all(.[]; [.findings[]?.id] | index(\"commit-sync-replica\") | not)" "$BASE/run.json"
+# after SIGCONT (and a few seconds to catch up) under the same load: gone.
+# On a host dbtop finds busy the standby (on this host too) can reply in
+# 4-14 ms and commits still wait for it most of the time (beside stress-ng
+# on both cores: IPC:SyncRep at 2.5 AAS): there the finding may stay, as
+# long as it no longer says that s1 does not reply.
+AFTER="[.[] | select(.ts > $t_cont + 3 and (.rates.commits_per_s // 0) > 100)]"
+if jq -se "$AFTER | length >= 2 and all(.[]; [.findings[]?.id] | index(\"commit-sync-replica\") | not)" "$BASE/run.json" >/dev/null; then
+	ok "after SIGCONT the finding clears while the load goes on"
+else
+	check "after SIGCONT the finding clears while the load goes on, or on a busy host stays without saying that s1 does not reply ($(jq -s -r "$AFTER | \"\(length) records, busy in \([.[] | select(.host_load.busy)] | length)\"" "$BASE/run.json"))" \
+		jq -se "$AFTER | length >= 2 and ([.[] | select(.host_load.busy)] | length) * 2 >= length and all(.[]; [.findings[]? | select(.id == \"commit-sync-replica\") | .summary | test(\"no reply\")] | any | not)" "$BASE/run.json"
+fi
 check "s1 streams again" jq -se '.[-1].replication.standbys[0].state == "streaming"' "$BASE/run.json"
 [ "$fails" -gt 0 ] && { echo "# trace:"; sed 's/^/# /' "$BASE/trace.txt"; }
 done_tests
