@@ -129,6 +129,15 @@ static void make_caps(struct caps *c, enum engine e)
 	str_copy(c->version, sizeof c->version, e == ENGINE_MYSQL ? "8.0.36" : "17.2");
 }
 
+/* A model of 16 intervals with the caps of a connection to engine e. */
+static void model_for(struct model *m, enum engine e)
+{
+	struct caps c;
+	make_caps(&c, e);
+	model_init(m, 16);
+	model_set_caps(m, &c);
+}
+
 /* An UP sample at monotonic time t on connection gen. */
 static void up(struct sample *s, double t, uint32_t gen)
 {
@@ -142,12 +151,9 @@ static void up(struct sample *s, double t, uint32_t gen)
 static void test_first_and_rates(void)
 {
 	struct model m;
-	struct caps c;
 	struct sample s;
 
-	model_init(&m, 16);
-	make_caps(&c, ENGINE_MYSQL);
-	model_set_caps(&m, &c);
+	model_for(&m, ENGINE_MYSQL);
 	CHECK(m.have_caps && m.caps.engine == ENGINE_MYSQL, "model: caps adopted");
 
 	up(&s, 100.0, 1);
@@ -229,13 +235,10 @@ static void test_first_and_rates(void)
 static void test_down_reconnect(void)
 {
 	struct model m;
-	struct caps c;
 	struct sample s;
 	int i, all_down = 1, all_nan = 1;
 
-	model_init(&m, 16);
-	make_caps(&c, ENGINE_MYSQL);
-	model_set_caps(&m, &c);
+	model_for(&m, ENGINE_MYSQL);
 	up(&s, 10.0, 1);
 	sample_set(&s, CTR_COMMITS, 100, 0);
 	sample_set(&s, CTR_FSYNCS, 100, 0);
@@ -584,12 +587,9 @@ static void paced_sample(struct sample *s, double t, uint64_t commits, bool stmt
 static void test_paced(void)
 {
 	struct model m;
-	struct caps c;
 	struct sample s;
 
-	model_init(&m, 16);
-	make_caps(&c, ENGINE_MYSQL);
-	model_set_caps(&m, &c);
+	model_for(&m, ENGINE_MYSQL);
 	paced_sample(&s, 0, 100, true, 10, 10000000);
 	model_update(&m, &s);
 	paced_sample(&s, 1, 200, true, 20, 30000000);   /* 10 COMMITs, 20 ms: 2 ms each */
@@ -708,9 +708,7 @@ static void test_runs(void)
 	CHECK(!m.runs.seen && m.cur[M_RUN_S].st == RATE_UNDEF, "runs: 6 s without a start (0.5 s runs): stopped, no figure");
 	model_free(&m);
 	/* PostgreSQL: no such counter */
-	model_init(&m, 16);
-	make_caps(&c, ENGINE_POSTGRESQL);
-	model_set_caps(&m, &c);
+	model_for(&m, ENGINE_POSTGRESQL);
 	struct sample s;
 	up(&s, 0, 1);
 	model_update(&m, &s);
@@ -725,11 +723,8 @@ static void test_runs(void)
 static void test_host_busy(void)
 {
 	struct model m;
-	struct caps c;
 	struct sample s;
-	model_init(&m, 16);
-	make_caps(&c, ENGINE_POSTGRESQL);
-	model_set_caps(&m, &c);
+	model_for(&m, ENGINE_POSTGRESQL);
 	CHECK(isinf(m.host_busy_s), "host busy: none seen at the start");
 	/* PSI: the share of each interval in which a runnable task waited */
 	static const double psi_pct[] = {0, 90, 10, 10, 10};
