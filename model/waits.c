@@ -297,6 +297,7 @@ void wait_table_update(struct wait_table *t, const struct wait_set *ws, double d
 		t->base_read = false;
 	}
 	if (!ws) {
+		t->base_only = false;
 		for (i = 0; i < WAIT_MAX; i++) {
 			struct wait_entry *e = &t->e[i];
 			if (!e->used)
@@ -317,7 +318,14 @@ void wait_table_update(struct wait_table *t, const struct wait_set *ws, double d
 	t->rounds = ws->rounds;
 	t->cost_ms = ws->cost_ms;
 	t->cost_per_sample_ms = ws->rounds ? ws->cost_ms / ws->rounds : NAN;
+	/* a cumulative profile's first reading is the base its rates are
+	 * counted from: nothing is known of this interval yet */
+	t->base_only = ws->source != WS_SAMPLED && !t->base_read;
 	str_copy(t->note, sizeof t->note, ws->note);
+	if (t->base_only && !t->note[0])
+		str_printf(t->note, sizeof t->note,
+			   "%s read once (the base of its counts): the waits come at its next reading",
+			   wait_source_name(ws->source));
 	t->stopped = wait_note_stopped(ws->note);
 	t->have_data = true;
 	t->untracked = 0;

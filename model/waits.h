@@ -99,6 +99,7 @@ struct wait_table {
 	struct wait_base *base;      /* cumulative sources: the last reading of every event */
 	size_t nbase, capbase;
 	bool base_read;              /* base holds a reading of this connection and source */
+	bool base_only;              /* the newest reading was a cumulative profile's first: no rate yet */
 	double total_aas;            /* sum over events this interval (NaN unknown) */
 	unsigned long interval;      /* updates so far */
 	size_t hist_len;             /* slots of an event's history: <= WAIT_HIST_MAX */

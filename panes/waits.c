@@ -275,10 +275,11 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 	int sx = text_cols(line) + 2;
 	if (n == 0) {
 		cv_text(cv, y, 0, R_UNKNOWN,
-			v->filter    ? "no event matches the filter"
-			: t->stopped ? "no wait counted: see above"
-			: tiny       ? "no event reached 0.001 average active sessions this interval"
-				     : "no session waited on anything this interval");
+			v->filter      ? "no event matches the filter"
+			: t->stopped   ? "no wait counted: see above"
+			: t->base_only ? "the wait profile was read once: its waits come at the next reading"
+			: tiny         ? "no event reached 0.001 average active sessions this interval"
+				       : "no session waited on anything this interval");
 		return;
 	}
 	if (cv->h - y < 2) {

@@ -36,8 +36,7 @@ struct pg_priv {
 	struct text_cache sess_texts, lock_texts;
 	struct pg_own own;      /* the statements dbtop sent; the digests that are its own */
 	bool fb_on;             /* sampled digests: no pg_stat_statements */
-	struct hmap calls;      /* calls per digest at its last read, by key hash (uint64_t) */
-	bool dg_first_done;     /* the first (whole) digest read of this connection is done */
+	struct pg_changes seen; /* what the digest reads saw: a read after the first carries the changes */
 	struct pacer dg_pace;   /* pg_stat_statements reads (--server-budget) */
 	double base_ms;         /* query time of a refresh without digests (moving average; 0: none yet) */
 	struct fallback fb;
@@ -45,6 +44,7 @@ struct pg_priv {
 	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
 	bool ws_prepared;       /* the sampling statement is prepared */
 	struct pacer profile_pace; /* pg_wait_sampling profile reads */
+	unsigned profile_reads;    /* of this connection: the second comes at the next refresh (the first is a base) */
 	/* replication: the walsenders (pg_stat_replication's figures) are read
 	 * at every refresh while the last read saw one or
 	 * synchronous_standby_names is set, else with the settings (10 s) */
@@ -252,7 +252,7 @@ static void pg_close(struct source *src)
 		struct pg_priv *pp = src->priv;
 		wait_set_free(pp->wacc);
 		pp->wacc = NULL;
-		hmap_free(&pp->calls);
+		pg_changes_free(&pp->seen);
 	}
 	struct pg_priv *p = src->priv;
 	if (!p)
@@ -658,7 +658,7 @@ static int pg_connect(struct source *src, char *err, size_t errlen)
 	memset(&src->caps, 0, sizeof src->caps);
 	src->caps.engine = ENGINE_POSTGRESQL;
 	src->priv = p;
-	hmap_init(&p->calls, true, sizeof(uint64_t), 1024);
+	pg_changes_init(&p->seen);
 	pg_conn_params(src, &pp);
 	p->db = PQconnectdbParams(pp.kw, pp.val, t->pg_conninfo ? 1 : 0);
 	if (p->db)
@@ -751,34 +751,18 @@ static void pg_subsample(struct source *src)
 	src->sub_server_ms = server_ms;
 }
 
-/* Fill set's missing texts for keys not seen before (one more round trip,
- * bounded). Returns 0, or -1 with out->error / out->state set. */
-static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_set *set,
-			  const PGresult *rows)
+/* Fill set's missing texts, of the digests ids[0..n-1] (one more round
+ * trip, bounded). Returns 0, or -1 with out->error / out->state set. */
+static int pg_fetch_texts(struct source *src, struct sample *out, struct digest_set *set, const char *const *ids,
+			  size_t n)
 {
 	struct pg_priv *p = src->priv;
-	const char *ids[TEXT_FETCH_MAX];
-	size_t i, n = 0;
+	size_t i;
 	struct pg_results rs;
 	struct qres qr;
 	char *q;
 	int rc, k;
 
-	/* texts of digests that ran since the previous read (their calls
-	 * moved, or they are new since the first read): the text file is read
-	 * whole for each fetch, so the thousands of idle digests of the first
-	 * read never cost one */
-	for (i = 0; i < set->n; i++) {
-		bool added;
-		uint64_t *c = hmap_put_u64(&p->calls, hash_str(set->rows[i].key), &added);
-		if (added)
-			*c = UINT64_MAX;   /* never read */
-		bool moved = *c != set->rows[i].c[DG_CALLS] && (*c != UINT64_MAX || p->dg_first_done);
-		*c = set->rows[i].c[DG_CALLS];
-		if (moved && n < TEXT_FETCH_MAX && !strset_has(&p->texts, set->rows[i].key))
-			ids[n++] = cell(rows, (int)i, PGD_QUERYID);
-	}
-	p->dg_first_done = true;
 	if (!n)
 		return 0;
 	q = xmalloc(256 + n * 24);
@@ -1001,9 +985,10 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 	if (!f->gate_in_sessions)
 		sb_puts(q, "; " PG_LOCKS_GATE_QUERY);
 	/* pg_wait_sampling's profile grows with sessions x events x queries:
-	 * read every few seconds (its rates cover the time between) */
+	 * read every few seconds (its rates cover the time between), but for
+	 * the second read, which gives the first rates */
 	f->wprof = p->ws == WS_PG_WAIT_SAMPLING && !source_first_reads_wait(src, FIRST_WAITS) &&
-		   pace_every(&p->profile_pace, clock_mono(), PACE_SUMMARY_EVERY_S);
+		   (p->profile_reads == 1 || pace_every(&p->profile_pace, clock_mono(), PACE_SUMMARY_EVERY_S));
 	if (f->wprof)
 		sb_puts(q, "; " PG_WAIT_PROFILE_SQL);
 	out->waits_skipped = p->ws == WS_PG_WAIT_SAMPLING && !f->wprof;
@@ -1063,6 +1048,7 @@ static void pg_refresh_waits(struct source *src, struct sample *out, struct pg_r
 	if (f->wprof && f->rs.n > f->next) {
 		const PGresult *w = f->rs.r[f->next++];
 		struct wait_set *ws = wait_set_new(WS_PG_WAIT_SAMPLING);
+		p->profile_reads++;
 		ws->period_ms = 10;
 		for (int i = 0; i < PQntuples(w); i++) {
 			const char *n = cell(w, i, 1), *per = cell(w, i, 2);
@@ -1160,6 +1146,37 @@ static int pg_digest_results(struct source *src, struct sample *out, struct pg_r
 	return 0;
 }
 
+/* The rows of the digest read d into set: after the first read of the
+ * connection only those that changed (set->partial), unless one the last
+ * read listed is gone. The query ids of the digests whose text is wanted
+ * into ids (at most TEXT_FETCH_MAX); returns how many. */
+static size_t pg_digest_rows(struct pg_priv *p, const PGresult *d, struct digest_set *set, const char **ids)
+{
+	const char *dc[PGD__COUNT];
+	size_t nrows = (size_t)PQntuples(d), nkeep = 0, nid = 0;
+	unsigned char *pick = xmalloc(nrows ? nrows : 1);
+	pg_changes_begin(&p->seen);
+	for (size_t i = 0; i < nrows; i++) {
+		pg_cells(d, (int)i, dc, PGD__COUNT);
+		pick[i] = (unsigned char)pg_changes_row(&p->seen, dc);
+	}
+	set->partial = !pg_changes_end(&p->seen);
+	for (size_t i = 0; i < nrows; i++)
+		nkeep += !set->partial || (pick[i] & PG_PICK_KEEP);
+	digest_set_reserve(set, nkeep);
+	for (size_t i = 0; i < nrows; i++) {
+		if (set->partial && !(pick[i] & PG_PICK_KEEP))
+			continue;
+		pg_cells(d, (int)i, dc, PGD__COUNT);
+		pg_map_digest(set, dc);
+		if ((pick[i] & PG_PICK_MOVED) && nid < TEXT_FETCH_MAX &&
+		    !strset_has(&p->texts, set->rows[set->n - 1].key))
+			ids[nid++] = dc[PGD_QUERYID];
+	}
+	free(pick);
+	return nid;
+}
+
 /* The digest set from f->d into out->digests, with the texts new since
  * the last read; the next read paced by its cost on the server. Returns
  * 0, or -1 (sample failed). */
@@ -1168,7 +1185,6 @@ static int pg_digest_set(struct source *src, struct sample *out, struct pg_refre
 	struct pg_priv *p = src->priv;
 	struct caps *c = &src->caps;
 	struct digest_set *set = xcalloc(1, sizeof *set);
-	const char *dc[PGD__COUNT];
 	char where[80] = "";
 	double cost = f->cost;
 
@@ -1176,11 +1192,8 @@ static int pg_digest_set(struct source *src, struct sample *out, struct pg_refre
 		str_printf(where, sizeof where, " in %s", c->pgss_db);
 	str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s", c->pgss_version / 100,
 		   c->pgss_version % 100, where);
-	digest_set_reserve(set, (size_t)PQntuples(f->d));
-	for (int i = 0; i < PQntuples(f->d); i++) {
-		pg_cells(f->d, i, dc, PGD__COUNT);
-		pg_map_digest(set, dc);
-	}
+	const char *ids[TEXT_FETCH_MAX];
+	size_t nid = pg_digest_rows(p, f->d, set, ids);
 	const char *v = f->dinfo ? cell(f->dinfo, 0, 0) : NULL;
 	if (v) {
 		set->lost = strtoull(v, NULL, 10);
@@ -1188,7 +1201,7 @@ static int pg_digest_set(struct source *src, struct sample *out, struct pg_refre
 	}
 	out->digests = set;
 	double q0 = out->query_ms;
-	if (pg_fetch_texts(src, out, set, f->d) < 0)
+	if (pg_fetch_texts(src, out, set, ids, nid) < 0)
 		return -1;
 	/* dbtop's own statements: out of the ranking and the total unless shown */
 	for (size_t i = 0; p->own.keys.m.n && i < set->n; i++)

@@ -297,6 +297,89 @@ void pg_map_digest(struct digest_set *set, const char *const cell[PGD__COUNT])
 	}
 }
 
+/* The hash of cells [from, to) of a digest row (NULL apart from ""). */
+static uint64_t cells_hash(uint64_t h, const char *const cell[PGD__COUNT], int from, int to)
+{
+	for (int k = from; k < to; k++)
+		h = cell[k] ? hash_words(h, cell[k], strlen(cell[k])) : hash_words(h + 1, "", 0);
+	return h;
+}
+
+void pg_changes_init(struct pg_changes *c)
+{
+	memset(c, 0, sizeof *c);
+	hmap_init(&c->ix, true, sizeof(uint32_t), 1024);
+	c->head = UINT32_MAX;
+}
+
+void pg_changes_free(struct pg_changes *c)
+{
+	hmap_free(&c->ix);
+	free(c->seen);
+	memset(c, 0, sizeof *c);
+}
+
+void pg_changes_begin(struct pg_changes *c)
+{
+	c->reads++;
+	c->prev = UINT32_MAX;
+	c->predicted = c->head;
+	c->rows = c->again = 0;
+}
+
+/* The entry of the digest with key hash kh: where the last read's order
+ * predicts, else by its hash; added when new. */
+static struct pg_seen *seen_find(struct pg_changes *c, uint64_t kh)
+{
+	bool added;
+	if (c->predicted < c->n && c->seen[c->predicted].kh == kh)
+		return &c->seen[c->predicted];
+	uint32_t *ix = hmap_put_u64(&c->ix, kh, &added);
+	if (!added)
+		return &c->seen[*ix];
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 1024;
+		c->seen = xrealloc(c->seen, c->cap * sizeof *c->seen);
+	}
+	*ix = (uint32_t)c->n;
+	c->seen[c->n] = (struct pg_seen){.kh = kh, .calls = UINT64_MAX, .next = UINT32_MAX};
+	return &c->seen[c->n++];
+}
+
+unsigned pg_changes_row(struct pg_changes *c, const char *const cell[PGD__COUNT])
+{
+	struct pg_seen *sn = seen_find(c, cells_hash(HASH_SEED, cell, PGD_USERID, PGD_CALLS));
+	uint32_t ix = (uint32_t)(sn - c->seen);
+	uint64_t fp = cells_hash(cells_hash(HASH_SEED, cell, PGD_CALLS, PGD_ROWS), cell, PGD_SINCE, PGD_DATNAME);
+	uint64_t calls = cell[PGD_CALLS] ? strtoull(cell[PGD_CALLS], NULL, 10) : 0;
+	bool listed = sn->calls != UINT64_MAX && sn->read + 1 == c->reads; /* by the last read */
+	unsigned pick = (!listed || sn->fp != fp ? PG_PICK_KEEP : 0) |
+			(sn->calls != calls && (sn->calls != UINT64_MAX || c->reads > 1) ? PG_PICK_MOVED : 0);
+	c->again += listed;
+	c->rows++;
+	c->predicted = sn->next;
+	if (c->prev == UINT32_MAX)
+		c->head = ix;
+	else
+		c->seen[c->prev].next = ix;
+	c->prev = ix;
+	sn->calls = calls;
+	sn->fp = fp;
+	sn->read = c->reads;
+	return pick;
+}
+
+bool pg_changes_end(struct pg_changes *c)
+{
+	if (c->prev == UINT32_MAX)
+		c->head = UINT32_MAX;
+	else
+		c->seen[c->prev].next = UINT32_MAX;
+	bool whole = c->reads <= 1 || c->again < c->listed;
+	c->listed = c->rows;
+	return whole;
+}
+
 void pg_pending_sql(struct strbuf *q, bool hba_rules, bool stat_file)
 {
 	/* the last line of a parameter is the one a reload applies; the value

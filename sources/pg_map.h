@@ -89,6 +89,45 @@ void pg_digest_key(char *key, size_t len, const char *userid, const char *dbid, 
 /* One pg_stat_statements row into set. */
 void pg_map_digest(struct digest_set *set, const char *const cell[PGD__COUNT]);
 
+/* What the digest reads of one connection saw of each digest, so that a
+ * read after the first carries only the digests that changed: their
+ * calls, execution or planning time (a statement's other counters move
+ * with its calls), or that the last read did not list. A read lists the
+ * digests in the order of the last one with new ones between, so each
+ * row is looked for first where that order puts it. */
+struct pg_seen {
+	uint64_t kh;    /* the hash of its key cells */
+	uint64_t calls; /* at its last read; UINT64_MAX: none yet */
+	uint64_t fp;    /* the hash of its counters' cells at its last read */
+	uint32_t read;  /* the read that last listed it */
+	uint32_t next;  /* the index of the row after it in that read (UINT32_MAX: none) */
+};
+struct pg_changes {
+	struct pg_seen *seen; /* dense */
+	size_t n, cap;
+	struct hmap ix; /* the hash of a digest's key cells -> its index in seen (uint32_t) */
+	uint32_t head;  /* the first row of the last read */
+	uint32_t reads; /* reads of this connection, the one going on included */
+	size_t listed;  /* digests the last read listed */
+	/* the read going on: the row before, where the next row is looked
+	 * for first, rows seen, and of those the ones the last read listed */
+	uint32_t prev, predicted;
+	size_t rows, again;
+};
+#define PG_PICK_KEEP 1u  /* the row goes into the set */
+#define PG_PICK_MOVED 2u /* its calls moved since the last read, or it is new since the first: its text is wanted */
+void pg_changes_init(struct pg_changes *c);
+void pg_changes_free(struct pg_changes *c);
+/* A read begins. */
+void pg_changes_begin(struct pg_changes *c);
+/* One row of the read, in its order: PG_PICK_* bits. */
+unsigned pg_changes_row(struct pg_changes *c, const char *const cell[PGD__COUNT]);
+/* The read ends: true when its set is to be whole (every row, not only
+ * the picked ones): the first read of the connection, and a read where a
+ * digest the last one listed is gone (the model learns that from a whole
+ * set). */
+bool pg_changes_end(struct pg_changes *c);
+
 /* dbtop's own statements in pg_stat_statements (docs/digests.md). The
  * server keeps no trace of which backend ran an entry: an entry is
  * dbtop's own when its text is the text of a statement dbtop sent, the

@@ -98,6 +98,9 @@ void osc52_append(struct strbuf *b, const char *text, size_t n);
 uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
 /* FNV-1a of a string. */
 uint64_t hash_str(const char *s);
+/* A hash of n bytes taken eight at a time, continuing from h: for keys and
+ * fingerprints kept in memory only (a run's hmap order never depends on it). */
+uint64_t hash_words(uint64_t h, const void *p, size_t n);
 
 /* An open-addressing hash map (linear probing, power-of-two slots, at
  * most half full) from string keys (the map owns copies) or 64-bit keys to

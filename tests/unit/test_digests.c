@@ -1375,23 +1375,41 @@ static void test_pg_map_numbers(void)
 	digest_set_free(set);
 }
 
-/* The set of sample n as the PostgreSQL source builds it: every row
- * through pg_map_digest, dealloc as the lost counter, texts by key. */
-static struct digest_set *pg_set(const struct caps *c, const struct fx *f, int n, struct strset *texts)
+/* The cells of row i of a fixture's digests section. */
+static void pg_row_cells(const struct fx_sec *s, int i, const char *cells[PGD__COUNT])
+{
+	for (int j = 0; j < PGD__COUNT; j++)
+		cells[j] = j < s->rows[i].n ? s->rows[i].cell[j] : NULL;
+}
+
+/* The set of sample n as the PostgreSQL source builds it: the rows that
+ * changed since the connection's last read (seen; every row on its first
+ * read, or when one it listed is gone) through pg_map_digest, dealloc as
+ * the lost counter, texts by key. */
+static struct digest_set *pg_set(const struct caps *c, const struct fx *f, int n, struct strset *texts,
+				 struct pg_changes *seen)
 {
 	const struct fx_sec *s = fx_secn(f, "digests", n), *t = fx_sec(f, "texts"), *d = fx_secn(f, "dealloc", n);
 	struct digest_set *set = set_new(false);
-	int i, j;
+	const char *cells[PGD__COUNT];
+	unsigned *pick = xcalloc(s && s->nrows ? (size_t)s->nrows : 1, sizeof *pick);
+	int i;
 	size_t k;
 
 	str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d", c->pgss_version / 100,
 		   c->pgss_version % 100);
+	pg_changes_begin(seen);
 	for (i = 0; s && i < s->nrows; i++) {
-		const char *cells[PGD__COUNT] = {0};
-		for (j = 0; j < PGD__COUNT && j < s->rows[i].n; j++)
-			cells[j] = s->rows[i].cell[j];
-		pg_map_digest(set, cells);
+		pg_row_cells(s, i, cells);
+		pick[i] = pg_changes_row(seen, cells);
 	}
+	set->partial = !pg_changes_end(seen);
+	for (i = 0; s && i < s->nrows; i++) {
+		pg_row_cells(s, i, cells);
+		if (!set->partial || (pick[i] & PG_PICK_KEEP))
+			pg_map_digest(set, cells);
+	}
+	free(pick);
 	if (d && d->nrows && d->rows[0].cell[0]) {
 		set->lost = strtoull(d->rows[0].cell[0], NULL, 10);
 		set->have_lost = true;
@@ -1413,6 +1431,104 @@ static struct digest_set *pg_set(const struct caps *c, const struct fx *f, int n
 		}
 	}
 	return set;
+}
+
+/* One read of rows[0..n-1] through ch: the picks in pick, the two sets
+ * the source could build (whole: every row; as built: the picked rows
+ * unless the read is to be whole). Returns whether it is to be whole. */
+static bool pg_read(struct pg_changes *ch, const char *const *const rows[], int n, unsigned *pick,
+		    struct digest_set **whole, struct digest_set **built)
+{
+	pg_changes_begin(ch);
+	for (int i = 0; i < n; i++)
+		pick[i] = pg_changes_row(ch, rows[i]);
+	bool w = pg_changes_end(ch);
+	*whole = set_new(false);
+	*built = set_new(!w);
+	for (int i = 0; i < n; i++) {
+		pg_map_digest(*whole, rows[i]);
+		if (w || (pick[i] & PG_PICK_KEEP))
+			pg_map_digest(*built, rows[i]);
+	}
+	return w;
+}
+
+/* Both tables' rates of every digest are the same. */
+static bool same_rates(const struct digest_table *a, const struct digest_table *b)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		const struct digest_entry *x = &a->e[i], *y = find(b, x->last.key);
+		if (x->gone)
+			continue;
+		if (!y || x->known != y->known || y->gone)
+			return false;
+		for (int k = 0; x->known && k < DG__COUNT; k++)
+			if (!(x->rate[k] == y->rate[k] || (isnan(x->rate[k]) && isnan(y->rate[k]))))
+				return false;
+	}
+	return true;
+}
+
+/* The PostgreSQL source's digest reads after the first carry only the
+ * digests that changed: what is picked, when a read is whole, and the
+ * rates the model makes of them are those of whole reads. */
+static void test_pg_changes(void)
+{
+	struct pg_changes ch;
+	struct digest_table tw, tb;
+	struct digest_set *w, *b;
+	unsigned pick[4];
+	const char *a1[PGD__COUNT] = {"10", "5", "111", "t", "7", "70.5", "1.5", "7", "1", "0", "0", NULL, "db"};
+	const char *a2[PGD__COUNT] = {"10", "5", "111", "t", "7", "70.5", "2.5", "7", "1", "0", "0", NULL, "db"};
+	const char *a3[PGD__COUNT] = {"10", "5", "111", "t", "7", "70.5", "2.5", "9", "5", "0", "0", NULL, "db"};
+	const char *a4[PGD__COUNT] = {"10", "5", "111", "t", "7", "70.5", "2.5", "9", "5", "0", "0", "99.5", "db"};
+	const char *b1[PGD__COUNT] = {"10", "5", "222", "t", "3", "30", "0", "3", "0", "0", "0", NULL, "db"};
+	const char *b2[PGD__COUNT] = {"10", "5", "222", "t", "4", "40", "0", "4", "0", "0", "0", NULL, "db"};
+	const char *c1[PGD__COUNT] = {"10", "5", "333", "t", "1", "1", "0", "1", "0", "0", "0", NULL, "db"};
+	const char *d1[PGD__COUNT] = {"10", "5", "444", "t", "2", "8", "0", "2", "0", "0", "0", NULL, "db"};
+
+	pg_changes_init(&ch);
+	digest_table_init(&tw);
+	digest_table_init(&tb);
+	const char *const *r1[] = {a1, b1, c1};
+	CHECK(pg_read(&ch, r1, 3, pick, &w, &b) && pick[0] == PG_PICK_KEEP && pick[1] == PG_PICK_KEEP &&
+	      pick[2] == PG_PICK_KEEP, "pg changes: the first read is whole, no text wanted");
+	feed(&tw, w, NAN, true, W0);
+	feed(&tb, b, NAN, true, W0);
+	CHECK(!pg_read(&ch, r1, 3, pick, &w, &b) && !pick[0] && !pick[1] && !pick[2] && b->n == 0,
+	      "pg changes: a read where nothing moved carries no row");
+	feed(&tw, w, 1, false, W0 + 1);
+	feed(&tb, b, 1, false, W0 + 1);
+	CHECK(same_rates(&tw, &tb) && find(&tb, "10:5:111:t")->known && find(&tb, "10:5:111:t")->rate[DG_CALLS] == 0,
+	      "pg changes: the rows left out are known and still");
+	const char *const *r3[] = {a2, d1, b2, c1};
+	CHECK(!pg_read(&ch, r3, 4, pick, &w, &b) && pick[0] == PG_PICK_KEEP &&
+	      pick[1] == (PG_PICK_KEEP | PG_PICK_MOVED) && pick[2] == (PG_PICK_KEEP | PG_PICK_MOVED) && !pick[3] &&
+	      b->n == 3, "pg changes: planning time alone is a change (no text), a new row and moved calls want texts");
+	feed(&tw, w, 2, false, W0 + 3);
+	feed(&tb, b, 2, false, W0 + 3);
+	CHECK(same_rates(&tw, &tb) && fabs(find(&tb, "10:5:222:t")->rate[DG_CALLS] - 0.5) < 1e-9 &&
+	      fabs(find(&tb, "10:5:111:t")->rate[DG_PLAN_NS] - 0.5e6) < 1e-3,
+	      "pg changes: the rates of a partial read are those of a whole one");
+	const char *const *r4[] = {c1, a3, b2, d1};
+	CHECK(!pg_read(&ch, r4, 4, pick, &w, &b) && !pick[0] && !pick[1] && !pick[2] && !pick[3],
+	      "pg changes: another order, rows and blocks alone (they move with calls) carry nothing");
+	feed(&tw, w, 1, false, W0 + 4);
+	feed(&tb, b, 1, false, W0 + 4);
+	const char *const *r5[] = {a4, b2, d1};
+	CHECK(pg_read(&ch, r5, 3, pick, &w, &b) && pick[0] == PG_PICK_KEEP && b->n == 3,
+	      "pg changes: a digest gone makes the read whole; a row re-created (since) is a change");
+	feed(&tw, w, 1, false, W0 + 5);
+	feed(&tb, b, 1, false, W0 + 5);
+	CHECK(find(&tb, "10:5:333:t")->gone && same_rates(&tw, &tb), "pg changes: the model sees the gone digest");
+	pg_changes_free(&ch);
+	pg_changes_init(&ch);
+	CHECK(pg_read(&ch, r5, 3, pick, &w, &b), "pg changes: a new connection's first read is whole");
+	digest_set_free(w);
+	digest_set_free(b);
+	digest_table_free(&tw);
+	digest_table_free(&tb);
+	pg_changes_free(&ch);
 }
 
 static void test_pg_sql(void)
@@ -1485,15 +1601,17 @@ static void test_pg13(void)
 	struct digest_table t;
 	struct digest_set *s;
 	struct strset texts = {0};
+	struct pg_changes seen;
 	const struct digest_row *r;
 	const struct digest_entry *e;
 	char buf[512];
 
 	if (!pg_fx(&f, "digests-pg-13.txt", &c))
 		return;
+	pg_changes_init(&seen);
 	CHECK(c.pgss_version == 108, fnm(&f, "pg_stat_statements 1.8 -> 108"));
 	CHECK(pg_digest_sql(&c) && strstr(pg_digest_sql(&c), "s.queryid, true,"), fnm(&f, "1.8 query: toplevel constant"));
-	s = pg_set(&c, &f, 1, &texts);
+	s = pg_set(&c, &f, 1, &texts, &seen);
 	CHECK(s->n == 4 && !s->have_lost && strcmp(s->source, "pg_stat_statements 1.8") == 0,
 	      fnm(&f, "sample 1: 4 rows, no dealloc (1.8)"));
 	r = set_row(s, "10:16385:-7017280863286801366:t");
@@ -1520,7 +1638,7 @@ static void test_pg13(void)
 
 	digest_table_init(&t);
 	feed(&t, s, NAN, true, W0);
-	feed(&t, pg_set(&c, &f, 2, &texts), 10.0, false, W0 + 10);
+	feed(&t, pg_set(&c, &f, 2, &texts, &seen), 10.0, false, W0 + 10);
 	e = find(&t, "10:16385:-7017280863286801366:t");
 	CHECK(e && e->known && near(e->rate[DG_CALLS], 200) && near(e->rate[DG_TOTAL_NS] / 1e6, 520) &&
 	      near(e->avg_ms, 2.6), fnm(&f, "orders query: 200 calls/s, 520 ms/s (exec + plan), avg 2.6 ms"));
@@ -1542,7 +1660,7 @@ static void test_pg13(void)
 		  "10:16385:-7017280863286801366:t 10:16385:-1234567890123456789:t 10:13383:3924093250470014445:t",
 		  fnm(&f, "interval top by total time"));
 
-	feed(&t, pg_set(&c, &f, 3, &texts), 10.0, false, W0 + 20);
+	feed(&t, pg_set(&c, &f, 3, &texts, &seen), 10.0, false, W0 + 20);
 	e = find(&t, "16384:16385:8774454397695814938:t");
 	CHECK(e && !e->gone && !e->known && all_nan(e) && e->last.c[DG_CALLS] == 1,
 	      fnm(&f, "deallocated row back with restarted counters: unknown, not a spike"));
@@ -1551,6 +1669,7 @@ static void test_pg13(void)
 	digest_table_free(&t);
 	strset_clear(&texts);
 	fx_free(&f);
+	pg_changes_free(&seen);
 }
 
 /* One digest row of pg_stat_statements (key 10:16385:ID:t) with calls and
@@ -1649,15 +1768,17 @@ static void test_pg15(void)
 	struct digest_table t;
 	struct digest_set *s;
 	struct strset texts = {0};
+	struct pg_changes seen;
 	const struct digest_row *r;
 	const struct digest_entry *e;
 	char buf[512];
 
 	if (!pg_fx(&f, "digests-pg-15.txt", &c))
 		return;
+	pg_changes_init(&seen);
 	CHECK(c.pgss_version == 110 && strstr(pg_digest_sql(&c), "s.toplevel") && !strstr(pg_digest_sql(&c), "stats_since"),
 	      fnm(&f, "1.10: query with toplevel, without stats_since"));
-	s = pg_set(&c, &f, 1, &texts);
+	s = pg_set(&c, &f, 1, &texts, &seen);
 	CHECK(s->have_lost && s->lost == 7, fnm(&f, "dealloc 7"));
 	r = set_row(s, "10:16385:-6689182654418835007:t");
 	CHECK(r && r->c[DG_TOTAL_NS] == 8013000000ull && r->c[DG_WAL_BYTES] == 3000000 && r->epoch == 0,
@@ -1666,7 +1787,7 @@ static void test_pg15(void)
 	CHECK(r && r->c[DG_CALLS] == 500, fnm(&f, "the same queryid nested (toplevel f): its own key"));
 	digest_table_init(&t);
 	feed(&t, s, NAN, true, W0);
-	feed(&t, pg_set(&c, &f, 2, &texts), 10.0, false, W0 + 10);
+	feed(&t, pg_set(&c, &f, 2, &texts, &seen), 10.0, false, W0 + 10);
 	CHECK_STR(t.source, "pg_stat_statements 1.10", fnm(&f, "table source"));
 	e = find(&t, "10:16385:2643756286501377769:t");
 	CHECK(e && e->known && near(e->rate[DG_CALLS], 200) && near(e->rate[DG_TOTAL_NS] / 1e6, 400) &&
@@ -1685,6 +1806,7 @@ static void test_pg15(void)
 	digest_table_free(&t);
 	strset_clear(&texts);
 	fx_free(&f);
+	pg_changes_free(&seen);
 }
 
 static void test_pg17(void)
@@ -1694,20 +1816,22 @@ static void test_pg17(void)
 	struct digest_table t;
 	struct digest_set *s, *s2;
 	struct strset texts = {0};
+	struct pg_changes seen;
 	const struct digest_row *r;
 	const struct digest_entry *e;
 	size_t k;
 
 	if (!pg_fx(&f, "digests-pg-17.txt", &c))
 		return;
+	pg_changes_init(&seen);
 	CHECK(c.pgss_version == 111 && strstr(pg_digest_sql(&c), "s.stats_since"), fnm(&f, "1.11: query with stats_since"));
-	s = pg_set(&c, &f, 1, &texts);
+	s = pg_set(&c, &f, 1, &texts, &seen);
 	r = set_row(s, "10:16385:3305518279988455605:t");
 	CHECK(r && r->first_seen == 1795860000.5 && r->epoch == 1795860000500ull, fnm(&f, "epoch from stats_since (ms)"));
 	CHECK(r && r->c[DG_TOTAL_NS] == 1525750000ull, fnm(&f, "exec 1500.5 + plan 25.25 ms"));
 	digest_table_init(&t);
 	feed(&t, digest_set_dup(s), NAN, true, W0);
-	s2 = pg_set(&c, &f, 2, &texts);
+	s2 = pg_set(&c, &f, 2, &texts, &seen);
 	feed(&t, digest_set_dup(s2), 10.0, false, W0 + 10);
 	e = find(&t, "10:16385:3305518279988455605:t");
 	CHECK(e && e->known && near(e->rate[DG_CALLS], 50) && near(e->rate[DG_TOTAL_NS] / 1e6, 152.5) &&
@@ -1735,6 +1859,7 @@ static void test_pg17(void)
 	digest_table_free(&t);
 	strset_clear(&texts);
 	fx_free(&f);
+	pg_changes_free(&seen);
 }
 
 static void test_pg18(void)
@@ -1744,6 +1869,7 @@ static void test_pg18(void)
 	struct digest_table t;
 	struct digest_set *s;
 	struct strset texts = {0};
+	struct pg_changes seen;
 	const struct digest_row *r;
 	const struct digest_entry *e;
 	const char *ids[2];
@@ -1751,9 +1877,10 @@ static void test_pg18(void)
 
 	if (!pg_fx(&f, "digests-pg-18.txt", &c))
 		return;
+	pg_changes_init(&seen);
 	CHECK(c.pgss_version == 112 && strstr(pg_digest_sql(&c), "s.stats_since") &&
 	      strstr(pg_digest_sql(&c), "s.total_exec_time, s.total_plan_time"), fnm(&f, "1.12: query"));
-	s = pg_set(&c, &f, 1, &texts);
+	s = pg_set(&c, &f, 1, &texts, &seen);
 	r = set_row(s, "10:16386:-9223372036854775808:t");
 	CHECK(r && r->c[DG_WAL_BYTES] == 21474836480ull && r->c[DG_TOTAL_NS] == 210000000ull,
 	      fnm(&f, "smallest bigint queryid; wal_bytes beyond 32 bits"));
@@ -1766,7 +1893,7 @@ static void test_pg18(void)
 	CHECK(strstr(q, "ANY ('{-9223372036854775808,3646700873791771801}'") != NULL, fnm(&f, "text query for the fixture ids"));
 	digest_table_init(&t);
 	feed(&t, s, NAN, true, W0);
-	feed(&t, pg_set(&c, &f, 2, &texts), 10.0, false, W0 + 10);
+	feed(&t, pg_set(&c, &f, 2, &texts, &seen), 10.0, false, W0 + 10);
 	e = find(&t, "10:16386:-9223372036854775808:t");
 	CHECK(e && e->known && near(e->rate[DG_CALLS], 10) && near(e->rate[DG_TOTAL_NS] / 1e6, 32) &&
 	      near(e->rate[DG_WAL_BYTES], 107374182.4), fnm(&f, "10/s, 32 ms/s, 1 GiB WAL over 10 s"));
@@ -1776,6 +1903,7 @@ static void test_pg18(void)
 	digest_table_free(&t);
 	strset_clear(&texts);
 	fx_free(&f);
+	pg_changes_free(&seen);
 }
 
 /* ---- 3. the "digests" JSON member ------------------------------------------- */
@@ -2927,6 +3055,7 @@ int main(void)
 	test_mysql_cells();
 	test_pg_sql();
 	test_pg_map_numbers();
+	test_pg_changes();
 	test_pg13();
 	test_pg15();
 	test_pg_own();

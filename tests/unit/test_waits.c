@@ -230,6 +230,11 @@ static void test_pg_wait_sampling(void)
 	CHECK(isnan(aas(&t, "IO:WALSync")) && isnan(aas(&t, "CPU")), "pg_wait_sampling: first reading unknown");
 	CHECK(isnan(t.total_aas), "pg_wait_sampling: first total unknown");
 	CHECK(isnan(hist(&t, "CPU", 0)), "pg_wait_sampling: first history point is a gap");
+	CHECK(t.base_only && strstr(t.note, "pg_wait_sampling read once") && strstr(t.note, "next reading"),
+	      "pg_wait_sampling: the first reading says the waits come at the next");
+	CHECK(!t.stopped, "pg_wait_sampling: a first reading is not a stopped profile");
+	wait_table_hold(&t);
+	CHECK(t.base_only, "pg_wait_sampling: a paced interval keeps the first reading's note");
 
 	w = wait_set_new(WS_PG_WAIT_SAMPLING);
 	w->period_ms = 10;
@@ -240,6 +245,7 @@ static void test_pg_wait_sampling(void)
 	CHECK_NEAR(aas(&t, "IO:WALSync"), 0.5, 1e-9, "pg_wait_sampling: 50 samples x 10 ms in 1 s = 0.5 AAS");
 	CHECK_NEAR(aas(&t, "CPU"), 2.0, 1e-9, "pg_wait_sampling: 200 samples x 10 ms in 1 s = 2 AAS");
 	CHECK_NEAR(t.total_aas, 2.5, 1e-9, "pg_wait_sampling: total");
+	CHECK(!t.base_only && !t.note[0], "pg_wait_sampling: the second reading has rates and no note");
 
 	w = wait_set_new(WS_PG_WAIT_SAMPLING);
 	w->period_ms = 10;
@@ -302,6 +308,7 @@ static void test_perf_schema(void)
 	const struct wait_entry *b = find(&t, "wait/io/file/sql/binlog");
 	CHECK(b && isnan(b->aas) && isnan(b->count_per_s) && isnan(b->avg_ms), "performance_schema: first reading unknown");
 	CHECK(b && b->cls == WC_BINLOG, "performance_schema: binlog class");
+	CHECK(t.base_only && strstr(t.note, "performance_schema read once"), "performance_schema: the first reading says so");
 
 	w = wait_set_new(WS_PERF_SCHEMA);
 	wait_set_add(w, "wait/io/file/sql/binlog", 300, 1500000000ull);
