@@ -554,8 +554,14 @@ static void digests_draw(const struct model *m, struct pane_view *v, struct canv
 	cv_text(cv, y, 0, R_LABEL, h1);
 	cv_text(cv, y++, textx, R_LABEL, "statement");
 	if (n == 0) {
-		cv_text(cv, y, 0, R_UNKNOWN, v->filter ? "no statement matches the filter"
-						      : "no statement ran in this interval");
+		/* nothing known: one read so far, the base of the rates */
+		bool known = false;
+		for (i = 0; i < t->n && !known; i++)
+			known = t->e[i].known;
+		cv_text(cv, y, 0, R_UNKNOWN,
+			v->filter        ? "no statement matches the filter"
+			: known || !t->n ? "no statement ran in this interval"
+					 : "read once so far (the base of the rates): the rates come at the next read");
 		free(rows);
 		return;
 	}

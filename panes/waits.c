@@ -247,8 +247,10 @@ static void waits_draw(const struct model *m, struct pane_view *v, struct canvas
 		durability_line(m, line, sizeof line);
 		cv_text(cv, y++, 0, R_VALUE, line);
 	}
-	/* a profile that counts nothing says why first (in place of the list) */
-	if (t->note[0] && y < cv->h && (spare >= 3 || v->details || (t->stopped && n == 0))) {
+	/* a profile that counts nothing says why first (in place of the list);
+	 * a first reading is said in the list's place */
+	if (t->note[0] && y < cv->h && !(t->base_only && n == 0) &&
+	    (spare >= 3 || v->details || (t->stopped && n == 0))) {
 		/* what stopped the counting and the statement that restarts it,
 		 * whole at any width (its rows in place of the list's) */
 		if (t->stopped)
