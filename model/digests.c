@@ -1029,8 +1029,13 @@ unsigned digest_table_count_estimates(struct digest_table *t, const double count
 	double exact[DGK__COUNT] = {0}, seen[DGK__COUNT] = {0};
 	unsigned nrows[DGK__COUNT] = {0};
 	size_t i;
+	bool any = false;
 	t->est_counted = 0;
 	t->est_commits_per_s = NAN;
+	for (int k = 0; k < DGK__COUNT; k++)
+		any |= counted_per_s[k] >= 0;
+	if (!any)
+		return 0; /* nothing counted (PostgreSQL): no entry's kind is needed */
 	for (i = 0; i < t->n; i++) {
 		const struct digest_entry *e = &t->e[i];
 		int k = dg_countable(e);

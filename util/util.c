@@ -366,23 +366,6 @@ uint64_t hash_str(const char *s)
 	return hash_bytes(HASH_SEED, s, strlen(s));
 }
 
-uint64_t hash_words(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	uint64_t w;
-	h ^= (uint64_t)n * 0x9e3779b97f4a7c15ull;
-	for (; n >= 8; n -= 8, b += 8) {
-		memcpy(&w, b, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	w = 0;
-	if (n)
-		memcpy(&w, b, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
-}
-
 /* A slot: the key's hash and the key (a string's copy, or the 64-bit
  * key), then the value. Used: the string is set (string keys), the hash's
  * bit 0 (64-bit keys: their hash always has it). */
