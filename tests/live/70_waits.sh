@@ -73,7 +73,18 @@ for name in pg15 pg18; do
     evname=IO:WALSync
     [ "$name" = pg18 ] && evname=IO:WalSync
     ev=$(jq -sr --arg e "$evname" '[.[] | .waits[]? | select(.event == $e and .class == "wal" and .aas > 0) | .aas] | max // "none"' "$on")
-    if [ "$ev" != none ]; then ok "$name sync on: $evname wait (class wal) with AAS up to $ev"; else nok "$name sync on: no $evname wait of class wal with aas > 0: $(jq -sc '[.[] | .waits]' "$on" | head -c 600)"; fi
+    # dbtop's own sampler (pg18) sees a sync only when one of its 10 looks a second falls in one:
+    # the looks it could have seen one in, from the server's own sync rate and time
+    expect=$(jq -s '[.[] | select(.rates.wal_syncs_per_s != null and .rates.wal_sync_avg_ms != null
+        and .waits_sampler.samples != null) | .rates.wal_syncs_per_s * .rates.wal_sync_avg_ms / 1000
+        * .waits_sampler.samples] | add // 0' "$on")
+    if [ "$ev" != none ]; then
+        ok "$name sync on: $evname wait (class wal) with AAS up to $ev"
+    elif [ "$name" = pg18 ] && ! ge "$expect" 5; then
+        echo "ok - pg18 sync on: $evname not sampled # SKIP its syncs were in $expect of the sampler's looks (< 5: none seen has a chance above 0.7 %)"
+    else
+        nok "$name sync on: no $evname wait of class wal with aas > 0 (expected in $expect looks): $(jq -sc '[.[] | .waits]' "$on" | head -c 600)"
+    fi
     syncs_on=$(loaded_mean "$on" .rates.wal_syncs_per_s)
     if ge "$syncs_on" 1; then ok "$name sync on: wal_syncs_per_s $syncs_on"; else nok "$name sync on: wal_syncs_per_s $syncs_on"; fi
     wpc_on=$(wal_per_commit "$on")
