@@ -67,6 +67,13 @@ bool logdev_derive(const struct diskstat *a, const struct diskstat *b, double dt
 	return true;
 }
 
+double logdev_sync_ms(const struct logdev_rates *r)
+{
+	if (!isfinite(r->f_await_ms))
+		return NAN;
+	return r->writes_s > 0 && r->w_await_ms > r->f_await_ms ? r->w_await_ms : r->f_await_ms;
+}
+
 void logdev_view_init(struct logdev_view *v, size_t history_len)
 {
 	memset(v, 0, sizeof *v);

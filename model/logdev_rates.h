@@ -34,6 +34,14 @@ uint64_t logdev_delta(uint64_t a, uint64_t b, bool *reset);
  * same device into r. Returns true when r->ok. */
 bool logdev_derive(const struct diskstat *a, const struct diskstat *b, double dt, struct logdev_rates *r);
 
+/* The device's part of one sync, at least: a sync writes its pages, then
+ * flushes the device's cache, each waiting in the device's queue behind
+ * the other requests, so it takes at least the longer of the interval's
+ * mean write and mean flush (not their sum: on a busy host the kernel's
+ * completions of both stretch alike, and the sum would double that). The
+ * flush alone when no write completed; NaN when the flush is not timed. */
+double logdev_sync_ms(const struct logdev_rates *r);
+
 /* What the model keeps: the newest interval's figures of every device of
  * the map and the history of the shown one (dev[0]). */
 struct logdev_view {

@@ -584,8 +584,8 @@ static void redo_sync_estimate(struct model *m)
 		est = 1000 / syncs;
 	const struct logdev_rates *d = &m->ld.cur[0];
 	if (m->ld.n >= 1 && d->ok && d->has_flush && d->flushes_s > 0 && isfinite(d->f_await_ms) &&
-	    !(est >= d->f_await_ms))
-		est = d->f_await_ms;
+	    !(est >= logdev_sync_ms(d)))
+		est = logdev_sync_ms(d);
 	if (!(est >= 0))
 		return;
 	r->v = est;

@@ -609,6 +609,29 @@ static void test_commit_cause(void)
 	      "busy host, the device 1.87 ms of a 2.45 ms sync: commit-fsync, the disk is slow");
 	log_device(&m, 0.9);
 	CHECK_STR(ids(&m, f, &n), "commit-host-cpu", "busy host, a healthy 0.9 ms device under a 2.45 ms sync: the host's");
+	/* the same writer beside a CI run: the flush 1.2 ms under a 3.0 ms
+	 * sync, but the device's writes 4.5 ms (the sync's write waits
+	 * behind the writer's): the disk's, not the host's */
+	log_device(&m, 1.2);
+	m.ld.cur[0].w_await_ms = 4.5;
+	set_rate(&m, M_BINLOG_FSYNC_MS, 3.0);
+	CHECK(strcmp(ids(&m, f, &n), "commit-fsync") == 0 && f[0].tune &&
+		      strstr(f[0].evidence, "flushes in 1.20 ms, its writes in 4.50 ms (200 flushes/s): the disk is slow"),
+	      "busy host, the device's flush 1.2 ms and its writes 4.5 ms under a 3.0 ms sync: commit-fsync, the disk");
+	/* no write completed in the interval: the flush alone is the device's part */
+	m.ld.cur[0].writes_s = 0;
+	CHECK(strcmp(ids(&m, f, &n), "commit-host-cpu") == 0 && !strstr(f[0].evidence, "its writes"),
+	      "the same without writes: the 1.2 ms flush alone, under a 3.0 ms sync: the host's");
+	/* a saturated host stretches the kernel's completions of writes and
+	 * flushes alike (75b here: 0.76 / 0.59 ms, 1.69 / 1.17 ms): the
+	 * longer, not their sum, so the host's stays the host's */
+	log_device(&m, 0.76);
+	m.ld.cur[0].w_await_ms = 0.59;
+	set_rate(&m, M_BINLOG_FSYNC_MS, 2.2);
+	CHECK(strcmp(ids(&m, f, &n), "commit-host-cpu") == 0 && !strstr(f[0].evidence, "its writes"),
+	      "busy host, the device's flush 0.76 ms and writes 0.59 ms under a 2.2 ms sync: the host's (not 1.35 ms of disk)");
+	log_device(&m, 0.9);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 2.45);
 	set_rate(&m, M_BINLOG_FSYNC_MS, 2.4);
 	log_device(&m, 2.3);
 	/* MariaDB 10.8+ with sync_binlog=0: no sync timed, COMMIT the figure (up to two syncs) */
