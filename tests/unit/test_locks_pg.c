@@ -125,8 +125,9 @@ static void test_sql(void)
 	      "sql: blocker depth breadth-first, bounded");
 	CHECK(strstr(q14, "::regclass") && strstr(q14, "= c.datid THEN"), "sql: regclass only for this database");
 	CHECK(strchr(q14, ';') == NULL && strchr(q13, ';') == NULL, "sql: one statement");
-	CHECK(strstr(PG_LOCKS_GATE_SQL, "wait_event_type = 'Lock'") && PG_LOCKS_GATE_SQL[0] == '(',
-	      "gate: a scalar subquery on wait_event_type 'Lock'");
+	CHECK(strstr(PG_LOCKS_GATE_SQL, "pg_stat_get_backend_wait_event_type(b) = 'Lock'") &&
+		      !strstr(PG_LOCKS_GATE_SQL, "pg_stat_activity") && PG_LOCKS_GATE_SQL[0] == '(',
+	      "gate: a scalar subquery on each backend's wait event type 'Lock', not the whole pg_stat_activity");
 
 	char *t = pg_locks_sql_timed(buf, sizeof buf, 150018, 250);
 	CHECK(t == buf && strncmp(buf, "SET LOCAL statement_timeout = 250; WITH ", 40) == 0,
