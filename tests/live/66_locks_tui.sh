@@ -46,6 +46,18 @@ above() {
     return 1
 }
 
+# lockwait ID SECONDS: poll until the server shows session ID waiting on a
+# lock (a client started on a busy machine may take seconds to get there:
+# the screen is given its time from then)
+lockwait() {
+    local i
+    for ((i = 0; i < $2 * 4; i++)); do
+        [ "$(waits "$1")" = 1 ] && return 0
+        sleep 0.25
+    done
+    return 1
+}
+
 # gone ID SECONDS: poll until session ID has left the server's session list
 gone() {
     local i
@@ -68,6 +80,7 @@ for name in mariadb pg15; do
         CANCELLED="Query execution was interrupted|interrupted"
         $M -e "DROP TABLE IF EXISTS lk_tui; CREATE TABLE lk_tui (id INT PRIMARY KEY, v INT) ENGINE=InnoDB; INSERT INTO lk_tui VALUES (1, 0), (2, 0)"
         present() { $M -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = $1"; }
+        waits() { $M -N -e "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = $1 AND trx_state = 'LOCK WAIT'"; }
         endid() { $M -e "KILL $1"; }
     else
         psql=$DBTOP_PG15_PSQL
@@ -80,6 +93,7 @@ for name in mariadb pg15; do
         CANCELLED="canceling statement due to user request"
         $psql -qc "DROP TABLE IF EXISTS lk_tui" -qc "CREATE TABLE lk_tui (id int PRIMARY KEY, v int)" -qc "INSERT INTO lk_tui VALUES (1, 0), (2, 0)" >/dev/null 2>&1
         present() { $psql -Atc "SELECT count(*) FROM pg_stat_activity WHERE pid = $1"; }
+        waits() { $psql -Atc "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'"; }
         endid() { $psql -Atc "SELECT pg_terminate_backend($1)"; }
     fi
 
@@ -92,6 +106,7 @@ for name in mariadb pg15; do
         sess b 15 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 2 WHERE id = 1;"
         getid b
         A=${sid[a]} B=${sid[b]}
+        lockwait "$B" 20 || echo "# $name $mode: the server did not show $B waiting within 20 s"
         # shellcheck disable=SC2086
         if ! dbtop_start 200 50 $flags --interval 0.5 --connect-timeout 2 "$uri"; then
             nok "$name $mode: screen did not come up: $(screen)"
@@ -134,6 +149,7 @@ for name in mariadb pg15; do
             # a new waiter; x y on the root ends it
             sess b2 15 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 3 WHERE id = 1;"
             getid b2
+            lockwait "${sid[b2]}" 20 || echo "# $name: the server did not show ${sid[b2]} waiting within 20 s"
             T send-keys -t s g
             if wait_re "${sid[b2]} .*requested" 8; then
                 T send-keys -t s g x
