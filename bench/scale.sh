@@ -79,6 +79,14 @@ start_ms() {
             (.[0].ts) as $t0 | [.[] | select(.ts - $t0 <= 10) | .cost.query_ms] |
             (map(r) | join(" ")) + " (max " + (max | r) + ")"' 2>/dev/null || echo "n/a"
 }
+# pg_start_log FILE: the statements of the server log's duration lines in
+# the first 10 s after the first: "+s ms what", what the statement's first
+# words (counters, lock graph, digests, sessions, ...)
+pg_start_log() {
+    grep -a 'duration: ' "$1" | sed -E 's/^[0-9-]+ ([0-9:.]+) [A-Z]+ \[[0-9]+\] LOG: +duration: ([0-9.]+) ms +[a-z]+[^:]*: (.{0,48}).*/\1|\2|\3/' |
+        awk -F'|' '{ split($1, t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]; if (NR == 1) s0 = s
+            if (s - s0 <= 10) { gsub(/ +/, " ", $3); printf "%s+%.2fs %.1f ms %s", (NR > 1 ? "; " : ""), s - s0, $2, $3 } }'
+}
 frames() {
     awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1) }
         END { printf "%s frames, avg %.2f ms, max %.2f ms | %.0f ms", v["frames"], v["avg_ms"], v["max_ms"], v["first_full_ms"] }' \
@@ -162,8 +170,25 @@ pg_case() {
     waiting=$(wait_for pgw "$W" 90)
     conns=$($P -Atc "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'")
     say "pg15: $conns client sessions, $waiting waiting; measuring"
+    # the lock gate (sessions waiting on a lock, read every refresh): the
+    # per-backend function dbtop uses against the pg_stat_activity view,
+    # 7 times each in turn in one session (psql's clock), the medians
+    local gv="SELECT count(*) FILTER (WHERE wait_event_type = 'Lock') FROM pg_stat_activity;"
+    local gf="SELECT count(*) FROM pg_stat_get_backend_idset() b WHERE pg_stat_get_backend_wait_event_type(b) = 'Lock';"
+    STARTS+=("PostgreSQL 15, the lock gate at this scale, median of 7 (psql's clock): $(for i in 1 2 3 4 5 6 7; do echo '\timing on'; echo "$gf"; echo "$gv"; done |
+        $P -At 2>&1 | awk '/^Time:/ { if (n++ % 2) v[++nv] = $2; else f[++nf] = $2 }
+            function med(a, n,  i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
+            END { printf "the function %.2f ms, the view %.2f ms", med(f, nf), med(v, nv) }')")
     batch pg "$uri"
+    # the server's own time of each of dbtop's statements while the screen
+    # starts (log_min_duration_statement for dbtop's role alone)
+    local log=$DBTOP_SANDBOX_DIR/pg15/server.log from
+    from=$(($(wc -l <"$log") + 1))
+    $P -qc "ALTER ROLE dbtop_mon SET log_min_duration_statement = 0" >/dev/null
     screen pg-tui "$uri"
+    $P -qc "ALTER ROLE dbtop_mon RESET log_min_duration_statement" >/dev/null
+    tail -n +"$from" "$log" >"$tmp/pg-tui.log"
+    STARTS+=("PostgreSQL 15, the screen's statements in its first 10 s, the server's own ms each (the log's duration): $(pg_start_log "$tmp/pg-tui.log")")
     row "PostgreSQL 15" "$($P -Atc 'SELECT count(*) FROM pg_stat_statements') digests, $conns sessions, $waiting waiting" pg pg-tui \
         "$(jq -rs '.[-1] | "\(.locks_status), \(.locks | length) edges; \(.digests | length) digests shown"' "$tmp/pg.json")"
     PROFILES+=("PostgreSQL 15 (perf, $R refreshes at this scale):" "$(profile pg-perf "$uri")")
