@@ -175,7 +175,7 @@ pg_case() {
     # 7 times each in turn in one session (psql's clock), the medians
     local gv="SELECT count(*) FILTER (WHERE wait_event_type = 'Lock') FROM pg_stat_activity;"
     local gf="SELECT count(*) FROM pg_stat_get_backend_idset() b WHERE pg_stat_get_backend_wait_event_type(b) = 'Lock';"
-    STARTS+=("PostgreSQL 15, the lock gate at this scale, median of 7 (psql's clock): $(for i in 1 2 3 4 5 6 7; do echo '\timing on'; echo "$gf"; echo "$gv"; done |
+    STARTS+=("PostgreSQL 15, the lock gate at this scale, median of 7 (psql's clock): $(for i in 1 2 3 4 5 6 7; do printf '%s\n' '\timing on'; echo "$gf"; echo "$gv"; done |
         $P -At 2>&1 | awk '/^Time:/ { if (n++ % 2) v[++nv] = $2; else f[++nf] = $2 }
             function med(a, n,  i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
             END { printf "the function %.2f ms, the view %.2f ms", med(f, nf), med(v, nv) }')")
