@@ -375,6 +375,27 @@ static bool start_scoped(struct model *m, const struct sample *s)
 	return false;
 }
 
+/* One interval of the measuring: each figure's value read in it that
+ * covers only time after the settling, weighted by that time (a held
+ * value, read before, is not counted again). True when every figure has
+ * one. */
+static bool measure(const struct model *m, struct fc_outcome *o, const struct sample *s)
+{
+	bool all = true;
+	for (int k = 0; k < o->fc.n; k++) {
+		int id = o->fc.it[k].metric;
+		double from = m->from_mono[id], v = m->cur[id].v;
+		if (m->cur[id].st == RATE_OK && m->age_s[id] == 0 && isfinite(v) && from >= o->settled_mono &&
+		    s->mono > from) {
+			o->sum[k] += v * (s->mono - from);
+			o->span[k] += s->mono - from;
+		}
+		if (!(o->span[k] > 0))
+			all = false;
+	}
+	return all;
+}
+
 void forecast_track(struct model *m, const struct sample *s)
 {
 	struct fc_outcome *o = &m->outcome;
@@ -396,15 +417,17 @@ void forecast_track(struct model *m, const struct sample *s)
 	if (o->state != FCO_SETTLING && o->state != FCO_MEASURING)
 		return;
 	unsigned long since = m->intervals - o->seen;
-	if (since <= FC_SETTLE_INTERVALS)
+	if (since <= FC_SETTLE_INTERVALS) {
+		o->settled_mono = s->mono;
 		return;
-	o->state = FCO_MEASURING;
-	if (since < FC_SETTLE_INTERVALS + FC_MEASURE_INTERVALS)
-		return;
-	for (int k = 0; k < o->fc.n; k++) {
-		int n;
-		o->after[k] = figure(m, (enum metric_id)o->fc.it[k].metric, 0, FC_MEASURE_INTERVALS, &n);
 	}
+	o->state = FCO_MEASURING;
+	bool all = measure(m, o, s);
+	if (since < FC_SETTLE_INTERVALS + FC_MEASURE_INTERVALS ||
+	    (!all && s->mono - o->settled_mono < FC_MEASURE_MAX_S))
+		return;
+	for (int k = 0; k < o->fc.n; k++)
+		o->after[k] = o->span[k] > 0 ? o->sum[k] / o->span[k] : NAN;
 	o->state = forecast_judge(&o->fc, o->after, o->text, sizeof o->text);
 	o->decided = m->intervals;
 }

@@ -21,6 +21,10 @@ struct model;
 #define FC_WINDOW_S 60.0       /* the figures before: the intervals of the last minute */
 #define FC_SETTLE_INTERVALS 3  /* after a change is seen: not measured (the change settles) */
 #define FC_MEASURE_INTERVALS 5 /* then measured over this many */
+/* ... by the figures read after the settling only: a figure read every few
+ * refreshes (a paced summary) is measured by its reads that cover only
+ * time after it, waited for up to this long */
+#define FC_MEASURE_MAX_S 60.0
 
 /* One forecast figure: a metric (enum metric_id), its value before, the
  * range it should fall in after. */
@@ -61,8 +65,10 @@ struct fc_outcome {
 	unsigned long seen;    /* model interval that saw it */
 	unsigned long decided; /* model interval the outcome was decided (0: not yet) */
 	struct forecast fc;
-	double after[FC_ITEMS]; /* measured after (NaN: not measured) */
-	char text[FC_TEXT_LEN]; /* "forecast met: ..." / "forecast missed: ..." / why not */
+	double after[FC_ITEMS];               /* measured after (NaN: not measured) */
+	double settled_mono;                  /* the settling's end: what is measured covers only time after it */
+	double sum[FC_ITEMS], span[FC_ITEMS]; /* each figure x the seconds it covers, and their sum */
+	char text[FC_TEXT_LEN];               /* "forecast met: ..." / "forecast missed: ..." / why not */
 };
 
 /* The model's settings (before sample s is taken in) against s's reading:
@@ -71,7 +77,10 @@ struct fc_outcome {
  * set to it starts one with no forecast: only its new sessions take it,
  * and how many come is not known); each interval after moves it on:
  * FC_SETTLE_INTERVALS settle, the next FC_MEASURE_INTERVALS are measured
- * and judged. Called by model_update, after the rates of s. */
+ * (each figure by its values that cover only time after the settling,
+ * weighted by the time they cover; a paced one waited for up to
+ * FC_MEASURE_MAX_S) and judged. Called by model_update, after the rates of
+ * s. */
 void forecast_track(struct model *m, const struct sample *s);
 /* Compare measured figures with the forecast: FCO_MET, FCO_MISSED or
  * FCO_UNKNOWN (a figure not measured), with the text. */

@@ -544,6 +544,9 @@ static void commit_latency_estimate(struct model *m)
 	r->v = v;
 	r->st = RATE_OK;
 	r->est = true;
+	/* made from this interval's figures */
+	m->age_s[M_COMMIT_MS] = 0;
+	m->from_mono[M_COMMIT_MS] = m->have_prev ? m->prev_up.mono : NAN;
 	ring_set_last(&m->hist[M_COMMIT_MS], r->v);
 }
 
@@ -591,7 +594,23 @@ static void redo_sync_estimate(struct model *m)
 	r->v = est;
 	r->st = RATE_OK;
 	r->est = true;
+	/* this interval's, or older with a COMMIT time read before it */
+	double from = m->have_prev ? m->prev_up.mono : NAN, c = m->from_mono[M_COMMIT_MS];
+	m->age_s[M_REDO_FSYNC_MS] = 0;
+	m->from_mono[M_REDO_FSYNC_MS] = isfinite(cms) && c < from ? c : from;
 	ring_set_last(&m->hist[M_REDO_FSYNC_MS], est);
+}
+
+/* When the time metric d's new value covers began: its counter's reading
+ * before (update_rates runs before hold_counters), a ratio's the older of
+ * its two; NaN when not known. */
+static double metric_from(const struct model *m, const struct metric_def *d)
+{
+	if (d->kind == MK_RATIO) {
+		double a = m->from_mono[d->a], b = m->from_mono[d->b];
+		return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
+	}
+	return m->held[d->a].present ? m->held_mono[d->a] : NAN;
 }
 
 /* Every metric of the interval (dt s since the previous UP sample) into
@@ -610,14 +629,18 @@ static void update_rates(struct model *m, const struct sample *s, double dt, boo
 		if (s->state != STATE_UP) {
 			r->v = NAN;
 			r->st = RATE_DOWN;
+			m->from_mono[i] = NAN;
 		} else if (start) {
 			r->v = NAN;
 			r->st = d->kind == MK_RATIO || s->c[d->a].present ? RATE_INIT : RATE_UNAVAIL;
+			m->from_mono[i] = NAN;
 		} else if (metric_held(m, d, s)) {
-			/* read every few refreshes: the last rate stands, aged */
+			/* read every few refreshes: the last rate stands, aged
+			 * (and the time it covers with it) */
 			m->age_s[i] = s->mono - m->held_mono[d->a];
 		} else {
 			compute(m, d, s);
+			m->from_mono[i] = metric_from(m, d);
 		}
 		ring_push(&m->hist[i], r->v);
 	}

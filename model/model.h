@@ -129,6 +129,8 @@ struct model {
 	double own_xacts;         /* dbtop's own transactions in it, left out of commits (NaN: unknown) */
 	struct rate cur[M__COUNT];
 	double age_s[M__COUNT];   /* s since the counters behind cur[i] were read (0: this sample) */
+	double from_mono[M__COUNT]; /* when the time cur[i] covers began (the counters' reading before; a
+				     * ratio: the older of its two), NaN when not known */
 	/* the newest reading of each counter on this connection: a paced read
 	 * (a summary read every few refreshes) leaves its counters out of the
 	 * samples between, whose rates then stand, aged */
