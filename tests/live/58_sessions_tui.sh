@@ -62,15 +62,6 @@ filter() {
     T send-keys -t s -l "$1"
     T send-keys -t s Enter
 }
-# until_true SECONDS CMD...: poll every 0.25 s
-until_true() {
-    local i
-    for ((i = 0; i < $1 * 4; i++)); do
-        "${@:2}" && return 0
-        sleep 0.25
-    done
-    return 1
-}
 say() { local n=$1; shift; printf '%s\n' "$@" >"$tmp/$n.in"; }
 
 for name in mariadb pg15; do
@@ -125,7 +116,7 @@ for name in mariadb pg15; do
     for k in 0 1 2 3 4 5 6 7 8 9; do grep -qx "${sid[i$k]}" <<<"$before" && nidle=$((nidle + 1)); done
     check "$name: idle hidden by default ($nidle of 10 shown)" test "$nidle" = 0
     T send-keys -t s i
-    until_true 5 eval '[ -n "$(row "${sid[i9]}")" ]'
+    slow_until 5 eval '[ -n "$(row "${sid[i9]}")" ]'
     sleep 0.6
     after=$(ids | sort)
     added=$(comm -13 <(echo "$before") <(echo "$after"))
@@ -169,7 +160,7 @@ for name in mariadb pg15; do
     T send-keys -t s Escape
     sess n0 20 "$C" "$ID" "$SLEEP"; sess n1 20 "$C" "$ID" "$SLEEP"
     getid n0; getid n1
-    until_true 6 eval '[ -n "$(row "${sid[n1]}")" ] && [ -n "$(row "${sid[n0]}")" ]'
+    slow_until 6 eval '[ -n "$(row "${sid[n1]}")" ] && [ -n "$(row "${sid[n0]}")" ]'
     sleep 1.2   # two more refreshes
     order=$(ids)
     above=$(awk -v x="$X" -v a="${sid[n0]}" -v b="${sid[n1]}" '$1 == a || $1 == b { n++ } $1 == x { print n + 0; exit }' <<<"$order")
@@ -186,7 +177,7 @@ for name in mariadb pg15; do
     T send-keys -t s c
     if joined_re "CANCEL the statement of session $A .*session $A is still the one shown" 5; then
         T send-keys -t s y
-        if until_true 8 eval '! running "$A" | grep -qi sleep'; then ok "$name: c y: the statement of $A cancelled"; else nok "$name: c y: $A still runs $(running "$A")"; fi
+        if slow_until 8 eval '! running "$A" | grep -qi sleep'; then ok "$name: c y: the statement of $A cancelled"; else nok "$name: c y: $A still runs $(running "$A")"; fi
         check "$name: c: $A stays" test "$(present "$A")" = 1
     else
         nok "$name: c: no confirmation: $(screen | tail -15)"
@@ -199,7 +190,7 @@ for name in mariadb pg15; do
     T send-keys -t s x
     if joined_re "END session $H .*session $H is still the one shown" 5; then
         say h "COMMIT;" "BEGIN;" "UPDATE s58 SET v = v + 1 WHERE id = 3;"
-        until_true 5 eval '[ -n "$(trx "$H")" ] && [ "$(trx "$H")" != "$t1" ]'
+        slow_until 5 eval '[ -n "$(trx "$H")" ] && [ "$(trx "$H")" != "$t1" ]'
         sleep 0.3
         T send-keys -t s y
         if wait_re "session $H is not the one you saw: nothing was done" 6; then ok "$name: x y after $H began another transaction: refused"; else nok "$name: guard: $(screen | tail -3)"; fi
@@ -212,7 +203,7 @@ for name in mariadb pg15; do
     T send-keys -t s x
     if joined_re "END session $H .*session $H is still the one shown" 5; then
         T send-keys -t s y
-        if until_true 8 eval '[ "$(present "$H")" = 0 ]'; then ok "$name: x y: session $H ended"; else nok "$name: x y: $H still there"; fi
+        if slow_until 8 eval '[ "$(present "$H")" = 0 ]'; then ok "$name: x y: session $H ended"; else nok "$name: x y: $H still there"; fi
     else
         nok "$name: x (second): no confirmation: $(screen | tail -15)"
     fi
@@ -223,7 +214,7 @@ for name in mariadb pg15; do
     T send-keys -t s g m Down m x
     if joined_re "END 2 tagged sessions .*$B1 .*$B2|END 2 tagged sessions .*$B2 .*$B1" 5; then
         T send-keys -t s y
-        if until_true 8 eval '[ "$(present "$B1")" = 0 ] && [ "$(present "$B2")" = 0 ]'; then ok "$name: m m x y: both tagged sessions ended ($B1, $B2)"; else nok "$name: tagged: $B1 present $(present "$B1"), $B2 $(present "$B2")"; fi
+        if slow_until 8 eval '[ "$(present "$B1")" = 0 ] && [ "$(present "$B2")" = 0 ]'; then ok "$name: m m x y: both tagged sessions ended ($B1, $B2)"; else nok "$name: tagged: $B1 present $(present "$B1"), $B2 $(present "$B2")"; fi
         if wait_re "ended 2 of 2 tagged sessions" 5; then ok "$name: the screen says both were ended"; else nok "$name: tagged message: $(screen | tail -1)"; fi
     else
         nok "$name: m m x: no confirmation for both: $(screen | tail -15)"

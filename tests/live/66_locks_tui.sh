@@ -49,24 +49,12 @@ above() {
 # lockwait ID SECONDS: poll until the server shows session ID waiting on a
 # lock (a client started on a busy machine may take seconds to get there:
 # the screen is given its time from then)
-lockwait() {
-    local i
-    for ((i = 0; i < $2 * 4; i++)); do
-        [ "$(waits "$1")" = 1 ] && return 0
-        sleep 0.25
-    done
-    return 1
-}
+waiting_now() { [ "$(waits "$1")" = 1 ]; }
+lockwait() { slow_until "$2" waiting_now "$1"; }
 
 # gone ID SECONDS: poll until session ID has left the server's session list
-gone() {
-    local i
-    for ((i = 0; i < $2 * 20; i++)); do
-        [ "$(present "$1")" = 0 ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
+gone_now() { [ "$(present "$1")" = 0 ]; }
+gone() { until_true "$2" gone_now "$1"; }
 
 for name in mariadb pg15; do
     if [ "$name" = mariadb ]; then

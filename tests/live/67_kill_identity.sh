@@ -39,26 +39,6 @@ gone() {
     done
     return 1
 }
-# until_true SECONDS CMD...: poll until CMD succeeds
-until_true() {
-    local i n=$(($1 * 20))
-    shift
-    for ((i = 0; i < n; i++)); do
-        "$@" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-# slow_until SECONDS CMD...: the same, polling every 0.25 s
-slow_until() {
-    local i n=$(($1 * 4))
-    shift
-    for ((i = 0; i < n; i++)); do
-        "$@" && return 0
-        sleep 0.25
-    done
-    return 1
-}
 # say NAME SQL...: more statements for a running session
 say() {
     local n=$1
