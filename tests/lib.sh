@@ -29,27 +29,22 @@ wait_re() {
     done
     return 1
 }
+# poll_for TIMES_A_SECOND SECONDS CMD...: run CMD that often until it
+# succeeds or SECONDS have passed
+poll_for() {
+    local i n=$(($1 * $2)) d
+    d=$(awk -v r="$1" 'BEGIN { printf "%.3f", 1 / r }')
+    shift 2
+    for ((i = 0; i < n; i++)); do
+        "$@" && return 0
+        sleep "$d"
+    done
+    return 1
+}
 # until_true SECONDS CMD...: poll every 0.05 s until CMD succeeds
-until_true() {
-    local i n=$(($1 * 20))
-    shift
-    for ((i = 0; i < n; i++)); do
-        "$@" && return 0
-        sleep 0.05
-    done
-    return 1
-}
-# slow_until SECONDS CMD...: the same, polling every 0.25 s (a CMD that
-# starts a client)
-slow_until() {
-    local i n=$(($1 * 4))
-    shift
-    for ((i = 0; i < n; i++)); do
-        "$@" && return 0
-        sleep 0.25
-    done
-    return 1
-}
+until_true() { poll_for 20 "$@"; }
+# slow_until SECONDS CMD...: the same every 0.25 s (a CMD that starts a client)
+slow_until() { poll_for 4 "$@"; }
 # unframe: stdin without a confirmation box's frame (its text rows as
 # they are, so that a text wrapped in the box reads whole once joined)
 unframe() { sed 's/^ *│ //; s/ *│ *$//'; }
