@@ -29,9 +29,9 @@ wait_re() {
     done
     return 1
 }
-# poll_for TIMES_A_SECOND SECONDS CMD...: run CMD that often until it
+# poll_rate TIMES_A_SECOND SECONDS CMD...: run CMD that often until it
 # succeeds or SECONDS have passed
-poll_for() {
+poll_rate() {
     local i n=$(($1 * $2)) d
     d=$(awk -v r="$1" 'BEGIN { printf "%.3f", 1 / r }')
     shift 2
@@ -42,9 +42,9 @@ poll_for() {
     return 1
 }
 # until_true SECONDS CMD...: poll every 0.05 s until CMD succeeds
-until_true() { poll_for 20 "$@"; }
+until_true() { poll_rate 20 "$@"; }
 # slow_until SECONDS CMD...: the same every 0.25 s (a CMD that starts a client)
-slow_until() { poll_for 4 "$@"; }
+slow_until() { poll_rate 4 "$@"; }
 # unframe: stdin without a confirmation box's frame (its text rows as
 # they are, so that a text wrapped in the box reads whole once joined)
 unframe() { sed 's/^ *│ //; s/ *│ *$//'; }
