@@ -156,7 +156,7 @@ if [ "${nslow:-0}" -gt 0 ]; then
     check "matrix writer pg: the finding names the disk as the cause where the device flushes slowly ($nslow records)" \
         jq -se "[.[] | $slowrec | .findings[]? | select(.id == \"commit-fsync\")] | all(.[]; .evidence | test(\"the disk is slow\"))" "$work/slow.jsonl"
 else
-    skip "matrix writer pg: the disk named" "no record with commit-fsync where the device was slow (flush >= 2 ms, or >= 1 ms and half the sync): device ${slow_dev} ms, WAL sync ${slow_srv} ms"
+    skip "matrix writer pg: the disk named" "no record with commit-fsync where the device was slow (its part of a sync, the longer of its write and its flush, >= 2 ms, or >= 1 ms and half the sync): device flush ${slow_dev} ms, WAL sync ${slow_srv} ms"
 fi
 # dbtop's flush latency is the kernel's: within a fifth (or 0.3 ms) of the
 # device's own counters over each phase (dbtop's over all its records,
