@@ -636,6 +636,23 @@ double lock_chain_wait(const struct lock_set *ls, int r)
 	return w;
 }
 
+bool lock_session_idle_blocker(const struct lock_session *s)
+{
+	return s->is_root && s->blocked > 0 && strncmp(s->state, "idle in transaction", 19) == 0;
+}
+
+double lock_set_idle_recheck(const struct lock_set *ls)
+{
+	double soonest = INFINITY;
+	for (size_t i = 0; ls && i < ls->ns; i++) {
+		const struct lock_session *s = &ls->s[i];
+		if (lock_session_idle_blocker(s) && s->state_s >= LOCK_IDLE_SEEN_S && s->state_s < LOCK_IDLE_LONG_S &&
+		    LOCK_IDLE_LONG_S - s->state_s < soonest)
+			soonest = LOCK_IDLE_LONG_S - s->state_s;
+	}
+	return soonest;
+}
+
 bool lock_session_committing(const struct lock_session *s)
 {
 	if (strncmp(s->state, "idle", 4) == 0 || strcmp(s->state, "Sleep") == 0)

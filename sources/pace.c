@@ -113,7 +113,8 @@ static double pace_next(const struct source *src, double now, double cost_ms, do
  * connection, not due, the pile-up about the same size. */
 static bool locks_kept(const struct source *src, unsigned waiting, double now, bool busy)
 {
-	bool due = pace_due_at(src->lk_next, now, busy);
+	/* the time of a read, or of an idle blocker's claim (lock_set_idle_recheck) */
+	bool due = pace_due_at(src->lk_next, now, busy) || pace_due_at(src->lk_recheck, now, busy);
 	/* a pile-up that grew or shrank by more than a quarter is read again */
 	unsigned was = src->lk_last ? src->lk_last->waiting : 0, d = waiting > was ? waiting - was : was - waiting;
 	bool changed = d > 1 && d * 4 > was;
@@ -211,6 +212,7 @@ void source_locks_read(struct source *src, const struct lock_set *ls, double ms,
 		return;
 	src->lk_last = lock_set_copy(ls);
 	src->lk_read = now;
+	src->lk_recheck = now + lock_set_idle_recheck(ls);
 	src->lk_gen = src->conn_gen;
 }
 

@@ -198,6 +198,8 @@ struct source {
 	/* lock graph pacing (source_locks_reuse / source_locks_read) */
 	struct lock_set *lk_last;  /* the last graph read, owned */
 	double lk_read, lk_next;   /* monotonic s it was read / of the next read */
+	double lk_recheck;         /* monotonic s it is read again for an idle blocker's sake
+				    * (lock_set_idle_recheck; INFINITY: none) */
 	uint32_t lk_gen;           /* conn_gen of lk_last */
 	/* sessions (model/sessions.h): read only while wanted (the sessions
 	 * screen or tile shows, or --sessions), paced under --server-budget

@@ -411,7 +411,30 @@ static void test_locks(void)
 		      strstr(f[0].evidence, "the host's CPUs were busy while it idled") &&
 		      strstr(f[0].suggestion, "look at its client first"),
 	      "host busy 3 s ago, the client idle 12 s: a warning, the evidence says the host was busy while it idled");
+	/* a graph kept under --server-budget (75b under stress-ng --cpu 2: a
+	 * pgbench client seen idle 2 s, the graph kept 11 s, named as idle
+	 * 13 s while the server never saw it idle 1 s): the read's figures */
+	host(&m, 90, 1.8);
 	m.host_busy_s = INFINITY;
+	m.locks->s[b].state_s = 13;
+	m.locks->s[w].wait_s = 12;
+	m.locks->age_s = 11;
+	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "kept 11 s: seen idle 2 s on a busy host is no finding");
+	m.locks->s[b].state_s = 21;
+	m.locks->s[w].wait_s = 11.5;
+	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "kept 11 s: seen idle 10 s but the wait behind it 0.5 s: not yet");
+	m.locks->s[w].wait_s = 13;
+	CHECK(strcmp(ids(&m, f, &n), "idle-root-blocker upsert-gap-lock") == 0 &&
+		      strstr(f[0].summary, "idle in its transaction for 10.0 s, blocks 1 session (for 2.0 s), as read 11 s ago") &&
+		      strstr(f[0].evidence, "idle in transaction 10s"),
+	      "kept 11 s: seen idle 10 s, a wait of 2 s behind it: fires with the read's figures and its age");
+	memset(&m.host, 0, sizeof m.host);
+	m.locks->s[b].state_s = 12.9;
+	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "a quiet host, kept 11 s: seen idle 1.9 s is no finding");
+	m.locks->s[b].state_s = 13.1;
+	CHECK(strcmp(ids(&m, f, &n), "idle-root-blocker upsert-gap-lock") == 0 && f[0].severity == SEV_CRIT,
+	      "a quiet host, kept 11 s: seen idle 2.1 s is");
+	m.locks->age_s = 0;
 	lock_set_free(m.locks);
 	m.locks = seed001(false, "active");
 	CHECK_STR(ids(&m, f, &n), "upsert-gap-lock", "an insert-intention wait on a gap without an upsert still fires, no idle blocker");

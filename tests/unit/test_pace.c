@@ -192,6 +192,29 @@ static void test_reuse(void)
 	k = source_locks_reuse(&src, 2, 111, false);
 	CHECK(k != NULL, "1 -> 2 waiting: a change of one is not enough");
 	lock_set_free(k);
+
+	/* an idle blocker's claim is read, not extrapolated: the root seen
+	 * idle in its transaction 3 s is read again when it would be idle
+	 * LOCK_IDLE_LONG_S (10 s), before the 12 s pace of a 60 ms graph would; seen 0.5 s (a
+	 * client between statements) or 12 s (the claim already read): the pace */
+	double seen[] = {3, 0.5, 12}, want[] = {127, 131.9, 131.9};
+	for (int i = 0; i < 3; i++) {
+		g = graph(LOCKS_READ, 30);
+		g->waiting = 1;
+		g->s[lock_session_get(g, 22)].state_s = seen[i];
+		str_copy(g->s[lock_session_get(g, 22)].state, sizeof g->s[0].state, "idle in transaction");
+		lock_set_analyse(g);
+		source_locks_read(&src, g, 60, 120);
+		lock_set_free(g);
+		double before = want[i] - 0.06, after = want[i] + 0.06;
+		char name[96];
+		k = source_locks_reuse(&src, 1, before, false);
+		snprintf(name, sizeof name, "seen idle %.1f s: kept until %.1f s on", seen[i], want[i] - 120);
+		CHECK(k != NULL && near(k->s[lock_session_get(k, 22)].state_s, seen[i] + before - 120), name);
+		lock_set_free(k);
+		snprintf(name, sizeof name, "seen idle %.1f s: read again at %.1f s on", seen[i], want[i] - 120);
+		CHECK(source_locks_reuse(&src, 1, after, false) == NULL && source_locks_due(&src, 1, after), name);
+	}
 	source_locks_forget(&src);
 	CHECK(src.lk_last == NULL && source_locks_reuse(&src, 1, 111, false) == NULL,
 	      "after a session was ended from the screen: read again");
