@@ -312,6 +312,14 @@ bool sessions_my_idle(const char *const *cell, int ncells)
 	return true;
 }
 
+bool sessions_my_mdl_wait(const char *const *cell, int ncells)
+{
+	const char *st = col(cell, ncells, SMY_STATE);
+	size_t n = st ? strlen(st) : 0, pre = strlen("Waiting for"), suf = strlen("metadata lock");
+	return n >= pre + suf && strncasecmp(st, "Waiting for", pre) == 0 &&
+	       strcasecmp(st + n - suf, "metadata lock") == 0;
+}
+
 /* A thread of the server's own rather than a client's. */
 static bool my_background(const char *user, const char *command, const char *type)
 {

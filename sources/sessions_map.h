@@ -130,6 +130,10 @@ void sessions_my_trx_free(struct my_trx_set *ts);
  * client's, not dbtop's own): what the source only counts
  * (session_set.idle_unread) while the screen hides idle sessions. */
 bool sessions_my_idle(const char *const *cell, int ncells);
+/* The row waits for a metadata lock: STATE LIKE 'Waiting for%metadata
+ * lock', the MariaDB metadata-lock check's own predicate
+ * (mysql_locks_mdl_count_sql), so a whole list read counts them. */
+bool sessions_my_mdl_wait(const char *const *cell, int ncells);
 void sessions_my_row(struct session_set *ss, enum flavour fl, const char *const *cell, int ncells);
 /* Status and note: SESS_PARTIAL with "GRANT PROCESS ON *.* TO <user>"
  * without PROCESS (each user sees only their own sessions then). */

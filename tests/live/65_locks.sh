@@ -141,6 +141,39 @@ edge "mariadb (d): the wait before the deadlock was seen (${sid[da]} waits for $
 check "mariadb (d): back to idle after the deadlock (last 2 records)" jq -se '.[-2:] | length == 2 and all(.[]; .locks_status == "idle" and .locks == [] and .state == "up")' "$tmp/d.json"
 endsess my_kill da db
 
+# ---- (e) a metadata-lock wait: an ALTER TABLE behind an open transaction ----
+# The gate counts it. Without a session list its own statement looks at
+# every session; with one read in the refresh (--sessions), the list (the
+# whole process list) counts it, and that statement is not sent.
+my_mdl() { $M -N -e "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for%metadata lock'"; }
+mdlq_count() {
+    $M -N -e "SELECT IFNULL(SUM(COUNT_STAR), 0) FROM performance_schema.events_statements_summary_by_digest WHERE DIGEST_TEXT LIKE '%COUNT ( * ) , TIMESTAMPDIFF%PROCESSLIST%'"
+}
+sess ma 14 "$M -n -N" "SELECT CONNECTION_ID(); BEGIN; SELECT COUNT(*) FROM lk_range;"
+getid ma
+sleep 0.5
+sess mb 1 "$M -n -N" "SELECT CONNECTION_ID(); $LW ALTER TABLE lk_range ADD COLUMN w INT;"
+getid mb
+waits_reach my_mdl 1 || echo "# (e): no metadata-lock wait started: $(cat "$tmp/mb.out" | tr '\n' ' ')" >&2
+m0=$(mdlq_count)
+run_dbtop "$DBTOP_MARIADB_URI" "$tmp/e.json" 3
+m1=$(mdlq_count)
+timeout 30 "$DBTOP" -b -n 4 -i 0.5 --sessions --format json "$DBTOP_MARIADB_URI" >"$tmp/e2.json" 2>"$tmp/e2.err"
+m2=$(mdlq_count)
+check "mariadb (e): an ALTER TABLE waiting for a metadata lock: locks_waiting 1 in every record (the check's statement)" \
+    jq -se 'length == 3 and all(.[]; .locks_waiting == 1)' "$tmp/e.json"
+if [ "$m1" -gt "$m0" ] 2>/dev/null; then ok "mariadb (e): without a session list the metadata-lock check was sent ($m0 -> $m1)"; else nok "mariadb (e): metadata-lock check statements $m0 -> $m1 without a session list"; fi
+check "mariadb (e): --sessions: locks_waiting 1 in every record, the ALTER listed waiting for its metadata lock" \
+    jq -se --argjson b "${sid[mb]:--1}" 'length == 4 and all(.[]; .locks_waiting == 1) and any(.[]; any(.sessions[]?; .id == $b and (.wait | test("metadata lock"))))' "$tmp/e2.json"
+kept=$(jq -s '[.[] | select((.sessions_age_s // 0) > 0)] | length' "$tmp/e2.json")
+if [ "$((m2 - m1))" -le "${kept:-0}" ] 2>/dev/null; then
+    ok "mariadb (e): --sessions: the check's statement sent only where the list was not read ($((m2 - m1)) sent, $kept of 4 records with a kept list)"
+else
+    nok "mariadb (e): --sessions: $((m2 - m1)) metadata-lock check statements for $kept records with a kept list: $(head -c 300 "$tmp/e2.err")"
+fi
+endsess my_kill mb ma
+waits_none my_mdl
+
 # ---- PostgreSQL 15 and 18 ----
 for name in pg15 pg18; do
     N_=$(tr a-z A-Z <<<"$name")

@@ -475,6 +475,18 @@ static void test_idle_unread(void)
 	sys[SMY_COMMAND] = "Sleep";
 	CHECK(sessions_my_idle(idle, SMY__COUNT) && !idle[SMY_TRX_ID] && !sessions_my_idle(sys, SMY__COUNT),
 	      "mariadb: sleeping, no transaction: idle (counted); a system thread is not");
+	/* the metadata-lock check's predicate, STATE LIKE 'Waiting for%metadata lock' */
+	const char *states[] = {"Waiting for table metadata lock", "waiting for schema METADATA LOCK",
+				"Waiting for metadata lock", "Waiting for table level lock", "Waiting for", "metadata lock",
+				NULL};
+	bool want[] = {true, true, true, false, false, false, false};
+	int agree = 0;
+	for (int i = 0; i < 7; i++) {
+		const char *r[SMY__COUNT] = {NULL};
+		r[SMY_STATE] = states[i];
+		agree += sessions_my_mdl_wait(r, SMY__COUNT) == want[i];
+	}
+	CHECK(agree == 7, "mariadb: a metadata-lock wait by the check's own LIKE (case aside; no STATE: none)");
 	ss->idle_unread = 7;
 	sessions_my_finish(ss, FLAVOUR_MARIADB, true, "mon");
 	session_counts(ss, &c);
