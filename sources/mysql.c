@@ -1137,6 +1137,35 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 	return 0;
 }
 
+/* The process list's rows into ss (its transactions from ts); returns the
+ * sessions waiting for a metadata lock on MariaDB when the list is whole,
+ * else -1. */
+static int my_sessions_rows(struct source *src, struct session_set *ss, MYSQL_RES *res, const struct my_trx_set *ts)
+{
+	enum flavour fl = src->caps.flavour;
+	unsigned nf = res ? mysql_num_fields(res) : 0, rows = 0, mdl_waits = 0;
+	MYSQL_ROW row;
+	ss->texts = &((struct my_priv *)src->priv)->sess_texts;
+	while (res && (row = mysql_fetch_row(res))) {
+		const char *cl[SMY__COUNT];
+		for (int i = 0; i < SMY__COUNT; i++)
+			cl[i] = i < (int)nf ? row[i] : NULL;
+		sessions_my_trx_fill(ts, cl);
+		rows++;
+		mdl_waits += sessions_my_mdl_wait(cl, SMY__COUNT);
+		/* idle ones only counted while the screen hides them */
+		if (!src->sessions_idle && fl == FLAVOUR_MARIADB && sessions_my_idle(cl, SMY__COUNT)) {
+			ss->idle_unread++;
+			continue;
+		}
+		sessions_my_row(ss, fl, cl, SMY__COUNT);
+	}
+	text_cache_sweep(ss->texts);
+	ss->texts = NULL;
+	/* MariaDB: the whole process list, so its metadata-lock waits too */
+	return fl == FLAVOUR_MARIADB && rows <= SESSIONS_ROW_LIMIT ? (int)mdl_waits : -1;
+}
+
 /* The session list, one statement (bounded by the session's statement
  * time limit), only while wanted; paced under --server-budget (join: read
  * now, before the lock graph); linked to the lock graph of this sample when
@@ -1148,7 +1177,6 @@ static int my_read_sessions(struct source *src, struct sample *out, bool busy, b
 	struct qres qr;
 	double now = clock_mono();
 	MYSQL_ROW row;
-	unsigned rows = 0, mdl_waits = 0;
 
 	if (!src->want_sessions) {
 		source_sessions_forget(src);
@@ -1198,33 +1226,15 @@ static int my_read_sessions(struct source *src, struct sample *out, bool busy, b
 		source_sessions_read(src, ss, ms, now);
 		return 0;
 	}
-	unsigned nf = res ? mysql_num_fields(res) : 0;
-	ss->texts = &((struct my_priv *)src->priv)->sess_texts;
-	while (res && (row = mysql_fetch_row(res))) {
-		const char *cl[SMY__COUNT];
-		for (int i = 0; i < SMY__COUNT; i++)
-			cl[i] = i < (int)nf ? row[i] : NULL;
-		sessions_my_trx_fill(&ts, cl);
-		rows++;
-		mdl_waits += sessions_my_mdl_wait(cl, SMY__COUNT);
-		/* idle ones only counted while the screen hides them */
-		if (!src->sessions_idle && c->flavour == FLAVOUR_MARIADB && sessions_my_idle(cl, SMY__COUNT)) {
-			ss->idle_unread++;
-			continue;
-		}
-		sessions_my_row(ss, c->flavour, cl, SMY__COUNT);
-	}
-	text_cache_sweep(ss->texts);
-	ss->texts = NULL;
+	int waits = my_sessions_rows(src, ss, res, &ts);
 	if (res)
 		mysql_free_result(res);
 	sessions_my_trx_free(&ts);
 	sessions_my_finish(ss, c->flavour, c->priv_process, src->tgt ? src->tgt->user : NULL);
 	source_sessions_read(src, ss, ms, now);
 	session_set_link_locks(ss, out->locks);
-	/* MariaDB: the whole process list, so its metadata-lock waits too */
-	if (mdl && c->flavour == FLAVOUR_MARIADB && rows <= SESSIONS_ROW_LIMIT)
-		*mdl = (int)mdl_waits;
+	if (mdl)
+		*mdl = waits;
 	return 0;
 }
 
