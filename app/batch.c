@@ -654,6 +654,11 @@ static void text_locks(const struct lock_set *ls, const struct batch_text_state 
 	char st_text[96], line[1200];
 	if (!ls || ls->status == LOCKS_IDLE)
 		return;
+	if (!lock_set_counted(ls)) {
+		str_printf(line, sizeof line, "  locks: counted with the lock graph, %s", ls->note);
+		text_line(st, out, line);
+		return;
+	}
 	if (ls->status != LOCKS_READ) {
 		str_printf(line, sizeof line, "  locks: %u waiting; %s: %s", ls->waiting,
 			   ls->status == LOCKS_TIMED_OUT ? "lock query timed out"

@@ -552,6 +552,11 @@ bool session_ident_same(const struct session_ident *saw, const struct session_id
 	return true;
 }
 
+bool lock_set_counted(const struct lock_set *ls)
+{
+	return ls && !(ls->status == LOCKS_PENDING && ls->waiting == 0);
+}
+
 const char *lock_status_name(enum lock_status st)
 {
 	switch (st) {
@@ -570,7 +575,11 @@ void lock_set_json(const struct lock_set *ls, struct strbuf *out)
 		sb_puts(out, ",\"locks_status\":null,\"locks_waiting\":null,\"locks\":null");
 		return;
 	}
-	sb_printf(out, ",\"locks_status\":\"%s\",\"locks_waiting\":%u", lock_status_name(ls->status), ls->waiting);
+	sb_printf(out, ",\"locks_status\":\"%s\",\"locks_waiting\":", lock_status_name(ls->status));
+	if (lock_set_counted(ls))
+		sb_printf(out, "%u", ls->waiting);
+	else
+		sb_puts(out, "null");
 	if (ls->age_s > 0)
 		sb_printf(out, ",\"locks_age_s\":%.1f", ls->age_s);
 	if (ls->gate_age_s > 0)

@@ -75,11 +75,12 @@ struct lock_edge {
 
 /* What was (or was not) read this sample. */
 enum lock_status {
-	LOCKS_IDLE = 0,          /* nothing waits: lock tables not queried */
-	LOCKS_READ,              /* lock tables read: sessions/edges valid */
-	LOCKS_TIMED_OUT,         /* the lock query hit its time limit */
-	LOCKS_UNAVAILABLE,       /* cannot be read here: note says why and how to fix */
-	LOCKS_PENDING,           /* sessions wait, the graph's first read is still to come (note) */
+	LOCKS_IDLE = 0,    /* nothing waits: lock tables not queried */
+	LOCKS_READ,        /* lock tables read: sessions/edges valid */
+	LOCKS_TIMED_OUT,   /* the lock query hit its time limit */
+	LOCKS_UNAVAILABLE, /* cannot be read here: note says why and how to fix */
+	LOCKS_PENDING,     /* sessions wait, the graph's first read is still to come (note);
+				  * with waiting 0: not even counted yet (lock_set_counted) */
 };
 
 struct text_cache; /* util/redact.h */
@@ -153,6 +154,11 @@ struct strbuf;
  * are cut at 200 bytes. */
 void lock_set_json(const struct lock_set *ls, struct strbuf *out);
 const char *lock_status_name(enum lock_status st);
+/* The waiting count was read: false for the screen's first two samples of
+ * a PostgreSQL connection, whose gate waits with the graph (LOCKS_PENDING,
+ * waiting 0: a staged first frame does not pay a scan of every session
+ * for a count its graph cannot show yet). */
+bool lock_set_counted(const struct lock_set *ls);
 
 /* Plain-words state of a session: "idle in transaction 42s", "active 3.1s". */
 void lock_state_text(const struct lock_session *s, char *out, size_t len);

@@ -269,7 +269,7 @@ static void update_locks(struct model *m, const struct sample *s, double dt, boo
 		m->locks = lock_set_copy(s->locks);
 		/* how long each root has headed its chain (the tree's order) */
 		lock_set_carry(m->locks, prev);
-		waiting = s->locks->waiting;
+		waiting = lock_set_counted(s->locks) ? s->locks->waiting : NAN;
 	}
 	lock_set_free(prev);
 	if (s->state == STATE_UP && s->c[CTR_ROW_LOCK_TIME_MS].present) {

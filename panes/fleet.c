@@ -84,7 +84,7 @@ void fleet_row_fill(struct fleet_row *r, int idx, const char *name, const char *
 	}
 	if (r->bad)
 		return;
-	if (m->locks)
+	if (lock_set_counted(m->locks))
 		r->waiting = (int)m->locks->waiting;
 	const struct wait_entry *we[WAIT_MAX];
 	size_t nw = wait_table_ranked(&m->wt, we, WAIT_MAX);

@@ -238,7 +238,10 @@ static enum role status_line(const struct model *m, const struct lock_set *ls, c
 		str_printf(line, len, "lock waits unavailable: %s", ls->note);
 		break;
 	case LOCKS_PENDING:
-		str_printf(line, len, "%u waiting; the lock graph: %s", ls->waiting, ls->note);
+		if (lock_set_counted(ls))
+			str_printf(line, len, "%u waiting; the lock graph: %s", ls->waiting, ls->note);
+		else
+			str_printf(line, len, "lock waits: counted with the lock graph, %s", ls->note);
 		break;
 	}
 	return ls->status == LOCKS_READ && ls->ncycles ? R_CRIT

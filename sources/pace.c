@@ -73,6 +73,17 @@ struct lock_set *source_locks_begin(struct source *src, struct sample *out, unsi
 	return waiting ? ls : NULL;   /* 0: LOCKS_IDLE, no lock-table query */
 }
 
+bool source_locks_uncounted(struct source *src, struct sample *out)
+{
+	if (!source_first_reads_wait(src, FIRST_LOCKS))
+		return false;
+	struct lock_set *ls = lock_set_new();
+	out->locks = ls;
+	ls->status = LOCKS_PENDING;
+	str_copy(ls->note, sizeof ls->note, FIRST_READ_NOTE);
+	return true;
+}
+
 void source_locks_end(struct source *src, struct lock_set *ls, bool read, double now)
 {
 	if (read)

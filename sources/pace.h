@@ -70,6 +70,10 @@ bool pace_every(struct pacer *pc, double now, double every);
  * (source_locks_reuse; busy as there). */
 struct lock_set *source_locks_begin(struct source *src, struct sample *out, unsigned waiting, bool busy,
 				    double *now);
+/* The screen's first two samples: the gate (a scan of every session on
+ * PostgreSQL) waits with the graph; out->locks says so (lock_set_counted).
+ * True while it waits. */
+bool source_locks_uncounted(struct source *src, struct sample *out);
 /* End of a lock-graph read begun at now: LOCKS_READ when read (else the
  * status the caller set), the graph analysed, and the next read paced by
  * its cost (ls->query_ms). */

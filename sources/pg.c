@@ -943,6 +943,7 @@ struct pg_refresh {
 	unsigned waiting;        /* sessions waiting for a lock (the gate) */
 	bool repl;               /* pg_stat_replication read: the last three results */
 	bool gate_in_sessions;   /* the session read due: it counts them instead */
+	bool gate_waits;         /* the screen's first two samples: no gate, no graph (source_locks_uncounted) */
 	struct pg_results rd;    /* the digest database's results (other) */
 	const PGresult *d, *dinfo; /* pg_stat_statements and its _info; NULL: none */
 	double cost;             /* the digests' server time, ms; < 0: unknown */
@@ -982,7 +983,10 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 	}
 	/* the session list, when it is read, scans pg_stat_activity anyway */
 	f->gate_in_sessions = src->want_sessions && source_sessions_due(src, clock_mono());
-	if (!f->gate_in_sessions)
+	/* the screen's first frame: the count waits with the graph it gates
+	 * (2,500 sessions: 20-100 ms of the second sample's server time) */
+	f->gate_waits = !f->gate_in_sessions && source_first_reads_wait(src, FIRST_LOCKS);
+	if (!f->gate_in_sessions && !f->gate_waits)
 		sb_puts(q, "; " PG_LOCKS_GATE_QUERY);
 	/* pg_wait_sampling's profile grows with sessions x events x queries:
 	 * read every few seconds (its rates cover the time between), but for
@@ -1103,7 +1107,7 @@ static int pg_refresh_read(struct source *src, struct sample *out, bool want_set
 			sample_setting(out, source_watched(src, k), cell(r, 0, base + k));
 	out->settings_checked = f->nwatch > 0 && base >= 0;
 	f->next = 1;
-	if (!f->gate_in_sessions) {
+	if (!f->gate_in_sessions && !f->gate_waits) {
 		f->waiting = f->rs.n > f->next ? pg_locks_waiting(cell(f->rs.r[f->next], 0, 0)) : 0;
 		f->next++;
 	}
@@ -1309,7 +1313,7 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 		if (pg_read_locks(src, out, f.waiting, busy) < 0)
 			return -1;
 	} else {
-		if (pg_read_locks(src, out, f.waiting, busy) < 0)
+		if (!(f.gate_waits && source_locks_uncounted(src, out)) && pg_read_locks(src, out, f.waiting, busy) < 0)
 			return -1;
 		if (pg_read_sessions(src, out, busy || (out->locks && out->locks->query_ms > 0 &&
 							out->locks->age_s == 0), &f.waiting, &gate) < 0)

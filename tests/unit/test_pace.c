@@ -367,7 +367,24 @@ static void test_first_reads(void)
 	memset(&out, 0, sizeof out);
 	CHECK(source_locks_begin(&src, &out, 0, false, &now) == NULL && out.locks && out.locks->status == LOCKS_IDLE,
 	      "first reads: nothing waiting -> idle");
+	CHECK(lock_set_counted(out.locks), "first reads: idle is a count (0)");
 	lock_set_free(out.locks);
+	/* PostgreSQL's gate (a scan of every session) waits with the graph */
+	memset(&out, 0, sizeof out);
+	CHECK(source_locks_uncounted(&src, &out) && out.locks && out.locks->status == LOCKS_PENDING &&
+		      !lock_set_counted(out.locks) && strstr(out.locks->note, "first rates"),
+	      "first reads: the second sample's waits not counted -> pending, uncounted, with a note");
+	struct strbuf js;
+	sb_init(&js);
+	lock_set_json(out.locks, &js);
+	CHECK(strstr(js.s, "\"locks_waiting\":null") && strstr(js.s, "\"locks_status\":\"pending\""),
+	      "first reads: JSON says the count is unknown (null), not 0");
+	sb_free(&js);
+	lock_set_free(out.locks);
+	memset(&out, 0, sizeof out);
+	src.conn_samples = 2;
+	CHECK(!source_locks_uncounted(&src, &out) && out.locks == NULL, "first reads: the third sample counts them");
+	src.conn_samples = 1;
 	static struct source_ops ops = {.name = "fast", .subsample = fast_sub};
 	sub_source(&src, &ops, 0);
 	src.background = true;
