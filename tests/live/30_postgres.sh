@@ -41,7 +41,11 @@ for name in pg15 pg18 pg13; do
     # dbtop leaves out its own transactions (cost.own_commits: its refreshes
     # and its looks at the sessions between; at most 5 of them carried)
     read -r n own < <(jq -rs '"\(map(.rates.commits_per_s * .interval_s) | add | round) \(map(.cost.own_commits) | add)"' "$tmp/$name.json")
-    if [ "$bounds" != null ] && read -r lo hi <<<"$bounds" && [ "$n" -ge $((lo - own - 5)) ] && [ "$n" -le $((hi + 5)) ] && ge "$c" 100; then
+    # (pgbench -R 200 reaches ~200/s unless the host is saturated: with
+    # both cores taken it made 20/s, which the server counted too; a rate
+    # floor holds where the server's own rate says the load ran)
+    if [ "$bounds" != null ] && read -r lo hi <<<"$bounds" && [ "$n" -ge $((lo - own - 5)) ] && [ "$n" -le $((hi + 5)) ] &&
+        [ "$n" -gt 0 ] && { ge "$c" 100 || ! ge "$srv" 120; }; then
         ok "$name commits_per_s $c: $n commits over the records' span, within what the server's xact_commit allows ($lo..$hi, less dbtop's own $own; ~$srv/s; pgbench -R 200)"
     else
         nok "$name commits_per_s $c: $n commits over the records' span, the server's xact_commit allows ${bounds/ /..} less dbtop's own $own (~$srv/s; pgbench -R 200)"
