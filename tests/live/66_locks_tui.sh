@@ -62,7 +62,7 @@ for name in mariadb pg15; do
         uri=$DBTOP_MARIADB_ADMIN_URI
         C="$M -n -N"
         ID="SELECT CONNECTION_ID();"
-        LW="SET SESSION innodb_lock_wait_timeout = 20;"
+        LW="SET SESSION innodb_lock_wait_timeout = 45;"
         KILLWORD=KILL
         CANCELWORD="KILL QUERY (ID )?[0-9]+"
         CANCELLED="Query execution was interrupted|interrupted"
@@ -75,7 +75,7 @@ for name in mariadb pg15; do
         uri=$DBTOP_PG15_ADMIN_URI
         C="$psql -At"
         ID="SELECT pg_backend_pid();"
-        LW="SET lock_timeout = '20s';"
+        LW="SET lock_timeout = '45s';"
         KILLWORD=pg_terminate_backend
         CANCELWORD="pg_cancel_backend"
         CANCELLED="canceling statement due to user request"
@@ -91,9 +91,9 @@ for name in mariadb pg15; do
         [ $mode = ro ] && sock=$sockbase-$name-ro flags=--read-only
         # the screen's samples, to read back: its first frame's lock count
         [ $mode = ro ] && flags="$flags --record $tmp/$name-first.dbrec"
-        sess a 15 "$C" "$ID" "BEGIN;" "UPDATE lk_tui SET v = v + 1 WHERE id = 1;"
+        sess a 40 "$C" "$ID" "BEGIN;" "UPDATE lk_tui SET v = v + 1 WHERE id = 1;"
         getid a
-        sess b 15 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 2 WHERE id = 1;"
+        sess b 40 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 2 WHERE id = 1;"
         getid b
         A=${sid[a]} B=${sid[b]}
         lockwait "$B" 20 || echo "# $name $mode: the server did not show $B waiting within 20 s"
@@ -137,7 +137,7 @@ for name in mariadb pg15; do
                 nok "$name: c on the selected waiter: no confirmation naming $B: $(screen)"
             fi
             # a new waiter; x y on the root ends it
-            sess b2 15 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 3 WHERE id = 1;"
+            sess b2 40 "$C" "$ID" "$LW" "UPDATE lk_tui SET v = v + 3 WHERE id = 1;"
             getid b2
             lockwait "${sid[b2]}" 20 || echo "# $name: the server did not show ${sid[b2]} waiting within 20 s"
             T send-keys -t s g
