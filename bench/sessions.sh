@@ -27,6 +27,8 @@
 #   BENCH_DBTOP_MODE [auto]  auto | screen | batch | baseline (see above)
 #   BENCH_DBTOP_KEY [6]  the sessions screen's key
 #   BENCH_INNOTOP_MODE [Q]   innotop's mode (Q: the query list, its session view)
+#   BENCH_DBTOP_B []     another dbtop build, measured as shipped after DBTOP in each round on
+#                        the same load (before / after); BENCH_DBTOP_B_LABEL [B] names it
 #   BENCH_BUDGET0 [1]    also measure dbtop with --server-budget 0 (the session list read on
 #                        every refresh, as the peers do; by default a read that costs more than
 #                        half the 10 ms budget is done every few refreshes)
@@ -65,6 +67,8 @@ MY_SESS_RE=${BENCH_MY_SESS_RE:-PROCESSLIST}
 PG_DBTOP_RE=${BENCH_PG_DBTOP_RE:-'pg_stat_activity a ORDER BY a\.pid|WITH a AS \(SELECT \* FROM pg_stat_activity\)'}
 MY_DBTOP_RE=${BENCH_MY_DBTOP_RE:-'PROCESSLIST.{1,8}p.{1,3}(ORDER BY|LEFT JOIN|LIMIT)|INNODB_TRX.{1,3}x.{0,2}$'}
 BUDGET0=${BENCH_BUDGET0:-1}
+DBTOP_B=${BENCH_DBTOP_B:-}
+DBTOP_B_LABEL=${BENCH_DBTOP_B_LABEL:-B}
 PERF=${BENCH_PERF:-1}
 OUT_MD=${BENCH_OUT:-}
 export DBTOP_PG15_PORT=${DBTOP_PG15_PORT:-48415} DBTOP_MARIADB_PORT=${DBTOP_MARIADB_PORT:-48306}
@@ -597,6 +601,15 @@ for engine in $ENGINES; do
                 "$DBTOP_BIN" --batch --format json -i 1 "$URI" ;;
             esac
         done
+        if [ -n "$DBTOP_B" ]; then
+            # another build on the same load, as shipped (before / after)
+            case $how in
+            screen) OUTFILE='' measure "$round" "$engine" "dbtop $DBTOP_B_LABEL (sessions screen)" dbtop_mon "$DRE" dbtop \
+                "$DBTOP_B" -i 1 "$URI" ;;
+            *) OUTFILE=1 measure "$round" "$engine" "dbtop $DBTOP_B_LABEL --batch --sessions" dbtop_mon "$DRE" dbtop \
+                "$DBTOP_B" --batch --format json --sessions -i 1 "$URI" ;;
+            esac
+        fi
         OUTFILE='' measure "$round" "$engine" "${PEER[@]}"
     done
     DETAILS+=("$(profile "$engine")")

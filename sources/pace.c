@@ -2,6 +2,8 @@
  * the lock graph kept between paced reads, the subsample rate. */
 #include "pace.h"
 
+#include <assert.h>
+
 #include "../model/locks.h"
 #include "../util/util.h"
 
@@ -48,6 +50,42 @@ bool pace_every(struct pacer *pc, double now, double every)
 	pc->next = now + every;
 	pc->reads++;
 	return true;
+}
+
+int form_pick_next(const struct form_pick *fp, int only)
+{
+	if (only == 0 || only == 1)
+		return only;
+	int other = !fp->use;
+	double in_use = fp->ms[fp->use];
+	unsigned n = fp->reads + 1;
+	bool worth = in_use >= FORM_PICK_WORTH_MS, tried = fp->ms[other] > 0;
+	if (!worth)
+		return fp->use;
+	if (!tried)
+		return n >= FORM_PICK_FIRST_TRY || (n >= 3 && in_use >= FORM_PICK_COSTLY_MS) ? other : fp->use;
+	return fp->spent >= FORM_PICK_TRY_RATIO * fp->ms[other] ? other : fp->use;
+}
+
+void form_pick_cost(struct form_pick *fp, int form, double ms)
+{
+	assert(form == 0 || form == 1);
+	fp->reads++;
+	if (!(ms >= 0))
+		return;
+	if (form == fp->use) {
+		fp->ms[form] = fp->ms[form] > 0 ? 0.7 * fp->ms[form] + 0.3 * ms : ms;
+		fp->spent += ms;
+	} else {
+		fp->ms[form] = ms > 0 ? ms : 1e-3; /* a try: the last one stands */
+		fp->spent = 0;
+	}
+	int other = !fp->use;
+	if (fp->ms[other] > 0 && fp->ms[other] < FORM_PICK_SWITCH * fp->ms[fp->use] &&
+	    fp->ms[fp->use] - fp->ms[other] >= FORM_PICK_GAIN_MS) {
+		fp->use = other;
+		fp->spent = 0;
+	}
 }
 
 struct lock_set *source_locks_begin(struct source *src, struct sample *out, unsigned waiting, bool busy,

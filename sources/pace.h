@@ -63,6 +63,40 @@ double source_pace_next_max(const struct source *src, double now, double cost_ms
  * is every s later. */
 bool pace_every(struct pacer *pc, double now, double every);
 
+/* Two forms of one read that answer the same at different costs: the
+ * cheaper by the server time each took. PostgreSQL's lock gate is one:
+ * pg_locks' requests not granted (grows with the locks held: a pg_dump of
+ * 100,000 tables makes it the costly one) or every session's wait looked
+ * up (grows with the sessions squared: 0.2 ms with a few, 6.5-110 ms with
+ * 2,500). Form 0 is used first. The other is tried only while the one in
+ * use costs FORM_PICK_WORTH_MS or more: first at the
+ * FORM_PICK_FIRST_TRY-th read (the third when the one in use costs
+ * FORM_PICK_COSTLY_MS or more), then once the one in use has cost
+ * FORM_PICK_TRY_RATIO times the other's last try since that try, so the
+ * tries cost at most about a tenth of the reads. A form is taken when it
+ * cost less than FORM_PICK_SWITCH of the other and saves
+ * FORM_PICK_GAIN_MS or more (below that the two are even: a few
+ * sessions, 0.16 against 0.22 ms). Zeroed: form 0, nothing measured. */
+#define FORM_PICK_FIRST_TRY 20
+#define FORM_PICK_COSTLY_MS 10.0
+#define FORM_PICK_TRY_RATIO 10.0
+#define FORM_PICK_WORTH_MS 0.5
+#define FORM_PICK_SWITCH 0.7
+#define FORM_PICK_GAIN_MS 0.1
+struct form_pick {
+	double ms[2];   /* each form's server time, ms: a moving average for the one in
+				  * use, the last try for the other; 0: not measured */
+	unsigned reads; /* reads done */
+	int use;        /* the form in use */
+	double spent;   /* ms the one in use took since the other's last try */
+};
+/* The form of the next read; only: the one form allowed (0 or 1; the
+ * picker then learns nothing), or -1 for either. */
+int form_pick_next(const struct form_pick *fp, int only);
+/* After a read of form that cost ms of server time (< 0: not known):
+ * the form to use next. */
+void form_pick_cost(struct form_pick *fp, int form, double ms);
+
 /* Start of a lock-graph read: with `waiting` sessions waiting (by the
  * cheap check) out->locks becomes a new set to fill, returned with the
  * read's start in *now; NULL when there is nothing to read: nothing waits

@@ -50,6 +50,7 @@ struct pg_priv {
 	 * synchronous_standby_names is set, else with the settings (10 s) */
 	bool repl_rows;         /* the last read saw a walsender */
 	bool sync_names;        /* synchronous_standby_names is not empty */
+	struct form_pick gate;  /* the lock gate: every session's wait or pg_locks (pg_gate_sql) */
 };
 
 /* A last row whose last column is the server's own time for the
@@ -68,6 +69,14 @@ static double pg_server_ms(const PGresult *r, int col)
 	const char *v = n > 0 && !PQgetisnull(r, n - 1, col) ? PQgetvalue(r, n - 1, col) : NULL;
 	return v ? atof(v) : -1;
 }
+
+/* The lock gate as a statement of its own, in its two forms (p->gate):
+ * the server's clock before and after the count, which is column 1. */
+enum { PG_GATE_LOCKS, PG_GATE_SESSIONS };
+static const char *const pg_gate_sql[2] = {
+	[PG_GATE_LOCKS] = "SELECT " PG_SERVER_MS_EXPR ", " PG_LOCKS_GATE_LOCKS_SQL ", " PG_SERVER_MS_EXPR,
+	[PG_GATE_SESSIONS] = "SELECT " PG_SERVER_MS_EXPR ", " PG_LOCKS_GATE_SQL ", " PG_SERVER_MS_EXPR,
+};
 
 /* Sessions that are doing something (active client backends, background
  * processes not idling), by wait event; on-CPU as "CPU". (The per-backend
@@ -914,17 +923,44 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy, u
 	return 0;
 }
 
+/* The form of the lock gate for the next read: pg_locks (first: cheap
+ * with thousands of sessions) only for a role that sees every session's
+ * wait (the two then count the same). */
+static int pg_gate_form(struct source *src)
+{
+	struct pg_priv *p = src->priv;
+	bool all = src->caps.superuser || src->caps.pg_monitor;
+	return form_pick_next(&p->gate, all ? -1 : PG_GATE_SESSIONS);
+}
+
+/* The count of a gate of form (pg_gate_sql) from its result r, its cost
+ * into the choice of the next form. in_refresh: it followed the counters
+ * in the refresh's string, whose server time so far (the string's start
+ * to the gate's end: the reads of every refresh) becomes src->fixed_ms,
+ * what the paced reads share the rest of the budget after. */
+static unsigned pg_gate_result(struct source *src, const PGresult *r, int form, bool in_refresh)
+{
+	struct pg_priv *p = src->priv;
+	double t0 = pg_server_ms(r, 0), t1 = pg_server_ms(r, 2);
+	if (src->caps.superuser || src->caps.pg_monitor)
+		form_pick_cost(&p->gate, form, t0 >= 0 && t1 >= t0 ? t1 - t0 : -1);
+	if (in_refresh && t1 >= 0)
+		src->fixed_ms = src->fixed_ms > 0 ? 0.8 * src->fixed_ms + 0.2 * t1 : t1;
+	return r && PQntuples(r) > 0 ? pg_locks_waiting(cell(r, 0, 1)) : 0;
+}
+
 /* The lock gate as a round trip of its own: a refresh whose session read
  * was put off (--server-budget) after it left the gate to it. */
 static int pg_read_gate(struct source *src, struct sample *out, unsigned *waiting)
 {
 	struct pg_results rs;
 	struct qres qr;
-	int rc = pg_side_read(src, out, PG_LOCKS_GATE_QUERY, &rs, &qr);
+	int form = pg_gate_form(src);
+	int rc = pg_side_read(src, out, pg_gate_sql[form], &rs, &qr);
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && rs.n > 0)
-		*waiting = pg_locks_waiting(cell(rs.r[rs.n - 1], 0, 0));
+		*waiting = pg_gate_result(src, rs.r[rs.n - 1], form, false);
 	if (rc == 0)
 		pg_results_clear(&rs);
 	return 0;
@@ -944,6 +980,7 @@ struct pg_refresh {
 	bool repl;               /* pg_stat_replication read: the last three results */
 	bool gate_in_sessions;   /* the session read due: it counts them instead */
 	bool gate_waits;         /* the screen's first two samples: no gate, no graph (source_locks_uncounted) */
+	int gate_form;           /* the gate's form (pg_gate_sql) */
 	struct pg_results rd;    /* the digest database's results (other) */
 	const PGresult *d, *dinfo; /* pg_stat_statements and its _info; NULL: none */
 	double cost;             /* the digests' server time, ms; < 0: unknown */
@@ -986,8 +1023,11 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 	/* the screen's first frame: the count waits with the graph it gates
 	 * (2,500 sessions: 20-100 ms of the second sample's server time) */
 	f->gate_waits = !f->gate_in_sessions && source_first_reads_wait(src, FIRST_LOCKS);
-	if (!f->gate_in_sessions && !f->gate_waits)
-		sb_puts(q, "; " PG_LOCKS_GATE_QUERY);
+	if (!f->gate_in_sessions && !f->gate_waits) {
+		f->gate_form = pg_gate_form(src);
+		sb_puts(q, "; ");
+		sb_puts(q, pg_gate_sql[f->gate_form]);
+	}
 	/* pg_wait_sampling's profile grows with sessions x events x queries:
 	 * read every few seconds (its rates cover the time between), but for
 	 * the second read, which gives the first rates */
@@ -1108,7 +1148,7 @@ static int pg_refresh_read(struct source *src, struct sample *out, bool want_set
 	out->settings_checked = f->nwatch > 0 && base >= 0;
 	f->next = 1;
 	if (!f->gate_in_sessions && !f->gate_waits) {
-		f->waiting = f->rs.n > f->next ? pg_locks_waiting(cell(f->rs.r[f->next], 0, 0)) : 0;
+		f->waiting = f->rs.n > f->next ? pg_gate_result(src, f->rs.r[f->next], f->gate_form, true) : 0;
 		f->next++;
 	}
 	pg_refresh_waits(src, out, f);

@@ -250,6 +250,22 @@ SQL
         --argjson a "$A" --argjson b "$B" --argjson c "$C"
     check "$name: LOCK TABLE: 2 waiting; the reader's only edges are soft (AccessShareLock does not conflict with A's RowExclusiveLock)" \
         jq -se --argjson c "$C" 'any(.[]; .locks_waiting == 2 and any(.locks[]; .waiter.id == $c)) and all(.[]; all(.locks[]?; .waiter.id != $c or .soft == true))' "$tmp/$name.tab.json"
+    # the lock gate: pg_locks for a role in pg_monitor; a role without it
+    # sees only its own sessions' waits, so it counts them from each
+    # session's wait (none of the two waiters is its own)
+    gq="SELECT coalesce(sum(calls) FILTER (WHERE query LIKE '%FROM pg_locks WHERE NOT granted)%'), 0) || ' ' || coalesce(sum(calls) FILTER (WHERE query LIKE '%backend_wait_event_type(b) = %' AND query LIKE '%clock_timestamp%'), 0) FROM pg_stat_statements"
+    read -r gl0 gs0 <<<"$($psql -Atc "$gq" 2>/dev/null || echo 0 0)"
+    run_dbtop "$uri" "$tmp/$name.gate.json" 5
+    read -r gl1 gs1 <<<"$($psql -Atc "$gq" 2>/dev/null || echo 0 0)"
+    check "$name: the lock gate from pg_locks ($((gl1 - gl0)) reads) counts as the server's view: locks_waiting 2 in every record ($(jq -sc 'map(.locks_waiting)' "$tmp/$name.gate.json" 2>&1))" \
+        jq -se --argjson l "$((gl1 - gl0))" '$l >= 1 and length == 5 and all(.[]; .locks_waiting == 2)' "$tmp/$name.gate.json"
+    $psql -qc "DROP ROLE IF EXISTS lk_plain; CREATE ROLE lk_plain LOGIN PASSWORD 'plainpw'" >/dev/null 2>&1
+    plain_uri=$(printf '%s' "$uri" | sed 's|//[^@]*@|//lk_plain:plainpw@|')
+    run_dbtop "$plain_uri" "$tmp/$name.plain.json" 4
+    read -r gl2 gs2 <<<"$($psql -Atc "$gq" 2>/dev/null || echo 0 0)"
+    check "$name: a role without pg_monitor counts from each session's wait ($((gs2 - gs1)) reads, $((gl2 - gl1)) from pg_locks): its own, none ($(jq -sc 'map(.locks_waiting)' "$tmp/$name.plain.json" 2>&1))" \
+        jq -se --argjson l "$((gl2 - gl1))" --argjson s "$((gs2 - gs1))" '$l == 0 and $s >= 1 and length == 4 and all(.[]; .locks_waiting == 0)' "$tmp/$name.plain.json"
+    $psql -qc "DROP ROLE IF EXISTS lk_plain" >/dev/null 2>&1
     endsess pg_kill tc tb ta
     waits_none pg_waits
 

@@ -432,6 +432,81 @@ static void test_pacer(void)
 	source_close(&src);
 }
 
+/* One refresh's gate through the picker: the form it uses, at the cost
+ * given for each form. */
+static int pick_read(struct form_pick *fp, int only, double ms0, double ms1)
+{
+	int f = form_pick_next(fp, only);
+	form_pick_cost(fp, f, f ? ms1 : ms0);
+	return f;
+}
+
+/* n reads; the index of the first that used form 1 (-1: none), how many did. */
+static int pick_reads(struct form_pick *fp, int n, double ms0, double ms1, int *ones)
+{
+	int first = -1;
+	*ones = 0;
+	for (int i = 0; i < n; i++)
+		if (pick_read(fp, -1, ms0, ms1) == 1) {
+			if (first < 0)
+				first = i;
+			++*ones;
+		}
+	return first;
+}
+
+/* The lock gate's two forms (PostgreSQL: 0 pg_locks, 1 every session's
+ * wait): the cheaper by its server time, the other tried for at most
+ * about a tenth of what the one in use costs. */
+static void test_form_pick(void)
+{
+	struct form_pick fp;
+	int ones, first;
+	memset(&fp, 0, sizeof fp);
+	/* 2,500 sessions: pg_locks 2.4 ms, the session form 110 */
+	first = pick_reads(&fp, 19, 2.4, 110, &ones);
+	CHECK(first < 0, "2,500 sessions: the first 19 reads all from pg_locks (the first 10 s are the costliest)");
+	CHECK(pick_read(&fp, -1, 2.4, 110) == 1 && fp.use == 0, "the 20th tries the session form: pg_locks kept");
+	first = pick_reads(&fp, 1000, 2.4, 110, &ones);
+	CHECK(ones >= 1 && ones <= 3 && first >= 450 && first <= 460,
+	      tname("then tried again after pg_locks cost %.0fx its 110 ms: read %d, %d tries in 1,000", FORM_PICK_TRY_RATIO,
+		    first, ones));
+	CHECK(fp.ms[0] > 2.3 && fp.ms[0] < 2.5 && fp.ms[1] == 110, tname("each form's cost kept (%.2f, %.2f)", fp.ms[0], fp.ms[1]));
+	/* a pg_dump takes 100,000 locks: pg_locks costs 50 ms */
+	CHECK(pick_read(&fp, -1, 50, 110) == 0 && fp.use == 0, "pg_locks at 50 ms once: still below 0.7 x 110");
+	CHECK(pick_read(&fp, -1, 500, 110) == 0 && fp.use == 1, "pg_locks at 500 ms: the session form from the next read");
+	CHECK(pick_read(&fp, -1, 500, 110) == 1, "the session form used");
+	first = pick_reads(&fp, 100, 500, 110, &ones);
+	CHECK(ones >= 97 && ones <= 98 && first == 0,
+	      tname("pg_locks tried 2-3 times in 100 reads, each after the session form cost 10x its last try: %d", 100 - ones));
+	first = pick_reads(&fp, 100, 2.4, 110, &ones);
+	CHECK(fp.use == 0, "the dump ended: pg_locks again from its next try");
+
+	/* a dump from the start: pg_locks 50 ms, the session form 0.2 */
+	memset(&fp, 0, sizeof fp);
+	first = pick_reads(&fp, 5, 50, 0.2, &ones);
+	CHECK(first == 2 && ones == 3 && fp.use == 1,
+	      tname("pg_locks at %.0f ms or more: the session form tried on the third read and kept", FORM_PICK_COSTLY_MS));
+	/* a few sessions: both cheap, nothing tried */
+	memset(&fp, 0, sizeof fp);
+	first = pick_reads(&fp, 500, 0.3, 0.07, &ones);
+	CHECK(first < 0, tname("pg_locks under %.1f ms: the other form never tried", FORM_PICK_WORTH_MS));
+	/* even: no switch for a few hundredths */
+	memset(&fp, 0, sizeof fp);
+	first = pick_reads(&fp, 25, 0.6, 0.55, &ones);
+	CHECK(ones == 1 && fp.use == 0, "even within 0.1 ms: the first form kept");
+
+	/* a role that does not see every session's wait: the session form only */
+	memset(&fp, 0, sizeof fp);
+	fp.ms[0] = 100, fp.ms[1] = 0.1;
+	CHECK(form_pick_next(&fp, 1) == 1 && form_pick_next(&fp, 0) == 0, "one form allowed: that form, whatever was measured");
+	/* a read whose cost is not known changes nothing */
+	memset(&fp, 0, sizeof fp);
+	form_pick_cost(&fp, 0, 5);
+	form_pick_cost(&fp, 1, -1);
+	CHECK(fp.use == 0 && fp.ms[1] == 0 && fp.reads == 2, "an unknown cost: nothing chosen from it");
+}
+
 int main(void)
 {
 	test_pacer();
@@ -441,5 +516,6 @@ int main(void)
 	test_subsample();
 	test_reuse();
 	test_first_reads();
+	test_form_pick();
 	return tap_failed ? 1 : 0;
 }
