@@ -929,8 +929,8 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy, u
 static int pg_gate_form(struct source *src)
 {
 	struct pg_priv *p = src->priv;
-	bool all = src->caps.superuser || src->caps.pg_monitor;
-	return form_pick_next(&p->gate, all ? -1 : PG_GATE_SESSIONS);
+	/* caps.pg_monitor: a member, or a superuser */
+	return form_pick_next(&p->gate, src->caps.pg_monitor ? -1 : PG_GATE_SESSIONS);
 }
 
 /* The count of a gate of form (pg_gate_sql) from its result r, its cost
@@ -942,7 +942,7 @@ static unsigned pg_gate_result(struct source *src, const PGresult *r, int form, 
 {
 	struct pg_priv *p = src->priv;
 	double t0 = pg_server_ms(r, 0), t1 = pg_server_ms(r, 2);
-	if (src->caps.superuser || src->caps.pg_monitor)
+	if (src->caps.pg_monitor)
 		form_pick_cost(&p->gate, form, t0 >= 0 && t1 >= t0 ? t1 - t0 : -1);
 	if (in_refresh && t1 >= 0)
 		src->fixed_ms = src->fixed_ms > 0 ? 0.8 * src->fixed_ms + 0.2 * t1 : t1;
