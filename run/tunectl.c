@@ -53,6 +53,7 @@ bool tunectl_poll(struct tune_ctl *c, struct sampler *sp, struct event_log *ev, 
 	const struct tune_view *tv = &c->tv;
 	if (sampler_tune_view(sp, &c->tv_gen, &c->tv)) {
 		changed = true;
+		c->next_probe = now + 5; /* a probe, or a change read back, just made it */
 		own_events(c, ev);
 	}
 	if (tv->ttl > 0 && tv->nactive > 0 && now >= c->next_expire) {
@@ -69,7 +70,10 @@ bool tunectl_poll(struct tune_ctl *c, struct sampler *sp, struct event_log *ev, 
 
 void tunectl_probe(struct tune_ctl *c, struct sampler *sp, bool wanted, double now)
 {
-	if (wanted && now >= c->next_probe) {
+	/* generation 1 is the view before any probe: the sampler probes each
+	 * new connection itself, so one asked for before it would read the
+	 * same values again */
+	if (wanted && c->tv_gen >= 2 && now >= c->next_probe) {
 		sampler_send(sp, &(struct target_cmd){.kind = CMD_PROBE});
 		c->next_probe = now + 5;
 	}

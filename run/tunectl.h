@@ -33,7 +33,8 @@ struct tune_ctl {
  * (now: monotonic s). True when the view changed. */
 bool tunectl_poll(struct tune_ctl *c, struct sampler *sp, struct event_log *ev, double now);
 /* Ask sp for a probe of the tunables every 5 s while wanted (the tuning
- * screen shows, or the view is recorded). */
+ * screen shows, or the view is recorded), once the sampler's own probe of
+ * its connection has come (c->tv_gen 2 on). */
 void tunectl_probe(struct tune_ctl *c, struct sampler *sp, bool wanted, double now);
 /* The question about the changes an earlier dbtop left in force (m: the
  * model, for the server's flavour): each with its revert SQL, then the

@@ -5,7 +5,8 @@
  * taken by kind in order, the oldest dropped when nobody takes them; and
  * the same queue driven by a second thread (the ThreadSanitizer run,
  * make check-tsan, checks it); the refreshes of several targets on one
- * grid. The source is this file's stand-in: its
+ * grid; the screen's probes of the tunables (run/tunectl.c) after the
+ * sampler's own. The source is this file's stand-in: its
  * act and explain record what ran. */
 #include <math.h>
 #include <pthread.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "../../run/sampler.c"
+#include "../../run/tunectl.c"
 #include "tap.h"
 
 static int nran;
@@ -255,9 +257,44 @@ static void test_grid(void)
 	CHECK(on_grid(&sp, 100.3) == 100.3, "no interval: unchanged");
 }
 
+/* The screen asks for a probe of the tunables every 5 s while the tuning
+ * screen shows or the view is recorded; the sampler probes each new
+ * connection itself, so none is asked before that view has come, nor
+ * within 5 s of a view (before: a second probe 10 ms after the first). */
+static void test_probes(void)
+{
+	struct sampler sp;
+	struct source src;
+	struct tune_ctl c;
+	struct event_log ev;
+	setup(&sp, &src);
+	sp.tv = xcalloc(1, sizeof *sp.tv);
+	sp.tv_gen = 1; /* sampler_start: the view before any probe */
+	memset(&c, 0, sizeof c);
+	events_init(&ev);
+	tunectl_poll(&c, &sp, &ev, 100);
+	tunectl_probe(&c, &sp, true, 100);
+	CHECK(sp.ncmd == 0 && c.tv_gen == 1, "before the sampler's probe of its connection: no probe asked");
+	sp.tv_gen = 2; /* the connection's probe, published */
+	CHECK(tunectl_poll(&c, &sp, &ev, 100.2), "its view arrives");
+	tunectl_probe(&c, &sp, true, 100.2);
+	tunectl_probe(&c, &sp, true, 105.1);
+	CHECK(sp.ncmd == 0, "none within 5 s of a fresh view");
+	tunectl_probe(&c, &sp, false, 105.3);
+	CHECK(sp.ncmd == 0, "none when not wanted");
+	tunectl_probe(&c, &sp, true, 105.3);
+	CHECK(sp.ncmd == 1 && sp.cmd[sp.cmd_head].kind == CMD_PROBE, "5 s after it, wanted: one probe");
+	tunectl_probe(&c, &sp, true, 106);
+	CHECK(sp.ncmd == 1, "and not again until 5 s after that");
+	events_free(&ev);
+	free(sp.tv);
+	teardown(&sp);
+}
+
 int main(void)
 {
 	test_grid();
+	test_probes();
 	test_order_and_results();
 	test_full_and_joined();
 	test_threads();
