@@ -9,7 +9,7 @@
 # the top functions of a perf profile of the batch run.
 #   bench/scale.sh                        the full scale
 #   BENCH_DIGESTS=1000 BENCH_SESSIONS=200 BENCH_WAITERS=50 bench/scale.sh   a quick look
-#   BENCH_KEEP=DIR keeps the JSON records and frame statistics in DIR
+#   BENCH_KEEP=DIR keeps the JSON records and frame statistics and the screen run's server log in DIR
 # Starts its own sandbox (ports 47xxx) and stops everything it started, by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +39,7 @@ cleanup() {
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
     for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
     tests/sandbox.sh stop >/dev/null 2>&1
-    if [ -n "${BENCH_KEEP:-}" ]; then mkdir -p "$BENCH_KEEP" && cp "$tmp"/*.json "$tmp"/*.frames "$BENCH_KEEP"/ 2>/dev/null; fi
+    if [ -n "${BENCH_KEEP:-}" ]; then mkdir -p "$BENCH_KEEP" && cp "$tmp"/*.json "$tmp"/*.frames "$tmp"/*-tui.log "$BENCH_KEEP"/ 2>/dev/null; fi
     rm -rf "$tmp"
     exit "$rc"
 }

@@ -9,15 +9,6 @@
 #include "../model/locks.h"
 #include "../util/util.h"
 
-/* Heavyweight lock modes, numbered 1..8 by array_position, and for each
- * the modes it conflicts with as a bit mask (bit k-1 for mode k):
- * 1x{8}, 2x{7,8}, 3x{5-8}, 4x{4-8}, 5x{3,4,6,7,8}, 6x{3-8}, 7x{2-8}, 8xall.
- * Modes outside the list (SIReadLock) conflict with nothing. */
-#define PGL_MODES \
-	"ARRAY['AccessShareLock','RowShareLock','RowExclusiveLock','ShareUpdateExclusiveLock'," \
-	"'ShareLock','ShareRowExclusiveLock','ExclusiveLock','AccessExclusiveLock']"
-#define PGL_CONFLICTS "(ARRAY[128,192,240,248,236,252,254,255])"
-
 /* Text of relation rel of database db: rel::regclass only for this
  * database or a shared catalog (database 0); an OID of another database
  * would name an unrelated relation here, or nothing. */
@@ -27,37 +18,15 @@
 	"ELSE 'relation ' || " rel " || ' in database ' || " \
 	"coalesce((SELECT min(x.datname::text) FROM a x WHERE x.datid = " db "), " db "::text) END"
 
-/* The target of lock a equals that of lock b: all ten columns, NULL-safe
- * (after the text key tk, which the planner can hash on). */
-#define PGL_SAME_TARGET(a, b) \
-	" " a ".tk = " b ".tk AND " a ".locktype = " b ".locktype" \
-	" AND " a ".database IS NOT DISTINCT FROM " b ".database" \
-	" AND " a ".relation IS NOT DISTINCT FROM " b ".relation" \
-	" AND " a ".page IS NOT DISTINCT FROM " b ".page" \
-	" AND " a ".tuple IS NOT DISTINCT FROM " b ".tuple" \
-	" AND " a ".virtualxid IS NOT DISTINCT FROM " b ".virtualxid" \
-	" AND " a ".transactionid IS NOT DISTINCT FROM " b ".transactionid" \
-	" AND " a ".classid IS NOT DISTINCT FROM " b ".classid" \
-	" AND " a ".objid IS NOT DISTINCT FROM " b ".objid" \
-	" AND " a ".objsubid IS NOT DISTINCT FROM " b ".objsubid"
-/* Lock b's mode conflicts with the mode lock w asks for. */
-#define PGL_CONFLICT(w, b) " AND (" PGL_CONFLICTS "[" w ".m] & (1 << (" b ".m - 1))) <> 0"
-
 #define PGL_STR_(x) #x
 #define PGL_STR(x) PGL_STR_(x)
 
 /* ws: pg_locks.waitstart or NULL; wait: the waiter's wait in s.
  *   a   pg_stat_activity, read once
  *   c   this database's oid and the reference time
- *   l   pg_locks, read once; gpid = the pid pg_blocking_pids reports for
- *       the lock's holder (a parallel worker's leader; 0 for a prepared
- *       transaction, whose locks have no pid); m = mode number; tk = the
- *       target as text, an equality the planner can hash on (the exact
- *       NULL-safe comparison follows it)
- *   h   hard edges, one join over l: each waiting lock with each granted
- *       lock of another lock group on the same target whose mode conflicts
- *       with the request (DISTINCT: a leader and its workers holding the
- *       same mode are one blocker)
+ *   l   pg_locks, read once, with waitstart (PGL_LOCKS_SQL: gpid, m, tk)
+ *   h   hard edges, one join over l (PGL_HARD_EDGES; DISTINCT: a leader
+ *       and its workers holding the same mode are one blocker)
  *   nw  the waiting locks that got no hard edge: only they are passed to
  *       pg_blocking_pids(), whose cost grows with the lock queue (it lists
  *       every request queued ahead as well)
@@ -85,79 +54,79 @@
 	" xact_start, backend_start, query_start, left(query, 1024) AS query FROM pg_stat_activity)," \
 	" c AS (SELECT (SELECT datid FROM a WHERE pid = pg_backend_pid()) AS datid," \
 	" statement_timestamp() AS ts)," \
-	" l AS MATERIALIZED (" \
-	" SELECT k.locktype, k.database, k.relation, k.page, k.tuple, k.virtualxid, k.transactionid," \
-	" k.classid, k.objid, k.objsubid, k.pid, k.mode, k.granted, " ws " AS waitstart," \
-	" coalesce(pw.leader_pid, k.pid, 0) AS gpid, array_position(" PGL_MODES ", k.mode) AS m," \
-	" concat_ws(' ', k.locktype, k.database, k.relation, k.page, k.tuple, k.virtualxid," \
-	" k.transactionid, k.classid, k.objid, k.objsubid) AS tk" \
-	" FROM pg_locks k LEFT JOIN a pw ON pw.pid = k.pid AND pw.backend_type = 'parallel worker')," \
-	" h AS MATERIALIZED (" \
-	" SELECT DISTINCT w.*, bl.gpid AS bpid, bl.mode AS held" \
-	" FROM l w JOIN l bl ON" PGL_SAME_TARGET("bl", "w") \
-	" AND bl.granted AND bl.gpid <> w.gpid" PGL_CONFLICT("w", "bl") \
-	" WHERE NOT w.granted AND w.pid IS NOT NULL)," \
-	" nw AS MATERIALIZED (" \
-	" SELECT * FROM l WHERE NOT l.granted AND l.pid IS NOT NULL" \
-	" AND NOT EXISTS (SELECT 1 FROM h WHERE h.pid = l.pid))," \
-	" s AS (" \
-	" SELECT nw.*, b.pid AS bpid FROM nw," \
-	" LATERAL (SELECT DISTINCT p FROM unnest(pg_blocking_pids(nw.pid)) p) b(pid))," \
-	" q AS (" \
-	" SELECT DISTINCT s.*, bl.mode AS held, bl.granted AS bgranted," \
-	" bool_or(bl.granted) OVER (PARTITION BY s.pid, s.bpid) AS hard" \
-	" FROM s LEFT JOIN l bl ON bl.gpid = s.bpid AND bl.pid IS DISTINCT FROM s.pid AND" \
-	PGL_SAME_TARGET("bl", "s") PGL_CONFLICT("s", "bl") ")," \
-	" e AS MATERIALIZED (" \
-	" SELECT h.*, false AS soft FROM h" \
-	" UNION ALL SELECT locktype, database, relation, page, tuple, virtualxid, transactionid," \
-	" classid, objid, objsubid, pid, mode, granted, waitstart, gpid, m, tk, bpid, held," \
-	" coalesce(NOT bgranted, false) FROM q WHERE bgranted OR hard IS NOT TRUE)," \
-	" d(g, n) AS (" \
-	" SELECT DISTINCT gpid, 1 FROM e WHERE bpid NOT IN (SELECT gpid FROM e)" \
-	" UNION SELECT e.gpid, d.n + 1 FROM d JOIN e ON e.bpid = d.g WHERE d.n < 8)," \
-	" dm AS (SELECT g, min(n) AS n FROM d GROUP BY g)," \
-	" o AS (" \
-	" SELECT e.*, CASE WHEN dm.n IS NOT NULL THEN dm.n" \
-	" WHEN e.bpid IN (SELECT gpid FROM e) THEN 9 ELSE 0 END AS bd" \
-	" FROM e LEFT JOIN dm ON dm.g = e.bpid)," \
-	" r AS (" \
-	" SELECT o.*, row_number() OVER (PARTITION BY o.pid ORDER BY o.bd, o.soft, o.bpid, o.held) AS rn" \
-	" FROM o)," \
-	" tu AS (" \
-	" SELECT DISTINCT ON (pid) pid, database, relation, page, tuple FROM l" \
-	" WHERE locktype = 'tuple' AND granted ORDER BY pid, relation, page, tuple)" \
-	" SELECT e.pid, e.bpid, e.locktype," \
-	" CASE WHEN e.locktype = 'transactionid' THEN 'transaction ' || e.transactionid" \
-	" || coalesce(' on ' || " PGL_RELNAME("tu.database", "tu.relation") ", '')" \
-	" WHEN e.locktype = 'advisory' THEN 'advisory ' || CASE WHEN e.objsubid = 1" \
-	" THEN ((e.classid::bigint << 32) | e.objid::bigint)::text" \
-	" ELSE e.classid::int || ':' || e.objid::int END" \
-	" WHEN e.locktype = 'virtualxid' THEN 'virtual transaction ' || e.virtualxid" \
-	" WHEN e.locktype = 'spectoken' THEN 'speculative insertion ' || e.objid" \
-	" || ' of transaction ' || e.transactionid" \
-	" WHEN e.locktype = 'object' THEN e.classid::regclass::text || ' ' || e.objid" \
-	" || CASE WHEN e.objsubid <> 0 THEN '.' || e.objsubid ELSE '' END" \
-	" WHEN e.relation IS NOT NULL THEN " PGL_RELNAME("e.database", "e.relation") \
-	" ELSE concat_ws(' ', e.locktype, e.database, e.transactionid, e.classid, e.objid, e.objsubid) END," \
-	" CASE WHEN e.tuple IS NOT NULL THEN 'ctid (' || e.page || ',' || e.tuple || ')'" \
-	" WHEN e.page IS NOT NULL THEN 'page ' || e.page" \
-	" WHEN tu.tuple IS NOT NULL THEN 'ctid (' || tu.page || ',' || tu.tuple || ')'" \
-	" ELSE '' END," \
-	" e.mode, coalesce(e.held, ''), e.soft," \
-	" wa.usename, wa.state, extract(epoch FROM c.ts - wa.state_change)," \
-	" extract(epoch FROM c.ts - wa.xact_start), " wait ", wa.backend_type, wa.query," \
-	" ba.usename, CASE WHEN e.bpid = 0 THEN 'prepared transaction' ELSE ba.state END," \
-	" extract(epoch FROM c.ts - ba.state_change), extract(epoch FROM c.ts - ba.xact_start)," \
-	" ba.backend_type, ba.query," \
-	" " PG_US("wa.backend_start") ", " PG_US("wa.xact_start") ", " PG_US("wa.query_start") "," \
-	" " PG_US("ba.backend_start") ", " PG_US("ba.xact_start") ", " PG_US("ba.query_start") \
-	" FROM r e CROSS JOIN c" \
-	" LEFT JOIN tu ON tu.pid = e.pid AND e.locktype = 'transactionid'" \
-	" LEFT JOIN a wa ON wa.pid = e.pid" \
-	" LEFT JOIN a ba ON ba.pid = e.bpid" \
-	" ORDER BY e.bd, e.rn > 1, e.soft, 1, 2, 7" \
-	" LIMIT " PGL_STR(PG_LOCKS_ROW_LIMIT) " + 1"
+	" l AS MATERIALIZED (" PGL_LOCKS_SQL( \
+		" " ws \
+		" AS waitstart,") ")," \
+				  " h AS MATERIALIZED (" \
+				  " SELECT DISTINCT w.*, bl.gpid AS bpid, bl.mode AS held" PGL_HARD_EDGES ")," \
+				  " nw AS MATERIALIZED (" \
+				  " SELECT * FROM l WHERE NOT l.granted AND l.pid IS NOT NULL" \
+				  " AND NOT EXISTS (SELECT 1 FROM h WHERE h.pid = l.pid))," \
+				  " s AS (" \
+				  " SELECT nw.*, b.pid AS bpid FROM nw," \
+				  " LATERAL (SELECT DISTINCT p FROM unnest(pg_blocking_pids(nw.pid)) p) b(pid))," \
+				  " q AS (" \
+				  " SELECT DISTINCT s.*, bl.mode AS held, bl.granted AS bgranted," \
+				  " bool_or(bl.granted) OVER (PARTITION BY s.pid, s.bpid) AS hard" \
+				  " FROM s LEFT JOIN l bl ON bl.gpid = s.bpid AND bl.pid IS DISTINCT FROM s.pid AND" PGL_SAME_TARGET("bl", "s") PGL_CONFLICT( \
+					  "s", \
+					  "bl") ")," \
+						" e AS MATERIALIZED (" \
+						" SELECT h.*, false AS soft FROM h" \
+						" UNION ALL SELECT locktype, database, relation, page, tuple, virtualxid, transactionid," \
+						" classid, objid, objsubid, pid, mode, granted, waitstart, gpid, m, tk, bpid, held," \
+						" coalesce(NOT bgranted, false) FROM q WHERE bgranted OR hard IS NOT TRUE)," \
+						" d(g, n) AS (" \
+						" SELECT DISTINCT gpid, 1 FROM e WHERE bpid NOT IN (SELECT gpid FROM e)" \
+						" UNION SELECT e.gpid, d.n + 1 FROM d JOIN e ON e.bpid = d.g WHERE d.n < 8)," \
+						" dm AS (SELECT g, min(n) AS n FROM d GROUP BY g)," \
+						" o AS (" \
+						" SELECT e.*, CASE WHEN dm.n IS NOT NULL THEN dm.n" \
+						" WHEN e.bpid IN (SELECT gpid FROM e) THEN 9 ELSE 0 END AS bd" \
+						" FROM e LEFT JOIN dm ON dm.g = e.bpid)," \
+						" r AS (" \
+						" SELECT o.*, row_number() OVER (PARTITION BY o.pid ORDER BY o.bd, o.soft, o.bpid, o.held) AS rn" \
+						" FROM o)," \
+						" tu AS (" \
+						" SELECT DISTINCT ON (pid) pid, database, relation, page, tuple FROM l" \
+						" WHERE locktype = 'tuple' AND granted ORDER BY pid, relation, page, tuple)" \
+						" SELECT e.pid, e.bpid, e.locktype," \
+						" CASE WHEN e.locktype = 'transactionid' THEN 'transaction ' || e.transactionid" \
+						" || coalesce(' on ' || " PGL_RELNAME( \
+							"tu.database", \
+							"tu.relation") ", '')" \
+								       " WHEN e.locktype = 'advisory' THEN 'advisory ' || CASE WHEN e.objsubid = 1" \
+								       " THEN ((e.classid::bigint << 32) | e.objid::bigint)::text" \
+								       " ELSE e.classid::int || ':' || e.objid::int END" \
+								       " WHEN e.locktype = 'virtualxid' THEN 'virtual transaction ' || e.virtualxid" \
+								       " WHEN e.locktype = 'spectoken' THEN 'speculative insertion ' || e.objid" \
+								       " || ' of transaction ' || e.transactionid" \
+								       " WHEN e.locktype = 'object' THEN e.classid::regclass::text || ' ' || e.objid" \
+								       " || CASE WHEN e.objsubid <> 0 THEN '.' || e.objsubid ELSE '' END" \
+								       " WHEN e.relation IS NOT NULL THEN " PGL_RELNAME( \
+									       "e.database", \
+									       "e.relation") " ELSE concat_ws(' ', e.locktype, e.database, e.transactionid, e.classid, e.objid, e.objsubid) END," \
+											     " CASE WHEN e.tuple IS NOT NULL THEN 'ctid (' || e.page || ',' || e.tuple || ')'" \
+											     " WHEN e.page IS NOT NULL THEN 'page ' || e.page" \
+											     " WHEN tu.tuple IS NOT NULL THEN 'ctid (' || tu.page || ',' || tu.tuple || ')'" \
+											     " ELSE '' END," \
+											     " e.mode, coalesce(e.held, ''), e.soft," \
+											     " wa.usename, wa.state, extract(epoch FROM c.ts - wa.state_change)," \
+											     " extract(epoch FROM c.ts - wa.xact_start), " wait \
+											     ", wa.backend_type, wa.query," \
+											     " ba.usename, CASE WHEN e.bpid = 0 THEN 'prepared transaction' ELSE ba.state END," \
+											     " extract(epoch FROM c.ts - ba.state_change), extract(epoch FROM c.ts - ba.xact_start)," \
+											     " ba.backend_type, ba.query," \
+											     " " PG_US("wa.backend_start") ", " PG_US("wa.xact_start") ", " PG_US( \
+												     "wa.query_start") "," \
+														       " " PG_US("ba.backend_start") ", " PG_US("ba.xact_start") ", " PG_US( \
+															       "ba.query_start") " FROM r e CROSS JOIN c" \
+																		 " LEFT JOIN tu ON tu.pid = e.pid AND e.locktype = 'transactionid'" \
+																		 " LEFT JOIN a wa ON wa.pid = e.pid" \
+																		 " LEFT JOIN a ba ON ba.pid = e.bpid" \
+																		 " ORDER BY e.bd, e.rn > 1, e.soft, 1, 2, 7" \
+																		 " LIMIT " PGL_STR( \
+																			 PG_LOCKS_ROW_LIMIT) " + 1"
 
 /* PostgreSQL 14+: pg_locks.waitstart (NULL for a moment after a wait
  * begins). */

@@ -110,6 +110,53 @@ enum {
  * what the lock query reads and pg_act compares, computed alike. */
 #define PG_US(col) "(extract(epoch FROM " col ") * 1000000)::bigint"
 
+/* Heavyweight lock modes, numbered 1..8 by array_position, and for each
+ * the modes it conflicts with as a bit mask (bit k-1 for mode k):
+ * 1x{8}, 2x{7,8}, 3x{5-8}, 4x{4-8}, 5x{3,4,6,7,8}, 6x{3-8}, 7x{2-8}, 8xall.
+ * Modes outside the list (SIReadLock) conflict with nothing. */
+#define PGL_MODES \
+	"ARRAY['AccessShareLock','RowShareLock','RowExclusiveLock','ShareUpdateExclusiveLock'," \
+	"'ShareLock','ShareRowExclusiveLock','ExclusiveLock','AccessExclusiveLock']"
+#define PGL_CONFLICTS "(ARRAY[128,192,240,248,236,252,254,255])"
+
+/* The target of lock a equals that of lock b: all ten columns, NULL-safe
+ * (after the text key tk, which the planner can hash on). */
+#define PGL_SAME_TARGET(a, b) \
+	" " a ".tk = " b ".tk AND " a ".locktype = " b ".locktype" \
+	" AND " a ".database IS NOT DISTINCT FROM " b ".database" \
+	" AND " a ".relation IS NOT DISTINCT FROM " b ".relation" \
+	" AND " a ".page IS NOT DISTINCT FROM " b ".page" \
+	" AND " a ".tuple IS NOT DISTINCT FROM " b ".tuple" \
+	" AND " a ".virtualxid IS NOT DISTINCT FROM " b ".virtualxid" \
+	" AND " a ".transactionid IS NOT DISTINCT FROM " b ".transactionid" \
+	" AND " a ".classid IS NOT DISTINCT FROM " b ".classid" \
+	" AND " a ".objid IS NOT DISTINCT FROM " b ".objid" \
+	" AND " a ".objsubid IS NOT DISTINCT FROM " b ".objsubid"
+/* Lock b's mode conflicts with the mode lock w asks for. */
+#define PGL_CONFLICT(w, b) " AND (" PGL_CONFLICTS "[" w ".m] & (1 << (" b ".m - 1))) <> 0"
+
+/* pg_locks k as the lock graph and the session list's blockers join it
+ * (the CTE a, pg_stat_activity, names the parallel workers' leaders): the
+ * ten target columns, pid, mode, granted, then extra (select-list items
+ * ending in a comma, or ""), gpid (the pid pg_blocking_pids reports for
+ * the lock's holder: a parallel worker's leader; 0 for a prepared
+ * transaction, whose locks have no pid), m (the mode's number) and tk (the
+ * target as text, an equality the planner can hash on; the exact
+ * NULL-safe comparison follows it). */
+#define PGL_LOCKS_SQL(extra) \
+	" SELECT k.locktype, k.database, k.relation, k.page, k.tuple, k.virtualxid, k.transactionid," \
+	" k.classid, k.objid, k.objsubid, k.pid, k.mode, k.granted," extra \
+	" coalesce(pw.leader_pid, k.pid, 0) AS gpid, array_position(" PGL_MODES ", k.mode) AS m," \
+	" concat_ws(' ', k.locktype, k.database, k.relation, k.page, k.tuple, k.virtualxid," \
+	" k.transactionid, k.classid, k.objid, k.objsubid) AS tk" \
+	" FROM pg_locks k LEFT JOIN a pw ON pw.pid = k.pid AND pw.backend_type = 'parallel worker'"
+/* The hard edges over PGL_LOCKS_SQL's rows l, as the FROM and WHERE of a
+ * select: each waiting lock w with each granted lock bl of another lock
+ * group on the same target whose mode conflicts with w's request. Linear
+ * in the waiting locks: 500 sessions queued for one row give 500 rows. */
+#define PGL_HARD_EDGES \
+	" FROM l w JOIN l bl ON" PGL_SAME_TARGET("bl", "w") " AND bl.granted AND bl.gpid <> w.gpid" PGL_CONFLICT( \
+		"w", "bl") " WHERE NOT w.granted AND w.pid IS NOT NULL"
 
 /* Edges the lock query returns at most (it asks for one row more, to tell
  * a cut answer from a full one). */

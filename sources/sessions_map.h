@@ -33,29 +33,30 @@ struct session_set;
  * seconds (decimal text), identity in microseconds since the epoch. */
 enum {
 	SPG_PID,
-	SPG_USER,        /* usename */
-	SPG_DB,          /* datname */
-	SPG_ADDR,        /* host(client_addr), NULL for a socket / background */
-	SPG_PORT,        /* client_port: -1 on a Unix socket */
-	SPG_APP,         /* application_name */
-	SPG_TYPE,        /* backend_type */
-	SPG_STATE,       /* NULL when hidden (another role without pg_read_all_stats) */
-	SPG_WAIT_TYPE,   /* wait_event_type */
-	SPG_WAIT,        /* wait_event */
-	SPG_STATE_S,     /* now() - state_change */
-	SPG_XACT_S,      /* now() - xact_start */
-	SPG_QUERY_S,     /* now() - query_start */
-	SPG_QUERY,       /* query: "<insufficient privilege>" when hidden */
-	SPG_QUERY_ID,    /* query_id (14+, compute_query_id), NULL else */
-	SPG_USERID,      /* usesysid, datid: with query_id the digests' key */
+	SPG_USER,      /* usename */
+	SPG_DB,        /* datname */
+	SPG_ADDR,      /* host(client_addr), NULL for a socket / background */
+	SPG_PORT,      /* client_port: -1 on a Unix socket */
+	SPG_APP,       /* application_name */
+	SPG_TYPE,      /* backend_type */
+	SPG_STATE,     /* NULL when hidden (another role without pg_read_all_stats) */
+	SPG_WAIT_TYPE, /* wait_event_type */
+	SPG_WAIT,      /* wait_event */
+	SPG_STATE_S,   /* now() - state_change */
+	SPG_XACT_S,    /* now() - xact_start */
+	SPG_QUERY_S,   /* now() - query_start */
+	SPG_QUERY,     /* query: "<insufficient privilege>" when hidden */
+	SPG_QUERY_ID,  /* query_id (14+, compute_query_id), NULL else */
+	SPG_USERID,    /* usesysid, datid: with query_id the digests' key */
 	SPG_DBID,
-	SPG_BLOCKERS,    /* pg_blocking_pids(pid) for a Lock wait only: "{12,34}" */
-	SPG_START_US,    /* backend_start */
-	SPG_XACT_US,     /* xact_start */
-	SPG_QUERY_US,    /* query_start */
-	SPG_SELF,        /* t: pid = pg_backend_pid() */
-	SPG_IDLE_UNREAD, /* summary row only (pid NULL): idle sessions counted, not listed */
-	SPG_LOCK_WAITING,/* summary row only: sessions with wait_event_type = 'Lock' (the lock gate) */
+	SPG_BLOCKERS,     /* for a Lock wait only: the holders of a conflicting lock on its target,
+	                  * else pg_blocking_pids(pid): "{12,34}" */
+	SPG_START_US,     /* backend_start */
+	SPG_XACT_US,      /* xact_start */
+	SPG_QUERY_US,     /* query_start */
+	SPG_SELF,         /* t: pid = pg_backend_pid() */
+	SPG_IDLE_UNREAD,  /* summary row only (pid NULL): idle sessions counted, not listed */
+	SPG_LOCK_WAITING, /* summary row only: sessions with wait_event_type = 'Lock' (the lock gate) */
 	SPG__COUNT
 };
 

@@ -191,11 +191,14 @@ GRANT SELECT, UPDATE ON s57, l57 TO app57; GRANT SELECT, DELETE ON d57 TO app57;
     if [ "$got" = "$ref" ]; then ok "$N: dbtop's classes match pg_stat_activity ($got)"; else nok "$N: dbtop said $got, pg_stat_activity $ref"; fi
     local H=${sid[${N}h]}
     # the first waiter waits for the holder's transaction, the others queue
-    # behind it for the row (tuple lock): each names the one ahead of it
-    check "$N: the 3 waiters name their blocker: $H, or a waiter queued ahead that waits for $H (pg_blocking_pids)" \
+    # behind it for the row (its tuple lock, which the first holds): each
+    # names the one session holding what it waits for, not the requests
+    # queued ahead of it as well (as pg_blocking_pids would: 1, 2 and 3)
+    check "$N: the 3 waiters each name the one holder of what they wait for: $H, or the waiter ahead that holds the row's lock and waits for $H" \
         jq -se --argjson h "$H" 'last | [.sessions[] | select(.class == "waiting for lock")] as $w | ($w | map(.id)) as $ids |
-            ($w | length) == 3 and all($w[]; (.blocked_by == $h or (.blocked_by as $b | $ids | index($b))) and (.wait | test("^Lock:")))
-            and any($w[]; .blocked_by == $h)' "$tmp/$N.json"
+            ($w | length) == 3 and all($w[]; (.blocked_by == $h or (.blocked_by as $b | $ids | index($b))) and .blockers == 1 and (.wait | test("^Lock:")))
+            and ([$w[] | select(.blocked_by == $h)] | length) == 1
+            and ([$w[] | select(.blocked_by != $h)] | map(.blocked_by) | unique | length) <= 1' "$tmp/$N.json"
     check "$N: the holder is idle in transaction over a socket, its UPDATE the last statement" \
         jq -se --argjson h "$H" 'last | .sessions[] | select(.id == $h) | .class == "idle in transaction" and .client == "[local]" and .query_is_last and (.query | test("UPDATE l57"))' "$tmp/$N.json"
     check "$N: background processes listed as such" jq -se 'last | any(.sessions[]; .class == "background" and .type == "checkpointer")' "$tmp/$N.json"
