@@ -53,7 +53,6 @@ bool tunectl_poll(struct tune_ctl *c, struct sampler *sp, struct event_log *ev, 
 	const struct tune_view *tv = &c->tv;
 	if (sampler_tune_view(sp, &c->tv_gen, &c->tv)) {
 		changed = true;
-		c->next_probe = now + 5; /* a probe, or a change read back, just made it */
 		own_events(c, ev);
 	}
 	if (tv->ttl > 0 && tv->nactive > 0 && now >= c->next_expire) {
@@ -72,7 +71,12 @@ void tunectl_probe(struct tune_ctl *c, struct sampler *sp, bool wanted, double n
 {
 	/* generation 1 is the view before any probe: the sampler probes each
 	 * new connection itself, so one asked for before it would read the
-	 * same values again */
+	 * same values again; and each newer view is a fresh reading (a probe,
+	 * or a change read back), whoever copied it here */
+	if (c->tv_gen != c->probe_gen) {
+		c->probe_gen = c->tv_gen;
+		c->next_probe = now + 5;
+	}
 	if (wanted && c->tv_gen >= 2 && now >= c->next_probe) {
 		sampler_send(sp, &(struct target_cmd){.kind = CMD_PROBE});
 		c->next_probe = now + 5;

@@ -20,6 +20,7 @@ struct tune_ctl {
 	struct tune_view tv; /* tuning state, copied from the worker */
 	unsigned tv_gen;
 	double next_probe;              /* monotonic s: the tunables are read again */
+	unsigned probe_gen;             /* tv_gen when next_probe was set */
 	double next_expire;             /* monotonic s: next --tune-ttl check */
 	bool orphans_asked;             /* the changes an earlier dbtop left were offered for a revert */
 	bool foreign_told;              /* the changes of other servers were listed */
