@@ -48,85 +48,82 @@
  * before soft, waiter, blocker: when the answer is cut at
  * PG_LOCKS_ROW_LIMIT, the edges nearest the roots are kept. One row past
  * the limit is asked for, so that the mapper knows of the cut. */
+/* clang-format off */
 #define PGL_SQL(ws, wait) \
 	"WITH RECURSIVE a AS MATERIALIZED (" \
 	" SELECT pid, datid, datname, usename, state, backend_type, leader_pid, state_change," \
 	" xact_start, backend_start, query_start, left(query, 1024) AS query FROM pg_stat_activity)," \
 	" c AS (SELECT (SELECT datid FROM a WHERE pid = pg_backend_pid()) AS datid," \
 	" statement_timestamp() AS ts)," \
-	" l AS MATERIALIZED (" PGL_LOCKS_SQL( \
-		" " ws \
-		" AS waitstart,") ")," \
-				  " h AS MATERIALIZED (" \
-				  " SELECT DISTINCT w.*, bl.gpid AS bpid, bl.mode AS held" PGL_HARD_EDGES ")," \
-				  " nw AS MATERIALIZED (" \
-				  " SELECT * FROM l WHERE NOT l.granted AND l.pid IS NOT NULL" \
-				  " AND NOT EXISTS (SELECT 1 FROM h WHERE h.pid = l.pid))," \
-				  " s AS (" \
-				  " SELECT nw.*, b.pid AS bpid FROM nw," \
-				  " LATERAL (SELECT DISTINCT p FROM unnest(pg_blocking_pids(nw.pid)) p) b(pid))," \
-				  " q AS (" \
-				  " SELECT DISTINCT s.*, bl.mode AS held, bl.granted AS bgranted," \
-				  " bool_or(bl.granted) OVER (PARTITION BY s.pid, s.bpid) AS hard" \
-				  " FROM s LEFT JOIN l bl ON bl.gpid = s.bpid AND bl.pid IS DISTINCT FROM s.pid AND" PGL_SAME_TARGET("bl", "s") PGL_CONFLICT( \
-					  "s", \
-					  "bl") ")," \
-						" e AS MATERIALIZED (" \
-						" SELECT h.*, false AS soft FROM h" \
-						" UNION ALL SELECT locktype, database, relation, page, tuple, virtualxid, transactionid," \
-						" classid, objid, objsubid, pid, mode, granted, waitstart, gpid, m, tk, bpid, held," \
-						" coalesce(NOT bgranted, false) FROM q WHERE bgranted OR hard IS NOT TRUE)," \
-						" d(g, n) AS (" \
-						" SELECT DISTINCT gpid, 1 FROM e WHERE bpid NOT IN (SELECT gpid FROM e)" \
-						" UNION SELECT e.gpid, d.n + 1 FROM d JOIN e ON e.bpid = d.g WHERE d.n < 8)," \
-						" dm AS (SELECT g, min(n) AS n FROM d GROUP BY g)," \
-						" o AS (" \
-						" SELECT e.*, CASE WHEN dm.n IS NOT NULL THEN dm.n" \
-						" WHEN e.bpid IN (SELECT gpid FROM e) THEN 9 ELSE 0 END AS bd" \
-						" FROM e LEFT JOIN dm ON dm.g = e.bpid)," \
-						" r AS (" \
-						" SELECT o.*, row_number() OVER (PARTITION BY o.pid ORDER BY o.bd, o.soft, o.bpid, o.held) AS rn" \
-						" FROM o)," \
-						" tu AS (" \
-						" SELECT DISTINCT ON (pid) pid, database, relation, page, tuple FROM l" \
-						" WHERE locktype = 'tuple' AND granted ORDER BY pid, relation, page, tuple)" \
-						" SELECT e.pid, e.bpid, e.locktype," \
-						" CASE WHEN e.locktype = 'transactionid' THEN 'transaction ' || e.transactionid" \
-						" || coalesce(' on ' || " PGL_RELNAME( \
-							"tu.database", \
-							"tu.relation") ", '')" \
-								       " WHEN e.locktype = 'advisory' THEN 'advisory ' || CASE WHEN e.objsubid = 1" \
-								       " THEN ((e.classid::bigint << 32) | e.objid::bigint)::text" \
-								       " ELSE e.classid::int || ':' || e.objid::int END" \
-								       " WHEN e.locktype = 'virtualxid' THEN 'virtual transaction ' || e.virtualxid" \
-								       " WHEN e.locktype = 'spectoken' THEN 'speculative insertion ' || e.objid" \
-								       " || ' of transaction ' || e.transactionid" \
-								       " WHEN e.locktype = 'object' THEN e.classid::regclass::text || ' ' || e.objid" \
-								       " || CASE WHEN e.objsubid <> 0 THEN '.' || e.objsubid ELSE '' END" \
-								       " WHEN e.relation IS NOT NULL THEN " PGL_RELNAME( \
-									       "e.database", \
-									       "e.relation") " ELSE concat_ws(' ', e.locktype, e.database, e.transactionid, e.classid, e.objid, e.objsubid) END," \
-											     " CASE WHEN e.tuple IS NOT NULL THEN 'ctid (' || e.page || ',' || e.tuple || ')'" \
-											     " WHEN e.page IS NOT NULL THEN 'page ' || e.page" \
-											     " WHEN tu.tuple IS NOT NULL THEN 'ctid (' || tu.page || ',' || tu.tuple || ')'" \
-											     " ELSE '' END," \
-											     " e.mode, coalesce(e.held, ''), e.soft," \
-											     " wa.usename, wa.state, extract(epoch FROM c.ts - wa.state_change)," \
-											     " extract(epoch FROM c.ts - wa.xact_start), " wait \
-											     ", wa.backend_type, wa.query," \
-											     " ba.usename, CASE WHEN e.bpid = 0 THEN 'prepared transaction' ELSE ba.state END," \
-											     " extract(epoch FROM c.ts - ba.state_change), extract(epoch FROM c.ts - ba.xact_start)," \
-											     " ba.backend_type, ba.query," \
-											     " " PG_US("wa.backend_start") ", " PG_US("wa.xact_start") ", " PG_US( \
-												     "wa.query_start") "," \
-														       " " PG_US("ba.backend_start") ", " PG_US("ba.xact_start") ", " PG_US( \
-															       "ba.query_start") " FROM r e CROSS JOIN c" \
-																		 " LEFT JOIN tu ON tu.pid = e.pid AND e.locktype = 'transactionid'" \
-																		 " LEFT JOIN a wa ON wa.pid = e.pid" \
-																		 " LEFT JOIN a ba ON ba.pid = e.bpid" \
-																		 " ORDER BY e.bd, e.rn > 1, e.soft, 1, 2, 7" \
-																		 " LIMIT " PGL_STR( \
-																			 PG_LOCKS_ROW_LIMIT) " + 1"
+	" l AS MATERIALIZED (" \
+	PGL_LOCKS_SQL(" " ws " AS waitstart,") \
+	")," \
+	" h AS MATERIALIZED (" \
+	" SELECT DISTINCT w.*, bl.gpid AS bpid, bl.mode AS held" \
+	PGL_HARD_EDGES \
+	")," \
+	" nw AS MATERIALIZED (" \
+	" SELECT * FROM l WHERE NOT l.granted AND l.pid IS NOT NULL" \
+	" AND NOT EXISTS (SELECT 1 FROM h WHERE h.pid = l.pid))," \
+	" s AS (" \
+	" SELECT nw.*, b.pid AS bpid FROM nw," \
+	" LATERAL (SELECT DISTINCT p FROM unnest(pg_blocking_pids(nw.pid)) p) b(pid))," \
+	" q AS (" \
+	" SELECT DISTINCT s.*, bl.mode AS held, bl.granted AS bgranted," \
+	" bool_or(bl.granted) OVER (PARTITION BY s.pid, s.bpid) AS hard" \
+	" FROM s LEFT JOIN l bl ON bl.gpid = s.bpid AND bl.pid IS DISTINCT FROM s.pid AND" \
+	PGL_SAME_TARGET("bl", "s") PGL_CONFLICT("s", "bl") ")," \
+	" e AS MATERIALIZED (" \
+	" SELECT h.*, false AS soft FROM h" \
+	" UNION ALL SELECT locktype, database, relation, page, tuple, virtualxid, transactionid," \
+	" classid, objid, objsubid, pid, mode, granted, waitstart, gpid, m, tk, bpid, held," \
+	" coalesce(NOT bgranted, false) FROM q WHERE bgranted OR hard IS NOT TRUE)," \
+	" d(g, n) AS (" \
+	" SELECT DISTINCT gpid, 1 FROM e WHERE bpid NOT IN (SELECT gpid FROM e)" \
+	" UNION SELECT e.gpid, d.n + 1 FROM d JOIN e ON e.bpid = d.g WHERE d.n < 8)," \
+	" dm AS (SELECT g, min(n) AS n FROM d GROUP BY g)," \
+	" o AS (" \
+	" SELECT e.*, CASE WHEN dm.n IS NOT NULL THEN dm.n" \
+	" WHEN e.bpid IN (SELECT gpid FROM e) THEN 9 ELSE 0 END AS bd" \
+	" FROM e LEFT JOIN dm ON dm.g = e.bpid)," \
+	" r AS (" \
+	" SELECT o.*, row_number() OVER (PARTITION BY o.pid ORDER BY o.bd, o.soft, o.bpid, o.held) AS rn" \
+	" FROM o)," \
+	" tu AS (" \
+	" SELECT DISTINCT ON (pid) pid, database, relation, page, tuple FROM l" \
+	" WHERE locktype = 'tuple' AND granted ORDER BY pid, relation, page, tuple)" \
+	" SELECT e.pid, e.bpid, e.locktype," \
+	" CASE WHEN e.locktype = 'transactionid' THEN 'transaction ' || e.transactionid" \
+	" || coalesce(' on ' || " PGL_RELNAME("tu.database", "tu.relation") ", '')" \
+	" WHEN e.locktype = 'advisory' THEN 'advisory ' || CASE WHEN e.objsubid = 1" \
+	" THEN ((e.classid::bigint << 32) | e.objid::bigint)::text" \
+	" ELSE e.classid::int || ':' || e.objid::int END" \
+	" WHEN e.locktype = 'virtualxid' THEN 'virtual transaction ' || e.virtualxid" \
+	" WHEN e.locktype = 'spectoken' THEN 'speculative insertion ' || e.objid" \
+	" || ' of transaction ' || e.transactionid" \
+	" WHEN e.locktype = 'object' THEN e.classid::regclass::text || ' ' || e.objid" \
+	" || CASE WHEN e.objsubid <> 0 THEN '.' || e.objsubid ELSE '' END" \
+	" WHEN e.relation IS NOT NULL THEN " PGL_RELNAME("e.database", "e.relation") \
+	" ELSE concat_ws(' ', e.locktype, e.database, e.transactionid, e.classid, e.objid, e.objsubid) END," \
+	" CASE WHEN e.tuple IS NOT NULL THEN 'ctid (' || e.page || ',' || e.tuple || ')'" \
+	" WHEN e.page IS NOT NULL THEN 'page ' || e.page" \
+	" WHEN tu.tuple IS NOT NULL THEN 'ctid (' || tu.page || ',' || tu.tuple || ')'" \
+	" ELSE '' END," \
+	" e.mode, coalesce(e.held, ''), e.soft," \
+	" wa.usename, wa.state, extract(epoch FROM c.ts - wa.state_change)," \
+	" extract(epoch FROM c.ts - wa.xact_start), " wait ", wa.backend_type, wa.query," \
+	" ba.usename, CASE WHEN e.bpid = 0 THEN 'prepared transaction' ELSE ba.state END," \
+	" extract(epoch FROM c.ts - ba.state_change), extract(epoch FROM c.ts - ba.xact_start)," \
+	" ba.backend_type, ba.query," \
+	" " PG_US("wa.backend_start") ", " PG_US("wa.xact_start") ", " PG_US("wa.query_start") "," \
+	" " PG_US("ba.backend_start") ", " PG_US("ba.xact_start") ", " PG_US("ba.query_start") \
+	" FROM r e CROSS JOIN c" \
+	" LEFT JOIN tu ON tu.pid = e.pid AND e.locktype = 'transactionid'" \
+	" LEFT JOIN a wa ON wa.pid = e.pid" \
+	" LEFT JOIN a ba ON ba.pid = e.bpid" \
+	" ORDER BY e.bd, e.rn > 1, e.soft, 1, 2, 7" \
+	" LIMIT " PGL_STR(PG_LOCKS_ROW_LIMIT) " + 1"
+/* clang-format on */
 
 /* PostgreSQL 14+: pg_locks.waitstart (NULL for a moment after a wait
  * begins). */

@@ -154,9 +154,14 @@ enum {
  * select: each waiting lock w with each granted lock bl of another lock
  * group on the same target whose mode conflicts with w's request. Linear
  * in the waiting locks: 500 sessions queued for one row give 500 rows. */
+/* clang-format off */
 #define PGL_HARD_EDGES \
-	" FROM l w JOIN l bl ON" PGL_SAME_TARGET("bl", "w") " AND bl.granted AND bl.gpid <> w.gpid" PGL_CONFLICT( \
-		"w", "bl") " WHERE NOT w.granted AND w.pid IS NOT NULL"
+	" FROM l w JOIN l bl ON" \
+	PGL_SAME_TARGET("bl", "w") \
+	" AND bl.granted AND bl.gpid <> w.gpid" \
+	PGL_CONFLICT("w", "bl") \
+	" WHERE NOT w.granted AND w.pid IS NOT NULL"
+/* clang-format on */
 
 /* Edges the lock query returns at most (it asks for one row more, to tell
  * a cut answer from a full one). */

@@ -25,28 +25,33 @@
  * for every waiter cost most of the list (2,650 sessions, 500 queued for
  * one row: 49.8 ms, 31.6 with the join, 22.5 without blockers) and lists
  * every request queued ahead as well. */
+/* clang-format off */
 #define PG_COLS(qid) \
 	"SELECT a.pid, a.usename, a.datname, host(a.client_addr), a.client_port, a.application_name, " \
 	"a.backend_type, a.state, a.wait_event_type, a.wait_event, " \
 	"extract(epoch FROM now() - a.state_change), extract(epoch FROM now() - a.xact_start), " \
 	"extract(epoch FROM now() - a.query_start), a.query, " qid ", a.usesysid, a.datid, " \
-	"CASE WHEN a.wait_event_type = 'Lock' THEN coalesce(hb.b, pg_blocking_pids(a.pid)::text) END, " PG_US( \
-		"a.backend_start") ", " PG_US("a.xact_start") ", " PG_US("a.query_start") ", " \
-											  "a.pid = pg_backend_pid(), NULL::bigint, NULL::bigint FROM a LEFT JOIN hb ON hb.pid = a.pid "
+	"CASE WHEN a.wait_event_type = 'Lock' " \
+	"THEN coalesce(hb.b, pg_blocking_pids(a.pid)::text) END, " \
+	PG_US("a.backend_start") ", " PG_US("a.xact_start") ", " PG_US("a.query_start") ", " \
+	"a.pid = pg_backend_pid(), NULL::bigint, NULL::bigint " \
+	"FROM a LEFT JOIN hb ON hb.pid = a.pid "
 #define PG_IDLE "a.state = 'idle' AND a.backend_type = 'client backend'"
 #define PG_SUMMARY(idle) \
 	") UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " \
 	"NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " idle ", " \
 	"count(*) FILTER (WHERE a.wait_event_type = 'Lock') FROM a"
 #define PG_BLOCKERS \
-	", l AS MATERIALIZED (" PGL_LOCKS_SQL( \
-		"") " WHERE EXISTS (SELECT 1 FROM a WHERE a.wait_event_type = 'Lock'))," \
-		    " hb AS (SELECT w.pid, array_agg(DISTINCT bl.gpid ORDER BY bl.gpid)::text AS b" PGL_HARD_EDGES \
-		    " GROUP BY w.pid) "
+	", l AS MATERIALIZED (" \
+	PGL_LOCKS_SQL("") \
+	" WHERE EXISTS (SELECT 1 FROM a WHERE a.wait_event_type = 'Lock'))," \
+	" hb AS (SELECT w.pid, array_agg(DISTINCT bl.gpid ORDER BY bl.gpid)::text AS b" \
+	PGL_HARD_EDGES \
+	" GROUP BY w.pid) "
 #define PG_SQL(qid, where, idle) \
-	"WITH a AS (SELECT * FROM pg_stat_activity)" PG_BLOCKERS "(" PG_COLS(qid) where \
-		"ORDER BY a.pid LIMIT " LIMIT_TEXT \
-		PG_SUMMARY(idle)
+	"WITH a AS (SELECT * FROM pg_stat_activity)" PG_BLOCKERS \
+	"(" PG_COLS(qid) where "ORDER BY a.pid LIMIT " LIMIT_TEXT PG_SUMMARY(idle)
+/* clang-format on */
 static const char *const pg_sql_14 = PG_SQL("a.query_id", "", "0");
 static const char *const pg_sql_13 = PG_SQL("NULL::bigint", "", "0");
 static const char *const pg_sql_14_busy =
