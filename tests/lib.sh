@@ -29,6 +29,18 @@ wait_re() {
     done
     return 1
 }
+# wait_exited STATUS SECONDS: poll until the pane says "EXITED STATUS"
+# (dbtop_start's runner), the terminal's wrapped lines joined: after a
+# death by a signal the shell's "Aborted  sh -c '...'" line before it is as
+# long as the paths in it, and "EXITED 134" may wrap
+wait_exited() {
+    local i
+    for ((i = 0; i < $2 * 20; i++)); do
+        T capture-pane -p -J -t s 2>/dev/null | grep -qE -- "EXITED $1( |$)" && return 0
+        sleep 0.05
+    done
+    return 1
+}
 # poll_rate TIMES_A_SECOND SECONDS CMD...: run CMD that often until it
 # succeeds or SECONDS have passed
 poll_rate() {

@@ -220,7 +220,7 @@ for name in mariadb pg15; do
         nok "$name: m m x: no confirmation for both: $(screen | tail -15)"
     fi
     T send-keys -t s q
-    wait_re "EXITED 0" 5 && ok "$name: q quits with status 0" || nok "$name: q: $(screen | tail -2)"
+    wait_exited 0 5 && ok "$name: q quits with status 0" || nok "$name: q: $(screen | tail -2)"
     T kill-server 2>/dev/null
     # --read-only: x refused, nothing asked
     sock=$sockbase-$name-ro

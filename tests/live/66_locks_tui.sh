@@ -204,7 +204,7 @@ for name in mariadb pg15; do
             if [ "$(present "$A")" = 1 ] && ! T capture-pane -p -t s | grep -qE "End this session|ending session"; then ok "$name --read-only: nothing killed, no confirmation asked"; else nok "$name --read-only: blocker $A present: $(present "$A"); screen: $(screen)"; fi
         fi
         T send-keys -t s q
-        check "$name $mode: q quits with status 0" wait_re "EXITED 0" 5
+        check "$name $mode: q quits with status 0" wait_exited 0 5
         T kill-server 2>/dev/null
         endsess endid b a
     done

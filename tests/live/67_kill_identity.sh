@@ -142,7 +142,7 @@ for name in mariadb pg15; do
         nok "$name: no confirmation for the second chain: $(screen)"
     fi
     T send-keys -t s q
-    check "$name: q quits with status 0" wait_re "EXITED 0" 5
+    check "$name: q quits with status 0" wait_exited 0 5
     T kill-server 2>/dev/null
     endsess endid c b a
 done
@@ -210,7 +210,7 @@ for name in mariadb pg15; do
         nok "$name c: no second confirmation: $(screen)"
     fi
     T send-keys -t s q
-    check "$name c: q quits with status 0" wait_re "EXITED 0" 5
+    check "$name c: q quits with status 0" wait_exited 0 5
     T kill-server 2>/dev/null
     endsess endid b a
 done
@@ -321,7 +321,7 @@ else
     nok "pg pid reuse: no confirmation for the new chain: $(screen)"
 fi
 T send-keys -t s q
-check "pg pid reuse: q quits with status 0" wait_re "EXITED 0" 5
+check "pg pid reuse: q quits with status 0" wait_exited 0 5
 T kill-server 2>/dev/null
 endsess endid c b n
 done_tests

@@ -129,7 +129,7 @@ check "mariadb: the offer lists both statements" bash -c "tmux -L $sock capture-
 T send-keys -t s y
 if value_is innodb_flush_log_at_trx_commit 1 5 && value_is sync_binlog 1 3; then ok "mariadb: y reverted both (flush=1, sync_binlog=1)"; else nok "mariadb: after y: $(myv innodb_flush_log_at_trx_commit)/$(myv sync_binlog)"; fi
 T send-keys -t s q
-wait_re "EXITED 0" 5
+wait_exited 0 5
 check "mariadb: journal gone after the revert and quit" test "$(journals)" = 0
 
 # u and U
@@ -143,7 +143,7 @@ else
     nok "mariadb: u/U set-up failed: $(screen)"
 fi
 T send-keys -t s q
-wait_re "EXITED 0" 5
+wait_exited 0 5
 wait "$lp" 2>/dev/null
 lp=
 
@@ -155,7 +155,7 @@ else
     nok "mariadb --tune-ttl set-up failed: $(screen)"
 fi
 T send-keys -t s q
-wait_re "EXITED 0" 5
+wait_exited 0 5
 
 # K: kept past the session, and only after its own confirmation
 if start "$DBTOP_MARIADB_ADMIN_URI" && apply 0 "= 2" && value_is innodb_flush_log_at_trx_commit 2 3; then
@@ -164,7 +164,7 @@ if start "$DBTOP_MARIADB_ADMIN_URI" && apply 0 "= 2" && value_is innodb_flush_lo
     T send-keys -t s y
     sleep 1
     T send-keys -t s q
-    wait_re "EXITED 0" 5
+    wait_exited 0 5
     check "mariadb: a kept change stays after quit" test "$(myv innodb_flush_log_at_trx_commit)" = 2
     check "mariadb: nothing left to revert in the journal" test "$(journals)" = 0
 else
@@ -214,7 +214,7 @@ sleep 1
 check "pg15: wal_writer_delay is 1s" test "$(pgv wal_writer_delay)" = 1s
 check "pg15: postgresql.auto.conf holds both changes" bash -c "[ \"\$(cat \"\$(${P} -Atc 'SHOW data_directory')/postgresql.auto.conf\" | grep -c \"synchronous_commit = 'off'\\|wal_writer_delay = '1s'\")\" = 2 ]"
 T send-keys -t s q
-wait_re "EXITED 0" 8
+wait_exited 0 8
 sleep 0.5
 check "pg15: q restored synchronous_commit=on" test "$(pgv synchronous_commit)" = on
 check "pg15: q restored wal_writer_delay=10ms (the earlier ALTER SYSTEM value)" test "$(pgv wal_writer_delay)" = 10ms

@@ -82,7 +82,7 @@ else
 fi
 T send-keys -t s n
 T send-keys -t s q
-if wait_re "EXITED 0" 10; then ok "q: exit 0"; else nok "q: $(screen)"; fi
+if wait_exited 0 10; then ok "q: exit 0"; else nok "q: $(screen)"; fi
 if [ "$mwm" != 99MB ] && [ "$(pgv maintenance_work_mem)" = 99MB ]; then ok "q: the revert's reload applied the pending maintenance_work_mem too (as warned)"; else nok "maintenance_work_mem $mwm -> $(pgv maintenance_work_mem)"; fi
 if [ "$(pgv synchronous_commit)" = on ]; then ok "q: dbtop's change reverted (on)"; else nok "q: synchronous_commit $(pgv synchronous_commit)"; fi
 
@@ -104,7 +104,7 @@ else
 fi
 T send-keys -t s n
 T send-keys -t s q
-wait_re "EXITED 0" 10
+wait_exited 0 10
 cat "$tmp/postgresql.conf.orig" >"$conf"
 cat "$tmp/pg_hba.conf.orig" >"$hba"
 $P -qc "SELECT pg_reload_conf()" >/dev/null
@@ -114,5 +114,5 @@ start "$DBTOP_PG15_URI" 120 40
 T send-keys -t s 5
 if wait_re "could not be checked" 8; then ok "monitoring role: screen 5 says the files could not be checked"; else nok "monitoring role: $(screen)"; fi
 T send-keys -t s q
-wait_re "EXITED 0" 10
+wait_exited 0 10
 done_tests

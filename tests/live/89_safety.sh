@@ -119,7 +119,7 @@ if command -v gdb >/dev/null && G -p "$pid" -batch -nx -ex 'print (int)prctl(3,0
         -ex 'signal SIGABRT' >"$tmp/gdb.out" 2>&1
     # (gdb itself may abort on the sanitizer build's exit: the count and the exit status say it)
     hits=$(grep -c "hit Breakpoint 1," "$tmp/gdb.out")
-    if wait_re "EXITED 134" 5; then ok "crash: dbtop dies by the second signal (exit 134)"; else nok "crash: $(screen)"; fi
+    if wait_exited 134 5; then ok "crash: dbtop dies by the second signal (exit 134)"; else nok "crash: $(screen)"; fi
     if [ "$hits" = 1 ]; then ok "crash handler: SIGABRT inside its endwin() goes to the default action (endwin once)"; else nok "crash handler re-entered: endwin $hits times: $(grep -E 'Breakpoint|terminated|exited' "$tmp/gdb.out" | tr '\n' ' ')"; fi
 else
     ok "crash handler and not dumpable # SKIP gdb cannot attach here, the checks need it ($(tail -c 200 "$tmp/gdb1.out" 2>/dev/null | tr '\n' ' '))"
@@ -133,7 +133,7 @@ if start "$DBTOP_MARIADB_ADMIN_URI"; then
     wait_re "Change this setting\?" 3 && T send-keys -t s y
     for ((i = 0; i < 100; i++)); do [ "$(myv innodb_flush_log_at_trx_commit)" = 2 ] && break; sleep 0.1; done
     kill -SEGV "$(dpid)"
-    if wait_re "EXITED 139" 5; then ok "SIGSEGV: dbtop dies by the signal (exit 139), no loop"; else nok "SIGSEGV: $(screen)"; fi
+    if wait_exited 139 5; then ok "SIGSEGV: dbtop dies by the signal (exit 139), no loop"; else nok "SIGSEGV: $(screen)"; fi
     check "SIGSEGV with a change in force: the message names the undo journal" grep -q "crashed while setting changes were in force" "$tmp/err"
     new_core=$(find . -maxdepth 1 -name 'core*' -newer "$tmp/started" 2>/dev/null)
     if [ -z "$new_core" ]; then ok "no core file in dbtop's working directory"; else nok "core file written: $new_core"; fi
