@@ -54,8 +54,7 @@ struct session {
 	bool query_is_last;      /* query is the last statement of an idle session */
 	char *query;             /* current or last statement, sanitised and redacted, owned; NULL: none / not visible */
 	char digest[72];         /* its digest's id as the digests pane keys it (PG queryid in decimal, MySQL DIGEST hex), "" unknown */
-	long long
-		blocked_by; /* first blocker's id (PG: a holder of the lock it waits for, else pg_blocking_pids; MySQL: the lock graph), 0: none / unknown */
+	long long blocked_by; /* first blocker's id (PG a holder of its lock, else the lock graph), 0: none / unknown */
 	int nblockers;           /* how many sessions block it (0: none / unknown) */
 	bool self;               /* dbtop's own connection */
 	struct session_ident ident; /* confirms kill / cancel on the same session */

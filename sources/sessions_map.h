@@ -49,8 +49,7 @@ enum {
 	SPG_QUERY_ID,  /* query_id (14+, compute_query_id), NULL else */
 	SPG_USERID,    /* usesysid, datid: with query_id the digests' key */
 	SPG_DBID,
-	SPG_BLOCKERS,     /* for a Lock wait only: the holders of a conflicting lock on its target,
-	                  * else pg_blocking_pids(pid): "{12,34}" */
+	SPG_BLOCKERS,     /* Lock wait only: its lock's holders, else pg_blocking_pids: "{12,34}" */
 	SPG_START_US,     /* backend_start */
 	SPG_XACT_US,      /* xact_start */
 	SPG_QUERY_US,     /* query_start */
