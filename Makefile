@@ -15,12 +15,14 @@ PKGS := ncursesw libpq libpcre2-8 libmicrohttpd
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	$(shell $(MYSQL_CONFIG) --include 2>/dev/null)
 # the binary links neither client library: each backend is a plugin that
-# links its own, loaded only for the engine in use (smaller footprint)
-# libmicrohttpd: the --listen endpoint's HTTP server (app/listen.c)
-BASE_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw libpcre2-8 libmicrohttpd 2>/dev/null) -lpthread -ldl
+# links its own, loaded only for the engine in use (smaller footprint);
+# libmicrohttpd, the --listen endpoint's HTTP server (app/http.c), is a
+# plugin too, loaded only with --listen (it maps GnuTLS and its kin)
+BASE_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw libpcre2-8 2>/dev/null) -lpthread -ldl
+MHD_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null)
 PQ_LIBS := $(shell $(PKG_CONFIG) --libs libpq 2>/dev/null)
 MY_LIBS := $(shell $(MYSQL_CONFIG) --libs 2>/dev/null)
-DEP_LIBS := $(BASE_LIBS) $(PQ_LIBS) $(MY_LIBS)
+DEP_LIBS := $(BASE_LIBS) $(PQ_LIBS) $(MY_LIBS) $(MHD_LIBS)
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
 ifneq ($(CI),)
@@ -43,7 +45,7 @@ CORE_SRC := util/util.c util/redact.c core/tunables.c core/durability.c core/fix
 	$(sort $(wildcard panes/*.c)) \
 	tui/theme_parse.c app/batch.c app/metrics.c
 DB_SRC :=
-PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so
+PLUGINS := $(dir $(BIN))dbtop-pg.so $(dir $(BIN))dbtop-mysql.so $(dir $(BIN))dbtop-http.so
 MAIN_SRC := app/main.c app/listen.c app/tour.c app/service.c app/version.c tui/incident_list.c tui/ui.c tui/keyact.c tui/term.c tui/curses_canvas.c tui/help.c tui/keybar.c tui/keys.c run/sampler.c run/target.c run/tunectl.c run/travel.c run/sessact.c run/tourseq.c run/watch.c tui/theme_curses.c
 # the incident recordings bundled into the binary for --demo (app/tour.c)
 DEMO_REC ?= recordings/mariadb-commit-fsync.dbrec recordings/mariadb-upsert-gap-lock.dbrec \
@@ -83,6 +85,8 @@ $(dir $(BIN))dbtop-pg.so: sources/pg.c $(wildcard */*.h) $(BUILD)/abi_stamp.h
 	$(CC) $(ALL_CFLAGS) -include $(BUILD)/abi_stamp.h -fPIC -shared -o $@ $< $(LDFLAGS) $(PQ_LIBS)
 $(dir $(BIN))dbtop-mysql.so: sources/mysql.c $(wildcard */*.h) $(BUILD)/abi_stamp.h
 	$(CC) $(ALL_CFLAGS) -include $(BUILD)/abi_stamp.h -fPIC -shared -o $@ $< $(LDFLAGS) $(MY_LIBS)
+$(dir $(BIN))dbtop-http.so: app/http.c $(wildcard */*.h) $(BUILD)/abi_stamp.h
+	$(CC) $(ALL_CFLAGS) -include $(BUILD)/abi_stamp.h -fPIC -shared -o $@ $< $(LDFLAGS) $(MHD_LIBS)
 
 $(BUILD)/demo_rec.c: $(DEMO_REC) scripts/embed.sh
 	@mkdir -p $(dir $@)
@@ -316,4 +320,4 @@ deb:
 	@scripts/mkdeb.sh
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz build-lint build-deb dbtop dbtop-pg.so dbtop-mysql.so dbtop_*.deb
+	rm -rf build build-asan build-tsan build-fuzz build-lint build-deb dbtop dbtop-pg.so dbtop-mysql.so dbtop-http.so dbtop_*.deb

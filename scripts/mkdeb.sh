@@ -74,11 +74,12 @@ printf 'dbtop (%s) unstable; urgency=medium\n\n  * Package built from the source
     "$version" "$maint" "$date" | gzip -9n >"$doc/changelog.gz"
 find "$stage" -type d -exec chmod 0755 {} +
 
-# the libraries the binary and the backends link
+# the libraries the binary and its plugins link
 mkdir -p build-deb/shlibs/debian
 printf 'Source: dbtop\n\nPackage: dbtop\nArchitecture: any\n' >build-deb/shlibs/debian/control
 depends=$(cd build-deb/shlibs && dpkg-shlibdeps -O --warnings=0 -e"../../$stage/usr/bin/dbtop" \
-    -e"../../$stage/usr/lib/dbtop/dbtop-pg.so" -e"../../$stage/usr/lib/dbtop/dbtop-mysql.so" 2>/dev/null |
+    -e"../../$stage/usr/lib/dbtop/dbtop-pg.so" -e"../../$stage/usr/lib/dbtop/dbtop-mysql.so" \
+    -e"../../$stage/usr/lib/dbtop/dbtop-http.so" 2>/dev/null |
     sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "mkdeb: dpkg-shlibdeps found no dependency" >&2; exit 1; }
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)

@@ -1,5 +1,5 @@
-/* abi.h - the stamp a backend plugin (dbtop-mysql.so, dbtop-pg.so) and the
- * binary that loads it must share. A plugin shares struct sample, struct
+/* abi.h - the stamp a plugin (dbtop-mysql.so, dbtop-pg.so, dbtop-http.so)
+ * and the binary that loads it must share. A plugin shares struct sample, struct
  * source and the ops table with the binary, compiled into both: a plugin
  * built from another commit may lay them out otherwise and write past a
  * field. Each plugin exports its stamp (PLUGIN_ABI_DEFINE); registry.c
@@ -35,6 +35,13 @@ struct plugin_abi {
 		DBTOP_ABI_VERSION, DBTOP_ABI_STAMP, (unsigned)sizeof(struct sample), (unsigned)sizeof(struct source), \
 			(unsigned)sizeof(struct source_ops) \
 	}
+
+/* dlopen file (a plugin: dbtop-pg.so, dbtop-mysql.so, dbtop-http.so) from
+ * the plugin search path (registry.c), refuse it unless its stamp is this
+ * binary's, and return its symbol sym; NULL with the reason in
+ * plugin_error(). */
+const void *plugin_symbol(const char *file, const char *sym);
+const char *plugin_error(void);
 
 /* The symbol each plugin exports, looked up with dlsym before its ops. */
 #define PLUGIN_ABI_SYMBOL "dbtop_plugin_abi"

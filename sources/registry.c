@@ -1,6 +1,7 @@
 /* registry.c - the backend for each engine, loaded on first use from its
  * shared object (dbtop-pg.so, dbtop-mysql.so), so that a session maps only
- * the client library it needs. Looked up in $DBTOP_PLUGIN_DIR, beside the
+ * the client library it needs; the --listen endpoint's HTTP server
+ * (dbtop-http.so) is found the same way. Looked up in $DBTOP_PLUGIN_DIR, beside the
  * binary, then in the installed library directory. */
 #include "source.h"
 
@@ -49,8 +50,7 @@ static bool abi_accepted(void *h, const char *path)
 	return false;
 }
 
-/* dlopen file from the search path and return its symbol sym, or NULL. */
-static const struct source_ops *load(const char *file, const char *sym)
+const void *plugin_symbol(const char *file, const char *sym)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 64];
 	const char *dirs[3];
@@ -89,10 +89,10 @@ static const struct source_ops *load(const char *file, const char *sym)
 			dlclose(h);
 			return NULL;
 		}
-		const struct source_ops *ops = dlsym(h, sym);
-		if (!ops)
+		const void *p = dlsym(h, sym);
+		if (!p)
 			str_printf(load_error, sizeof load_error, "%s has no %s", path, sym);
-		return ops;
+		return p;
 	}
 	str_printf(load_error, sizeof load_error, "%s not found (looked in %s%s%s%s%s)", file,
 		   dirs[0], nd > 1 ? ", " : "", nd > 1 ? dirs[1] : "", nd > 2 ? ", " : "", nd > 2 ? dirs[2] : "");
@@ -105,11 +105,11 @@ const struct source_ops *source_ops_for(enum engine e)
 	switch (e) {
 	case ENGINE_MYSQL:
 		if (!my)
-			my = load("dbtop-mysql.so", "mysql_source_ops");
+			my = plugin_symbol("dbtop-mysql.so", "mysql_source_ops");
 		return my;
 	case ENGINE_POSTGRESQL:
 		if (!pg)
-			pg = load("dbtop-pg.so", "pg_source_ops");
+			pg = plugin_symbol("dbtop-pg.so", "pg_source_ops");
 		return pg;
 	default:
 		str_copy(load_error, sizeof load_error, "unknown engine");
@@ -118,6 +118,11 @@ const struct source_ops *source_ops_for(enum engine e)
 }
 
 const char *source_ops_error(void)
+{
+	return load_error;
+}
+
+const char *plugin_error(void)
 {
 	return load_error;
 }

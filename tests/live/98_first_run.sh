@@ -105,10 +105,12 @@ else
     nok "lintian is not installed (scripts/deps.sh installs it)"
 fi
 dpkg-deb -f "$deb" Depends | grep -q "libpq5" && dpkg-deb -f "$deb" Depends | grep -q "libmariadb" &&
-    ok "the package depends on both client libraries: $(dpkg-deb -f "$deb" Depends)" ||
-    nok "Depends lacks a client library: $(dpkg-deb -f "$deb" Depends)"
+    dpkg-deb -f "$deb" Depends | grep -q "libmicrohttpd" &&
+    ok "the package depends on both client libraries and the endpoint's: $(dpkg-deb -f "$deb" Depends)" ||
+    nok "Depends lacks a client library or libmicrohttpd: $(dpkg-deb -f "$deb" Depends)"
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
-for f in ./usr/bin/dbtop ./usr/lib/dbtop/dbtop-pg.so ./usr/lib/dbtop/dbtop-mysql.so ./usr/share/man/man1/dbtop.1.gz \
+for f in ./usr/bin/dbtop ./usr/lib/dbtop/dbtop-pg.so ./usr/lib/dbtop/dbtop-mysql.so ./usr/lib/dbtop/dbtop-http.so \
+    ./usr/share/man/man1/dbtop.1.gz \
     ./usr/share/dbtop/themes/light.theme ./usr/share/doc/dbtop/copyright; do
     grep -qx "$f" <<<"$files" || nok "the package lacks $f"
 done
