@@ -1047,8 +1047,9 @@ static void batch_loop(const struct run *r)
 	t.publish_arg = r;
 	/* a replay's pacing waits inside source_tick: a signal ends the wait */
 	r->src->stop_flag = &stop_requested;
-	double next = clock_mono();
+	double next = clock_mono(), trim = 0;
 	for (;;) {
+		heap_trim_due(&trim, clock_mono());
 		source_tick(r->src, &s);
 		if (r->src->finished) {
 			sample_release(&s);
@@ -1411,7 +1412,9 @@ static void fleet_batch(struct watched *w, int n, const struct opts *o, struct l
 	for (int i = 0; i < n; i++)
 		txt[i] = (struct batch_text_state){.wide = o->wide, .top = o->top < 0 ? 5 : o->top};
 	bool done = !fleet_batch_start(w, n, sp, ls, inc);
+	double trim = 0;
 	while (!done && !stop_requested) {
+		heap_trim_due(&trim, clock_mono());
 		for (int i = 0; i < n; i++)
 			pf[i] = (struct pollfd){.fd = sp[i].wake[0], .events = POLLIN};
 		int pr = poll(pf, (nfds_t)n, 500);

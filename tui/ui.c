@@ -514,10 +514,12 @@ static void screen_loop(struct ui *u)
 	int input_empty = 0;
 	double last_take = 0; /* monotonic s the newest sample came */
 	double settle = 0;    /* monotonic s until which the samples wait for the others' (SETTLE_S) */
+	double trim = 0;      /* monotonic s of the next heap trim */
 	struct pollfd pf[1 + FLEET_TARGETS_MAX];
 	while (!u->quit && !term_signal()) {
 		double now = clock_mono();
 		bool settling = settle > now;
+		heap_trim_due(&trim, now);
 		pf[0] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
 		for (int i = 0; i < u->ntg; i++)
 			pf[1 + i] = (struct pollfd){.fd = settling || !travel_takes(&u->tr) ? -1 : u->tg[i].sp.wake[0],

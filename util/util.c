@@ -4,6 +4,9 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +102,21 @@ double clock_mono(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool heap_trim_due(double *next, double now)
+{
+	if (*next <= 0) {
+		*next = now + HEAP_TRIM_S;
+		return false;
+	}
+	if (now < *next)
+		return false;
+	*next = now + HEAP_TRIM_S;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+	return true;
 }
 
 double clock_wall(void)

@@ -1,8 +1,12 @@
 /* test_util.c - JSON string/number output, terminal sanitising, bounded
- * string copies, the growable buffer and the hash map. */
+ * string copies, the growable buffer, the hash map and the heap trim. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "../../util/util.h"
 #include "tap.h"
@@ -384,8 +388,60 @@ static void test_osc52(void)
 	sb_free(&b);
 }
 
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) /* ASan has its own heap, which glibc's trim does not see */
+#define TRIM_SEEN 1
+/* Resident pages of this process (/proc/self/statm), -1 if unknown. */
+static long resident_pages(void)
+{
+	long size = -1, res = -1;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%ld %ld", &size, &res) != 2)
+			res = -1;
+		fclose(f);
+	}
+	return res;
+}
+#endif
+
+static void test_heap_trim(void)
+{
+	double next = 0;
+	CHECK(!heap_trim_due(&next, 100) && next == 100 + HEAP_TRIM_S, "heap trim: the first call sets the time, no trim");
+	CHECK(!heap_trim_due(&next, 100 + HEAP_TRIM_S - 1), "heap trim: none before its time");
+	CHECK(heap_trim_due(&next, 100 + HEAP_TRIM_S) && next == 100 + 2 * HEAP_TRIM_S, "heap trim: at its time, then the next");
+#ifdef TRIM_SEEN
+	/* as the screen sets the heap: freed memory kept, big blocks in it */
+	mallopt(M_MMAP_THRESHOLD, 16 << 20);
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
+	enum { N = 4096, SZ = 2000 };
+	char **b = xcalloc(N, sizeof *b);
+	for (int i = 0; i < N; i++) {
+		b[i] = xmalloc(SZ);
+		memset(b[i], 'x', SZ);
+	}
+	for (int i = 0; i < N; i++)
+		if (i % 64 != 63) {   /* a live block every 128 KB: the top cannot shrink */
+			free(b[i]);
+			b[i] = NULL;
+		}
+	long before = resident_pages();
+	next = 1;
+	bool trimmed = heap_trim_due(&next, 1e9);
+	long after = resident_pages();
+	char name[160];
+	snprintf(name, sizeof name, "heap trim: the free pages between live blocks go back (%ld -> %ld resident pages)",
+		 before, after);
+	CHECK(trimmed && before > 0 && after > 0 && before - after >= 1000, name);
+	for (int i = 0; i < N; i++)
+		free(b[i]);
+	free(b);
+#endif
+}
+
 int main(void)
 {
+	test_heap_trim();
 	test_osc52();
 	test_rounding();
 	test_json_str();
