@@ -13,7 +13,11 @@ void host_view_update(struct host_view *v, const struct hostload_sample *prev, c
 	memset(v, 0, sizeof *v);
 	v->seen = seen;
 	v->cpu_some_pct = v->run_queue = v->load1 = v->srv_cpu = v->srv_wait_ms = v->srv_wait_pct = NAN;
-	if (!cur || !cur->read) {
+	if (!cur) { /* the model passes none while the server is down or stalled */
+		v->why = "not read while the server is not up";
+		return;
+	}
+	if (!cur->read) {
 		v->why = "not read: the server is not on this host";
 		return;
 	}

@@ -41,7 +41,7 @@ struct host_view {
 };
 
 /* The interval dt (s) from prev (NULL or not read: the first) to cur
- * (NULL or not read: none): the samples' interval, also for a reading
+ * (NULL: the server not up; not read: not on this host or not recorded): the samples' interval, also for a reading
  * shared by several connections (a few ms from the sample's own time):
  * a recording keeps the readings, not their times, and its replay shows
  * what the screen showed. */

@@ -194,6 +194,12 @@ static void test_fake_proc(void)
 	CHECK(strstr(s1.srv_why, "not readable"), "... and why the server's threads were not read");
 	host_view_update(&v, &s1, &s1, 1.0);
 	CHECK(strstr(v.srv_why, "not readable"), "the view carries the reason to the screen and JSON");
+	host_view_update(&v, &s1, NULL, 1.0);
+	CHECK(v.seen && !v.ok && v.why && strstr(v.why, "not up") && !strstr(v.why, "host"),
+	      "the server down or stalled: not read while it is not up (not: not on this host)");
+	struct hostload_sample remote = {.read = false};
+	host_view_update(&v, &s1, &remote, 1.0);
+	CHECK(!v.ok && v.why && strstr(v.why, "not on this host"), "a reading not made: not on this host");
 
 	/* PostgreSQL: the backend's parent and its children */
 	put(root, "777/comm", "postgres\n");
