@@ -1875,7 +1875,8 @@ static int my_read_ps(struct source *src, struct sample *out, bool quick)
 	double now = clock_mono();
 	struct my_ps_read r = {.nmark = 0};
 	MYSQL_ROW row;
-	r.stmts = pace_due(&p->stmt_pace, now, false) && !source_first_reads_wait(src, FIRST_SUMMARY);
+	r.stmts = (pace_due(&p->stmt_pace, now, false) || pace_after_change(&p->stmt_pace, src, now)) &&
+		  !source_first_reads_wait(src, FIRST_SUMMARY);
 	r.waits = now >= p->waits_pace.next && !source_first_reads_wait(src, FIRST_WAITS);
 	out->ctr_paced = !r.stmts;
 	r.own_n = p->own_n;

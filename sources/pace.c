@@ -4,6 +4,7 @@
 
 #include <assert.h>
 
+#include "../model/forecast.h"
 #include "../model/locks.h"
 #include "../util/util.h"
 
@@ -41,6 +42,18 @@ double pace_done_max(struct pacer *pc, const struct source *src, double now, dou
 	pc->last = now;
 	pc->next = pc->reads++ ? source_pace_next_max(src, now, cost_ms, share, cap) : 0;
 	return pc->next > now + 0.5 ? pc->next - now + 0.1 : 0;
+}
+
+bool pace_after_change(const struct pacer *pc, const struct source *src, double now)
+{
+	if (!(src->changed_mono > 0))
+		return false;
+	double iv = src->interval > 0 ? src->interval : 1;
+	double a = src->changed_mono + FC_SETTLE_INTERVALS * iv - PACE_SLACK_S;
+	double b = src->changed_mono + (FC_SETTLE_INTERVALS + FC_MEASURE_INTERVALS - 1) * iv - PACE_SLACK_S;
+	if (now >= b)
+		return pc->last < b && now < b + FC_MEASURE_MAX_S;
+	return now >= a && pc->last < a;
 }
 
 bool pace_every(struct pacer *pc, double now, double every)

@@ -59,6 +59,15 @@ double pace_done(struct pacer *pc, const struct source *src, double now, double 
 double pace_done_max(struct pacer *pc, const struct source *src, double now, double cost_ms, double share, double cap);
 /* source_pace_next at most cap s ahead instead of PACE_MAX_S. */
 double source_pace_next_max(const struct source *src, double now, double cost_ms, double share, double cap);
+/* A paced read due for a setting's change (src->changed_mono), whatever
+ * its pace: a remedy's outcome (model/forecast.h) measures its figures
+ * over the intervals after FC_SETTLE_INTERVALS, and a rate read before the
+ * change covers time before it. So the read is taken once the settling
+ * ends and once more before the measuring does (the statement summary
+ * behind COMMIT's latency, read every 10-120 s on a busy server: else the
+ * outcome waited FC_MEASURE_MAX_S for a figure). No forced read
+ * FC_MEASURE_MAX_S after that. */
+bool pace_after_change(const struct pacer *pc, const struct source *src, double now);
 /* A fixed cadence: true when a read is due at now, and then the next one
  * is every s later. */
 bool pace_every(struct pacer *pc, double now, double every);

@@ -143,9 +143,22 @@ const char *source_watched(const struct source *src, int i)
  * alone that differ from it update it, and the sample then carries all
  * the settings (settings_fresh) so that everything sees the change at
  * once; unchanged ones leave the sample without settings. */
-static void source_settings_merge(struct source *src, struct sample *out)
+/* True when a value in set differs from the last read's (src->set_last). */
+static bool settings_differ(const struct source *src, const struct setting *set, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < src->nset_last; k++)
+			if (strcmp(src->set_last[k].name, set[i].name) == 0 &&
+			    strcmp(src->set_last[k].value, set[i].value) != 0)
+				return true;
+	return false;
+}
+
+static void source_settings_merge(struct source *src, struct sample *out, double now)
 {
 	bool changed = false;
+	if ((out->settings_fresh || out->settings_checked) && settings_differ(src, out->settings, out->nsettings))
+		src->changed_mono = now;
 	if (out->settings_fresh) {
 		src->nset_last = out->nsettings;
 		memcpy(src->set_last, out->settings, sizeof out->settings[0] * (size_t)out->nsettings);
@@ -225,7 +238,7 @@ void source_tick(struct source *src, struct sample *out)
 		hostload_read(&src->hl, NULL, share_s, &out->host);
 	if (out->settings_fresh)
 		src->next_settings = now + src->settings_every;
-	source_settings_merge(src, out);
+	source_settings_merge(src, out, now);
 }
 
 bool source_first_reads_wait(const struct source *src, unsigned rank)

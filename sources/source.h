@@ -188,6 +188,7 @@ struct source {
 	bool retry_each_interval; /* several targets: a DOWN server is tried again every
 				   * interval (no back-off), so its return shows at once */
 	double next_settings;    /* monotonic s of the next settings refresh */
+	double changed_mono;     /* monotonic s a read found a setting's value changed (0: never) */
 	double settings_every;   /* s */
 	/* the settings of the last full read, with the watched ones
 	 * (setting_watched) as the last refresh read them: a backend reads

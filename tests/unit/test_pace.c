@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../model/forecast.h"
 #include "../../model/locks.h"
 #include "../../sources/pace.h"
 #include "../../sources/source.h"
@@ -507,8 +508,39 @@ static void test_form_pick(void)
 	CHECK(fp.use == 0 && fp.ms[1] == 0 && fp.reads == 2, "an unknown cost: nothing chosen from it");
 }
 
+/* A setting changed at 100 (interval 1 s), a summary paced 60 s apart:
+ * read at the end of the settling and before the measuring ends. */
+static void test_after_change(void)
+{
+	struct source src;
+	struct pacer pc = {.next = 160, .reads = 5, .last = 99.5};
+	memset(&src, 0, sizeof src);
+	src.interval = 1;
+	CHECK(!pace_after_change(&pc, &src, 101), "after a change: no setting changed yet, nothing forced");
+	src.changed_mono = 100;
+	CHECK(!pace_after_change(&pc, &src, 101) && !pace_after_change(&pc, &src, 102.8),
+	      "after a change: not while it settles");
+	double a = 100 + FC_SETTLE_INTERVALS, b = 100 + FC_SETTLE_INTERVALS + FC_MEASURE_INTERVALS - 1;
+	CHECK(pace_after_change(&pc, &src, a - 0.05), "after a change: due as the settling ends (a tick early too)");
+	pc.last = a;
+	CHECK(!pace_after_change(&pc, &src, a + 1) && !pace_after_change(&pc, &src, b - 0.5),
+	      "after a change: once, then not until the measuring's last interval");
+	CHECK(pace_after_change(&pc, &src, b), "after a change: due again before the measuring ends");
+	pc.last = b;
+	CHECK(!pace_after_change(&pc, &src, b + 3), "after a change: two reads in all");
+	pc.last = a;
+	CHECK(pace_after_change(&pc, &src, b + 30) && !pace_after_change(&pc, &src, b + FC_MEASURE_MAX_S + 1),
+	      "after a change: a second read missed (down): due later, not after FC_MEASURE_MAX_S");
+	pc.last = 99.5;
+	CHECK(pace_after_change(&pc, &src, b + 1), "after a change: the first read missed: the one due at the end");
+	src.interval = 5;
+	CHECK(!pace_after_change(&pc, &src, 100 + 3 * 5 - 1) && pace_after_change(&pc, &src, 100 + 3 * 5),
+	      "after a change: in intervals of the refresh (5 s)");
+}
+
 int main(void)
 {
+	test_after_change();
 	test_pacer();
 	test_pace_next();
 	test_pace_fixed();
