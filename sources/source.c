@@ -139,10 +139,6 @@ const char *source_watched(const struct source *src, int i)
 	return NULL;
 }
 
-/* After a refresh: a full read becomes the last one; watched settings read
- * alone that differ from it update it, and the sample then carries all
- * the settings (settings_fresh) so that everything sees the change at
- * once; unchanged ones leave the sample without settings. */
 /* True when a value in set differs from the last read's (src->set_last). */
 static bool settings_differ(const struct source *src, const struct setting *set, int n)
 {
@@ -154,6 +150,11 @@ static bool settings_differ(const struct source *src, const struct setting *set,
 	return false;
 }
 
+/* After a refresh: a full read becomes the last one; watched settings read
+ * alone that differ from it update it, and the sample then carries all
+ * the settings (settings_fresh) so that everything sees the change at
+ * once; unchanged ones leave the sample without settings. A value found
+ * changed either way is noted (src->changed_mono, pace_after_change). */
 static void source_settings_merge(struct source *src, struct sample *out, double now)
 {
 	bool changed = false;
