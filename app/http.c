@@ -207,14 +207,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 static void http_stop(struct listener *l);
 
-static struct listener *http_start(const struct sockaddr_storage *ss, const char *spec, size_t nslots, char *err,
-				   size_t len)
+static struct listener *http_start(struct sockaddr_storage ss, const char *spec, size_t nslots, char *err, size_t len)
 {
 	struct listener *l;
 	sigset_t all, old;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
 
-	if (ss->ss_family == AF_INET6)
+	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	l = xcalloc(1, sizeof *l);
 	pthread_mutex_init(&l->mu, NULL);
@@ -229,7 +228,7 @@ static struct listener *http_start(const struct sockaddr_storage *ss, const char
 	/* the server's threads take no signal: the main thread handles them */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	l->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
+	l->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, l, MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&ss,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)LISTEN_CONNECTIONS,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)LISTEN_PER_ADDRESS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)LISTEN_TIMEOUT_S,

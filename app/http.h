@@ -19,9 +19,9 @@ struct incident_stats;
  * what each does). */
 struct http_ops {
 	/* serve nslots targets on ss (spec: the address as given, for the
-	 * message); NULL with the reason in err */
-	struct listener *(*start)(const struct sockaddr_storage *ss, const char *spec, size_t nslots, char *err,
-				  size_t len);
+	 * message); NULL with the reason in err. ss by value: nothing of the
+	 * caller's is kept */
+	struct listener *(*start)(struct sockaddr_storage ss, const char *spec, size_t nslots, char *err, size_t len);
 	void (*publish)(struct listener *l, size_t slot, const struct model *m, const struct incident_stats *inc,
 			const char *server);
 	unsigned long (*requests)(struct listener *l);

@@ -108,7 +108,7 @@ struct listener *listen_start(const char *spec, bool any, size_t nslots, char *e
 		str_printf(err, len, "--listen %s: no HTTP server: %s", spec, plugin_error());
 		return NULL;
 	}
-	return http->start(&ss, spec, nslots, err, len);
+	return http->start(ss, spec, nslots, err, len);
 }
 
 void listen_publish(struct listener *l, size_t slot, const struct model *m, const char *server)
