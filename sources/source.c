@@ -158,9 +158,9 @@ static bool settings_differ(const struct source *src, const struct setting *set,
 static void source_settings_merge(struct source *src, struct sample *out, double now)
 {
 	bool changed = false;
-	if ((out->settings_fresh || out->settings_checked) && settings_differ(src, out->settings, out->nsettings))
-		src->changed_mono = now;
 	if (out->settings_fresh) {
+		if (settings_differ(src, out->settings, out->nsettings))
+			src->changed_mono = now;
 		src->nset_last = out->nsettings;
 		memcpy(src->set_last, out->settings, sizeof out->settings[0] * (size_t)out->nsettings);
 		return;
@@ -177,6 +177,7 @@ static void source_settings_merge(struct source *src, struct sample *out, double
 	out->nsettings = 0;
 	memset(out->settings, 0, sizeof out->settings);
 	if (changed) {
+		src->changed_mono = now;
 		out->nsettings = src->nset_last;
 		memcpy(out->settings, src->set_last, sizeof out->settings[0] * (size_t)src->nset_last);
 		out->settings_fresh = true;
