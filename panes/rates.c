@@ -530,6 +530,8 @@ const char *rates_logdev_why(const struct model *m)
 	case LDS_OK: break;
 	default: return lm->note[0] ? lm->note : "the log device is not known";
 	}
+	if (m->last.state != STATE_UP)
+		return "not read while the server is not up";
 	if (!m->ld.seen)
 		return "no /proc/diskstats reading yet";
 	return NULL;

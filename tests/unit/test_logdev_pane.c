@@ -151,6 +151,20 @@ static void test_line(void)
 	y = find(30, "loop0   ");
 	CHECK(y >= 0 && strstr(grid[y], "200.0") && strstr(grid[y], "100.0") && strstr(grid[y], "8.000") &&
 	      strstr(grid[y], "43%"), "details: writes/s, flushes/s, flush await, utilisation");
+
+	/* the server down: the row says why, not "no device" */
+	struct sample down;
+	memset(&down, 0, sizeof down);
+	down.state = STATE_DOWN;
+	down.mono = 102;
+	down.wall = 1e9 + 2;
+	down.conn_gen = 1;
+	model_update(&m, &down);
+	memset(&v, 0, sizeof v);
+	cv = grid_canvas(80, 6);
+	rates_pane.draw(&m, &v, &cv);
+	y = find(6, "not read while the server is not up");
+	CHECK(y >= 0 && !strstr(grid[y], "no device"), "the server down: the log device's row says it is not read while the server is not up");
 	model_free(&m);
 
 	/* a kernel before 5.5: the write latency */
