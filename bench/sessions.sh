@@ -340,13 +340,13 @@ breakdown() {
     pg15) pgq "SELECT calls, round((total_exec_time + total_plan_time)::numeric, 1), round(max_exec_time::numeric, 2),
                       left(regexp_replace(query, '\\s+', ' ', 'g'), 90)
                FROM pg_stat_statements WHERE userid = '$2'::regrole
-               ORDER BY total_exec_time + total_plan_time DESC LIMIT 6" ;;
+               ORDER BY total_exec_time + total_plan_time DESC LIMIT 8" ;;
     mariadb) myq "SELECT COUNT_STAR, ROUND(SUM_TIMER_WAIT / 1e9, 1), ROUND(MAX_TIMER_WAIT / 1e9, 2),
                          LEFT(REGEXP_REPLACE(DIGEST_TEXT, '\\\\s+', ' '), 90)
                   FROM performance_schema.events_statements_summary_by_digest
-                  WHERE DIGEST_TEXT NOT RLIKE 'bench_poll|SLEEP|SCHEMATA|bench_sessload|^SET |^(BEGIN|ROLLBACK)'
+                  WHERE DIGEST_TEXT NOT RLIKE 'bench_poll|SLEEP|SCHEMATA|bench_sessload|^SET (?!STATEMENT)|^(BEGIN|ROLLBACK)'
                     AND DIGEST_TEXT IS NOT NULL
-                  ORDER BY SUM_TIMER_WAIT DESC LIMIT 6" ;;
+                  ORDER BY SUM_TIMER_WAIT DESC LIMIT 8" ;;
     esac | awk -F '\t|[|]' '{ printf "  %6s calls %9s ms (max %7s ms)  %s\n", $1, $2, $3, $4 }'
 }
 

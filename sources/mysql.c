@@ -1713,7 +1713,9 @@ struct my_status {
 	bool have_lost;
 	uint64_t lost;           /* Performance_schema_digest_lost */
 	uint64_t row_waits;      /* Innodb_row_lock_current_waits */
-	double ms;               /* its round trip, ms */
+	bool have_begun;
+	uint64_t begun; /* Innodb_row_lock_waits: row-lock waits begun since the start */
+	double ms;      /* its round trip, ms */
 };
 
 /* The refresh's global status: the counters into out (its time, the
@@ -1749,6 +1751,8 @@ static int my_read_status(struct source *src, struct sample *out, struct my_stat
 		if (row[0] && strcasecmp(row[0], "Innodb_row_lock_current_waits") == 0 &&
 		    !parse_u64(row[1], &st->row_waits))
 			st->row_waits = 0;
+		if (row[0] && strcasecmp(row[0], "Innodb_row_lock_waits") == 0)
+			st->have_begun = parse_u64(row[1], &st->begun);
 	}
 	if (res)
 		mysql_free_result(res);
@@ -2079,6 +2083,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		return -1;
 	if (my_read_mdl(src, out, mdl_seen, &mdl_waits) < 0)
 		return -1;
+	src->lk_stamp_now = mysql_locks_stamp(st.have_begun, st.begun, st.row_waits, mdl_waits);
 	/* MariaDB: the lock graph and the session's transactions come from
 	 * one InnoDB cache, filled again by a read after 0.1 s without one
 	 * (MY_TRX_CACHE_IDLE_S): a list due by the time the graph is read is

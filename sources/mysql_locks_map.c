@@ -410,6 +410,15 @@ bool mysql_locks_count(const char *cell, unsigned *n)
 	return true;
 }
 
+uint64_t mysql_locks_stamp(bool have_begun, uint64_t begun, uint64_t waiting, unsigned mdl_waits)
+{
+	if (!have_begun || mdl_waits)
+		return 0;
+	/* waiting < 2^24 (sessions); begun keeps its low 40 bits */
+	uint64_t stamp = ((begun & 0xffffffffffULL) << 24) + (waiting & 0xffffffULL);
+	return stamp + 1 ? stamp + 1 : 1;
+}
+
 /* ---- mapping rows ----------------------------------------------------------- */
 
 static bool num(const char *s, double *out)

@@ -156,6 +156,15 @@ char *mysql_locks_mdl_count_sql(enum flavour fl, unsigned ms, const char *cols, 
  * a number. */
 bool mysql_locks_count(const char *cell, unsigned *n);
 
+/* The stamp of the waits now (src->lk_stamp_now): it changes whenever a
+ * row-lock wait begins or ends, from the status counters of the refresh,
+ * begun (Innodb_row_lock_waits, have_begun: read) and waiting
+ * (Innodb_row_lock_current_waits): a wait that begins moves the first, one
+ * that ends the second; one that ends as another begins, the first. 0
+ * (not known) without the counter or while sessions wait for a metadata
+ * lock (mdl_waits), which no counter follows. */
+uint64_t mysql_locks_stamp(bool have_begun, uint64_t begun, uint64_t waiting, unsigned mdl_waits);
+
 /* One row of mysql_locks_row_sql() or mysql_locks_mdl_sql(): adds (or
  * updates) the two sessions and one edge. Waiter fields: user, state,
  * state_s, trx_age_s, wait_s, current query. Blocker fields: the same,

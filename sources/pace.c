@@ -171,12 +171,21 @@ static double pace_next(const struct source *src, double now, double cost_ms, do
 	return now + period - (iv / 10 < PACE_SLACK_S ? iv / 10 : PACE_SLACK_S);
 }
 
+/* The server's counters say no lock wait began or ended since the graph
+ * read last (src->lk_stamp), and that puts its next read later. */
+static bool locks_still(const struct source *src)
+{
+	return src->lk_stamp_now != 0 && src->lk_stamp_now == src->lk_stamp && src->lk_still_next > src->lk_next;
+}
+
 /* The graph read last stands in at now (not read again): the same
  * connection, not due, the pile-up about the same size. */
 static bool locks_kept(const struct source *src, unsigned waiting, double now, bool busy)
 {
-	/* the time of a read, or of an idle blocker's claim (lock_set_idle_recheck) */
-	bool due = pace_due_at(src->lk_next, now, busy) || pace_due_at(src->lk_recheck, now, busy);
+	/* the time of a read (later while no wait began or ended since the
+	 * last), or of an idle blocker's claim (lock_set_idle_recheck) */
+	double next = locks_still(src) ? src->lk_still_next : src->lk_next;
+	bool due = pace_due_at(next, now, busy) || pace_due_at(src->lk_recheck, now, busy);
 	/* a pile-up that grew or shrank by more than a quarter is read again */
 	unsigned was = src->lk_last ? src->lk_last->waiting : 0, d = waiting > was ? waiting - was : was - waiting;
 	bool changed = d > 1 && d * 4 > was;
@@ -217,9 +226,13 @@ struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double
 		str_printf(note, sizeof note, "%s%snext try in %.0f s (--server-budget)", ls->note,
 			   ls->note[0] ? "; " : "", src->lk_next - now + 0.5);
 	else
-		str_printf(note, sizeof note, "graph from %.0f s ago: it takes %.0f ms of server time to read, "
-			   "so it is read every %.0f s (--server-budget)%s%s", age, ls->query_ms,
-			   src->lk_next - src->lk_read + 0.1, ls->note[0] ? "; " : "", ls->note);
+		str_printf(note, sizeof note,
+			   "graph from %.0f s ago: it takes %.0f ms of server time to read, "
+			   "so it is read every %.0f s%s (--server-budget)%s%s",
+			   age, ls->query_ms,
+			   (locks_still(src) ? src->lk_still_next : src->lk_next) - src->lk_read + 0.1,
+			   locks_still(src) ? " while no lock wait begins or ends" : "", ls->note[0] ? "; " : "",
+			   ls->note);
 	str_copy(ls->note, sizeof ls->note, note);
 	return ls;
 }
@@ -260,6 +273,25 @@ void source_locks_forget(struct source *src)
 	src->lk_last = NULL;
 }
 
+/* Every root blocker of ls sits idle in its transaction: what it does can
+ * change only by a statement of its own, and a pile-up that no wait
+ * leaves or joins says it has not ended. A root that runs a statement
+ * may go idle at any moment without a wait beginning or ending, and the
+ * findings' idle blocker would wait for the next read. */
+static bool locks_roots_idle(const struct lock_set *ls)
+{
+	size_t roots = 0;
+	for (size_t i = 0; ls && i < ls->ns; i++) {
+		const struct lock_session *s = &ls->s[i];
+		if (!s->is_root || s->blocked <= 0)
+			continue;
+		if (!lock_session_idle_blocker(s))
+			return false;
+		roots++;
+	}
+	return roots > 0;
+}
+
 void source_locks_read(struct source *src, const struct lock_set *ls, double ms, double now)
 {
 	lock_set_free(src->lk_last);
@@ -268,6 +300,10 @@ void source_locks_read(struct source *src, const struct lock_set *ls, double ms,
 	 * quarter still reads at once) */
 	src->lk_next = pace_next(src, now, ms, PACE_SHARE_LOCKS,
 				 ls && ls->status == LOCKS_TIMED_OUT ? PACE_MAX_TIMED_OUT_S : PACE_MAX_S);
+	src->lk_still_next = locks_roots_idle(ls) ? pace_next(src, now, ms, PACE_SHARE_LOCKS, PACE_MAX_STILL_S) : 0;
+	if (src->lk_still_next < src->lk_next)
+		src->lk_still_next = src->lk_next;
+	src->lk_stamp = src->lk_stamp_now;
 	/* kept only when some refresh before the next read will show it */
 	double iv = src->interval > 0 ? src->interval : 1;
 	if (!ls || (ls->status != LOCKS_READ && ls->status != LOCKS_TIMED_OUT) || src->lk_next <= now + iv / 2)

@@ -202,6 +202,15 @@ struct source {
 	double lk_recheck;         /* monotonic s it is read again for an idle blocker's sake
 				    * (lock_set_idle_recheck; INFINITY: none) */
 	uint32_t lk_gen;           /* conn_gen of lk_last */
+	/* what the server's own counters say of the waits: a stamp that
+	 * changes whenever a lock wait begins or ends (MySQL / MariaDB: the
+	 * row-lock waits begun and waiting now), set by the backend before
+	 * each lock read; 0: not known (metadata-lock waits, PostgreSQL).
+	 * While the stamp of the last graph holds, the pile-up is the one
+	 * read, and the graph is read again only every PACE_MAX_STILL_S at
+	 * most (lk_still_next) */
+	uint64_t lk_stamp_now, lk_stamp;
+	double lk_still_next; /* monotonic s of the next read while the stamp holds */
 	/* sessions (model/sessions.h): read only while wanted (the sessions
 	 * screen or tile shows, or --sessions), paced under --server-budget
 	 * (source_sessions_reuse / source_sessions_read) */
@@ -304,6 +313,10 @@ enum { FIRST_LOCKS = 0, FIRST_DIGESTS, FIRST_SESSIONS, FIRST_SUMMARY, FIRST_WAIT
  * on average (at most PACE_MAX_S). 0 when there is no budget. */
 #define PACE_MAX_S 30.0
 #define PACE_MAX_TIMED_OUT_S 120.0   /* a lock read that timed out */
+/* A lock graph whose pile-up has not moved since it was read (no wait
+ * began or ended: src->lk_stamp) may stand this long under the budget
+ * instead of PACE_MAX_S; its age is on the pane and in JSON. */
+#define PACE_MAX_STILL_S 120.0
 #define PACE_SLACK_S 0.1
 #define PACE_LEFT_MIN 0.1
 double source_pace_next(const struct source *src, double now, double cost_ms, double share);

@@ -214,6 +214,17 @@ static void test_sql(void)
 	CHECK(mysql_locks_count("7", &n) && n == 7, "count cell 7");
 	CHECK(!mysql_locks_count(NULL, &n) && !mysql_locks_count("", &n) && !mysql_locks_count("-1", &n) &&
 	      !mysql_locks_count("3x", &n), "count cell: NULL and junk refused");
+
+	/* the stamp of the waits: any wait that begins or ends moves it */
+	uint64_t st = mysql_locks_stamp(true, 1000, 500, 0);
+	CHECK(st != 0 && st == mysql_locks_stamp(true, 1000, 500, 0), "stamp: the same counters, the same stamp");
+	CHECK(mysql_locks_stamp(true, 1001, 501, 0) != st, "stamp: a wait began");
+	CHECK(mysql_locks_stamp(true, 1000, 499, 0) != st, "stamp: a wait ended");
+	CHECK(mysql_locks_stamp(true, 1001, 500, 0) != st, "stamp: one ended as another began");
+	CHECK(mysql_locks_stamp(false, 1000, 500, 0) == 0 && mysql_locks_stamp(true, 1000, 500, 1) == 0,
+	      "stamp: not known without the counter or while a metadata-lock wait is on");
+	CHECK(mysql_locks_stamp(true, UINT64_MAX, 0xffffff, 0) != 0 && mysql_locks_stamp(true, 0, 0, 0) != 0,
+	      "stamp: never 0 (not known) for known counters");
 }
 
 /* ---- the MDL matrices ------------------------------------------------------- */

@@ -303,6 +303,60 @@ static void sub_source(struct source *src, const struct source_ops *ops, double 
 	src->budget_ms = budget_ms;
 }
 
+/* A graph whose pile-up has not moved (the backend's stamp holds) stands
+ * up to PACE_MAX_STILL_S; any wait that begins or ends reads it again at
+ * the usual pace. */
+static void test_reuse_still(void)
+{
+	struct source src;
+	memset(&src, 0, sizeof src);
+	src.budget_ms = 10;
+	src.conn_gen = 1;
+	src.lk_stamp_now = 7;
+	/* 800 ms a read at 5 ms a refresh: 160 s, so 30 s (PACE_MAX_S) or
+	 * 120 s (PACE_MAX_STILL_S) */
+	struct lock_set *g = graph(LOCKS_READ, 800);
+	g->waiting = 500;
+	/* a root that runs a statement may go idle without a wait moving */
+	source_locks_read(&src, g, 800, 100);
+	CHECK(near(src.lk_next, 129.9) && near(src.lk_still_next, 129.9),
+	      "an 800 ms graph whose root runs a statement: due at 30 s even while still");
+	int b = lock_session_get(g, 22);
+	str_copy(g->s[b].state, sizeof g->s[b].state, "idle in transaction");
+	source_locks_read(&src, g, 800, 100);
+	lock_set_free(g);
+	CHECK(near(src.lk_next, 129.9) && near(src.lk_still_next, 219.9) && src.lk_stamp == 7,
+	      "an 800 ms graph whose root idles in its transaction: due at 30 s, at 120 s while still");
+	struct lock_set *k = source_locks_reuse(&src, 500, 160, false);
+	CHECK(k != NULL, "60 s later, nothing began or ended: the graph stands");
+	if (k) {
+		CHECK(near(k->age_s, 60) && strstr(k->note, "every 120 s while no lock wait begins or ends"),
+		      "its note says how old and why it is read less often");
+		lock_set_free(k);
+	}
+	CHECK(source_locks_due(&src, 500, 219.95), "due at 120 s even while still");
+	src.lk_stamp_now = 8;
+	CHECK(source_locks_reuse(&src, 500, 160, false) == NULL && source_locks_due(&src, 500, 160),
+	      "a wait began or ended: past its 30 s, read now");
+	k = source_locks_reuse(&src, 500, 110, false);
+	CHECK(k != NULL && strstr(k->note, "every 30 s (--server-budget)"),
+	      "a moving pile-up within 30 s: kept, the usual note");
+	lock_set_free(k);
+	src.lk_stamp_now = 0;
+	CHECK(source_locks_reuse(&src, 500, 160, false) == NULL, "no stamp (metadata-lock waits): the usual pace");
+	/* a graph the budget reads within 30 s anyway: the usual note */
+	src.lk_stamp_now = 9;
+	g = graph(LOCKS_READ, 30);
+	g->waiting = 500;
+	source_locks_read(&src, g, 30, 300);
+	lock_set_free(g);
+	k = source_locks_reuse(&src, 500, 302, false);
+	CHECK(k != NULL && near(src.lk_still_next, src.lk_next) && strstr(k->note, "every 6 s (--server-budget)"),
+	      "a 30 ms graph while still: every 6 s, the note as ever");
+	lock_set_free(k);
+	source_locks_forget(&src);
+}
+
 static void test_subsample(void)
 {
 	static struct source_ops ops = {.name = "fake", .subsample = slow_sub};
@@ -547,6 +601,7 @@ int main(void)
 	test_pace_shown();
 	test_subsample();
 	test_reuse();
+	test_reuse_still();
 	test_first_reads();
 	test_form_pick();
 	return tap_failed ? 1 : 0;
