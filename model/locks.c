@@ -645,6 +645,17 @@ double lock_chain_wait(const struct lock_set *ls, int r)
 	return w;
 }
 
+double lock_wait_ms_bounded(double ms, double was, double now, double begun)
+{
+	double lo = isfinite(now) && isfinite(begun) && now > begun ? (now - begun) * 1000 : 0;
+	double hi = isfinite(was) && isfinite(begun) ? (was + begun) * 1000 : INFINITY;
+	if (hi < lo)
+		hi = lo; /* the counts were read apart (the waiting count's gate) */
+	if (!isfinite(ms))
+		return ms;
+	return ms < lo ? lo : ms > hi ? hi : ms;
+}
+
 bool lock_session_idle_blocker(const struct lock_session *s)
 {
 	return s->is_root && s->blocked > 0 && strncmp(s->state, "idle in transaction", 19) == 0;

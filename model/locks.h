@@ -163,6 +163,16 @@ bool lock_set_counted(const struct lock_set *ls);
 /* Plain-words state of a session: "idle in transaction 42s", "active 3.1s". */
 void lock_state_text(const struct lock_session *s, char *out, size_t len);
 
+/* The lock wait time per second of an interval of dt s, ms/s, from a
+ * counter of wait time that grows by a wait's whole length when it ends
+ * (MySQL / MariaDB Innodb_row_lock_time: ms, the counter's delta / dt)
+ * and the counts around it: was sessions waiting at its start, now at its
+ * end, begun waits begun in it (NaN: not known; then that bound is not
+ * applied). A pile-up that waits on adds nothing to the counter, and its
+ * end adds minutes at once: no more than every session that could wait
+ * in the interval (was + begun) waiting all of it, no less than those
+ * waiting now that did not begin in it (now - begun) waiting all of it. */
+double lock_wait_ms_bounded(double ms, double was, double now, double begun);
 /* The longest lock wait of the sessions in root r's chain, s (NaN: none known). */
 double lock_chain_wait(const struct lock_set *ls, int r);
 /* A blocker idle in its transaction LOCK_IDLE_LONG_S is not a client

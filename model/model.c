@@ -259,10 +259,12 @@ const struct ctr *model_counter(const struct model *m, enum ctr_id id)
  * history line per interval. Waiting sessions come from the snapshot (the
  * cheap check counts them even when the lock tables were not read); the
  * wait time per second from Innodb_row_lock_time where the server counts
- * it, else from the waiters (each waits 1000 ms per second). */
+ * it, within what the sessions waiting and the waits begun allow
+ * (lock_wait_ms_bounded: the counter grows only as a wait ends), else
+ * from the waiters (each waits 1000 ms per second). */
 static void update_locks(struct model *m, const struct sample *s, double dt, bool fresh_conn)
 {
-	double waiting = NAN, ms = NAN, d;
+	double waiting = NAN, ms = NAN, d, was = ring_get(&m->lock_waiting, 0);
 	struct lock_set *prev = m->locks;
 	m->locks = NULL;
 	if (s->state == STATE_UP && s->locks) {
@@ -273,9 +275,14 @@ static void update_locks(struct model *m, const struct sample *s, double dt, boo
 	}
 	lock_set_free(prev);
 	if (s->state == STATE_UP && s->c[CTR_ROW_LOCK_TIME_MS].present) {
-		double ddt = 0;
-		if (!fresh_conn && dt > 0 && ctr_delta(m, s, CTR_ROW_LOCK_TIME_MS, &d, &ddt) == RATE_OK)
-			ms = d / ddt;
+		double ddt = 0, begun = NAN, nb, bdt = 0;
+		if (!fresh_conn && dt > 0 && ctr_delta(m, s, CTR_ROW_LOCK_TIME_MS, &d, &ddt) == RATE_OK) {
+			/* the counts bound it when they cover the same interval */
+			if (ctr_delta(m, s, CTR_ROW_LOCK_WAITS, &nb, &bdt) == RATE_OK && fabs(bdt - ddt) < 1e-6 &&
+			    fabs(ddt - dt) <= 0.01 * dt)
+				begun = nb;
+			ms = lock_wait_ms_bounded(d / ddt, was, waiting, begun);
+		}
 	} else if (isfinite(waiting)) {
 		ms = waiting * 1000;
 	}

@@ -327,8 +327,26 @@ static void test_query_secrets(void)
 	free(s.query);
 }
 
+/* The wait time per second of MySQL / MariaDB's counter, bounded by the
+ * sessions that could wait (a counter that grows only as a wait ends). */
+static void test_wait_bounded(void)
+{
+	CHECK(lock_wait_ms_bounded(120, 0, 0, 40) == 120, "40 short waits begun and ended: the counter's 120 ms/s");
+	CHECK(lock_wait_ms_bounded(0, 41, 41, 0) == 41000,
+	      "41 sessions waiting on, no wait ended: 41,000 ms/s, not the counter's 0");
+	CHECK(lock_wait_ms_bounded(5330000, 41, 0, 0) == 41000,
+	      "the pile-up ends (5,330 s of waits at once): no more than 41 sessions could wait, 41,000 ms/s");
+	CHECK(lock_wait_ms_bounded(1500, 2, 3, 2) == 1500, "within both bounds (1,000-4,000): the counter stands");
+	CHECK(lock_wait_ms_bounded(0, 2, 3, 2) == 1000, "3 waiting now, 2 of them begun in it: at least 1 waited all of it");
+	CHECK(lock_wait_ms_bounded(7000, NAN, NAN, NAN) == 7000, "counts not known: the counter as it is");
+	CHECK(lock_wait_ms_bounded(7000, 1, 4, 0) == 4000,
+	      "counts read apart (4 waiting, 1 before, none begun): the larger bound stands");
+	CHECK(isnan(lock_wait_ms_bounded(NAN, 1, 1, 0)), "no rate: none");
+}
+
 int main(void)
 {
+	test_wait_bounded();
 	test_query_secrets();
 	test_chain();
 	test_wait_order_and_roots();
