@@ -182,3 +182,21 @@ span_mean() {
     jq -s "[.[] | {t: .ts, v: ($2)}] | . as \$r | [range(0; length) | {v: \$r[.].v, d: (if . == 0 then \$r[1].t - \$r[0].t else \$r[.].t - \$r[. - 1].t end)} | select(.v != null)] |
         if length == 0 then null else (map(.v * .d) | add) / (map(.d) | add) end" "$1"
 }
+
+# The commit-fsync finding against the figures it rests on (76, 77).
+# slowjq: jq's "slow" for one record: its own figures meet the finding's bar: the binlog's or
+# the redo log's measured sync >= 2 ms (SYNC_SLOW_MS), or COMMIT >= 5 ms (COMMIT_SLOW_MS; the
+# COMMIT digest when read, else the rates' commit latency)
+slowjq='def slow: . as $r | ((.rates.binlog_fsync_avg_ms // 0) >= 2) or
+    ((.rates.redo_fsync_avg_ms // 0) >= 2 and (.rates.redo_fsync_avg_ms_estimate | not)) or
+    ((([.digests[]? | select(.text | test("^COMMIT")) | .avg_ms // empty] | max) // $r.rates.commit_avg_ms // 0) >= 5);'
+# slowsync FILE: records (after the first two) that meet the bar / all of them
+slowsync() { jq -s -r "$slowjq"' .[2:] | "\([.[] | select(slow)] | length)/\(length)"' "$1"; }
+# unfounded FILE: records (after the first two) with commit-fsync although neither they nor
+# the two before them met the bar (a finding is raised on 2 of 3 intervals and cleared after
+# 3 quiet ones)
+unfounded() {
+    jq -s -r "$slowjq"' [.[]] as $all | [to_entries[] | select(.key >= 2) |
+        select([.value.findings[]?.id] | index("commit-fsync")) |
+        select([$all[.key - 2, .key - 1, .key] | slow] | any | not)] | length' "$1"
+}

@@ -54,22 +54,6 @@ value_is() {
 }
 # fires FILE: records (after the first two) with commit-fsync / all of them
 fires() { jq -s '.[2:] | "\([.[] | select([.findings[]?.id] | index("commit-fsync"))] | length)/\(length)"' -r "$1"; }
-# slowjq: jq's "slow" for one record: its own figures meet the finding's bar: the binlog's or
-# the redo log's measured sync >= 2 ms (SYNC_SLOW_MS), or COMMIT >= 5 ms (COMMIT_SLOW_MS; the
-# COMMIT digest when read, else the rates' commit latency)
-slowjq='def slow: . as $r | ((.rates.binlog_fsync_avg_ms // 0) >= 2) or
-    ((.rates.redo_fsync_avg_ms // 0) >= 2 and (.rates.redo_fsync_avg_ms_estimate | not)) or
-    ((([.digests[]? | select(.text | test("^COMMIT")) | .avg_ms // empty] | max) // $r.rates.commit_avg_ms // 0) >= 5);'
-# slowsync FILE: records (after the first two) that meet the bar / all of them
-slowsync() { jq -s -r "$slowjq"' .[2:] | "\([.[] | select(slow)] | length)/\(length)"' "$1"; }
-# unfounded FILE: records (after the first two) with commit-fsync although neither they nor
-# the two before them met the bar (a finding is raised on 2 of 3 intervals and cleared after
-# 3 quiet ones)
-unfounded() {
-    jq -s -r "$slowjq"' [.[]] as $all | [to_entries[] | select(.key >= 2) |
-        select([.value.findings[]?.id] | index("commit-fsync")) |
-        select([$all[.key - 2, .key - 1, .key] | slow] | any | not)] | length' "$1"
-}
 # a record where the host's CPUs are saturated and the product says so,
 # naming the sync layer as possibly part of it (77_seed000's BAND)
 BAND='.host_load.busy == true and ([.findings[]? | select(.id == "commit-host-cpu" and (.evidence | test("slow sync layer may be part of it")))] | length > 0)'

@@ -83,7 +83,11 @@ for mode in plain ps; do
     echo "# fast disk, $mode: $(mean "$tmp/fast-$mode.json" '.rates.commits_per_s') commits/s, commit-fsync in $f records"
     check "fast disk, $mode statements: the load committed ($(mean "$tmp/fast-$mode.json" '.rates.commits_per_s')/s)" \
         ge "$(mean "$tmp/fast-$mode.json" '.rates.commits_per_s')" 100
-    check "fast disk, $mode statements: no commit-fsync warning ($f records)" test "${f%%/*}" = 0
+    # the sandbox's disk is fast unless other work on the host makes its syncs slow (then
+    # the finding is true): none in a record that, with the two before it, stayed below the
+    # finding's bar (tests/lib.sh: unfounded)
+    check "fast disk, $mode statements: no commit-fsync warning below the bar ($f records with it, $(slowsync "$tmp/fast-$mode.json") at or above the bar, $(unfounded "$tmp/fast-$mode.json") with it below)" \
+        test "$(unfounded "$tmp/fast-$mode.json")" = 0
 done
 
 # ---- fsyncs 4 ms slower ----
