@@ -165,6 +165,13 @@ for ((i = 0; i < 20; i++)); do
     [ "$($P -Atc "SELECT count(*) FROM pg_stat_activity WHERE usename = 'app' AND query = 'SELECT pg_sleep(40)'")" = 0 ] && break
     sleep 0.5
 done
+# the watching batch reads the roles' settings every few refreshes: q only
+# once it has seen the change (at most 40 s)
+for ((i = 0; i < 80; i++)); do
+    jq -se '[.[] | .tuning.scoped[]? | select(.scope_name == "app" and .value == "off")] | length > 0' \
+        "$tmp/watch.json" >/dev/null 2>&1 && break
+    sleep 0.5
+done
 T send-keys -t s q
 exited 10
 check "q: app's pg_db_role_setting exactly as before dbtop ($(setconfig app))" test "$(setconfig app)" = "$before"
