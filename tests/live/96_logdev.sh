@@ -137,12 +137,17 @@ echo "# findings base: $(jq -s -r '[.[] | .findings[]? | .id] | group_by(.) | ma
 # 2 ms or more over the phase, the product's bar for a slow sync; beside a
 # CI run the writer once took loop0 to 1.22 ms a flush under a 1.58 ms sync:
 # a healthy sync, rightly not a finding; then skipped with the figures)
-cf=$(jq -s '.[5:] | "\([.[] | select([.findings[]?.id] | index("commit-fsync"))] | length)/\(length)"' -r "$work/slow.jsonl")
-if awk -v s="$slow_srv" 'BEGIN { exit !(s != "null" && s >= 2) }'; then
-    check "matrix writer pg: commit-fsync in >= 90% of the records after the first five ($cf; device flush ${slow_dev} ms, WAL sync ${slow_srv} ms)" \
+# judged per record (the phase's mean near the bar says little of each
+# record: ci5 had a 2.11 ms mean and the finding in 3 of 7): of the records
+# after the first five whose own WAL sync and the one before it were 2 ms or
+# more (a finding is raised on 2 of 3 intervals), commit-fsync in >= 90 %
+cf=$(jq -s '. as $a | [range(5; length) | select(($a[.].log_devices.server_sync_ms // 0) >= 2 and ($a[. - 1].log_devices.server_sync_ms // 0) >= 2)] as $i |
+    "\([$i[] | select([$a[.].findings[]?.id] | index("commit-fsync"))] | length)/\($i | length)"' -r "$work/slow.jsonl")
+if [ "${cf#*/}" != 0 ]; then
+    check "matrix writer pg: commit-fsync in >= 90% of the records after the first five whose WAL sync was slow ($cf; device flush ${slow_dev} ms, WAL sync ${slow_srv} ms)" \
         awk -v f="$cf" 'BEGIN { split(f, a, "/"); exit !(a[2] > 0 && a[1] * 100 >= 90 * a[2]) }'
 else
-    skip "matrix writer pg: commit-fsync in >= 90% of the records" "the writer left the WAL sync below the 2 ms of a slow sync: ${slow_srv} ms (device flush ${slow_dev} ms; commit-fsync in $cf)"
+    skip "matrix writer pg: commit-fsync in >= 90% of the records whose WAL sync was slow" "the writer left every record's WAL sync below the 2 ms of a slow sync: ${slow_srv} ms on average (device flush ${slow_dev} ms)"
 fi
 # the records whose device is slow by the product's rule: its part of a
 # sync (the longer of its mean write and its mean flush) 2 ms, or 1 ms and
