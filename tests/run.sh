@@ -3,7 +3,8 @@
 # live tests against the sandbox servers.
 #   tests/run.sh unit BIN...   layers, unit tests and fuzz corpora only
 #   tests/run.sh all BIN...    + screen + live (starts and always stops the sandbox;
-#                              the screen tests run beside the live ones)
+#                              the checks of the tree and the screen tests run
+#                              beside the unit and live ones)
 #   tests/run.sh screen        layers and screen tests only
 # A BIN named fuzz_NAME is a fuzz target's corpus replayer (tests/fuzz/replay.c):
 # it is run on tests/fuzz/corpus/NAME/. DBTOP_LIVE="20_mariadb 30_postgres ..."
@@ -122,7 +123,6 @@ layers_test() {
     fi
     rm -rf "$t"
 }
-static_check && run_one "layers" layers_test
 
 # no function over 80 lines outside the tests (docs/architecture.md)
 sizes_test() {
@@ -134,27 +134,22 @@ sizes_test() {
         echo "not ok - function sizes: a function is over 80 lines"
     fi
 }
-static_check && run_one "function sizes" sizes_test
 
-# make lint fails on a planted bug of each kind (in a copy of the tree), the
-# format check on a badly formatted changed line (in a clone); --version,
-# the changelog and the commit of a build without .git
-static_check && run_one "tests/lint/planted.sh" bash tests/lint/planted.sh
-static_check && run_one "tests/lint/format.sh" bash tests/lint/format.sh
-static_check && run_one "tests/version.sh" bash tests/version.sh
-# the options of --help, getopt's table, the man page and docs/options.md
-# agree; the man page names every key of the key table; README.md <= 250 lines
-static_check && run_one "docs" scripts/check_docs.sh
-
-for bin in "$@"; do
-    case $(basename "$bin") in
-    fuzz_*)
-        t=$(basename "$bin")
-        run_one "$bin" "$bin" "tests/fuzz/corpus/${t#fuzz_}"
-        ;;
-    *) run_one "$bin" "$bin" ;;
-    esac
-done
+# the checks of the source tree: the layers, the function sizes; make lint
+# fails on a planted bug of each kind (in a copy of the tree), the format
+# check on a badly formatted changed line (in a clone); --version, the
+# changelog and the commit of a build without .git; the options of --help,
+# getopt's table, the man page and docs/options.md agree, the man page
+# names every key of the key table, README.md <= 250 lines
+static_checks() {
+    static_check || return 0
+    run_one "layers" layers_test
+    run_one "function sizes" sizes_test
+    run_one "tests/lint/planted.sh" bash tests/lint/planted.sh
+    run_one "tests/lint/format.sh" bash tests/lint/format.sh
+    run_one "tests/version.sh" bash tests/version.sh
+    run_one "docs" scripts/check_docs.sh
+}
 
 # screen tests: the real binary in tmux, on recordings (no server needed)
 screen_tests() {
@@ -169,29 +164,44 @@ screen_tests() {
         run_one "$t" bash "$t"
     done
 }
-# With the live tests (mode all) they run beside them: they wait on tmux
-# and replays, the live tests on servers and timers, and every check of
-# either holds on a busy machine (two CPU hogs); their lines and counts
-# follow the live tests'
-screen_pid=
-if [ "$mode" = screen ]; then
-    screen_tests
-elif [ "$mode" = all ]; then
-    (
-        passed=0 failed=0 skipped=0
-        screen_tests
-        echo "$passed $failed $skipped" >"$out/screen.counts"
-    ) >"$out/screen.out" 2>&1 &
-    screen_pid=$!
-    echo "# screen tests: beside the live tests (their lines follow them)"
-fi
-
+# In mode all the servers start while the unit tests run, and the checks
+# of the source tree and the screen tests run beside the unit and live
+# tests: they wait on tmux, replays and the compiler, the live tests on
+# servers and timers, and every check of either holds on a busy machine
+# (two CPU hogs); their lines and counts follow the live tests'
+screen_pid= sandbox_pid=
 if [ "$mode" = all ]; then
     export DBTOP_SANDBOX_DIR=${DBTOP_SANDBOX_DIR:-$(mktemp -d /tmp/dbtop-sandbox.XXXXXX)}
     chmod 755 "$DBTOP_SANDBOX_DIR"
     trap 'tests/sandbox.sh stop >/dev/null 2>&1; rm -rf "$out"' EXIT
     trap 'exit 130' INT TERM
-    if tests/sandbox.sh start >"$out/sandbox.log" 2>&1; then
+    tests/sandbox.sh start >"$out/sandbox.log" 2>&1 &
+    sandbox_pid=$!
+    (
+        passed=0 failed=0 skipped=0
+        static_checks
+        screen_tests
+        echo "$passed $failed $skipped" >"$out/screen.counts"
+    ) >"$out/screen.out" 2>&1 &
+    screen_pid=$!
+    echo "# the checks of the source tree and the screen tests: beside the unit and live tests (their lines follow them)"
+else
+    static_checks
+fi
+
+for bin in "$@"; do
+    case $(basename "$bin") in
+    fuzz_*)
+        t=$(basename "$bin")
+        run_one "$bin" "$bin" "tests/fuzz/corpus/${t#fuzz_}"
+        ;;
+    *) run_one "$bin" "$bin" ;;
+    esac
+done
+[ "$mode" = screen ] && screen_tests
+
+if [ "$mode" = all ]; then
+    if wait "$sandbox_pid"; then
         echo "ok - sandbox servers started"
         passed=$((passed + 1))
         eval "$(tests/sandbox.sh env)"
