@@ -39,7 +39,7 @@ BIN ?= dbtop
 CORE_SRC := util/util.c util/redact.c core/tunables.c core/durability.c core/fixes.c core/sample.c \
 	model/ring.c model/model.c model/digests.c model/locks.c model/sessions.c model/waits.c model/replication.c model/findings.c model/events.c model/release.c model/logdev_rates.c model/host_rates.c model/forecast.c model/scope.c \
 	config/dsn.c config/targets.c config/userconf.c \
-	sources/source.c sources/hostio.c sources/host_read.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
+	sources/source.c sources/hostio.c sources/host_read.c sources/pace.c sources/sessions_pace.c sources/registry.c sources/mysql_map.c sources/mysql_locks_map.c sources/mariadb_rowlocks.c sources/pg_map.c sources/pg_locks_map.c sources/repl_map.c sources/sessions_map.c sources/fallback.c \
 	record/record.c record/replay.c record/history.c record/triggers.c record/incidents.c record/incidents_sum.c \
 	tune/journal.c tune/tuner.c \
 	$(sort $(wildcard panes/*.c)) \

@@ -23,6 +23,7 @@
 #include "mysql_map.h"
 #include "repl_map.h"
 #include "sessions_map.h"
+#include "mariadb_rowlocks.h"
 #include "mysql_locks_map.h"
 #include "../model/locks.h"
 #include "../model/waits.h"
@@ -1034,11 +1035,12 @@ static void my_wait_note(const struct caps *c, struct wait_set *ws)
 			 "TIMED='YES' WHERE NAME = 'wait/io/file/sql/binlog'");
 }
 
-/* Run a lock query; rows go to map (row) or to the MariaDB metadata-lock
- * accumulator (mdl). Returns 0, 1 when the server refused or timed out
- * (ls says why), -1 when the connection is lost. */
+/* Run a lock query; rows go to map (row), to the MariaDB metadata-lock
+ * accumulator (mdl) or to MariaDB's row-lock one (rl). Returns 0, 1 when
+ * the server refused or timed out (ls says why), -1 when the connection
+ * is lost. */
 static int my_lock_query(struct source *src, struct sample *out, struct lock_set *ls, const char *q,
-			 struct mariadb_mdl *mdl)
+			 struct mariadb_mdl *mdl, struct mariadb_rl *rl)
 {
 	struct my_priv *p = src->priv;
 	struct qres qr;
@@ -1059,6 +1061,8 @@ static int my_lock_query(struct source *src, struct sample *out, struct lock_set
 	while (res && (row = mysql_fetch_row(res))) {
 		if (mdl)
 			mariadb_mdl_map_row(mdl, ls, (const char *const *)row, (int)nf);
+		else if (rl)
+			mariadb_rl_map_row(rl, (const char *const *)row, (int)nf);
 		else
 			mysql_locks_map_row(ls, (const char *const *)row, (int)nf);
 	}
@@ -1108,11 +1112,16 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 			 "the lock tables need the PROCESS privilege: GRANT PROCESS ON *.* TO the monitoring user");
 		return 0;
 	}
-	if (row_waits)
-		rc = my_lock_query(src, out, ls, mysql_locks_row_sql(c->flavour, ms, q, sizeof q), NULL);
+	if (row_waits && c->flavour == FLAVOUR_MYSQL) {
+		rc = my_lock_query(src, out, ls, mysql_locks_row_sql(ms, q, sizeof q), NULL, NULL);
+	} else if (row_waits) {
+		struct mariadb_rl *rl = mariadb_rl_new();
+		rc = my_lock_query(src, out, ls, mariadb_rowlocks_sql(ms, q, sizeof q), NULL, rl);
+		mariadb_rl_finish(rl, rc == 0 ? ls : NULL); /* pairs what was read; frees rl */
+	}
 	if (rc == 0 && mdl_waits) {
 		if (c->flavour == FLAVOUR_MYSQL) {
-			rc = my_lock_query(src, out, ls, mysql_locks_mdl_sql(c->flavour, ms, q, sizeof q), NULL);
+			rc = my_lock_query(src, out, ls, mysql_locks_mdl_sql(c->flavour, ms, q, sizeof q), NULL, NULL);
 		} else {
 			if (p->mdl_plugin < 0) {
 				struct qres qr;
@@ -1127,7 +1136,7 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 				p->mdl_plugin = n > 0;
 			}
 			struct mariadb_mdl *m = mariadb_mdl_new(p->mdl_plugin == 1);
-			rc = my_lock_query(src, out, ls, mariadb_mdl_sql(p->mdl_plugin == 1, ms, q, sizeof q), m);
+			rc = my_lock_query(src, out, ls, mariadb_mdl_sql(p->mdl_plugin == 1, ms, q, sizeof q), m, NULL);
 			mariadb_mdl_finish(m, ls);   /* pairs what was read; frees m */
 		}
 	}

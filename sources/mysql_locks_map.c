@@ -14,32 +14,15 @@
 
 /* ---- time limits ----------------------------------------------------------- */
 
-/* "SELECT" with the flavour's time limit in front of / inside it; vars:
- * more MariaDB SET STATEMENT assignments ("name=value, ..."), or NULL;
- * with: a WITH clause to put before the SELECT (MariaDB only), or NULL. */
-static void select_head_vars(struct strbuf *b, enum flavour fl, unsigned ms, const char *vars,
-			     const char *with)
+/* "SELECT" with the flavour's time limit in front of / inside it. */
+static void select_head(struct strbuf *b, enum flavour fl, unsigned ms)
 {
-	bool set = fl == FLAVOUR_MARIADB && (ms > 0 || vars);
-	if (set)
-		sb_puts(b, "SET STATEMENT ");
-	if (set && ms > 0)
-		sb_printf(b, "max_statement_time=%u.%03u%s", ms / 1000, ms % 1000, vars ? ", " : "");
-	if (set && vars)
-		sb_puts(b, vars);
-	if (set)
-		sb_puts(b, " FOR ");
-	if (fl == FLAVOUR_MARIADB && with)
-		sb_puts(b, with);
+	if (fl == FLAVOUR_MARIADB && ms > 0)
+		sb_printf(b, "SET STATEMENT max_statement_time=%u.%03u FOR ", ms / 1000, ms % 1000);
 	if (fl == FLAVOUR_MARIADB || ms == 0)
 		sb_puts(b, "SELECT ");
 	else
 		sb_printf(b, "SELECT /*+ MAX_EXECUTION_TIME(%u) */ ", ms);
-}
-
-static void select_head(struct strbuf *b, enum flavour fl, unsigned ms)
-{
-	select_head_vars(b, fl, ms, NULL, NULL);
 }
 
 static char *sb_out(struct strbuf *b, char *buf, size_t len)
@@ -103,102 +86,12 @@ static const char row_mysql[] =
 	"LEFT JOIN performance_schema.events_statements_current bs "
 	"ON bs.THREAD_ID = b.THREAD_ID AND bs.NESTING_EVENT_LEVEL = 0";
 
-/* MariaDB: INNODB_LOCK_WAITS lists each waiting request against every
- * lock ahead of it in the record's queue, granted or itself waiting: n
- * sessions queued for one row give n(n+1)/2 rows (125,250 at 500), and
- * reading them cost 300-600 ms of server time. INNODB_LOCKS holds one row
- * per waiting request and per lock that blocks one (501 at 500), so the
- * pairs are made from it, on InnoDB's own rules, and grouped down before
- * any join:
- *   rq  the waiting requests' lock ids (INNODB_TRX.trx_requested_lock_id)
- *   lk  INNODB_LOCKS with the resource each lock is on (k: the record's
- *       space:page:heap, or the table), its mode without the flags (m),
- *       whether it is a gap lock (a waiting one is an insert intention)
- *       and whether it is a waiting request. Lock ids are compared as
- *       binary strings: an exact match of their ASCII text, without the
- *       collation's cost on every pair
- *   rr, gg  the waiting requests, the granted locks
- *   e   per waiting request, one row per granted lock of another
- *       transaction on the same resource that it must wait for: on a
- *       record an insert intention waits for any lock, a record lock for
- *       a record (not gap-only) lock unless both are shared; on a table,
- *       the IS / IX / S / X / AUTO_INC matrix. Read-only transactions all
- *       have trx_id 0 and their locks tell one another apart no more than
- *       the transactions: a trx_id 0 lock blocks a trx_id 0 request too,
- *       and its holder (bx) is every transaction with id 0 that holds
- *       locks and does not wait for this very lock id
- *   q   a request that no granted lock blocks waits behind requests
- *       queued ahead of it alone: one row standing for them (the least
- *       lock id), HELD_STATUS PENDING (a soft edge)
- *   w   e and q: about one row per waiter, which the joins see
- * A test at 500 waiters on one row and on every case of the fixtures'
- * scenes gave the same rows as the pairs of INNODB_LOCK_WAITS. The steps
- * are a WITH clause whose derived tables are materialised (LIMIT): each
- * joins by a hash of its resource instead of comparing every pair, and a
- * statement digest (1024 bytes by default) still shows that
- * INNODB_LOCKS is read. The blocking transaction is read from the
- * blocking lock (bl). STRAIGHT_JOIN keeps w first: the
- * information_schema tables have no indexes, and the optimizer cannot
- * tell their sizes; join_cache_level 4 lets the equality joins hash. */
-#define MY_LK_CONFLICT \
-	"IF(r.lock_type = 'RECORD', r.gap OR (NOT b.gap AND NOT (r.m = 'S' AND b.m = 'S')), " \
-	"CASE r.m WHEN 'IS' THEN b.m = 'X' WHEN 'IX' THEN b.m IN ('S', 'X') " \
-	"WHEN 'S' THEN b.m IN ('IX', 'X', 'AUTO_INC') WHEN 'AUTO_INC' THEN b.m IN ('S', 'X', 'AUTO_INC') " \
-	"ELSE TRUE END)"
-static const char row_mariadb_with[] =
-	"WITH rq AS (SELECT CAST(t.trx_requested_lock_id AS BINARY) AS lid "
-	"FROM information_schema.INNODB_TRX t WHERE t.trx_requested_lock_id IS NOT NULL), "
-	"lk AS (SELECT l.lock_id, l.lock_trx_id, l.lock_type, "
-	"CAST(IF(l.lock_type = 'RECORD', CONCAT_WS(':', l.lock_space, l.lock_page, l.lock_rec), l.lock_table) "
-	"AS BINARY) AS k, SUBSTRING_INDEX(l.lock_mode, ',', 1) AS m, l.lock_mode LIKE '%GAP%' AS gap, "
-	"CAST(l.lock_id AS BINARY) IN (SELECT rq.lid FROM rq) AS waiting "
-	"FROM information_schema.INNODB_LOCKS l LIMIT 1000000), "
-	"rr AS (SELECT * FROM lk WHERE lk.waiting LIMIT 1000000), "
-	"gg AS (SELECT * FROM lk WHERE NOT lk.waiting LIMIT 1000000), "
-	"e AS (SELECT r.lock_trx_id AS requesting_trx_id, r.lock_id AS requested_lock_id, "
-	"b.lock_id AS blocking_lock_id, 0 AS queued FROM rr r JOIN gg b ON b.k = r.k "
-	"AND (b.lock_trx_id <> r.lock_trx_id OR r.lock_trx_id = 0) WHERE " MY_LK_CONFLICT "), "
-	"rn AS (SELECT * FROM rr WHERE CAST(rr.lock_id AS BINARY) NOT IN "
-	"(SELECT CAST(e.requested_lock_id AS BINARY) FROM e) LIMIT 1000000), "
-	"q AS (SELECT r.lock_trx_id AS requesting_trx_id, r.lock_id AS requested_lock_id, "
-	"MIN(b.lock_id) AS blocking_lock_id, 1 AS queued FROM rn r JOIN rr b ON b.k = r.k "
-	"AND CAST(b.lock_id AS BINARY) <> CAST(r.lock_id AS BINARY) WHERE " MY_LK_CONFLICT " "
-	"GROUP BY r.lock_trx_id, CAST(r.lock_id AS BINARY)), "
-	"w AS (SELECT * FROM e UNION ALL SELECT * FROM q) ";
-static const char row_mariadb[] =
-	"DISTINCT STRAIGHT_JOIN "
-	"rx.trx_mysql_thread_id, rp.USER, rp.COMMAND, rp.STATE, rp.TIME_MS / 1000, "
-	AGE("rx.trx_started") ", " AGE("rx.trx_wait_started") ", COALESCE(rx.trx_query, rp.INFO), "
-	"NULLIF(bx.trx_mysql_thread_id, 0), bp.USER, bp.COMMAND, bp.STATE, bp.TIME_MS / 1000, "
-	AGE("bx.trx_started") ", " AGE("bx.trx_wait_started") ", COALESCE(bx.trx_query, bp.INFO), NULL, "
-	"NULL, rl.lock_table, rl.lock_index, rl.lock_type, rl.lock_mode, bl.lock_mode, "
-	"rl.lock_data, bl.lock_data, IF(w.queued, 'PENDING', 'GRANTED'), "
-	"rx.trx_id, rx.trx_started, rp.QUERY_ID, bx.trx_id, bx.trx_started, bp.QUERY_ID "
-	"FROM w "
-	"JOIN information_schema.INNODB_LOCKS rl ON rl.lock_id = w.requested_lock_id "
-	"JOIN information_schema.INNODB_LOCKS bl ON bl.lock_id = w.blocking_lock_id "
-	"JOIN information_schema.INNODB_TRX rx ON rx.trx_id = w.requesting_trx_id "
-	"AND rx.trx_requested_lock_id = w.requested_lock_id "
-	"LEFT JOIN information_schema.INNODB_TRX bx ON bx.trx_id = bl.lock_trx_id "
-	"AND bx.trx_lock_structs > 0 "
-	"AND (w.queued OR NOT bx.trx_requested_lock_id <=> w.blocking_lock_id) "
-	"LEFT JOIN information_schema.PROCESSLIST rp ON rp.ID = rx.trx_mysql_thread_id "
-	"LEFT JOIN information_schema.PROCESSLIST bp ON bp.ID = bx.trx_mysql_thread_id "
-	"WHERE bl.lock_trx_id <> 0 OR bx.trx_id IS NOT NULL";
-
-char *mysql_locks_row_sql(enum flavour fl, unsigned ms, char *buf, size_t len)
+char *mysql_locks_row_sql(unsigned ms, char *buf, size_t len)
 {
 	struct strbuf b;
 	sb_init(&b);
-	/* MariaDB: every read-only transaction has trx_id 0, so the joins on
-	 * it repeat rows: DISTINCT (and the mapper) drop the repeats */
-	if (fl == FLAVOUR_MARIADB) {
-		select_head_vars(&b, fl, ms, "join_cache_level=4", row_mariadb_with);
-		sb_puts(&b, row_mariadb);
-	} else {
-		select_head(&b, fl, ms);
-		sb_puts(&b, row_mysql);
-	}
+	select_head(&b, FLAVOUR_MYSQL, ms);
+	sb_puts(&b, row_mysql);
 	return sb_out(&b, buf, len);
 }
 

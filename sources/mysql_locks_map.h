@@ -20,26 +20,28 @@
  *    Set ls->waiting to the sum, ls->status to LOCKS_IDLE when both are 0
  *    and stop there.
  *
- * 2. Row-lock waits (gate > 0): run mysql_locks_row_sql() and call
- *    mysql_locks_map_row() for every row. One row per (requesting lock,
- *    granted blocking lock) pair; a request that waits only behind other
- *    waiting requests (e.g. a shared read queued behind a waiting
- *    exclusive request) gets one row for them instead, HELD_STATUS
- *    PENDING (a soft edge). The lock-wait tables list each waiter against
- *    every request queued ahead of it as well (n waiters on one row:
- *    n(n+1)/2 pairs, which the server still builds and the query scans
- *    once); they are grouped away before any join, so the rows returned
- *    and the joins' work grow with the waiters, not their square.
- *    Columns MYL_*. MySQL 8 reads
- *    performance_schema.data_lock_waits + data_locks (twice) + threads +
- *    events_statements_current and information_schema.INNODB_TRX; MariaDB
- *    reads information_schema.INNODB_LOCK_WAITS + INNODB_LOCKS (twice) +
- *    INNODB_TRX (twice) + PROCESSLIST. MariaDB gives every read-only
- *    transaction trx_id 0 (e.g. SELECT ... LOCK IN SHARE MODE without a
- *    write): when such a transaction blocks, every read-only transaction
- *    that holds locks (and does not wait for that very lock) is reported
- *    as a blocker, as the server's tables cannot tell them apart; its
- *    locks count as granted; repeated rows are dropped.
+ * 2. Row-lock waits (gate > 0):
+ *    - MySQL 8: run mysql_locks_row_sql() and call mysql_locks_map_row()
+ *      for every row. One row per (requesting lock, granted blocking
+ *      lock) pair; a request that waits only behind other waiting
+ *      requests (e.g. a shared read queued behind a waiting exclusive
+ *      request) gets one row for them instead, HELD_STATUS PENDING (a
+ *      soft edge). data_lock_waits lists each waiter against every
+ *      request queued ahead of it as well (n waiters on one row: n(n+1)/2
+ *      pairs, which the server still builds and the query scans once);
+ *      they are grouped away before any join, so the rows returned and
+ *      the joins' work grow with the waiters, not their square. Columns
+ *      MYL_*. It reads performance_schema.data_lock_waits + data_locks
+ *      (twice) + threads + events_statements_current and
+ *      information_schema.INNODB_TRX.
+ *    - MariaDB: the same rows, paired on the client from one read of
+ *      INNODB_LOCKS, INNODB_TRX and PROCESSLIST (mariadb_rowlocks.h).
+ *      MariaDB gives every read-only transaction trx_id 0 (e.g. SELECT
+ *      ... LOCK IN SHARE MODE without a write): when such a transaction
+ *      blocks, every read-only transaction that holds locks (and does not
+ *      wait for that very lock) is reported as a blocker, as the server's
+ *      tables cannot tell them apart; its locks count as granted;
+ *      repeated rows are dropped.
  *    Privileges: PROCESS (INNODB_TRX, INNODB_LOCKS, other users'
  *    PROCESSLIST rows) and SELECT on performance_schema (MySQL).
  *
@@ -128,9 +130,8 @@ enum {
 };
 #define MYL_IDENT_FIRST MYL_W_TRX_ID
 
-/* The row-lock query of flavour (FLAVOUR_MYSQL: MySQL 8.0+,
- * FLAVOUR_MARIADB: MariaDB 10.x). */
-char *mysql_locks_row_sql(enum flavour fl, unsigned ms, char *buf, size_t len);
+/* The row-lock query of MySQL 8.0+ (MariaDB: mariadb_rowlocks_sql()). */
+char *mysql_locks_row_sql(unsigned ms, char *buf, size_t len);
 
 /* The metadata-lock query: every PENDING row of
  * performance_schema.metadata_locks paired with each row of another

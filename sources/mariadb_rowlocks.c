@@ -1,0 +1,397 @@
+/* mariadb_rowlocks.c - MariaDB row-lock waits paired on the client. */
+#include "mariadb_rowlocks.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../util/util.h"
+#include "mysql_locks_map.h"
+
+/* Seconds from a DATETIME column to now, on the server. */
+#define RL_AGE(col) "TIMESTAMPDIFF(MICROSECOND, " col ", NOW(6)) / 1e6"
+
+/* One statement, each table read once: the locks, the transactions, and
+ * the process list rows of the sessions that have a transaction (a
+ * semi-join on INNODB_TRX, whose cache the first two share). */
+static const char rowlocks_sql[] =
+	"SELECT 'L', lock_id, lock_trx_id, lock_mode, lock_type, lock_table, lock_index, lock_space, "
+	"lock_page, lock_rec, lock_data FROM information_schema.INNODB_LOCKS "
+	"UNION ALL SELECT 'T', trx_id, trx_requested_lock_id, trx_mysql_thread_id, " RL_AGE("trx_started") ", " RL_AGE(
+		"trx_wait_started") ", trx_query, trx_started, trx_lock_structs, NULL, NULL "
+				    "FROM information_schema.INNODB_TRX "
+				    "UNION ALL SELECT 'P', ID, USER, COMMAND, STATE, TIME_MS / 1000, INFO, QUERY_ID, NULL, NULL, NULL "
+				    "FROM information_schema.PROCESSLIST WHERE ID IN "
+				    "(SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX)";
+
+char *mariadb_rowlocks_sql(unsigned ms, char *buf, size_t len)
+{
+	if (!buf || len == 0)
+		return buf;
+	if (ms > 0)
+		snprintf(buf, len, "SET STATEMENT max_statement_time=%u.%03u FOR %s", ms / 1000, ms % 1000,
+			 rowlocks_sql);
+	else
+		snprintf(buf, len, "%s", rowlocks_sql);
+	return buf;
+}
+
+struct rl_lock {
+	char *id, *trx, *mode, *type, *table, *index, *data;
+	char *k;    /* the resource: space:page:heap of a record, or the table */
+	char m[24]; /* the mode without its flags */
+	bool gap, waiting, rec;
+	bool has_trx;
+	unsigned long long trx_n;
+};
+
+struct rl_trx {
+	char *id, *req, *thread, *age, *wait, *query, *started;
+	bool has_id, has_thread;
+	unsigned long long id_n, thread_n;
+	long long structs;
+};
+
+struct rl_proc {
+	unsigned long long id;
+	char *user, *command, *state, *time, *info, *query_id;
+};
+
+/* a pair: the waiting request r (of transaction trx), the lock ahead b */
+struct rl_pair {
+	const struct rl_lock *r, *b;
+	bool queued;
+};
+
+struct mariadb_rl {
+	struct rl_lock *l;
+	size_t nl, cap_l;
+	struct rl_trx *t;
+	size_t nt, cap_t;
+	struct rl_proc *p;
+	size_t np, cap_p;
+	struct rl_pair *w;
+	size_t nw, cap_w;
+};
+
+struct mariadb_rl *mariadb_rl_new(void)
+{
+	return xcalloc(1, sizeof(struct mariadb_rl));
+}
+
+static char *dup_cell(const char *const *cell, int ncells, int i)
+{
+	return i < ncells && cell[i] ? xstrdup(cell[i]) : NULL;
+}
+
+static bool parse_ull(const char *s, unsigned long long *v)
+{
+	char *end;
+	if (!s || !*s)
+		return false;
+	*v = strtoull(s, &end, 10);
+	return *end == '\0';
+}
+
+static void *grow(void *p, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 16;
+	return xrealloc(p, *cap * size);
+}
+
+static void add_lock(struct mariadb_rl *a, const char *const *cell, int n)
+{
+	a->l = grow(a->l, a->nl, &a->cap_l, sizeof *a->l);
+	struct rl_lock *l = &a->l[a->nl++];
+	memset(l, 0, sizeof *l);
+	l->id = dup_cell(cell, n, MRL_C1);
+	l->trx = dup_cell(cell, n, MRL_C2);
+	l->mode = dup_cell(cell, n, MRL_C3);
+	l->type = dup_cell(cell, n, MRL_C4);
+	l->table = dup_cell(cell, n, MRL_C5);
+	l->index = dup_cell(cell, n, MRL_C6);
+	l->data = dup_cell(cell, n, MRL_C10);
+	l->has_trx = parse_ull(l->trx, &l->trx_n);
+	l->rec = l->type && strcasecmp(l->type, "RECORD") == 0;
+	if (l->rec) {
+		/* CONCAT_WS(':', space, page, rec): the parts that are not NULL */
+		char k[96] = "";
+		for (int i = MRL_C7; i <= MRL_C9; i++)
+			if (i < n && cell[i])
+				str_printf(k + strlen(k), sizeof k - strlen(k), "%s%s", k[0] ? ":" : "", cell[i]);
+		l->k = xstrdup(k);
+	} else {
+		l->k = l->table ? xstrdup(l->table) : NULL;
+	}
+	if (l->mode) {
+		size_t mlen = strcspn(l->mode, ",");
+		snprintf(l->m, sizeof l->m, "%.*s", (int)(mlen < sizeof l->m ? mlen : sizeof l->m - 1), l->mode);
+		l->gap = strcasestr(l->mode, "GAP") != NULL;
+	}
+}
+
+static void add_trx(struct mariadb_rl *a, const char *const *cell, int n)
+{
+	a->t = grow(a->t, a->nt, &a->cap_t, sizeof *a->t);
+	struct rl_trx *t = &a->t[a->nt++];
+	memset(t, 0, sizeof *t);
+	t->id = dup_cell(cell, n, MRL_C1);
+	t->req = dup_cell(cell, n, MRL_C2);
+	t->thread = dup_cell(cell, n, MRL_C3);
+	t->age = dup_cell(cell, n, MRL_C4);
+	t->wait = dup_cell(cell, n, MRL_C5);
+	t->query = dup_cell(cell, n, MRL_C6);
+	t->started = dup_cell(cell, n, MRL_C7);
+	t->has_id = parse_ull(t->id, &t->id_n);
+	t->has_thread = parse_ull(t->thread, &t->thread_n);
+	t->structs = n > MRL_C8 && cell[MRL_C8] ? strtoll(cell[MRL_C8], NULL, 10) : 0;
+}
+
+static void add_proc(struct mariadb_rl *a, const char *const *cell, int n)
+{
+	unsigned long long id;
+	if (n <= MRL_C7 || !parse_ull(cell[MRL_C1], &id))
+		return;
+	a->p = grow(a->p, a->np, &a->cap_p, sizeof *a->p);
+	struct rl_proc *p = &a->p[a->np++];
+	p->id = id;
+	p->user = dup_cell(cell, n, MRL_C2);
+	p->command = dup_cell(cell, n, MRL_C3);
+	p->state = dup_cell(cell, n, MRL_C4);
+	p->time = dup_cell(cell, n, MRL_C5);
+	p->info = dup_cell(cell, n, MRL_C6);
+	p->query_id = dup_cell(cell, n, MRL_C7);
+}
+
+void mariadb_rl_map_row(struct mariadb_rl *a, const char *const *cell, int ncells)
+{
+	if (!a || !cell || ncells < MRL__COUNT - 3 || !cell[MRL_KIND])
+		return;
+	switch (cell[MRL_KIND][0]) {
+	case 'L': add_lock(a, cell, ncells); break;
+	case 'T': add_trx(a, cell, ncells); break;
+	case 'P': add_proc(a, cell, ncells); break;
+	default: break;
+	}
+}
+
+static bool is(const char *m, const char *want)
+{
+	return strcasecmp(m, want) == 0;
+}
+
+/* Must request r wait for lock b on the same resource (InnoDB's rules)?
+ * On a record an insert intention (a waiting gap request) waits for any
+ * lock, a record lock for a record (not gap-only) lock unless both are
+ * shared; on a table, the IS / IX / S / X / AUTO_INC matrix. */
+static bool rl_conflict(const struct rl_lock *r, const struct rl_lock *b)
+{
+	if (r->rec)
+		return r->gap || (!b->gap && !(is(r->m, "S") && is(b->m, "S")));
+	if (is(r->m, "IS"))
+		return is(b->m, "X");
+	if (is(r->m, "IX"))
+		return is(b->m, "S") || is(b->m, "X");
+	if (is(r->m, "S"))
+		return is(b->m, "IX") || is(b->m, "X") || is(b->m, "AUTO_INC");
+	if (is(r->m, "AUTO_INC"))
+		return is(b->m, "S") || is(b->m, "X") || is(b->m, "AUTO_INC");
+	return true;
+}
+
+static bool same_k(const struct rl_lock *x, const struct rl_lock *y)
+{
+	return x->k && y->k && strcmp(x->k, y->k) == 0;
+}
+
+static void add_pair(struct mariadb_rl *a, const struct rl_lock *r, const struct rl_lock *b, bool queued)
+{
+	a->w = grow(a->w, a->nw, &a->cap_w, sizeof *a->w);
+	a->w[a->nw++] = (struct rl_pair){r, b, queued};
+}
+
+static int by_k(const void *x, const void *y)
+{
+	const struct rl_lock *const *a = x, *const *b = y;
+	if (!(*a)->k || !(*b)->k)
+		return (*a)->k ? -1 : (*b)->k ? 1 : 0;
+	return strcmp((*a)->k, (*b)->k);
+}
+
+/* The requests waiting (their lock ids are INNODB_TRX's requested
+ * ones). */
+static void mark_waiting(struct mariadb_rl *a)
+{
+	struct strset req = {0};
+	for (size_t j = 0; j < a->nt; j++)
+		if (a->t[j].req)
+			strset_add(&req, a->t[j].req);
+	for (size_t i = 0; i < a->nl; i++)
+		a->l[i].waiting = a->l[i].id && strset_has(&req, a->l[i].id);
+	strset_clear(&req);
+}
+
+/* The pairs of one resource's locks g[0..n): each waiting request with
+ * every granted lock of another transaction that it waits for (a trx_id
+ * 0 lock of a read-only transaction blocks a trx_id 0 request too); a
+ * request no granted lock blocks waits behind the requests queued ahead
+ * of it alone: one pair for them, with the least lock id, queued. */
+static void pair_group(struct mariadb_rl *a, struct rl_lock **g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rl_lock *r = g[i], *least = NULL;
+		bool granted = false;
+		if (!r->waiting)
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			const struct rl_lock *b = g[j];
+			if (b->waiting || !b->has_trx || !r->has_trx || (b->trx_n == r->trx_n && r->trx_n != 0) ||
+			    !rl_conflict(r, b))
+				continue;
+			add_pair(a, r, b, false);
+			granted = true;
+		}
+		for (size_t j = 0; !granted && j < n; j++) {
+			const struct rl_lock *b = g[j];
+			if (!b->waiting || b == r || !r->id || !b->id || strcmp(b->id, r->id) == 0 ||
+			    !rl_conflict(r, b))
+				continue;
+			if (!least || strcmp(b->id, least->id) < 0)
+				least = b;
+		}
+		if (least)
+			add_pair(a, r, least, true);
+	}
+}
+
+/* Every pair, resource by resource. */
+static void make_pairs(struct mariadb_rl *a)
+{
+	struct rl_lock **s = xcalloc(a->nl ? a->nl : 1, sizeof *s);
+	for (size_t i = 0; i < a->nl; i++)
+		s[i] = &a->l[i];
+	qsort(s, a->nl, sizeof *s, by_k);
+	for (size_t i = 0, j; i < a->nl; i = j) {
+		for (j = i + 1; j < a->nl && same_k(s[i], s[j]); j++)
+			;
+		if (s[i]->k)
+			pair_group(a, s + i, j - i);
+	}
+	free(s);
+}
+
+static const struct rl_proc *proc_of(const struct mariadb_rl *a, const struct rl_trx *t)
+{
+	for (size_t i = 0; t && t->has_thread && i < a->np; i++)
+		if (a->p[i].id == t->thread_n)
+			return &a->p[i];
+	return NULL;
+}
+
+/* The row of a pair: waiter rx (its process list row rp), blocker bx (or
+ * NULL: none known) with bp; the MYL_* cells. */
+static void emit_row(struct lock_set *ls, struct strset *seen, const struct rl_pair *w, const struct rl_trx *rx,
+		     const struct rl_proc *rp, const struct rl_trx *bx, const struct rl_proc *bp)
+{
+	const char *c[MYL__COUNT] = {0};
+	c[MYL_W_ID] = rx->thread;
+	if (rp) {
+		c[MYL_W_USER] = rp->user, c[MYL_W_COMMAND] = rp->command, c[MYL_W_STATE] = rp->state;
+		c[MYL_W_TIME] = rp->time, c[MYL_W_QUERY_ID] = rp->query_id;
+	}
+	c[MYL_W_TRX_AGE] = rx->age, c[MYL_W_WAIT] = rx->wait;
+	c[MYL_W_QUERY] = rx->query ? rx->query : rp ? rp->info : NULL;
+	if (bx) {
+		c[MYL_B_ID] = bx->has_thread && bx->thread_n == 0 ? NULL : bx->thread;
+		c[MYL_B_TRX_AGE] = bx->age, c[MYL_B_WAIT] = bx->wait;
+		c[MYL_B_QUERY] = bx->query ? bx->query : bp ? bp->info : NULL;
+		c[MYL_B_TRX_ID] = bx->id, c[MYL_B_TRX_STARTED] = bx->started;
+	}
+	if (bp) {
+		c[MYL_B_USER] = bp->user, c[MYL_B_COMMAND] = bp->command, c[MYL_B_STATE] = bp->state;
+		c[MYL_B_TIME] = bp->time, c[MYL_B_QUERY_ID] = bp->query_id;
+	}
+	c[MYL_TABLE] = w->r->table, c[MYL_INDEX] = w->r->index, c[MYL_LOCK_TYPE] = w->r->type;
+	c[MYL_REQUESTED] = w->r->mode, c[MYL_HELD] = w->b->mode;
+	c[MYL_LOCK_DATA] = w->r->data, c[MYL_HELD_DATA] = w->b->data;
+	c[MYL_HELD_STATUS] = w->queued ? "PENDING" : "GRANTED";
+	c[MYL_W_TRX_ID] = rx->id, c[MYL_W_TRX_STARTED] = rx->started;
+	/* DISTINCT: every read-only transaction has trx_id 0, so the joins
+	 * on it repeat rows */
+	struct strbuf key;
+	sb_init(&key);
+	for (int i = 0; i < MYL__COUNT; i++)
+		sb_printf(&key, "%c%s", c[i] ? '\x1f' : '\x1e', c[i] ? c[i] : "");
+	if (strset_add(seen, key.s ? key.s : ""))
+		mysql_locks_map_row(ls, c, MYL__COUNT);
+	sb_free(&key);
+}
+
+/* The holders of the blocking lock of w: the transactions of its trx_id
+ * that hold locks (a queued blocker: the one that asks for it; a granted
+ * one: not one that waits for this very lock); one row each, or one
+ * without a holder when none is found and the lock is not a read-only
+ * transaction's (trx_id 0). */
+static void emit_pair(struct mariadb_rl *a, struct lock_set *ls, struct strset *seen, const struct rl_pair *w,
+		      const struct rl_trx *rx)
+{
+	const struct rl_proc *rp = proc_of(a, rx);
+	bool any = false;
+	for (size_t j = 0; w->b->has_trx && j < a->nt; j++) {
+		const struct rl_trx *bx = &a->t[j];
+		if (!bx->has_id || bx->id_n != w->b->trx_n || bx->structs <= 0)
+			continue;
+		if (!w->queued && bx->req && w->b->id && strcasecmp(bx->req, w->b->id) == 0)
+			continue;
+		emit_row(ls, seen, w, rx, rp, bx, proc_of(a, bx));
+		any = true;
+	}
+	if (!any && w->b->has_trx && w->b->trx_n != 0)
+		emit_row(ls, seen, w, rx, rp, NULL, NULL);
+}
+
+static void free_all(struct mariadb_rl *a)
+{
+	for (size_t i = 0; i < a->nl; i++) {
+		struct rl_lock *l = &a->l[i];
+		free(l->id), free(l->trx), free(l->mode), free(l->type), free(l->table);
+		free(l->index), free(l->data), free(l->k);
+	}
+	for (size_t i = 0; i < a->nt; i++) {
+		struct rl_trx *t = &a->t[i];
+		free(t->id), free(t->req), free(t->thread), free(t->age), free(t->wait);
+		free(t->query), free(t->started);
+	}
+	for (size_t i = 0; i < a->np; i++) {
+		struct rl_proc *p = &a->p[i];
+		free(p->user), free(p->command), free(p->state), free(p->time), free(p->info);
+		free(p->query_id);
+	}
+	free(a->l), free(a->t), free(a->p), free(a->w);
+	free(a);
+}
+
+void mariadb_rl_finish(struct mariadb_rl *a, struct lock_set *ls)
+{
+	struct strset seen = {0};
+	if (!a)
+		return;
+	mark_waiting(a);
+	make_pairs(a);
+	for (size_t i = 0; ls && i < a->nw; i++) {
+		const struct rl_pair *w = &a->w[i];
+		/* the waiter: the transaction of the request that asks for it */
+		for (size_t j = 0; j < a->nt; j++) {
+			const struct rl_trx *rx = &a->t[j];
+			if (rx->has_id && w->r->has_trx && rx->id_n == w->r->trx_n && rx->req && w->r->id &&
+			    strcasecmp(rx->req, w->r->id) == 0)
+				emit_pair(a, ls, &seen, w, rx);
+		}
+	}
+	strset_clear(&seen);
+	free_all(a);
+}
