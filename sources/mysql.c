@@ -1112,12 +1112,12 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 			 "the lock tables need the PROCESS privilege: GRANT PROCESS ON *.* TO the monitoring user");
 		return 0;
 	}
-	if (row_waits && c->flavour == FLAVOUR_MYSQL) {
-		rc = my_lock_query(src, out, ls, mysql_locks_row_sql(ms, q, sizeof q), NULL, NULL);
-	} else if (row_waits) {
+	if (row_waits && c->flavour == FLAVOUR_MARIADB) {
 		struct mariadb_rl *rl = mariadb_rl_new();
 		rc = my_lock_query(src, out, ls, mariadb_rowlocks_sql(ms, q, sizeof q), NULL, rl);
 		mariadb_rl_finish(rl, rc == 0 ? ls : NULL); /* pairs what was read; frees rl */
+	} else if (row_waits) {
+		rc = my_lock_query(src, out, ls, mysql_locks_row_sql(ms, q, sizeof q), NULL, NULL);
 	}
 	if (rc == 0 && mdl_waits) {
 		if (c->flavour == FLAVOUR_MYSQL) {
