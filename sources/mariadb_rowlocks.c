@@ -12,11 +12,16 @@
 
 /* Seconds from a DATETIME column to now, on the server. */
 #define RL_AGE(col) "TIMESTAMPDIFF(MICROSECOND, " col ", NOW(6)) / 1e6"
+#define RL_STR_(x) #x
+#define RL_STR(x) RL_STR_(x)
 
 /* One statement, each table read once: the locks, the transactions, and
  * the process list rows of the sessions that have a transaction (a
- * semi-join on INNODB_TRX, whose cache the first two share). The process
- * list's columns are qualified: the server's digest spells a bare USER
+ * semi-join on INNODB_TRX, whose cache the first two share), their
+ * statements cut at LOCK_QUERY_MAX characters as INNODB_TRX's are (every
+ * session in a transaction is read, not only those in a pair: a bulk
+ * load's megabyte INSERTs are not sent whole). The process list's
+ * columns are qualified: the server's digest spells a bare USER
  * SYSTEM_USER, and dbtop knows its own statements in the digests by
  * their words. */
 /* clang-format off */
@@ -26,7 +31,7 @@ static const char rowlocks_sql[] =
 	"UNION ALL SELECT 'T', trx_id, trx_requested_lock_id, trx_mysql_thread_id, "
 	RL_AGE("trx_started") ", " RL_AGE("trx_wait_started") ", "
 	"trx_query, trx_started, trx_lock_structs, NULL, NULL FROM information_schema.INNODB_TRX "
-	"UNION ALL SELECT 'P', p.ID, p.USER, p.COMMAND, p.STATE, p.TIME_MS / 1000, p.INFO, p.QUERY_ID, "
+	"UNION ALL SELECT 'P', p.ID, p.USER, p.COMMAND, p.STATE, p.TIME_MS / 1000, LEFT(p.INFO, " RL_STR(LOCK_QUERY_MAX) "), p.QUERY_ID, "
 	"NULL, NULL, NULL FROM information_schema.PROCESSLIST p WHERE p.ID IN "
 	"(SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX)";
 /* clang-format on */
