@@ -9,9 +9,8 @@
 
 #include "../util/util.h"
 #include "mysql_locks_map.h"
+#include "sessions_map.h"
 
-/* Seconds from a DATETIME column to now, on the server. */
-#define RL_AGE(col) "TIMESTAMPDIFF(MICROSECOND, " col ", NOW(6)) / 1e6"
 #define RL_STR_(x) #x
 #define RL_STR(x) RL_STR_(x)
 
@@ -25,27 +24,64 @@
  * SYSTEM_USER, and dbtop knows its own statements in the digests by
  * their words. */
 /* clang-format off */
-static const char rowlocks_sql[] =
-	"SELECT 'L', lock_id, lock_trx_id, lock_mode, lock_type, lock_table, lock_index, lock_space, "
-	"lock_page, lock_rec, lock_data FROM information_schema.INNODB_LOCKS "
-	"UNION ALL SELECT 'T', trx_id, trx_requested_lock_id, trx_mysql_thread_id, "
-	RL_AGE("trx_started") ", " RL_AGE("trx_wait_started") ", "
-	"trx_query, trx_started, trx_lock_structs, NULL, NULL FROM information_schema.INNODB_TRX "
+#define RL_LOCKS_TRX \
+	"SELECT 'L', lock_id, lock_trx_id, lock_mode, lock_type, lock_table, lock_index, lock_space, " \
+	"lock_page, lock_rec, lock_data, NULL FROM information_schema.INNODB_LOCKS " \
+	"UNION ALL SELECT 'T', trx_id, trx_requested_lock_id, trx_mysql_thread_id, " \
+	MYL_AGE("trx_started") ", " MYL_AGE("trx_wait_started") ", " \
+	"trx_query, trx_started, trx_lock_structs, trx_state, NULL, NULL FROM information_schema.INNODB_TRX "
+static const char rowlocks_sql[] = RL_LOCKS_TRX
 	"UNION ALL SELECT 'P', p.ID, p.USER, p.COMMAND, p.STATE, p.TIME_MS / 1000, LEFT(p.INFO, " RL_STR(LOCK_QUERY_MAX) "), p.QUERY_ID, "
-	"NULL, NULL, NULL FROM information_schema.PROCESSLIST p WHERE p.ID IN "
+	"NULL, NULL, NULL, NULL FROM information_schema.PROCESSLIST p WHERE p.ID IN "
 	"(SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX)";
+/* The joined read: every process list row instead of those in a
+ * transaction, with the session list's columns. */
+static const char joined_sql[] = RL_LOCKS_TRX
+	"UNION ALL (SELECT 'S', p.ID, p.USER, p.HOST, p.DB, p.COMMAND, p.TIME, p.TIME_MS, p.STATE, p.INFO, "
+	"p.QUERY_ID, p.ID = CONNECTION_ID() FROM information_schema.PROCESSLIST p LIMIT " SESSIONS_LIMIT_TEXT ")";
 /* clang-format on */
 
-char *mariadb_rowlocks_sql(unsigned ms, char *buf, size_t len)
+static char *rl_sql(unsigned ms, const char *sql, char *buf, size_t len)
 {
 	if (!buf || len == 0)
 		return buf;
 	if (ms > 0)
-		snprintf(buf, len, "SET STATEMENT max_statement_time=%u.%03u FOR %s", ms / 1000, ms % 1000,
-			 rowlocks_sql);
+		snprintf(buf, len, "SET STATEMENT max_statement_time=%u.%03u FOR %s", ms / 1000, ms % 1000, sql);
 	else
-		snprintf(buf, len, "%s", rowlocks_sql);
+		snprintf(buf, len, "%s", sql);
 	return buf;
+}
+
+char *mariadb_rowlocks_sql(unsigned ms, char *buf, size_t len)
+{
+	return rl_sql(ms, rowlocks_sql, buf, len);
+}
+
+char *mariadb_joined_sql(unsigned ms, char *buf, size_t len)
+{
+	return rl_sql(ms, joined_sql, buf, len);
+}
+
+bool mariadb_joined_trx(const char *const *cell, int n, const char *out[5])
+{
+	if (!cell || n < MRL__COUNT || !cell[MRL_KIND] || cell[MRL_KIND][0] != 'T')
+		return false;
+	out[0] = cell[MRL_C3], out[1] = cell[MRL_C1], out[2] = cell[MRL_C9];
+	out[3] = cell[MRL_C7], out[4] = cell[MRL_C4];
+	return true;
+}
+
+bool mariadb_joined_session(const char *const *cell, int n, const char **cl)
+{
+	if (!cell || n < MRL__COUNT || !cell[MRL_KIND] || cell[MRL_KIND][0] != 'S')
+		return false;
+	for (int i = 0; i < SMY__COUNT; i++)
+		cl[i] = NULL;
+	for (int i = SMY_ID; i <= SMY_INFO; i++)
+		cl[i] = cell[MRL_C1 + i - SMY_ID];
+	cl[SMY_QUERY_ID] = cell[MRL_C10];
+	cl[SMY_SELF] = cell[MRL_C11];
+	return true;
 }
 
 struct rl_lock {
@@ -177,6 +213,29 @@ static void add_proc(struct mariadb_rl *a, const char *const *cell, int n)
 	p->query_id = dup_cell(cell, n, MRL_C7);
 }
 
+/* An 'S' row as a 'P' one: seconds from TIME_MS, the statement cut at
+ * LOCK_QUERY_MAX bytes (on a character's start). */
+static void add_session(struct mariadb_rl *a, const char *const *cell)
+{
+	const char *c[MRL__COUNT] = {cell[MRL_KIND]};
+	char secs[32] = "";
+	char *info = NULL;
+	if (cell[MRL_C7])
+		str_printf(secs, sizeof secs, "%.3f", strtod(cell[MRL_C7], NULL) / 1000);
+	if (cell[MRL_C9]) {
+		size_t len = strlen(cell[MRL_C9]);
+		if (len > LOCK_QUERY_MAX)
+			for (len = LOCK_QUERY_MAX; len > 0 && ((unsigned char)cell[MRL_C9][len] & 0xC0) == 0x80; len--)
+				;
+		info = xstrndup(cell[MRL_C9], len);
+	}
+	c[MRL_C1] = cell[MRL_C1], c[MRL_C2] = cell[MRL_C2], c[MRL_C3] = cell[MRL_C5];
+	c[MRL_C4] = cell[MRL_C8], c[MRL_C5] = cell[MRL_C7] ? secs : NULL, c[MRL_C6] = info;
+	c[MRL_C7] = cell[MRL_C10];
+	add_proc(a, c, MRL__COUNT);
+	free(info);
+}
+
 void mariadb_rl_map_row(struct mariadb_rl *a, const char *const *cell, int ncells)
 {
 	if (!a || !cell || ncells < MRL__COUNT - 3 || !cell[MRL_KIND])
@@ -185,6 +244,10 @@ void mariadb_rl_map_row(struct mariadb_rl *a, const char *const *cell, int ncell
 	case 'L': add_lock(a, cell, ncells); break;
 	case 'T': add_trx(a, cell, ncells); break;
 	case 'P': add_proc(a, cell, ncells); break;
+	case 'S':
+		if (ncells >= MRL__COUNT)
+			add_session(a, cell);
+		break;
 	default: break;
 	}
 }
@@ -294,12 +357,19 @@ static void make_pairs(struct mariadb_rl *a)
 	free(s);
 }
 
+static int proc_cmp(const void *pa, const void *pb)
+{
+	const struct rl_proc *x = pa, *y = pb;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The process list row of t (a->p sorted by id: mariadb_rl_finish). */
 static const struct rl_proc *proc_of(const struct mariadb_rl *a, const struct rl_trx *t)
 {
-	for (size_t i = 0; t && t->has_thread && i < a->np; i++)
-		if (a->p[i].id == t->thread_n)
-			return &a->p[i];
-	return NULL;
+	if (!t || !t->has_thread || !a->np)
+		return NULL;
+	struct rl_proc key = {.id = t->thread_n};
+	return bsearch(&key, a->p, a->np, sizeof *a->p, proc_cmp);
 }
 
 /* The row of a pair: waiter rx (its process list row rp), blocker bx (or
@@ -392,6 +462,8 @@ void mariadb_rl_finish(struct mariadb_rl *a, struct lock_set *ls)
 		return;
 	mark_waiting(a);
 	make_pairs(a);
+	if (a->np > 1)
+		qsort(a->p, a->np, sizeof *a->p, proc_cmp);
 	for (size_t i = 0; ls && i < a->nw; i++) {
 		const struct rl_pair *w = &a->w[i];
 		/* the waiter: the transaction of the request that asks for it */

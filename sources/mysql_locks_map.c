@@ -32,9 +32,6 @@ static char *sb_out(struct strbuf *b, char *buf, size_t len)
 	return buf;
 }
 
-/* Seconds from a DATETIME column to now, on the server. */
-#define AGE(col) "TIMESTAMPDIFF(MICROSECOND, " col ", NOW(6)) / 1e6"
-
 /* ---- row locks --------------------------------------------------------------- */
 
 /* MySQL 8: data_lock_waits lists each waiting request against every lock
@@ -53,12 +50,13 @@ static char *sb_out(struct strbuf *b, char *buf, size_t len)
  *       granted lock blocks (it waits behind waiters alone)
  * Threads and transactions are read from the two locks (r, b); HELD_STATUS
  * is PENDING for a queued blocker (a soft edge). */
+/* clang-format off */
 static const char row_mysql[] =
 	"rt.PROCESSLIST_ID, rt.PROCESSLIST_USER, rt.PROCESSLIST_COMMAND, rt.PROCESSLIST_STATE, "
-	"rt.PROCESSLIST_TIME, " AGE("rx.trx_started") ", " AGE("rx.trx_wait_started") ", "
+	"rt.PROCESSLIST_TIME, " MYL_AGE("rx.trx_started") ", " MYL_AGE("rx.trx_wait_started") ", "
 	"COALESCE(rx.trx_query, rt.PROCESSLIST_INFO), "
 	"bt.PROCESSLIST_ID, bt.PROCESSLIST_USER, bt.PROCESSLIST_COMMAND, bt.PROCESSLIST_STATE, "
-	"bt.PROCESSLIST_TIME, " AGE("bx.trx_started") ", " AGE("bx.trx_wait_started") ", "
+	"bt.PROCESSLIST_TIME, " MYL_AGE("bx.trx_started") ", " MYL_AGE("bx.trx_wait_started") ", "
 	"COALESCE(bx.trx_query, bt.PROCESSLIST_INFO), bs.SQL_TEXT, "
 	"r.OBJECT_SCHEMA, r.OBJECT_NAME, r.INDEX_NAME, r.LOCK_TYPE, r.LOCK_MODE, b.LOCK_MODE, "
 	"r.LOCK_DATA, b.LOCK_DATA, IF(w.queued, 'PENDING', 'GRANTED'), "
@@ -85,6 +83,7 @@ static const char row_mysql[] =
 	"LEFT JOIN information_schema.INNODB_TRX bx ON bx.trx_id = b.ENGINE_TRANSACTION_ID "
 	"LEFT JOIN performance_schema.events_statements_current bs "
 	"ON bs.THREAD_ID = b.THREAD_ID AND bs.NESTING_EVENT_LEVEL = 0";
+/* clang-format on */
 
 char *mysql_locks_row_sql(unsigned ms, char *buf, size_t len)
 {
@@ -245,11 +244,12 @@ char *mysql_locks_mdl_sql(enum flavour fl, unsigned ms, char *buf, size_t len)
 	struct strbuf b;
 	sb_init(&b);
 	select_head(&b, fl, ms);
+	/* clang-format off */
 	sb_puts(&b,
 		"wt.PROCESSLIST_ID, wt.PROCESSLIST_USER, wt.PROCESSLIST_COMMAND, wt.PROCESSLIST_STATE, "
-		"wt.PROCESSLIST_TIME, " AGE("wx.trx_started") ", wt.PROCESSLIST_TIME, wt.PROCESSLIST_INFO, "
+		"wt.PROCESSLIST_TIME, " MYL_AGE("wx.trx_started") ", wt.PROCESSLIST_TIME, wt.PROCESSLIST_INFO, "
 		"bt.PROCESSLIST_ID, bt.PROCESSLIST_USER, bt.PROCESSLIST_COMMAND, bt.PROCESSLIST_STATE, "
-		"bt.PROCESSLIST_TIME, " AGE("bx.trx_started") ", "
+		"bt.PROCESSLIST_TIME, " MYL_AGE("bx.trx_started") ", "
 		"CASE WHEN b.LOCK_STATUS = 'PENDING' THEN bt.PROCESSLIST_TIME END, "
 		"bt.PROCESSLIST_INFO, bs.SQL_TEXT, "
 		"w.OBJECT_SCHEMA, w.OBJECT_NAME, NULL, 'METADATA', w.LOCK_TYPE, b.LOCK_TYPE, "
@@ -266,6 +266,7 @@ char *mysql_locks_mdl_sql(enum flavour fl, unsigned ms, char *buf, size_t len)
 		"LEFT JOIN performance_schema.events_statements_current bs "
 		"ON bs.THREAD_ID = b.OWNER_THREAD_ID AND bs.NESTING_EVENT_LEVEL = 0 "
 		"WHERE w.LOCK_STATUS = 'PENDING' AND ((b.LOCK_STATUS = 'GRANTED' AND ");
+	/* clang-format on */
 	sql_conflict(&b, false);
 	sb_puts(&b, ") OR (b.LOCK_STATUS = 'PENDING' AND (bt.PROCESSLIST_TIME > wt.PROCESSLIST_TIME "
 		"OR (bt.PROCESSLIST_TIME = wt.PROCESSLIST_TIME AND b.OWNER_THREAD_ID < w.OWNER_THREAD_ID)) AND ");
@@ -789,19 +790,21 @@ char *mariadb_mdl_sql(bool have_plugin, unsigned ms, char *buf, size_t len)
 	struct strbuf b;
 	sb_init(&b);
 	select_head(&b, FLAVOUR_MARIADB, ms);
-	sb_puts(&b, "'W', p.ID, p.USER, p.COMMAND, p.STATE, p.TIME_MS / 1000, " AGE("x.trx_started")
+	/* clang-format off */
+	sb_puts(&b, "'W', p.ID, p.USER, p.COMMAND, p.STATE, p.TIME_MS / 1000, " MYL_AGE("x.trx_started")
 		", p.INFO, p.DB, NULL, NULL, NULL, x.trx_id, x.trx_started, p.QUERY_ID "
 		"FROM information_schema.PROCESSLIST p "
 		"LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = p.ID "
 		"WHERE p.STATE LIKE 'Waiting for%metadata lock'");
 	if (have_plugin)
 		sb_puts(&b, " UNION ALL SELECT 'H', m.THREAD_ID, p.USER, p.COMMAND, p.STATE, "
-			"p.TIME_MS / 1000, " AGE("x.trx_started") ", p.INFO, p.DB, m.LOCK_MODE, "
+			"p.TIME_MS / 1000, " MYL_AGE("x.trx_started") ", p.INFO, p.DB, m.LOCK_MODE, "
 			"m.TABLE_SCHEMA, m.TABLE_NAME, x.trx_id, x.trx_started, p.QUERY_ID "
 			"FROM information_schema.METADATA_LOCK_INFO m "
 			"LEFT JOIN information_schema.PROCESSLIST p ON p.ID = m.THREAD_ID "
 			"LEFT JOIN information_schema.INNODB_TRX x ON x.trx_mysql_thread_id = m.THREAD_ID "
 			"WHERE m.LOCK_TYPE = 'Table metadata lock'");
+	/* clang-format on */
 	return sb_out(&b, buf, len);
 }
 

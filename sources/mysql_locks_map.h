@@ -86,6 +86,8 @@ struct session_ident;
 
 #define MYL_SQL_MAX 8192
 #define MYL_GATE_STATUS "Innodb_row_lock_current_waits"
+/* Seconds from a DATETIME column to now, on the server. */
+#define MYL_AGE(col) "TIMESTAMPDIFF(MICROSECOND, " col ", NOW(6)) / 1e6"
 
 /* Columns of mysql_locks_row_sql() and mysql_locks_mdl_sql(). W_ is the
  * waiting session, B_ the blocking one.

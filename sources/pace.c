@@ -199,6 +199,25 @@ bool source_locks_due(const struct source *src, unsigned waiting, double now)
 	return !locks_kept(src, waiting, now, false);
 }
 
+/* The note of a graph kept from age s ago: its cost and how often it is
+ * read (with the session list: as often as the list, when that is
+ * sooner). */
+static void locks_kept_note(const struct source *src, const struct lock_set *ls, double age, char *note, size_t len)
+{
+	bool still = locks_still(src);
+	double every = (still ? src->lk_still_next : src->lk_next) - src->lk_read + 0.1;
+	bool with = src->lk_with_list && src->want_sessions;
+	if (with && src->ss_next > src->lk_read && src->ss_next - src->lk_read + 0.1 < every) {
+		every = src->ss_next - src->lk_read + 0.1;
+		still = false;
+	}
+	str_printf(note, len,
+		   "graph from %.0f s ago: it takes %.0f ms of server time to read%s, "
+		   "so it is read every %.0f s%s (--server-budget)%s%s",
+		   age, ls->query_ms, with ? " with the session list" : "", every,
+		   still ? " while no lock wait begins or ends" : "", ls->note[0] ? "; " : "", ls->note);
+}
+
 struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy)
 {
 	struct lock_set *ls;
@@ -226,13 +245,7 @@ struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double
 		str_printf(note, sizeof note, "%s%snext try in %.0f s (--server-budget)", ls->note,
 			   ls->note[0] ? "; " : "", src->lk_next - now + 0.5);
 	else
-		str_printf(note, sizeof note,
-			   "graph from %.0f s ago: it takes %.0f ms of server time to read, "
-			   "so it is read every %.0f s%s (--server-budget)%s%s",
-			   age, ls->query_ms,
-			   (locks_still(src) ? src->lk_still_next : src->lk_next) - src->lk_read + 0.1,
-			   locks_still(src) ? " while no lock wait begins or ends" : "", ls->note[0] ? "; " : "",
-			   ls->note);
+		locks_kept_note(src, ls, age, note, sizeof note);
 	str_copy(ls->note, sizeof ls->note, note);
 	return ls;
 }

@@ -12,7 +12,8 @@
 #include "../util/util.h"
 #include "pg_locks_map.h"
 
-#define LIMIT_TEXT "20001"
+#define LIMIT_TEXT SESSIONS_LIMIT_TEXT
+_Static_assert(SESSIONS_ROW_LIMIT == 20000, "SESSIONS_LIMIT_TEXT is SESSIONS_ROW_LIMIT + 1");
 
 /* One scan of pg_stat_activity (the CTE, read twice, is materialised once):
  * the rows, then one summary row (pid NULL) with the idle sessions not

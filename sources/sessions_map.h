@@ -28,6 +28,7 @@
 struct session_set;
 
 #define SESSIONS_ROW_LIMIT 20000
+#define SESSIONS_LIMIT_TEXT "20001" /* SESSIONS_ROW_LIMIT + 1, in a statement */
 
 /* Columns of the PostgreSQL query (pg_stat_activity), in order. Times in
  * seconds (decimal text), identity in microseconds since the epoch. */

@@ -202,6 +202,8 @@ struct source {
 	double lk_recheck;         /* monotonic s it is read again for an idle blocker's sake
 				    * (lock_set_idle_recheck; INFINITY: none) */
 	uint32_t lk_gen;           /* conn_gen of lk_last */
+	bool lk_with_list;         /* lk_last came with the session list, in one statement
+				    * (MariaDB: my_read_joined), so it is read again with it */
 	/* what the server's own counters say of the waits: a stamp that
 	 * changes whenever a lock wait begins or ends (MySQL / MariaDB: the
 	 * row-lock waits begun and waiting now), set by the backend before

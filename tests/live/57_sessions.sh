@@ -121,7 +121,17 @@ my_ref() {
                 else a++ }
               printf "%d %d %d %d\n", a, w, t, s }'
 }
+# the server's count of dbtop's session and lock statements (digests): the
+# joined read (the graph's tables and every process list row, its HOST
+# column), the list's own transaction read
+my_stmts() {
+    $M -N -e "SELECT COALESCE(SUM(IF(DIGEST_TEXT LIKE '%INNODB_LOCKS%' AND DIGEST_TEXT LIKE '%\`p\` . \`HOST\`%', COUNT_STAR, 0)), 0),
+        COALESCE(SUM(IF(DIGEST_TEXT LIKE 'SELECT \`x\` . \`trx_mysql_thread_id\`%', COUNT_STAR, 0)), 0)
+        FROM performance_schema.events_statements_summary_by_digest" | tr '\t' ' '
+}
+stmts0=$(my_stmts)
 run_dbtop "$DBTOP_MARIADB_URI" "$tmp/my.json" my_ref
+stmts1=$(my_stmts)
 ref=$(cat "$tmp/my.json.ref") got=$(counts "$tmp/my.json")
 check "mariadb: 2 records with sessions_status ok" jq -se 'length == 2 and all(.[]; .sessions_status == "ok")' "$tmp/my.json"
 if [ "$ref" = "11 3 1 50" ]; then ok "mariadb: SHOW PROCESSLIST: 11 active, 3 waiting, 1 idle in transaction, 50 idle"; else nok "mariadb: SHOW PROCESSLIST said active/waiting/idle-in-trx/idle $ref, want 11 3 1 50"; fi
@@ -129,6 +139,14 @@ if [ "$got" = "$ref" ]; then ok "mariadb: dbtop's classes match SHOW PROCESSLIST
 H=${sid[mh]}
 check "mariadb: the 3 waiters name their blocker $H (from the lock graph)" \
     jq -se --argjson h "$H" 'last | [.sessions[] | select(.class == "waiting for lock")] | length == 3 and all(.[]; .blocked_by == $h and .blockers == 1)' "$tmp/my.json"
+# sessions wait for a row lock: the list and the graph are one statement
+read -r j0 t0 <<<"$stmts0"
+read -r j1 t1 <<<"$stmts1"
+if [ -n "$j1" ] && [ $((j1 - j0)) -ge 1 ] && [ $((t1 - t0)) -eq 0 ]; then
+    ok "mariadb: the list and the lock graph read in one statement ($((j1 - j0)) reads, no transaction read of its own)"
+else
+    nok "mariadb: joined reads $j0 -> $j1, the list's own transaction reads $t0 -> $t1 (want 1 or more, and none)"
+fi
 check "mariadb: the holder is idle in transaction, its UPDATE its last statement" \
     jq -se --argjson h "$H" 'last | .sessions[] | select(.id == $h) | .class == "idle in transaction" and .trx_age_s >= 0 and .client == "localhost"' "$tmp/my.json"
 echo "# mariadb: session read $(jq -s 'last | .sessions_query_ms' "$tmp/my.json") ms for $(jq -s 'last | .sessions_count.total' "$tmp/my.json") sessions"

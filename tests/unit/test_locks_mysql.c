@@ -12,6 +12,7 @@
 
 #include "../../model/locks.h"
 #include "../../sources/mariadb_rowlocks.h"
+#include "../../sources/sessions_map.h"
 #include "../../sources/mysql_locks_map.h"
 #include "../../util/util.h"
 #include "tap.h"
@@ -169,6 +170,20 @@ static void test_sql(void)
 	CHECK(starts(buf, "SELECT 'L', ") && !has(buf, "max_statement_time"), "row sql mariadb: ms 0, no time limit");
 	CHECK(strlen(buf) < sizeof buf - 1 && has(buf, "FROM information_schema.INNODB_TRX)"),
 	      "row sql mariadb: not cut");
+	CHECK(has(buf, "trx_lock_structs, trx_state, NULL, NULL FROM information_schema.INNODB_TRX"),
+	      "row sql mariadb: the transaction's state (the session list's, in the joined read)");
+	mariadb_joined_sql(2000, buf, sizeof buf);
+	CHECK(starts(buf, "SET STATEMENT max_statement_time=2.000 FOR SELECT 'L', lock_id, lock_trx_id, "),
+	      "joined sql: SET STATEMENT max_statement_time, the locks first");
+	CHECK(count_of(buf, "INNODB_LOCKS") == 1 && count_of(buf, "INNODB_TRX") == 1 &&
+	      count_of(buf, "PROCESSLIST") == 1 && !has(buf, " JOIN ") && !has(buf, " WITH ") && !has(buf, " IN ("),
+	      "joined sql: each table read once, no join on the server");
+	CHECK(has(buf, "UNION ALL (SELECT 'S', p.ID, p.USER, p.HOST, p.DB, p.COMMAND, p.TIME, p.TIME_MS, p.STATE, "
+		       "p.INFO, p.QUERY_ID, p.ID = CONNECTION_ID() FROM information_schema.PROCESSLIST p LIMIT 20001)") &&
+	      strlen(buf) < sizeof buf - 1,
+	      "joined sql: every process list row with the session list's columns, at most SESSIONS_ROW_LIMIT + 1");
+	mariadb_joined_sql(0, buf, sizeof buf);
+	CHECK(starts(buf, "SELECT 'L', ") && !has(buf, "max_statement_time"), "joined sql: ms 0, no time limit");
 	mysql_locks_row_sql(2000, buf, sizeof buf);
 	CHECK(strlen(buf) < sizeof buf - 1 && has(buf, "bs.NESTING_EVENT_LEVEL = 0"), "row sql mysql: not cut");
 	mysql_locks_row_sql(0, buf, sizeof buf);
@@ -598,6 +613,108 @@ static void test_mariadb_client_pairs(void)
 	fx_free(&f);
 }
 
+/* The joined read's rows (MariaDB, the session list wanted): the 'P'
+ * rows of @rl_raw as 'S' rows (every process list column, TIME_MS in ms),
+ * and sessions in no transaction besides: the same graph as the graph's
+ * own statement gives, in either row order; the 'T' and 'S' rows as the
+ * session list's cells. */
+static int joined_section(struct lock_set *ls, const struct fx *f, bool rev)
+{
+	const struct fx_sec *sec = fx_sec(f, "rl_raw");
+	char ms[64][32];
+	const char *rows[80][MRL__COUNT];
+	int n = 0;
+	for (int i = 0; sec && i < sec->nrows && n < 64; i++) {
+		char *const *c = sec->rows[i].cell;
+		if (sec->rows[i].n < 11)
+			continue;
+		if (c[0][0] != 'P') {
+			for (int k = 0; k < MRL__COUNT; k++)
+				rows[n][k] = k < sec->rows[i].n ? c[k] : NULL;
+			n++;
+			continue;
+		}
+		snprintf(ms[n], sizeof ms[n], "%.1f", c[MRL_C5] ? strtod(c[MRL_C5], NULL) * 1000 : 0);
+		const char *srow[MRL__COUNT] = {"S", c[MRL_C1], c[MRL_C2], "localhost", "dbtop_test", c[MRL_C3], "1",
+						c[MRL_C5] ? ms[n] : NULL, c[MRL_C4], c[MRL_C6], c[MRL_C7], "0"};
+		memcpy(rows[n++], srow, sizeof srow);
+	}
+	for (int i = 0; i < 16 && n < 80; i++) {
+		const char *idle[MRL__COUNT] = {"S", "9000", "app", "10.0.0.1:4000", NULL, "Sleep", "3", "3000.5", "",
+						NULL, "12", "0"};
+		memcpy(rows[n++], idle, sizeof idle);
+	}
+	struct mariadb_rl *a = mariadb_rl_new();
+	for (int k = 0; k < n; k++)
+		mariadb_rl_map_row(a, rows[rev ? n - 1 - k : k], MRL__COUNT);
+	mariadb_rl_finish(a, ls);
+	return n;
+}
+
+static void test_mariadb_joined(void)
+{
+	struct fx f;
+	char why[64] = "";
+	if (!fx_load(&f, "locks-mariadb-10.11.txt"))
+		return;
+	struct lock_set *own = lock_set_new(), *joined = lock_set_new(), *rev = lock_set_new();
+	pair_section(own, &f, "rl_raw", false);
+	CHECK(joined_section(joined, &f, false) == 54, "joined: 38 rows as read, 16 idle sessions besides");
+	CHECK(joined->ne == 17 && joined->ns == 13 && lock_set_within(joined, own, why, sizeof why) &&
+	      lock_set_within(own, joined, why, sizeof why),
+	      tname("joined: the same 17 edges and 13 sessions as the graph's own statement%s%s (%zu, %zu)",
+		    why[0] ? ": not " : "", why, joined->ne, joined->ns));
+	joined_section(rev, &f, true);
+	CHECK(rev->ne == 17 && lock_set_within(rev, own, why, sizeof why), "joined: rows in any order, the same graph");
+	lock_set_free(own);
+	lock_set_free(joined);
+	lock_set_free(rev);
+	fx_free(&f);
+
+	const char *t[MRL__COUNT] = {"T", "41042", NULL, "347", "12.5", NULL, NULL, "2026-12-06 01:00:00", "2",
+				     "RUNNING", NULL, NULL};
+	const char *srow[MRL__COUNT] = {"S", "347", "app", "h:1", "d", "Sleep", "12", "12034.5", "", NULL, "99", "0"};
+	const char *trx[5], *cl[SMY__COUNT];
+	CHECK(mariadb_joined_trx(t, MRL__COUNT, trx) && strcmp(trx[0], "347") == 0 && strcmp(trx[1], "41042") == 0 &&
+	      strcmp(trx[2], "RUNNING") == 0 && strcmp(trx[3], "2026-12-06 01:00:00") == 0 &&
+	      strcmp(trx[4], "12.5") == 0,
+	      "joined: a transaction row as the list's cells (thread, id, state, started, age)");
+	CHECK(!mariadb_joined_trx(srow, MRL__COUNT, trx) && !mariadb_joined_trx(t, MRL__COUNT - 1, trx) &&
+	      !mariadb_joined_session(t, MRL__COUNT, cl) && !mariadb_joined_session(srow, 11, cl),
+	      "joined: rows of another kind or too short are not taken");
+	CHECK(mariadb_joined_session(srow, MRL__COUNT, cl) && strcmp(cl[SMY_ID], "347") == 0 &&
+	      strcmp(cl[SMY_HOST], "h:1") == 0 && strcmp(cl[SMY_COMMAND], "Sleep") == 0 &&
+	      strcmp(cl[SMY_TIME_MS], "12034.5") == 0 && cl[SMY_INFO] == NULL && strcmp(cl[SMY_QUERY_ID], "99") == 0 &&
+	      strcmp(cl[SMY_SELF], "0") == 0 && !cl[SMY_TRX_ID] && !cl[SMY_STMT_DONE] && !cl[SMY_PROGRAM],
+	      "joined: a process list row as the list's cells");
+
+	/* a holder's statement of 3,000 two-byte characters: cut on a
+	 * character's start at LOCK_QUERY_MAX bytes at most */
+	char big[6001], lid[] = "5:1:3:2", wid[] = "6:1:3:2";
+	for (int i = 0; i < 3000; i++)
+		memcpy(big + 2 * i, "\xc3\xa9", 2);
+	big[6000] = '\0';
+	const char *hl[MRL__COUNT] = {"L", lid, "5", "X", "RECORD", "`d`.`t`", "PRIMARY", "1", "3", "2", "1", NULL};
+	const char *wl[MRL__COUNT] = {"L", wid, "6", "X", "RECORD", "`d`.`t`", "PRIMARY", "1", "3", "2", "1", NULL};
+	const char *ht[MRL__COUNT] = {"T", "5", NULL, "50", "9", NULL, NULL, "2026-12-06 01:00:00", "2", "RUNNING"};
+	const char *wt[MRL__COUNT] = {"T", "6", wid, "60", "2", "2", "UPDATE t SET v = 2", "2026-12-06 01:00:07", "2",
+				      "LOCK WAIT"};
+	const char *hs[MRL__COUNT] = {"S", "50", "app", "h:1", "d", "Query", "9", "9000", "executing", big, "7", "0"};
+	struct mariadb_rl *a = mariadb_rl_new();
+	struct lock_set *ls = lock_set_new();
+	const char *const *all[] = {hl, wl, ht, wt, hs};
+	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+		mariadb_rl_map_row(a, all[i], MRL__COUNT);
+	mariadb_rl_finish(a, ls);
+	const struct lock_session *h = S(ls, 50);
+	size_t qlen = h && h->query ? strlen(h->query) : 0;
+	CHECK(ls->ne == 1 && edge(ls, 60, 50) && qlen > 0 && qlen <= LOCK_QUERY_MAX && qlen % 2 == 0 &&
+	      strncmp(h->query, big, qlen) == 0,
+	      tname("joined: the holder's statement cut at %d bytes on a character's start (%zu)", LOCK_QUERY_MAX, qlen));
+	CHECK(h && fabs(h->state_s - 9) < 0.01, "joined: the holder's time from TIME_MS");
+	lock_set_free(ls);
+}
+
 /* Junk rows are left out; a pile-up of 2,000 waiters on one row pairs
  * each with the holder once (not with the 1,999 requests queued too). */
 static void test_mariadb_pairs_junk_and_pileup(void)
@@ -970,6 +1087,7 @@ int main(void)
 	test_mysql_rows();
 	test_mariadb_rows();
 	test_mariadb_client_pairs();
+	test_mariadb_joined();
 	test_mariadb_pairs_junk_and_pileup();
 	test_grouped_rows();
 	test_nulls_and_escapes();
