@@ -639,8 +639,10 @@ static int joined_section(struct lock_set *ls, const struct fx *f, bool rev)
 						c[MRL_C5] ? ms[n] : NULL, c[MRL_C4], c[MRL_C6], c[MRL_C7], "0"};
 		memcpy(rows[n++], srow, sizeof srow);
 	}
+	static char idle_id[16][16];
 	for (int i = 0; i < 16 && n < 80; i++) {
-		const char *idle[MRL__COUNT] = {"S", "9000", "app", "10.0.0.1:4000", NULL, "Sleep", "3", "3000.5", "",
+		snprintf(idle_id[i], sizeof idle_id[i], "%d", 9000 + i);
+		const char *idle[MRL__COUNT] = {"S", idle_id[i], "app", "10.0.0.1:4000", NULL, "Sleep", "3", "3000.5", "",
 						NULL, "12", "0"};
 		memcpy(rows[n++], idle, sizeof idle);
 	}
