@@ -81,32 +81,65 @@ struct session *session_find(const struct session_set *ss, long long id)
 	return NULL;
 }
 
+static int sess_by_id(const void *a, const void *b)
+{
+	const struct session *x = *(const struct session *const *)a, *y = *(const struct session *const *)b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x < y ? -1 : x > y; /* the first of an id first, as session_find */
+}
+
+/* The list's session of id among its sessions sorted by id (NULL: none). */
+static struct session *sess_lookup(struct session *const *by, size_t n, long long id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && by[lo]->id == id ? by[lo] : NULL;
+}
+
+/* Each waiter of the graph: its blockers (counted once each; the first
+ * edge's named), looked up by id among the list's sessions. The edges by
+ * waiter (counting sort, in their order) and the list by id: 500 waiters
+ * among 3,000 sessions take O(n log n), not waiters x (edges + sessions). */
 void session_set_link_locks(struct session_set *ss, const struct lock_set *ls)
 {
-	if (!ss || !ls || ls->status != LOCKS_READ)
+	if (!ss || !ls || ls->status != LOCKS_READ || !ls->ne || !ss->n)
 		return;
+	size_t *at = xcalloc(ls->ns + 1, sizeof *at), *edge = xcalloc(ls->ne, sizeof *edge);
+	struct session **by = xcalloc(ss->n, sizeof *by);
+	for (size_t k = 0; k < ls->ne; k++)
+		if (ls->e[k].waiter >= 0 && (size_t)ls->e[k].waiter < ls->ns)
+			at[ls->e[k].waiter + 1]++;
+	for (size_t i = 0; i < ls->ns; i++)
+		at[i + 1] += at[i];
+	size_t *fill = xcalloc(ls->ns + 1, sizeof *fill);
+	memcpy(fill, at, (ls->ns + 1) * sizeof *fill);
+	for (size_t k = 0; k < ls->ne; k++)
+		if (ls->e[k].waiter >= 0 && (size_t)ls->e[k].waiter < ls->ns)
+			edge[fill[ls->e[k].waiter]++] = k;
+	free(fill);
+	for (size_t i = 0; i < ss->n; i++)
+		by[i] = &ss->s[i];
+	qsort(by, ss->n, sizeof *by, sess_by_id);
 	for (size_t i = 0; i < ls->ns; i++) {
-		struct session *w = session_find(ss, ls->s[i].id);
+		struct session *w = at[i] < at[i + 1] ? sess_lookup(by, ss->n, ls->s[i].id) : NULL;
 		if (!w)
 			continue;
-		long long first = 0;
+		long long first = ls->s[ls->e[edge[at[i]]].blocker].id;
 		int n = 0;
-		for (size_t k = 0; k < ls->ne; k++) {
-			if (ls->e[k].waiter != (int)i)
-				continue;
-			long long b = ls->s[ls->e[k].blocker].id;
+		for (size_t a = at[i]; a < at[i + 1]; a++) {
+			long long b = ls->s[ls->e[edge[a]].blocker].id;
 			bool seen = false;
-			for (size_t j = 0; j < k; j++)
-				if (ls->e[j].waiter == (int)i && ls->s[ls->e[j].blocker].id == b)
-					seen = true;
-			if (seen)
-				continue;
-			if (!n)
-				first = b;
-			n++;
+			for (size_t j = at[i]; j < a && !seen; j++)
+				seen = ls->s[ls->e[edge[j]].blocker].id == b;
+			n += !seen;
 		}
-		if (!n)
-			continue;
 		if (w->cls == SC_ACTIVE || w->cls == SC_OTHER)
 			w->cls = SC_LOCK_WAIT;
 		if (w->nblockers == 0) {   /* the source's own count stands */
@@ -114,6 +147,7 @@ void session_set_link_locks(struct session_set *ss, const struct lock_set *ls)
 			w->nblockers = n;
 		}
 	}
+	free(at), free(edge), free(by);
 }
 
 void session_counts(const struct session_set *ss, struct session_counts *c)

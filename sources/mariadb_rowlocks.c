@@ -411,19 +411,64 @@ static void emit_row(struct lock_set *ls, struct strset *seen, const struct rl_p
 	sb_free(&key);
 }
 
+/* The transactions by id (those without one last), in their row order
+ * within an id: ids_range finds an id's in O(log n). */
+struct rl_ids {
+	const struct rl_trx **t;
+	size_t n;
+};
+
+static int ids_cmp(const void *pa, const void *pb)
+{
+	const struct rl_trx *x = *(const struct rl_trx *const *)pa, *y = *(const struct rl_trx *const *)pb;
+	if (x->has_id != y->has_id)
+		return x->has_id ? -1 : 1;
+	if (x->has_id && x->id_n != y->id_n)
+		return x->id_n < y->id_n ? -1 : 1;
+	return x < y ? -1 : x > y; /* the row order */
+}
+
+static void ids_make(struct rl_ids *ix, const struct mariadb_rl *a)
+{
+	ix->n = a->nt;
+	ix->t = xcalloc(a->nt ? a->nt : 1, sizeof *ix->t);
+	for (size_t i = 0; i < a->nt; i++)
+		ix->t[i] = &a->t[i];
+	qsort(ix->t, ix->n, sizeof *ix->t, ids_cmp);
+}
+
+/* The transactions of trx_id id: ix->t[*from .. returned end). */
+static size_t ids_range(const struct rl_ids *ix, unsigned long long id, size_t *from)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->t[mid]->has_id && ix->t[mid]->id_n < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (end < ix->n && ix->t[end]->has_id && ix->t[end]->id_n == id)
+		end++;
+	*from = lo;
+	return end;
+}
+
 /* The holders of the blocking lock of w: the transactions of its trx_id
  * that hold locks (a queued blocker: the one that asks for it; a granted
  * one: not one that waits for this very lock); one row each, or one
  * without a holder when none is found and the lock is not a read-only
  * transaction's (trx_id 0). */
-static void emit_pair(struct mariadb_rl *a, struct lock_set *ls, struct strset *seen, const struct rl_pair *w,
-		      const struct rl_trx *rx)
+static void emit_pair(struct mariadb_rl *a, const struct rl_ids *ix, struct lock_set *ls, struct strset *seen,
+		      const struct rl_pair *w, const struct rl_trx *rx)
 {
 	const struct rl_proc *rp = proc_of(a, rx);
 	bool any = false;
-	for (size_t j = 0; w->b->has_trx && j < a->nt; j++) {
-		const struct rl_trx *bx = &a->t[j];
-		if (!bx->has_id || bx->id_n != w->b->trx_n || bx->structs <= 0)
+	size_t j = 0, end = w->b->has_trx ? ids_range(ix, w->b->trx_n, &j) : 0;
+	for (; j < end; j++) {
+		const struct rl_trx *bx = ix->t[j];
+		if (bx->structs <= 0)
 			continue;
 		if (!w->queued && bx->req && w->b->id && strcasecmp(bx->req, w->b->id) == 0)
 			continue;
@@ -464,16 +509,19 @@ void mariadb_rl_finish(struct mariadb_rl *a, struct lock_set *ls)
 	make_pairs(a);
 	if (a->np > 1)
 		qsort(a->p, a->np, sizeof *a->p, proc_cmp);
+	struct rl_ids ix;
+	ids_make(&ix, a);
 	for (size_t i = 0; ls && i < a->nw; i++) {
 		const struct rl_pair *w = &a->w[i];
+		if (!w->r->has_trx || !w->r->id)
+			continue;
 		/* the waiter: the transaction of the request that asks for it */
-		for (size_t j = 0; j < a->nt; j++) {
-			const struct rl_trx *rx = &a->t[j];
-			if (rx->has_id && w->r->has_trx && rx->id_n == w->r->trx_n && rx->req && w->r->id &&
-			    strcasecmp(rx->req, w->r->id) == 0)
-				emit_pair(a, ls, &seen, w, rx);
-		}
+		size_t j = 0, end = ids_range(&ix, w->r->trx_n, &j);
+		for (; j < end; j++)
+			if (ix.t[j]->req && strcasecmp(ix.t[j]->req, w->r->id) == 0)
+				emit_pair(a, &ix, ls, &seen, w, ix.t[j]);
 	}
+	free(ix.t);
 	strset_clear(&seen);
 	free_all(a);
 }

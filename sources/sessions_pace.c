@@ -9,9 +9,16 @@
 
 #include "../util/util.h"
 
+/* The list was read on this connection (its first read may come before
+ * its turn, with the lock graph's: source_sessions_join). */
+static bool sessions_begun(const struct source *src)
+{
+	return src->ss_read_gen != 0 && src->ss_read_gen == src->conn_gen;
+}
+
 struct session_set *source_sessions_reuse(struct source *src, double now, bool busy)
 {
-	if (source_first_reads_wait(src, FIRST_SESSIONS)) {
+	if (source_first_reads_wait(src, FIRST_SESSIONS) && !sessions_begun(src)) {
 		/* the first frame first: the list at the next refreshes */
 		struct session_set *w = session_set_new();
 		w->status = SESS_NOT_READ;
@@ -42,7 +49,7 @@ struct session_set *source_sessions_reuse(struct source *src, double now, bool b
 
 bool source_sessions_due(const struct source *src, double now)
 {
-	if (source_first_reads_wait(src, FIRST_SESSIONS))
+	if (source_first_reads_wait(src, FIRST_SESSIONS) && !sessions_begun(src))
 		return false;
 	return !src->ss_last || src->ss_gen != src->conn_gen || src->ss_idle != src->sessions_idle ||
 	       now >= src->ss_next;
@@ -53,7 +60,7 @@ bool source_sessions_join(const struct source *src, double now)
 	if (source_sessions_due(src, now))
 		return true;
 	if (source_first_reads_wait(src, FIRST_SESSIONS))
-		return false;
+		return !sessions_begun(src) && !source_first_reads_wait(src, FIRST_LOCKS);
 	return now >= src->ss_next - (src->ss_next - src->ss_read) / 2;
 }
 
@@ -62,6 +69,7 @@ void source_sessions_forget(struct source *src)
 	session_set_free(src->ss_last);
 	src->ss_last = NULL;
 	src->ss_next = 0;
+	src->ss_read_gen = 0;
 }
 
 void source_sessions_read(struct source *src, const struct session_set *ss, double ms, double now)
@@ -69,6 +77,7 @@ void source_sessions_read(struct source *src, const struct session_set *ss, doub
 	session_set_free(src->ss_last);
 	src->ss_last = NULL;
 	src->ss_next = source_pace_next(src, now, ms, PACE_SHARE_SESSIONS);
+	src->ss_read_gen = src->conn_gen;
 	double iv = src->interval > 0 ? src->interval : 1;
 	/* kept only when some refresh before the next read will show it */
 	if (!ss || ss->status == SESS_UNAVAILABLE || ss->status == SESS_NOT_READ || src->ss_next <= now + iv / 2)

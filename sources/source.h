@@ -222,6 +222,8 @@ struct source {
 	struct session_set *ss_last; /* the last list read, owned */
 	double ss_read, ss_next;   /* monotonic s it was read / of the next read */
 	uint32_t ss_gen;           /* conn_gen of ss_last */
+	uint32_t ss_read_gen;      /* conn_gen of the last list read, kept or not
+				    * (its first read may come early: source_sessions_join) */
 	/* the log devices (caps.logdev) were found on this host: their
 	 * /proc/diskstats counters are read with every sample */
 	bool host_io;
@@ -379,7 +381,9 @@ struct session_set *source_sessions_reuse(struct source *src, double now, bool b
 bool source_sessions_due(const struct source *src, double now);
 /* The list is worth reading at now beside another read of the same
  * server cache (MariaDB's INNODB_TRX before the lock graph): due, or more
- * than half its pacing period gone. Never before the first frame. */
+ * than half its pacing period gone, or not read yet on this connection
+ * (its first read comes with the graph's first, which the caller makes
+ * sure is not before the first frame: one costly refresh, not two). */
 bool source_sessions_join(const struct source *src, double now);
 /* After a session read that took ms: keep a copy, schedule the next. */
 void source_sessions_read(struct source *src, const struct session_set *ss, double ms, double now);

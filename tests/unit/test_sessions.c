@@ -195,6 +195,26 @@ static void test_link_locks(void)
 	struct session_counts c;
 	session_counts(ss, &c);
 	CHECK(c.total == 4 && c.lock_wait == 3 && c.idle_in_trx == 1 && c.active == 0, "counts by class");
+	/* edges of several waiters interleaved, the sessions in no order: the
+	 * first edge of each waiter names its blocker */
+	struct session_set *u = session_set_new();
+	struct lock_set *lu = lock_set_new();
+	for (long long id = 40; id >= 30; id--)
+		session_add(u, id)->cls = SC_ACTIVE;
+	lock_edge_add(lu, 31, 39);
+	lock_edge_add(lu, 32, 38);
+	lock_edge_add(lu, 31, 37);
+	lock_edge_add(lu, 99, 31); /* a waiter the list has not */
+	lock_edge_add(lu, 32, 38);
+	lock_edge_add(lu, 31, 39);
+	lu->status = LOCKS_READ;
+	session_set_link_locks(u, lu);
+	CHECK(S(u, 31)->blocked_by == 39 && S(u, 31)->nblockers == 2 && S(u, 32)->blocked_by == 38 &&
+		      S(u, 32)->nblockers == 1 && S(u, 31)->cls == SC_LOCK_WAIT && S(u, 39)->cls == SC_ACTIVE &&
+		      S(u, 39)->nblockers == 0,
+	      "link: interleaved edges: each waiter's first blocker named, each blocker counted once");
+	lock_set_free(lu);
+	session_set_free(u);
 	/* a graph not read changes nothing */
 	struct session_set *t = session_set_new();
 	session_add(t, 2)->cls = SC_ACTIVE;
@@ -638,6 +658,32 @@ static void test_pace(void)
 	source_sessions_read(&src, ss, 20, 106);
 	source_sessions_forget(&src);
 	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 107, false) == NULL, "pace: forgotten: read now");
+	/* the first reads: the list's waits for its turn, unless it comes
+	 * with the lock graph's first read (one costly refresh, not two) */
+	src.stage_first = true;
+	src.conn_gen = 3;
+	src.conn_samples = 1;
+	CHECK(!source_sessions_join(&src, 108) && !source_sessions_due(&src, 108),
+	      "pace: first frame: neither due nor joined");
+	src.conn_samples = 2;
+	k = source_sessions_reuse(&src, 108, false);
+	CHECK(k && k->status == SESS_NOT_READ && !source_sessions_due(&src, 108) && source_sessions_join(&src, 108),
+	      "pace: the graph's first read: the list's first read may come with it, not on its own");
+	session_set_free(k);
+	source_sessions_read(&src, ss, 100, 108);
+	src.conn_samples = 3;
+	k = source_sessions_reuse(&src, 109, false);
+	CHECK(k && k->status != SESS_NOT_READ && k->age_s == 1 && !source_sessions_due(&src, 109) &&
+		      !source_sessions_join(&src, 109),
+	      "pace: read with the graph: the next refresh shows it (not 'first read' again), not due");
+	session_set_free(k);
+	src.conn_gen = 4;
+	src.conn_samples = 2;
+	source_sessions_read(&src, ss, 1, 110);
+	src.conn_samples = 3;
+	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 111, false) == NULL && source_sessions_due(&src, 111),
+	      "pace: read early but cheap (not kept): read again, not 'first read'");
+	src.stage_first = false;
 	src.budget_ms = 0;
 	source_sessions_read(&src, ss, 500, 110);
 	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 111, false) == NULL,
