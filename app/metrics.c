@@ -205,7 +205,7 @@ static void render_counters(struct mr *r, const struct model *m)
 		*const wal[] = {"kind", "wal", NULL};
 	put_ctr(r, MF_COMMITS, NULL, &s->c[CTR_COMMITS], 1);
 	put_ctr(r, MF_OWN_COMMITS, NULL, &s->c[CTR_OWN_COMMITS], 1);
-	put_ctr(r, MF_ROLLBACKS, NULL, &s->c[CTR_ROLLBACKS], 1);
+	put_ctr(r, MF_ROLLBACKS, NULL, model_counter(m, CTR_ROLLBACKS), 1); /* may be paced: its last reading */
 	put_ctr(r, MF_FSYNCS, redo, &s->c[CTR_REDO_FSYNCS], 1);
 	put_ctr(r, MF_FSYNCS, binlog, &s->c[CTR_BINLOG_FSYNCS], 1);
 	put_ctr(r, MF_FSYNCS, wal, &s->c[CTR_WAL_SYNCS], 1);

@@ -49,6 +49,14 @@ struct my_cand {
 };
 #define MY_SIG_LEN 2048
 
+/* A status row of the last read of every counter, shown again by the
+ * refreshes between two such reads (my_status_paced). */
+#define MY_HELD_ROWS 40
+struct my_held_row {
+	char name[48];
+	char value[32];
+};
+
 struct my_priv {
 	MYSQL *db;
 	uint64_t last_uptime;
@@ -74,7 +82,7 @@ struct my_priv {
 	uint64_t own_n;          /* statements this connection completed */
 	uint64_t own_ns;         /* their round trips, ns (dbtop's clock: a bound of their server time) */
 	/* reads that add up every thread or session, paced by their server
-	 * time under --server-budget (sources/mysql_pace.c) */
+	 * time under --server-budget */
 	struct pacer stmt_pace;  /* the statement summary (COMMIT latency, statement counts) */
 	struct pacer mdl_pace;   /* the metadata-lock check */
 	unsigned mdl_last;       /* its last count */
@@ -93,6 +101,17 @@ struct my_priv {
 	struct pacer waits_pace; /* wait summary reads */
 	double trx_read;         /* monotonic s of the last lock query (it reads INNODB_TRX) */
 	double joined_ms;        /* server round trip of this refresh's joined read (my_read_joined) */
+	/* the status read (my_read_status): every counter when due, else the
+	 * LIKE reads of those of every refresh (MariaDB, log_bin ON) */
+	struct pacer sum_pace; /* the read of every counter */
+	double full_ms;        /* the read of every counter's round trip, ms (smoothed) */
+	double like_ms;        /* the LIKE reads' round trips, ms (smoothed), 0: none yet */
+	double uptime_mono;    /* monotonic s of last_uptime */
+	/* semi-sync ON, or any of its counters above 0, at the last read of
+	 * every counter: its status is read every refresh */
+	bool semi_used;
+	struct my_held_row held[MY_HELD_ROWS]; /* that read's rows the LIKE reads leave out */
+	size_t nheld;
 };
 
 /* InnoDB refreshes the INNODB_TRX / INNODB_LOCKS cache only when no one
@@ -1796,44 +1815,165 @@ struct my_status {
 	double ms;      /* its round trip, ms */
 };
 
+/* The refresh's status, every counter: a WHERE makes MariaDB compute
+ * every variable's value, so it adds up every connection's counters
+ * (Com_*, Handler_* are kept per connection): 4-7 ms with 3,000
+ * connections on a server that sleeps between two reads, 1 ms with 40. */
+#define MY_STATUS_SQL \
+	"SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback'," \
+	"'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes'," \
+	"'Innodb_os_log_written','Binlog_commits','Binlog_group_commits'," \
+	"'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time'," \
+	"'Innodb_row_lock_current_waits','Slaves_connected','Com_create_db','Com_select','Com_insert'," \
+	"'Com_update','Com_delete','Com_replace','Com_begin') OR Variable_name LIKE 'Rpl_semi_sync_%'"
+
+/* The summed read is paced once it costs this share of --server-budget
+ * beyond the LIKE reads (2 ms at the default 10): with a few hundred
+ * connections or less it is read every time (it costs about what the
+ * LIKE reads do: 1 ms with 40). */
+#define MY_STATUS_SUM_SHARE 0.2
+
+/* A LIKE picks the variables by name before their values: one that names
+ * no per-connection counter adds nothing up (0.3-0.6 ms each with 3,000
+ * connections). MariaDB with log_bin=ON counts every commit in
+ * Binlog_commits, so these give the counts of every refresh (commits,
+ * fsyncs, redo, row-lock waits, semi-sync) and MY_STATUS_SQL, for the
+ * statement counts, Handler_commit and the rollbacks, is paced under
+ * --server-budget when it costs more (my_status_full). The last one only
+ * while semi-sync is in use. */
+static const char *const my_status_like_sql[] = {
+	"SHOW GLOBAL STATUS LIKE 'Innodb_%'",
+	"SHOW GLOBAL STATUS LIKE 'Binlog_%commits'",
+	"SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_%'",
+};
+
+/* One status row into out (counters, replication) and st. */
+static void my_status_row(struct sample *out, struct my_status *st, MYSQL_ROW row, uint64_t *uptime)
+{
+	if (!row[0])
+		return;
+	mysql_map_status(out, row[0], row[1], uptime);
+	if (repl_my_status_name(row[0]))
+		repl_my_status(&out->repl, row[0], row[1]);
+	if (strcasecmp(row[0], "Performance_schema_digest_lost") == 0)
+		st->have_lost = parse_u64(row[1], &st->lost);
+	if (strcasecmp(row[0], "Innodb_row_lock_current_waits") == 0 && !parse_u64(row[1], &st->row_waits))
+		st->row_waits = 0;
+	if (strcasecmp(row[0], "Innodb_row_lock_waits") == 0)
+		st->have_begun = parse_u64(row[1], &st->begun);
+}
+
+/* Every counter this refresh (MY_STATUS_SQL), else those of every refresh
+ * alone (my_status_like_sql): MariaDB with log_bin=ON under
+ * --server-budget, while the summed read is not due. */
+static bool my_status_full(const struct source *src, double now)
+{
+	const struct my_priv *p = src->priv;
+	const struct caps *c = &src->caps;
+	if (c->flavour != FLAVOUR_MARIADB || !c->binlog_on || !(src->budget_ms > 0))
+		return true;
+	return pace_due(&p->sum_pace, now, false) || pace_after_change(&p->sum_pace, src, now);
+}
+
+/* A row of the read of every counter that the LIKE reads leave out
+ * (semi_used: whether they read semi-sync's). */
+static bool my_status_held(const char *name, bool semi_used)
+{
+	return strcasecmp(name, "Slaves_connected") == 0 || strcasecmp(name, "Performance_schema_digest_lost") == 0 ||
+	       (!semi_used && strncasecmp(name, "Rpl_semi_sync_", 14) == 0);
+}
+
+/* Keep a row of the read of every counter for the refreshes until the
+ * next; notes whether semi-sync is in use (ON, or a counter above 0). */
+static void my_status_keep(struct my_priv *p, MYSQL_ROW row, bool *semi)
+{
+	if (strncasecmp(row[0], "Rpl_semi_sync_", 14) == 0 && row[1] && strcmp(row[1], "0") != 0 &&
+	    strcasecmp(row[1], "OFF") != 0)
+		*semi = true;
+	if (!my_status_held(row[0], false) || p->nheld >= MY_HELD_ROWS)
+		return;
+	str_copy(p->held[p->nheld].name, sizeof p->held[p->nheld].name, row[0]);
+	str_copy(p->held[p->nheld].value, sizeof p->held[p->nheld].value, row[1] ? row[1] : "");
+	p->nheld++;
+}
+
+/* The statements of the status read (full: MY_STATUS_SQL, else the LIKE
+ * reads and the rows they leave out, as the last full read gave them)
+ * into out and st. Returns 0, or -1 (sample failed). */
+static int my_status_query(struct source *src, struct sample *out, struct my_status *st, bool full, uint64_t *uptime)
+{
+	struct my_priv *p = src->priv;
+	size_t n = full ? 1 : sizeof my_status_like_sql / sizeof *my_status_like_sql - !p->semi_used;
+	bool semi = false;
+	if (full)
+		p->nheld = 0;
+	for (size_t i = 0; i < n; i++) {
+		MYSQL_RES *res;
+		MYSQL_ROW row;
+		if (my_sample_query(src, out, full ? MY_STATUS_SQL : my_status_like_sql[i], &res) < 0)
+			return -1;
+		while (res && (row = mysql_fetch_row(res))) {
+			my_status_row(out, st, row, uptime);
+			if (full && row[0])
+				my_status_keep(p, row, &semi);
+		}
+		if (res)
+			mysql_free_result(res);
+	}
+	if (full)
+		p->semi_used = semi;
+	for (size_t i = 0; !full && i < p->nheld; i++)
+		if (my_status_held(p->held[i].name, p->semi_used)) {
+			char *row[2] = {p->held[i].name, p->held[i].value};
+			my_status_row(out, st, row, uptime);
+		}
+	return 0;
+}
+
+/* After a read of every counter that took ms: the next one as --server-
+ * budget allows for what it costs beyond the LIKE reads (MariaDB, log_bin
+ * ON). Between two, the summed counters stand (sample.ctr_paced: the model
+ * holds them, their rates cover the time between two readings and say
+ * how old they are), and so do the uptime (run on) and the rows the LIKE
+ * reads leave out (my_status_held). */
+static void my_status_paced(struct source *src, struct sample *out, struct my_status *st, bool full, double now)
+{
+	struct my_priv *p = src->priv;
+	const struct caps *c = &src->caps;
+	if (full) {
+		p->uptime_mono = now;
+		/* what it costs beyond the LIKE reads (before one, taken as
+		 * half of it), smoothed; paced from MY_STATUS_SUM_SHARE */
+		p->full_ms = p->full_ms > 0 ? 0.7 * p->full_ms + 0.3 * st->ms : st->ms;
+		double more = p->full_ms - (p->like_ms > 0 ? p->like_ms : p->full_ms / 2);
+		if (c->flavour == FLAVOUR_MARIADB && c->binlog_on)
+			pace_done(&p->sum_pace, src, now, more >= MY_STATUS_SUM_SHARE * src->budget_ms ? more : 0,
+				  PACE_SHARE_SUMMARY);
+		return;
+	}
+	p->like_ms = p->like_ms > 0 ? 0.8 * p->like_ms + 0.2 * st->ms : st->ms;
+	out->ctr_paced = true;
+	out->uptime_s = (double)p->last_uptime + (now - p->uptime_mono);
+}
+
 /* The refresh's global status: the counters into out (its time, the
  * uptime and restarts), the rest into st. Returns 0, or -1 (sample
  * failed). */
 static int my_read_status(struct source *src, struct sample *out, struct my_status *st)
 {
 	struct my_priv *p = src->priv;
-	MYSQL_ROW row;
 	uint64_t uptime = 0;
-	MYSQL_RES *res;
 	double t0 = clock_mono();
-	if (my_sample_query(
-		    src, out,
-		    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime','Com_commit','Com_rollback',"
-		    "'Handler_commit','Innodb_os_log_fsyncs','Innodb_data_fsyncs','Innodb_log_writes',"
-		    "'Innodb_os_log_written','Binlog_commits','Binlog_group_commits',"
-		    "'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time',"
-		    "'Innodb_row_lock_current_waits','Slaves_connected','Com_create_db','Com_select','Com_insert',"
-		    "'Com_update','Com_delete','Com_replace','Com_begin') OR Variable_name LIKE 'Rpl_semi_sync_%'",
-		    &res) < 0)
+	bool full = my_status_full(src, t0);
+	if (my_status_query(src, out, st, full, &uptime) < 0)
 		return -1;
 	double now = clock_mono();
 	st->ms = (now - t0) * 1000;
 	out->mono = (t0 + st->ms / 2000);
 	out->wall = clock_wall() - (now - out->mono); /* the wall clock at the read */
-	while (res && (row = mysql_fetch_row(res))) {
-		mysql_map_status(out, row[0], row[1], &uptime);
-		if (repl_my_status_name(row[0]))
-			repl_my_status(&out->repl, row[0], row[1]);
-		if (row[0] && strcasecmp(row[0], "Performance_schema_digest_lost") == 0)
-			st->have_lost = parse_u64(row[1], &st->lost);
-		if (row[0] && strcasecmp(row[0], "Innodb_row_lock_current_waits") == 0 &&
-		    !parse_u64(row[1], &st->row_waits))
-			st->row_waits = 0;
-		if (row[0] && strcasecmp(row[0], "Innodb_row_lock_waits") == 0)
-			st->have_begun = parse_u64(row[1], &st->begun);
-	}
-	if (res)
-		mysql_free_result(res);
+	my_status_paced(src, out, st, full, out->mono);
+	if (!full)
+		return 0;
 	if (uptime < p->last_uptime)
 		p->restarts++;
 	p->last_uptime = uptime;
@@ -1960,7 +2100,7 @@ static int my_read_ps(struct source *src, struct sample *out, bool quick)
 	r.stmts = (pace_due(&p->stmt_pace, now, false) || pace_after_change(&p->stmt_pace, src, now)) &&
 		  !source_first_reads_wait(src, FIRST_SUMMARY);
 	r.waits = now >= p->waits_pace.next && !source_first_reads_wait(src, FIRST_WAITS);
-	out->ctr_paced = !r.stmts;
+	out->ctr_paced = out->ctr_paced || !r.stmts; /* or the status read's (my_status_paced) */
 	r.own_n = p->own_n;
 	r.own_ns = p->own_ns;
 	out->waits_skipped = !r.waits;
@@ -2162,7 +2302,8 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	 * transactions come from one InnoDB cache (filled again by a read after
 	 * 0.1 s without one: MY_TRX_CACHE_IDLE_S), and the graph's statement
 	 * scans the process list as the list's does. A list due (or halfway to
-	 * its next read when the graph is due) and the graph are one statement:
+	 * its next read when the graph is due, or not read yet when the graph's
+	 * first read comes: source_sessions_join) and the graph are one statement:
 	 * 500 waiting among 2,500 sessions, 100-130 ms for both, against about
 	 * 100 ms for each read apart. */
 	bool joined = maria && c->priv_process && st.row_waits > 0 && !source_first_reads_wait(src, FIRST_LOCKS) &&
