@@ -1811,8 +1811,9 @@ struct my_status {
 	uint64_t lost;           /* Performance_schema_digest_lost */
 	uint64_t row_waits;      /* Innodb_row_lock_current_waits */
 	bool have_begun;
-	uint64_t begun; /* Innodb_row_lock_waits: row-lock waits begun since the start */
-	double ms;      /* its round trip, ms */
+	uint64_t begun;   /* Innodb_row_lock_waits: row-lock waits begun since the start */
+	double ms;        /* its round trip, ms */
+	uint64_t threads; /* Threads_connected (the read of every counter) */
 };
 
 /* The refresh's status, every counter: a WHERE makes MariaDB compute
@@ -1825,13 +1826,20 @@ struct my_status {
 	"'Innodb_os_log_written','Binlog_commits','Binlog_group_commits'," \
 	"'Performance_schema_digest_lost','Innodb_row_lock_waits','Innodb_row_lock_time'," \
 	"'Innodb_row_lock_current_waits','Slaves_connected','Com_create_db','Com_select','Com_insert'," \
-	"'Com_update','Com_delete','Com_replace','Com_begin') OR Variable_name LIKE 'Rpl_semi_sync_%'"
+	"'Com_update','Com_delete','Com_replace','Com_begin','Threads_connected') " \
+	"OR Variable_name LIKE 'Rpl_semi_sync_%'"
 
 /* The summed read is paced once it costs this share of --server-budget
- * beyond the LIKE reads (2 ms at the default 10): with a few hundred
- * connections or less it is read every time (it costs about what the
- * LIKE reads do: 1 ms with 40). */
+ * beyond the LIKE reads (2 ms at the default 10), measured, and once the
+ * connections it adds up would (MY_STATUS_SUM_MS_PER_CONN each): with a
+ * few hundred connections or less it is read every time, however slow a
+ * busy host makes its round trip (it costs about what the LIKE reads do:
+ * 1 ms with 40). */
 #define MY_STATUS_SUM_SHARE 0.2
+/* What each connection adds to the summed read, ms: 3,003 connections,
+ * 4-7 ms against 0.4 ms for a LIKE, on a server that slept since its last
+ * read (1.1-1.3 ms back to back, its memory warm). */
+#define MY_STATUS_SUM_MS_PER_CONN 0.0015
 
 /* A LIKE picks the variables by name before their values: one that names
  * no per-connection counter adds nothing up (0.3-0.6 ms each with 3,000
@@ -1861,6 +1869,8 @@ static void my_status_row(struct sample *out, struct my_status *st, MYSQL_ROW ro
 		st->row_waits = 0;
 	if (strcasecmp(row[0], "Innodb_row_lock_waits") == 0)
 		st->have_begun = parse_u64(row[1], &st->begun);
+	if (strcasecmp(row[0], "Threads_connected") == 0 && !parse_u64(row[1], &st->threads))
+		st->threads = 0;
 }
 
 /* Every counter this refresh (MY_STATUS_SQL), else those of every refresh
@@ -1946,9 +1956,10 @@ static void my_status_paced(struct source *src, struct sample *out, struct my_st
 		 * half of it), smoothed; paced from MY_STATUS_SUM_SHARE */
 		p->full_ms = p->full_ms > 0 ? 0.7 * p->full_ms + 0.3 * st->ms : st->ms;
 		double more = p->full_ms - (p->like_ms > 0 ? p->like_ms : p->full_ms / 2);
+		double least = MY_STATUS_SUM_SHARE * src->budget_ms;
+		bool costly = more >= least && (double)st->threads * MY_STATUS_SUM_MS_PER_CONN >= least;
 		if (c->flavour == FLAVOUR_MARIADB && c->binlog_on)
-			pace_done(&p->sum_pace, src, now, more >= MY_STATUS_SUM_SHARE * src->budget_ms ? more : 0,
-				  PACE_SHARE_SUMMARY);
+			pace_done(&p->sum_pace, src, now, costly ? more : 0, PACE_SHARE_SUMMARY);
 		return;
 	}
 	p->like_ms = p->like_ms > 0 ? 0.8 * p->like_ms + 0.2 * st->ms : st->ms;
