@@ -118,6 +118,12 @@ static void json_digests(const struct model *m, int top, struct strbuf *out)
 		sb_printf(out, ",\"digests_estimates\":{\"samples\":%llu,\"calls_counted\":%u,\"window_s\":",
 			  (unsigned long long)t->est_rounds, t->est_counted);
 		json_num(out, d_round(t->est_window_s * 1000) / 1000);
+		/* the counts their calls come from: read this sample (0), or
+		 * held since a paced status read */
+		if (t->est_counted) {
+			sb_puts(out, ",\"counts_age_s\":");
+			json_num(out, d_round(m->dg_com_age_s * 10) / 10);
+		}
 		sb_putc(out, '}');
 	}
 	e = xcalloc((size_t)top + 1, sizeof *e);

@@ -97,6 +97,8 @@ void model_init(struct model *m, size_t history_len)
 	m->own_xacts = NAN;
 	m->host_busy_s = INFINITY;
 	m->dg_bound_ms = NAN;
+	for (i = 0; i < DGK__COUNT; i++)
+		m->dg_com_rate[i] = NAN;
 	digest_table_init(&m->dg);
 	repl_model_reset(&m->repl);
 }
@@ -342,14 +344,22 @@ static const int kind_ctr[DGK__COUNT] = {
 static void count_estimates(struct model *m, const struct sample *s)
 {
 	double per_s[DGK__COUNT];
+	m->dg_com_age_s = 0;
 	for (int k = 0; k < DGK__COUNT; k++) {
 		double mono;
 		const struct ctr *a = &m->dg_com[k], *b = newest_ctr(m, s, kind_ctr[k], &mono);
 		double dt = mono - m->dg_com_mono[k];
-		per_s[k] = m->caps.engine == ENGINE_MYSQL && dt > 0 && a->present && b->present &&
-					   a->epoch == b->epoch && b->v >= a->v
-				   ? (double)(b->v - a->v) / dt
-				   : NAN;
+		bool ok = m->caps.engine == ENGINE_MYSQL && a->present && b->present && a->epoch == b->epoch &&
+			  b->v >= a->v;
+		if (ok && dt > 0)
+			m->dg_com_rate[k] = (double)(b->v - a->v) / dt;
+		else if (!ok || dt < 0)
+			m->dg_com_rate[k] = NAN;
+		else if (m->dg_com_rate[k] >= 0 && s->mono - mono > m->dg_com_age_s)
+			/* not read again since the last set of digests (a paced
+			 * status read): its newest rate stands, with its age */
+			m->dg_com_age_s = s->mono - mono;
+		per_s[k] = m->dg_com_rate[k];
 		m->dg_com[k] = *b;
 		m->dg_com_mono[k] = mono;
 	}

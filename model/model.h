@@ -163,6 +163,8 @@ struct model {
 	 * digests: the estimates' calls (digest_table_count_estimates) */
 	struct ctr dg_com[DGK__COUNT];
 	double dg_com_mono[DGK__COUNT];
+	double dg_com_rate[DGK__COUNT]; /* each kind's newest counted rate, /s (NaN: none) */
+	double dg_com_age_s;            /* s since the counts behind the estimates' calls were read (0: this sample) */
 	double est_scale;         /* the estimates' scale this interval (1: within the bound) */
 	/* the sampled COMMIT estimate's last reads (MySQL / MariaDB, prepared
 	 * COMMIT): its sampled time and the commits counted over each read's

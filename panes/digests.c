@@ -423,10 +423,16 @@ static int draw_status(const struct model *m, const struct pane_view *v, size_t 
 			char looks[40] = "";
 			if (t->est_rounds)
 				str_printf(looks, sizeof looks, " from %llu looks", (unsigned long long)t->est_rounds);
+			char counted[48] = "";
+			if (t->est_counted && m->dg_com_age_s >= 1)
+				str_printf(counted, sizeof counted, ", calls to the Com_* counts %.0fs old",
+					   m->dg_com_age_s);
+			else if (t->est_counted)
+				str_copy(counted, sizeof counted, ", calls to the Com_* counts");
 			str_printf(est, sizeof est,
 				   "; ~ rows: sampled from their sessions (estimates%s, time scaled to the "
 				   "measured%s)",
-				   looks, t->est_counted ? ", calls to the Com_* counts" : "");
+				   looks, counted);
 		}
 		cv_printf(cv, y++, 0, R_WARN, "digests cover %.0f%% of the statements%s%s%s", m->cov.share * 100,
 			  m->cov.reason ? ": " : "", m->cov.reason ? m->cov.reason : "", est);

@@ -27,7 +27,12 @@ for ((i = 0; i < 200; i++)); do
 done
 c0=$(com)
 t0=$(date +%s.%N)
+# beside it, one whose budget paces the full status read (issue 32): the
+# Com_* counts are read every few refreshes, by name in between
+"$DBTOP" --batch --count 24 --interval 1 --top 30 --format json --server-budget 0.01 "$DBTOP_MARIADB_URI" >"$tmp/p.json" 2>"$tmp/perr" &
+pp=$!
 "$DBTOP" --batch --count 24 --interval 1 --top 30 --format json "$DBTOP_MARIADB_URI" >"$tmp/b.json" 2>"$tmp/err"
+wait "$pp"
 c1=$(com)
 t1=$(date +%s.%N)
 res() { if [ "$2" = 0 ]; then ok "$1"; else nok "$1"; fi; }
@@ -56,6 +61,18 @@ echo "# Com_commit/s read from the server $srv; sampled COMMIT calls/s $dg (over
 res "the sampled COMMIT's calls are counted (calls_counted Com_commit) in $cnt of the $seen fresh reads with a COMMIT row ($fresh fresh reads)" $?
 within "$dg" "$srv" 5
 res "COMMIT calls/s $dg within 5 % of Com_commit/s $srv read from the server" $?
+# the status read paced: between two full reads the COMMIT's calls are
+# still counted, from the rate of the last two readings, said to be older
+tail -n +5 "$tmp/p.json" >"$tmp/pr.json"
+pdg=$(jq -s "[$FRESH | .digests_estimates.window_s as \$w | [$COMMIT | .calls_per_s * \$w, \$w]] | select(length > 0) | (map(.[0]) | add) / (map(.[1]) | add)" "$tmp/pr.json")
+pcnt=$(jq -s "[$FRESH | $COMMIT | select(.calls_counted == \"Com_commit\")] | length" "$tmp/pr.json")
+pseen=$(jq -s "[$FRESH | select([$COMMIT] | length > 0)] | length" "$tmp/pr.json")
+paged=$(jq -s "[$FRESH | select([$COMMIT] | length > 0) | .digests_estimates.counts_age_s // 0 | select(. >= 1)] | length" "$tmp/pr.json")
+echo "# status paced: sampled COMMIT calls/s $pdg ($pseen fresh reads with a COMMIT row, $pcnt counted, $paged of them from counts 1 s old or more: $(jq -sc 'map(.digests_estimates.counts_age_s)' "$tmp/p.json"))"
+[ "$pcnt" -ge $((pseen * 8 / 10)) ] && [ "$pseen" -ge 4 ] && [ "$paged" -ge 1 ]
+res "status paced: the COMMIT's calls counted in $pcnt of the $pseen fresh reads with a COMMIT row, $paged from older counts" $?
+within "$pdg" "$srv" 10
+res "status paced: COMMIT calls/s $pdg within 10 % of Com_commit/s $srv" $?
 # its average = the sampled time / the counted calls
 bad=$(jq -s "[.[] | $COMMIT | select(.calls_per_s > 0) | . as \$d | select((\$d.total_ms_per_s / \$d.calls_per_s - \$d.avg_ms | fabs) > 0.01 + \$d.avg_ms * 0.001)] | length" "$tmp/r.json")
 [ "$bad" = 0 ]
