@@ -91,6 +91,7 @@ struct my_priv {
 	double waits_ms;         /* the wait summary's server time, ms */
 	double waits_every;      /* s between its reads now */
 	double fixed_ms;         /* server time of this refresh's unpaced reads so far, ms */
+	double summary_ms;       /* server time of this refresh's summaries so far, ms (src->summary_ms) */
 	char *own_sig[MY_OWN_SIGS];   /* signatures of the statements dbtop sent (my_sig) */
 	size_t nown_sig;
 	struct strset own_keys;  /* digest keys whose text is one of dbtop's own statements */
@@ -1840,6 +1841,9 @@ struct my_status {
  * 4-7 ms against 0.4 ms for a LIKE, on a server that slept since its last
  * read (1.1-1.3 ms back to back, its memory warm). */
 #define MY_STATUS_SUM_MS_PER_CONN 0.0015
+/* Weight of a refresh in src->summary_ms (the summaries' spend per
+ * refresh): about the last 20 refreshes. */
+#define MY_SUMMARY_ALPHA 0.05
 
 /* A LIKE picks the variables by name before their values: one that names
  * no per-connection counter adds nothing up (0.3-0.6 ms each with 3,000
@@ -2022,11 +2026,13 @@ static void my_ps_paced(struct source *src, const struct my_ps_read *r, double n
 	int k = 1;
 	if (r->stmts) {
 		double ms = my_mark_ms(r, k++);
+		p->summary_ms += ms > 0 ? ms : 0;
 		pace_done_max(&p->stmt_pace, src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
 	}
 	if (r->waits) {
 		double ms = my_mark_ms(r, k);
 		p->waits_ms = ms;
+		p->summary_ms += ms > 0 ? ms : 0;
 		double next = source_pace_next_max(src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
 		/* the second read as soon as the cadence allows: the first rates need two */
 		if (!p->waits_pace.reads++)
@@ -2181,6 +2187,7 @@ static int my_read_mdl(struct source *src, struct sample *out, int seen, unsigne
 	p->mdl_last = *mdl_waits;
 	p->mdl_mono = now;
 	p->mdl_ms = ms;
+	p->summary_ms += ms;
 	pace_done_max(&p->mdl_pace, src, now, ms, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
 	return 0;
 }
@@ -2294,6 +2301,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	if (my_read_status(src, out, &st) < 0)
 		return -1;
 	p->fixed_ms = st.ms;
+	p->summary_ms = 0;
 	/* the settings in full every few seconds, the watched ones else */
 	bool quick = !want_settings;
 	if (c->ps_readable ? my_read_ps(src, out, quick) < 0 : quick && my_read_watched(src, out) < 0)
@@ -2332,6 +2340,9 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 		mariadb_rl_finish(rl, NULL);
 		return -1;
 	}
+	/* the summaries' spend per refresh, over their reads and the
+	 * refreshes between (read every 10-120 s at scale) */
+	src->summary_ms = (1 - MY_SUMMARY_ALPHA) * src->summary_ms + MY_SUMMARY_ALPHA * p->summary_ms;
 	src->lk_stamp_now = mysql_locks_stamp(st.have_begun, st.begun, st.row_waits, mdl_waits);
 	if (my_read_locks(src, out, (unsigned)st.row_waits, mdl_waits, rl) < 0)
 		return -1;

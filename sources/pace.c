@@ -158,6 +158,10 @@ double source_pace_next_max(const struct source *src, double now, double cost_ms
 static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap)
 {
 	double left = src->budget_ms - (src->fixed_ms > 0 ? src->fixed_ms : 0);
+	/* the summaries are paid first (their share is of what every refresh
+	 * leaves); the reads with the larger shares take what they leave */
+	if (share > PACE_SHARE_SUMMARY && src->summary_ms > 0)
+		left -= src->summary_ms;
 	if (!(left >= src->budget_ms * PACE_LEFT_MIN))
 		left = src->budget_ms * PACE_LEFT_MIN;
 	double per_refresh = left * share, iv = src->interval > 0 ? src->interval : 1, period;

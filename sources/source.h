@@ -174,6 +174,13 @@ struct source {
 	 * set by the backend, 0: not measured): the paced reads share what is
 	 * left of budget_ms (source_pace_next) */
 	double fixed_ms;
+	/* server time per refresh of the summaries that add up every thread
+	 * or session (MySQL / MariaDB: the statement and wait summaries, the
+	 * metadata-lock check; ms, moving average over their reads and the
+	 * refreshes between; 0: none): the lock graph, the digests and the
+	 * session list share what the summaries leave (source_pace_next), so
+	 * the shares add up to the budget, not above it */
+	double summary_ms;
 	double interval;         /* s between refreshes (set by the caller; 0: 1) */
 	double sub_every;        /* s between subsamples now (source_subsample) */
 	double sub_cost_ms;      /* a subsample's server cost, moving average */
@@ -310,8 +317,9 @@ enum { FIRST_LOCKS = 0, FIRST_DIGESTS, FIRST_SESSIONS, FIRST_SUMMARY, FIRST_WAIT
 
 /* Pacing of a costly read under --server-budget: a read that took cost_ms
  * may take share (0..1) of the budget per refresh, of what is left of it
- * after the reads of every refresh (src->fixed_ms; at least
- * PACE_LEFT_MIN of it). Returns the monotonic
+ * after the reads of every refresh (src->fixed_ms) and, for a read whose
+ * share is above PACE_SHARE_SUMMARY, after the summaries (src->summary_ms);
+ * at least PACE_LEFT_MIN of it. Returns the monotonic
  * time of the next read: by the next refresh when it is cheap enough,
  * otherwise as many refreshes ahead as it takes to stay within its share
  * on average (at most PACE_MAX_S). 0 when there is no budget. */

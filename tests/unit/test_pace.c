@@ -97,6 +97,19 @@ static void test_pace_fixed(void)
 	      "the second read at the next refresh whatever it costs");
 	CHECK(near(pace_done_max(&pc, &src, 101, 300, 0.1, PACE_MAX_SUMMARY_S), PACE_MAX_SUMMARY_S - 0.1 + 0.1),
 	      "then every PACE_MAX_SUMMARY_S, said in s between reads");
+	/* the summaries paid first: 2 of the 8 ms left go to them, the lock
+	 * graph takes half of the 6 they leave (3 ms a refresh: a 30 ms read
+	 * every 10 s, not 7.5), the summaries their share of the 8 */
+	src.fixed_ms = 2;
+	src.summary_ms = 2;
+	CHECK(near(source_pace_next(&src, 100, 30, PACE_SHARE_LOCKS), 100 + 10 - 0.1),
+	      "2 ms of summaries a refresh: the graph shares the 6 ms they leave (every 10 s)");
+	CHECK(near(source_pace_next_max(&src, 100, 8, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S), 100 + 10 - 0.1),
+	      "... a summary its share of the 8 ms every refresh leaves (every 10 s)");
+	src.summary_ms = 20;
+	CHECK(near(source_pace_next(&src, 100, 5, PACE_SHARE_LOCKS), 100 + 10 - 0.1),
+	      "summaries above what is left: the graph still has the floor");
+	src.summary_ms = 0;
 	src.budget_ms = 0;
 	src.fixed_ms = 6;
 	CHECK(source_pace_next(&src, 100, 500, 0.5) == 0, "--server-budget 0: every refresh, whatever every refresh costs");
