@@ -71,8 +71,10 @@ paged=$(jq -s "[$FRESH | select([$COMMIT] | length > 0) | .digests_estimates.cou
 echo "# status paced: sampled COMMIT calls/s $pdg ($pseen fresh reads with a COMMIT row, $pcnt counted, $paged of them from counts 1 s old or more: $(jq -sc 'map(.digests_estimates.counts_age_s)' "$tmp/p.json"))"
 [ "$pcnt" -ge $((pseen * 8 / 10)) ] && [ "$pseen" -ge 4 ] && [ "$paged" -ge 1 ]
 res "status paced: the COMMIT's calls counted in $pcnt of the $pseen fresh reads with a COMMIT row, $paged from older counts" $?
-within "$pdg" "$srv" 10
-res "status paced: COMMIT calls/s $pdg within 10 % of Com_commit/s $srv" $?
+# (the held rate is of one early interval, ~1 s of a 200/s Poisson load:
+# +-7 % at one sigma, so within 20 %, not the 5 % of the whole run above)
+within "$pdg" "$srv" 20
+res "status paced: COMMIT calls/s $pdg within 20 % of Com_commit/s $srv" $?
 # its average = the sampled time / the counted calls
 bad=$(jq -s "[.[] | $COMMIT | select(.calls_per_s > 0) | . as \$d | select((\$d.total_ms_per_s / \$d.calls_per_s - \$d.avg_ms | fabs) > 0.01 + \$d.avg_ms * 0.001)] | length" "$tmp/r.json")
 [ "$bad" = 0 ]
