@@ -281,7 +281,7 @@ int main(void)
 	/* MariaDB's full status read paced (issue 32): the third sample
 	 * has no Com_* reading; the estimates' calls take the rate of the
 	 * last two readings (168 COMMITs/s), said to be 1 s old, never
-	 * uncounted; the sample after it counts afresh */
+	 * uncounted; a run read in full says 0 */
 	paced_sample = 3;
 	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 10, true, true, 3);
 	CHECK(m.dg.est_counted == 3 && fabs(m.dg.est_commits_per_s - 158) < 1e-9,
