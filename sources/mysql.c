@@ -1175,6 +1175,8 @@ static int my_read_locks(struct source *src, struct sample *out, unsigned row_wa
 		return -1;
 	source_locks_end(src, ls, rc == 0, now);
 	src->lk_with_list = with_list;
+	if (with_list) /* the list's pace counts the statement they share */
+		source_pace_joined(src, PACED_LOCKS, ls->query_ms - p->joined_ms, ls->query_ms);
 	return 0;
 }
 
@@ -2161,9 +2163,11 @@ static int my_read_mdl(struct source *src, struct sample *out, int seen, unsigne
 	MYSQL_ROW row;
 	MYSQL_RES *res;
 	if (seen >= 0) {
-		/* counted by this refresh's read of the process list: no statement */
+		/* counted by this refresh's read of the process list: no
+		 * statement, and the next check a whole pace from this count */
 		*mdl_waits = p->mdl_last = (unsigned)seen;
 		p->mdl_mono = now;
+		pace_rebase(&p->mdl_pace, now);
 		return 0;
 	}
 	*mdl_waits = p->mdl_last;
@@ -2255,8 +2259,8 @@ static int my_sample_digests(struct source *src, struct sample *out, bool busy, 
 	if (!out->digests)
 		return -1;
 	my_fill_add(p, out->digests);
-	double every = pace_every_shown(src, pace_done(&p->dg_pace, src, clock_mono(), out->query_ms - before,
-						       PACE_SHARE_DIGESTS));
+	double every = pace_every_shown(src, pace_done_read(&p->dg_pace, src, clock_mono(), out->query_ms - before,
+							    PACED_DIGESTS));
 	if (every > 0)
 		str_printf(out->digests->source, sizeof out->digests->source, "performance_schema, read every %.0f s",
 			   every);

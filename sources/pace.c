@@ -8,6 +8,14 @@
 #include "../model/locks.h"
 #include "../util/util.h"
 
+static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap, int read);
+static void pace_spent(struct source *src, int read, double now, double cost_ms, double next, double seen);
+static const double paced_share[PACED__COUNT] = {
+	[PACED_LOCKS] = PACE_SHARE_LOCKS,
+	[PACED_DIGESTS] = PACE_SHARE_DIGESTS,
+	[PACED_SESSIONS] = PACE_SHARE_SESSIONS,
+};
+
 bool pace_due_at(double next, double now, bool busy)
 {
 	return now >= next && !(busy && now < next + 1.0);
@@ -42,6 +50,24 @@ double pace_done_max(struct pacer *pc, const struct source *src, double now, dou
 	pc->last = now;
 	pc->next = pc->reads++ ? source_pace_next_max(src, now, cost_ms, share, cap) : 0;
 	return pc->next > now + 0.5 ? pc->next - now + 0.1 : 0;
+}
+
+double pace_done_read(struct pacer *pc, struct source *src, double now, double cost_ms, int read)
+{
+	assert(read >= 0 && read < PACED__COUNT);
+	pc->last = now;
+	pc->next = pc->reads++ ? pace_next(src, now, cost_ms, paced_share[read], PACE_MAX_S, read) : 0;
+	pace_spent(src, read, now, cost_ms, pc->next,
+		   __atomic_load_n(&src->background, __ATOMIC_RELAXED) ? PACE_BACKGROUND_S : 0);
+	return pc->next > now + 0.5 ? pc->next - now + 0.1 : 0;
+}
+
+void pace_rebase(struct pacer *pc, double now)
+{
+	if (pc->reads < 2 || !(pc->next > pc->last) || !(now > pc->last))
+		return; /* not paced yet (the first two come at once), or read at every refresh */
+	pc->next += now - pc->last;
+	pc->last = now;
 }
 
 bool pace_after_change(const struct pacer *pc, const struct source *src, double now)
@@ -143,19 +169,59 @@ void source_locks_end(struct source *src, struct lock_set *ls, bool read, double
 	source_locks_read(src, ls, ls->query_ms, now);
 }
 
-static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap);
-
 double source_pace_next(const struct source *src, double now, double cost_ms, double share)
 {
-	return pace_next(src, now, cost_ms, share, PACE_MAX_S);
+	return pace_next(src, now, cost_ms, share, PACE_MAX_S, -1);
 }
 
 double source_pace_next_max(const struct source *src, double now, double cost_ms, double share, double cap)
 {
-	return pace_next(src, now, cost_ms, share, cap);
+	return pace_next(src, now, cost_ms, share, cap, -1);
 }
 
-static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap)
+/* What the large paced reads other than `read` spend a refresh at now
+ * (src->paced_ms while it holds). */
+static double paced_others(const struct source *src, int read, double now)
+{
+	double sum = 0;
+	for (int k = 0; k < PACED__COUNT; k++)
+		if (k != read && now <= src->paced_until[k] && src->paced_ms[k] > 0)
+			sum += src->paced_ms[k];
+	return sum;
+}
+
+/* Keep what `read`, read at now for cost_ms and next at next (0: at the
+ * next refresh), spends a refresh at that pace (at least seen s apart). */
+static void pace_spent(struct source *src, int read, double now, double cost_ms, double next, double seen)
+{
+	double iv = src->interval > 0 ? src->interval : 1;
+	/* the s to the next read, as its refresh will take it (the slack
+	 * back), at least one refresh */
+	double period = next > now ? next - now + (iv / 10 < PACE_SLACK_S ? iv / 10 : PACE_SLACK_S) : iv;
+	if (period < seen)
+		period = seen;
+	if (period < iv)
+		period = iv;
+	src->paced_ms[read] = cost_ms > 0 && src->budget_ms > 0 ? cost_ms * iv / period : 0;
+	src->paced_until[read] = now + period + 2 * iv;
+}
+
+double source_pace_read(struct source *src, int read, double now, double cost_ms, double cap, double seen)
+{
+	assert(read >= 0 && read < PACED__COUNT);
+	double next = pace_next(src, now, cost_ms, paced_share[read], cap, read);
+	pace_spent(src, read, now, cost_ms, next, seen);
+	return next;
+}
+
+void source_pace_joined(struct source *src, int read, double own_ms, double total_ms)
+{
+	assert(read >= 0 && read < PACED__COUNT);
+	if (total_ms > 0 && own_ms >= 0 && own_ms < total_ms)
+		src->paced_ms[read] *= own_ms / total_ms;
+}
+
+static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap, int read)
 {
 	double left = src->budget_ms - (src->fixed_ms > 0 ? src->fixed_ms : 0);
 	/* the summaries are paid first (their share is of what every refresh
@@ -165,6 +231,12 @@ static double pace_next(const struct source *src, double now, double cost_ms, do
 	if (!(left >= src->budget_ms * PACE_LEFT_MIN))
 		left = src->budget_ms * PACE_LEFT_MIN;
 	double per_refresh = left * share, iv = src->interval > 0 ? src->interval : 1, period;
+	/* a large read takes no more than the others leave of it (one held
+	 * at its limit spends beyond its share), down to the floor's share */
+	if (read >= 0 && per_refresh > left - paced_others(src, read, now))
+		per_refresh = left - paced_others(src, read, now);
+	if (!(per_refresh >= src->budget_ms * PACE_LEFT_MIN * share))
+		per_refresh = src->budget_ms * PACE_LEFT_MIN * share;
 	if (!(per_refresh > 0) || !(cost_ms > 0))
 		return 0;
 	period = iv * cost_ms / per_refresh;
@@ -315,11 +387,15 @@ void source_locks_read(struct source *src, const struct lock_set *ls, double ms,
 	src->lk_last = NULL;
 	/* a read that gave nothing may wait longer (the count moving by a
 	 * quarter still reads at once) */
-	src->lk_next = pace_next(src, now, ms, PACE_SHARE_LOCKS,
-				 ls && ls->status == LOCKS_TIMED_OUT ? PACE_MAX_TIMED_OUT_S : PACE_MAX_S);
-	src->lk_still_next = locks_roots_idle(ls) ? pace_next(src, now, ms, PACE_SHARE_LOCKS, PACE_MAX_STILL_S) : 0;
+	double cap = ls && ls->status == LOCKS_TIMED_OUT ? PACE_MAX_TIMED_OUT_S : PACE_MAX_S;
+	src->lk_next = pace_next(src, now, ms, PACE_SHARE_LOCKS, cap, PACED_LOCKS);
+	src->lk_still_next =
+		locks_roots_idle(ls) ? pace_next(src, now, ms, PACE_SHARE_LOCKS, PACE_MAX_STILL_S, PACED_LOCKS) : 0;
 	if (src->lk_still_next < src->lk_next)
 		src->lk_still_next = src->lk_next;
+	/* it spends at the pace it keeps: the longer one while the pile-up
+	 * holds (the server's counters say so: src->lk_stamp) */
+	pace_spent(src, PACED_LOCKS, now, ms, src->lk_stamp_now ? src->lk_still_next : src->lk_next, 0);
 	src->lk_stamp = src->lk_stamp_now;
 	/* kept only when some refresh before the next read will show it */
 	double iv = src->interval > 0 ? src->interval : 1;

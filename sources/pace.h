@@ -49,6 +49,15 @@ double pace_every_shown(const struct source *src, double every);
  * Returns the s between reads for a note ("read every N s") when they are
  * more than 0.5 s apart, else 0. */
 double pace_done(struct pacer *pc, const struct source *src, double now, double cost_ms, double share);
+/* Another read gave what pc's read gives at now (MariaDB's process list
+ * counts the metadata-lock waits the check counts): the next one as far
+ * from now as it was from the last (nothing changes while it is not paced
+ * yet, or is read at every refresh). */
+void pace_rebase(struct pacer *pc, double now);
+/* pace_done for a large paced read (PACED_*: its share, and no more than
+ * the others leave, source_pace_read), which keeps what it spends a
+ * refresh (at most one read per PACE_BACKGROUND_S in the background). */
+double pace_done_read(struct pacer *pc, struct source *src, double now, double cost_ms, int read);
 /* The reads that add up every thread or session of the server (MySQL /
  * MariaDB: the statement and wait summaries, the metadata-lock check) may
  * wait this long under the budget: their rates cover the time between,

@@ -1257,7 +1257,7 @@ static int pg_digest_set(struct source *src, struct sample *out, struct pg_refre
 		cost = out->query_ms > p->base_ms ? out->query_ms - p->base_ms : out->query_ms;
 	else
 		cost += out->query_ms - q0;
-	double every = pace_every_shown(src, pace_done(&p->dg_pace, src, clock_mono(), cost, PACE_SHARE_DIGESTS));
+	double every = pace_every_shown(src, pace_done_read(&p->dg_pace, src, clock_mono(), cost, PACED_DIGESTS));
 	if (every > 0)
 		str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s, read every %.0f s",
 			   c->pgss_version / 100, c->pgss_version % 100, where, every);

@@ -70,13 +70,14 @@ void source_sessions_forget(struct source *src)
 	src->ss_last = NULL;
 	src->ss_next = 0;
 	src->ss_read_gen = 0;
+	src->paced_until[PACED_SESSIONS] = 0; /* not read: spends nothing */
 }
 
 void source_sessions_read(struct source *src, const struct session_set *ss, double ms, double now)
 {
 	session_set_free(src->ss_last);
 	src->ss_last = NULL;
-	src->ss_next = source_pace_next(src, now, ms, PACE_SHARE_SESSIONS);
+	src->ss_next = source_pace_read(src, PACED_SESSIONS, now, ms, PACE_MAX_S, 0);
 	src->ss_read_gen = src->conn_gen;
 	double iv = src->interval > 0 ? src->interval : 1;
 	/* kept only when some refresh before the next read will show it */

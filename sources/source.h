@@ -146,6 +146,10 @@ void source_act_refused(char *msg, size_t len, long long id, int present, const 
 #define SRC_ACT_TERMINATE 1
 #define SRC_ACT_CANCEL 2
 
+/* The large paced reads, which share what every refresh and the summaries
+ * leave of --server-budget (struct source's paced_ms, source_pace_read). */
+enum { PACED_LOCKS, PACED_DIGESTS, PACED_SESSIONS, PACED__COUNT };
+
 struct source {
 	const struct source_ops *ops;
 	struct target *tgt;
@@ -181,6 +185,14 @@ struct source {
 	 * session list share what the summaries leave (source_pace_next), so
 	 * the shares add up to the budget, not above it */
 	double summary_ms;
+	/* the large paced reads (PACED_*): each one's server time per refresh
+	 * as paced (its last cost over the s to its next read, ms) and until
+	 * when that holds (monotonic s: its next read and two refreshes of
+	 * grace). A read takes its share of what is left, or what the others
+	 * leave of it when that is less (a read held at its PACE_MAX_S, the
+	 * three shares above one): source_pace_read */
+	double paced_ms[PACED__COUNT];
+	double paced_until[PACED__COUNT];
 	double interval;         /* s between refreshes (set by the caller; 0: 1) */
 	double sub_every;        /* s between subsamples now (source_subsample) */
 	double sub_cost_ms;      /* a subsample's server cost, moving average */
@@ -332,6 +344,17 @@ enum { FIRST_LOCKS = 0, FIRST_DIGESTS, FIRST_SESSIONS, FIRST_SUMMARY, FIRST_WAIT
 #define PACE_SLACK_S 0.1
 #define PACE_LEFT_MIN 0.1
 double source_pace_next(const struct source *src, double now, double cost_ms, double share);
+/* source_pace_next for a large paced read (PACED_*, its share
+ * PACE_SHARE_LOCKS, _DIGESTS or _SESSIONS; at most cap s ahead), which
+ * also takes no more than the other two leave of what is left while they
+ * pace (src->paced_ms; the floor of PACE_LEFT_MIN still holds), and keeps
+ * what it spends a refresh at that pace, at least every seen s (the
+ * background's PACE_BACKGROUND_S; 0: none), for theirs. */
+double source_pace_read(struct source *src, int read, double now, double cost_ms, double cap, double seen);
+/* A large paced read read with another in one statement (MariaDB: the lock
+ * graph with the session list) spends only own_ms of the total_ms it was
+ * paced from: the other counts the rest. */
+void source_pace_joined(struct source *src, int read, double own_ms, double total_ms);
 /* Share of the budget of the lock graph and of the statement digests; the
  * sessions sampled between refreshes (sampled wait events and digests)
  * may take as much again, spread over the interval. */
