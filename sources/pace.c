@@ -10,6 +10,12 @@
 
 static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap, int read);
 static void pace_spent(struct source *src, int read, double now, double cost_ms, double next, double seen);
+/* The tick jitter a due time allows for at interval iv: a read due 3 s on
+ * is taken by the refresh that comes at 2.98 s. */
+static double pace_slack(double iv)
+{
+	return iv / 10 < PACE_SLACK_S ? iv / 10 : PACE_SLACK_S;
+}
 static const double paced_share[PACED__COUNT] = {
 	[PACED_LOCKS] = PACE_SHARE_LOCKS,
 	[PACED_DIGESTS] = PACE_SHARE_DIGESTS,
@@ -45,21 +51,27 @@ double pace_done(struct pacer *pc, const struct source *src, double now, double 
 	return pace_done_max(pc, src, now, cost_ms, share, PACE_MAX_S);
 }
 
-double pace_done_max(struct pacer *pc, const struct source *src, double now, double cost_ms, double share, double cap)
+/* A read at now, the next at next (the second comes at once whatever
+ * next says: the first rates need two); the s between for a note. */
+static double pacer_set(struct pacer *pc, double now, double next)
 {
 	pc->last = now;
-	pc->next = pc->reads++ ? source_pace_next_max(src, now, cost_ms, share, cap) : 0;
+	pc->next = pc->reads++ ? next : 0;
 	return pc->next > now + 0.5 ? pc->next - now + 0.1 : 0;
+}
+
+double pace_done_max(struct pacer *pc, const struct source *src, double now, double cost_ms, double share, double cap)
+{
+	return pacer_set(pc, now, source_pace_next_max(src, now, cost_ms, share, cap));
 }
 
 double pace_done_read(struct pacer *pc, struct source *src, double now, double cost_ms, int read)
 {
 	assert(read >= 0 && read < PACED__COUNT);
-	pc->last = now;
-	pc->next = pc->reads++ ? pace_next(src, now, cost_ms, paced_share[read], PACE_MAX_S, read) : 0;
+	double every = pacer_set(pc, now, pace_next(src, now, cost_ms, paced_share[read], PACE_MAX_S, read));
 	pace_spent(src, read, now, cost_ms, pc->next,
 		   __atomic_load_n(&src->background, __ATOMIC_RELAXED) ? PACE_BACKGROUND_S : 0);
-	return pc->next > now + 0.5 ? pc->next - now + 0.1 : 0;
+	return every;
 }
 
 void pace_rebase(struct pacer *pc, double now)
@@ -197,7 +209,7 @@ static void pace_spent(struct source *src, int read, double now, double cost_ms,
 	double iv = src->interval > 0 ? src->interval : 1;
 	/* the s to the next read, as its refresh will take it (the slack
 	 * back), at least one refresh */
-	double period = next > now ? next - now + (iv / 10 < PACE_SLACK_S ? iv / 10 : PACE_SLACK_S) : iv;
+	double period = next > now ? next - now + pace_slack(iv) : iv;
 	if (period < seen)
 		period = seen;
 	if (period < iv)
@@ -206,11 +218,11 @@ static void pace_spent(struct source *src, int read, double now, double cost_ms,
 	src->paced_until[read] = now + period + 2 * iv;
 }
 
-double source_pace_read(struct source *src, int read, double now, double cost_ms, double cap, double seen)
+double source_pace_read(struct source *src, int read, double now, double cost_ms)
 {
 	assert(read >= 0 && read < PACED__COUNT);
-	double next = pace_next(src, now, cost_ms, paced_share[read], cap, read);
-	pace_spent(src, read, now, cost_ms, next, seen);
+	double next = pace_next(src, now, cost_ms, paced_share[read], PACE_MAX_S, read);
+	pace_spent(src, read, now, cost_ms, next, 0);
 	return next;
 }
 
@@ -233,8 +245,9 @@ static double pace_next(const struct source *src, double now, double cost_ms, do
 	double per_refresh = left * share, iv = src->interval > 0 ? src->interval : 1, period;
 	/* a large read takes no more than the others leave of it (one held
 	 * at its limit spends beyond its share), down to the floor's share */
-	if (read >= 0 && per_refresh > left - paced_others(src, read, now))
-		per_refresh = left - paced_others(src, read, now);
+	double others = read >= 0 ? paced_others(src, read, now) : 0;
+	if (per_refresh > left - others)
+		per_refresh = left - others;
 	if (!(per_refresh >= src->budget_ms * PACE_LEFT_MIN * share))
 		per_refresh = src->budget_ms * PACE_LEFT_MIN * share;
 	if (!(per_refresh > 0) || !(cost_ms > 0))
@@ -242,9 +255,7 @@ static double pace_next(const struct source *src, double now, double cost_ms, do
 	period = iv * cost_ms / per_refresh;
 	if (period > cap)
 		period = cap;
-	/* slack for the tick jitter: a read due 3 s on is taken by the
-	 * refresh that comes at 2.98 s */
-	return now + period - (iv / 10 < PACE_SLACK_S ? iv / 10 : PACE_SLACK_S);
+	return now + period - pace_slack(iv);
 }
 
 /* The server's counters say no lock wait began or ended since the graph

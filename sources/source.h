@@ -345,12 +345,11 @@ enum { FIRST_LOCKS = 0, FIRST_DIGESTS, FIRST_SESSIONS, FIRST_SUMMARY, FIRST_WAIT
 #define PACE_LEFT_MIN 0.1
 double source_pace_next(const struct source *src, double now, double cost_ms, double share);
 /* source_pace_next for a large paced read (PACED_*, its share
- * PACE_SHARE_LOCKS, _DIGESTS or _SESSIONS; at most cap s ahead), which
- * also takes no more than the other two leave of what is left while they
- * pace (src->paced_ms; the floor of PACE_LEFT_MIN still holds), and keeps
- * what it spends a refresh at that pace, at least every seen s (the
- * background's PACE_BACKGROUND_S; 0: none), for theirs. */
-double source_pace_read(struct source *src, int read, double now, double cost_ms, double cap, double seen);
+ * PACE_SHARE_LOCKS, _DIGESTS or _SESSIONS), which also takes no more than
+ * the other two leave of what is left while they pace (src->paced_ms; the
+ * floor of PACE_LEFT_MIN still holds), and keeps what it spends a refresh
+ * at that pace for theirs. */
+double source_pace_read(struct source *src, int read, double now, double cost_ms);
 /* A large paced read read with another in one statement (MariaDB: the lock
  * graph with the session list) spends only own_ms of the total_ms it was
  * paced from: the other counts the rest. */

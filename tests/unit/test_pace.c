@@ -126,32 +126,32 @@ static void test_pace_ledger(void)
 	src.fixed_ms = 4; /* 6 ms left a refresh */
 	/* a 120 ms list (joined with the graph): 3 ms a refresh would be every
 	 * 40 s; held at PACE_MAX_S, it spends 4 ms a refresh */
-	double n = source_pace_read(&src, PACED_SESSIONS, 100, 120, PACE_MAX_S, 0);
+	double n = source_pace_read(&src, PACED_SESSIONS, 100, 120);
 	CHECK(near(n, 100 + PACE_MAX_S - 0.1) && near(src.paced_ms[PACED_SESSIONS], 4),
 	      "a 120 ms list: every 30 s, 4 ms a refresh (above its 3)");
 	/* the digests: 2 ms of the 6 left, not their 3 */
-	CHECK(near(source_pace_read(&src, PACED_DIGESTS, 100, 3, PACE_MAX_S, 0), 100 + 1.5 - 0.1),
+	CHECK(near(source_pace_read(&src, PACED_DIGESTS, 100, 3), 100 + 1.5 - 0.1),
 	      "3 ms digests take the 2 ms the list leaves: every 1.5 s, not every refresh");
 	CHECK(near(src.paced_ms[PACED_DIGESTS], 2), "... they spend 2 ms a refresh");
 	/* the list read again: its own old pace is not counted against it */
-	CHECK(near(source_pace_read(&src, PACED_SESSIONS, 100, 6, PACE_MAX_S, 0), 100 + 2 - 0.1),
+	CHECK(near(source_pace_read(&src, PACED_SESSIONS, 100, 6), 100 + 2 - 0.1),
 	      "a 6 ms list: its share (3 ms: every 2 s), its last pace not counted");
 	/* a pace that ended (no read since its time and two refreshes) leaves
 	 * the whole share */
-	source_pace_read(&src, PACED_SESSIONS, 100, 120, PACE_MAX_S, 0);
+	source_pace_read(&src, PACED_SESSIONS, 100, 120);
 	CHECK(near(source_pace_next(&src, 100, 3, PACE_SHARE_DIGESTS), 100 + 1 - 0.1),
 	      "the plain pacer counts no other read");
-	CHECK(near(source_pace_read(&src, PACED_DIGESTS, 100 + PACE_MAX_S + 1.9, 3, PACE_MAX_S, 0),
+	CHECK(near(source_pace_read(&src, PACED_DIGESTS, 100 + PACE_MAX_S + 1.9, 3),
 		   100 + PACE_MAX_S + 1.9 + 1.5 - 0.1),
 	      "the list's next read due 1.9 s ago: its pace still counts");
-	CHECK(near(source_pace_read(&src, PACED_DIGESTS, 100 + PACE_MAX_S + 2.5, 3, PACE_MAX_S, 0),
+	CHECK(near(source_pace_read(&src, PACED_DIGESTS, 100 + PACE_MAX_S + 2.5, 3),
 		   100 + PACE_MAX_S + 2.5 + 1 - 0.1),
 	      "... 2.5 s ago (two refreshes of grace gone): the digests take their 3 ms share again");
 	/* others above what is left: the floor (PACE_LEFT_MIN of the budget
 	 * at the share: 0.5 ms, a 3 ms read every 6 s) */
-	source_pace_read(&src, PACED_SESSIONS, 200, 300, PACE_MAX_S, 0);
-	source_pace_read(&src, PACED_LOCKS, 200, 300, PACE_MAX_S, 0);
-	CHECK(near(source_pace_read(&src, PACED_DIGESTS, 200, 3, PACE_MAX_S, 0), 200 + 6 - 0.1),
+	source_pace_read(&src, PACED_SESSIONS, 200, 300);
+	source_pace_read(&src, PACED_LOCKS, 200, 300);
+	CHECK(near(source_pace_read(&src, PACED_DIGESTS, 200, 3), 200 + 6 - 0.1),
 	      "list and graph spend 20 ms a refresh: the digests keep the floor (every 6 s)");
 	/* read with another in one statement: only its own part counts */
 	source_pace_joined(&src, PACED_LOCKS, 30, 300);
@@ -182,7 +182,7 @@ static void test_pace_ledger(void)
 	CHECK(pr.next < 542 - PACE_SLACK_S, "read at every refresh: still due at the next");
 	/* no budget: nothing paced, nothing spent */
 	src.budget_ms = 0;
-	CHECK(source_pace_read(&src, PACED_SESSIONS, 400, 120, PACE_MAX_S, 0) == 0 &&
+	CHECK(source_pace_read(&src, PACED_SESSIONS, 400, 120) == 0 &&
 		      src.paced_ms[PACED_SESSIONS] == 0,
 	      "--server-budget 0: every refresh, nothing kept");
 }
