@@ -285,10 +285,14 @@ static enum commit_cause commit_cause(const struct model *m, double sync_ms, dou
 		return CAUSE_DISK;
 	/* the cause in force (m->findings: the interval before) holds at the
 	 * boundary: the other needs its evidence CAUSE_KEEP clear of it */
-	double keep = in_force(m, "commit-host-cpu") ? CAUSE_KEEP : in_force(m, "commit-fsync") ? 1 / CAUSE_KEEP : 1;
+	bool fsync_held = in_force(m, "commit-fsync");
+	double keep = in_force(m, "commit-host-cpu") ? CAUSE_KEEP : fsync_held ? 1 / CAUSE_KEEP : 1;
 	if (!host_view_busy_by(&m->host, 1 / keep))
 		return d ? CAUSE_ABOVE : CAUSE_NODEV;
-	double gap = host_sync_gap(&m->host) * keep;
+	/* on a busy host with nothing in force the sync's own layer, whose
+	 * remedy gives up durability, also needs its stretch CAUSE_KEEP clear
+	 * of the host's bound: the costlier mistake is to blame the sync */
+	double gap = host_sync_gap(&m->host) * (fsync_held ? keep : CAUSE_KEEP);
 	if (isfinite(sync_ms) ? sync_ms - dev >= gap : cms - dev >= 2 * gap)
 		return d ? CAUSE_ABOVE : CAUSE_NODEV;
 	return CAUSE_HOST;
