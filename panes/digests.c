@@ -12,6 +12,8 @@
 #include "pane.h"
 
 #define MAX_ROWS 500   /* rows ranked per frame */
+/* rows the coverage note may wrap over, when the table can spare them */
+#define DG_COVERAGE_ROWS 3
 
 /* v->sort: bits 0-1 sort key, bit 2 cumulative */
 #define SORT_KEY(v) ((enum dg_sort)((v)->sort & 3))
@@ -420,22 +422,28 @@ static int draw_status(const struct model *m, const struct pane_view *v, size_t 
 		/* the ~ rows: how many looks they rest on, what is scaled to what */
 		char est[160] = "";
 		if (m->cov.reason) {
-			char looks[40] = "";
+			char looks[64] = "sampled from their sessions";
 			if (t->est_rounds)
-				str_printf(looks, sizeof looks, " from %llu looks", (unsigned long long)t->est_rounds);
+				str_printf(looks, sizeof looks, "from %llu looks at their sessions",
+					   (unsigned long long)t->est_rounds);
 			char counted[48] = "";
 			if (t->est_counted && m->dg_com_age_s >= 1)
 				str_printf(counted, sizeof counted, ", calls to the Com_* counts %.0fs old",
 					   m->dg_com_age_s);
 			else if (t->est_counted)
 				str_copy(counted, sizeof counted, ", calls to the Com_* counts");
-			str_printf(est, sizeof est,
-				   "; ~ rows: sampled from their sessions (estimates%s, time scaled to the "
-				   "measured%s)",
-				   looks, counted);
+			/* the most telling first: a cut row loses the scaling */
+			str_printf(est, sizeof est, "; ~ rows: estimates %s%s, time scaled to the measured", looks,
+				   counted);
 		}
-		cv_printf(cv, y++, 0, R_WARN, "digests cover %.0f%% of the statements%s%s%s", m->cov.share * 100,
-			  m->cov.reason ? ": " : "", m->cov.reason ? m->cov.reason : "", est);
+		char cov[512];
+		str_printf(cov, sizeof cov, "digests cover %.0f%% of the statements%s%s%s", m->cov.share * 100,
+			   m->cov.reason ? ": " : "", m->cov.reason ? m->cov.reason : "", est);
+		/* wrapped over the rows the table can spare: what the estimates
+		 * rest on (their looks, the counts' age) comes last */
+		int rows = cv->h - y - want, need = wrap_rows(cov, cv->w);
+		rows = rows < 1 ? 1 : rows > DG_COVERAGE_ROWS ? DG_COVERAGE_ROWS : rows;
+		y = cv_wrap(cv, y, 0, R_WARN, cov, y + (need < rows ? need : rows));
 	}
 	if (!cum && dg_any_bounded(t) && y < cv->h && cv->h >= want + 2)
 		cv_printf(cv, y++, 0, R_NOTE, "%s ms/s: calls that ran longer than the interval count at most the interval each",

@@ -10,11 +10,39 @@
 
 #include "../../model/digests.h"
 #include "../../model/model.h"
+#include "../../panes/pane.h"
+#include "../../panes/pane_list.h"
 #include "../../sources/mysql_map.h"
 #include "../../util/util.h"
 #include "tap.h"
 
 #include "fixture.h"
+
+#define GW 200
+#define GH 14
+#include "grid.h"
+
+/* The digests pane w x h on the grid: the rows that hold what (one
+ * string, the rows joined), how many rows they take. */
+static int pane_rows(const struct model *m, int w, int h, const char *what, char *out, size_t len)
+{
+	struct canvas cv = grid(w, h);
+	struct pane_view v;
+	memset(&v, 0, sizeof v);
+	digests_pane.draw(m, &v, &cv);
+	int n = 0;
+	out[0] = '\0';
+	for (int y = 0; y < h; y++)
+		if (roles[y][0] == R_WARN) {
+			char row[GW + 1];
+			str_printf(row, sizeof row, "%.*s", w, cells[y]);
+			for (size_t k = strlen(row); k > 0 && row[k - 1] == ' '; k--)
+				row[k - 1] = '\0';
+			str_printf(out + strlen(out), len - strlen(out), "%s%s", n ? " " : "", row);
+			n++;
+		}
+	return strstr(out, what) ? n : -n;
+}
 
 static char cname[256];
 static const char *nm(const char *sec, const char *what)
@@ -287,6 +315,16 @@ int main(void)
 	CHECK(m.dg.est_counted == 3 && fabs(m.dg.est_commits_per_s - 158) < 1e-9,
 	      nm("held", "status paced: COMMIT calls still counted, 158/s from the last two readings"));
 	CHECK(fabs(m.dg_com_age_s - 1) < 1e-9, nm("held", "... said to be 1 s old"));
+	/* the pane's note ends with the counts' age: wrapped where the table
+	 * can spare a row (it was cut at 200 columns), one row where not */
+	char note[1024];
+	int r200 = pane_rows(&m, 200, 14, "calls to the Com_* counts 1s old,", note, sizeof note);
+	CHECK(r200 == 2, nm("held", "the pane at 200x14: the coverage note in 2 rows, ending with the counts' age"));
+	int r80 = pane_rows(&m, 80, 14, "calls to the Com_* counts 1s old,", note, sizeof note);
+	CHECK(r80 == 3 && strncmp(note, "digests cover 1% of the statements: server-side prepared", 56) == 0,
+	      nm("held", "at 80x14: 3 rows, from the share to the counts' age"));
+	int r6 = pane_rows(&m, 200, 6, "digests cover", note, sizeof note);
+	CHECK(r6 == 1, nm("held", "at 200x6 (no row to spare): one row, cut"));
 	model_free(&m);
 	paced_sample = 0;
 	run(&f, "mariadb_ps", FLAVOUR_MARIADB, &m, 10, true, true, 3);
