@@ -635,6 +635,16 @@ static void test_commit_cause(void)
 	set_rate(&m, M_BINLOG_FSYNC_MS, 5.3);
 	set_rate(&m, M_BINLOG_FSYNC_MS, 12.5);
 	CHECK_STR(ids(&m, f, &n), "commit-fsync", "a saturated host: 12.5 ms above the device is the sync's own");
+	/* a host saturated further (75b beside two more hogs): mean waits of
+	 * 5.6 ms stretch a sync by 5 of them */
+	host(&m, 98, 0.4);
+	m.host.srv_wait_ms = 5.646;
+	log_device(&m, 0.488);
+	set_rate(&m, M_BINLOG_FSYNC_MS, 29.449);
+	CHECK_STR(ids(&m, f, &n), "commit-host-cpu", "98% waiting, 5.6 ms a wait: 29 ms above the device is the host's");
+	set_rate(&m, M_BINLOG_FSYNC_MS, 63.0);
+	CHECK_STR(ids(&m, f, &n), "commit-fsync", "... 62.5 ms above it (over 1.25 x 50 ms): the sync's own");
+	log_device(&m, 0.167);
 	host(&m, 72, 0.4);
 	/* the device itself slow: the disk, busy host or not */
 	set_rate(&m, M_BINLOG_FSYNC_MS, 2.4);
