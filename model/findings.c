@@ -296,7 +296,7 @@ static enum commit_cause commit_cause(const struct model *m, double sync_ms, dou
 	/* on a busy host with nothing in force the sync's own layer, whose
 	 * remedy gives up durability, also needs its stretch CAUSE_KEEP clear
 	 * of the host's bound: the costlier mistake is to blame the sync */
-	double gap = host_sync_gap(&m->host) * (fsync_held ? keep : CAUSE_KEEP);
+	double gap = host_sync_gap(&m->host) * (fsync_held ? 1 / CAUSE_KEEP : CAUSE_KEEP);
 	if (isfinite(sync_ms) ? sync_ms - dev >= gap : cms - dev >= 2 * gap)
 		return d ? CAUSE_ABOVE : CAUSE_NODEV;
 	return CAUSE_HOST;
