@@ -4,7 +4,11 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for name in mariadb pg15; do
+# record NAME: 30 s of NAME under its load, then the replay's checks (both
+# servers at once: each its own load, dbtop and files; the lines of each
+# follow in turn)
+record() {
+    local name=$1 N uri_var lp
     N=$(tr a-z A-Z <<<"$name")
     uri_var=DBTOP_${N}_URI
     if [ "$name" = mariadb ]; then
@@ -27,6 +31,15 @@ for name in mariadb pg15; do
     fi
     check "$name: replay reports what it read" grep -q "end of recording: .* records read" "$tmp/$name.rerr"
     check "$name: the monitor password is not in the recording" bash -c "! grep -aq monpw '$tmp/$name.dbrec'"
+}
+record mariadb >"$tmp/part.mariadb" 2>&1 &
+p1=$!
+record pg15 >"$tmp/part.pg15" 2>&1 &
+p2=$!
+wait "$p1" "$p2"
+for name in mariadb pg15; do
+    cat "$tmp/part.$name"
+    fails=$((fails + $(grep -c '^not ok - ' "$tmp/part.$name")))
 done
 
 # pacing: 30 records at --speed 10 take about 3 s; --from skips the start

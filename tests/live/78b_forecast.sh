@@ -16,7 +16,7 @@
 # 4. PostgreSQL 15, the WAL writer (seed 004): synchronous_commit=off and
 #    wal_writer_delay=10ms under pgbench; wal_writer_delay=1s set under a
 #    watching dbtop --batch: WAL syncs/s fall to about one a second, the
-#    outcome is met.
+#    outcome is met. It runs beside case 1 (its own server, load and dbtop).
 # No timing is asserted: each run compares its own figures before and after.
 . tests/lib.sh
 tmp=$(mktemp -d)
@@ -25,8 +25,11 @@ P=$DBTOP_PG15_PSQL
 shim=build/tests/slowsync.so
 slowed=
 lp=
+pgp=
 cleanup() {
     [ -n "$lp" ] && kill "$lp" 2>/dev/null
+    [ -n "$pgp" ] && kill "$pgp" 2>/dev/null
+    [ -f "$tmp/pg.pids" ] && kill $(cat "$tmp/pg.pids") 2>/dev/null
     [ -n "$slowed" ] && tests/sandbox.sh restart mariadb >/dev/null 2>&1
     $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1" 2>/dev/null
     $P -qc "ALTER SYSTEM RESET synchronous_commit" -qc "ALTER SYSTEM RESET wal_writer_delay" \
@@ -71,6 +74,39 @@ outcome() { jq -s -c '[.[] | .tuning.outcome | select(. != null)] | last' "$1"; 
 [ -f "$shim" ] || make -s CI=1 "$shim" >/dev/null 2>&1
 check "the slow-sync shim is built ($shim)" test -f "$shim"
 
+# 4. PostgreSQL, beside the MariaDB runs (its own server, load and dbtop;
+# the pids in $tmp/pg.pids for the cleanup; its lines follow theirs)
+pg_part() {
+    $P -qc "ALTER SYSTEM SET synchronous_commit = off" -qc "ALTER SYSTEM SET wal_writer_delay = '10ms'" \
+        -qc "SELECT pg_reload_conf()" >/dev/null
+    tests/load.sh pgbench pg15 --rate 300 --time 45 --clients 4 2>/dev/null &
+    plp=$!
+    echo "$plp" >"$tmp/pg.pids"
+    sleep 1
+    "$DBTOP" --batch --count 34 --interval 1 --format json "$DBTOP_PG15_URI" >"$tmp/pg.json" 2>/dev/null &
+    mon=$!
+    echo "$mon" >>"$tmp/pg.pids"
+    sleep 10
+    $P -qc "ALTER SYSTEM SET wal_writer_delay = '1s'" -qc "SELECT pg_reload_conf()" >/dev/null
+    wait "$mon"
+    kill "$plp" 2>/dev/null
+    wait "$plp" 2>/dev/null
+    $P -qc "ALTER SYSTEM RESET synchronous_commit" -qc "ALTER SYSTEM RESET wal_writer_delay" -qc "SELECT pg_reload_conf()" >/dev/null
+    o=$(outcome "$tmp/pg.json")
+    echo "# pg15 async commits, wal_writer_delay 10ms -> 1s: $o"
+    check "pg15: the outcome is of wal_writer_delay 10ms -> 1s" \
+        jq -e '.setting == "wal_writer_delay" and .from == "10ms" and .to == "1s" and (has("scope") | not)' <<<"$o"
+    check "pg15: a forecast of the WAL syncs was made ($(jq -r .forecast <<<"$o"))" \
+        jq -e '.figures | length == 1 and .[0].metric == "wal_syncs_per_s"' <<<"$o"
+    check "pg15: the outcome is met ($(jq -r .text <<<"$o"))" jq -e '.state == "met"' <<<"$o"
+    check "pg15: WAL syncs/s fell (before > after, both measured)" \
+        jq -e '.figures[0].after != null and .figures[0].before > .figures[0].after' <<<"$o"
+    n=$(jq -s '[.[] | .events[]? | select(.kind == "forecast")] | length' "$tmp/pg.json")
+    check "pg15: the outcome logged once as a forecast event ($n)" test "$n" = 1
+}
+pg_part >"$tmp/pg.out" 2>&1 &
+pgp=$!
+
 run redo ib_logfile YES
 o=$(outcome "$tmp/redo.json")
 echo "# redo log 4 ms slower, flush=2: $o"
@@ -92,9 +128,19 @@ check "binlog slow: a forecast was made ($(jq -r .forecast <<<"$o"))" jq -e '.fi
 # COMMIT may fall by some of it: an outcome within 5 % of the forecast's top
 # is too close to call (the 78b run beside a CI run: 9.8 -> 8.8 ms against at
 # most 8.8), said with its figures instead of judged.
+# On a host dbtop finds busy the premise does not hold: the redo sync is
+# itself stretched by the waits for a CPU (3.7-4.2 ms beside stress-ng
+# on both cores, against 1.8 ms), and its 300 syncs a second taken out free
+# CPU time for the rest of COMMIT (18.3 -> 11.5 ms against at most 16.2):
+# a met outcome there is skipped with its figures, never passed.
+busy=$(jq -s '[.[] | select(.host_load.busy)] | length' "$tmp/binlog.json")
+nrec=$(jq -s length "$tmp/binlog.json")
 if jq -e '.state == "met" and .figures[0].metric == "commit_avg_ms" and .figures[0].after != null and
         .figures[0].after >= 0.95 * .figures[0].hi' <<<"$o" >/dev/null; then
     echo "ok - binlog slow, flush=2 applied: the outcome is missed # SKIP COMMIT at the edge of its range, too close to call: $(jq -r .text <<<"$o")"
+    echo "ok - binlog slow: the COMMIT figure is the one outside its range # SKIP as above"
+elif jq -e '.state == "met"' <<<"$o" >/dev/null && [ $((busy * 2)) -ge "$nrec" ]; then
+    echo "ok - binlog slow, flush=2 applied: the outcome is missed # SKIP the host was busy in $busy of $nrec records, where the redo sync is not the fast one the case needs: $(jq -r .text <<<"$o")"
     echo "ok - binlog slow: the COMMIT figure is the one outside its range # SKIP as above"
 else
     check "binlog slow, flush=2 applied: the outcome is missed ($(jq -r .text <<<"$o"))" jq -e '.state == "missed"' <<<"$o"
@@ -126,31 +172,10 @@ else
 fi
 check "both slow: then sync_binlog=0's outcome is met" jq -e '.[1].outcome == "met"' <<<"$ev"
 
-# PostgreSQL: the WAL writer flushing asynchronous commits every 10 ms
-$P -qc "ALTER SYSTEM SET synchronous_commit = off" -qc "ALTER SYSTEM SET wal_writer_delay = '10ms'" \
-    -qc "SELECT pg_reload_conf()" >/dev/null
-tests/load.sh pgbench pg15 --rate 300 --time 45 --clients 4 2>/dev/null &
-lp=$!
-sleep 1
-"$DBTOP" --batch --count 34 --interval 1 --format json "$DBTOP_PG15_URI" >"$tmp/pg.json" 2>/dev/null &
-mon=$!
-sleep 10
-$P -qc "ALTER SYSTEM SET wal_writer_delay = '1s'" -qc "SELECT pg_reload_conf()" >/dev/null
-wait "$mon"
-kill "$lp" 2>/dev/null
-wait "$lp" 2>/dev/null
-lp=
-$P -qc "ALTER SYSTEM RESET synchronous_commit" -qc "ALTER SYSTEM RESET wal_writer_delay" -qc "SELECT pg_reload_conf()" >/dev/null
-o=$(outcome "$tmp/pg.json")
-echo "# pg15 async commits, wal_writer_delay 10ms -> 1s: $o"
-check "pg15: the outcome is of wal_writer_delay 10ms -> 1s" \
-    jq -e '.setting == "wal_writer_delay" and .from == "10ms" and .to == "1s" and (has("scope") | not)' <<<"$o"
-check "pg15: a forecast of the WAL syncs was made ($(jq -r .forecast <<<"$o"))" \
-    jq -e '.figures | length == 1 and .[0].metric == "wal_syncs_per_s"' <<<"$o"
-check "pg15: the outcome is met ($(jq -r .text <<<"$o"))" jq -e '.state == "met"' <<<"$o"
-check "pg15: WAL syncs/s fell (before > after, both measured)" \
-    jq -e '.figures[0].after != null and .figures[0].before > .figures[0].after' <<<"$o"
-n=$(jq -s '[.[] | .events[]? | select(.kind == "forecast")] | length' "$tmp/pg.json")
-check "pg15: the outcome logged once as a forecast event ($n)" test "$n" = 1
+# PostgreSQL's part (4), run beside the first MariaDB run
+wait "$pgp"
+pgp=
+cat "$tmp/pg.out"
+fails=$((fails + $(grep -c '^not ok - ' "$tmp/pg.out")))
 
 done_tests

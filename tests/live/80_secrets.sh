@@ -7,8 +7,10 @@
 # %-escapes, and for wrong passwords (at start and on a reconnect).
 . tests/lib.sh
 tmp=$(mktemp -d)
-mkdir -p "$tmp/home"
-chmod 700 "$tmp/home"
+# the HOME of the run scripts (each lane of probes below has its own)
+home=$tmp/home
+mkdir -p "$home"
+chmod 700 "$home"
 sock=${DBTOP_TMUX_SOCKET:-dbtop-secrets-$$}
 T() { tmux -L "$sock" -f /dev/null "$@"; }
 export TZ=UTC LANG=C.UTF-8
@@ -84,7 +86,7 @@ mkrun() {
     {
         echo 'unset PGPASSWORD PGPASSFILE PGHOST PGPORT PGUSER PGDATABASE PGSERVICE PGSERVICEFILE'
         echo 'unset MYSQL_PWD MYSQL_HOST MYSQL_TCP_PORT MYSQL_UNIX_PORT NO_COLOR'
-        echo "export HOME=$(printf %q "$tmp/home") TZ=UTC LANG=C.UTF-8"
+        echo "export HOME=$(printf %q "$home") TZ=UTC LANG=C.UTF-8"
         for e in "${envs[@]}"; do echo "export ${e%%=*}=$(printf %q "${e#*=}")"; done
         if [ "$mode" = exec ]; then
             printf 'exec %q' "$DBTOP"
@@ -203,39 +205,68 @@ probe() {
         nok "$name: screen did not come up: $(T capture-pane -p -t "$name-s" | grep -v '^$' | head -3) $(head -c 200 "$d/screen.err")"
     fi
     T kill-session -t "$name-s" 2>/dev/null
-    rm -f "$tmp/home/.my.cnf" "$tmp/home/.pgpass"
+    rm -f "$home/.my.cnf" "$home/.pgpass"
 }
 
+# The probes run in three lanes at once (each its own HOME, sessions and
+# files; they wait on dbtop and tmux, not on the CPU); a lane's lines
+# follow in order, its "not ok" lines counted here.
+# lane NAME: a private HOME for the lane's probes
+lane() {
+    home=$tmp/home-$1
+    mkdir -p "$home"
+    chmod 700 "$home"
+}
 # ---- MySQL / MariaDB ----
-envs=()
-probe my-uri "" "mysql://$U1:$PW1@127.0.0.1:$MYP/"
-probe my-uri-escaped "" "mariadb://$U2:$PW2_URI@127.0.0.1:$MYP/"
-probe my-prompt "$PW2" --password -h 127.0.0.1 -P "$MYP" -u "$U2" --engine mysql
-envs=("MYSQL_PWD=$PW1")
-probe my-MYSQL_PWD "" -h 127.0.0.1 -P "$MYP" -u "$U1" --engine mysql
-envs=()
-printf '[client]\nuser = %s\npassword = "%s"\nhost = 127.0.0.1\nport = %s\n' "$U2" "$PW2" "$MYP" >"$tmp/home/.my.cnf"
-probe my-home-mycnf "" --engine mysql
-printf '[client]\nuser = nobody\npassword = "%s"\n[dbtop]\nuser = %s\npassword = %s\nhost = 127.0.0.1\nport = %s\n' "$BAD" "$U1" "$PW1" "$MYP" >"$tmp/defaults.cnf"
-probe my-defaults-file "" --defaults-file "$tmp/defaults.cnf" --engine mysql
+(
+    lane my
+    envs=()
+    probe my-uri "" "mysql://$U1:$PW1@127.0.0.1:$MYP/"
+    probe my-uri-escaped "" "mariadb://$U2:$PW2_URI@127.0.0.1:$MYP/"
+    probe my-prompt "$PW2" --password -h 127.0.0.1 -P "$MYP" -u "$U2" --engine mysql
+    envs=("MYSQL_PWD=$PW1")
+    probe my-MYSQL_PWD "" -h 127.0.0.1 -P "$MYP" -u "$U1" --engine mysql
+    envs=()
+    printf '[client]\nuser = %s\npassword = "%s"\nhost = 127.0.0.1\nport = %s\n' "$U2" "$PW2" "$MYP" >"$home/.my.cnf"
+    probe my-home-mycnf "" --engine mysql
+    printf '[client]\nuser = nobody\npassword = "%s"\n[dbtop]\nuser = %s\npassword = %s\nhost = 127.0.0.1\nport = %s\n' "$BAD" "$U1" "$PW1" "$MYP" >"$tmp/defaults.cnf"
+    probe my-defaults-file "" --defaults-file "$tmp/defaults.cnf" --engine mysql
+) >"$tmp/lane.my" 2>&1 &
+lanes=($!)
 
 # ---- PostgreSQL ----
-probe pg-uri "" "postgres://$U1:$PW1@127.0.0.1:$PGP/dbtop_test"
-probe pg-uri-escaped "" "postgresql://$U2:$PW2_URI@127.0.0.1:$PGP/dbtop_test"
-probe pg-uri-param "" "postgresql://$U2@127.0.0.1:$PGP/dbtop_test?sslmode=disable&password=$PW2_URI"
-probe pg-conninfo "" "host=127.0.0.1 port=$PGP user=$U1 password=$PW1 dbname=dbtop_test"
-probe pg-conninfo-quoted "" "host=127.0.0.1 port=$PGP user=$U2 password='$PW2' dbname=dbtop_test"
-probe pg-prompt "$PW2" --password -h 127.0.0.1 -P "$PGP" -u "$U2" -d dbtop_test --engine postgresql
-envs=("PGPASSWORD=$PW1" PGHOST=127.0.0.1 "PGPORT=$PGP" "PGUSER=$U1" PGDATABASE=dbtop_test)
-probe pg-PGPASSWORD ""
-envs=()
-printf '127.0.0.1:%s:*:%s:%s\n' "$PGP" "$U2" "${PW2//:/\\:}" >"$tmp/home/.pgpass"
-chmod 600 "$tmp/home/.pgpass"
-probe pg-home-pgpass "" "host=127.0.0.1 port=$PGP user=$U2 dbname=dbtop_test"
-printf '127.0.0.1:%s:*:%s:%s\n' "$PGP" "$U1" "$PW1" >"$tmp/passfile"
-chmod 600 "$tmp/passfile"
-envs=("PGPASSFILE=$tmp/passfile")
-probe pg-PGPASSFILE "" -h 127.0.0.1 -P "$PGP" -u "$U1" -d dbtop_test --engine postgresql
+(
+    lane pg1
+    envs=()
+    probe pg-uri "" "postgres://$U1:$PW1@127.0.0.1:$PGP/dbtop_test"
+    probe pg-uri-escaped "" "postgresql://$U2:$PW2_URI@127.0.0.1:$PGP/dbtop_test"
+    probe pg-uri-param "" "postgresql://$U2@127.0.0.1:$PGP/dbtop_test?sslmode=disable&password=$PW2_URI"
+    probe pg-conninfo "" "host=127.0.0.1 port=$PGP user=$U1 password=$PW1 dbname=dbtop_test"
+    probe pg-conninfo-quoted "" "host=127.0.0.1 port=$PGP user=$U2 password='$PW2' dbname=dbtop_test"
+) >"$tmp/lane.pg1" 2>&1 &
+lanes+=($!)
+(
+    lane pg2
+    envs=()
+    probe pg-prompt "$PW2" --password -h 127.0.0.1 -P "$PGP" -u "$U2" -d dbtop_test --engine postgresql
+    envs=("PGPASSWORD=$PW1" PGHOST=127.0.0.1 "PGPORT=$PGP" "PGUSER=$U1" PGDATABASE=dbtop_test)
+    probe pg-PGPASSWORD ""
+    envs=()
+    printf '127.0.0.1:%s:*:%s:%s\n' "$PGP" "$U2" "${PW2//:/\\:}" >"$home/.pgpass"
+    chmod 600 "$home/.pgpass"
+    probe pg-home-pgpass "" "host=127.0.0.1 port=$PGP user=$U2 dbname=dbtop_test"
+    printf '127.0.0.1:%s:*:%s:%s\n' "$PGP" "$U1" "$PW1" >"$tmp/passfile"
+    chmod 600 "$tmp/passfile"
+    envs=("PGPASSFILE=$tmp/passfile")
+    probe pg-PGPASSFILE "" -h 127.0.0.1 -P "$PGP" -u "$U1" -d dbtop_test --engine postgresql
+) >"$tmp/lane.pg2" 2>&1 &
+lanes+=($!)
+wait "${lanes[@]}"
+for l in my pg1 pg2; do
+    cat "$tmp/lane.$l"
+    fails=$((fails + $(grep -c '^not ok - ' "$tmp/lane.$l")))
+done
+home=$tmp/home
 envs=()
 
 # ---- wrong passwords at start: exit 1, the server's reason, no password ----

@@ -7,7 +7,8 @@
 #   4 the monitoring user losing privileges, then dropped: the records say
 #     why, the JSON stays valid, and it recovers once the grants are back
 #   5 the database dbtop is connected to dropped
-#   6 a network partition to a PostgreSQL in its own network namespace
+#   6 a network partition to a PostgreSQL in its own network namespace (run
+#     beside 2-5: nothing of it is on the sandbox's servers)
 #   7 a full disk while recording, on the screen and in batch
 # MariaDB and PostgreSQL 15 of tests/sandbox.sh (6: a throwaway server).
 # Every background process is bounded in count and time and ended by PID;
@@ -273,6 +274,79 @@ fp2=$!
 wait $fp1 $fp2
 merge_log "$tmp/part.frz.mariadb"
 merge_log "$tmp/part.frz.pg15"
+
+# ---- 6: network partition (PostgreSQL in its own network namespace) --------
+
+partition() {
+    local net=10.231.$((RANDOM % 200 + 20)) bin=${DBTOP_PG15_BIN:-/usr/lib/postgresql/15/bin} s=net j=$tmp/net.json uri tc tl
+    if ! ip netns add "$NS" 2>"$tmp/ns.err"; then
+        ok "network partition # SKIP ip netns add failed: $(head -c 200 "$tmp/ns.err" | tr '\n' ' ')"
+        return
+    fi
+    ip link add "$VA" type veth peer name "$VB" &&
+        ip link set "$VB" netns "$NS" &&
+        ip addr add "$net.1/24" dev "$VA" && ip link set "$VA" up &&
+        ip netns exec "$NS" ip addr add "$net.2/24" dev "$VB" &&
+        ip netns exec "$NS" ip link set "$VB" up &&
+        ip netns exec "$NS" ip link set lo up || { nok "network partition: veth set-up failed"; return; }
+    chown postgres: "$NSD"
+    chmod 755 "$NSD"
+    if ! runuser -u postgres -- "$bin/initdb" -D "$NSD/data" -U postgres --auth-local=trust --auth-host=trust \
+        -N -E UTF8 --locale=C >"$NSD/initdb.log" 2>&1; then
+        nok "network partition: initdb failed: $(tail -3 "$NSD/initdb.log")"
+        return
+    fi
+    echo "host all all $net.0/24 trust" >>"$NSD/data/pg_hba.conf"
+    if ! ip netns exec "$NS" runuser -u postgres -- "$bin/pg_ctl" -D "$NSD/data" -l "$NSD/server.log" -w -t 30 \
+        -o "-c listen_addresses=$net.2 -c port=5432 -k $NSD -c shared_buffers=16MB -c max_connections=20 -c fsync=off" \
+        start >/dev/null 2>&1; then
+        nok "network partition: the namespace's server did not start: $(tail -3 "$NSD/server.log")"
+        return
+    fi
+    uri="postgresql://postgres@$net.2:5432/postgres"
+    "$DBTOP" --batch --count 120 --interval 0.5 --query-timeout 1 --connect-timeout 2 --format json "$uri" >"$j" 2>/dev/null &
+    bg $! netb
+    screen_start "$s" --interval 0.5 --query-timeout 1 --connect-timeout 2 "$uri"
+    if ! wait_scr "$s" ' UP ' 10; then
+        nok "network partition: the screen did not come up on $net.2: $(scr "$s")"
+        return
+    fi
+    ok "network partition: dbtop UP on $net.2:5432 in namespace $NS over veth"
+    watch_keys "$s" 6 "$tmp/netbase"
+    ip netns exec "$NS" ip link set "$VB" down
+    tc=$(now_us)
+    watch_keys "$s" 20 "$tmp/net"
+    ip netns exec "$NS" ip link set "$VB" up
+    tl=$(now_us)
+    check_keys "network partition 20 s" "$tmp/net.lat" "$tmp/netbase.lat"
+    local st
+    st=$(grep -Eo '^(STALLED|DOWN): [^|]*' "$tmp/net.hdr" | sed 's/retrying in [0-9]*s/retrying in Ns/' | sort | uniq -c | sort -rn | head -3 | sed 's/^ *//' | tr '\n' ';')
+    if grep -Eq 'dbtop (STALLED|DOWN)' "$tmp/net.hdr" && grep -Eq '^(STALLED|DOWN): .*(time limit|timeout|timed out)' "$tmp/net.hdr"; then
+        ok "network partition: the screen says why: $(grep -Eo 'dbtop (STALLED: query exceeded [0-9.]+s|DOWN)' "$tmp/net.hdr" | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')- $st"
+    else
+        nok "network partition: no STALLED/DOWN with a time-out reason: $(sort -u "$tmp/net.hdr" | head -5 | tr '\n' '|')"
+    fi
+    if wait_scr "$s" ' dbtop UP ' 40; then
+        ok "network partition: UP again $(secs_since "$tl")s after the link came back"
+    else
+        nok "network partition: not UP 40 s after the link came back: $(scr "$s")"
+    fi
+    local tcs tls
+    tcs=$(awk -v t="$tc" 'BEGIN { printf "%.3f", t / 1e6 }')
+    tls=$(awk -v t="$tl" 'BEGIN { printf "%.3f", t / 1e6 }')
+    wait_json "$j" "[.[] | select(.ts > $tls and .state == \"up\")] | length >= 2" 10
+    unbg netb
+    echo "# partition batch states: $(jq -sr --argjson a "$tcs" --argjson b "$tls" '[.[] | select(.ts > $a and .ts < $b) | .state] | group_by(.) | map("\(.[0])x\(length)") | join(",")' "$j"); reasons: $(jq -sr --argjson a "$tcs" '[.[] | select(.ts > $a and .state != "up") | .notes[0] | sub("retrying in [0-9]+s"; "retrying in Ns")] | unique | join(" / ")' "$j" | head -c 400)"
+    check "network partition: batch records stalled/down during the cut, up after, JSON valid" \
+        jq -se --argjson a "$tcs" --argjson b "$tls" 'any(.[]; .ts > $a and .ts < $b and .state != "up") and .[-1].state == "up" and all(.[]; .schema == 1)' "$j"
+    check "network partition: the screen's dbtop is still running" test -z "$(T capture-pane -p -t "$s" | grep EXITED)"
+    T kill-session -t "$s" 2>/dev/null
+}
+# 6 runs beside 2-5: its server is its own, in its own namespace; its
+# directory is made here, for the cleanup of this shell
+NSD=$(mktemp -d /tmp/dbtop-faults-ns.XXXXXX)
+partition >"$tmp/part.net" 2>&1 &
+np=$!
 
 # ---- 2: restart -------------------------------------------------------------
 
@@ -585,75 +659,9 @@ for name in mariadb pg15; do
     $M -e "DROP DATABASE IF EXISTS flt_scratch" >/dev/null 2>&1
 done
 
-# ---- 6: network partition (PostgreSQL in its own network namespace) --------
-
-partition() {
-    local net=10.231.$((RANDOM % 200 + 20)) bin=${DBTOP_PG15_BIN:-/usr/lib/postgresql/15/bin} s=net j=$tmp/net.json uri tc tl
-    if ! ip netns add "$NS" 2>"$tmp/ns.err"; then
-        ok "network partition # SKIP ip netns add failed: $(head -c 200 "$tmp/ns.err" | tr '\n' ' ')"
-        return
-    fi
-    ip link add "$VA" type veth peer name "$VB" &&
-        ip link set "$VB" netns "$NS" &&
-        ip addr add "$net.1/24" dev "$VA" && ip link set "$VA" up &&
-        ip netns exec "$NS" ip addr add "$net.2/24" dev "$VB" &&
-        ip netns exec "$NS" ip link set "$VB" up &&
-        ip netns exec "$NS" ip link set lo up || { nok "network partition: veth set-up failed"; return; }
-    NSD=$(mktemp -d /tmp/dbtop-faults-ns.XXXXXX)
-    chown postgres: "$NSD"
-    chmod 755 "$NSD"
-    if ! runuser -u postgres -- "$bin/initdb" -D "$NSD/data" -U postgres --auth-local=trust --auth-host=trust \
-        -N -E UTF8 --locale=C >"$NSD/initdb.log" 2>&1; then
-        nok "network partition: initdb failed: $(tail -3 "$NSD/initdb.log")"
-        return
-    fi
-    echo "host all all $net.0/24 trust" >>"$NSD/data/pg_hba.conf"
-    if ! ip netns exec "$NS" runuser -u postgres -- "$bin/pg_ctl" -D "$NSD/data" -l "$NSD/server.log" -w -t 30 \
-        -o "-c listen_addresses=$net.2 -c port=5432 -k $NSD -c shared_buffers=16MB -c max_connections=20 -c fsync=off" \
-        start >/dev/null 2>&1; then
-        nok "network partition: the namespace's server did not start: $(tail -3 "$NSD/server.log")"
-        return
-    fi
-    uri="postgresql://postgres@$net.2:5432/postgres"
-    "$DBTOP" --batch --count 120 --interval 0.5 --query-timeout 1 --connect-timeout 2 --format json "$uri" >"$j" 2>/dev/null &
-    bg $! netb
-    screen_start "$s" --interval 0.5 --query-timeout 1 --connect-timeout 2 "$uri"
-    if ! wait_scr "$s" ' UP ' 10; then
-        nok "network partition: the screen did not come up on $net.2: $(scr "$s")"
-        return
-    fi
-    ok "network partition: dbtop UP on $net.2:5432 in namespace $NS over veth"
-    watch_keys "$s" 6 "$tmp/netbase"
-    ip netns exec "$NS" ip link set "$VB" down
-    tc=$(now_us)
-    watch_keys "$s" 20 "$tmp/net"
-    ip netns exec "$NS" ip link set "$VB" up
-    tl=$(now_us)
-    check_keys "network partition 20 s" "$tmp/net.lat" "$tmp/netbase.lat"
-    local st
-    st=$(grep -Eo '^(STALLED|DOWN): [^|]*' "$tmp/net.hdr" | sed 's/retrying in [0-9]*s/retrying in Ns/' | sort | uniq -c | sort -rn | head -3 | sed 's/^ *//' | tr '\n' ';')
-    if grep -Eq 'dbtop (STALLED|DOWN)' "$tmp/net.hdr" && grep -Eq '^(STALLED|DOWN): .*(time limit|timeout|timed out)' "$tmp/net.hdr"; then
-        ok "network partition: the screen says why: $(grep -Eo 'dbtop (STALLED: query exceeded [0-9.]+s|DOWN)' "$tmp/net.hdr" | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')- $st"
-    else
-        nok "network partition: no STALLED/DOWN with a time-out reason: $(sort -u "$tmp/net.hdr" | head -5 | tr '\n' '|')"
-    fi
-    if wait_scr "$s" ' dbtop UP ' 40; then
-        ok "network partition: UP again $(secs_since "$tl")s after the link came back"
-    else
-        nok "network partition: not UP 40 s after the link came back: $(scr "$s")"
-    fi
-    local tcs tls
-    tcs=$(awk -v t="$tc" 'BEGIN { printf "%.3f", t / 1e6 }')
-    tls=$(awk -v t="$tl" 'BEGIN { printf "%.3f", t / 1e6 }')
-    wait_json "$j" "[.[] | select(.ts > $tls and .state == \"up\")] | length >= 2" 10
-    unbg netb
-    echo "# partition batch states: $(jq -sr --argjson a "$tcs" --argjson b "$tls" '[.[] | select(.ts > $a and .ts < $b) | .state] | group_by(.) | map("\(.[0])x\(length)") | join(",")' "$j"); reasons: $(jq -sr --argjson a "$tcs" '[.[] | select(.ts > $a and .state != "up") | .notes[0] | sub("retrying in [0-9]+s"; "retrying in Ns")] | unique | join(" / ")' "$j" | head -c 400)"
-    check "network partition: batch records stalled/down during the cut, up after, JSON valid" \
-        jq -se --argjson a "$tcs" --argjson b "$tls" 'any(.[]; .ts > $a and .ts < $b and .state != "up") and .[-1].state == "up" and all(.[]; .schema == 1)' "$j"
-    check "network partition: the screen's dbtop is still running" test -z "$(T capture-pane -p -t "$s" | grep EXITED)"
-    T kill-session -t "$s" 2>/dev/null
-}
-partition
+# the network partition (6), run beside 2-5
+wait "$np"
+merge_log "$tmp/part.net"
 
 # ---- 7: disk full while recording ------------------------------------------
 

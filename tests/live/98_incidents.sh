@@ -27,14 +27,16 @@ P15="$DBTOP_PG15_PSQL -At"
 LPORT=${DBTOP_LISTEN_PORT:-38160}   # (95_metrics uses 38150-38153)
 shim=build/tests/slowsync.so
 switch=${DBTOP_SANDBOX_DIR:-${TMPDIR:-/tmp}/dbtop-sandbox}/slowsync-on
-slowed= svc= lp= mnt=
+svc= lp= mnt= pa=
 export XDG_STATE_HOME=$tmp/state TZ=UTC
 cleanup() {
     [ -n "$svc" ] && kill "$svc" 2>/dev/null
     [ -n "$lp" ] && kill "$lp" 2>/dev/null
     sessions_kill
     rm -f "$switch"
-    [ -n "$slowed" ] && tests/sandbox.sh restart mariadb >/dev/null 2>&1
+    [ -n "$pa" ] && kill "$pa" 2>/dev/null
+    [ -f "$tmp/A.pids" ] && kill $(cat "$tmp/A.pids") 2>/dev/null
+    [ -e "$tmp/A.slowed" ] && tests/sandbox.sh restart mariadb >/dev/null 2>&1
     $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=1, GLOBAL sync_binlog=1" 2>/dev/null
     tests/sandbox.sh status >/dev/null 2>&1 || tests/sandbox.sh start pg15 >/dev/null 2>&1
     [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
@@ -88,87 +90,97 @@ check "--incidents DIR alone, not a terminal: the list's header, no file yet" \
     bash -c "[ \"\$(\"$DBTOP\" --incidents '$tmp/empty' </dev/null)\" = \"\$(printf '# trigger time (UTC)\\tserver\\ttrigger\\tbytes\\tstatus\\tfile\\tsummary')\" ]"
 
 # ---- A. MariaDB: 20 s of slow syncs in the middle of a load ----
-if part A; then
-[ -f "$shim" ] || make -s CI=1 "$shim" >/dev/null 2>&1
-check "the slow-sync shim is built ($shim)" test -f "$shim"
-rm -f "$switch"
-slowed=1
-# (the finding rests on the binary log's sync time, which performance_schema
-# measures: a CPU-starved host slows COMMIT but not that, so the baseline
-# stays clear of it on a busy machine)
-DBTOP_SERVER_PRELOAD=$shim DBTOP_SLOWSYNC_MS=20 DBTOP_SLOWSYNC_FILES="mariadb-bin" DBTOP_SLOWSYNC_SWITCH=$switch \
-    DBTOP_SLOWSYNC_FAST_OFF=1 \
+# (run beside B-F, which are PostgreSQL's: its own service, /metrics port
+# and processes, whose pids it leaves in $tmp/A.pids for the cleanup; its
+# lines follow F's)
+partA() {
+    LPORT=$((LPORT + 1))
+    [ -f "$shim" ] || make -s CI=1 "$shim" >/dev/null 2>&1
+    check "the slow-sync shim is built ($shim)" test -f "$shim"
+    rm -f "$switch"
+    # (the finding rests on the binary log's sync time, which performance_schema
+    # measures: a CPU-starved host slows COMMIT but not that, so the baseline
+    # stays clear of it on a busy machine)
+    DBTOP_SERVER_PRELOAD=$shim DBTOP_SLOWSYNC_MS=20 DBTOP_SLOWSYNC_FILES="mariadb-bin" DBTOP_SLOWSYNC_SWITCH=$switch \
+        DBTOP_SLOWSYNC_FAST_OFF=1 \
+        tests/sandbox.sh restart mariadb >/dev/null 2>&1
+    $M -e "SET GLOBAL innodb_flush_log_at_trx_commit=2, GLOBAL sync_binlog=1"
+    tA=$(date +%s)
+    # (the load first: its first seconds are not the steady state the test compares with)
+    tests/load.sh sysbench mariadb --rate 150 --time 56 --threads 4 2>/dev/null &
+    lp=$!
+    echo "$lp" >>"$tmp/A.pids"
+    sleep 4
+    service A "$DBTOP_MARIADB_URI" --before 15s --after 6s --cooldown 60s --listen "$LPORT" --trigger 'finding commit-fsync'
+    echo "$svc" >>"$tmp/A.pids"
+    sleep 16
+    slow_from=$(date +%s.%N)
+    touch "$switch"
+    sleep 20
+    rm -f "$switch"
+    slow_to=$(date +%s.%N)
+    wait_for 25 status_is "$(files "$tmp/A" | head -n 1)" complete
+    metrics >"$tmp/A.metrics"
+    wait "$lp"
+    lp=
+    stop_service
+    A=$(files "$tmp/A" | head -n 1)
+    echo "# A: slow syncs from $slow_from to $slow_to; files: $(files "$tmp/A" | xargs -n1 basename 2>/dev/null | tr '\n' ' ')"
+    echo "# A: service log: $(tr '\n' '|' <"$tmp/A.err" | head -c 1500)"
+    check "A: exactly one incident file" nfiles_is "$tmp/A" 1
+    check "A: its name carries the time, the server and the trigger (commit-fsync)" \
+        bash -c "basename '$A' | grep -qE '^[0-9]{8}T[0-9]{6}Z-127\.0\.0\.1_$DBTOP_MARIADB_PORT-commit-fsync\.dbrec$'"
+    check "A: the file and its summaries are mode 0600" \
+        bash -c "[ \"\$(stat -c %a '$A' '${A%.dbrec}.txt' '${A%.dbrec}.json' | sort -u)\" = 600 ]"
+    replay_json "$A" "$tmp/A.json"
+    J=$tmp/A.json
+    trig=$(jq -s '[.[] | .events[]? | select(.kind == "incident") | .ts] | first' "$J")
+    echo "# A: trigger at $trig; replay: $(jq -s length "$J") records; $(cat "$J.err")"
+    check "A: the replay holds the trigger's event (kind incident, trigger commit-fsync)" \
+        jq -se 'any(.[]; any(.events[]?; .kind == "incident" and .trigger == "commit-fsync"))' "$J"
+    # COMMIT's average latency (ms) over the records of FROM..TO
+    commit_ms() {
+        jq -s --argjson a "$2" --argjson b "$3" '[.[] | select(.ts > $a and .ts < $b) | .digests[]? |
+            select((.text // "") | test("^COMMIT")) | .avg_ms | select(. != null)] | if length == 0 then null else add / length end' "$1"
+    }
+    base_ms=$(commit_ms "$J" 0 "$slow_from")
+    slow_ms=$(commit_ms "$J" "$(awk -v t="$slow_from" 'BEGIN { printf "%.3f", t + 3 }')" "$slow_to")
+    echo "# A: COMMIT $base_ms ms before the slowdown, $slow_ms ms during it; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    check "A: COMMIT during the slowdown >= 2x the same run's baseline ($base_ms -> $slow_ms ms)" \
+        awk -v a="$base_ms" -v b="$slow_ms" 'BEGIN { exit !(a != "null" && b != "null" && b >= 2 * a) }'
+    check "A: the trigger falls inside the slow period" \
+        awk -v t="$trig" -v a="$slow_from" -v b="$slow_to" 'BEGIN { exit !(t != "null" && t >= a && t <= b + 1) }'
+    check "A: the replay shows the finding at the trigger and through the slowdown" \
+        jq -se --argjson t "$trig" --argjson a "$slow_from" --argjson b "$slow_to" 'any(.[]; .ts == $t and any(.findings[]?; .id == "commit-fsync")) and
+            ([.[] | select(.ts > $a + 3 and .ts < $b)] | length > 0 and (map(select(any(.findings[]?; .id == "commit-fsync"))) | length) >= 0.8 * length)' "$J"
+    l=$(jq -s -r --argjson a "$slow_from" --argjson b "$slow_to" '[.[] | select(.ts >= $a + 3 and .ts <= $b)] | "\([.[] | select((.digests[0].text // "") | test("^COMMIT"))] | length)/\(length)"' "$J")
+    check "A: COMMIT leads the digests in >= 80% of the records of the slowdown ($l)" \
+        awk -v s="$l" 'BEGIN { split(s, p, "/"); exit !(p[2] > 0 && p[1] >= 0.8 * p[2]) }'
+    b=$(jq -s --argjson a "$slow_from" '[.[] | select(.ts < $a)] | length' "$J")
+    check "A: the seconds before the slowdown are in it ($b records before it, >= 8), without the finding" \
+        jq -se --argjson a "$slow_from" '([.[] | select(.ts < $a)] | length >= 8) and all(.[] | select(.ts < $a - 1); all(.findings[]?; .id != "commit-fsync"))' "$J"
+    S=${A%.dbrec}.json
+    check "A: the summary names the trigger and its evidence (COMMIT ... ms, fsyncs)" \
+        jq -e '.trigger.id == "commit-fsync" and .trigger.kind == "finding" and .status == "complete" and
+            any(.findings[]; .id == "commit-fsync" and (.evidence | test("COMMIT avg [0-9.]+ ms.*binlog sync [0-9.]+ ms")))' "$S"
+    check "A: the summary's top statement is COMMIT" jq -e '.top_digests[0].text | test("^COMMIT")' "$S"
+    check "A: the summary's first line: time, server, trigger" \
+        bash -c "head -n 1 '${A%.dbrec}.txt' | grep -qE '^[0-9-]{10} [0-9:]{8} UTC  127\.0\.0\.1:$DBTOP_MARIADB_PORT  commit-fsync: '"
+    check "A: /metrics: dbtop_incidents_total{trigger=commit-fsync} 1" \
+        grep -qE "^dbtop_incidents_total\{server=\"127\.0\.0\.1:$DBTOP_MARIADB_PORT\",trigger=\"commit-fsync\"\} 1$" "$tmp/A.metrics"
+    check "A: /metrics: the last incident's time names its file" \
+        grep -qE "^dbtop_last_incident_timestamp_seconds\{server=\"[^\"]+\",trigger=\"commit-fsync\",file=\"$(basename "$A" | sed 's/\./\\./g')\"\} [0-9.e+]+$" "$tmp/A.metrics"
+    l=$("$DBTOP" --incidents "$tmp/A" | tail -n +2)
+    check "A: dbtop --incidents DIR lists it (time, server, trigger, status, file, summary)" \
+        bash -c "[ \"\$(wc -l <<<'$l')\" = 1 ] && awk -F'\t' '{ exit !(\$3 == \"commit-fsync\" && \$5 == \"complete\" && \$6 == \"$A\" && \$7 ~ /commit-fsync: /) }' <<<'$l'"
     tests/sandbox.sh restart mariadb >/dev/null 2>&1
-$M -e "SET GLOBAL innodb_flush_log_at_trx_commit=2, GLOBAL sync_binlog=1"
-tA=$(date +%s)
-# (the load first: its first seconds are not the steady state the test compares with)
-tests/load.sh sysbench mariadb --rate 150 --time 56 --threads 4 2>/dev/null &
-lp=$!
-sleep 4
-service A "$DBTOP_MARIADB_URI" --before 15s --after 6s --cooldown 60s --listen "$LPORT" --trigger 'finding commit-fsync'
-sleep 16
-slow_from=$(date +%s.%N)
-touch "$switch"
-sleep 20
-rm -f "$switch"
-slow_to=$(date +%s.%N)
-wait_for 25 status_is "$(files "$tmp/A" | head -n 1)" complete
-metrics >"$tmp/A.metrics"
-wait "$lp"
-lp=
-stop_service
-A=$(files "$tmp/A" | head -n 1)
-echo "# A: slow syncs from $slow_from to $slow_to; files: $(files "$tmp/A" | xargs -n1 basename 2>/dev/null | tr '\n' ' ')"
-echo "# A: service log: $(tr '\n' '|' <"$tmp/A.err" | head -c 1500)"
-check "A: exactly one incident file" nfiles_is "$tmp/A" 1
-check "A: its name carries the time, the server and the trigger (commit-fsync)" \
-    bash -c "basename '$A' | grep -qE '^[0-9]{8}T[0-9]{6}Z-127\.0\.0\.1_$DBTOP_MARIADB_PORT-commit-fsync\.dbrec$'"
-check "A: the file and its summaries are mode 0600" \
-    bash -c "[ \"\$(stat -c %a '$A' '${A%.dbrec}.txt' '${A%.dbrec}.json' | sort -u)\" = 600 ]"
-replay_json "$A" "$tmp/A.json"
-J=$tmp/A.json
-trig=$(jq -s '[.[] | .events[]? | select(.kind == "incident") | .ts] | first' "$J")
-echo "# A: trigger at $trig; replay: $(jq -s length "$J") records; $(cat "$J.err")"
-check "A: the replay holds the trigger's event (kind incident, trigger commit-fsync)" \
-    jq -se 'any(.[]; any(.events[]?; .kind == "incident" and .trigger == "commit-fsync"))' "$J"
-# COMMIT's average latency (ms) over the records of FROM..TO
-commit_ms() {
-    jq -s --argjson a "$2" --argjson b "$3" '[.[] | select(.ts > $a and .ts < $b) | .digests[]? |
-        select((.text // "") | test("^COMMIT")) | .avg_ms | select(. != null)] | if length == 0 then null else add / length end' "$1"
+    rm -f "$tmp/A.slowed"
+    echo "# A took $(($(date +%s) - tA)) s"
 }
-base_ms=$(commit_ms "$J" 0 "$slow_from")
-slow_ms=$(commit_ms "$J" "$(awk -v t="$slow_from" 'BEGIN { printf "%.3f", t + 3 }')" "$slow_to")
-echo "# A: COMMIT $base_ms ms before the slowdown, $slow_ms ms during it; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-check "A: COMMIT during the slowdown >= 2x the same run's baseline ($base_ms -> $slow_ms ms)" \
-    awk -v a="$base_ms" -v b="$slow_ms" 'BEGIN { exit !(a != "null" && b != "null" && b >= 2 * a) }'
-check "A: the trigger falls inside the slow period" \
-    awk -v t="$trig" -v a="$slow_from" -v b="$slow_to" 'BEGIN { exit !(t != "null" && t >= a && t <= b + 1) }'
-check "A: the replay shows the finding at the trigger and through the slowdown" \
-    jq -se --argjson t "$trig" --argjson a "$slow_from" --argjson b "$slow_to" 'any(.[]; .ts == $t and any(.findings[]?; .id == "commit-fsync")) and
-        ([.[] | select(.ts > $a + 3 and .ts < $b)] | length > 0 and (map(select(any(.findings[]?; .id == "commit-fsync"))) | length) >= 0.8 * length)' "$J"
-l=$(jq -s -r --argjson a "$slow_from" --argjson b "$slow_to" '[.[] | select(.ts >= $a + 3 and .ts <= $b)] | "\([.[] | select((.digests[0].text // "") | test("^COMMIT"))] | length)/\(length)"' "$J")
-check "A: COMMIT leads the digests in >= 80% of the records of the slowdown ($l)" \
-    awk -v s="$l" 'BEGIN { split(s, p, "/"); exit !(p[2] > 0 && p[1] >= 0.8 * p[2]) }'
-b=$(jq -s --argjson a "$slow_from" '[.[] | select(.ts < $a)] | length' "$J")
-check "A: the seconds before the slowdown are in it ($b records before it, >= 8), without the finding" \
-    jq -se --argjson a "$slow_from" '([.[] | select(.ts < $a)] | length >= 8) and all(.[] | select(.ts < $a - 1); all(.findings[]?; .id != "commit-fsync"))' "$J"
-S=${A%.dbrec}.json
-check "A: the summary names the trigger and its evidence (COMMIT ... ms, fsyncs)" \
-    jq -e '.trigger.id == "commit-fsync" and .trigger.kind == "finding" and .status == "complete" and
-        any(.findings[]; .id == "commit-fsync" and (.evidence | test("COMMIT avg [0-9.]+ ms.*binlog sync [0-9.]+ ms")))' "$S"
-check "A: the summary's top statement is COMMIT" jq -e '.top_digests[0].text | test("^COMMIT")' "$S"
-check "A: the summary's first line: time, server, trigger" \
-    bash -c "head -n 1 '${A%.dbrec}.txt' | grep -qE '^[0-9-]{10} [0-9:]{8} UTC  127\.0\.0\.1:$DBTOP_MARIADB_PORT  commit-fsync: '"
-check "A: /metrics: dbtop_incidents_total{trigger=commit-fsync} 1" \
-    grep -qE "^dbtop_incidents_total\{server=\"127\.0\.0\.1:$DBTOP_MARIADB_PORT\",trigger=\"commit-fsync\"\} 1$" "$tmp/A.metrics"
-check "A: /metrics: the last incident's time names its file" \
-    grep -qE "^dbtop_last_incident_timestamp_seconds\{server=\"[^\"]+\",trigger=\"commit-fsync\",file=\"$(basename "$A" | sed 's/\./\\./g')\"\} [0-9.e+]+$" "$tmp/A.metrics"
-l=$("$DBTOP" --incidents "$tmp/A" | tail -n +2)
-check "A: dbtop --incidents DIR lists it (time, server, trigger, status, file, summary)" \
-    bash -c "[ \"\$(wc -l <<<'$l')\" = 1 ] && awk -F'\t' '{ exit !(\$3 == \"commit-fsync\" && \$5 == \"complete\" && \$6 == \"$A\" && \$7 ~ /commit-fsync: /) }' <<<'$l'"
-tests/sandbox.sh restart mariadb >/dev/null 2>&1
-slowed=
-echo "# A took $(($(date +%s) - tA)) s"
+if part A; then
+    touch "$tmp/A.slowed"
+    partA >"$tmp/A.out" 2>&1 &
+    pa=$!
 fi
 
 # ---- B. PostgreSQL: a lock chain under an idle-in-transaction root ----
@@ -310,6 +322,12 @@ else
     echo "ok - E: a full disk # SKIP cannot mount a tmpfs here: $(head -c 200 "$tmp/mount.err")"
 fi
 echo "# E took $(($(date +%s) - tE)) s"
+fi
+if [ -n "$pa" ]; then
+    wait "$pa"
+    pa=
+    cat "$tmp/A.out"
+    fails=$((fails + $(grep -c '^not ok - ' "$tmp/A.out")))
 fi
 echo "# the whole test took $(($(date +%s) - T0)) s"
 
