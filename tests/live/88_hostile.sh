@@ -17,8 +17,11 @@ P=$DBTOP_PG15_PSQL
 T() { tmux -L "$sock" -f /dev/null "$@"; }
 ESC=$'\e' BEL=$'\a'
 HU=$'hx\e]2;HACKED-USER\a'   # a user / role name with an OSC title
+parts=()
 cleanup() {
-    T kill-server 2>/dev/null
+    local n
+    for n in mariadb pg15; do tmux -L "$sock-$n" -f /dev/null kill-server 2>/dev/null; done
+    [ ${#parts[@]} -gt 0 ] && kill "${parts[@]}" 2>/dev/null
     sessions_kill
     $M -e "DROP USER IF EXISTS '$HU'@'%'; DROP TABLE IF EXISTS hx" 2>/dev/null
     $P -qc "DROP TABLE IF EXISTS hx" >/dev/null 2>&1
@@ -80,7 +83,15 @@ title_kept() {
     fi
 }
 
-for name in mariadb pg15; do
+# hostile NAME: the whole case on one server. The two servers' cases run
+# side by side, each with its own tmux server, scratch directory and
+# sessions (ended here; each idles 15 s at most); their lines follow in
+# turn.
+hostile() {
+    local name=$1
+    sock=$sock-$name
+    tmp=$tmp/$name
+    mkdir -p "$tmp"
     if [ $name = mariadb ]; then
         $M -e "DROP USER IF EXISTS '$HU'@'%'; CREATE USER '$HU'@'%' IDENTIFIED BY 'hxpw'; GRANT ALL ON dbtop_test.* TO '$HU'@'%';
                DROP TABLE IF EXISTS hx; CREATE TABLE hx (id INT PRIMARY KEY, v LONGTEXT) ENGINE=InnoDB; INSERT INTO hx VALUES (1, '')"
@@ -158,5 +169,14 @@ assert found, "hostile digest not in the JSON"
     check "$name connection error: names the database, neutralised" bash -c "LC_ALL=C grep -qa 'HACKED-DB' '$tmp/${name}-err.raw'"
     title_kept "$name error" "$tmp/${name}-err.raw"
     T kill-server 2>/dev/null
+}
+for name in mariadb pg15; do
+    hostile "$name" >"$tmp/part.$name" 2>&1 &
+    parts+=($!)
+done
+wait "${parts[@]}"
+for name in mariadb pg15; do
+    cat "$tmp/part.$name"
+    fails=$((fails + $(grep -c '^not ok - ' "$tmp/part.$name")))
 done
 done_tests
