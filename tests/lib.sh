@@ -17,6 +17,12 @@ within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = 
 # ge A B -> A >= B (floats)
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "null" && a + 0 >= b + 0) }'; }
 done_tests() { exit $((fails > 0)); }
+# merge_part FILE: the lines of a part run in the background (a subshell,
+# whose own count is lost), its "not ok" lines counted here
+merge_part() {
+    cat "$1"
+    fails=$((fails + $(grep -c '^not ok - ' "$1")))
+}
 
 # Screen tests in tmux: T (below, or the caller's own) drives tmux, and
 # dbtop runs in a session named s.

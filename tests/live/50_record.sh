@@ -38,8 +38,7 @@ record pg15 >"$tmp/part.pg15" 2>&1 &
 p2=$!
 wait "$p1" "$p2"
 for name in mariadb pg15; do
-    cat "$tmp/part.$name"
-    fails=$((fails + $(grep -c '^not ok - ' "$tmp/part.$name")))
+    merge_part "$tmp/part.$name"
 done
 
 # pacing: 30 records at --speed 10 take about 3 s; --from skips the start

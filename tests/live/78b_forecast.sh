@@ -175,7 +175,6 @@ check "both slow: then sync_binlog=0's outcome is met" jq -e '.[1].outcome == "m
 # PostgreSQL's part (4), run beside the first MariaDB run
 wait "$pgp"
 pgp=
-cat "$tmp/pg.out"
-fails=$((fails + $(grep -c '^not ok - ' "$tmp/pg.out")))
+merge_part "$tmp/pg.out"
 
 done_tests

@@ -263,8 +263,7 @@ lanes+=($!)
 lanes+=($!)
 wait "${lanes[@]}"
 for l in my pg1 pg2; do
-    cat "$tmp/lane.$l"
-    fails=$((fails + $(grep -c '^not ok - ' "$tmp/lane.$l")))
+    merge_part "$tmp/lane.$l"
 done
 home=$tmp/home
 envs=()

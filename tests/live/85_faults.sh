@@ -190,8 +190,6 @@ accepting() {
 exit_ok() { [ "$1" = 0 ] || [ "$1" = 143 ]; }
 # counted_down "VALUES": a DOWN countdown value followed by a smaller one
 counted_down() { awk -v d="$1" 'BEGIN { n = split(d, a, " "); for (i = 2; i <= n; i++) if (a[i] + 0 < a[i - 1] + 0) exit 0; exit 1 }'; }
-# count of failures in a log of ok / not ok lines (from a background part)
-merge_log() { cat "$1"; fails=$((fails + $(grep -c '^not ok - ' "$1"))); }
 
 # ---- 1: frozen server under the screen --------------------------------------
 
@@ -272,8 +270,8 @@ nap 0.7
 freeze pg15 >"$tmp/part.frz.pg15" 2>&1 &
 fp2=$!
 wait $fp1 $fp2
-merge_log "$tmp/part.frz.mariadb"
-merge_log "$tmp/part.frz.pg15"
+merge_part "$tmp/part.frz.mariadb"
+merge_part "$tmp/part.frz.pg15"
 
 # ---- 6: network partition (PostgreSQL in its own network namespace) --------
 
@@ -661,7 +659,7 @@ done
 
 # the network partition (6), run beside 2-5
 wait "$np"
-merge_log "$tmp/part.net"
+merge_part "$tmp/part.net"
 
 # ---- 7: disk full while recording ------------------------------------------
 

@@ -176,7 +176,6 @@ for name in mariadb pg15; do
 done
 wait "${parts[@]}"
 for name in mariadb pg15; do
-    cat "$tmp/part.$name"
-    fails=$((fails + $(grep -c '^not ok - ' "$tmp/part.$name")))
+    merge_part "$tmp/part.$name"
 done
 done_tests

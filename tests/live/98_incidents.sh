@@ -326,8 +326,7 @@ fi
 if [ -n "$pa" ]; then
     wait "$pa"
     pa=
-    cat "$tmp/A.out"
-    fails=$((fails + $(grep -c '^not ok - ' "$tmp/A.out")))
+    merge_part "$tmp/A.out"
 fi
 echo "# the whole test took $(($(date +%s) - T0)) s"
 
