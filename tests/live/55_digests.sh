@@ -139,7 +139,14 @@ own_user=${DBTOP_PG15_URI#*//}
 own_user=${own_user%%[:@]*}
 own_oid=$($DBTOP_PG15_PSQL -qAtc "SELECT oid FROM pg_roles WHERE rolname = '$own_user'")
 start_dbtop "$tmp/own.json" "$DBTOP_PG15_URI" --sessions
-tests/load.sh pgbench pg15 --rate 150 --time 8 --clients 2 2>"$tmp/own.pgb"
+# the load runs until dbtop has read the digests afresh 6 times: the
+# default --server-budget paces the read by its cost, and on a slow host
+# it comes every few seconds (at most 10 runs of 4 s)
+fresh_reads() { jq -s '[.[] | select(.digests_fresh)] | length' "$1" 2>/dev/null || echo 0; }
+for ((i = 0; i < 10; i++)); do
+    tests/load.sh pgbench pg15 --rate 150 --time 4 --clients 2 2>>"$tmp/own.pgb"
+    [ "$i" -ge 1 ] && [ "$(fresh_reads "$tmp/own.json")" -ge 6 ] && break
+done
 stop_dbtop "$tmp/own.json"
 dbtop_rows=$(jq -s --arg u "$own_oid:" '[.[] | .digests[]? | select(.id | startswith($u))] | length' "$tmp/own.json")
 all_rows=$(jq -s '[.[] | .digests[]?] | length' "$tmp/own.json")
@@ -153,7 +160,7 @@ fi
 check "pg15 under pgbench: the clients' statements ranked (pgbench's UPDATE, BEGIN and END: transaction control is never dbtop's)" \
     jq -se 'any(.[]; any(.digests[]?; .text | test("^UPDATE pgbench_accounts"))) and any(.[]; any(.digests[]?; .text == "END"))' "$tmp/own.json"
 # the total leaves them out: the shares of every row add up to 1 (--top 100 lists them all)
-check "pg15 under pgbench: the total is the clients' (shares add up to 1), dbtop's own time beside it ($(printf %.1f "$own_ms") ms/s summed over the records)" \
+check "pg15 under pgbench: the total is the clients' (shares add up to 1 in $(fresh_reads "$tmp/own.json") fresh reads), dbtop's own time beside it ($(printf %.1f "$own_ms") ms/s summed over the records)" \
     jq -se '[.[] | select(.digests_fresh and ((.digests // []) | length) > 0 and ((.digests // []) | length) < 100) | ([.digests[].share] | add)] as $s | ($s | length) > 3 and all($s[]; . > 0.99 and . < 1.01) and ([.[] | .digests_own_ms_per_s // 0] | add) > 0' "$tmp/own.json"
 
 # o in the TUI: dbtop's own statements marked * in the ranking, the others not
