@@ -45,6 +45,21 @@ stop_dbtop() {
     wait "$dp"
 }
 
+# counts NAME FILE SENT SLOW-RE SLOW-MS: the cheap statement's calls add up
+# to the SENT ones (6000 when pgbench said nothing), it outranks the rare
+# slow one (more than SLOW-MS in all) by total time, and the 200 explicit
+# COMMITs have a digest of their own
+counts() {
+    local name=$1 f=$2 sent=$3 calls cheap slow commits
+    calls=$(total calls_per_s "$f" '^SELECT count')
+    if within "$calls" "${sent:-6000}" 10; then ok "$name: cheap statement calls add up to $calls of ${sent:-?} sent"; else nok "$name: cheap statement calls $calls, sent ${sent:-?}"; fi
+    cheap=$(total total_ms_per_s "$f" '^SELECT count')
+    slow=$(total total_ms_per_s "$f" "$4")
+    if awk -v a="$cheap" -v b="$slow" -v m="$5" 'BEGIN { exit !(a > b && b > m) }'; then ok "$name: the cheap statement ($cheap ms) outranks the rare slow one ($slow ms) by total time"; else nok "$name: cheap $cheap ms vs slow $slow ms"; fi
+    commits=$(total calls_per_s "$f" '^COMMIT')
+    if within "$commits" 200 10; then ok "$name: the explicit COMMIT digest ($commits of 200)"; else nok "$name: COMMIT digest calls $commits of 200"; fi
+}
+
 # o in the TUI: dbtop's own statements marked * in the ranking, the others not
 TM() { tmux -L "$tsock" -f /dev/null "$@"; }
 # own_tui NAME URI: screen 2 without, then with dbtop's own statements (a
@@ -96,13 +111,7 @@ my_part() {
     $M <"$tmp/my.sql" >/dev/null
     wait "$sp"
     stop_dbtop "$tmp/my.json"
-    calls=$(total calls_per_s "$tmp/my.json" '^SELECT COUNT')
-    if within "$calls" $N 10; then ok "mariadb: cheap statement calls add up to $calls of $N sent"; else nok "mariadb: cheap statement calls $calls, sent $N"; fi
-    cheap=$(total total_ms_per_s "$tmp/my.json" '^SELECT COUNT')
-    slow=$(total total_ms_per_s "$tmp/my.json" 'SLEEP')
-    if awk -v a="$cheap" -v b="$slow" 'BEGIN { exit !(a > b && b > 90) }'; then ok "mariadb: the cheap statement ($cheap ms) outranks the rare slow one ($slow ms) by total time"; else nok "mariadb: cheap $cheap ms vs slow $slow ms"; fi
-    commits=$(total calls_per_s "$tmp/my.json" '^COMMIT')
-    if within "$commits" 200 10; then ok "mariadb: the explicit COMMIT digest ($commits of 200)"; else nok "mariadb: COMMIT digest calls $commits of 200"; fi
+    counts mariadb "$tmp/my.json" "$N" SLEEP 90
     check "mariadb: digest fields and share" jq -se '[.[] | .digests[]?] | length > 0 and all(.[]; (.id | type == "string") and (.schema | type == "string") and (.text | length <= 200) and .calls_per_s >= 0 and .share >= 0 and .share <= 1.0001)' "$tmp/my.json"
     check "mariadb: no negative or spiking digest rate" jq -se '[.[] | .digests[]? | .calls_per_s] | all(. >= 0 and . < 100000)' "$tmp/my.json"
 
@@ -121,7 +130,7 @@ my_part() {
 printf '\\set id random(1, 900)\nSELECT count(*) FROM dg_t WHERE id BETWEEN :id AND :id + 60;\n' >"$tmp/cheap.sql"
 printf 'BEGIN;\nUPDATE dg_t SET v = v + 1 WHERE id = 7;\nCOMMIT;\n' >"$tmp/commit.sql"
 pg_counts() {
-    local name=$1 N_ uri_var psql_var sock_var port_var psql pgb sp sent calls cheap slow commits
+    local name=$1 N_ uri_var psql_var sock_var port_var psql pgb sp sent
     N_=$(tr a-z A-Z <<<"$name")
     uri_var=DBTOP_${N_}_URI psql_var=DBTOP_${N_}_PSQL sock_var=DBTOP_${N_}_SOCKET port_var=DBTOP_${N_}_PORT
     psql=${!psql_var}
@@ -135,13 +144,7 @@ pg_counts() {
     wait "$sp"
     stop_dbtop "$tmp/$name.json"
     sent=$(awk '/number of transactions actually processed/ { split($NF, a, "/"); print a[1] }' "$tmp/$name.cheap")
-    calls=$(total calls_per_s "$tmp/$name.json" '^SELECT count')
-    if within "$calls" "${sent:-6000}" 10; then ok "$name: cheap statement calls add up to $calls of ${sent:-?} sent"; else nok "$name: cheap statement calls $calls, sent ${sent:-?}"; fi
-    cheap=$(total total_ms_per_s "$tmp/$name.json" '^SELECT count')
-    slow=$(total total_ms_per_s "$tmp/$name.json" 'pg_sleep')
-    if awk -v a="$cheap" -v b="$slow" 'BEGIN { exit !(a > b && b > 25) }'; then ok "$name: the cheap statement ($cheap ms) outranks the rare slow one ($slow ms) by total time"; else nok "$name: cheap $cheap ms vs slow $slow ms"; fi
-    commits=$(total calls_per_s "$tmp/$name.json" '^COMMIT')
-    if within "$commits" 200 10; then ok "$name: the explicit COMMIT digest ($commits of 200)"; else nok "$name: COMMIT digest calls $commits of 200"; fi
+    counts "$name" "$tmp/$name.json" "$sent" pg_sleep 25
     check "$name: digests come from pg_stat_statements" jq -se 'any(.[]; (.digests | length) > 0)' "$tmp/$name.json"
 }
 
