@@ -1275,8 +1275,10 @@ static int my_read_joined(struct source *src, struct sample *out, int *mdl, stru
 /* The session list, one statement (bounded by the session's statement
  * time limit), only while wanted; paced under --server-budget (join: read
  * now, before the lock graph); linked to the lock graph of this sample when
- * it was read. Returns -1 (sample failed) only when the connection is lost. */
-static int my_read_sessions(struct source *src, struct sample *out, bool busy, bool join, int *mdl)
+ * it was read; due_at: when the refresh chose its reads
+ * (source_sessions_reuse). Returns -1 (sample failed) only when the
+ * connection is lost. */
+static int my_read_sessions(struct source *src, struct sample *out, bool busy, bool join, double due_at, int *mdl)
 {
 	struct my_priv *p = src->priv;
 	struct caps *c = &src->caps;
@@ -1288,7 +1290,7 @@ static int my_read_sessions(struct source *src, struct sample *out, bool busy, b
 		source_sessions_forget(src);
 		return 0;
 	}
-	if (!join && (out->sessions = source_sessions_reuse(src, now, busy))) {
+	if (!join && (out->sessions = source_sessions_reuse(src, due_at, now, busy))) {
 		session_set_link_locks(out->sessions, out->locks);
 		return 0;
 	}
@@ -2320,7 +2322,8 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	 * refresh with 40 sessions under sysbench) is not sent. */
 	int mdl_seen = -1;
 	bool maria = c->flavour == FLAVOUR_MARIADB && src->want_sessions;
-	bool early = maria && source_sessions_due(src, clock_mono());
+	double chose = clock_mono(); /* the list's due time is judged once a refresh */
+	bool early = maria && source_sessions_due(src, chose);
 	/* Sessions waiting for a row lock: the graph and the session's
 	 * transactions come from one InnoDB cache (filled again by a read after
 	 * 0.1 s without one: MY_TRX_CACHE_IDLE_S), and the graph's statement
@@ -2329,15 +2332,15 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	 * first read comes: source_sessions_join) and the graph are one statement:
 	 * 500 waiting among 2,500 sessions, 100-130 ms for both, against about
 	 * 100 ms for each read apart. */
-	bool joined = maria && c->priv_process && st.row_waits > 0 && !source_first_reads_wait(src, FIRST_LOCKS) &&
-		      (early || (source_locks_due(src, (unsigned)st.row_waits, clock_mono()) &&
-				 source_sessions_join(src, clock_mono())));
+	bool joined =
+		maria && c->priv_process && st.row_waits > 0 && !source_first_reads_wait(src, FIRST_LOCKS) &&
+		(early || (source_locks_due(src, (unsigned)st.row_waits, chose) && source_sessions_join(src, chose)));
 	struct mariadb_rl *rl = NULL;
 	if (joined) {
 		source_locks_forget(src); /* the graph comes with the list: read, not kept */
 		if (my_read_joined(src, out, &mdl_seen, &rl) < 0)
 			return -1;
-	} else if (early && my_read_sessions(src, out, false, true, &mdl_seen) < 0) {
+	} else if (early && my_read_sessions(src, out, false, true, chose, &mdl_seen) < 0) {
 		return -1;
 	}
 	if (my_read_mdl(src, out, mdl_seen, &mdl_waits) < 0) {
@@ -2360,7 +2363,7 @@ static int my_sample(struct source *src, struct sample *out, bool want_settings)
 	else if (my_read_sessions(src, out,
 				  busy || (c->ps_digests && !out->digests_skipped &&
 					   p->dg_pace.next > clock_mono() + 0.5),
-				  false, NULL) < 0)
+				  false, maria ? chose : clock_mono(), NULL) < 0)
 		return -1;
 	if (want_settings && my_read_settings(src, out) < 0)
 		return -1;

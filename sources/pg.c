@@ -883,7 +883,7 @@ static int pg_read_sessions(struct source *src, struct sample *out, bool busy, u
 		source_sessions_forget(src);
 		return 0;
 	}
-	if ((out->sessions = source_sessions_reuse(src, now, busy)))
+	if ((out->sessions = source_sessions_reuse(src, now, now, busy)))
 		return 0;
 	struct session_set *ss = session_set_new();
 	out->sessions = ss;

@@ -4,6 +4,7 @@
 #include "source.h"
 #include "pace.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -16,7 +17,7 @@ static bool sessions_begun(const struct source *src)
 	return src->ss_read_gen != 0 && src->ss_read_gen == src->conn_gen;
 }
 
-struct session_set *source_sessions_reuse(struct source *src, double now, bool busy)
+struct session_set *source_sessions_reuse(struct source *src, double due_at, double now, bool busy)
 {
 	if (source_first_reads_wait(src, FIRST_SESSIONS) && !sessions_begun(src)) {
 		/* the first frame first: the list at the next refreshes */
@@ -25,7 +26,8 @@ struct session_set *source_sessions_reuse(struct source *src, double now, bool b
 		str_copy(w->note, sizeof w->note, FIRST_READ_NOTE);
 		return w;
 	}
-	bool due = pace_due_at(src->ss_next, now, busy);
+	assert(due_at <= now);
+	bool due = pace_due_at(src->ss_next, due_at, busy);
 	if (!src->ss_last || src->ss_gen != src->conn_gen || src->ss_idle != src->sessions_idle || due)
 		return NULL;
 	struct session_set *ss = session_set_copy(src->ss_last);

@@ -403,10 +403,13 @@ void source_locks_read(struct source *src, const struct lock_set *ls, double ms,
 /* Session list pacing, both engines (sources/sessions_pace.c). Before a
  * session read: when the list read last is not due again yet, a copy of
  * it, its age_s set and a note saying how old it is, to publish instead of
- * reading (NULL: read now). busy: this refresh paid for another costly
- * read already (a list just due waits one refresh more). */
+ * reading (NULL: read now). due_at: when the refresh chose its reads (a
+ * list not due then, so not read with the lock graph, is not read apart
+ * later in the same refresh either); now: for its age. busy: this refresh
+ * paid for another costly read already (a list just due waits one refresh
+ * more). */
 #define PACE_SHARE_SESSIONS 0.5
-struct session_set *source_sessions_reuse(struct source *src, double now, bool busy);
+struct session_set *source_sessions_reuse(struct source *src, double due_at, double now, bool busy);
 /* The list will be read at now unless a costly read puts it off (busy). */
 bool source_sessions_due(const struct source *src, double now);
 /* The list is worth reading at now beside another read of the same

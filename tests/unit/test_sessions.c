@@ -630,7 +630,7 @@ static void test_pace(void)
 	src.budget_ms = 10;
 	src.interval = 1;
 	src.conn_gen = 1;
-	CHECK(source_sessions_reuse(&src, 100, false) == NULL, "pace: nothing read yet: read now");
+	CHECK(source_sessions_reuse(&src, 100, 100, false) == NULL, "pace: nothing read yet: read now");
 	struct session_set *ss = session_set_new();
 	struct session *s = session_add(ss, 5);
 	s->state_s = 2;
@@ -640,24 +640,30 @@ static void test_pace(void)
 	/* 20 ms against 5 ms per refresh: every 4 s */
 	source_sessions_read(&src, ss, 20, 100);
 	CHECK(src.ss_last && src.ss_next > 103.8 && src.ss_next < 104, "pace: a 20 ms read is next due 4 s on");
-	struct session_set *k = source_sessions_reuse(&src, 102, false);
+	struct session_set *k = source_sessions_reuse(&src, 102, 102, false);
 	CHECK(k && k->age_s == 2 && k->s[0].state_s == 4 && k->s[0].query_s == 3 && isnan(k->s[0].trx_age_s) &&
 		      has(k->note, "list from 2.0 s ago") && has(k->note, "--server-budget"),
 	      tname("pace: in between, the last list with its age, its times run on (%s)", k ? k->note : "none"));
 	session_set_free(k);
 	CHECK(!source_sessions_join(&src, 101.5) && source_sessions_join(&src, 102.0) && source_sessions_join(&src, 104),
 	      "pace: beside a lock-graph read the list is read once half its 4 s have gone (not at 1.5 s, at 2 s, due)");
-	CHECK(source_sessions_reuse(&src, 104, false) == NULL, "pace: due: read again");
-	k = source_sessions_reuse(&src, 104, true);
+	CHECK(source_sessions_reuse(&src, 104, 104, false) == NULL, "pace: due: read again");
+	k = source_sessions_reuse(&src, 104, 104, true);
 	CHECK(k != NULL, "pace: just due but this refresh paid for another costly read: one more refresh");
 	session_set_free(k);
+	/* the refresh chose its reads at 103.7 (list not due) and ends at 104.3:
+	 * the list is not read apart late in the refresh, its age runs to now */
+	k = source_sessions_reuse(&src, 103.7, 104.3, false);
+	CHECK(k && fabs(k->age_s - 4.3) < 1e-9, tname("pace: not due when the refresh chose: reused to its end, aged %.1f s",
+							 k ? k->age_s : -1));
+	session_set_free(k);
 	src.conn_gen = 2;
-	CHECK(source_sessions_reuse(&src, 102, false) == NULL, "pace: nothing kept across a reconnection");
+	CHECK(source_sessions_reuse(&src, 102, 102, false) == NULL, "pace: nothing kept across a reconnection");
 	source_sessions_read(&src, ss, 1, 105);
 	CHECK(src.ss_last == NULL, "pace: a cheap read is not kept (read every refresh)");
 	source_sessions_read(&src, ss, 20, 106);
 	source_sessions_forget(&src);
-	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 107, false) == NULL, "pace: forgotten: read now");
+	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 107, 107, false) == NULL, "pace: forgotten: read now");
 	/* the first reads: the list's waits for its turn, unless it comes
 	 * with the lock graph's first read (one costly refresh, not two) */
 	src.stage_first = true;
@@ -666,13 +672,13 @@ static void test_pace(void)
 	CHECK(!source_sessions_join(&src, 108) && !source_sessions_due(&src, 108),
 	      "pace: first frame: neither due nor joined");
 	src.conn_samples = 2;
-	k = source_sessions_reuse(&src, 108, false);
+	k = source_sessions_reuse(&src, 108, 108, false);
 	CHECK(k && k->status == SESS_NOT_READ && !source_sessions_due(&src, 108) && source_sessions_join(&src, 108),
 	      "pace: the graph's first read: the list's first read may come with it, not on its own");
 	session_set_free(k);
 	source_sessions_read(&src, ss, 100, 108);
 	src.conn_samples = 3;
-	k = source_sessions_reuse(&src, 109, false);
+	k = source_sessions_reuse(&src, 109, 109, false);
 	CHECK(k && k->status != SESS_NOT_READ && k->age_s == 1 && !source_sessions_due(&src, 109) &&
 		      !source_sessions_join(&src, 109),
 	      "pace: read with the graph: the next refresh shows it (not 'first read' again), not due");
@@ -681,12 +687,12 @@ static void test_pace(void)
 	src.conn_samples = 2;
 	source_sessions_read(&src, ss, 1, 110);
 	src.conn_samples = 3;
-	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 111, false) == NULL && source_sessions_due(&src, 111),
+	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 111, 111, false) == NULL && source_sessions_due(&src, 111),
 	      "pace: read early but cheap (not kept): read again, not 'first read'");
 	src.stage_first = false;
 	src.budget_ms = 0;
 	source_sessions_read(&src, ss, 500, 110);
-	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 111, false) == NULL,
+	CHECK(src.ss_last == NULL && source_sessions_reuse(&src, 111, 111, false) == NULL,
 	      "pace: --server-budget 0: every refresh");
 	session_set_free(ss);
 }
