@@ -451,9 +451,11 @@ bool sampler_pop(struct sampler *sp, struct sampler_msg *out)
 	if (sp->len > 0) {
 		*out = sp->q[sp->head];
 		sp->head = (sp->head + 1) % SAMPLER_QUEUE;
-		sp->len--;
+		/* room again for a sampler waiting on a full queue (the one wait
+		 * a pop ends: waking it between samples costs a switch) */
+		if (sp->len-- == SAMPLER_QUEUE)
+			pthread_cond_broadcast(&sp->cv);
 		got = true;
-		pthread_cond_broadcast(&sp->cv);
 	}
 	pthread_mutex_unlock(&sp->mu);
 	return got;

@@ -45,6 +45,9 @@ struct hostload_srv {
 	double ids_at; /* monotonic s of that list; 0: list again */
 	int nfd;
 	struct hostload_fd fds[HOSTLOAD_FDS_MAX];
+	/* the host's pressure and load files and the server's list of
+	 * children, kept open (file_reread; -1: not open) */
+	int psi_fd, load_fd, kids_fd;
 };
 
 static pthread_mutex_t srvs_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -210,13 +213,23 @@ int hostload_open_files(void)
 	return __atomic_load_n(&kept_files, __ATOMIC_RELAXED);
 }
 
-/* The files of e closed (its last connection let go, or its process ended). */
+/* A file kept open in e closed. */
+static void fd_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* The files of e's process closed (its last connection let go, or its
+ * process ended). */
 static void srv_close_files(struct hostload_srv *e)
 {
 	for (int i = 0; i < e->nfd; i++)
 		close(e->fds[i].fd);
 	__atomic_sub_fetch(&kept_files, e->nfd, __ATOMIC_RELAXED);
 	e->nfd = 0;
+	fd_close(&e->kids_fd);
 }
 
 void hostload_close(struct hostload_state *st)
@@ -238,6 +251,8 @@ void hostload_close(struct hostload_state *st)
 	if (!last)
 		return;
 	srv_close_files(e);
+	fd_close(&e->psi_fd);
+	fd_close(&e->load_fd);
 	pthread_mutex_destroy(&e->mu);
 	free(e->root);
 	free(e);
@@ -268,6 +283,7 @@ static struct hostload_srv *srv_attach(struct hostload_state *st, const char *ro
 		e->root = xstrdup(root);
 		e->pid = pid;
 		e->threads = threads;
+		e->psi_fd = e->load_fd = e->kids_fd = -1;
 		pthread_mutex_init(&e->mu, NULL);
 		e->next = srvs;
 		srvs = e;
@@ -432,7 +448,7 @@ void hostload_find_pg(struct hostload_state *st, const char *procroot, long back
 
 /* The ids of the server's tasks: pid's threads, or its children (the
  * first max). */
-static int task_ids(const struct hostload_srv *e, int *ids, int max)
+static int task_ids(struct hostload_srv *e, int *ids, int max)
 {
 	char path[PATH_MAX];
 	int n = 0;
@@ -455,7 +471,7 @@ static int task_ids(const struct hostload_srv *e, int *ids, int max)
 	 * kernel makes only as much of the list as is read */
 	char buf[HOSTLOAD_TASKS_MAX * 12 + 1];
 	str_printf(path, sizeof path, "%s/%d/task/%d/children", e->root, e->pid, e->pid);
-	ssize_t len = slurp(path, buf, sizeof buf);
+	long len = file_reread(&e->kids_fd, path, buf, sizeof buf);
 	if (len < 0)
 		return -1;
 	if ((size_t)len == sizeof buf - 1) {
@@ -484,11 +500,11 @@ static void read_host(struct hostload_srv *e, const char *root)
 	e->psi_cpu_some_us = 0;
 	e->procs_running = e->load1_x100 = 0;
 	str_printf(path, sizeof path, "%s/pressure/cpu", root);
-	if (slurp(path, buf, sizeof buf) > 0 && hostload_parse_psi(buf, &e->psi_cpu_some_us) == 0)
+	if (file_reread(&e->psi_fd, path, buf, sizeof buf) > 0 && hostload_parse_psi(buf, &e->psi_cpu_some_us) == 0)
 		e->has_psi = true;
 	str_printf(path, sizeof path, "%s/loadavg", root);
 	bool running = false;
-	if (slurp(path, buf, sizeof buf) > 0) {
+	if (file_reread(&e->load_fd, path, buf, sizeof buf) > 0) {
 		(void)hostload_parse_loadavg(buf, &e->load1_x100);
 		running = hostload_parse_loadavg_running(buf, &e->procs_running) == 0;
 	}
@@ -579,8 +595,10 @@ int hostload_read(struct hostload_state *st, const char *procroot, double max_ag
 {
 	memset(out, 0, sizeof *out);
 	if (!st) {
-		struct hostload_srv e = {.at = 0};
+		struct hostload_srv e = {.psi_fd = -1, .load_fd = -1, .kids_fd = -1};
 		read_host(&e, proc_of(procroot));
+		fd_close(&e.psi_fd);
+		fd_close(&e.load_fd);
 		if (!e.host_ok)
 			return -1;
 		host_out(&e, out);

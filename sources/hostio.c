@@ -334,31 +334,26 @@ static struct {
 	size_t cap;
 	double at;      /* monotonic s it was read; 0: never */
 	unsigned reads; /* reads of the file */
-} ds = {.mu = PTHREAD_MUTEX_INITIALIZER};
+	int fd;         /* the file kept open under root (file_reread); -1: not open */
+} ds = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
-/* path read whole into ds.text (its lock held). Returns 0 or -1. */
+/* path read whole into ds.text (its lock held), the buffer grown until
+ * the text fits. Returns 0 or -1. */
 static int ds_read(const char *path)
 {
-	size_t len = 0;
-	ssize_t r = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	for (;;) {
-		if (ds.cap - len < 4096) {
-			ds.cap = ds.cap ? ds.cap * 2 : 16384;
+		if (ds.cap == 0) {
+			ds.cap = 16384;
 			ds.text = xrealloc(ds.text, ds.cap);
 		}
-		r = read(fd, ds.text + len, ds.cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
+		long n = file_reread(&ds.fd, path, ds.text, ds.cap);
+		if (n < 0)
+			return -1;
+		if ((size_t)n < ds.cap - 1)
+			return 0;
+		ds.cap *= 2;
+		ds.text = xrealloc(ds.text, ds.cap);
 	}
-	close(fd);
-	ds.text[len] = '\0';
-	return r < 0 ? -1 : 0;
 }
 
 int hostio_read(const struct logdev_map *m, const char *procroot, double max_age, double *taken,
@@ -371,6 +366,10 @@ int hostio_read(const struct logdev_map *m, const char *procroot, double max_age
 	pthread_mutex_lock(&ds.mu);
 	double now = clock_mono(), after = taken ? *taken : 0;
 	if (!(ds.at > 0 && ds.at > after && now - ds.at < max_age && strcmp(ds.root, root) == 0)) {
+		if (ds.root && strcmp(ds.root, root) != 0 && ds.fd >= 0) {
+			close(ds.fd); /* another root: its own file */
+			ds.fd = -1;
+		}
 		free(ds.root);
 		ds.root = xstrdup(root);
 		ds.reads++;

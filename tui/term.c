@@ -134,6 +134,9 @@ int term_start(void)
 	nonl();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
+	/* a frame is written whole: no looks for typed keys while it is
+	 * (four to six polls of the terminal a frame); keys are read next */
+	typeahead(-1);
 	curs_set(0);
 	set_escdelay(25);
 	if (has_colors()) {

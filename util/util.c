@@ -614,6 +614,41 @@ int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* buf from the start of fd (len - 1 bytes at most); the length or -1 */
+static long pread_all(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+	while (n < len - 1) {
+		ssize_t r = pread(fd, buf + n, len - 1 - n, (off_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return (long)n;
+}
+
+long file_reread(int *fd, const char *path, char *buf, size_t len)
+{
+	assert(len > 0);
+	long n = *fd >= 0 ? pread_all(*fd, buf, len) : -1;
+	if (n >= 0)
+		return n;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = *fd >= 0 ? pread_all(*fd, buf, len) : -1;
+	if (n < 0 && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return n;
+}
+
 void osc52_append(struct strbuf *b, const char *text, size_t n)
 {
 	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -45,6 +45,12 @@ int files_write_pair(const char *dir, const char *base, const char *ext1, const 
 		     size_t n1, const void *b2, size_t n2, char *path1, size_t len, char *err, size_t elen);
 /* Write n bytes to fd (retrying short writes and EINTR); 0 or -1. */
 int write_all(int fd, const void *p, size_t n);
+/* A small file kept open in *fd (-1: not open yet) read again from its
+ * start into buf (at most len - 1 bytes, NUL-terminated): /proc's files,
+ * made afresh by each read, without an open and a close every refresh.
+ * Opened at path when not open, and once more when a read fails (the
+ * process it belonged to gone). Returns the length, or -1 with *fd -1. */
+long file_reread(int *fd, const char *path, char *buf, size_t len);
 
 /* Seconds from CLOCK_MONOTONIC. */
 double clock_mono(void);

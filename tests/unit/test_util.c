@@ -1,9 +1,12 @@
 /* test_util.c - JSON string/number output, terminal sanitising, bounded
- * string copies, the growable buffer, the hash map and the heap trim. */
+ * string copies, the growable buffer, the hash map, the heap trim and the
+ * files kept open. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -439,8 +442,40 @@ static void test_heap_trim(void)
 #endif
 }
 
+/* file_reread: one descriptor read again from the start, the file's
+ * current text each time; a failed read opens the path again. */
+static void test_file_reread(void)
+{
+	char path[] = "/tmp/dbtop-reread-XXXXXX", buf[64];
+	int w = mkstemp(path), fd = -1;
+	CHECK(w >= 0 && write(w, "load 1\n", 7) == 7, "reread: a file to read");
+	CHECK(file_reread(&fd, path, buf, sizeof buf) == 7 && strcmp(buf, "load 1\n") == 0 && fd >= 0,
+	      "reread: opened and read whole");
+	int kept = fd;
+	CHECK(pwrite(w, "load 22\n", 8, 0) == 8, "reread: the file changed in place");
+	CHECK(file_reread(&fd, path, buf, sizeof buf) == 8 && strcmp(buf, "load 22\n") == 0 && fd == kept,
+	      "reread: the same descriptor gives the new text from the start");
+	CHECK(file_reread(&fd, path, buf, 5) == 4 && strcmp(buf, "load") == 0, "reread: at most len - 1 bytes");
+	/* a descriptor that cannot be read (a process gone) is opened again */
+	close(fd);
+	fd = open("/tmp", O_RDONLY | O_DIRECTORY);
+	CHECK(file_reread(&fd, path, buf, sizeof buf) == 8 && strcmp(buf, "load 22\n") == 0 && fd >= 0,
+	      "reread: a read that fails opens the path again");
+	close(fd);
+	unlink(path);
+	fd = 99999;
+	CHECK(file_reread(&fd, path, buf, sizeof buf) == -1 && fd == -1, "reread: a path gone: -1, nothing open");
+	fd = -1;
+	CHECK(file_reread(&fd, "/proc/loadavg", buf, sizeof buf) > 0 && strchr(buf, '/') &&
+		      file_reread(&fd, "/proc/loadavg", buf, sizeof buf) > 0 && strchr(buf, '/'),
+	      "reread: /proc/loadavg twice through one descriptor");
+	close(fd);
+	close(w);
+}
+
 int main(void)
 {
+	test_file_reread();
 	test_heap_trim();
 	test_osc52();
 	test_rounding();
