@@ -472,6 +472,12 @@ static int task_ids(struct hostload_srv *e, int *ids, int max)
 	char buf[HOSTLOAD_TASKS_MAX * 12 + 1];
 	str_printf(path, sizeof path, "%s/%d/task/%d/children", e->root, e->pid, e->pid);
 	long len = file_reread(&e->kids_fd, path, buf, sizeof buf);
+	if (len == 0) {
+		/* no children, or the process gone: its kept file then reads
+		 * empty, and only opening the path again tells */
+		fd_close(&e->kids_fd);
+		len = file_reread(&e->kids_fd, path, buf, sizeof buf);
+	}
 	if (len < 0)
 		return -1;
 	if ((size_t)len == sizeof buf - 1) {

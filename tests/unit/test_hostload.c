@@ -219,8 +219,20 @@ static void test_fake_proc(void)
 		      s2.srv_slices - s1.srv_slices == 3,
 	      "a kept file read again gives the task's new figures");
 	CHECK(hostload_kept_files(&st) == 1, "the files of the tasks that ended are closed");
+	/* the postmaster ends: its list, kept open, reads empty (as /proc's
+	 * does for a process gone), and its path is gone */
+	put(root, "700/task/700/children", "");
+	{
+		char cmd[700];
+		str_printf(cmd, sizeof cmd, "rm -rf '%s/700'", root);
+		CHECK(system(cmd) == 0, "PostgreSQL: the postmaster's process ends");
+	}
+	CHECK(hostload_read(&st, root, 0, &s2) == 0 && s2.srv_tasks == 0 && strstr(s2.srv_why, "ended"),
+	      tname("PostgreSQL: its kept list of children reads empty: its path opened again, the end said (%s)",
+		    s2.srv_why));
 	hostload_close(&st);
 	CHECK(hostload_kept_files(&st) == 0, "hostload_close: none left open");
+	put(root, "700/comm", "postgres\n");
 
 	/* more children than are read: the first HOSTLOAD_TASKS_MAX, their
 	 * list kept (TASK_LIST_KEEP_S) until one of them ends */
