@@ -107,6 +107,7 @@ struct my_priv {
 	struct pacer sum_pace; /* the read of every counter */
 	double full_ms;        /* the read of every counter's round trip, ms (smoothed) */
 	double like_ms;        /* the LIKE reads' round trips, ms (smoothed), 0: none yet */
+	bool sum_costly;       /* the read of every counter is paced (pace_costly) */
 	double uptime_mono;    /* monotonic s of last_uptime */
 	/* semi-sync ON, or any of its counters above 0, at the last read of
 	 * every counter: its status is read every refresh */
@@ -1965,12 +1966,17 @@ static void my_status_paced(struct source *src, struct sample *out, struct my_st
 		p->full_ms = p->full_ms > 0 ? 0.7 * p->full_ms + 0.3 * st->ms : st->ms;
 		double more = p->full_ms - (p->like_ms > 0 ? p->like_ms : p->full_ms / 2);
 		double least = MY_STATUS_SUM_SHARE * src->budget_ms;
-		bool costly = more >= least && (double)st->threads * MY_STATUS_SUM_MS_PER_CONN >= least;
+		bool costly = pace_costly(p->sum_costly, more, least) &&
+			      (double)st->threads * MY_STATUS_SUM_MS_PER_CONN >= least;
+		p->sum_costly = costly;
 		if (c->flavour == FLAVOUR_MARIADB && c->binlog_on)
 			pace_done(&p->sum_pace, src, now, costly ? more : 0, PACE_SHARE_SUMMARY);
 		return;
 	}
-	p->like_ms = p->like_ms > 0 ? 0.8 * p->like_ms + 0.2 * st->ms : st->ms;
+	/* one slow LIKE read (a stall) must not make the read of every
+	 * counter look cheap beside it: read at every refresh from then on,
+	 * no LIKE read would take the baseline down again */
+	p->like_ms = pace_baseline(p->like_ms, st->ms, 0.2);
 	out->ctr_paced = true;
 	out->uptime_s = (double)p->last_uptime + (now - p->uptime_mono);
 }

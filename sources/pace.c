@@ -94,6 +94,20 @@ bool pace_after_change(const struct pacer *pc, const struct source *src, double 
 	return now >= a && pc->last < a;
 }
 
+double pace_baseline(double avg, double x, double alpha)
+{
+	if (!(avg > 0))
+		return x;
+	if (x > 2 * avg)
+		x = 2 * avg;
+	return (1 - alpha) * avg + alpha * x;
+}
+
+bool pace_costly(bool was, double more, double least)
+{
+	return more >= (was ? least / 2 : least);
+}
+
 bool pace_every(struct pacer *pc, double now, double every)
 {
 	if (now < pc->next)

@@ -77,6 +77,20 @@ double source_pace_next_max(const struct source *src, double now, double cost_ms
  * outcome waited FC_MEASURE_MAX_S for a figure). No forced read
  * FC_MEASURE_MAX_S after that. */
 bool pace_after_change(const struct pacer *pc, const struct source *src, double now);
+/* A moving average of what a cheap read costs (a baseline another read's
+ * cost is taken against), alpha the weight of a sample: one slow sample
+ * (the host or the server stalled a moment) lifts it by alpha of it at
+ * most, as a sample above twice the average counts as twice it; a lasting
+ * rise still comes through, a fifth more a read at alpha 0.2. avg 0 or
+ * less: none yet, the sample. */
+double pace_baseline(double avg, double x, double alpha);
+/* Whether a read that costs `more` ms beyond a cheaper one is paced
+ * (was: it is now): from least ms on, and only below half of it back to
+ * every refresh. Read every few seconds it comes after the server slept
+ * and costs more than read at every refresh, so without the band each
+ * state holds itself: near least a few cheap reads made MariaDB's read of
+ * every counter go to every refresh for 15-28 refreshes. */
+bool pace_costly(bool was, double more, double least);
 /* A fixed cadence: true when a read is due at now, and then the next one
  * is every s later. */
 bool pace_every(struct pacer *pc, double now, double every);

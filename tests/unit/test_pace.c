@@ -677,6 +677,31 @@ static void test_after_change(void)
 	      "after a change: in intervals of the refresh (5 s)");
 }
 
+/* The baseline a costly read is taken against (MariaDB: the LIKE status
+ * reads beside the read of every counter): one stall does not lift it
+ * enough to make the costly read look cheap. The bench saw it: one 14 ms
+ * LIKE read beside 2 ms ones took the baseline to 4.4 ms, the 5.8 ms read
+ * of every counter was then "1.4 ms more", under the 2 ms that paces it,
+ * and was sent at every refresh for 28 refreshes (no LIKE read came to
+ * take the baseline down). */
+static void test_pace_baseline(void)
+{
+	CHECK(near(pace_baseline(0, 3, 0.2), 3), "the first sample is the baseline");
+	double b = 2;
+	b = pace_baseline(b, 14, 0.2);
+	CHECK(near(b, 2.4), "one 14 ms stall beside 2 ms reads: 2.4 ms (it counts as 4)");
+	CHECK(5.8 - b >= 2, "... the 5.8 ms read of every counter still costs 2 ms or more beyond it");
+	CHECK(near(pace_baseline(2, 1, 0.2), 1.8), "a faster read counts whole");
+	b = 2;
+	for (int i = 0; i < 10; i++)
+		b = pace_baseline(b, 6, 0.2);
+	CHECK(b > 5.4 && b <= 6, "a lasting rise to 6 ms comes through: above 5.4 ms after 10 reads");
+	/* paced from 2 ms beyond the cheaper read, back to every refresh below 1 */
+	CHECK(!pace_costly(false, 1.9, 2) && pace_costly(false, 2, 2), "from least on it is paced");
+	CHECK(pace_costly(true, 1.2, 2), "paced, 1.2 ms beyond (read at every refresh, warmer): still paced");
+	CHECK(!pace_costly(true, 0.9, 2), "below half of least: back to every refresh");
+}
+
 int main(void)
 {
 	test_after_change();
@@ -684,6 +709,7 @@ int main(void)
 	test_pace_next();
 	test_pace_fixed();
 	test_pace_ledger();
+	test_pace_baseline();
 	test_pace_shown();
 	test_subsample();
 	test_reuse();
