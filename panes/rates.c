@@ -236,9 +236,32 @@ static const char *model_get(const void *ctx, const char *name)
 	return model_setting(ctx, name);
 }
 
+/* Counters the server publishes late (caps_counters_lag_s): why the
+ * rows say init for a second, or that rates over a shorter interval
+ * count whichever sessions published in it. */
+static int rates_lag_line(const struct model *m, char lines[][160], bool *crit, int max)
+{
+	double lag = caps_counters_lag_s(&m->caps), iv = m->interval_s;
+	if (max < 1 || !m->have_caps || lag < 0.5 || m->last.state != STATE_UP)
+		return 0;
+	if (m->cur[M_COMMITS].st == RATE_INIT)
+		str_printf(lines[0], 160, "first rates in %.0f s: the server publishes these counters once a second",
+			   lag);
+	else if (isfinite(iv) && iv > 0 && iv < 0.9 * lag)
+		str_printf(lines[0], 160,
+			   "rates every %.2g s are rough: the server publishes these counters once a second "
+			   "(+ for %.0f s)",
+			   iv, lag);
+	else
+		return 0;
+	crit[0] = false;
+	return 1;
+}
+
 int rates_implications(const struct model *m, char lines[][160], bool *crit, int max)
 {
-	int n = durability_lines(m->caps.engine, model_get, m, lines, crit, max);
+	int n = rates_lag_line(m, lines, crit, max);
+	n += durability_lines(m->caps.engine, model_get, m, lines + n, crit + n, max - n);
 	return n + rates_replication(m, lines + n, crit + n, max - n);
 }
 

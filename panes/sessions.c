@@ -546,8 +546,10 @@ static int ss_why(const struct model *m, struct canvas *cv, int y)
 	if (!ss) {
 		cv_text(cv, y++, 0, R_UNKNOWN,
 			!m->intervals ? "no sample yet"
-				      : "no session list in this sample (recordings made before dbtop read sessions have none; "
-					"live, the list is read while this screen or its tile shows)");
+			: m->intervals < 2
+				? "session list not read: first read right after the first rates"
+				: "no session list in this sample (recordings made before dbtop read sessions have none; "
+				  "live, the list is read while this screen or its tile shows)");
 		return y;
 	}
 	if (ss->status == SESS_UNAVAILABLE || ss->status == SESS_NOT_READ) {

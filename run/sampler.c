@@ -29,8 +29,15 @@ static void wait_until(struct sampler *sp, double t)
 	pthread_cond_timedwait(&sp->cv, &sp->mu, &ts);
 }
 
-/* The gap between the first two samples of a connection, s. */
+/* The gap between the first two samples of a connection, s: the first
+ * rates within a blink, over no less than the server's counters need
+ * (caps_counters_lag_s: PostgreSQL's come once a second). */
 #define FIRST_RATES_S 0.2
+static double first_rates_gap(const struct caps *c)
+{
+	double lag = caps_counters_lag_s(c);
+	return lag > FIRST_RATES_S ? lag : FIRST_RATES_S;
+}
 
 static void wake_ui(struct sampler *sp);
 
@@ -190,8 +197,12 @@ static void do_command(struct sampler *sp, double *next)
 	put_result(sp, &r);
 	if (action) {
 		sp->act_busy = false;
-		/* sample again soon so the pane shows the effect */
-		*next = clock_mono() + 0.2;
+		/* sample again soon so the pane shows the effect (no sooner
+		 * than the server's counters allow a rate: PostgreSQL's is
+		 * then the next refresh) */
+		double gap = first_rates_gap(&sp->src->caps);
+		if (gap < sp->interval)
+			*next = clock_mono() + gap;
 	} else {
 		sp->ex_busy = false;
 	}
@@ -249,7 +260,8 @@ static bool take_sample(struct sampler *sp, struct sampler_msg *m, double *next)
 		sp->primed_gen = m->s.conn_gen;
 	/* (from the start of the first: a slow first sample, such as a
 	 * whole big pg_stat_statements, does not delay the rates more) */
-	*next = primed && sp->interval > FIRST_RATES_S ? t0 + FIRST_RATES_S : on_grid(sp, *next + sp->interval);
+	double gap = first_rates_gap(&sp->src->caps);
+	*next = primed && sp->interval > gap ? t0 + gap : on_grid(sp, *next + sp->interval);
 	if (*next < clock_mono())
 		*next = clock_mono();
 	pthread_mutex_unlock(&sp->mu);

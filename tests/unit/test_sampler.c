@@ -255,6 +255,14 @@ static void test_grid(void)
 	CHECK(fabs(on_grid(&sp, 100.3) - 100.25) < 1e-9, "at 0.25 s: 100.3 -> 100.25");
 	sp.interval = 0;
 	CHECK(on_grid(&sp, 100.3) == 100.3, "no interval: unchanged");
+	/* the first rates: 0.2 s after the first sample, no sooner than the
+	 * server's counters allow (PostgreSQL: 1 s) */
+	struct caps c;
+	memset(&c, 0, sizeof c);
+	c.engine = ENGINE_MYSQL;
+	CHECK(fabs(first_rates_gap(&c) - 0.2) < 1e-9, "MySQL / MariaDB: the first rates 0.2 s after the first sample");
+	c.engine = ENGINE_POSTGRESQL;
+	CHECK(fabs(first_rates_gap(&c) - 1.0) < 1e-9, "PostgreSQL: 1 s after (its counters come once a second)");
 }
 
 /* The screen asks for a probe of the tunables every 5 s while the tuning
