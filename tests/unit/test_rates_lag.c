@@ -16,18 +16,7 @@
 
 #define GW 120
 #define GH 30
-
-static char grid[GH][GW + 1];
-
-static void grid_put(struct canvas *cv, int y, int x, enum role r, const char *s, int ncols)
-{
-	(void)cv;
-	(void)r;
-	for (int i = 0; i < ncols && s[i] && x + i < GW; i++)
-		grid[y][x + i] = s[i];
-}
-
-static const struct canvas_ops grid_ops = {.put = grid_put};
+#include "grid.h"
 
 /* The rates pane of m drawn whole at 120x30; true when a row holds text. */
 static bool drawn_with(struct model *m, const char *text)
@@ -35,14 +24,10 @@ static bool drawn_with(struct model *m, const char *text)
 	struct pane_view v;
 	memset(&v, 0, sizeof v);
 	v.full = true;
-	for (int y = 0; y < GH; y++) {
-		memset(grid[y], ' ', GW);
-		grid[y][GW] = '\0';
-	}
-	struct canvas cv = {.ops = &grid_ops, .h = GH, .w = GW, .utf8 = false};
+	struct canvas cv = grid(GW, GH);
 	rates_pane.draw(m, &v, &cv);
 	for (int y = 0; y < GH; y++)
-		if (strstr(grid[y], text))
+		if (strstr(cells[y], text))
 			return true;
 	return false;
 }
