@@ -2038,9 +2038,11 @@ static void my_ps_paced(struct source *src, const struct my_ps_read *r, double n
 		double ms = my_mark_ms(r, k++);
 		p->summary_ms += ms > 0 ? ms : 0;
 		pace_done_max(&p->stmt_pace, src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
+		source_first_read_done(src, FIRST_SUMMARY, ms > 0 ? ms : 0, p->stmt_pace.reads >= 2);
 	}
 	if (r->waits) {
 		double ms = my_mark_ms(r, k);
+		source_first_read_done(src, FIRST_WAITS, ms > 0 ? ms : 0, true);
 		p->waits_ms = ms;
 		p->summary_ms += ms > 0 ? ms : 0;
 		double next = source_pace_next_max(src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
@@ -2200,6 +2202,7 @@ static int my_read_mdl(struct source *src, struct sample *out, int seen, unsigne
 	p->mdl_mono = now;
 	p->mdl_ms = ms;
 	p->summary_ms += ms;
+	source_first_read_done(src, FIRST_LOCKS, ms, true);
 	pace_done_max(&p->mdl_pace, src, now, ms, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
 	return 0;
 }
@@ -2269,6 +2272,7 @@ static int my_sample_digests(struct source *src, struct sample *out, bool busy, 
 	my_fill_add(p, out->digests);
 	double every = pace_every_shown(src, pace_done_read(&p->dg_pace, src, clock_mono(), out->query_ms - before,
 							    PACED_DIGESTS));
+	source_first_read_done(src, FIRST_DIGESTS, out->query_ms - before, p->dg_pace.reads >= 2);
 	if (every > 0)
 		str_printf(out->digests->source, sizeof out->digests->source, "performance_schema, read every %.0f s",
 			   every);

@@ -408,6 +408,7 @@ static bool locks_roots_idle(const struct lock_set *ls)
 
 void source_locks_read(struct source *src, const struct lock_set *ls, double ms, double now)
 {
+	source_first_read_done(src, FIRST_LOCKS, ms, true);
 	lock_set_free(src->lk_last);
 	src->lk_last = NULL;
 	/* a read that gave nothing may wait longer (the count moving by a

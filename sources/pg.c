@@ -1093,6 +1093,8 @@ static void pg_refresh_waits(struct source *src, struct sample *out, struct pg_r
 		const PGresult *w = f->rs.r[f->next++];
 		struct wait_set *ws = wait_set_new(WS_PG_WAIT_SAMPLING);
 		p->profile_reads++;
+		/* it rides on the refresh's statement: its own cost is not told */
+		source_first_read_done(src, FIRST_WAITS, 0, p->profile_reads >= 2);
 		ws->period_ms = 10;
 		for (int i = 0; i < PQntuples(w); i++) {
 			const char *n = cell(w, i, 1), *per = cell(w, i, 2);
@@ -1258,6 +1260,7 @@ static int pg_digest_set(struct source *src, struct sample *out, struct pg_refre
 	else
 		cost += out->query_ms - q0;
 	double every = pace_every_shown(src, pace_done_read(&p->dg_pace, src, clock_mono(), cost, PACED_DIGESTS));
+	source_first_read_done(src, FIRST_DIGESTS, cost, p->dg_pace.reads >= 2);
 	if (every > 0)
 		str_printf(set->source, sizeof set->source, "pg_stat_statements %d.%d%s, read every %.0f s",
 			   c->pgss_version / 100, c->pgss_version % 100, where, every);

@@ -79,6 +79,7 @@ void source_sessions_read(struct source *src, const struct session_set *ss, doub
 {
 	session_set_free(src->ss_last);
 	src->ss_last = NULL;
+	source_first_read_done(src, FIRST_SESSIONS, ms, true);
 	src->ss_next = source_pace_read(src, PACED_SESSIONS, now, ms);
 	src->ss_read_gen = src->conn_gen;
 	double iv = src->interval > 0 ? src->interval : 1;

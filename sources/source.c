@@ -2,6 +2,7 @@
  * cadence) and sample helpers. Knows nothing about any one engine. */
 #include "source.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -86,6 +87,7 @@ int source_open(struct source *src, char *err, size_t errlen)
 	src->connected = true;
 	src->conn_gen++;
 	src->conn_samples = 0;
+	source_first_reads_begin(src);
 	/* the devices under the log directories, once per connection */
 	src->host_io = false;
 	if (src->caps.logdev.state == LDS_NONE && src->caps.logdev.ndirs > 0) {
@@ -230,6 +232,7 @@ void source_tick(struct source *src, struct sample *out)
 	}
 	src->backoff = BACKOFF_MIN;
 	src->conn_samples++;
+	source_first_reads_next(src);
 	src->last_error[0] = '\0';
 	/* the host's files: one reading shared by the targets on this host
 	 * (on one server), taken while younger than half an interval */
@@ -243,10 +246,77 @@ void source_tick(struct source *src, struct sample *out)
 	source_settings_merge(src, out, now);
 }
 
+/* Samples a rank's turn lasts at most (two readings, and one more that a
+ * read's pacing may take to come due). */
+#define FIRST_TURN_MAX 3
+
+/* The rank whose turn it is (the lowest still to come), or FIRST__COUNT. */
+static unsigned first_turn(const struct source *src)
+{
+	for (unsigned r = 0; r < FIRST__COUNT; r++)
+		if (src->first_pending & (1u << r))
+			return r;
+	return FIRST__COUNT;
+}
+
 bool source_first_reads_wait(const struct source *src, unsigned rank)
 {
-	/* samples 0 and 1 give the first rates; the reads come at 2, 3, ... */
-	return src->stage_first && src->conn_samples < 2 + rank;
+	assert(rank < FIRST__COUNT);
+	if (!src->stage_first)
+		return false;
+	/* samples 0 and 1 give the first rates */
+	if (src->conn_samples < 2)
+		return true;
+	if (!(src->first_pending & (1u << rank)))
+		return false; /* its start is over: paced as any read */
+	return rank != first_turn(src) || (src->first_paid >= 0 && src->first_paid != (int)rank);
+}
+
+void source_first_reads_begin(struct source *src)
+{
+	src->first_pending = (1u << FIRST__COUNT) - 1;
+	src->first_paid = -1;
+	src->first_turn_samples = 0;
+	src->first_turn_read = src->first_turn_new = false;
+}
+
+void source_first_read_done(struct source *src, unsigned rank, double ms, bool complete)
+{
+	assert(rank < FIRST__COUNT);
+	if (!src->stage_first || !(src->first_pending & (1u << rank)))
+		return;
+	/* a read over the budget (any, without one) pays for the refresh, on
+	 * the turn's behalf: a rank reads out of turn only with the turn's own
+	 * statement (MariaDB's session list with the lock graph) */
+	unsigned turn = first_turn(src);
+	if (ms > src->budget_ms && src->first_paid < 0)
+		src->first_paid = (int)turn;
+	if (rank == turn)
+		src->first_turn_read = true;
+	if (!complete)
+		return;
+	src->first_pending &= ~(1u << rank);
+	src->first_turn_samples = 0;
+	src->first_turn_read = false;
+	src->first_turn_new = true;
+}
+
+void source_first_reads_next(struct source *src)
+{
+	unsigned turn = first_turn(src);
+	/* the sample just taken gave the first rates: no turn in it */
+	if (src->stage_first && src->conn_samples > 2 && turn < FIRST__COUNT &&
+	    !(src->first_turn_new && !src->first_turn_read)) {
+		/* a turn begun in this sample without a read counts from the next */
+		src->first_turn_samples++;
+		if (!src->first_turn_read || src->first_turn_samples >= FIRST_TURN_MAX) {
+			src->first_pending &= ~(1u << turn);
+			src->first_turn_samples = 0;
+		}
+	}
+	assert(src->first_turn_samples < FIRST_TURN_MAX);
+	src->first_paid = -1;
+	src->first_turn_read = src->first_turn_new = false;
 }
 
 void source_close(struct source *src)

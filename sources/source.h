@@ -257,6 +257,15 @@ struct source {
 	 * one per refresh (source_first_reads_wait) */
 	bool stage_first;
 	unsigned conn_samples;     /* samples taken on this connection */
+	/* their turns (source_first_reads_wait): the ranks (bits) whose start
+	 * is still to come; the rank whose costly first read this sample paid
+	 * for (-1: none); the samples the turn (the lowest rank still to
+	 * come) has had, whether it read in this one, and whether it began in
+	 * this one (when the rank before it ended) */
+	unsigned first_pending;
+	int first_paid;
+	unsigned first_turn_samples;
+	bool first_turn_read, first_turn_new;
 	/* one of several targets, not on the screen (the fleet screen shows
 	 * its row only, or --batch with several targets): its looks between
 	 * refreshes come at most once per refresh; set by the screen's thread,
@@ -316,14 +325,28 @@ void source_logdev_add(struct caps *c, const char *role, const char *path);
 
 void source_close(struct source *src);
 
-/* True while the costly first reads of this connection wait for the first
- * rates (stage_first: the first two samples read the counters alone);
- * after them, reads that are due come one per refresh, the order given by
- * their rank (0: first), so no refresh of the start pays for two. */
+/* True while the costly first read of rank must wait (stage_first: the
+ * screen's start). The first two samples read the counters alone (the
+ * first rates); then the ranks take turns in order (0: first), each until
+ * its start is over (source_first_read_done: one reading, or two where
+ * the first rates need two), and a rank that did not read in a sample of
+ * its turn (nothing to read) gives it up. A first read costlier than the
+ * budget pays for its refresh: the next rank's turn begins at the next;
+ * a cheap one leaves the rest of its refresh to the next rank. So no
+ * refresh of the start pays for two costly reads, and a rank with nothing
+ * to read holds none up for long. */
 bool source_first_reads_wait(const struct source *src, unsigned rank);
 /* Ranks of the first reads (source_first_reads_wait): what matters most
  * in an incident first. */
-enum { FIRST_LOCKS = 0, FIRST_DIGESTS, FIRST_SESSIONS, FIRST_SUMMARY, FIRST_WAITS };
+enum { FIRST_LOCKS = 0, FIRST_DIGESTS, FIRST_SESSIONS, FIRST_SUMMARY, FIRST_WAITS, FIRST__COUNT };
+/* A read of rank took ms of server time in this sample; complete: the
+ * rank's start is over (its turn passes to the next rank). */
+void source_first_read_done(struct source *src, unsigned rank, double ms, bool complete);
+/* Every rank to come (a new connection: source_open). */
+void source_first_reads_begin(struct source *src);
+/* The end of a sample that was taken (source_tick, after conn_samples
+ * counts it): the turn held, passed on, or given up. */
+void source_first_reads_next(struct source *src);
 /* The note of a read that waits (source_first_reads_wait). */
 #define FIRST_READ_NOTE "first read right after the first rates"
 

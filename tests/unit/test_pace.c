@@ -478,25 +478,94 @@ static void test_subsample(void)
 	CHECK(near(e, 0.1) && b.sub_cost_ms < 1, "a slow round trip with a cheap server look keeps --sample-hz");
 }
 
+/* One sample taken (source_tick's end of a sample). */
+static void first_sample(struct source *src)
+{
+	src->conn_samples++;
+	source_first_reads_next(src);
+}
+
 /* The first frame first (stage_first): the first two samples read no
- * costly first read, then one rank per refresh; a lock read asked for
- * meanwhile says it is pending. A background target looks once per
- * refresh. */
+ * costly first read, then the ranks take turns; a costly read (above the
+ * budget) pays for its refresh, a cheap one leaves the rest of it to the
+ * next rank, a read needing two readings holds its turn for both, a rank
+ * with nothing to read gives its turn up after one sample. A lock read
+ * asked for meanwhile says it is pending. A background target looks once
+ * per refresh. */
 static void test_first_reads(void)
 {
 	struct source src;
 	double now;
 	memset(&src, 0, sizeof src);
+	source_first_reads_begin(&src);
+	src.budget_ms = 10;
 	CHECK(!source_first_reads_wait(&src, FIRST_LOCKS), "first reads: nothing waits without stage_first (batch)");
 	src.stage_first = true;
 	CHECK(source_first_reads_wait(&src, FIRST_LOCKS) && source_first_reads_wait(&src, FIRST_WAITS),
 	      "first reads: the first sample reads none");
-	src.conn_samples = 2;
+	first_sample(&src);
+	CHECK(source_first_reads_wait(&src, FIRST_LOCKS), "first reads: nor the second");
+	first_sample(&src);
 	CHECK(!source_first_reads_wait(&src, FIRST_LOCKS) && source_first_reads_wait(&src, FIRST_DIGESTS),
-	      "first reads: the third sample reads the lock graph alone");
-	src.conn_samples = 3;
+	      "first reads: the third sample: the lock graph's turn");
+	/* MariaDB: the session list read with the graph, one statement of
+	 * 97 ms, accounted for first */
+	source_first_read_done(&src, FIRST_SESSIONS, 97, true);
+	CHECK(!source_first_reads_wait(&src, FIRST_LOCKS),
+	      "first reads: a list read with the graph paid on the graph's behalf: the graph is not held back");
+	source_first_reads_begin(&src);
+	/* 500 waiting: the graph's first read, 56 ms */
+	source_first_read_done(&src, FIRST_LOCKS, 56, true);
+	CHECK(source_first_reads_wait(&src, FIRST_DIGESTS) && source_first_reads_wait(&src, FIRST_SESSIONS),
+	      "first reads: a costly graph paid for its refresh: the digests wait for the next");
+	first_sample(&src);
 	CHECK(!source_first_reads_wait(&src, FIRST_DIGESTS) && source_first_reads_wait(&src, FIRST_SESSIONS),
-	      "first reads: then the digests");
+	      "first reads: then the digests (their turn begun with no read is not lost)");
+	source_first_read_done(&src, FIRST_DIGESTS, 26, false);
+	first_sample(&src);
+	CHECK(!source_first_reads_wait(&src, FIRST_DIGESTS) && source_first_reads_wait(&src, FIRST_SESSIONS),
+	      "first reads: the digests' second reading (the first rates need two) alone");
+	source_first_read_done(&src, FIRST_DIGESTS, 60, true);
+	CHECK(source_first_reads_wait(&src, FIRST_SESSIONS),
+	      "first reads: not the session list beside it (the 93 ms refresh at 2,500 sessions)");
+	first_sample(&src);
+	CHECK(!source_first_reads_wait(&src, FIRST_SESSIONS) && !source_first_reads_wait(&src, FIRST_DIGESTS) &&
+		      !source_first_reads_wait(&src, FIRST_LOCKS),
+	      "first reads: then the list; the ranks done are paced as any read");
+	source_first_read_done(&src, FIRST_SESSIONS, 33, true);
+	first_sample(&src);
+	CHECK(!source_first_reads_wait(&src, FIRST_SUMMARY) && source_first_reads_wait(&src, FIRST_WAITS),
+	      "first reads: the summaries' turn");
+	first_sample(&src); /* no summary to read (PostgreSQL) */
+	CHECK(!source_first_reads_wait(&src, FIRST_WAITS), "first reads: a rank with nothing to read gives its turn up");
+	first_sample(&src);
+	CHECK(src.first_pending == 0 && !source_first_reads_wait(&src, FIRST_SUMMARY), "first reads: the start is over");
+	/* a small server: cheap reads leave their refresh to the next rank */
+	source_first_reads_begin(&src);
+	src.conn_samples = 0;
+	first_sample(&src);
+	first_sample(&src);
+	source_first_read_done(&src, FIRST_LOCKS, 0.4, true);
+	CHECK(!source_first_reads_wait(&src, FIRST_DIGESTS), "first reads: a cheap read: the next rank in the same refresh");
+	source_first_read_done(&src, FIRST_DIGESTS, 2, false);
+	CHECK(source_first_reads_wait(&src, FIRST_SESSIONS), "first reads: but not past a rank whose start is not over");
+	first_sample(&src);
+	source_first_read_done(&src, FIRST_DIGESTS, 2, true);
+	source_first_read_done(&src, FIRST_SESSIONS, 3, true);
+	CHECK(!source_first_reads_wait(&src, FIRST_SUMMARY), "first reads: the digests, the list and the summaries by the fourth sample");
+	/* a read due at every refresh does not hold its turn for ever */
+	for (int i = 0; i < 3; i++) {
+		source_first_read_done(&src, FIRST_SUMMARY, 1, false);
+		first_sample(&src);
+	}
+	CHECK(!source_first_reads_wait(&src, FIRST_WAITS), "first reads: a turn lasts three samples at most");
+	/* without a budget every read pays for its refresh */
+	source_first_reads_begin(&src);
+	src.budget_ms = 0;
+	source_first_read_done(&src, FIRST_LOCKS, 0.4, true);
+	CHECK(source_first_reads_wait(&src, FIRST_DIGESTS), "first reads: --server-budget 0: one read a refresh");
+	src.budget_ms = 10;
+	source_first_reads_begin(&src);
 	src.conn_samples = 1;
 	struct sample out;
 	memset(&out, 0, sizeof out);

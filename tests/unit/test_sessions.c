@@ -667,6 +667,7 @@ static void test_pace(void)
 	/* the first reads: the list's waits for its turn, unless it comes
 	 * with the lock graph's first read (one costly refresh, not two) */
 	src.stage_first = true;
+	source_first_reads_begin(&src);
 	src.conn_gen = 3;
 	src.conn_samples = 1;
 	CHECK(!source_sessions_join(&src, 108) && !source_sessions_due(&src, 108),
@@ -684,6 +685,7 @@ static void test_pace(void)
 	      "pace: read with the graph: the next refresh shows it (not 'first read' again), not due");
 	session_set_free(k);
 	src.conn_gen = 4;
+	source_first_reads_begin(&src);
 	src.conn_samples = 2;
 	source_sessions_read(&src, ss, 1, 110);
 	src.conn_samples = 3;
