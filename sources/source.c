@@ -250,11 +250,13 @@ void source_tick(struct source *src, struct sample *out)
  * read's pacing may take to come due). */
 #define FIRST_TURN_MAX 3
 
-/* The rank whose turn it is (the lowest still to come), or FIRST__COUNT. */
+/* The rank whose turn it is (the lowest still to come; not the session
+ * list while no screen shows it: its turn comes when one does), or
+ * FIRST__COUNT. */
 static unsigned first_turn(const struct source *src)
 {
 	for (unsigned r = 0; r < FIRST__COUNT; r++)
-		if (src->first_pending & (1u << r))
+		if ((src->first_pending & (1u << r)) && (r != FIRST_SESSIONS || src->want_sessions))
 			return r;
 	return FIRST__COUNT;
 }

@@ -501,6 +501,7 @@ static void test_first_reads(void)
 	src.budget_ms = 10;
 	CHECK(!source_first_reads_wait(&src, FIRST_LOCKS), "first reads: nothing waits without stage_first (batch)");
 	src.stage_first = true;
+	src.want_sessions = true; /* the overview's sessions tile */
 	CHECK(source_first_reads_wait(&src, FIRST_LOCKS) && source_first_reads_wait(&src, FIRST_WAITS),
 	      "first reads: the first sample reads none");
 	first_sample(&src);
@@ -540,6 +541,19 @@ static void test_first_reads(void)
 	CHECK(!source_first_reads_wait(&src, FIRST_WAITS), "first reads: a rank with nothing to read gives its turn up");
 	first_sample(&src);
 	CHECK(src.first_pending == 0 && !source_first_reads_wait(&src, FIRST_SUMMARY), "first reads: the start is over");
+	/* no screen shows the session list (screen 4 at the start): its turn
+	 * is not waited for, and comes when a screen shows it */
+	source_first_reads_begin(&src);
+	src.conn_samples = 2;
+	src.want_sessions = false;
+	source_first_read_done(&src, FIRST_LOCKS, 1, true);
+	source_first_read_done(&src, FIRST_DIGESTS, 1, true);
+	CHECK(!source_first_reads_wait(&src, FIRST_SUMMARY), "first reads: the list not shown: the summaries' turn at once");
+	source_first_read_done(&src, FIRST_SUMMARY, 1, true);
+	source_first_read_done(&src, FIRST_WAITS, 1, true);
+	src.want_sessions = true;
+	CHECK(!source_first_reads_wait(&src, FIRST_SESSIONS) && src.first_pending == 1u << FIRST_SESSIONS,
+	      "first reads: shown later: the list's first read in its turn");
 	/* a small server: cheap reads leave their refresh to the next rank */
 	source_first_reads_begin(&src);
 	src.conn_samples = 0;
