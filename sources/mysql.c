@@ -2029,7 +2029,8 @@ static double my_mark_ms(const struct my_ps_read *r, int k)
 /* After the read: the summaries paced by their server time (a summary
  * that cost more than its share of --server-budget is read every few
  * refreshes; its rates then cover the time between, and their age is
- * shown); the wait summary never more often than PACE_SUMMARY_EVERY_S. */
+ * shown); the wait summary never more often than PACE_SUMMARY_EVERY_S
+ * after its second reading. */
 static void my_ps_paced(struct source *src, const struct my_ps_read *r, double now)
 {
 	struct my_priv *p = src->priv;
@@ -2046,10 +2047,7 @@ static void my_ps_paced(struct source *src, const struct my_ps_read *r, double n
 		p->waits_ms = ms;
 		p->summary_ms += ms > 0 ? ms : 0;
 		double next = source_pace_next_max(src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
-		/* the second read as soon as the cadence allows: the first rates need two */
-		if (!p->waits_pace.reads++)
-			next = 0;
-		p->waits_pace.next = now + PACE_SUMMARY_EVERY_S > next ? now + PACE_SUMMARY_EVERY_S : next;
+		p->waits_pace.next = pace_summary_next(next, now, !p->waits_pace.reads++);
 		p->waits_every = p->waits_pace.next - now + PACE_SLACK_S;
 	}
 }

@@ -22,6 +22,12 @@ static const double paced_share[PACED__COUNT] = {
 	[PACED_SESSIONS] = PACE_SHARE_SESSIONS,
 };
 
+double pace_summary_next(double next, double now, bool second)
+{
+	double at = now + PACE_SUMMARY_EVERY_S;
+	return second ? (next > at ? at : next) : (next < at ? at : next);
+}
+
 bool pace_due_at(double next, double now, bool busy)
 {
 	return now >= next && !(busy && now < next + 1.0);

@@ -14,6 +14,12 @@
  * pg_wait_sampling profile): it costs the server more than the rest of a
  * refresh together, and its rates cover the time between. */
 #define PACE_SUMMARY_EVERY_S 4.5
+/* The next read of a wait summary read at now for which its cost gives
+ * next (0 or less than a refresh ahead: the next refresh): second, the
+ * first reading of a connection, whose first rates need another, is read
+ * again no later than PACE_SUMMARY_EVERY_S (at the next refresh when it is
+ * cheap); the others no sooner. */
+double pace_summary_next(double next, double now, bool second);
 
 /* A paced read on one connection. Zeroed: due now, no read yet. */
 struct pacer {

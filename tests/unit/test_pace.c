@@ -785,8 +785,30 @@ static void test_pace_baseline(void)
 	CHECK(!pace_costly(true, 0.9, 2), "below half of least: back to every refresh");
 }
 
+/* The wait summary: its second reading as soon as its cost allows, at the
+ * latest PACE_SUMMARY_EVERY_S after the first; the others that far apart
+ * at least. */
+static void test_summary_next(void)
+{
+	struct source src = {0};
+	src.budget_ms = 10;
+	src.interval = 1;
+	src.fixed_ms = 3;
+	double cheap = source_pace_next_max(&src, 100, 0.3, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
+	double costly = source_pace_next_max(&src, 100, 30, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
+	CHECK(cheap < 101 && costly > 100 + PACE_SUMMARY_EVERY_S, "a 0.3 ms summary fits a refresh, a 30 ms one does not");
+	CHECK(near(pace_summary_next(cheap, 100, true), cheap), "cheap: the second reading at the next refresh");
+	CHECK(near(pace_summary_next(0, 100, true), 0), "... also when the pacer says now (0)");
+	CHECK(near(pace_summary_next(costly, 100, true), 100 + PACE_SUMMARY_EVERY_S),
+	      "costly: the second reading PACE_SUMMARY_EVERY_S after the first, not at its pace");
+	CHECK(near(pace_summary_next(cheap, 100, false), 100 + PACE_SUMMARY_EVERY_S),
+	      "after the second: never sooner than PACE_SUMMARY_EVERY_S");
+	CHECK(near(pace_summary_next(costly, 100, false), costly), "after the second: its pace when that is longer");
+}
+
 int main(void)
 {
+	test_summary_next();
 	test_after_change();
 	test_pacer();
 	test_pace_next();
