@@ -249,6 +249,11 @@ void source_tick(struct source *src, struct sample *out)
 /* Samples a rank's turn lasts at most (two readings, and one more that a
  * read's pacing may take to come due). */
 #define FIRST_TURN_MAX 3
+/* A first reading of the turn's rank at most this part of the budget ends
+ * its turn although its rates need a second: that one costs about the
+ * same, and the next rank's first reading beside it stays within one
+ * costly read a refresh. */
+#define FIRST_CHEAP_SHARE 0.25
 
 /* The rank whose turn it is (the lowest still to come; not the session
  * list while no screen shows it: its turn comes when one does), or
@@ -295,7 +300,7 @@ void source_first_read_done(struct source *src, unsigned rank, double ms, bool c
 		src->first_paid = (int)turn;
 	if (rank == turn)
 		src->first_turn_read = true;
-	if (!complete)
+	if (!complete && !(rank == turn && ms <= src->budget_ms * FIRST_CHEAP_SHARE))
 		return;
 	src->first_pending &= ~(1u << rank);
 	src->first_turn_samples = 0;

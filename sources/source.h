@@ -329,8 +329,9 @@ void source_close(struct source *src);
  * screen's start). The first two samples read the counters alone (the
  * first rates); then the ranks take turns in order (0: first), each until
  * its start is over (source_first_read_done: one reading, or two where
- * the first rates need two), and a rank that did not read in a sample of
- * its turn (nothing to read) gives it up. A first read costlier than the
+ * the first rates need two, unless the first cost a quarter of the budget
+ * or less: the second is then paced as any read), and a rank that did not
+ * read in a sample of its turn (nothing to read) gives it up. A first read costlier than the
  * budget pays for its refresh: the next rank's turn begins at the next;
  * a cheap one leaves the rest of its refresh to the next rank. So no
  * refresh of the start pays for two costly reads, and a rank with nothing

@@ -151,10 +151,11 @@ sleep 0.5
 tests/load.sh sysbench mariadb --rate 200 --time 7 --threads 4 2>"$tmp/my.load" &
 lp=$!
 # the pane during the load: the binlog file wait listed with its class (the
-# wait summary is the fifth of the first reads, one a refresh after the first
-# rates, ~5 s after the start; its waits show from its second reading,
-# at the next refresh when the first was cheap (7.1 s after UP; 10.2 s while
-# it came PACE_SUMMARY_EVERY_S later), idle or beside stress-ng; a 7 s
+# wait summary is the fifth of the first reads, its turn after the
+# summaries' two readings; its waits show from its second reading, at the
+# next refresh when the first was cheap (5.2 s after UP; 10.2 s while it came
+# PACE_SUMMARY_EVERY_S later, and each read held its turn for two), idle or
+# beside stress-ng; a 7 s
 # wait passed only while capture-pane's own time stretched its 140 polls)
 if wait_re "wait/io/file/sql/binlog +binlog +[0-9]" 15; then ok "mariadb: waits pane lists the binlog file wait"; else nok "mariadb: binlog wait not on screen 4: $(T capture-pane -p -t s | head -8)"; fi
 screen=$(T capture-pane -p -t s)

@@ -561,18 +561,26 @@ static void test_first_reads(void)
 	first_sample(&src);
 	source_first_read_done(&src, FIRST_LOCKS, 0.4, true);
 	CHECK(!source_first_reads_wait(&src, FIRST_DIGESTS), "first reads: a cheap read: the next rank in the same refresh");
-	source_first_read_done(&src, FIRST_DIGESTS, 2, false);
-	CHECK(source_first_reads_wait(&src, FIRST_SESSIONS), "first reads: but not past a rank whose start is not over");
+	source_first_read_done(&src, FIRST_DIGESTS, 3, false);
+	CHECK(source_first_reads_wait(&src, FIRST_SESSIONS),
+	      "first reads: but not past a rank whose start is not over (a first reading of 3 ms, a 10 ms budget)");
 	first_sample(&src);
-	source_first_read_done(&src, FIRST_DIGESTS, 2, true);
+	source_first_read_done(&src, FIRST_DIGESTS, 3, true);
 	source_first_read_done(&src, FIRST_SESSIONS, 3, true);
 	CHECK(!source_first_reads_wait(&src, FIRST_SUMMARY), "first reads: the digests, the list and the summaries by the fourth sample");
+	source_first_read_done(&src, FIRST_SUMMARY, 2.5, false);
+	CHECK(!source_first_reads_wait(&src, FIRST_WAITS) && !source_first_reads_wait(&src, FIRST_SUMMARY),
+	      "first reads: a first reading of a quarter of the budget or less ends its turn; its second is paced as any read");
+	CHECK(src.first_pending == 1u << FIRST_WAITS, "... only the wait summary's start is left");
 	/* a read due at every refresh does not hold its turn for ever */
-	for (int i = 0; i < 3; i++) {
-		source_first_read_done(&src, FIRST_SUMMARY, 1, false);
+	for (int i = 0; i < 2; i++) {
+		source_first_read_done(&src, FIRST_WAITS, 3, false);
 		first_sample(&src);
 	}
-	CHECK(!source_first_reads_wait(&src, FIRST_WAITS), "first reads: a turn lasts three samples at most");
+	CHECK(src.first_pending == 1u << FIRST_WAITS, "first reads: a turn of two samples with readings of 3 ms goes on");
+	source_first_read_done(&src, FIRST_WAITS, 3, false);
+	first_sample(&src);
+	CHECK(src.first_pending == 0, "first reads: a turn lasts three samples at most");
 	/* without a budget every read pays for its refresh */
 	source_first_reads_begin(&src);
 	src.budget_ms = 0;
