@@ -547,7 +547,7 @@ static int ss_why(const struct model *m, struct canvas *cv, int y)
 		cv_text(cv, y++, 0, R_UNKNOWN,
 			!m->intervals ? "no sample yet"
 			: m->intervals < 2
-				? "session list not read: first read right after the first rates"
+				? "session list not read: first read in turn after first rates"
 				: "no session list in this sample (recordings made before dbtop read sessions have none; "
 				  "live, the list is read while this screen or its tile shows)");
 		return y;

@@ -2046,23 +2046,8 @@ static void my_ps_paced(struct source *src, const struct my_ps_read *r, double n
 		source_first_read_done(src, FIRST_WAITS, ms > 0 ? ms : 0, true);
 		p->waits_ms = ms;
 		p->summary_ms += ms > 0 ? ms : 0;
-		double next = source_pace_next_max(src, now, ms > 0 ? ms : 0, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
-		p->waits_pace.next = pace_summary_next(next, now, !p->waits_pace.reads++);
-		p->waits_every = p->waits_pace.next - now + PACE_SLACK_S;
+		p->waits_every = pace_summary_read(&p->waits_pace, src, now, ms);
 	}
-}
-
-/* The wait summary read less often than PACE_SUMMARY_EVERY_S for its
- * cost: the waits pane says so, after what limits the profile (a note
- * that nothing is counted stays as it is). */
-static void my_waits_paced_note(const struct my_priv *p, struct wait_set *ws)
-{
-	char was[sizeof ws->note];
-	if (!ws || wait_note_stopped(ws->note) || p->waits_every < PACE_SUMMARY_EVERY_S + 1)
-		return;
-	str_copy(was, sizeof was, ws->note);
-	str_printf(ws->note, sizeof ws->note, "%s%sread every %.0f s (%.0f ms a read, --server-budget)", was,
-		   was[0] ? "; " : "", p->waits_every, p->waits_ms);
 }
 
 /* The statements of the performance_schema read into q. */
@@ -2153,7 +2138,7 @@ static int my_read_ps(struct source *src, struct sample *out, bool quick)
 	my_own_counters(p, out, &r);
 	my_ps_paced(src, &r, now);
 	if (r.waits)
-		my_waits_paced_note(p, out->waits);
+		pace_waits_note(out->waits, p->waits_every, p->waits_ms);
 	double file_ms = my_mark_ms(&r, 0);
 	p->fixed_ms += file_ms >= 0 ? file_ms : out->query_ms - q0;
 	return 0;

@@ -6,6 +6,7 @@
 
 #include "../model/forecast.h"
 #include "../model/locks.h"
+#include "../model/waits.h"
 #include "../util/util.h"
 
 static double pace_next(const struct source *src, double now, double cost_ms, double share, double cap, int read);
@@ -26,6 +27,29 @@ double pace_summary_next(double next, double now, bool second)
 {
 	double at = now + PACE_SUMMARY_EVERY_S;
 	return second ? (next > at ? at : next) : (next < at ? at : next);
+}
+
+double pace_summary_read(struct pacer *pc, const struct source *src, double now, double cost_ms)
+{
+	double next = source_pace_next_max(src, now, cost_ms > 0 ? cost_ms : 0, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S);
+	bool second = !pc->reads++;
+	/* the second reading is one read, not a pace: at the next refresh
+	 * when it fits in what the budget leaves a refresh */
+	if (second && !(cost_ms > src->budget_ms - (src->fixed_ms > 0 ? src->fixed_ms : 0)))
+		next = now;
+	pc->next = pace_summary_next(next, now, second);
+	pc->last = now;
+	return pc->next - now + PACE_SLACK_S;
+}
+
+void pace_waits_note(struct wait_set *ws, double every, double ms)
+{
+	char was[sizeof ws->note];
+	if (!ws || wait_note_stopped(ws->note) || every < PACE_SUMMARY_EVERY_S + 1)
+		return;
+	str_copy(was, sizeof was, ws->note);
+	str_printf(ws->note, sizeof ws->note, "%s%sread every %.0f s (%.*f ms a read, --server-budget)", was,
+		   was[0] ? "; " : "", every, ms < 9.95 ? 1 : 0, ms);
 }
 
 bool pace_due_at(double next, double now, bool busy)

@@ -28,6 +28,19 @@ struct pacer {
 	double last;             /* monotonic s of the last read (pace_done) */
 };
 
+/* A wait summary read at now for cost_ms: pc's next read by its cost under
+ * the budget (PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S at most), then
+ * pace_summary_next; the second reading of a connection, one read, at the
+ * next refresh when cost_ms fits in what the budget leaves a refresh after
+ * the reads of every refresh (src->fixed_ms). Returns the s from now to
+ * that read, for the pane's note. */
+double pace_summary_read(struct pacer *pc, const struct source *src, double now, double cost_ms);
+struct wait_set;
+/* A wait summary read every `every` s for ms a read: when that is longer
+ * than PACE_SUMMARY_EVERY_S, ws's note says so, after what limits the
+ * profile (a note that nothing is counted stays as it is). */
+void pace_waits_note(struct wait_set *ws, double every, double ms);
+
 /* s between two reads of what only a target's own screen shows (its
  * statement digests) while the target is in the background
  * (src->background: one of several targets, its fleet row alone on the

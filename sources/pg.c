@@ -43,8 +43,9 @@ struct pg_priv {
 	enum wait_source ws;    /* where wait events come from */
 	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
 	bool ws_prepared;       /* the sampling statement is prepared */
-	struct pacer profile_pace; /* pg_wait_sampling profile reads */
-	unsigned profile_reads;    /* of this connection: the second comes at the next refresh (the first is a base) */
+	struct pacer profile_pace; /* pg_wait_sampling profile reads (pace_summary_read) */
+	double profile_every;      /* s between them now */
+	double profile_ms;         /* the server's time of the last */
 	/* replication: the walsenders (pg_stat_replication's figures) are read
 	 * at every refresh while the last read saw one or
 	 * synchronous_standby_names is set, else with the settings (10 s) */
@@ -88,11 +89,17 @@ static const char *const pg_gate_sql[2] = {
 	"WHERE pid <> pg_backend_pid() AND (state = 'active' OR (state IS NULL AND backend_type <> "   \
 	"'client backend')) AND coalesce(wait_event_type, '') NOT IN ('Activity', 'Client', 'Extension') " \
 	"GROUP BY 1 UNION ALL " PG_SERVER_MS_ROW(2)
-/* pg_wait_sampling's profile (10 ms sampling on the server), idle events out. */
-#define PG_WAIT_PROFILE_SQL                                                                      \
-	"SELECT coalesce(event_type || ':' || event, 'CPU'), sum(count), "                          \
-	"current_setting('pg_wait_sampling.profile_period') FROM pg_wait_sampling_profile "         \
-	"WHERE coalesce(event_type, '') NOT IN ('Activity', 'Client', 'Extension') GROUP BY 1"
+/* pg_wait_sampling's profile (10 ms sampling on the server), idle events
+ * out, between two rows of the server's clock (event NULL; the branches of
+ * UNION ALL run in turn): its own cost, which paces it. */
+/* clang-format off */
+#define PG_WAIT_PROFILE_SQL \
+	"SELECT NULL::text, NULL::numeric, NULL::text, " PG_SERVER_MS_EXPR " UNION ALL " \
+	"(SELECT coalesce(event_type || ':' || event, 'CPU'), sum(count), " \
+	"current_setting('pg_wait_sampling.profile_period'), NULL FROM pg_wait_sampling_profile " \
+	"WHERE coalesce(event_type, '') NOT IN ('Activity', 'Client', 'Extension') GROUP BY 1) " \
+	"UNION ALL SELECT NULL, NULL, NULL, " PG_SERVER_MS_EXPR
+/* clang-format on */
 
 #define TEXT_FETCH_MAX 100      /* query texts fetched per refresh */
 
@@ -1029,10 +1036,11 @@ static void pg_refresh_sql(struct source *src, struct sample *out, bool want_set
 		sb_puts(q, pg_gate_sql[f->gate_form]);
 	}
 	/* pg_wait_sampling's profile grows with sessions x events x queries:
-	 * read every few seconds (its rates cover the time between), but for
-	 * the second read, which gives the first rates */
+	 * read every few seconds or as its cost allows (its rates cover the
+	 * time between); the second reading, which gives the first rates,
+	 * sooner when it is cheap */
 	f->wprof = p->ws == WS_PG_WAIT_SAMPLING && !source_first_reads_wait(src, FIRST_WAITS) &&
-		   (p->profile_reads == 1 || pace_every(&p->profile_pace, clock_mono(), PACE_SUMMARY_EVERY_S));
+		   clock_mono() >= p->profile_pace.next;
 	if (f->wprof)
 		sb_puts(q, "; " PG_WAIT_PROFILE_SQL);
 	out->waits_skipped = p->ws == WS_PG_WAIT_SAMPLING && !f->wprof;
@@ -1092,16 +1100,17 @@ static void pg_refresh_waits(struct source *src, struct sample *out, struct pg_r
 	if (f->wprof && f->rs.n > f->next) {
 		const PGresult *w = f->rs.r[f->next++];
 		struct wait_set *ws = wait_set_new(WS_PG_WAIT_SAMPLING);
-		p->profile_reads++;
-		/* it rides on the refresh's statement: its own cost is not told */
-		source_first_read_done(src, FIRST_WAITS, 0, p->profile_reads >= 2);
+		double clock[2] = {-1, -1};
+		const char *cl[PGW__COUNT];
 		ws->period_ms = 10;
 		for (int i = 0; i < PQntuples(w); i++) {
-			const char *n = cell(w, i, 1), *per = cell(w, i, 2);
-			if (per && atof(per) > 0)
-				ws->period_ms = atof(per);
-			wait_set_add(ws, cell(w, i, 0), n ? strtoull(n, NULL, 10) : 0, 0);
+			pg_cells(w, i, cl, PGW__COUNT);
+			pg_map_profile_row(ws, cl, clock);
 		}
+		p->profile_ms = pg_profile_ms(clock);
+		p->profile_every = pace_summary_read(&p->profile_pace, src, clock_mono(), p->profile_ms);
+		source_first_read_done(src, FIRST_WAITS, p->profile_ms, p->profile_pace.reads >= 2);
+		pace_waits_note(ws, p->profile_every, p->profile_ms);
 		out->waits = ws;
 	} else if (p->ws == WS_SAMPLED && p->wacc) {
 		out->waits = p->wacc;

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "../model/digests.h"
+#include "../model/waits.h"
 #include "../util/util.h"
 
 /* True for a "t" boolean cell. */
@@ -888,4 +889,21 @@ bool pg_own_recorded(const char *text)
 			return true;
 	}
 	return false;
+}
+
+void pg_map_profile_row(struct wait_set *ws, const char *const *cell, double clock[2])
+{
+	if (!cell[PGW_EVENT]) {
+		if (cell[PGW_CLOCK])
+			clock[clock[0] < 0 ? 0 : 1] = atof(cell[PGW_CLOCK]);
+		return;
+	}
+	if (cell[PGW_PERIOD] && atof(cell[PGW_PERIOD]) > 0)
+		ws->period_ms = atof(cell[PGW_PERIOD]);
+	wait_set_add(ws, cell[PGW_EVENT], cell[PGW_COUNT] ? strtoull(cell[PGW_COUNT], NULL, 10) : 0, 0);
+}
+
+double pg_profile_ms(const double clock[2])
+{
+	return clock[0] >= 0 && clock[1] >= clock[0] ? clock[1] - clock[0] : 0;
 }

@@ -203,4 +203,16 @@ bool pg_setting_same(const char *file, const char *now, const char *unit, const 
  * the cells of row i (NULL for SQL NULL). */
 void pg_pending_note(char *out, size_t len, const char *const (*rows)[PGF__COUNT], int nrows);
 
+/* pg_wait_sampling's profile between two readings of the server's clock
+ * (pg.c's PG_WAIT_PROFILE_SQL): event, count, sampling period, clock ms
+ * (the clock rows have no event). */
+enum { PGW_EVENT, PGW_COUNT, PGW_PERIOD, PGW_CLOCK, PGW__COUNT };
+struct wait_set;
+/* One row into ws (an event's count; the period into ws->period_ms), or a
+ * clock row into clock[0] (the first) or clock[1] (the last); set both to
+ * -1 before the first row. */
+void pg_map_profile_row(struct wait_set *ws, const char *const *cell, double clock[2]);
+/* The profile's own server ms from those clocks: 0 when not told. */
+double pg_profile_ms(const double clock[2]);
+
 #endif

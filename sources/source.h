@@ -349,7 +349,7 @@ void source_first_reads_begin(struct source *src);
  * counts it): the turn held, passed on, or given up. */
 void source_first_reads_next(struct source *src);
 /* The note of a read that waits (source_first_reads_wait). */
-#define FIRST_READ_NOTE "first read right after the first rates"
+#define FIRST_READ_NOTE "first read in turn after first rates"
 
 /* Pacing of a costly read under --server-budget: a read that took cost_ms
  * may take share (0..1) of the budget per refresh, of what is left of it

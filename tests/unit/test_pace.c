@@ -9,6 +9,7 @@
 
 #include "../../model/forecast.h"
 #include "../../model/locks.h"
+#include "../../model/waits.h"
 #include "../../sources/pace.h"
 #include "../../sources/source.h"
 #include "../../util/util.h"
@@ -812,6 +813,44 @@ static void test_summary_next(void)
 	CHECK(near(pace_summary_next(cheap, 100, false), 100 + PACE_SUMMARY_EVERY_S),
 	      "after the second: never sooner than PACE_SUMMARY_EVERY_S");
 	CHECK(near(pace_summary_next(costly, 100, false), costly), "after the second: its pace when that is longer");
+	/* the read: both engines' wait summaries (MariaDB's, pg_wait_sampling's) */
+	struct pacer pc = {0};
+	double every = pace_summary_read(&pc, &src, 100, 0.3);
+	CHECK(pc.reads == 1 && pc.next < 101 && every < 1.5, "read: a cheap first: the second at the next refresh");
+	every = pace_summary_read(&pc, &src, 101, 0.3);
+	CHECK(pc.reads == 2 && near(pc.next, 101 + PACE_SUMMARY_EVERY_S) && near(every, PACE_SUMMARY_EVERY_S + PACE_SLACK_S),
+	      "read: a cheap second: PACE_SUMMARY_EVERY_S to the third");
+	every = pace_summary_read(&pc, &src, 106, 30);
+	CHECK(pc.next > 106 + PACE_SUMMARY_EVERY_S + 1 && near(every, pc.next - 106 + PACE_SLACK_S),
+	      "read: a 30 ms read: its pace, longer");
+	struct pacer pc2 = {0};
+	pace_summary_read(&pc2, &src, 100, 30);
+	CHECK(near(pc2.next, 100 + PACE_SUMMARY_EVERY_S), "read: a costly first: the second PACE_SUMMARY_EVERY_S later");
+	/* 5 ms: its pace is slower than PACE_SUMMARY_EVERY_S, but one more
+	 * read fits in the 7 ms the budget leaves a refresh (10 less 3) */
+	struct pacer pc3 = {0};
+	CHECK(source_pace_next_max(&src, 100, 5, PACE_SHARE_SUMMARY, PACE_MAX_SUMMARY_S) > 100 + PACE_SUMMARY_EVERY_S,
+	      "a 5 ms summary: paced slower than PACE_SUMMARY_EVERY_S");
+	pace_summary_read(&pc3, &src, 100, 5);
+	CHECK(pc3.next <= 100, "read: a 5 ms first: the second at the next refresh (it fits what a refresh leaves)");
+	pace_summary_read(&pc3, &src, 101, 5);
+	CHECK(pc3.next > 101 + PACE_SUMMARY_EVERY_S, "read: a 5 ms second: its pace after it");
+	struct pacer pc4 = {0};
+	pace_summary_read(&pc4, &src, 100, 7.5);
+	CHECK(near(pc4.next, 100 + PACE_SUMMARY_EVERY_S), "read: a 7.5 ms first (over the 7 ms left): 4.5 s later");
+	/* the pane's note: only when read less often than PACE_SUMMARY_EVERY_S */
+	struct wait_set *ws = wait_set_new(WS_PG_WAIT_SAMPLING);
+	pace_waits_note(ws, PACE_SUMMARY_EVERY_S + PACE_SLACK_S, 0.3);
+	CHECK(ws->note[0] == '\0', "note: none at PACE_SUMMARY_EVERY_S");
+	str_copy(ws->note, sizeof ws->note, "profile_queries off");
+	pace_waits_note(ws, every, 30);
+	char want[120];
+	str_printf(want, sizeof want, "profile_queries off; read every %.0f s (30 ms a read, --server-budget)", every);
+	CHECK_STR(ws->note, want, "note: read less often, after what was said");
+	ws->note[0] = '\0';
+	pace_waits_note(ws, 120, 0.34);
+	CHECK_STR(ws->note, "read every 120 s (0.3 ms a read, --server-budget)", "note: a read under 10 ms in tenths, not 0 ms");
+	wait_set_free(ws);
 }
 
 int main(void)

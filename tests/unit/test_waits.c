@@ -14,6 +14,7 @@
 #include "../../model/locks.h"
 #include "../../model/waits.h"
 #include "../../record/record.h"
+#include "../../sources/pg_map.h"
 #include "../../core/sample.h"
 #include "../../util/util.h"
 #include "tap.h"
@@ -217,6 +218,33 @@ static void test_sampled(void)
 }
 
 /* pg_wait_sampling: cumulative counts x period / dt. */
+/* pg_wait_sampling's profile as read (pg_map_profile_row): the events
+ * between two rows of the server's clock, whose difference is its cost. */
+static void test_pg_profile_rows(void)
+{
+	const char *rows[][PGW__COUNT] = {
+		{NULL, NULL, NULL, "0.125"},
+		{"IO:WALSync", "1200", "10", NULL},
+		{"CPU", "5000", "10", NULL},
+		{"LWLock:WALWrite", NULL, "20", NULL},
+		{NULL, NULL, NULL, "3.625"},
+	};
+	struct wait_set *ws = wait_set_new(WS_PG_WAIT_SAMPLING);
+	double clock[2] = {-1, -1};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		pg_map_profile_row(ws, rows[i], clock);
+	CHECK(ws->n == 3 && strcmp(ws->rows[0].name, "IO:WALSync") == 0 && ws->rows[0].count == 1200 &&
+		      ws->rows[1].count == 5000 && ws->rows[2].count == 0 && ws->period_ms == 20,
+	      "profile rows: three events, the clock rows not among them, the period");
+	CHECK(fabs(pg_profile_ms(clock) - 3.5) < 1e-9, "profile rows: its cost, the clock's last less its first");
+	double one[2] = {-1, -1};
+	pg_map_profile_row(ws, rows[4], one);
+	CHECK(pg_profile_ms(one) == 0, "profile rows: one clock row: no cost told");
+	double none[2] = {-1, -1};
+	CHECK(pg_profile_ms(none) == 0, "profile rows: no clock rows (an older dbtop's statement): no cost told");
+	wait_set_free(ws);
+}
+
 static void test_pg_wait_sampling(void)
 {
 	struct wait_table t;
@@ -877,6 +905,7 @@ int main(void)
 	test_set();
 	test_sampled();
 	test_pg_wait_sampling();
+	test_pg_profile_rows();
 	test_perf_schema();
 	test_gaps();
 	test_history();
