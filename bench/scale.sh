@@ -6,7 +6,9 @@
 # refresh and the server time of its queries per refresh (--batch, 1 s),
 # frame render time at 200x50 with every pane on the overview, the time from
 # start to the first frame with rates, peak RSS, and (with perf installed)
-# the top functions of a perf profile of the batch run.
+# the top functions of a perf profile of the batch run; and the floors: the
+# server's own time of one read of each view every such read needs at this
+# scale (MariaDB's transaction cache timed as the waiters queue, in steps).
 #   bench/scale.sh                        the full scale
 #   BENCH_DIGESTS=1000 BENCH_SESSIONS=200 BENCH_WAITERS=50 bench/scale.sh   a quick look
 #   BENCH_KEEP=DIR keeps the JSON records and frame statistics and the screen run's server log in DIR
@@ -86,6 +88,29 @@ pg_start_log() {
     grep -a 'duration: ' "$1" | sed -E 's/^[0-9-]+ ([0-9:.]+) [A-Z]+ \[[0-9]+\] LOG: +duration: ([0-9.]+) ms +[a-z]+[^:]*: (.{0,48}).*/\1|\2|\3/' |
         awk -F'|' '{ split($1, t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]; if (NR == 1) s0 = s
             if (s - s0 <= 10) { gsub(/ +/, " ", $3); printf "%s+%.2fs %.1f ms %s", (NR > 1 ? "; " : ""), s - s0, $2, $3 } }'
+}
+# floor_pg SQL...: the server's own time (EXPLAIN ANALYZE's execution time,
+# no per-node timing) of each statement, median of 7, each 0.2 s apart:
+# what a read of that view costs at this scale, whatever else the read does
+floor_pg() {
+    local q i
+    for q in "$@"; do
+        for ((i = 0; i < 7; i++)); do
+            $DBTOP_PG15_PSQL -X -Atc "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) $q" | awk '/Execution Time/ { print $3 }'
+            sleep 0.2
+        done | sort -n | awk -v q="$q" 'NR == 4 { printf "%s %.1f ms", q, $1 }'
+        echo
+    done | paste -sd';' | sed 's/;/; /g'
+}
+# floor_my SQL...: as floor_pg on MariaDB (the client's timer over the
+# socket, 1 ms steps); 0.2 s apart, so that InnoDB's transaction cache,
+# reused for 0.1 s after a read, is filled again for each
+floor_my() {
+    local q i
+    for q in "$@"; do
+        for ((i = 0; i < 7; i++)); do printf '%s;\nDO SLEEP(0.2);\n' "$q"; done | $DBTOP_MARIADB_CLIENT -vvv 2>&1 |
+            grep -o 'in set ([0-9.]* sec)' | tr -dc '0-9.\n' | sort -n | awk -v q="$q" 'NR == 4 { printf "%s %.0f ms\n", q, $1 * 1000 }'
+    done | paste -sd';' | sed 's/;/; /g'
 }
 frames() {
     awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1) }
@@ -182,6 +207,9 @@ pg_case() {
         $P -At 2>&1 | awk '/^Time:/ { k = n++ % 3; if (k == 0) l[++nl] = $2; else if (k == 1) f[++nf] = $2; else v[++nv] = $2 }
             function med(a, n,  i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
             END { printf "pg_locks %.2f ms, the function %.2f ms, the view %.2f ms", med(l, nl), med(f, nf), med(v, nv) }')")
+    STARTS+=("PostgreSQL 15, the floor: the server's own time of one read of each view at this scale, median of 7: $(floor_pg \
+        "SELECT count(*) FROM pg_stat_activity" "SELECT count(*) FROM pg_locks" \
+        "SELECT count(*) FROM pg_stat_statements(false)" "SELECT count(*) FROM pg_stat_statements(true)")")
     batch pg "$uri"
     # the server's own time of each of dbtop's statements while the screen
     # starts (log_min_duration_statement for dbtop's role alone)
@@ -199,7 +227,7 @@ pg_case() {
 }
 
 my_case() {
-    local M=$DBTOP_MARIADB_CLIENT uri=$DBTOP_MARIADB_URI conns waiting
+    local M=$DBTOP_MARIADB_CLIENT uri=$DBTOP_MARIADB_URI conns waiting k
     $M -e "SET GLOBAL max_connections = $((S + W + 100))"
     digest_sql "TRUNCATE performance_schema.events_statements_summary_by_digest;" | $M >/dev/null
     $M -e "DROP TABLE IF EXISTS t; CREATE TABLE t (id INT PRIMARY KEY, v BIGINT NOT NULL DEFAULT 0) ENGINE=InnoDB; INSERT INTO t VALUES (1, 0)"
@@ -212,16 +240,33 @@ my_case() {
     PIDS+=($!)
     say "mariadb: $W sessions waiting on one row"
     root_start $M -n -N
-    root_send "BEGIN;" "UPDATE t SET v = v + 1 WHERE id = 1;"
-    timeout -k 5 "$HOLD" mariadb-slap --no-defaults -S "$DBTOP_MARIADB_SOCKET" -u dbtop_admin -padminpw \
-        --create-schema=dbtop_test --no-drop --concurrency="$W" --iterations=1 \
-        --init-command="SET SESSION innodb_lock_wait_timeout = $HOLD" \
-        --query="UPDATE t SET v = v + 1 WHERE id = 1" >"$tmp/slap.log" 2>&1 &
-    PIDS+=($!)
+    root_send "BEGIN;" "UPDATE t SET v = v + 1 WHERE id = 1;" "SELECT 'held';"
+    # the row held before anyone queues for it (else the first waiters
+    # update it and leave)
+    for ((k = 0; k < 120; k++)); do grep -qs held "$tmp/root.out" && break; sleep 0.25; done
     myw() { $M -N -e "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_current_waits'" | cut -f2; }
-    waiting=$(wait_for myw "$W" 90)
+    # the waiters in four steps, InnoDB's transaction cache timed at each
+    # (its fill, which every read of INNODB_TRX or INNODB_LOCKS makes,
+    # grows faster than the waiters on one row)
+    local n=0 sweep=()
+    for ((k = 1; k <= 4; k++)); do
+        local add=$((W * k / 4 - n))
+        ((add > 0)) || continue
+        timeout -k 5 "$HOLD" mariadb-slap --no-defaults -S "$DBTOP_MARIADB_SOCKET" -u dbtop_admin -padminpw \
+            --create-schema=dbtop_test --no-drop --concurrency="$add" --iterations=1 \
+            --init-command="SET SESSION innodb_lock_wait_timeout = $HOLD" \
+            --query="UPDATE t SET v = v + 1 WHERE id = 1" >>"$tmp/slap.log" 2>&1 &
+        PIDS+=($!)
+        n=$((n + add))
+        waiting=$(wait_for myw "$n" 60)
+        sweep+=("$waiting waiting: $(floor_my "SELECT COUNT(*) FROM information_schema.INNODB_TRX" | sed 's/^.* \([0-9]* ms\)$/\1/')")
+    done
+    STARTS+=("MariaDB, InnoDB's transaction cache (one read of INNODB_TRX, median of 7) as sessions queue on one row: $(printf '%s\n' "${sweep[@]}" | paste -sd';' | sed 's/;/; /g')")
     conns=$($M -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADS_CONNECTED'")
     say "mariadb: $conns sessions, $waiting waiting; measuring"
+    STARTS+=("MariaDB, the floor: one read of each table at this scale, median of 7 (the client's clock): $(floor_my \
+        "SELECT COUNT(*) FROM information_schema.PROCESSLIST" "SELECT COUNT(*) FROM information_schema.INNODB_TRX" \
+        "SHOW ENGINE INNODB STATUS")")
     batch my "$uri"
     screen my-tui "$uri"
     row "MariaDB" "$($M -N -e 'SELECT COUNT(*) FROM performance_schema.events_statements_summary_by_digest') digests, $conns sessions, $waiting waiting" my my-tui \
