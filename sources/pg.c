@@ -44,8 +44,6 @@ struct pg_priv {
 	struct wait_set *wacc;  /* WS_SAMPLED: observations since the last sample */
 	bool ws_prepared;       /* the sampling statement is prepared */
 	struct pacer profile_pace; /* pg_wait_sampling profile reads (pace_summary_read) */
-	double profile_every;      /* s between them now */
-	double profile_ms;         /* the server's time of the last */
 	/* replication: the walsenders (pg_stat_replication's figures) are read
 	 * at every refresh while the last read saw one or
 	 * synchronous_standby_names is set, else with the settings (10 s) */
@@ -1107,10 +1105,10 @@ static void pg_refresh_waits(struct source *src, struct sample *out, struct pg_r
 			pg_cells(w, i, cl, PGW__COUNT);
 			pg_map_profile_row(ws, cl, clock);
 		}
-		p->profile_ms = pg_profile_ms(clock);
-		p->profile_every = pace_summary_read(&p->profile_pace, src, clock_mono(), p->profile_ms);
-		source_first_read_done(src, FIRST_WAITS, p->profile_ms, p->profile_pace.reads >= 2);
-		pace_waits_note(ws, p->profile_every, p->profile_ms);
+		double ms = pg_profile_ms(clock);
+		double every = pace_summary_read(&p->profile_pace, src, clock_mono(), ms);
+		source_first_read_done(src, FIRST_WAITS, ms, p->profile_pace.reads >= 2);
+		pace_waits_note(ws, every, ms);
 		out->waits = ws;
 	} else if (p->ws == WS_SAMPLED && p->wacc) {
 		out->waits = p->wacc;
