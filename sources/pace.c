@@ -336,7 +336,7 @@ bool source_locks_due(const struct source *src, unsigned waiting, double now)
 static void locks_kept_note(const struct source *src, const struct lock_set *ls, double age, char *note, size_t len)
 {
 	bool still = locks_still(src);
-	double every = (still ? src->lk_still_next : src->lk_next) - src->lk_read + 0.1;
+	double every = (still ? src->lk_still_next : src->lk_next) + src->lk_lead - src->lk_read + 0.1;
 	bool with = src->lk_with_list && src->want_sessions;
 	if (with && src->ss_next > src->lk_read && src->ss_next - src->lk_read + 0.1 < every) {
 		every = src->ss_next - src->lk_read + 0.1;
@@ -349,19 +349,11 @@ static void locks_kept_note(const struct source *src, const struct lock_set *ls,
 		   still ? " while no lock wait begins or ends" : "", ls->note[0] ? "; " : "", ls->note);
 }
 
-struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy)
+/* A copy of the graph read last, aged to now. */
+static struct lock_set *locks_aged(struct source *src, unsigned waiting, double now)
 {
-	struct lock_set *ls;
-	double age;
-	if (!locks_kept(src, waiting, now, busy)) {
-		if (!waiting) {
-			lock_set_free(src->lk_last);
-			src->lk_last = NULL;
-		}
-		return NULL;
-	}
-	ls = lock_set_copy(src->lk_last);
-	age = now - src->lk_read;
+	struct lock_set *ls = lock_set_copy(src->lk_last);
+	double age = now - src->lk_read;
 	ls->waiting = waiting;
 	ls->age_s = age;
 	for (size_t i = 0; i < ls->ns; i++) {
@@ -379,6 +371,23 @@ struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double
 		locks_kept_note(src, ls, age, note, sizeof note);
 	str_copy(ls->note, sizeof ls->note, note);
 	return ls;
+}
+
+struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy)
+{
+	if (!locks_kept(src, waiting, now, busy)) {
+		if (!waiting) {
+			lock_set_free(src->lk_last);
+			src->lk_last = NULL;
+		}
+		return NULL;
+	}
+	return locks_aged(src, waiting, now);
+}
+
+struct lock_set *source_locks_last(struct source *src, unsigned waiting, double now)
+{
+	return src->lk_last && src->lk_gen == src->conn_gen ? locks_aged(src, waiting, now) : NULL;
 }
 
 double source_sub_hz(const struct source *src)

@@ -50,6 +50,15 @@ struct pg_priv {
 	bool repl_rows;         /* the last read saw a walsender */
 	bool sync_names;        /* synchronous_standby_names is not empty */
 	struct form_pick gate;  /* the lock gate: every session's wait or pg_locks (pg_gate_sql) */
+	/* the lock graph in two reads a refresh apart (pg_locks_edges_sql,
+	 * then pg_locks_who_sql) while one read costs more than the budget,
+	 * or before its cost is known: */
+	PGresult *lk_edges; /* the edges read, their sessions next (NULL: none) */
+	double lk_edges_ms; /* the server time of that read */
+	double lk_edges_at; /* clock_mono() of that read */
+	double lk_cost;     /* ms a whole graph cost last (0: not read on this connection) */
+	unsigned lk_gen;    /* src->conn_gen of lk_edges and lk_cost */
+	bool lk_spent;      /* this refresh ran a lock statement */
 };
 
 /* A last row whose last column is the server's own time for the
@@ -275,6 +284,7 @@ static void pg_close(struct source *src)
 		PQfinish(p->db);
 	if (p->dg_db)
 		PQfinish(p->dg_db);
+	PQclear(p->lk_edges);
 	strset_clear(&p->texts);
 	text_cache_free(&p->sess_texts);
 	text_cache_free(&p->lock_texts);
@@ -824,39 +834,151 @@ static int pg_side_read(struct source *src, struct sample *out, const char *q, s
 	return 1;
 }
 
+/* A lock read refused or timed out (rc > 0): the pane says so. */
+static void pg_locks_failed(struct source *src, struct lock_set *ls, const struct qres *qr, double now)
+{
+	ls->status = qr->stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
+	str_copy(ls->note, sizeof ls->note, qr->err);
+	source_locks_end(src, ls, false, now);
+}
+
+/* Every cell of result r, row-major, n columns a row (NULL for SQL NULL);
+ * NULL when it has no row or out of memory. */
+static const char **pg_all_cells(const PGresult *r, int n, size_t *rows)
+{
+	*rows = r ? (size_t)PQntuples(r) : 0;
+	const char **c = *rows ? calloc(*rows * (size_t)n, sizeof *c) : NULL;
+	for (size_t i = 0; c && i < *rows; i++)
+		pg_cells(r, (int)i, c + i * (size_t)n, n);
+	return c;
+}
+
+/* The second read of a graph in two: the sessions of the edges read at
+ * the refresh before (p->lk_edges), joined to them and published. */
+static int pg_read_lock_who(struct source *src, struct sample *out, unsigned waiting)
+{
+	struct pg_priv *p = src->priv;
+	PGresult *er = p->lk_edges;
+	struct lock_set *ls = lock_set_new();
+	struct pg_results rs;
+	struct strbuf q;
+	struct qres qr;
+	size_t n, m;
+	double now = clock_mono();
+	const char **ec = pg_all_cells(er, PGL__COUNT, &n), **wc = NULL;
+	int rc = 0;
+
+	p->lk_edges = NULL;
+	out->locks = ls;
+	ls->waiting = waiting;
+	sb_init(&q);
+	if (!ec || !pg_locks_who_sql(&q, ec, n, (long)(src->query_timeout * 500))) {
+		ls->status = LOCKS_UNAVAILABLE;
+		str_copy(ls->note, sizeof ls->note, "out of memory for the lock graph's sessions");
+		goto out;
+	}
+	rc = pg_side_read(src, out, q.s, &rs, &qr);
+	p->lk_spent = true;
+	ls->query_ms = p->lk_edges_ms + qr.ms;
+	if (rc != 0) {
+		if (rc > 0)
+			pg_locks_failed(src, ls, &qr, now);
+		goto out;
+	}
+	wc = pg_all_cells(rs.n > 0 ? rs.r[rs.n - 1] : NULL, PGLW__COUNT, &m);
+	ls->texts = &p->lock_texts;
+	pg_locks_join(ls, ec, n, wc, wc ? m : 0, src->caps.version_num < 140000, now - p->lk_edges_at);
+	text_cache_sweep(ls->texts);
+	ls->texts = NULL;
+	pg_results_clear(&rs);
+	p->lk_cost = ls->query_ms;
+	src->lk_lead = src->interval > 0 ? src->interval : 1;
+	source_locks_end(src, ls, true, now);
+out:
+	free(ec);
+	free(wc);
+	sb_free(&q);
+	PQclear(er);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The first read of a graph in two gave edges (r, taken): kept for their
+ * sessions at the next refresh; this refresh shows the graph read last,
+ * or says the new one is coming. */
+static void pg_locks_edges_kept(struct source *src, struct sample *out, struct lock_set *ls, PGresult *r, double ms,
+				double now)
+{
+	struct pg_priv *p = src->priv;
+	p->lk_edges = r;
+	p->lk_edges_ms = ms;
+	p->lk_edges_at = now;
+	source_first_read_done(src, FIRST_LOCKS, ms, false);
+	struct lock_set *last = source_locks_last(src, ls->waiting, now);
+	if (last) {
+		lock_set_free(ls);
+		out->locks = last;
+		return;
+	}
+	ls->status = LOCKS_PENDING;
+	str_copy(ls->note, sizeof ls->note, PG_LOCKS_TWO_READS_NOTE);
+}
+
 /* Lock waits: the lock query runs only when the gate saw a session waiting
- * on a lock. Returns -1 (sample failed) only when the connection is lost or
- * still busy; a refusal or a server-side time-out is told on the pane. */
+ * on a lock; in two reads a refresh apart (the edges, then their sessions)
+ * while one costs more than the budget or before its cost is known. Returns
+ * -1 (sample failed) only when the connection is lost or still busy; a
+ * refusal or a server-side time-out is told on the pane. */
 static int pg_read_locks(struct source *src, struct sample *out, unsigned waiting, bool busy)
 {
+	struct pg_priv *p = src->priv;
 	struct pg_results rs;
 	struct qres qr;
 	char q[8192];
 	double now;
-	struct lock_set *ls = source_locks_begin(src, out, waiting, busy, &now);
 
+	p->lk_spent = false;
+	if (p->lk_gen != src->conn_gen) {
+		PQclear(p->lk_edges);
+		p->lk_edges = NULL;
+		p->lk_cost = 0;
+		p->lk_gen = src->conn_gen;
+	}
+	if (p->lk_edges && waiting)
+		return pg_read_lock_who(src, out, waiting);
+	PQclear(p->lk_edges); /* nothing waits now: its edges have gone */
+	p->lk_edges = NULL;
+	struct lock_set *ls = source_locks_begin(src, out, waiting, busy, &now);
 	if (!ls)
 		return 0;
+	bool two = src->budget_ms > 0 && (p->lk_cost <= 0 || p->lk_cost > src->budget_ms);
 	/* the server gives up at half the client's deadline: a lock query
 	 * that is too slow then says so on the pane (LOCKS_TIMED_OUT) instead
 	 * of failing the whole refresh */
-	if (!pg_locks_sql_timed(q, sizeof q, src->caps.version_num, (long)(src->query_timeout * 500))) {
+	if (!pg_locks_sql_timed(q, sizeof q, src->caps.version_num, (long)(src->query_timeout * 500), two)) {
 		ls->status = LOCKS_UNAVAILABLE;
 		str_copy(ls->note, sizeof ls->note, "lock query too long for its buffer");
 		return 0;
 	}
 	int rc = pg_side_read(src, out, q, &rs, &qr);
+	p->lk_spent = true;
 	ls->query_ms = qr.ms;
 	if (rc < 0)
 		return -1;
 	if (rc > 0) {
-		ls->status = qr.stalled ? LOCKS_TIMED_OUT : LOCKS_UNAVAILABLE;
-		str_copy(ls->note, sizeof ls->note, qr.err);
-		source_locks_end(src, ls, false, now);
+		pg_locks_failed(src, ls, &qr, now);
 		return 0;
 	}
-	const PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
+	PGresult *r = rs.n > 0 ? rs.r[rs.n - 1] : NULL;
 	int n = r ? PQntuples(r) : 0;
+	if (two && n > 0) {
+		rs.r[rs.n - 1] = NULL; /* taken */
+		pg_results_clear(&rs);
+		pg_locks_edges_kept(src, out, ls, r, qr.ms, now);
+		return 0;
+	}
+	if (!two)
+		p->lk_cost = qr.ms;
+	src->lk_lead = 0;
 	ls->texts = &((struct pg_priv *)src->priv)->lock_texts;
 	for (int i = 0; i < n; i++) {
 		const char *cl[PGL__COUNT];
@@ -1340,6 +1462,7 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	struct pg_priv *p = src->priv;
 	struct pg_refresh f;
 	memset(&f, 0, sizeof f);
+	p->lk_spent = false;
 	int rc = pg_refresh_read(src, out, want_settings, &f);
 	if (rc == 0)
 		rc = pg_refresh_digests(src, out, &f);
@@ -1365,8 +1488,7 @@ static int pg_sample(struct source *src, struct sample *out, bool want_settings)
 	} else {
 		if (!(f.gate_waits && source_locks_uncounted(src, out)) && pg_read_locks(src, out, f.waiting, busy) < 0)
 			return -1;
-		if (pg_read_sessions(src, out, busy || (out->locks && out->locks->query_ms > 0 &&
-							out->locks->age_s == 0), &f.waiting, &gate) < 0)
+		if (pg_read_sessions(src, out, busy || p->lk_spent, &f.waiting, &gate) < 0)
 			return -1;
 	}
 	out->state = STATE_UP;

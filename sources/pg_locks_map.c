@@ -16,13 +16,14 @@
 	"CASE WHEN " rel " IS NULL THEN NULL " \
 	"WHEN " db " = 0 OR " db " = c.datid THEN " rel "::regclass::text " \
 	"ELSE 'relation ' || " rel " || ' in database ' || " \
-	"coalesce((SELECT min(x.datname::text) FROM a x WHERE x.datid = " db "), " db "::text) END"
+	"coalesce((SELECT x.datname::text FROM pg_database x WHERE x.oid = " db "), " db "::text) END"
 
 #define PGL_STR_(x) #x
 #define PGL_STR(x) PGL_STR_(x)
 
-/* ws: pg_locks.waitstart or NULL; wait: the waiter's wait in s.
- *   a   pg_stat_activity, read once
+/* act: the sessions a (PGL_ACT, or PGL_NO_ACT: the edges alone); ws:
+ * pg_locks.waitstart or NULL; wait: the waiter's wait in s.
+ *   a   pg_stat_activity, read once (or no row)
  *   c   this database's oid and the reference time
  *   l   pg_locks, read once, with waitstart (PGL_LOCKS_SQL: gpid, m, tk)
  *   h   hard edges, one join over l (PGL_HARD_EDGES; DISTINCT: a leader
@@ -49,11 +50,18 @@
  * PG_LOCKS_ROW_LIMIT, the edges nearest the roots are kept. One row past
  * the limit is asked for, so that the mapper knows of the cut. */
 /* clang-format off */
-#define PGL_SQL(ws, wait) \
-	"WITH RECURSIVE a AS MATERIALIZED (" \
-	" SELECT pid, datid, datname, usename, state, backend_type, leader_pid, state_change," \
-	" xact_start, backend_start, query_start, left(query, 1024) AS query FROM pg_stat_activity)," \
-	" c AS (SELECT (SELECT datid FROM a WHERE pid = pg_backend_pid()) AS datid," \
+#define PGL_ACT \
+	" SELECT pid, usename, state, backend_type, leader_pid, state_change," \
+	" xact_start, backend_start, query_start, left(query, 1024) AS query FROM pg_stat_activity"
+/* The same columns, no row: every session's column NULL, each lock of a
+ * parallel worker its own (pg_locks_join names them after). */
+#define PGL_NO_ACT \
+	" SELECT NULL::int AS pid, NULL::name AS usename, NULL::text AS state, NULL::text AS backend_type," \
+	" NULL::int AS leader_pid, NULL::timestamptz AS state_change, NULL::timestamptz AS xact_start," \
+	" NULL::timestamptz AS backend_start, NULL::timestamptz AS query_start, NULL::text AS query WHERE false"
+#define PGL_SQL(act, ws, wait) \
+	"WITH RECURSIVE a AS MATERIALIZED (" act ")," \
+	" c AS (SELECT (SELECT oid FROM pg_database WHERE datname = current_database()) AS datid," \
 	" statement_timestamp() AS ts)," \
 	" l AS MATERIALIZED (" \
 	PGL_LOCKS_SQL(" " ws " AS waitstart,") \
@@ -127,23 +135,30 @@
 
 /* PostgreSQL 14+: pg_locks.waitstart (NULL for a moment after a wait
  * begins). */
-static const char sql_14[] = PGL_SQL("k.waitstart", "extract(epoch FROM c.ts - e.waitstart)");
+static const char sql_14[] = PGL_SQL(PGL_ACT, "k.waitstart", "extract(epoch FROM c.ts - e.waitstart)");
+static const char edges_14[] = PGL_SQL(PGL_NO_ACT, "k.waitstart", "extract(epoch FROM c.ts - e.waitstart)");
 
 /* PostgreSQL 13 has no waitstart: the wait is approximated by the time
  * since the waiting session's state_change (the start of its running
  * statement), which is at least the wait, more when the statement ran a
  * while before it had to wait. */
-static const char sql_13[] = PGL_SQL("NULL::timestamptz",
-				     "CASE WHEN wa.state = 'active' THEN extract(epoch FROM c.ts - wa.state_change) END");
+#define PGL_WAIT_13 "CASE WHEN wa.state = 'active' THEN extract(epoch FROM c.ts - wa.state_change) END"
+static const char sql_13[] = PGL_SQL(PGL_ACT, "NULL::timestamptz", PGL_WAIT_13);
+static const char edges_13[] = PGL_SQL(PGL_NO_ACT, "NULL::timestamptz", PGL_WAIT_13);
 
 const char *pg_locks_sql(long version_num)
 {
 	return version_num >= 140000 ? sql_14 : sql_13;
 }
 
-char *pg_locks_sql_timed(char *buf, size_t len, long version_num, long timeout_ms)
+const char *pg_locks_edges_sql(long version_num)
 {
-	const char *q = pg_locks_sql(version_num);
+	return version_num >= 140000 ? edges_14 : edges_13;
+}
+
+char *pg_locks_sql_timed(char *buf, size_t len, long version_num, long timeout_ms, bool edges)
+{
+	const char *q = edges ? pg_locks_edges_sql(version_num) : pg_locks_sql(version_num);
 	char head[64];
 	size_t n = str_printf(head, sizeof head, "SET LOCAL statement_timeout = %ld; ",
 			      timeout_ms < 1 ? 1L : timeout_ms);
@@ -247,6 +262,14 @@ static void session_fill(struct lock_session *s, struct text_cache *texts, const
 	lock_session_query_from(s, texts, query, state && strncmp(state, "idle", 4) == 0);
 }
 
+/* The note of an answer cut at PG_LOCKS_ROW_LIMIT edges. */
+static void note_cut(struct lock_set *ls)
+{
+	if (!ls->note[0])
+		str_printf(ls->note, sizeof ls->note, "over %d wait edges: only the %d nearest the roots are shown",
+			   PG_LOCKS_ROW_LIMIT, PG_LOCKS_ROW_LIMIT);
+}
+
 void pg_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells)
 {
 	const char *c[PGL__COUNT];
@@ -264,10 +287,7 @@ void pg_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells)
 		return;
 	/* the query's row past its limit: the answer was cut */
 	if (ls->ne >= PG_LOCKS_ROW_LIMIT) {
-		if (!ls->note[0])
-			str_printf(ls->note, sizeof ls->note,
-				   "over %d wait edges: only the %d nearest the roots are shown",
-				   PG_LOCKS_ROW_LIMIT, PG_LOCKS_ROW_LIMIT);
+		note_cut(ls);
 		return;
 	}
 
@@ -302,4 +322,170 @@ void pg_locks_map_row(struct lock_set *ls, const char *const *cell, int ncells)
 	field(e->held, sizeof e->held, c[PGL_HELD]);
 	field(e->lock_data, sizeof e->lock_data, c[PGL_LOCK_DATA]);
 	e->soft = c[PGL_SOFT] && c[PGL_SOFT][0] == 't';
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+/* clang-format off */
+#define PGLW_SQL_HEAD \
+	"SELECT pid, leader_pid," \
+	" CASE WHEN wait_event_type = 'Lock' THEN true WHEN query = '<insufficient privilege>' THEN NULL" \
+	" ELSE false END, usename, state, extract(epoch FROM statement_timestamp() - state_change)," \
+	" extract(epoch FROM statement_timestamp() - xact_start), backend_type, left(query, 1024)," \
+	" " PG_US("backend_start") ", " PG_US("xact_start") ", " PG_US("query_start") \
+	" FROM pg_stat_activity WHERE pid = ANY('{"
+#define PGLW_SQL_TAIL "}'::int[])"
+/* clang-format on */
+
+size_t pg_locks_who_sql(struct strbuf *out, const char *const *edges, size_t n, long timeout_ms)
+{
+	long long *pid = n ? malloc(2 * n * sizeof *pid) : NULL, v;
+	size_t k = 0, u = 0;
+	if (!pid)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (cell_pid(edges[i * PGL__COUNT + PGL_WAITER], &v) && v > 0)
+			pid[k++] = v;
+		if (cell_pid(edges[i * PGL__COUNT + PGL_BLOCKER], &v) && v > 0)
+			pid[k++] = v;
+	}
+	if (k > 1)
+		qsort(pid, k, sizeof *pid, cmp_ll);
+	for (size_t i = 0; i < k; i++)
+		if (!u || pid[u - 1] != pid[i])
+			pid[u++] = pid[i];
+	if (u) {
+		sb_printf(out, "SET LOCAL statement_timeout = %ld; " PGLW_SQL_HEAD, timeout_ms < 1 ? 1L : timeout_ms);
+		for (size_t i = 0; i < u; i++)
+			sb_printf(out, "%s%lld", i ? "," : "", pid[i]);
+		sb_puts(out, PGLW_SQL_TAIL);
+	}
+	free(pid);
+	return u;
+}
+
+/* A session of pg_locks_who_sql()'s answer. */
+struct who {
+	long long pid, leader; /* leader: 0 unless a parallel worker's */
+	const char *const *c;
+};
+
+static int who_cmp(const void *a, const void *b)
+{
+	return cmp_ll(&((const struct who *)a)->pid, &((const struct who *)b)->pid);
+}
+
+static const struct who *who_find(const struct who *w, size_t m, long long pid)
+{
+	struct who key = {.pid = pid};
+	return m ? bsearch(&key, w, m, sizeof *w, who_cmp) : NULL;
+}
+
+/* The edge row e is the same lock pair as row d, blocker pid bpid for both. */
+static bool same_edge(const char *const *e, const char *const *d)
+{
+	static const int col[] = {PGL_WAITER,    PGL_LOCKTYPE, PGL_OBJECT, PGL_LOCK_DATA,
+				  PGL_REQUESTED, PGL_HELD,     PGL_SOFT};
+	for (size_t i = 0; i < sizeof col / sizeof col[0]; i++)
+		if (strcmp(e[col[i]] ? e[col[i]] : "", d[col[i]] ? d[col[i]] : "") != 0)
+			return false;
+	return true;
+}
+
+/* Row i of edges, named after a leader lb: kept unless an earlier row
+ * named after the same leader is the same edge (led: those rows' indexes
+ * and leaders, nled of them). */
+static bool led_first(const char *const *edges, size_t i, long long lb, const size_t *led, const long long *ledb,
+		      size_t nled)
+{
+	for (size_t j = 0; j < nled; j++)
+		if (ledb[j] == lb && same_edge(edges + i * PGL__COUNT, edges + led[j] * PGL__COUNT))
+			return false;
+	return true;
+}
+
+/* Row e's session columns from w (the waiter's, at PGL_W_USER, when
+ * waiter; else the blocker's at PGL_B_USER). */
+static void who_cells(const char **c, const struct who *w, bool waiter)
+{
+	int u = waiter ? PGL_W_USER : PGL_B_USER, id = waiter ? PGL_W_START_US : PGL_B_START_US;
+	c[u] = w->c[PGLW_USER];
+	c[u + 1] = w->c[PGLW_STATE];
+	c[u + 2] = w->c[PGLW_STATE_S];
+	c[u + 3] = w->c[PGLW_XACT_S];
+	c[waiter ? PGL_W_BACKEND : PGL_B_BACKEND] = w->c[PGLW_BACKEND];
+	c[waiter ? PGL_W_QUERY : PGL_B_QUERY] = w->c[PGLW_QUERY];
+	c[id] = w->c[PGLW_START_US];
+	c[id + 1] = w->c[PGLW_XACT_US];
+	c[id + 2] = w->c[PGLW_QUERY_US];
+}
+
+void pg_locks_join(struct lock_set *ls, const char *const *edges, size_t n, const char *const *who, size_t m, bool v13,
+		   double dt)
+{
+	struct who *w = m ? calloc(m, sizeof *w) : NULL;
+	size_t *led = n ? calloc(n, sizeof *led) : NULL, nw = 0, nled = 0;
+	long long *ledb = n ? calloc(n, sizeof *ledb) : NULL, v;
+	if (!ls || (m && !w) || (n && (!led || !ledb)))
+		goto out;
+	for (size_t i = 0; i < m; i++) {
+		const char *const *c = who + i * PGLW__COUNT;
+		if (!cell_pid(c[PGLW_PID], &w[nw].pid))
+			continue;
+		w[nw].leader = cell_pid(c[PGLW_LEADER], &v) && v != w[nw].pid ? v : 0;
+		w[nw++].c = c;
+	}
+	if (nw > 1)
+		qsort(w, nw, sizeof *w, who_cmp);
+	if (n > PG_LOCKS_ROW_LIMIT) {
+		n = PG_LOCKS_ROW_LIMIT;
+		note_cut(ls);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *const *e = edges + i * PGL__COUNT;
+		const char *c[PGL__COUNT];
+		char bcell[24], wcell[32];
+		long long wp, bp;
+		if (!cell_pid(e[PGL_WAITER], &wp) || !cell_pid(e[PGL_BLOCKER], &bp))
+			continue;
+		const struct who *ww = who_find(w, nw, wp), *bw = bp ? who_find(w, nw, bp) : NULL, *lw;
+		const char *waits = ww ? ww->c[PGLW_WAITING] : NULL;
+		if (!ww || (waits && waits[0] != 't') || (bp && !bw))
+			continue; /* it waits no more, or one of them has gone */
+		if (bw && bw->leader && (lw = who_find(w, nw, bw->leader))) {
+			if (!led_first(edges, i, lw->pid, led, ledb, nled))
+				continue;
+			led[nled] = i;
+			ledb[nled++] = lw->pid;
+			bw = lw;
+			bp = lw->pid;
+		}
+		if (bp == wp || (ww->leader && ww->leader == bp))
+			continue; /* its own lock group */
+		memcpy(c, e, sizeof c);
+		str_printf(bcell, sizeof bcell, "%lld", bp);
+		c[PGL_BLOCKER] = bcell;
+		who_cells(c, ww, true);
+		if (bw)
+			who_cells(c, bw, false);
+		double ws = cell_secs(e[PGL_W_WAIT_S]);
+		if (v13)
+			c[PGL_W_WAIT_S] = ww->c[PGLW_STATE] && strcmp(ww->c[PGLW_STATE], "active") == 0
+						  ? ww->c[PGLW_STATE_S]
+						  : NULL;
+		else if (isfinite(ws) && dt > 0) {
+			/* it still waits: as long as it has waited since the edges' read */
+			str_printf(wcell, sizeof wcell, "%.6f", ws + dt);
+			c[PGL_W_WAIT_S] = wcell;
+		}
+		pg_locks_map_row(ls, c, PGL__COUNT);
+	}
+out:
+	free(w);
+	free(led);
+	free(ledb);
 }

@@ -29,6 +29,10 @@
  *     pg_locks.waitstart is read from PostgreSQL 14 on; on 13 the wait time
  *     is approximated (see PGL_W_WAIT_S).
  *     A timeout (SQLSTATE 57014) means lock_set.status = LOCKS_TIMED_OUT.
+ *     Or in two parts a refresh apart, where one statement costs the server
+ *     more than a refresh may spend: pg_locks_sql_timed(..., true) (the
+ *     edges, no scan of the sessions), then pg_locks_who_sql() (the
+ *     sessions they name), and pg_locks_join() in place of step 3's rows.
  *
  *  3. Rows. For every row of the result call pg_locks_map_row(ls, cells,
  *     ncells) with the row's cells as C strings (NULL for SQL NULL, e.g.
@@ -66,6 +70,7 @@
 #ifndef DBTOP_PG_LOCKS_MAP_H
 #define DBTOP_PG_LOCKS_MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct lock_set;
@@ -197,10 +202,61 @@ unsigned pg_locks_waiting(const char *cell);
  * time limit of its own; static text). */
 const char *pg_locks_sql(long version_num);
 
-/* "SET LOCAL statement_timeout = <timeout_ms>; " + pg_locks_sql() into
- * buf; returns buf, or NULL when len is too small (8 KiB is enough).
- * timeout_ms < 1 is taken as 1. */
-char *pg_locks_sql_timed(char *buf, size_t len, long version_num, long timeout_ms);
+/* The lock query in two statements, for a server where one costs more
+ * than a refresh may spend (pg_stat_activity of thousands of sessions):
+ * pg_locks_edges_sql() is the lock query without the sessions (no scan of
+ * pg_stat_activity; the columns of each session NULL, a parallel worker's
+ * lock its own), read first; pg_locks_who_sql() then reads the sessions of
+ * those edges, and pg_locks_join() maps both into a lock_set as one
+ * answer of the lock query would be. */
+const char *pg_locks_edges_sql(long version_num);
+/* The pane's note while the first of the two reads waits for the second. */
+#define PG_LOCKS_TWO_READS_NOTE "read in two parts: the waits now, who waits and who blocks at the next refresh"
+
+/* "SET LOCAL statement_timeout = <timeout_ms>; " + pg_locks_sql() (or
+ * pg_locks_edges_sql() when edges) into buf; returns buf, or NULL when
+ * len is too small (8 KiB is enough). timeout_ms < 1 is taken as 1. */
+char *pg_locks_sql_timed(char *buf, size_t len, long version_num, long timeout_ms, bool edges);
+
+/* Columns of pg_locks_who_sql(), in order. */
+enum {
+	PGLW_PID,
+	PGLW_LEADER,  /* leader_pid: a parallel worker's leader, else NULL (or its own pid) */
+	PGLW_WAITING, /* t: it waits for a heavyweight lock now (wait_event_type 'Lock') */
+	PGLW_USER,    /* as PGL_W_USER .. PGL_W_XACT_S, PGL_W_BACKEND, PGL_W_QUERY */
+	PGLW_STATE,
+	PGLW_STATE_S,
+	PGLW_XACT_S,
+	PGLW_BACKEND,
+	PGLW_QUERY,
+	PGLW_START_US,
+	PGLW_XACT_US,
+	PGLW_QUERY_US,
+	PGLW__COUNT
+};
+
+/* The sessions of edges (n rows of pg_locks_edges_sql(), PGL__COUNT
+ * cells each, row-major): "SET LOCAL statement_timeout = <timeout_ms>; "
+ * and a SELECT of pg_stat_activity for the waiters and blockers named
+ * into out (one scan of every session, as the one-statement query's;
+ * a blocking parallel worker's leader is found only when it is named
+ * too, as it is when it holds the same lock). Returns
+ * the number of sessions asked for (0: none, out untouched). */
+struct strbuf;
+size_t pg_locks_who_sql(struct strbuf *out, const char *const *edges, size_t n, long timeout_ms);
+
+/* The lock_set of edges (as above) and of who (m rows of
+ * pg_locks_who_sql(), PGLW__COUNT cells each, any order), row by row as
+ * pg_locks_map_row() would map the one-statement answer: each session
+ * from its row of who; an edge whose waiter no longer waits for a lock,
+ * or whose waiter or blocker has gone (no row), left out (the two reads
+ * are a refresh apart); a parallel worker that blocks named as its
+ * leader when who has the leader's row (the same edge from two workers
+ * of one leader kept once). A waiter's wait is as of who's read: on
+ * PostgreSQL 13 (v13) an active waiter's state's age, later the wait
+ * the edges read plus dt, the s between the two reads (it still waits). */
+void pg_locks_join(struct lock_set *ls, const char *const *edges, size_t n, const char *const *who, size_t m, bool v13,
+		   double dt);
 
 /* One row of the lock query into ls: both sessions (added when new; user,
  * state, state_s, trx_age_s, query; wait_s for the waiter) and one edge

@@ -218,6 +218,8 @@ struct source {
 	/* lock graph pacing (source_locks_reuse / source_locks_read) */
 	struct lock_set *lk_last;  /* the last graph read, owned */
 	double lk_read, lk_next;   /* monotonic s it was read / of the next read */
+	double lk_lead;            /* s from a read's start to its graph (a refresh when the
+				    * backend reads it in two parts a refresh apart; else 0) */
 	double lk_recheck;         /* monotonic s it is read again for an idle blocker's sake
 				    * (lock_set_idle_recheck; INFINITY: none) */
 	uint32_t lk_gen;           /* conn_gen of lk_last */
@@ -414,6 +416,10 @@ double source_sub_hz(const struct source *src);
  * count more than a quarter (and 2) away from the graph's is read again at
  * once; waiting == 0 forgets the last graph. */
 struct lock_set *source_locks_reuse(struct source *src, unsigned waiting, double now, bool busy);
+/* The graph read last on this connection, aged to now (its note says how
+ * old and how often it is read), while a new one is being read over two
+ * refreshes; NULL when there is none. */
+struct lock_set *source_locks_last(struct source *src, unsigned waiting, double now);
 /* The lock graph will be read at now with `waiting` sessions waiting
  * (not the first frame's wait, not kept from a read a moment ago). */
 bool source_locks_due(const struct source *src, unsigned waiting, double now);

@@ -129,15 +129,15 @@ static void test_sql(void)
 		      !strstr(PG_LOCKS_GATE_SQL, "pg_stat_activity") && PG_LOCKS_GATE_SQL[0] == '(',
 	      "gate: a scalar subquery on each backend's wait event type 'Lock', not the whole pg_stat_activity");
 
-	char *t = pg_locks_sql_timed(buf, sizeof buf, 150018, 250);
+	char *t = pg_locks_sql_timed(buf, sizeof buf, 150018, 250, false);
 	CHECK(t == buf && strncmp(buf, "SET LOCAL statement_timeout = 250; WITH ", 40) == 0,
 	      "timed sql: SET LOCAL statement_timeout first");
 	CHECK(t && strcmp(buf + strlen("SET LOCAL statement_timeout = 250; "), pg_locks_sql(150018)) == 0,
 	      "timed sql: then the query for the version");
-	CHECK(pg_locks_sql_timed(buf, sizeof buf, 130000, 0) && strncmp(buf, "SET LOCAL statement_timeout = 1;", 32) == 0,
+	CHECK(pg_locks_sql_timed(buf, sizeof buf, 130000, 0, false) && strncmp(buf, "SET LOCAL statement_timeout = 1;", 32) == 0,
 	      "timed sql: time limit at least 1 ms");
-	CHECK(pg_locks_sql_timed(buf, 100, 150000, 250) == NULL, "timed sql: too small a buffer gives NULL");
-	CHECK(pg_locks_sql_timed(buf, 8192, 130000, 2147483647L) != NULL, "timed sql: 8 KiB is enough");
+	CHECK(pg_locks_sql_timed(buf, 100, 150000, 250, false) == NULL, "timed sql: too small a buffer gives NULL");
+	CHECK(pg_locks_sql_timed(buf, 8192, 130000, 2147483647L, false) != NULL, "timed sql: 8 KiB is enough");
 
 	CHECK(pg_locks_waiting("3") == 3 && pg_locks_waiting("0") == 0 && pg_locks_waiting(NULL) == 0 &&
 	      pg_locks_waiting("x") == 0 && pg_locks_waiting("-1") == 0 && pg_locks_waiting("") == 0,
@@ -639,6 +639,258 @@ static void test_ident(void)
 	lock_set_free(ls);
 }
 
+/* ---- the graph in two reads (pg_locks_edges_sql + pg_locks_who_sql) ------ */
+
+/* A section's rows split as the two reads give them: edges (the session
+ * columns NULL) and one who row per pid (waiting 't' for those that wait). */
+struct split {
+	const char **e, **w;
+	size_t n, m;
+	char pid[256][24];
+};
+
+static void split_sec(const struct fx_sec *s, struct split *sp)
+{
+	static const int wcols[] = {PGL_W_USER, PGL_W_STATE, PGL_W_STATE_S, PGL_W_XACT_S, PGL_W_BACKEND,
+				    PGL_W_QUERY, PGL_W_START_US, PGL_W_XACT_US, PGL_W_QUERY_US};
+	static const int bcols[] = {PGL_B_USER, PGL_B_STATE, PGL_B_STATE_S, PGL_B_XACT_S, PGL_B_BACKEND,
+				    PGL_B_QUERY, PGL_B_START_US, PGL_B_XACT_US, PGL_B_QUERY_US};
+	static const int who[] = {PGLW_USER, PGLW_STATE, PGLW_STATE_S, PGLW_XACT_S, PGLW_BACKEND,
+				  PGLW_QUERY, PGLW_START_US, PGLW_XACT_US, PGLW_QUERY_US};
+	memset(sp, 0, sizeof *sp);
+	sp->n = (size_t)s->nrows;
+	sp->e = calloc(sp->n * PGL__COUNT + 1, sizeof *sp->e);
+	sp->w = calloc(2 * sp->n * PGLW__COUNT + 1, sizeof *sp->w);
+	for (size_t i = 0; i < sp->n; i++) {
+		const struct fx_row *r = &s->rows[i];
+		const char **e = sp->e + i * PGL__COUNT;
+		for (int k = 0; k < PGL__COUNT && k < r->n; k++)
+			e[k] = r->cell[k];
+		for (size_t k = 0; k < 9; k++)
+			e[wcols[k]] = e[bcols[k]] = NULL;
+		e[PGL_W_WAIT_S] = r->n > PGL_W_WAIT_S ? r->cell[PGL_W_WAIT_S] : NULL;
+		if (e[PGL_B_STATE] == NULL && r->n > PGL_B_STATE && r->cell[PGL_BLOCKER] &&
+		    strcmp(r->cell[PGL_BLOCKER], "0") == 0)
+			e[PGL_B_STATE] = r->cell[PGL_B_STATE];
+		for (int side = 0; side < 2; side++) {
+			const char *pid = r->cell[side ? PGL_BLOCKER : PGL_WAITER];
+			const int *cols = side ? bcols : wcols;
+			size_t j;
+			if (!pid || strcmp(pid, "0") == 0)
+				continue;
+			for (j = 0; j < sp->m && strcmp(sp->pid[j], pid) != 0; j++)
+				;
+			const char **w = sp->w + j * PGLW__COUNT;
+			if (j == sp->m) {
+				str_copy(sp->pid[sp->m++], sizeof sp->pid[0], pid);
+				w[PGLW_PID] = sp->pid[j];
+				w[PGLW_WAITING] = "f";
+				for (size_t k = 0; k < 9; k++)
+					w[who[k]] = (int)cols[k] < r->n ? r->cell[cols[k]] : NULL;
+			}
+			if (!side)
+				w[PGLW_WAITING] = "t";
+		}
+	}
+}
+
+static void split_free(struct split *sp)
+{
+	free(sp->e);
+	free(sp->w);
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+static bool num_eq(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+/* The two sets hold the same edges and sessions, in the same order. */
+static bool same_set(const struct lock_set *a, const struct lock_set *b)
+{
+	if (a->ne != b->ne || a->ns != b->ns || strcmp(a->note, b->note) != 0)
+		return false;
+	for (size_t i = 0; i < a->ne; i++) {
+		const struct lock_edge *x = &a->e[i], *y = &b->e[i];
+		if (a->s[x->waiter].id != b->s[y->waiter].id || a->s[x->blocker].id != b->s[y->blocker].id ||
+		    strcmp(x->object, y->object) || strcmp(x->lock_type, y->lock_type) ||
+		    strcmp(x->requested, y->requested) || strcmp(x->held, y->held) ||
+		    strcmp(x->lock_data, y->lock_data) || x->soft != y->soft)
+			return false;
+	}
+	for (size_t i = 0; i < a->ns; i++) {
+		const struct lock_session *x = &a->s[i], *y = &b->s[i];
+		if (x->id != y->id || strcmp(x->user, y->user) || strcmp(x->state, y->state) ||
+		    !str_eq(x->query, y->query) || !num_eq(x->state_s, y->state_s) ||
+		    !num_eq(x->trx_age_s, y->trx_age_s) || !num_eq(x->wait_s, y->wait_s) ||
+		    x->ident.start_us != y->ident.start_us || x->ident.xact_us != y->ident.xact_us)
+			return false;
+	}
+	return true;
+}
+
+/* Every scenario captured from a server, split into the two reads and
+ * joined, is the graph its one-statement answer maps to. */
+static void test_join_fixture(const char *name, bool v13)
+{
+	struct fx f;
+	if (!fx_load(&f, name))
+		return;
+	int n = 0, same = 0;
+	for (int i = 0; i < f.nsec; i++) {
+		if (strncmp(f.sec[i].name, "gate.", 5) == 0)
+			continue;
+		struct split sp;
+		split_sec(&f.sec[i], &sp);
+		struct lock_set *one = map_sec(&f, f.sec[i].name, false), *two = lock_set_new();
+		pg_locks_join(two, sp.e, sp.n, sp.w, sp.m, v13, 0);
+		n++;
+		same += one->ne > 0 && same_set(one, two);
+		lock_set_free(one);
+		lock_set_free(two);
+		split_free(&sp);
+	}
+	CHECK(n == 5 && same == n, tname("%s: each scenario in two reads joins to its one-statement graph (%d of %d)",
+					 name, same, n));
+	fx_free(&f);
+}
+
+/* Row helpers for the hand-made cases below. */
+static void edge_row(const char **e, const char *w, const char *b, const char *held)
+{
+	memset(e, 0, PGL__COUNT * sizeof *e);
+	e[PGL_WAITER] = w;
+	e[PGL_BLOCKER] = b;
+	e[PGL_LOCKTYPE] = "relation";
+	e[PGL_OBJECT] = "t";
+	e[PGL_REQUESTED] = "AccessExclusiveLock";
+	e[PGL_HELD] = held;
+	e[PGL_SOFT] = "f";
+}
+
+static void who_row(const char **w, const char *pid, const char *leader, const char *waiting, const char *user)
+{
+	memset(w, 0, PGLW__COUNT * sizeof *w);
+	w[PGLW_PID] = pid;
+	w[PGLW_LEADER] = leader;
+	w[PGLW_WAITING] = waiting;
+	w[PGLW_USER] = user;
+	w[PGLW_STATE] = "active";
+	w[PGLW_STATE_S] = "4.5";
+	w[PGLW_BACKEND] = leader ? "parallel worker" : "client backend";
+}
+
+/* The two reads a refresh apart: an edge whose waiter waits no more, or
+ * whose blocker has gone, is left out; a waiter whose wait is not shown
+ * (another user's, no pg_read_all_stats) is kept; two parallel workers
+ * of one leader blocking are its one edge; a worker's own leader is not
+ * its blocker; on PostgreSQL 13 an active waiter's wait is its state's
+ * age. */
+static void test_join_cases(void)
+{
+	const char *e[6][PGL__COUNT], *w[8][PGLW__COUNT];
+	edge_row(e[0], "10", "20", "AccessShareLock"); /* 10 waits no more */
+	edge_row(e[1], "11", "21", "AccessShareLock"); /* 21 has gone */
+	edge_row(e[2], "12", "22", "AccessShareLock"); /* 22 a worker of 30 */
+	edge_row(e[3], "12", "23", "AccessShareLock"); /* 23 a worker of 30 too: the same edge */
+	edge_row(e[4], "13", "30", "RowShareLock");    /* 13's wait not shown */
+	edge_row(e[5], "24", "30", "AccessShareLock"); /* 24, a worker of 30, behind its leader */
+	who_row(w[0], "10", NULL, "f", "a");
+	who_row(w[1], "12", NULL, "t", "b");
+	who_row(w[2], "22", "30", "f", "c");
+	who_row(w[3], "23", "30", "f", "c");
+	who_row(w[4], "30", NULL, "f", "leader");
+	who_row(w[5], "13", NULL, NULL, "d");
+	who_row(w[6], "24", "30", "t", "c");
+	who_row(w[7], "20", NULL, "f", "e");
+	w[4][PGLW_STATE] = "idle in transaction";
+	struct lock_set *ls = lock_set_new();
+	pg_locks_join(ls, &e[0][0], 6, &w[0][0], 8, true, 1.0);
+	int b12 = session_idx(ls, 12), l = session_idx(ls, 30), b13 = session_idx(ls, 13);
+	CHECK(ls->ne == 2, tname("join: 2 edges of 6 (%zu)", ls->ne));
+	CHECK(session_idx(ls, 10) < 0 && session_idx(ls, 20) < 0 && session_idx(ls, 11) < 0 && session_idx(ls, 21) < 0,
+	      "join: a waiter that waits no more, a blocker gone: left out");
+	CHECK(ls->ne == 2 && ls->s[ls->e[0].waiter].id == 12 && ls->s[ls->e[0].blocker].id == 30 && l >= 0 &&
+		      strcmp(ls->s[l].user, "leader") == 0 && strcmp(ls->s[l].state, "idle in transaction") == 0,
+	      "join: parallel workers that block are their leader, once");
+	CHECK(session_idx(ls, 22) < 0 && session_idx(ls, 23) < 0 && session_idx(ls, 24) < 0,
+	      "join: a worker behind its own leader is no edge");
+	CHECK(b13 >= 0 && ls->ne == 2 && ls->s[ls->e[1].waiter].id == 13 && strcmp(ls->e[1].held, "RowShareLock") == 0,
+	      "join: a wait not shown is kept");
+	CHECK(b12 >= 0 && ls->s[b12].wait_s == 4.5 && strcmp(ls->s[b12].user, "b") == 0,
+	      "join: PostgreSQL 13: an active waiter's wait is its state's age");
+	lock_set_free(ls);
+
+	/* PostgreSQL 14 on: the wait read with the edges, plus the time to the sessions' read */
+	e[2][PGL_W_WAIT_S] = "2.25";
+	e[4][PGL_W_WAIT_S] = NULL;
+	ls = lock_set_new();
+	pg_locks_join(ls, &e[0][0], 6, &w[0][0], 8, false, 1.5);
+	b12 = session_idx(ls, 12);
+	b13 = session_idx(ls, 13);
+	CHECK(b12 >= 0 && fabs(ls->s[b12].wait_s - 3.75) < 1e-9 && b13 >= 0 && isnan(ls->s[b13].wait_s),
+	      tname("join: the wait as of the sessions' read (2.25 + 1.5 s: %.2f; unknown stays so)",
+		    b12 >= 0 ? ls->s[b12].wait_s : -1));
+	lock_set_free(ls);
+
+	/* no session read: nothing joins; a cut answer says so */
+	ls = lock_set_new();
+	pg_locks_join(ls, &e[0][0], 6, NULL, 0, false, 0);
+	CHECK(ls->ne == 0 && ls->ns == 0, "join: no session row, no edge");
+	lock_set_free(ls);
+
+	/* the answer's row past PG_LOCKS_ROW_LIMIT: not joined, the note says so */
+	size_t n = PG_LOCKS_ROW_LIMIT + 1;
+	const char **big = calloc(n * PGL__COUNT, sizeof *big), **bw = calloc((n + 1) * PGLW__COUNT, sizeof *bw);
+	char(*pid)[24] = calloc(n + 1, sizeof *pid);
+	str_copy(pid[n], sizeof pid[n], "1");
+	who_row(bw + n * PGLW__COUNT, pid[n], NULL, "f", "root");
+	for (size_t i = 0; i < n; i++) {
+		str_printf(pid[i], sizeof pid[i], "%zu", i + 2);
+		edge_row(big + i * PGL__COUNT, pid[i], "1", "AccessShareLock");
+		who_row(bw + i * PGLW__COUNT, pid[i], NULL, "t", "w");
+	}
+	bw[PGLW_WAITING] = "f"; /* one waits no more: the row past the limit still does not count */
+	ls = lock_set_new();
+	pg_locks_join(ls, big, n, bw, n + 1, false, 0);
+	CHECK(ls->ne == PG_LOCKS_ROW_LIMIT - 1 && strstr(ls->note, "only the 5000 nearest the roots") &&
+		      session_idx(ls, (long long)n + 1) < 0,
+	      tname("join: cut at %d rows, the note says so (%zu edges)", PG_LOCKS_ROW_LIMIT, ls->ne));
+	lock_set_free(ls);
+	free(big);
+	free(bw);
+	free(pid);
+}
+
+/* The second read's statement: each pid once, sorted, under a time limit. */
+static void test_who_sql(void)
+{
+	const char *e[3][PGL__COUNT];
+	struct strbuf q;
+	edge_row(e[0], "300", "20", "x");
+	edge_row(e[1], "7", "300", "x");
+	edge_row(e[2], "7", "0", "x");
+	sb_init(&q);
+	size_t n = pg_locks_who_sql(&q, &e[0][0], 3, 250);
+	CHECK(n == 3 && q.s && strncmp(q.s, "SET LOCAL statement_timeout = 250; SELECT pid, leader_pid,", 58) == 0 &&
+		      strstr(q.s, "FROM pg_stat_activity WHERE pid = ANY('{7,20,300}'::int[])"),
+	      tname("who sql: 3 pids, sorted, once each (%zu: %.80s)", n, q.s ? strstr(q.s, "WHERE") : ""));
+	sb_free(&q);
+	sb_init(&q);
+	edge_row(e[0], "0", "0", "x");
+	CHECK(pg_locks_who_sql(&q, &e[0][0], 1, 250) == 0 && q.len == 0, "who sql: no pid, no statement");
+	sb_free(&q);
+	const char *one = pg_locks_sql(150000), *two = pg_locks_edges_sql(150000);
+	CHECK(strstr(one, "FROM pg_stat_activity") && !strstr(two, "pg_stat_activity") &&
+		      strstr(two, "WHERE false") && pg_locks_edges_sql(130000) != two,
+	      "edges sql: no scan of the sessions, per version");
+}
+
 int main(void)
 {
 	test_sql();
@@ -652,5 +904,10 @@ int main(void)
 	test_cut();
 	test_sanitise();
 	test_ident();
+	test_join_fixture("locks-pg-13.txt", true);
+	test_join_fixture("locks-pg-15.txt", false);
+	test_join_fixture("locks-pg-18.txt", false);
+	test_join_cases();
+	test_who_sql();
 	return TAP_DONE();
 }
